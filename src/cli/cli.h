@@ -1,0 +1,23 @@
+// cli: the ttrace command line. Each subcommand lives in cmd_NAME.c as
+// int tt_cmd_NAME(int argc, char **argv) and returns the process exit code;
+// src/cli/ is the only place that exits.
+#ifndef TT_CLI_H
+#define TT_CLI_H
+
+#include "core/core.h"
+
+// Exit codes (README "Exit codes"): 0 ok, 1 internal, 2 usage, 3 bad input, 4 i/o, 5 device.
+#define TT_EXIT_USAGE 2
+
+// Prints "ttrace CMD: message" on stderr and returns the exit code for err's status.
+int tt_cli_fail(const char *cmd, const tt_error *err);
+// Prints "ttrace CMD: usage error: ..." plus a pointer to --help; returns TT_EXIT_USAGE.
+int tt_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+// True when argv has -h or --help before any "--".
+bool tt_cli_wants_help(int argc, char **argv);
+
+#define TT_COMMAND(name, summary) int tt_cmd_##name(int argc, char **argv);
+#include "commands.h"
+#undef TT_COMMAND
+
+#endif

@@ -1,0 +1,72 @@
+// main: dispatches `ttrace SUBCOMMAND ...` and prints help and version.
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+typedef struct {
+  const char *name, *summary;
+  int (*run)(int argc, char **argv);
+} command;
+
+static const command commands[] = {
+#define TT_COMMAND(name, summary) {#name, summary, tt_cmd_##name},
+#include "commands.h"
+#undef TT_COMMAND
+};
+static const size_t n_commands = sizeof commands / sizeof *commands;
+
+static void print_help(FILE *out) {
+  fprintf(out,
+          "ttrace %s - a step-by-step transformer tracer and visualizer\n\n"
+          "usage: ttrace COMMAND [OPTIONS] [ARGS]\n\ncommands:\n",
+          TT_VERSION);
+  for (size_t i = 0; i < n_commands; i++) fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+  fprintf(out,
+          "\n`ttrace COMMAND --help` describes one command.\n"
+          "Exit codes: 0 ok, 1 internal error, 2 usage error, 3 bad input (model, trace, prompt),\n"
+          "4 file could not be read or written, 5 device or memory failure.\n");
+}
+
+int tt_cli_fail(const char *cmd, const tt_error *err) {
+  fprintf(stderr, "ttrace %s: %s\n", cmd, err->msg);
+  return tt_status_exit_code(err->status);
+}
+
+int tt_cli_usage_error(const char *cmd, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "ttrace %s: ", cmd);
+  vfprintf(stderr, fmt, ap);
+  fprintf(stderr, " (see `ttrace %s --help`)\n", cmd);
+  va_end(ap);
+  return TT_EXIT_USAGE;
+}
+
+bool tt_cli_wants_help(int argc, char **argv) {
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--") == 0) return false;
+    if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) return true;
+  }
+  return false;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    print_help(stderr);
+    return TT_EXIT_USAGE;
+  }
+  if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+    print_help(stdout);
+    return 0;
+  }
+  if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
+    printf("ttrace %s\n", TT_VERSION);
+    return 0;
+  }
+  for (size_t i = 0; i < n_commands; i++)
+    if (strcmp(argv[1], commands[i].name) == 0) return commands[i].run(argc - 1, argv + 1);
+  fprintf(stderr, "ttrace: unknown command '%s' (see `ttrace --help`)\n", argv[1]);
+  return TT_EXIT_USAGE;
+}

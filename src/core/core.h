@@ -1,0 +1,111 @@
+// core: status codes and error messages, dtypes and tensor views, the arena, atomic
+// file writes, UTF-8 checks and where the assets live. Every other module builds on it.
+//
+// Shape legend used in comments across the project:
+//   T tokens, C width (n_embd), H heads, D = C/H head width, F FFN width (n_inner),
+//   V vocabulary size, P positions (n_positions), L layers.
+#ifndef TT_CORE_H
+#define TT_CORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+// ---- status and errors -------------------------------------------------------------
+typedef enum {
+  TT_OK = 0,
+  TT_ERR_ARG,          // bad argument or user input (empty prompt, bad UTF-8, bad option)
+  TT_ERR_IO,           // a file or folder is missing, unreadable or unwritable
+  TT_ERR_FORMAT,       // a file is malformed or truncated
+  TT_ERR_SHAPE,        // a tensor's shape disagrees with the config
+  TT_ERR_UNSUPPORTED,  // a dtype, version or feature this build does not handle
+  TT_ERR_NOMEM,        // out of memory (host or device)
+  TT_ERR_DEVICE,       // a backend or device failure
+} tt_status;
+
+typedef struct {
+  tt_status status;
+  char msg[1024];
+} tt_error;
+
+// Fills err (if not NULL) with a one-line message and returns st.
+tt_status tt_fail(tt_error *err, tt_status st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+// Prefixes the message already in err with "prefix: ".
+tt_status tt_fail_prefix(tt_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+const char *tt_status_name(tt_status st);
+// Process exit code for a status (documented in the README): 0 ok, 2 usage, 3 input, 4 io, 5 device.
+int tt_status_exit_code(tt_status st);
+
+// ---- dtypes and tensor views -------------------------------------------------------
+typedef enum { TT_F32, TT_F16, TT_BF16, TT_I32, TT_I64, TT_U8 } tt_dtype;
+
+size_t tt_dtype_size(tt_dtype dt);
+const char *tt_dtype_name(tt_dtype dt);                // safetensors spelling: "F32", "I32", ...
+bool tt_dtype_parse(const char *name, tt_dtype *out);  // false for names we do not know
+
+#define TT_MAX_DIMS 4
+typedef struct {
+  const char *name;
+  tt_dtype dtype;
+  int ndim;
+  int64_t shape[TT_MAX_DIMS];
+  void *data;  // row-major, contiguous
+} tt_tensor;
+
+int64_t tt_tensor_numel(const tt_tensor *t);
+size_t tt_tensor_nbytes(const tt_tensor *t);
+// "(4, 128)" into buf.
+const char *tt_shape_str(const int64_t *shape, int ndim, char *buf, size_t len);
+
+float tt_f16_to_f32(uint16_t h);
+uint16_t tt_f32_to_f16(float f);  // round to nearest even
+float tt_bf16_to_f32(uint16_t b);
+// dst (n) = src (n) converted from dt; src may be unaligned. dt must be F32, F16 or BF16.
+void tt_convert_to_f32(float *dst, const void *src, tt_dtype dt, size_t n);
+
+// ---- arena: bump allocator in chunks; memory never moves, freed all at once --------
+typedef struct tt_arena tt_arena;
+tt_arena *tt_arena_create(size_t chunk_bytes);
+void *tt_arena_alloc(tt_arena *a, size_t bytes, size_t align);  // NULL when out of memory
+char *tt_arena_strdup(tt_arena *a, const char *s);
+size_t tt_arena_used(const tt_arena *a);
+void tt_arena_destroy(tt_arena *a);
+
+// ---- atomic file writes: write a temporary file beside the target, then rename -----
+typedef struct {
+  FILE *fp;
+  char *path;
+  char *tmp_path;
+} tt_atomic_file;
+tt_status tt_atomic_open(tt_atomic_file *af, const char *path, tt_error *err);
+tt_status tt_atomic_commit(tt_atomic_file *af, tt_error *err);  // flush, fsync, rename
+void tt_atomic_abort(tt_atomic_file *af);                       // remove the temporary file
+
+// Reads a whole file into a NUL-terminated malloc'd buffer.
+tt_status tt_read_file(const char *path, char **out, size_t *len, tt_error *err);
+
+// ---- text ---------------------------------------------------------------------------
+// True when s[0..len) is valid UTF-8; otherwise *bad_offset is the first bad byte.
+bool tt_utf8_valid(const char *s, size_t len, size_t *bad_offset);
+// Decodes one code point at s (len bytes left); returns bytes used (0 when invalid).
+int tt_utf8_decode(const char *s, size_t len, uint32_t *cp);
+// Number of code points in a valid UTF-8 string.
+size_t tt_utf8_length(const char *s);
+
+// ---- recorder: how the engine hands each computed tensor to whoever listens ----
+// The recorder decides per hook: it returns host memory for numel floats (or int32s for
+// "tokens") to receive the tensor, or NULL to skip it. On a host backend the engine
+// computes straight into that memory; elsewhere it downloads into it.
+typedef struct {
+  void *(*reserve)(void *ctx, const char *name, tt_dtype dtype, int ndim, const int64_t *shape);
+  void *ctx;
+} tt_recorder;
+
+// ---- assets -------------------------------------------------------------------------
+// The assets folder: $TTRACE_ASSETS, else the source tree's assets/, else the installed copy.
+// Writes the path of `relative` inside it into buf; returns false when not found.
+bool tt_asset_path(const char *relative, char *buf, size_t len);
+
+#endif

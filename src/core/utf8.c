@@ -1,0 +1,46 @@
+// utf8: validation and decoding (strict: no overlongs, no surrogates, max U+10FFFF).
+#include "core.h"
+
+int tt_utf8_decode(const char *str, size_t len, uint32_t *cp) {
+  const unsigned char *s = (const unsigned char *)str;
+  if (len == 0) return 0;
+  if (s[0] < 0x80) {
+    *cp = s[0];
+    return 1;
+  }
+  int n;
+  uint32_t c, min;
+  if ((s[0] & 0xe0) == 0xc0) n = 2, c = s[0] & 0x1f, min = 0x80;
+  else if ((s[0] & 0xf0) == 0xe0) n = 3, c = s[0] & 0x0f, min = 0x800;
+  else if ((s[0] & 0xf8) == 0xf0) n = 4, c = s[0] & 0x07, min = 0x10000;
+  else return 0;
+  if ((size_t)n > len) return 0;
+  for (int i = 1; i < n; i++) {
+    if ((s[i] & 0xc0) != 0x80) return 0;
+    c = (c << 6) | (s[i] & 0x3f);
+  }
+  if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff)) return 0;
+  *cp = c;
+  return n;
+}
+
+bool tt_utf8_valid(const char *s, size_t len, size_t *bad_offset) {
+  size_t i = 0;
+  while (i < len) {
+    uint32_t cp;
+    int n = tt_utf8_decode(s + i, len - i, &cp);
+    if (n == 0) {
+      if (bad_offset) *bad_offset = i;
+      return false;
+    }
+    i += (size_t)n;
+  }
+  return true;
+}
+
+size_t tt_utf8_length(const char *s) {
+  size_t n = 0;
+  for (; *s; s++)
+    if (((unsigned char)*s & 0xc0) != 0x80) n++;
+  return n;
+}

@@ -1,0 +1,68 @@
+// model: a GPT-2-style model folder in Hugging Face layout (config.json, model.safetensors).
+// Weights are memory-mapped; F32 tensors are used in place, F16/BF16 ones are converted
+// into one F32 allocation.
+#ifndef TT_MODEL_H
+#define TT_MODEL_H
+
+#include "core/core.h"
+
+typedef enum { TT_ACT_GELU_TANH, TT_ACT_GELU_ERF, TT_ACT_RELU, TT_ACT_SILU, TT_ACT_IDENTITY } tt_act_kind;
+typedef enum { TT_POS_LEARNED, TT_POS_SINUSOIDAL, TT_POS_NONE } tt_pos_kind;
+typedef enum { TT_NORM_LAYERNORM, TT_NORM_RMSNORM } tt_norm_kind;
+
+typedef struct {
+  // From HF GPT-2's config.json.
+  int n_layer, n_head, n_embd, n_positions, vocab_size;
+  int n_inner;  // F; config "n_inner" (null means 4 * n_embd)
+  float ln_eps;  // "layer_norm_epsilon"
+  tt_act_kind activation;  // "activation_function": gelu_new (tanh form), gelu (erf), relu, silu, identity
+  // ttrace's own keys ("ttrace_*" in config.json; `--set key=value` on the command line).
+  tt_pos_kind positions;  // ttrace_positions: learned | sinusoidal | none
+  tt_norm_kind norm;      // ttrace_norm: layernorm | rmsnorm
+  bool post_ln;           // ttrace_block: pre_ln | post_ln (the original Transformer order)
+  bool scale_attn;        // ttrace_scale_attn: divide scores by sqrt(D)
+  bool causal;            // ttrace_causal: mask positions above the diagonal
+  bool residual;          // ttrace_residual: add the residual connections
+} tt_config;
+
+void tt_config_default(tt_config *cfg);  // GPT-2 small's values
+tt_status tt_config_from_json(const char *json, tt_config *cfg, tt_error *err);
+char *tt_config_to_json(const tt_config *cfg);  // malloc'd, one line
+// Sets one variant knob by its short name (scale_attn, causal, positions, activation,
+// residual, block, norm) or its config.json name; values as in config.json or true/false.
+tt_status tt_config_set(tt_config *cfg, const char *key, const char *value, tt_error *err);
+const char *tt_act_name(tt_act_kind a);
+
+typedef struct {
+  const float *ln1_w, *ln1_b;      // (C)
+  const float *attn_w;             // (C, 3C)  Conv1D layout: x (T,C) · W → (T,3C)
+  const float *attn_b;             // (3C)
+  const float *attn_proj_w;        // (C, C)
+  const float *attn_proj_b;        // (C)
+  const float *ln2_w, *ln2_b;      // (C)
+  const float *fc_w;               // (C, F)
+  const float *fc_b;               // (F)
+  const float *fc_proj_w;          // (F, C)
+  const float *fc_proj_b;          // (C)
+} tt_layer_weights;
+
+typedef struct tt_model {
+  tt_config cfg;
+  char *dir;
+  const float *wte;           // (V, C)
+  const float *wpe;           // (P, C); NULL unless positions are learned
+  const float *lnf_w, *lnf_b; // (C)
+  const float *lm_head;       // (V, C); equals wte when tied
+  tt_layer_weights *layers;   // n_layer
+  size_t n_params;
+  struct tt_model_storage *storage;  // mapping and converted weights
+} tt_model;
+
+// Loads dir/config.json and dir/model.safetensors; names with or without "transformer.".
+// Every tensor's shape is checked against the config.
+tt_status tt_model_load(const char *dir, tt_model **out, tt_error *err);
+void tt_model_destroy(tt_model *m);
+// The default model's folder (assets/models/...); false when it is not installed.
+bool tt_model_default_dir(char *buf, size_t len);
+
+#endif

@@ -1,0 +1,33 @@
+// safetensors: read (memory-mapped, fully validated) and write (atomic) safetensors files.
+// Format: u64 little-endian header length N, N bytes of JSON
+//   {"name": {"dtype": "F32", "shape": [..], "data_offsets": [begin, end]}, ...,
+//    "__metadata__": {"key": "string value", ...}}
+// then the data; offsets are relative to the end of the header.
+#ifndef TT_SAFETENSORS_H
+#define TT_SAFETENSORS_H
+
+#include "core/core.h"
+
+typedef struct tt_st_file tt_st_file;
+
+// Opens and checks the whole header: length within the file, valid JSON, known dtypes,
+// offsets inside the data and matching dtype × shape, tensors not overlapping.
+// Tensors are listed in data-offset order; their data points into the mapping.
+tt_status tt_st_open(const char *path, tt_st_file **out, tt_error *err);
+size_t tt_st_count(const tt_st_file *f);
+const tt_tensor *tt_st_get(const tt_st_file *f, size_t i);
+const tt_tensor *tt_st_find(const tt_st_file *f, const char *name);  // NULL when absent
+const char *tt_st_metadata(const tt_st_file *f, const char *key);     // NULL when absent
+size_t tt_st_metadata_count(const tt_st_file *f);
+void tt_st_metadata_at(const tt_st_file *f, size_t i, const char **key, const char **value);
+void tt_st_close(tt_st_file *f);
+
+typedef struct {
+  const char *key, *value;
+} tt_st_meta;
+
+// Writes tensors in the given order (data 8-byte aligned) plus string metadata; atomic.
+tt_status tt_st_write(const char *path, const tt_tensor *tensors, size_t n, const tt_st_meta *meta,
+                      size_t n_meta, tt_error *err);
+
+#endif

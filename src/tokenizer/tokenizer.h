@@ -1,0 +1,43 @@
+// tokenizer: GPT-2's byte-level BPE (vocab.json + merges.txt), identical ids to GPT-2.
+// Pre-tokenizer regex (PCRE2, Unicode classes):
+//   's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
+// "<|endoftext|>" in a prompt is ordinary text (it is split like any other characters),
+// exactly as GPT-2's encoder does by default; id 50256 is never produced from text.
+#ifndef TT_TOKENIZER_H
+#define TT_TOKENIZER_H
+
+#include "core/core.h"
+
+typedef struct tt_tokenizer tt_tokenizer;
+
+// Loads vocab.json and merges.txt from dir (a model folder or assets/tokenizer).
+tt_status tt_tokenizer_load(const char *dir, tt_tokenizer **out, tt_error *err);
+void tt_tokenizer_destroy(tt_tokenizer *tok);
+int tt_tokenizer_vocab_size(const tt_tokenizer *tok);
+
+// One merge step inside one pre-token: the pair (left, right) of rank `rank` became `merged`.
+// Pieces are shown in GPT-2's byte-to-unicode spelling (a space is "Ġ").
+typedef struct {
+  const char *pretoken;  // the pre-token being merged, in byte-to-unicode spelling
+  const char *left, *right, *merged;
+  int rank;
+  int step;  // 1, 2, ... within this pre-token
+} tt_merge_step;
+typedef void (*tt_merge_fn)(void *ctx, const tt_merge_step *step);
+
+// text must be valid UTF-8 (checked: TT_ERR_ARG names the byte offset otherwise).
+// *ids is malloc'd; on_merge may be NULL.
+tt_status tt_tokenizer_encode(const tt_tokenizer *tok, const char *text, size_t len, int32_t **ids,
+                              int *n, tt_merge_fn on_merge, void *ctx, tt_error *err);
+
+// The raw bytes of one token (not NUL-terminated; *len set). NULL for an unknown id.
+const char *tt_tokenizer_token_bytes(const tt_tokenizer *tok, int32_t id, size_t *len);
+// The token as vocab.json spells it (byte-to-unicode, e.g. "Ġweather"). NULL if unknown.
+const char *tt_tokenizer_token_spelling(const tt_tokenizer *tok, int32_t id);
+// A display string for one token: its bytes when they are valid UTF-8, otherwise each
+// byte as \xNN (a Hangul syllable split across tokens shows as "\xEB\x82"). Writes buf.
+const char *tt_tokenizer_token_display(const tt_tokenizer *tok, int32_t id, char *buf, size_t len);
+// Decodes ids back to text (malloc'd, NUL-terminated; bytes as they are).
+char *tt_tokenizer_decode(const tt_tokenizer *tok, const int32_t *ids, int n);
+
+#endif
