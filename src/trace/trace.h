@@ -5,6 +5,7 @@
 #define TT_TRACE_H
 
 #include "core/core.h"
+#include "model/model.h"
 
 #define TT_TRACE_FORMAT "ttrace-trace"
 #define TT_TRACE_VERSION "1"

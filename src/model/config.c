@@ -1,0 +1,174 @@
+// config: HF GPT-2 config.json fields plus ttrace's variant knobs (ttrace_* keys).
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+
+typedef struct {
+  const char *name;
+  int value;
+} name_value;
+
+static const name_value activations[] = {
+    {"gelu_new", TT_ACT_GELU_TANH}, {"gelu_pytorch_tanh", TT_ACT_GELU_TANH}, {"gelu_tanh", TT_ACT_GELU_TANH},
+    {"gelu", TT_ACT_GELU_ERF},      {"relu", TT_ACT_RELU},                   {"silu", TT_ACT_SILU},
+    {"swish", TT_ACT_SILU},         {"identity", TT_ACT_IDENTITY},           {"linear", TT_ACT_IDENTITY},
+};
+static const name_value positions[] = {
+    {"learned", TT_POS_LEARNED}, {"sinusoidal", TT_POS_SINUSOIDAL}, {"none", TT_POS_NONE}};
+static const name_value norms[] = {{"layernorm", TT_NORM_LAYERNORM}, {"rmsnorm", TT_NORM_RMSNORM}};
+static const name_value blocks[] = {{"pre_ln", 0}, {"post_ln", 1}};
+static const name_value booleans[] = {{"true", 1}, {"false", 0}, {"1", 1}, {"0", 0}, {"on", 1}, {"off", 0}};
+
+#define COUNT(a) (sizeof(a) / sizeof *(a))
+
+static bool lookup(const name_value *t, size_t n, const char *name, int *out) {
+  for (size_t i = 0; i < n; i++)
+    if (strcmp(t[i].name, name) == 0) {
+      *out = t[i].value;
+      return true;
+    }
+  return false;
+}
+
+static const char *name_of(const name_value *t, size_t n, int value) {
+  for (size_t i = 0; i < n; i++)
+    if (t[i].value == value) return t[i].name;
+  return "?";
+}
+
+const char *tt_act_name(tt_act_kind a) { return name_of(activations, COUNT(activations), (int)a); }
+
+void tt_config_default(tt_config *cfg) {
+  *cfg = (tt_config){.n_layer = 12, .n_head = 12, .n_embd = 768, .n_positions = 1024, .vocab_size = 50257,
+                     .n_inner = 0, .ln_eps = 1e-5f, .activation = TT_ACT_GELU_TANH, .positions = TT_POS_LEARNED,
+                     .norm = TT_NORM_LAYERNORM, .post_ln = false, .scale_attn = true, .causal = true,
+                     .residual = true};
+}
+
+// A knob: short name, config.json name, table of accepted values, where it goes.
+typedef struct {
+  const char *short_name, *json_name;
+  const name_value *values;
+  size_t n_values;
+} knob;
+
+static const knob knobs[] = {
+    {"activation", "activation_function", activations, COUNT(activations)},
+    {"positions", "ttrace_positions", positions, COUNT(positions)},
+    {"norm", "ttrace_norm", norms, COUNT(norms)},
+    {"block", "ttrace_block", blocks, COUNT(blocks)},
+    {"scale_attn", "ttrace_scale_attn", booleans, COUNT(booleans)},
+    {"causal", "ttrace_causal", booleans, COUNT(booleans)},
+    {"residual", "ttrace_residual", booleans, COUNT(booleans)},
+};
+
+static void knob_store(tt_config *cfg, size_t k, int v) {
+  switch (k) {
+    case 0: cfg->activation = (tt_act_kind)v; break;
+    case 1: cfg->positions = (tt_pos_kind)v; break;
+    case 2: cfg->norm = (tt_norm_kind)v; break;
+    case 3: cfg->post_ln = v; break;
+    case 4: cfg->scale_attn = v; break;
+    case 5: cfg->causal = v; break;
+    default: cfg->residual = v; break;
+  }
+}
+
+static int knob_load(const tt_config *cfg, size_t k) {
+  switch (k) {
+    case 0: return cfg->activation;
+    case 1: return cfg->positions;
+    case 2: return cfg->norm;
+    case 3: return cfg->post_ln;
+    case 4: return cfg->scale_attn;
+    case 5: return cfg->causal;
+    default: return cfg->residual;
+  }
+}
+
+static tt_status accepted_values(const knob *kb, const char *key, const char *value, tt_error *err) {
+  char list[256] = "";
+  for (size_t i = 0; i < kb->n_values; i++) {
+    strncat(list, kb->values[i].name, sizeof list - strlen(list) - 1);
+    if (i + 1 < kb->n_values) strncat(list, ", ", sizeof list - strlen(list) - 1);
+  }
+  return tt_fail(err, TT_ERR_ARG, "%s=%s: expected one of %s", key, value, list);
+}
+
+tt_status tt_config_set(tt_config *cfg, const char *key, const char *value, tt_error *err) {
+  for (size_t k = 0; k < COUNT(knobs); k++) {
+    if (strcmp(key, knobs[k].short_name) != 0 && strcmp(key, knobs[k].json_name) != 0) continue;
+    int v;
+    if (!lookup(knobs[k].values, knobs[k].n_values, value, &v)) return accepted_values(&knobs[k], key, value, err);
+    knob_store(cfg, k, v);
+    return TT_OK;
+  }
+  return tt_fail(err, TT_ERR_ARG,
+                 "unknown setting '%s' (settings: activation, positions, norm, block, scale_attn, causal, residual)",
+                 key);
+}
+
+static tt_status get_int(json_t *root, const char *key, int fallback, int lo, int hi, int *out, tt_error *err) {
+  json_t *v = json_object_get(root, key);
+  if (!v || json_is_null(v)) {
+    if (fallback < 0) return tt_fail(err, TT_ERR_FORMAT, "config.json: missing '%s'", key);
+    *out = fallback;
+    return TT_OK;
+  }
+  if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi)
+    return tt_fail(err, TT_ERR_FORMAT, "config.json: '%s' must be an integer in [%d, %d]", key, lo, hi);
+  *out = (int)json_integer_value(v);
+  return TT_OK;
+}
+
+static tt_status parse_knob(json_t *root, size_t k, tt_config *cfg, tt_error *err) {
+  json_t *v = json_object_get(root, knobs[k].json_name);
+  if (!v || json_is_null(v)) return TT_OK;
+  const char *s = json_is_string(v) ? json_string_value(v) : json_is_true(v) ? "true" : json_is_false(v) ? "false" : NULL;
+  if (!s) return tt_fail(err, TT_ERR_FORMAT, "config.json: '%s' has the wrong type", knobs[k].json_name);
+  tt_status st = tt_config_set(cfg, knobs[k].json_name, s, err);
+  return st ? tt_fail_prefix(err, "config.json") : TT_OK;
+}
+
+tt_status tt_config_from_json(const char *text, tt_config *cfg, tt_error *err) {
+  json_error_t jerr;
+  json_t *root = json_loads(text, 0, &jerr);
+  if (!root) return tt_fail(err, TT_ERR_FORMAT, "config.json is not valid JSON: %s (line %d)", jerr.text, jerr.line);
+  tt_config_default(cfg);
+  tt_status st = TT_OK;
+  if (!json_is_object(root)) st = tt_fail(err, TT_ERR_FORMAT, "config.json is not a JSON object");
+  if (!st) st = get_int(root, "n_layer", -1, 1, 1000, &cfg->n_layer, err);
+  if (!st) st = get_int(root, "n_head", -1, 1, 1000, &cfg->n_head, err);
+  if (!st) st = get_int(root, "n_embd", -1, 1, 1 << 16, &cfg->n_embd, err);
+  if (!st) st = get_int(root, "n_positions", -1, 1, 1 << 20, &cfg->n_positions, err);
+  if (!st) st = get_int(root, "vocab_size", -1, 1, 1 << 22, &cfg->vocab_size, err);
+  if (!st) st = get_int(root, "n_inner", 4 * cfg->n_embd, 1, 1 << 18, &cfg->n_inner, err);
+  json_t *eps = json_object_get(root, "layer_norm_epsilon");
+  if (!st && eps) {
+    if (!json_is_number(eps) || json_number_value(eps) <= 0)
+      st = tt_fail(err, TT_ERR_FORMAT, "config.json: 'layer_norm_epsilon' must be a positive number");
+    else cfg->ln_eps = (float)json_number_value(eps);
+  }
+  for (size_t k = 0; k < COUNT(knobs) && !st; k++) st = parse_knob(root, k, cfg, err);
+  if (!st && cfg->n_embd % cfg->n_head != 0)
+    st = tt_fail(err, TT_ERR_FORMAT, "config.json: n_embd %d is not divisible by n_head %d", cfg->n_embd, cfg->n_head);
+  json_decref(root);
+  return st;
+}
+
+char *tt_config_to_json(const tt_config *cfg) {
+  json_t *root = json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:f}", "n_layer", cfg->n_layer, "n_head", cfg->n_head,
+                           "n_embd", cfg->n_embd, "n_positions", cfg->n_positions, "vocab_size", cfg->vocab_size,
+                           "n_inner", cfg->n_inner, "layer_norm_epsilon", (double)cfg->ln_eps);
+  for (size_t k = 0; k < COUNT(knobs); k++) {
+    const char *name = name_of(knobs[k].values, knobs[k].n_values, knob_load(cfg, k));
+    if (knobs[k].values == booleans) json_object_set_new(root, knobs[k].json_name, json_boolean(knob_load(cfg, k)));
+    else json_object_set_new(root, knobs[k].json_name, json_string(name));
+  }
+  char *s = json_dumps(root, JSON_PRESERVE_ORDER | JSON_COMPACT);
+  json_decref(root);
+  return s;
+}
