@@ -1,0 +1,314 @@
+// openblas: the host backend. Buffers are plain malloc'd floats (tt_buf.handle is the
+// float* of the allocation), matrix products go to cblas_sgemm and everything else is a
+// plain loop. Shape legend: T tokens, C width, H heads, D = C/H, F FFN width, V vocabulary.
+#include <cblas.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+
+typedef struct {
+  int max_threads;  // OpenBLAS's thread count at creation
+  int threads;      // the count currently set
+} openblas_impl;
+
+// The floats a view points at.
+static inline float *ptr(tt_buf b) { return (float *)b.handle + b.offset; }
+
+// Products with few rows or little work run faster on one thread than on two (the
+// threads' start-up costs more than they save); larger ones use every thread.
+static void pick_threads(tt_backend *be, int M, int K, int N) {
+  openblas_impl *im = be->impl;
+  double work = (double)M * (double)K * (double)N;
+  int want = (M < 8 || work < 4.0e6) ? 1 : im->max_threads;
+  if (want != im->threads) {
+    openblas_set_num_threads(want);
+    im->threads = want;
+  }
+}
+
+// ---- memory ---------------------------------------------------------------------------
+static tt_status host_alloc(tt_backend *be, size_t n, tt_buf *out, tt_error *err) {
+  (void)be;
+  // malloc commits pages lazily: workspace that is never touched costs no memory.
+  float *p = malloc((n ? n : 1) * sizeof(float));
+  if (!p) return tt_fail(err, TT_ERR_NOMEM, "openblas: cannot allocate %zu floats (%.1f MiB)", n,
+                         (double)n * 4.0 / 1048576.0);
+  *out = (tt_buf){p, 0, n};
+  return TT_OK;
+}
+
+static void host_release(tt_backend *be, tt_buf *buf) {
+  (void)be;
+  free(buf->handle);
+  *buf = (tt_buf){0};
+}
+
+static tt_buf host_wrap(tt_backend *be, float *host, size_t n) {
+  (void)be;
+  return (tt_buf){host, 0, n};
+}
+
+static tt_status host_upload(tt_backend *be, tt_buf dst, const float *src, size_t n, tt_error *err) {
+  (void)be, (void)err;
+  if (ptr(dst) != src) memmove(ptr(dst), src, n * sizeof(float));
+  return TT_OK;
+}
+
+static tt_status host_download(tt_backend *be, tt_buf src, float *dst, size_t n, tt_error *err) {
+  (void)be, (void)err;
+  if (ptr(src) != dst) memmove(dst, ptr(src), n * sizeof(float));
+  return TT_OK;
+}
+
+// ---- matrix products ----------------------------------------------------------------
+// out (M,N) = a (M,K) · b (K,N) + bias (N); b is (N,K) with trans_b. out must not alias a or b.
+static tt_status host_matmul(tt_backend *be, tt_buf out, tt_buf a, tt_buf b, tt_buf bias, int M, int K,
+                             int N, bool trans_b, tt_error *err) {
+  (void)err;
+  float *o = ptr(out);
+  float beta = 0.0f;
+  if (bias.handle) {
+    const float *bb = ptr(bias);
+    for (int i = 0; i < M; i++) memcpy(o + (size_t)i * N, bb, (size_t)N * sizeof(float));
+    beta = 1.0f;
+  }
+  pick_threads(be, M, K, N);
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, M, N, K, 1.0f, ptr(a), K,
+              ptr(b), trans_b ? K : N, beta, o, N);
+  return TT_OK;
+}
+
+// for i < batch: out[i] (M,N) = alpha · a[i] (M,K) · b[i] (K,N)  (b[i] is (N,K) with trans_b)
+static tt_status host_matmul_batched(tt_backend *be, tt_buf out, tt_buf a, tt_buf b, int batch, int M,
+                                     int K, int N, bool trans_b, float alpha, tt_error *err) {
+  (void)err;
+  pick_threads(be, M, K, N);
+  for (int i = 0; i < batch; i++) {
+    const float *ai = ptr(a) + (size_t)i * M * K;
+    const float *bi = ptr(b) + (size_t)i * K * N;
+    float *oi = ptr(out) + (size_t)i * M * N;
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, M, N, K, alpha, ai, K,
+                bi, trans_b ? K : N, 0.0f, oi, N);
+  }
+  return TT_OK;
+}
+
+// ---- element-wise and row-wise ops --------------------------------------------------
+// out (T,C) = table rows ids[t].
+static tt_status host_embed(tt_backend *be, tt_buf out, tt_buf table, const int32_t *ids, int T, int C,
+                            tt_error *err) {
+  (void)be, (void)err;
+  for (int t = 0; t < T; t++)
+    memcpy(ptr(out) + (size_t)t * C, ptr(table) + (size_t)ids[t] * C, (size_t)C * sizeof(float));
+  return TT_OK;
+}
+
+static tt_status host_add(tt_backend *be, tt_buf out, tt_buf a, tt_buf b, size_t n, tt_error *err) {
+  (void)be, (void)err;
+  float *o = ptr(out);
+  const float *x = ptr(a), *y = ptr(b);
+  for (size_t i = 0; i < n; i++) o[i] = x[i] + y[i];
+  return TT_OK;
+}
+
+static tt_status host_scale(tt_backend *be, tt_buf out, tt_buf x, float alpha, size_t n, tt_error *err) {
+  (void)be, (void)err;
+  float *o = ptr(out);
+  const float *v = ptr(x);
+  for (size_t i = 0; i < n; i++) o[i] = alpha * v[i];
+  return TT_OK;
+}
+
+// out (H,T,T) = x with -inf where column > row.
+static tt_status host_causal_mask(tt_backend *be, tt_buf out, tt_buf x, int H, int T, tt_error *err) {
+  (void)be, (void)err;
+  for (int h = 0; h < H; h++)
+    for (int i = 0; i < T; i++) {
+      float *o = ptr(out) + ((size_t)h * T + i) * T;
+      const float *v = ptr(x) + ((size_t)h * T + i) * T;
+      for (int j = 0; j <= i; j++) o[j] = v[j];
+      for (int j = i + 1; j < T; j++) o[j] = -INFINITY;
+    }
+  return TT_OK;
+}
+
+// Row-wise softmax of x (rows, cols), max-subtracted; -inf entries give exactly 0 and a row
+// that is all -inf gives all zeros.
+static tt_status host_softmax(tt_backend *be, tt_buf out, tt_buf x, int rows, int cols, tt_error *err) {
+  (void)be, (void)err;
+  for (int r = 0; r < rows; r++) {
+    const float *v = ptr(x) + (size_t)r * cols;
+    float *o = ptr(out) + (size_t)r * cols;
+    float mx = -INFINITY;
+    for (int j = 0; j < cols; j++) mx = v[j] > mx ? v[j] : mx;
+    if (mx == -INFINITY) {
+      for (int j = 0; j < cols; j++) o[j] = 0.0f;
+      continue;
+    }
+    double sum = 0.0;
+    for (int j = 0; j < cols; j++) {
+      float e = expf(v[j] - mx);  // expf(-inf) is exactly 0
+      o[j] = e;
+      sum += e;
+    }
+    float inv = (float)(1.0 / sum);
+    for (int j = 0; j < cols; j++) o[j] *= inv;
+  }
+  return TT_OK;
+}
+
+// LayerNorm / RMSNorm over rows of x (T,C); statistics accumulated in double, two passes.
+static tt_status host_norm(tt_backend *be, tt_buf out, tt_buf normalized, tt_buf mean, tt_buf scale,
+                           tt_buf x, tt_buf gamma, tt_buf beta, int T, int C, float eps, bool rms,
+                           tt_error *err) {
+  (void)be, (void)err;
+  const float *g = ptr(gamma);
+  const float *b = (!rms && beta.handle) ? ptr(beta) : NULL;
+  for (int t = 0; t < T; t++) {
+    const float *v = ptr(x) + (size_t)t * C;
+    float *nrm = ptr(normalized) + (size_t)t * C;
+    float *o = ptr(out) + (size_t)t * C;
+    double m = 0.0;
+    if (!rms) {
+      for (int i = 0; i < C; i++) m += v[i];
+      m /= C;
+    }
+    double var = 0.0;
+    for (int i = 0; i < C; i++) {
+      double d = (double)v[i] - m;
+      var += d * d;
+    }
+    var /= C;
+    float s = (float)sqrt(var + (double)eps);
+    ptr(mean)[t] = (float)m;
+    ptr(scale)[t] = s;
+    double inv = 1.0 / sqrt(var + (double)eps);
+    for (int i = 0; i < C; i++) {
+      float n = (float)(((double)v[i] - m) * inv);  // read v[i] before any aliased write
+      nrm[i] = n;
+      o[i] = b ? n * g[i] + b[i] : n * g[i];
+    }
+  }
+  return TT_OK;
+}
+
+static tt_status host_activation(tt_backend *be, tt_buf out, tt_buf x, size_t n, tt_act_kind act,
+                                 tt_error *err) {
+  (void)be;
+  float *o = ptr(out);
+  const float *v = ptr(x);
+  const float k_tanh = 0.7978845608028654f;  // sqrt(2/pi)
+  const float k_erf = 0.7071067811865476f;   // 1/sqrt(2)
+  switch (act) {
+  case TT_ACT_GELU_TANH:  // GPT-2's "gelu_new"
+    for (size_t i = 0; i < n; i++) {
+      float a = v[i];
+      o[i] = 0.5f * a * (1.0f + tanhf(k_tanh * (a + 0.044715f * a * a * a)));
+    }
+    return TT_OK;
+  case TT_ACT_GELU_ERF:
+    for (size_t i = 0; i < n; i++) o[i] = 0.5f * v[i] * (1.0f + erff(v[i] * k_erf));
+    return TT_OK;
+  case TT_ACT_RELU:
+    for (size_t i = 0; i < n; i++) o[i] = v[i] > 0.0f ? v[i] : 0.0f;
+    return TT_OK;
+  case TT_ACT_SILU:
+    for (size_t i = 0; i < n; i++) o[i] = v[i] / (1.0f + expf(-v[i]));
+    return TT_OK;
+  case TT_ACT_IDENTITY:
+    if (o != v) memmove(o, v, n * sizeof(float));
+    return TT_OK;
+  }
+  return tt_fail(err, TT_ERR_UNSUPPORTED, "openblas: unknown activation %d", (int)act);
+}
+
+// qkv (T,3C) → q, k, v (H,T,D) each.
+static tt_status host_split_heads(tt_backend *be, tt_buf q, tt_buf k, tt_buf v, tt_buf qkv, int T, int H,
+                                  int D, tt_error *err) {
+  (void)be, (void)err;
+  size_t C = (size_t)H * D;
+  float *dst[3] = {ptr(q), ptr(k), ptr(v)};
+  for (int t = 0; t < T; t++) {
+    const float *row = ptr(qkv) + (size_t)t * 3 * C;
+    for (int part = 0; part < 3; part++)
+      for (int h = 0; h < H; h++)
+        memcpy(dst[part] + ((size_t)h * T + t) * D, row + part * C + (size_t)h * D, (size_t)D * sizeof(float));
+  }
+  return TT_OK;
+}
+
+// z (H,T,D) → out (T,C).
+static tt_status host_merge_heads(tt_backend *be, tt_buf out, tt_buf z, int T, int H, int D, tt_error *err) {
+  (void)be, (void)err;
+  size_t C = (size_t)H * D;
+  for (int h = 0; h < H; h++)
+    for (int t = 0; t < T; t++)
+      memcpy(ptr(out) + (size_t)t * C + (size_t)h * D, ptr(z) + ((size_t)h * T + t) * D,
+             (size_t)D * sizeof(float));
+  return TT_OK;
+}
+
+// loss (T-1): logsumexp(logits[t]) - logits[t][ids[t+1]].
+static tt_status host_nll(tt_backend *be, tt_buf loss, tt_buf logits, const int32_t *ids, int T, int V,
+                          tt_error *err) {
+  (void)be, (void)err;
+  for (int t = 0; t + 1 < T; t++) {
+    const float *row = ptr(logits) + (size_t)t * V;
+    float mx = -INFINITY;
+    for (int j = 0; j < V; j++) mx = row[j] > mx ? row[j] : mx;
+    double sum = 0.0;
+    for (int j = 0; j < V; j++) sum += expf(row[j] - mx);
+    ptr(loss)[t] = (float)((double)mx + log(sum) - (double)row[ids[t + 1]]);
+  }
+  return TT_OK;
+}
+
+static void host_destroy(tt_backend *be) {
+  if (!be) return;
+  free(be->impl);
+  free(be);
+}
+
+tt_status tt_backend_openblas_create(tt_backend **out, tt_error *err) {
+  *out = NULL;
+  tt_backend *be = calloc(1, sizeof *be);
+  openblas_impl *im = calloc(1, sizeof *im);
+  if (!be || !im) {
+    free(be);
+    free(im);
+    return tt_fail(err, TT_ERR_NOMEM, "openblas: out of memory creating the backend");
+  }
+  im->max_threads = openblas_get_num_threads();
+  if (im->max_threads < 1) im->max_threads = 1;
+  im->threads = im->max_threads;
+  be->name = "openblas";
+  char *cfg = openblas_get_config();
+  snprintf(be->device, sizeof be->device, "CPU, %d thread%s (%s%s%s)", im->max_threads,
+           im->max_threads == 1 ? "" : "s", cfg ? cfg : "OpenBLAS", openblas_get_corename() ? ", " : "",
+           openblas_get_corename() ? openblas_get_corename() : "");
+  be->host_memory = true;
+  be->impl = im;
+  be->alloc = host_alloc;
+  be->release = host_release;
+  be->wrap = host_wrap;
+  be->upload = host_upload;
+  be->download = host_download;
+  be->finish = NULL;
+  be->matmul = host_matmul;
+  be->matmul_batched = host_matmul_batched;
+  be->embed = host_embed;
+  be->add = host_add;
+  be->scale = host_scale;
+  be->causal_mask = host_causal_mask;
+  be->softmax = host_softmax;
+  be->norm = host_norm;
+  be->activation = host_activation;
+  be->split_heads = host_split_heads;
+  be->merge_heads = host_merge_heads;
+  be->nll = host_nll;
+  be->destroy = host_destroy;
+  *out = be;
+  return TT_OK;
+}
