@@ -21,6 +21,7 @@ typedef struct tt_session {
   tt_tokenizer *tok;
   tt_backend *be;
   struct tt_engine *eng;
+  tt_config base_cfg;      // the model's config.json before --set
   char backend_note[256];  // e.g. why "auto" fell back to OpenBLAS; empty otherwise
 } tt_session;
 

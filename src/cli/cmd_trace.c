@@ -1,0 +1,118 @@
+// ttrace trace: prompt → forward pass → trace file.
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "prompt_arg.h"
+#include "session/session.h"
+
+static const char usage[] =
+    "usage: ttrace trace [-m MODEL_DIR] [-b BACKEND] [--set KEY=VALUE]... [--record GLOB]... -o FILE PROMPT\n"
+    "\n"
+    "Runs PROMPT through the model and saves every recorded tensor to FILE (safetensors;\n"
+    "see docs/trace-format.md). PROMPT '-' reads standard input.\n"
+    "\n"
+    "  -m, --model DIR     a GPT-2 model folder (config.json, model.safetensors, vocab.json,\n"
+    "                      merges.txt); default: the embedded default model\n"
+    "  -b, --backend NAME  openblas (default), opencl, or auto (OpenCL when a device exists)\n"
+    "  -o, --output FILE   the trace file to write (written atomically)\n"
+    "      --set KEY=VALUE change the forward pass (repeatable): scale_attn=false, causal=false,\n"
+    "                      positions=learned|sinusoidal|none, activation=gelu_new|gelu|relu|silu|identity,\n"
+    "                      residual=false, block=post_ln, norm=rmsnorm\n"
+    "      --record GLOB   keep only hooks matching GLOB (repeatable), e.g. 'blocks.0.attn.*';\n"
+    "                      --record none keeps nothing (for timing)\n"
+    "  -q, --quiet         print nothing on success\n";
+
+#define MAX_LIST 64
+
+// The three likeliest next tokens after the last prompt token, for the summary line.
+static void print_prediction(const tt_session *s, const tt_trace *tr) {
+  const tt_tensor *probs = tt_trace_find(tr, "hook_probs");
+  if (!probs) return;
+  int64_t T = probs->shape[0], V = probs->shape[1];
+  const float *last = (const float *)probs->data + (T - 1) * V;
+  int best[3] = {-1, -1, -1};
+  for (int64_t v = 0; v < V; v++)
+    for (int k = 0; k < 3; k++)
+      if (best[k] < 0 || last[v] > last[best[k]]) {
+        for (int j = 2; j > k; j--) best[j] = best[j - 1];
+        best[k] = (int)v;
+        break;
+      }
+  printf("next token:");
+  for (int k = 0; k < 3 && best[k] >= 0; k++) {
+    char piece[128];
+    printf(" '%s' %.3f", tt_tokenizer_token_display(s->tok, best[k], piece, sizeof piece), last[best[k]]);
+  }
+  printf("\n");
+}
+
+// Fails early (before the forward pass) when the output's folder cannot take a new file.
+static bool output_folder_writable(const char *path) {
+  char *copy = strdup(path);
+  bool ok = copy && access(dirname(copy), W_OK) == 0;
+  free(copy);
+  return ok;
+}
+
+int tt_cmd_trace(int argc, char **argv) {
+  static const struct option longs[] = {
+      {"model", required_argument, 0, 'm'}, {"backend", required_argument, 0, 'b'},
+      {"output", required_argument, 0, 'o'}, {"set", required_argument, 0, 's'},
+      {"record", required_argument, 0, 'r'}, {"quiet", no_argument, 0, 'q'},
+      {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
+  tt_session_opts opts = {0};
+  const char *sets[MAX_LIST], *records[MAX_LIST], *output = NULL;
+  int n_set = 0, n_record = 0, c;
+  bool quiet = false;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "m:b:o:qh", longs, NULL)) != -1) {
+    switch (c) {
+      case 'm': opts.model_dir = optarg; break;
+      case 'b': opts.backend = optarg; break;
+      case 'o': output = optarg; break;
+      case 's':
+        if (n_set == MAX_LIST) return tt_cli_usage_error("trace", "too many --set options");
+        sets[n_set++] = optarg;
+        break;
+      case 'r':
+        if (n_record == MAX_LIST) return tt_cli_usage_error("trace", "too many --record options");
+        records[n_record++] = optarg;
+        break;
+      case 'q': quiet = true; break;
+      case 'h': fputs(usage, stdout); return 0;
+      default: return tt_cli_usage_error("trace", "unknown option");
+    }
+  }
+  if (!output) return tt_cli_usage_error("trace", "missing -o FILE");
+  opts.set = sets;
+  opts.n_set = n_set;
+  tt_error err = {0};
+  char *prompt = NULL;
+  if (tt_prompt_from_args(argc - optind, argv + optind, &prompt, &err)) return tt_cli_fail("trace", &err);
+  if (!output_folder_writable(output)) {
+    tt_fail(&err, TT_ERR_IO, "cannot write %s: %s", output, strerror(errno));
+    free(prompt);
+    return tt_cli_fail("trace", &err);
+  }
+  tt_session *s = NULL;
+  tt_trace *tr = NULL;
+  tt_status st = tt_session_open(&opts, &s, &err);
+  if (!st && s->backend_note[0] && !quiet) fprintf(stderr, "ttrace trace: %s\n", s->backend_note);
+  if (!st) st = tt_session_trace(s, prompt, records, n_record, &tr, &err);
+  if (!st) st = tt_trace_save(tr, output, &err);
+  if (!st && !quiet) {
+    printf("traced %d tokens on %s in %s ms: %zu tensors, %.1f MiB -> %s\n", tt_trace_n_tokens(tr), s->be->name,
+           tt_trace_meta(tr, "time_ms"), tt_trace_count(tr), (double)tt_trace_bytes(tr) / (1 << 20), output);
+    print_prediction(s, tr);
+  }
+  int rc = st ? tt_cli_fail("trace", &err) : 0;
+  tt_trace_destroy(tr);
+  tt_session_close(s);
+  free(prompt);
+  return rc;
+}

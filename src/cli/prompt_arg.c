@@ -1,0 +1,57 @@
+// prompt_arg: gather the prompt and check it is non-empty valid UTF-8.
+#include <stdlib.h>
+#include <string.h>
+
+#include "prompt_arg.h"
+
+static tt_status read_stdin(char **out, tt_error *err) {
+  size_t cap = 4096, len = 0;
+  char *buf = malloc(cap);
+  if (!buf) return tt_fail(err, TT_ERR_NOMEM, "out of memory");
+  size_t n;
+  while ((n = fread(buf + len, 1, cap - len - 1, stdin)) > 0) {
+    len += n;
+    if (len + 1 == cap) {
+      char *grown = realloc(buf, cap *= 2);
+      if (!grown) {
+        free(buf);
+        return tt_fail(err, TT_ERR_NOMEM, "out of memory");
+      }
+      buf = grown;
+    }
+  }
+  if (len && buf[len - 1] == '\n') len--;
+  buf[len] = 0;
+  *out = buf;
+  return TT_OK;
+}
+
+tt_status tt_prompt_from_args(int argc, char **argv, char **out, tt_error *err) {
+  *out = NULL;
+  if (argc <= 0) return tt_fail(err, TT_ERR_ARG, "no prompt given");
+  tt_status st;
+  if (argc == 1 && strcmp(argv[0], "-") == 0) {
+    st = read_stdin(out, err);
+    if (st) return st;
+  } else {
+    size_t len = 1;
+    for (int i = 0; i < argc; i++) len += strlen(argv[i]) + 1;
+    char *p = *out = calloc(len, 1);
+    if (!p) return tt_fail(err, TT_ERR_NOMEM, "out of memory");
+    for (int i = 0; i < argc; i++) {
+      if (i) *p++ = ' ';
+      size_t n = strlen(argv[i]);
+      memcpy(p, argv[i], n);
+      p += n;
+    }
+  }
+  size_t bad;
+  if (!(*out)[0]) st = tt_fail(err, TT_ERR_ARG, "the prompt is empty");
+  else if (!tt_utf8_valid(*out, strlen(*out), &bad))
+    st = tt_fail(err, TT_ERR_ARG, "the prompt is not valid UTF-8 (bad byte 0x%02X at offset %zu)",
+                 (unsigned char)(*out)[bad], bad);
+  else return TT_OK;
+  free(*out);
+  *out = NULL;
+  return st;
+}
