@@ -1,0 +1,268 @@
+// kernels.cl: the OpenCL C 1.2 kernels of ttrace's OpenCL backend.
+//
+// Every buffer argument comes with an offset counted in floats (the engine's tt_buf
+// views); the kernel adds it once at the start. All math is float; reductions
+// accumulate in float, like the OpenBLAS backend.
+//
+// Compile-time constants (set by opencl_program.c through -D):
+//   TT_TS   work-group side of the matmul (TT_TS x TT_TS work-items)
+//   TT_WPT  outputs per work-item along each side (a TT_WPT x TT_WPT register block)
+//   TT_TK   depth of one K tile
+//   TT_RW   work-group size of the row reductions (a power of two)
+// One matmul work-group computes a (TT_TS*TT_WPT) x (TT_TS*TT_WPT) tile of out.
+
+#define TT_TILE (TT_TS * TT_WPT)
+
+// ---- matmul -------------------------------------------------------------------------
+// out[g] (M,N) = alpha * a[g] (M,K) . b[g] (K,N) + bias (N), for g = get_global_id(2).
+// With trans_b, b[g] is (N,K). Tiles of a and b are staged in local memory, stored
+// k-major so that the inner loop reads consecutive addresses across work-items.
+// Work-item (lx, ly) computes rows ly + TT_TS*i and columns lx + TT_TS*j of the tile.
+inline void tt_gemm_tile(__global float *out, __global const float *a, __global const float *b,
+                         __global const float *bias, int M, int K, int N, float alpha,
+                         int has_bias, const int trans_b,
+                         __local float (*As)[TT_TILE + 1], __local float (*Bs)[TT_TILE + 1]) {
+  const int lx = get_local_id(0), ly = get_local_id(1);
+  const int lid = ly * TT_TS + lx;
+  const int n0 = get_group_id(0) * TT_TILE, m0 = get_group_id(1) * TT_TILE;
+  float acc[TT_WPT][TT_WPT];
+  for (int i = 0; i < TT_WPT; i++)
+    for (int j = 0; j < TT_WPT; j++) acc[i][j] = 0.0f;
+
+  for (int k0 = 0; k0 < K; k0 += TT_TK) {
+    // Stage a's tile: TT_TILE rows x TT_TK columns, read along k.
+    for (int e = lid; e < TT_TILE * TT_TK; e += TT_TS * TT_TS) {
+      int kk = e % TT_TK, r = e / TT_TK;
+      int gm = m0 + r, gk = k0 + kk;
+      As[kk][r] = (gm < M && gk < K) ? a[(size_t)gm * K + gk] : 0.0f;
+    }
+    // Stage b's tile: TT_TK rows x TT_TILE columns.
+    if (trans_b) {
+      for (int e = lid; e < TT_TILE * TT_TK; e += TT_TS * TT_TS) {
+        int kk = e % TT_TK, c = e / TT_TK;
+        int gn = n0 + c, gk = k0 + kk;
+        Bs[kk][c] = (gn < N && gk < K) ? b[(size_t)gn * K + gk] : 0.0f;
+      }
+    } else {
+      for (int e = lid; e < TT_TILE * TT_TK; e += TT_TS * TT_TS) {
+        int c = e % TT_TILE, kk = e / TT_TILE;
+        int gn = n0 + c, gk = k0 + kk;
+        Bs[kk][c] = (gn < N && gk < K) ? b[(size_t)gk * N + gn] : 0.0f;
+      }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int kk = 0; kk < TT_TK; kk++) {
+      float ar[TT_WPT], br[TT_WPT];
+      for (int i = 0; i < TT_WPT; i++) ar[i] = As[kk][ly + TT_TS * i];
+      for (int j = 0; j < TT_WPT; j++) br[j] = Bs[kk][lx + TT_TS * j];
+      for (int i = 0; i < TT_WPT; i++)
+        for (int j = 0; j < TT_WPT; j++) acc[i][j] = fma(ar[i], br[j], acc[i][j]);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+
+  for (int i = 0; i < TT_WPT; i++) {
+    int gm = m0 + ly + TT_TS * i;
+    if (gm >= M) continue;
+    for (int j = 0; j < TT_WPT; j++) {
+      int gn = n0 + lx + TT_TS * j;
+      if (gn >= N) continue;
+      float v = alpha * acc[i][j];
+      if (has_bias) v += bias[gn];
+      out[(size_t)gm * N + gn] = v;
+    }
+  }
+}
+
+#define TT_GEMM_KERNEL(NAME, TRANS_B)                                                           \
+  __kernel __attribute__((reqd_work_group_size(TT_TS, TT_TS, 1))) void NAME(                    \
+      __global float *out, ulong out_off, __global const float *a, ulong a_off,                 \
+      __global const float *b, ulong b_off, __global const float *bias, ulong bias_off,         \
+      int M, int K, int N, float alpha, int has_bias) {                                         \
+    __local float As[TT_TK][TT_TILE + 1];                                                       \
+    __local float Bs[TT_TK][TT_TILE + 1];                                                       \
+    const size_t g = get_global_id(2);                                                          \
+    tt_gemm_tile(out + out_off + g * (size_t)M * N, a + a_off + g * (size_t)M * K,              \
+                 b + b_off + g * (size_t)K * N, bias + bias_off, M, K, N, alpha, has_bias,      \
+                 TRANS_B, As, Bs);                                                              \
+  }
+
+TT_GEMM_KERNEL(tt_gemm_nn, 0)
+TT_GEMM_KERNEL(tt_gemm_nt, 1)
+
+// ---- gathers and element-wise ops (one work-item per element; n may be padded) ------
+// out (T,C) = table[ids[t]] rows.
+__kernel void tt_embed(__global float *out, ulong out_off, __global const float *table, ulong table_off,
+                       __global const int *ids, int T, int C) {
+  size_t i = get_global_id(0);
+  if (i >= (size_t)T * C) return;
+  int t = (int)(i / C), c = (int)(i % C);
+  out[out_off + i] = table[table_off + (size_t)ids[t] * C + c];
+}
+
+__kernel void tt_add(__global float *out, ulong out_off, __global const float *a, ulong a_off,
+                     __global const float *b, ulong b_off, ulong n) {
+  size_t i = get_global_id(0);
+  if (i < n) out[out_off + i] = a[a_off + i] + b[b_off + i];
+}
+
+__kernel void tt_scale(__global float *out, ulong out_off, __global const float *x, ulong x_off,
+                       float alpha, ulong n) {
+  size_t i = get_global_id(0);
+  if (i < n) out[out_off + i] = alpha * x[x_off + i];
+}
+
+// out (H,T,T) = x with -inf where column > row.
+__kernel void tt_causal_mask(__global float *out, ulong out_off, __global const float *x, ulong x_off,
+                             int H, int T) {
+  size_t i = get_global_id(0);
+  if (i >= (size_t)H * T * T) return;
+  int col = (int)(i % T), row = (int)((i / T) % T);
+  out[out_off + i] = col > row ? -INFINITY : x[x_off + i];
+}
+
+// act: 0 gelu (tanh form, GPT-2's gelu_new), 1 gelu (erf), 2 relu, 3 silu, 4 identity
+// (the order of tt_act_kind in model.h).
+__kernel void tt_activation(__global float *out, ulong out_off, __global const float *x, ulong x_off,
+                            ulong n, int act) {
+  size_t i = get_global_id(0);
+  if (i >= n) return;
+  float v = x[x_off + i], r;
+  switch (act) {
+    case 0: r = 0.5f * v * (1.0f + tanh(0.7978845608028654f * (v + 0.044715f * v * v * v))); break;
+    case 1: r = 0.5f * v * (1.0f + erf(v * 0.7071067811865476f)); break;
+    case 2: r = v > 0.0f ? v : 0.0f; break;
+    case 3: r = v / (1.0f + exp(-v)); break;
+    default: r = v; break;
+  }
+  out[out_off + i] = r;
+}
+
+// qkv (T,3C) -> q, k, v (H,T,D), head-major. One work-item per element of q.
+__kernel void tt_split_heads(__global float *q, ulong q_off, __global float *k, ulong k_off,
+                             __global float *v, ulong v_off, __global const float *qkv, ulong qkv_off,
+                             int T, int H, int D) {
+  size_t i = get_global_id(0);  // index into (H,T,D)
+  if (i >= (size_t)H * T * D) return;
+  int d = (int)(i % D), t = (int)((i / D) % T), h = (int)(i / ((size_t)D * T));
+  int C = H * D;
+  size_t src = qkv_off + (size_t)t * 3 * C + (size_t)h * D + d;
+  q[q_off + i] = qkv[src];
+  k[k_off + i] = qkv[src + C];
+  v[v_off + i] = qkv[src + 2 * C];
+}
+
+// z (H,T,D) -> out (T,C), heads side by side. One work-item per element of out.
+__kernel void tt_merge_heads(__global float *out, ulong out_off, __global const float *z, ulong z_off,
+                             int T, int H, int D) {
+  size_t i = get_global_id(0);  // index into (T,C)
+  int C = H * D;
+  if (i >= (size_t)T * C) return;
+  int t = (int)(i / C), c = (int)(i % C), h = c / D, d = c % D;
+  out[out_off + i] = z[z_off + ((size_t)h * T + t) * D + d];
+}
+
+// ---- row reductions: one work-group of TT_RW work-items per row -----------------------
+inline float tt_reduce_max(__local float *s, float v) {
+  const int l = get_local_id(0);
+  s[l] = v;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int w = TT_RW / 2; w > 0; w >>= 1) {
+    if (l < w) s[l] = fmax(s[l], s[l + w]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  float r = s[0];
+  barrier(CLK_LOCAL_MEM_FENCE);  // s is reused by the next reduction
+  return r;
+}
+
+inline float tt_reduce_sum(__local float *s, float v) {
+  const int l = get_local_id(0);
+  s[l] = v;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int w = TT_RW / 2; w > 0; w >>= 1) {
+    if (l < w) s[l] += s[l + w];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  float r = s[0];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  return r;
+}
+
+// Row-wise softmax of x (rows, cols): exp(x - max) / sum; -inf entries become exactly 0
+// (a row that is all -inf becomes all 0). out may alias x.
+__kernel __attribute__((reqd_work_group_size(TT_RW, 1, 1))) void tt_softmax(
+    __global float *out, ulong out_off, __global const float *x, ulong x_off, int cols) {
+  __local float s[TT_RW];
+  const int l = get_local_id(0);
+  const size_t row = get_group_id(0);
+  __global const float *xr = x + x_off + row * cols;
+  __global float *o = out + out_off + row * cols;
+  float m = -INFINITY;
+  for (int j = l; j < cols; j += TT_RW) m = fmax(m, xr[j]);
+  m = tt_reduce_max(s, m);
+  float sum = 0.0f;
+  if (m != -INFINITY)
+    for (int j = l; j < cols; j += TT_RW) sum += exp(xr[j] - m);
+  sum = tt_reduce_sum(s, sum);
+  for (int j = l; j < cols; j += TT_RW) {
+    float v = xr[j];
+    o[j] = v == -INFINITY ? 0.0f : exp(v - m) / sum;
+  }
+}
+
+// x (T,C) -> mean (T), scale (T) = sqrt(var + eps), normalized (T,C) = (x - mean) / scale,
+// out (T,C) = normalized * gamma + beta. With rms: mean = 0, scale = sqrt(mean(x^2) + eps),
+// normalized = x / scale, out = normalized * gamma. One work-group per row t.
+__kernel __attribute__((reqd_work_group_size(TT_RW, 1, 1))) void tt_norm(
+    __global float *out, ulong out_off, __global float *normalized, ulong norm_off,
+    __global float *mean, ulong mean_off, __global float *scale, ulong scale_off,
+    __global const float *x, ulong x_off, __global const float *gamma, ulong gamma_off,
+    __global const float *beta, ulong beta_off, int C, float eps, int rms) {
+  __local float s[TT_RW];
+  const int l = get_local_id(0);
+  const size_t t = get_group_id(0);
+  __global const float *xr = x + x_off + t * C;
+  float mu = 0.0f;
+  if (!rms) {
+    float sum = 0.0f;
+    for (int j = l; j < C; j += TT_RW) sum += xr[j];
+    mu = tt_reduce_sum(s, sum) / C;
+  }
+  float sq = 0.0f;
+  for (int j = l; j < C; j += TT_RW) {
+    float d = xr[j] - mu;
+    sq += d * d;
+  }
+  float sc = sqrt(tt_reduce_sum(s, sq) / C + eps);
+  if (l == 0) {
+    mean[mean_off + t] = mu;
+    scale[scale_off + t] = sc;
+  }
+  __global float *nr = normalized + norm_off + t * C;
+  __global float *o = out + out_off + t * C;
+  for (int j = l; j < C; j += TT_RW) {
+    float nv = (xr[j] - mu) / sc;
+    float g = gamma[gamma_off + j];
+    float ov = rms ? nv * g : nv * g + beta[beta_off + j];
+    nr[j] = nv;
+    o[j] = ov;
+  }
+}
+
+// loss (T-1): loss[t] = logsumexp(logits[t]) - logits[t][ids[t+1]]. One work-group per t.
+__kernel __attribute__((reqd_work_group_size(TT_RW, 1, 1))) void tt_nll(
+    __global float *loss, ulong loss_off, __global const float *logits, ulong logits_off,
+    __global const int *ids, int V) {
+  __local float s[TT_RW];
+  const int l = get_local_id(0);
+  const size_t t = get_group_id(0);
+  __global const float *xr = logits + logits_off + t * V;
+  float m = -INFINITY;
+  for (int j = l; j < V; j += TT_RW) m = fmax(m, xr[j]);
+  m = tt_reduce_max(s, m);
+  float sum = 0.0f;
+  for (int j = l; j < V; j += TT_RW) sum += exp(xr[j] - m);
+  sum = tt_reduce_sum(s, sum);
+  if (l == 0) loss[loss_off + t] = m + log(sum) - xr[ids[t + 1]];
+}

@@ -1,0 +1,212 @@
+// opencl_program: builds the kernels of kernels.cl for the chosen device and keeps the
+// compiled program on disk, so that only the first run on a device pays for the compile.
+//
+// Cache: $XDG_CACHE_HOME/ttrace (else ~/.cache/ttrace), one file per device name, driver
+// version and hash of (source, build options). A file that does not load or build is
+// replaced by a fresh compile.
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "opencl_internal.h"
+#include "opencl_kernels.h"  // tt_opencl_kernel_lines, generated from kernels.cl
+
+const char *const tt_cl_kernel_names[TT_K_COUNT] = {
+    "tt_gemm_nn",    "tt_gemm_nt",     "tt_embed",       "tt_add",     "tt_scale", "tt_causal_mask",
+    "tt_activation", "tt_split_heads", "tt_merge_heads", "tt_softmax", "tt_norm",  "tt_nll",
+};
+
+static uint64_t fnv1a(uint64_t h, const char *s) {
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+  return h;
+}
+
+// Copies src into dst (len bytes), cutting it short when it does not fit.
+static void copy_str(char *dst, size_t len, const char *src) {
+  size_t n = strlen(src);
+  if (n >= len) n = len - 1;
+  memcpy(dst, src, n);
+  dst[n] = 0;
+}
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+// Keeps letters, digits, '.', '-'; everything else becomes '_' (runs collapsed).
+static void sanitize(const char *in, char *out, size_t len) {
+  size_t o = 0;
+  for (; *in && o + 1 < len; in++) {
+    char c = *in;
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-';
+    if (!ok) {
+      if (o > 0 && out[o - 1] == '_') continue;
+      c = '_';
+    }
+    out[o++] = c;
+  }
+  out[o] = 0;
+}
+
+// The cache folder, created if needed; false when there is no usable place.
+static bool cache_dir(char *buf, size_t len) {
+  const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+  char base[1024];
+  if (xdg && *xdg)
+    snprintf(base, sizeof base, "%s", xdg);
+  else if (home && *home)
+    snprintf(base, sizeof base, "%s/.cache", home);
+  else
+    return false;
+  mkdir(base, 0755);  // ~/.cache may not exist yet; the next mkdir reports real failures
+  if ((size_t)snprintf(buf, len, "%s/ttrace", base) >= len) return false;
+  return mkdir(buf, 0755) == 0 || errno == EEXIST;
+}
+
+static tt_status create_kernels(tt_cl *cl, tt_error *err) {
+  for (int i = 0; i < TT_K_COUNT; i++) {
+    cl_int rc;
+    cl->k[i] = clCreateKernel(cl->program, tt_cl_kernel_names[i], &rc);
+    if (rc != CL_SUCCESS) {
+      char what[96];
+      snprintf(what, sizeof what, "clCreateKernel(%s)", tt_cl_kernel_names[i]);
+      return tt_cl_fail(err, rc, what);
+    }
+  }
+  return TT_OK;
+}
+
+static void drop_program(tt_cl *cl) {
+  for (int i = 0; i < TT_K_COUNT; i++)
+    if (cl->k[i]) clReleaseKernel(cl->k[i]);
+  memset(cl->k, 0, sizeof cl->k);
+  if (cl->program) clReleaseProgram(cl->program);
+  cl->program = NULL;
+}
+
+static bool load_cached(tt_cl *cl, const char *path, const char *options) {
+  char *bin = NULL;
+  size_t len = 0;
+  tt_error ignored;
+  if (tt_read_file(path, &bin, &len, &ignored) != TT_OK) return false;
+  const unsigned char *p = (const unsigned char *)bin;
+  cl_int rc, bin_rc;
+  cl->program = clCreateProgramWithBinary(cl->ctx, 1, &cl->device, &len, &p, &bin_rc, &rc);
+  free(bin);
+  if (rc != CL_SUCCESS || bin_rc != CL_SUCCESS ||
+      clBuildProgram(cl->program, 1, &cl->device, options, NULL, NULL) != CL_SUCCESS ||
+      create_kernels(cl, &ignored) != TT_OK) {
+    drop_program(cl);
+    return false;
+  }
+  return true;
+}
+
+// Writes the program binary; returns false (with a reason in why) when it could not.
+static bool save_cached(tt_cl *cl, const char *path, char *why, size_t why_len) {
+  size_t size = 0;
+  if (clGetProgramInfo(cl->program, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, NULL) != CL_SUCCESS || size == 0) {
+    snprintf(why, why_len, "the driver gives no program binary");
+    return false;
+  }
+  unsigned char *bin = malloc(size);
+  if (!bin) {
+    snprintf(why, why_len, "out of memory");
+    return false;
+  }
+  if (clGetProgramInfo(cl->program, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL) != CL_SUCCESS) {
+    free(bin);
+    snprintf(why, why_len, "the driver gives no program binary");
+    return false;
+  }
+  tt_atomic_file af;
+  tt_error e;
+  bool ok = tt_atomic_open(&af, path, &e) == TT_OK;
+  if (ok) {
+    ok = fwrite(bin, 1, size, af.fp) == size;
+    if (ok)
+      ok = tt_atomic_commit(&af, &e) == TT_OK;
+    else {
+      tt_atomic_abort(&af);
+      copy_str(e.msg, sizeof e.msg, "cannot write the cache file");
+    }
+  }
+  if (!ok) copy_str(why, why_len, e.msg);
+  free(bin);
+  return ok;
+}
+
+// The build log, trimmed to fit an error message.
+static void build_log(tt_cl *cl, char *buf, size_t len) {
+  size_t n = 0;
+  buf[0] = 0;
+  if (clGetProgramBuildInfo(cl->program, cl->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &n) != CL_SUCCESS || n == 0)
+    return;
+  char *log = malloc(n + 1);
+  if (!log) return;
+  if (clGetProgramBuildInfo(cl->program, cl->device, CL_PROGRAM_BUILD_LOG, n, log, NULL) == CL_SUCCESS) {
+    log[n] = 0;
+    copy_str(buf, len, log);
+  }
+  free(log);
+}
+
+static size_t pow2_at_most(size_t n, size_t cap) {
+  size_t p = 1;
+  while (p * 2 <= n && p * 2 <= cap) p *= 2;
+  return p;
+}
+
+tt_status tt_cl_build(tt_cl *cl, tt_error *err) {
+  // Launch geometry: 16x16 work-items with 4x4 outputs each (64x64 tiles of out), K tiles
+  // of 16, 256-wide reductions; smaller where the device allows fewer work-items.
+  cl->ts = cl->max_wg >= 256 ? 16 : 8;
+  cl->wpt = 4;
+  cl->tk = 16;
+  cl->rw = (int)pow2_at_most(cl->max_wg, 256);
+  cl->ew = pow2_at_most(cl->max_wg, 256);
+  char options[256];
+  snprintf(options, sizeof options, "-cl-std=CL1.2 -DTT_TS=%d -DTT_WPT=%d -DTT_TK=%d -DTT_RW=%d", cl->ts, cl->wpt,
+           cl->tk, cl->rw);
+
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned i = 0; i < tt_opencl_kernel_n_lines; i++) h = fnv1a(h, tt_opencl_kernel_lines[i]);
+  h = fnv1a(h, options);
+  char dir[1024], path[1400], dev[96], drv[48];
+  sanitize(cl->device_name, dev, sizeof dev);
+  sanitize(cl->driver, drv, sizeof drv);
+  bool have_dir = cache_dir(dir, sizeof dir);
+  if (have_dir) {
+    snprintf(path, sizeof path, "%s/%s-%s-%016llx.clbin", dir, dev, drv, (unsigned long long)h);
+    if (load_cached(cl, path, options)) return TT_OK;
+  }
+
+  double t0 = now_s();
+  cl_int rc;
+  cl->program = clCreateProgramWithSource(cl->ctx, tt_opencl_kernel_n_lines, (const char **)tt_opencl_kernel_lines,
+                                          NULL, &rc);
+  if (rc != CL_SUCCESS) return tt_cl_fail(err, rc, "clCreateProgramWithSource");
+  rc = clBuildProgram(cl->program, 1, &cl->device, options, NULL, NULL);
+  if (rc == CL_BUILD_PROGRAM_FAILURE) {
+    char log[900];
+    build_log(cl, log, sizeof log);
+    return tt_fail(err, TT_ERR_DEVICE, "the OpenCL kernels failed to build for %s; build log:\n%s",
+                   cl->device_name, log[0] ? log : "(empty)");
+  }
+  if (rc != CL_SUCCESS) return tt_cl_fail(err, rc, "clBuildProgram");
+  tt_status st = create_kernels(cl, err);
+  if (st != TT_OK) return st;
+  double dt = now_s() - t0;
+
+  char why[512] = "no cache folder ($XDG_CACHE_HOME and $HOME are unset or unwritable)";
+  bool saved = have_dir && save_cached(cl, path, why, sizeof why);
+  if (saved)
+    fprintf(stderr, "ttrace: compiled OpenCL kernels for %s (%.1f s); cached\n", cl->device_name, dt);
+  else
+    fprintf(stderr, "ttrace: compiled OpenCL kernels for %s (%.1f s); not cached: %s\n", cl->device_name, dt, why);
+  return TT_OK;
+}
