@@ -83,7 +83,7 @@ static tt_status step_norm(tt_engine *e, int layer, const char *prefix, tt_buf x
   snprintf(suffix, sizeof suffix, "%s.hook_out", prefix);
   tt_step_out o = tt_engine_out(e, hook_name(name, sizeof name, layer, suffix), 2, tc, e->ws.ln_out);
   bool rms = e->cfg->norm == TT_NORM_RMSNORM;
-  CHECK(e->be->norm(e->be, o.buf, nrm.buf, mean.buf, scale.buf, x, w, b, T, C, e->cfg->ln_eps, rms, err));
+  CHECK(e->be->norm(e->be, o.buf, nrm.buf, mean.buf, scale.buf, x, w, b, T, C, (float)e->cfg->ln_eps, rms, err));
   CHECK(tt_engine_done(e, mean, err));
   CHECK(tt_engine_done(e, scale, err));
   CHECK(tt_engine_done(e, nrm, err));
@@ -195,27 +195,6 @@ static tt_status step_residual(tt_engine *e, int l, const char *suffix, tt_buf a
   return TT_OK;
 }
 
-// Post-LN: hook `suffix` (T,C) = norm(a + b) (or norm(b) without residuals), recorded as the
-// norm's four hooks followed by a copy of its output under `suffix`.
-static tt_status step_add_norm(tt_engine *e, int l, const char *ln, const char *suffix, tt_buf a, tt_buf b,
-                               tt_buf w, tt_buf bias, tt_buf *out, tt_error *err) {
-  size_t n = (size_t)e->T * e->C;
-  int64_t tc[2] = {e->T, e->C};
-  char name[96];
-  tt_buf sum = b;
-  if (e->cfg->residual) {
-    sum = tt_buf_view(other_resid(e, a), 0, n);
-    CHECK(e->be->add(e->be, sum, a, b, n, err));
-  }
-  tt_buf normed;
-  CHECK(step_norm(e, l, ln, sum, w, bias, &normed, err));
-  tt_step_out o = tt_engine_out(e, hook_name(name, sizeof name, l, suffix), 2, tc, other_resid(e, sum));
-  CHECK(copy(e, o.buf, normed, n, err));
-  CHECK(tt_engine_done(e, o, err));
-  *out = o.buf;
-  return TT_OK;
-}
-
 // ---- one block ------------------------------------------------------------------------------
 // resid (T,C) in: blocks.L.hook_resid_pre; out: blocks.L.hook_resid_post.
 tt_status tt_step_block(tt_engine *e, int l, tt_buf *resid, tt_error *err) {
@@ -235,11 +214,21 @@ tt_status tt_step_block(tt_engine *e, int l, tt_buf *resid, tt_error *err) {
     CHECK(step_mlp(e, l, h, &mlp, err));
     CHECK(step_residual(e, l, "hook_resid_post", mid, mlp, resid, err));
   } else {
-    // Post-LN (the original Transformer): ln1(x + attn(x)), then ln2(· + mlp(·)).
+    // Post-LN (the original Transformer): resid_mid = x + attn(x) is normalized by ln1,
+    // resid_post = ln1.out + mlp(ln1.out) by ln2, and ln2's output leaves the block.
     CHECK(step_attention(e, l, x, &attn, err));
-    CHECK(step_add_norm(e, l, "ln1", "hook_resid_mid", x, attn, w->ln1_w, w->ln1_b, &mid, err));
-    CHECK(step_mlp(e, l, mid, &mlp, err));
-    CHECK(step_add_norm(e, l, "ln2", "hook_resid_post", mid, mlp, w->ln2_w, w->ln2_b, resid, err));
+    CHECK(step_residual(e, l, "hook_resid_mid", x, attn, &mid, err));
+    CHECK(step_norm(e, l, "ln1", mid, w->ln1_w, w->ln1_b, &h, err));
+    CHECK(step_mlp(e, l, h, &mlp, err));
+    CHECK(step_residual(e, l, "hook_resid_post", h, mlp, &x, err));
+    CHECK(step_norm(e, l, "ln2", x, w->ln2_w, w->ln2_b, &h, err));
+    // The norm slot is rewritten by the next norm: move the stream to a residual slot.
+    if (h.handle == e->ws.ln_out.handle && h.offset == e->ws.ln_out.offset) {
+      tt_buf dst = tt_buf_view(other_resid(e, x), 0, (size_t)e->T * e->C);
+      CHECK(copy(e, dst, h, (size_t)e->T * e->C, err));
+      h = dst;
+    }
+    *resid = h;
   }
   return TT_OK;
 }

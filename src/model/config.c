@@ -43,7 +43,7 @@ const char *tt_act_name(tt_act_kind a) { return name_of(activations, COUNT(activ
 
 void tt_config_default(tt_config *cfg) {
   *cfg = (tt_config){.n_layer = 12, .n_head = 12, .n_embd = 768, .n_positions = 1024, .vocab_size = 50257,
-                     .n_inner = 0, .ln_eps = 1e-5f, .activation = TT_ACT_GELU_TANH, .positions = TT_POS_LEARNED,
+                     .n_inner = 3072, .ln_eps = 1e-5, .activation = TT_ACT_GELU_TANH, .positions = TT_POS_LEARNED,
                      .norm = TT_NORM_LAYERNORM, .post_ln = false, .scale_attn = true, .causal = true,
                      .residual = true};
 }
@@ -114,12 +114,12 @@ tt_status tt_config_set(tt_config *cfg, const char *key, const char *value, tt_e
 static tt_status get_int(json_t *root, const char *key, int fallback, int lo, int hi, int *out, tt_error *err) {
   json_t *v = json_object_get(root, key);
   if (!v || json_is_null(v)) {
-    if (fallback < 0) return tt_fail(err, TT_ERR_FORMAT, "config.json: missing '%s'", key);
+    if (fallback < 0) return tt_fail(err, TT_ERR_FORMAT, "missing '%s'", key);
     *out = fallback;
     return TT_OK;
   }
   if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi)
-    return tt_fail(err, TT_ERR_FORMAT, "config.json: '%s' must be an integer in [%d, %d]", key, lo, hi);
+    return tt_fail(err, TT_ERR_FORMAT, "'%s' must be an integer in [%d, %d]", key, lo, hi);
   *out = (int)json_integer_value(v);
   return TT_OK;
 }
@@ -128,18 +128,19 @@ static tt_status parse_knob(json_t *root, size_t k, tt_config *cfg, tt_error *er
   json_t *v = json_object_get(root, knobs[k].json_name);
   if (!v || json_is_null(v)) return TT_OK;
   const char *s = json_is_string(v) ? json_string_value(v) : json_is_true(v) ? "true" : json_is_false(v) ? "false" : NULL;
-  if (!s) return tt_fail(err, TT_ERR_FORMAT, "config.json: '%s' has the wrong type", knobs[k].json_name);
+  if (!s) return tt_fail(err, TT_ERR_FORMAT, "'%s' has the wrong type", knobs[k].json_name);
   tt_status st = tt_config_set(cfg, knobs[k].json_name, s, err);
-  return st ? tt_fail_prefix(err, "config.json") : TT_OK;
+  if (st && err) err->status = TT_ERR_FORMAT;
+  return st ? TT_ERR_FORMAT : TT_OK;
 }
 
 tt_status tt_config_from_json(const char *text, tt_config *cfg, tt_error *err) {
   json_error_t jerr;
   json_t *root = json_loads(text, 0, &jerr);
-  if (!root) return tt_fail(err, TT_ERR_FORMAT, "config.json is not valid JSON: %s (line %d)", jerr.text, jerr.line);
+  if (!root) return tt_fail(err, TT_ERR_FORMAT, "not valid JSON: %s (line %d)", jerr.text, jerr.line);
   tt_config_default(cfg);
   tt_status st = TT_OK;
-  if (!json_is_object(root)) st = tt_fail(err, TT_ERR_FORMAT, "config.json is not a JSON object");
+  if (!json_is_object(root)) st = tt_fail(err, TT_ERR_FORMAT, "not a JSON object");
   if (!st) st = get_int(root, "n_layer", -1, 1, 1000, &cfg->n_layer, err);
   if (!st) st = get_int(root, "n_head", -1, 1, 1000, &cfg->n_head, err);
   if (!st) st = get_int(root, "n_embd", -1, 1, 1 << 16, &cfg->n_embd, err);
@@ -149,12 +150,12 @@ tt_status tt_config_from_json(const char *text, tt_config *cfg, tt_error *err) {
   json_t *eps = json_object_get(root, "layer_norm_epsilon");
   if (!st && eps) {
     if (!json_is_number(eps) || json_number_value(eps) <= 0)
-      st = tt_fail(err, TT_ERR_FORMAT, "config.json: 'layer_norm_epsilon' must be a positive number");
-    else cfg->ln_eps = (float)json_number_value(eps);
+      st = tt_fail(err, TT_ERR_FORMAT, "'layer_norm_epsilon' must be a positive number");
+    else cfg->ln_eps = json_number_value(eps);
   }
   for (size_t k = 0; k < COUNT(knobs) && !st; k++) st = parse_knob(root, k, cfg, err);
   if (!st && cfg->n_embd % cfg->n_head != 0)
-    st = tt_fail(err, TT_ERR_FORMAT, "config.json: n_embd %d is not divisible by n_head %d", cfg->n_embd, cfg->n_head);
+    st = tt_fail(err, TT_ERR_FORMAT, "n_embd %d is not divisible by n_head %d", cfg->n_embd, cfg->n_head);
   json_decref(root);
   return st;
 }
@@ -162,13 +163,13 @@ tt_status tt_config_from_json(const char *text, tt_config *cfg, tt_error *err) {
 char *tt_config_to_json(const tt_config *cfg) {
   json_t *root = json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:f}", "n_layer", cfg->n_layer, "n_head", cfg->n_head,
                            "n_embd", cfg->n_embd, "n_positions", cfg->n_positions, "vocab_size", cfg->vocab_size,
-                           "n_inner", cfg->n_inner, "layer_norm_epsilon", (double)cfg->ln_eps);
+                           "n_inner", cfg->n_inner, "layer_norm_epsilon", cfg->ln_eps);
   for (size_t k = 0; k < COUNT(knobs); k++) {
     const char *name = name_of(knobs[k].values, knobs[k].n_values, knob_load(cfg, k));
     if (knobs[k].values == booleans) json_object_set_new(root, knobs[k].json_name, json_boolean(knob_load(cfg, k)));
     else json_object_set_new(root, knobs[k].json_name, json_string(name));
   }
-  char *s = json_dumps(root, JSON_PRESERVE_ORDER | JSON_COMPACT);
+  char *s = json_dumps(root, JSON_PRESERVE_ORDER | JSON_COMPACT | JSON_REAL_PRECISION(15));
   json_decref(root);
   return s;
 }

@@ -14,7 +14,7 @@ typedef struct {
   // From HF GPT-2's config.json.
   int n_layer, n_head, n_embd, n_positions, vocab_size;
   int n_inner;  // F; config "n_inner" (null means 4 * n_embd)
-  float ln_eps;  // "layer_norm_epsilon"
+  double ln_eps;  // "layer_norm_epsilon" (the engine computes with it as a float)
   tt_act_kind activation;  // "activation_function": gelu_new (tanh form), gelu (erf), relu, silu, identity
   // ttrace's own keys ("ttrace_*" in config.json; `--set key=value` on the command line).
   tt_pos_kind positions;  // ttrace_positions: learned | sinusoidal | none

@@ -1,0 +1,185 @@
+// model: loading HF-layout folders (prefix or not, F32/F16/BF16, tied or not) and clear
+// errors for missing files, missing tensors, wrong shapes and unsupported dtypes.
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "model/model.h"
+#include "safetensors/safetensors.h"
+
+enum { L = 2, H = 2, C = 4, F = 6, V = 10, P = 8 };
+static char root[] = "/tmp/tt_model_XXXXXX";
+
+typedef struct {
+  const char *prefix;
+  tt_dtype dtype;
+  bool untied, drop_fc_bias, wrong_qkv, int_wte;
+  const char *extra_config;
+} variant;
+
+// Writes config.json and model.safetensors for a tiny model; the value of element i of
+// tensor k is k + i/1000, so tests can check where each pointer landed.
+static void make_model(const char *dir, const variant *v) {
+  mkdir(dir, 0755);
+  char path[600];
+  snprintf(path, sizeof path, "%s/config.json", dir);
+  FILE *fp = fopen(path, "w");
+  fprintf(fp, "{\"n_layer\": %d, \"n_head\": %d, \"n_embd\": %d, \"n_inner\": %d, \"vocab_size\": %d, "
+              "\"n_positions\": %d, \"layer_norm_epsilon\": 1e-5, \"activation_function\": \"gelu_new\"%s}",
+          L, H, C, F, V, P, v->extra_config ? v->extra_config : "");
+  fclose(fp);
+  tt_tensor ts[64];
+  char names[64][128];
+  int n = 0;
+#define ADD(nm, d0, d1)                                                       \
+  do {                                                                        \
+    snprintf(names[n], 128, "%s%s", v->prefix, nm);                            \
+    ts[n] = (tt_tensor){names[n], v->dtype, (d1) ? 2 : 1, {(d0), (d1)}, NULL}; \
+    n++;                                                                      \
+  } while (0)
+  ADD("wte.weight", V, C);
+  ADD("wpe.weight", P, C);
+  for (int l = 0; l < L; l++) {
+    char p[48];
+#define LADD(s, d0, d1)                    \
+  do {                                     \
+    snprintf(p, sizeof p, "h.%d.%s", l, s); \
+    ADD(p, d0, d1);                        \
+  } while (0)
+    LADD("ln_1.weight", C, 0);
+    LADD("ln_1.bias", C, 0);
+    int qkv_cols = v->wrong_qkv ? 2 * C : 3 * C;
+    LADD("attn.c_attn.weight", C, qkv_cols);
+    LADD("attn.c_attn.bias", 3 * C, 0);
+    LADD("attn.c_proj.weight", C, C);
+    LADD("attn.c_proj.bias", C, 0);
+    LADD("ln_2.weight", C, 0);
+    LADD("ln_2.bias", C, 0);
+    LADD("mlp.c_fc.weight", C, F);
+    if (!v->drop_fc_bias) LADD("mlp.c_fc.bias", F, 0);
+    LADD("mlp.c_proj.weight", F, C);
+    LADD("mlp.c_proj.bias", C, 0);
+  }
+  ADD("ln_f.weight", C, 0);
+  ADD("ln_f.bias", C, 0);
+  if (v->untied) {
+    snprintf(names[n], 128, "lm_head.weight");
+    ts[n++] = (tt_tensor){names[n - 1], v->dtype, 2, {V, C}, NULL};
+  }
+  if (v->int_wte) ts[0].dtype = TT_I32;
+  for (int k = 0; k < n; k++) {
+    if (ts[k].ndim == 1) ts[k].shape[1] = 0;
+    int64_t numel = tt_tensor_numel(&ts[k]);
+    ts[k].data = malloc((size_t)numel * 4);
+    for (int64_t i = 0; i < numel; i++) {
+      float x = (float)k + (float)i / 1000.0f;
+      if (ts[k].dtype == TT_F32 || ts[k].dtype == TT_I32) ((float *)ts[k].data)[i] = x;
+      else if (ts[k].dtype == TT_F16) ((uint16_t *)ts[k].data)[i] = tt_f32_to_f16(x);
+      else {
+        uint32_t u;
+        memcpy(&u, &x, 4);
+        ((uint16_t *)ts[k].data)[i] = (uint16_t)(u >> 16);
+      }
+    }
+  }
+  snprintf(path, sizeof path, "%s/model.safetensors", dir);
+  tt_error err;
+  assert_int_equal(tt_st_write(path, ts, (size_t)n, NULL, 0, &err), TT_OK);
+  for (int k = 0; k < n; k++) free(ts[k].data);
+}
+
+static tt_status load_variant(const variant *v, tt_model **m, tt_error *err) {
+  static int counter;
+  char dir[300];
+  snprintf(dir, sizeof dir, "%s/m%d", root, counter++);
+  make_model(dir, v);
+  return tt_model_load(dir, m, err);
+}
+
+static void test_loads_each_storage(void **state) {
+  (void)state;
+  const variant variants[] = {{.prefix = "", .dtype = TT_F32}, {.prefix = "transformer.", .dtype = TT_F32}, {.prefix = "", .dtype = TT_F16},
+                              {.prefix = "transformer.", .dtype = TT_BF16}, {.prefix = "", .dtype = TT_F32, .untied = true}};
+  for (size_t i = 0; i < sizeof variants / sizeof *variants; i++) {
+    tt_model *m = NULL;
+    tt_error err = {0};
+    if (load_variant(&variants[i], &m, &err)) fail_msg("variant %zu: %s", i, err.msg);
+    float tol = variants[i].dtype == TT_F32 ? 0 : variants[i].dtype == TT_F16 ? 2e-3f : 2e-2f;
+    assert_int_equal(m->cfg.n_layer, L);
+    assert_int_equal(m->cfg.n_inner, F);
+    assert_float_equal(m->wte[0], 0.0f, tol);
+    assert_float_equal(m->wte[5], 0.005f, tol);
+    assert_float_equal(m->wpe[0], 1.0f, tol);
+    assert_float_equal(m->layers[0].ln1_w[0], 2.0f, tol);
+    assert_float_equal(m->layers[1].attn_w[7], 16.007f, tol * 16);  // 2 + 12 + 2: second layer's qkv weight
+    assert_float_equal(m->lnf_b[1], 27.001f, tol * 27);
+    if (variants[i].untied) assert_ptr_not_equal(m->lm_head, m->wte);
+    else assert_ptr_equal(m->lm_head, m->wte);
+    tt_model_destroy(m);
+  }
+}
+
+static void expect_load_error(const variant *v, tt_status want, const char *fragment) {
+  tt_model *m = NULL;
+  tt_error err = {0};
+  tt_status st = load_variant(v, &m, &err);
+  if (st != want || !strstr(err.msg, fragment)) fail_msg("got %d '%s', wanted %d with '%s'", st, err.msg, want, fragment);
+  assert_null(m);
+}
+
+static void test_load_errors(void **state) {
+  (void)state;
+  expect_load_error(&(variant){.prefix = "", .dtype = TT_F32, .drop_fc_bias = true}, TT_ERR_FORMAT, "missing tensor 'h.0.mlp.c_fc.bias'");
+  expect_load_error(&(variant){.prefix = "", .dtype = TT_F32, .wrong_qkv = true}, TT_ERR_SHAPE,
+                    "'h.0.attn.c_attn.weight' should have shape (4, 12) for this config.json, found (4, 8)");
+  expect_load_error(&(variant){.prefix = "", .dtype = TT_F32, .int_wte = true}, TT_ERR_UNSUPPORTED, "dtype I32");
+  expect_load_error(&(variant){.prefix = "", .dtype = TT_F32, .extra_config = ", \"activation_function\": \"tanhh\""}, TT_ERR_FORMAT,
+                    "tanhh");
+  tt_model *m = NULL;
+  tt_error err = {0};
+  assert_int_equal(tt_model_load("/nonexistent/model", &m, &err), TT_ERR_IO);
+  assert_non_null(strstr(err.msg, "/nonexistent/model"));
+}
+
+static void test_config_knobs(void **state) {
+  (void)state;
+  tt_config cfg;
+  tt_config_default(&cfg);
+  tt_error err = {0};
+  assert_int_equal(tt_config_set(&cfg, "causal", "false", &err), TT_OK);
+  assert_int_equal(tt_config_set(&cfg, "ttrace_positions", "sinusoidal", &err), TT_OK);
+  assert_int_equal(tt_config_set(&cfg, "activation", "identity", &err), TT_OK);
+  assert_int_equal(tt_config_set(&cfg, "block", "post_ln", &err), TT_OK);
+  assert_int_equal(tt_config_set(&cfg, "norm", "rmsnorm", &err), TT_OK);
+  assert_int_equal(tt_config_set(&cfg, "causal", "maybe", &err), TT_ERR_ARG);
+  assert_non_null(strstr(err.msg, "true, false"));
+  assert_int_equal(tt_config_set(&cfg, "colour", "red", &err), TT_ERR_ARG);
+  char *json = tt_config_to_json(&cfg);
+  tt_config back;
+  assert_int_equal(tt_config_from_json(json, &back, &err), TT_OK);
+  free(json);
+  assert_false(back.causal);
+  assert_true(back.post_ln);
+  assert_int_equal(back.positions, TT_POS_SINUSOIDAL);
+  assert_int_equal(back.activation, TT_ACT_IDENTITY);
+  assert_int_equal(back.norm, TT_NORM_RMSNORM);
+  assert_int_equal(back.n_inner, cfg.n_inner);
+  assert_int_equal(tt_config_from_json("{\"n_layer\": 2}", &back, &err), TT_ERR_FORMAT);
+  assert_non_null(strstr(err.msg, "n_head"));
+}
+
+int main(void) {
+  if (!mkdtemp(root)) return 1;
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_loads_each_storage), cmocka_unit_test(test_load_errors),
+                                     cmocka_unit_test(test_config_knobs)};
+  int rc = cmocka_run_group_tests(tests, NULL, NULL);
+  char cmd[600];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", root);
+  if (system(cmd)) return 1;
+  return rc;
+}
