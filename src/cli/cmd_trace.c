@@ -46,7 +46,7 @@ static void print_prediction(const tt_session *s, const tt_trace *tr) {
   printf("next token:");
   for (int k = 0; k < 3 && best[k] >= 0; k++) {
     char piece[128];
-    printf(" '%s' %.3f", tt_tokenizer_token_display(s->tok, best[k], piece, sizeof piece), last[best[k]]);
+    printf(" '%s' %.3g", tt_tokenizer_token_display(s->tok, best[k], piece, sizeof piece), last[best[k]]);
   }
   printf("\n");
 }

@@ -35,14 +35,14 @@ tt_status tt_session_open(const tt_session_opts *opts, tt_session **out, tt_erro
   *out = NULL;
   tt_session *s = calloc(1, sizeof *s);
   if (!s) return tt_fail(err, TT_ERR_NOMEM, "out of memory");
-  char dir[4096], tok_dir[4096];
+  char dir[4096], tok_dir[4096], probe[4200];
   tt_status st = find_model_dir(opts, dir, sizeof dir, err);
   if (!st) st = tt_model_load(dir, &s->model, err);
   if (!st) s->base_cfg = s->model->cfg;
   if (!st) st = apply_settings(&s->model->cfg, opts->set, opts->n_set, err);
   // The model folder's own vocab.json/merges.txt, else GPT-2's from assets/tokenizer.
-  snprintf(tok_dir, sizeof tok_dir, "%s/vocab.json", dir);
-  if (access(tok_dir, F_OK) == 0) snprintf(tok_dir, sizeof tok_dir, "%s", dir);
+  snprintf(probe, sizeof probe, "%s/vocab.json", dir);
+  if (access(probe, F_OK) == 0) snprintf(tok_dir, sizeof tok_dir, "%s", dir);
   else if (!tt_asset_path("tokenizer", tok_dir, sizeof tok_dir)) snprintf(tok_dir, sizeof tok_dir, "%s", dir);
   if (!st) st = tt_tokenizer_load(tok_dir, &s->tok, err);
   if (!st) st = tt_backend_create(opts->backend ? opts->backend : "openblas", &s->be, s->backend_note,
