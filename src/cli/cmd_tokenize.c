@@ -1,0 +1,170 @@
+// ttrace tokenize: text → GPT-2 tokens, as a table, as ids, or merge by merge.
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "prompt_arg.h"
+#include "tokenizer/tokenizer.h"
+
+static const char usage[] =
+    "usage: ttrace tokenize [--ids | --merges] [--dir DIR] TEXT...\n"
+    "\n"
+    "Splits TEXT into GPT-2 tokens (byte-level BPE). The words of TEXT are joined with single\n"
+    "spaces; TEXT \"-\" reads standard input (one trailing newline dropped).\n"
+    "Default output: one row per token with its index, id, the piece as vocab.json spells it\n"
+    "(a space is \"Ġ\", a newline \"Ċ\") and as text (a space shown as \"␣\", a byte that is only\n"
+    "part of a character as \\xNN).\n"
+    "\n"
+    "  --ids        only the ids, on one line: 464 6193 318 3621\n"
+    "  --merges     each pre-token's byte-pair merges in order, with their ranks (rank r is\n"
+    "               line r + 2 of merges.txt; lower ranks merge first), then its pieces\n"
+    "  --dir DIR    a folder with vocab.json and merges.txt, such as a model folder\n"
+    "               (default: the bundled GPT-2 files in assets/tokenizer)\n"
+    "\n"
+    "\"<|endoftext|>\" in TEXT is ordinary text, split like any other characters.\n";
+
+// Terminal columns of a UTF-8 string: 2 for wide East Asian characters and emoji, else 1.
+static int columns(const char *s) {
+  int w = 0;
+  size_t len = strlen(s);
+  for (size_t i = 0; i < len;) {
+    uint32_t cp;
+    int k = tt_utf8_decode(s + i, len - i, &cp);
+    if (k == 0) k = 1, cp = '?';
+    bool wide = (cp >= 0x1100 && cp <= 0x115F) || (cp >= 0x2E80 && cp <= 0xA4CF) ||
+                (cp >= 0xAC00 && cp <= 0xD7A3) || (cp >= 0xF900 && cp <= 0xFAFF) ||
+                (cp >= 0xFF00 && cp <= 0xFF60) || (cp >= 0xFFE0 && cp <= 0xFFE6) ||
+                (cp >= 0x1F300 && cp <= 0x1FAFF) || (cp >= 0x20000 && cp <= 0x3FFFD);
+    bool zero = (cp >= 0x300 && cp <= 0x36F) || cp == 0x200D || (cp >= 0xFE00 && cp <= 0xFE0F);
+    w += zero ? 0 : wide ? 2 : 1;
+    i += (size_t)k;
+  }
+  return w;
+}
+
+static void print_padded(const char *s, int width) {
+  fputs(s, stdout);
+  for (int pad = width - columns(s); pad > 0; pad--) putchar(' ');
+}
+
+static void print_table(const tt_tokenizer *tok, const int32_t *ids, int n) {
+  int wide = 5;  // "piece"
+  for (int i = 0; i < n; i++) {
+    int w = columns(tt_tokenizer_token_spelling(tok, ids[i]));
+    if (w > wide) wide = w;
+  }
+  printf("%5s  %6s  ", "index", "id");
+  print_padded("piece", wide);
+  printf("  text\n");
+  char buf[256];
+  for (int i = 0; i < n; i++) {
+    printf("%5d  %6d  ", i, (int)ids[i]);
+    print_padded(tt_tokenizer_token_spelling(tok, ids[i]), wide);
+    printf("  %s\n", tt_tokenizer_token_visible(tok, ids[i], buf, sizeof buf));
+  }
+}
+
+static void print_ids(const int32_t *ids, int n) {
+  for (int i = 0; i < n; i++) printf(i ? " %d" : "%d", (int)ids[i]);
+  putchar('\n');
+}
+
+static void print_merge(void *ctx, const tt_merge_step *s) {
+  (void)ctx;
+  char merge[512];
+  snprintf(merge, sizeof merge, "%s + %s → %s", s->left, s->right, s->merged);
+  printf("  %4d  ", s->step);
+  print_padded(merge, 36);
+  printf("  %6d\n", s->rank);
+}
+
+// Each pre-token: its merges, then its pieces. Returns the ids of the whole text.
+static tt_status print_merges(const tt_tokenizer *tok, const char *text, tt_error *err) {
+  tt_span *spans;
+  int n_spans;
+  tt_status st = tt_tokenizer_pretokenize(tok, text, strlen(text), &spans, &n_spans, err);
+  if (st != TT_OK) return st;
+  char buf[512];
+  for (int p = 0; p < n_spans && st == TT_OK; p++) {
+    const char *piece = text + spans[p].offset;
+    int32_t *ids;
+    int n;
+    printf("%spre-token %d: \"", p ? "\n" : "", p + 1);
+    char spelled[1024];
+    fputs(tt_tokenizer_spell(tok, piece, spans[p].len, spelled, sizeof spelled), stdout);
+    printf("\"\n  %4s  ", "step");
+    print_padded("left + right → merged", 36);
+    printf("  %6s\n", "rank");
+    st = tt_tokenizer_bpe(tok, piece, spans[p].len, &ids, &n, print_merge, NULL, err);
+    if (st != TT_OK) break;
+    printf("  pieces:");
+    for (int i = 0; i < n; i++)
+      printf(" %s (%d, \"%s\")", tt_tokenizer_token_spelling(tok, ids[i]), (int)ids[i],
+             tt_tokenizer_token_visible(tok, ids[i], buf, sizeof buf));
+    putchar('\n');
+    free(ids);
+  }
+  free(spans);
+  return st;
+}
+
+int tt_cmd_tokenize(int argc, char **argv) {
+  static const struct option longs[] = {{"ids", no_argument, 0, 'i'}, {"merges", no_argument, 0, 'm'},
+                                        {"dir", required_argument, 0, 'd'}, {"help", no_argument, 0, 'h'},
+                                        {0, 0, 0, 0}};
+  bool ids_only = false, merges = false;
+  const char *dir = NULL;
+  int c;
+  optind = 1;
+  opterr = 0;
+  while ((c = getopt_long(argc, argv, "h", longs, NULL)) != -1) {
+    switch (c) {
+      case 'i': ids_only = true; break;
+      case 'm': merges = true; break;
+      case 'd': dir = optarg; break;
+      case 'h': fputs(usage, stdout); return 0;
+      case '?':
+        if (optopt) return tt_cli_usage_error("tokenize", "option -%c needs no value or is unknown", optopt);
+        return tt_cli_usage_error("tokenize", "unknown option or missing value: %s", argv[optind - 1]);
+      default: return tt_cli_usage_error("tokenize", "unknown option");
+    }
+  }
+  if (ids_only && merges) return tt_cli_usage_error("tokenize", "--ids and --merges do not go together");
+  if (optind >= argc) return tt_cli_usage_error("tokenize", "missing TEXT");
+
+  tt_error err = {0};
+  char found[4096];
+  if (!dir) {
+    if (!tt_asset_path("tokenizer", found, sizeof found)) {
+      tt_fail(&err, TT_ERR_IO, "cannot find the bundled tokenizer files (assets/tokenizer); set TTRACE_ASSETS or use --dir");
+      return tt_cli_fail("tokenize", &err);
+    }
+    dir = found;
+  }
+  char *text = NULL;
+  tt_tokenizer *tok = NULL;
+  int32_t *ids = NULL;
+  int n = 0;
+  if (tt_prompt_from_args(argc - optind, argv + optind, &text, &err) != TT_OK ||
+      tt_tokenizer_load(dir, &tok, &err) != TT_OK ||
+      (merges ? print_merges(tok, text, &err) : TT_OK) != TT_OK ||
+      tt_tokenizer_encode(tok, text, strlen(text), &ids, &n, NULL, NULL, &err) != TT_OK) {
+    free(text);
+    tt_tokenizer_destroy(tok);
+    return tt_cli_fail("tokenize", &err);
+  }
+  if (ids_only) {
+    print_ids(ids, n);
+  } else if (merges) {
+    printf("\n%d tokens:", n);
+    for (int i = 0; i < n; i++) printf(" %d", (int)ids[i]);
+    putchar('\n');
+  } else {
+    print_table(tok, ids, n);
+  }
+  free(ids);
+  free(text);
+  tt_tokenizer_destroy(tok);
+  return 0;
+}
