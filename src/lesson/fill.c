@@ -1,0 +1,384 @@
+// fill: the {{...}} placeholders of a narration, filled with numbers from the traces, so
+// a number the narration quotes is always the number in the trace it plays from.
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/model.h"  // tt_config, used by trace.h's tt_trace_config
+#include "lesson_internal.h"
+
+static const struct {
+  const char *name;
+  tt_ph_func func;
+} funcs[] = {{"value", TT_PH_VALUE},   {"max", TT_PH_MAX},       {"min", TT_PH_MIN},     {"absmax", TT_PH_ABSMAX},
+             {"mean", TT_PH_MEAN},     {"std", TT_PH_STD},       {"sum", TT_PH_SUM},     {"norm", TT_PH_NORM},
+             {"argmax", TT_PH_ARGMAX}, {"argmin", TT_PH_ARGMIN}, {"word", TT_PH_WORD},   {"list", TT_PH_LIST},
+             {"shape", TT_PH_SHAPE},   {"token", TT_PH_TOKEN},   {"config", TT_PH_CONFIG}};
+
+static const char *const config_keys[] = {"n_layer", "n_head",      "n_embd",     "d_head",
+                                          "n_inner", "n_positions", "vocab_size", "tokens", NULL};
+
+static bool parse_index(const char *s, tt_placeholder *ph, tt_error *err) {
+  // s: "i,j,:" (without brackets)
+  ph->n_idx = 0;
+  while (true) {
+    while (*s == ' ') s++;
+    if (ph->n_idx == TT_MAX_DIMS) {
+      tt_fail(err, TT_ERR_FORMAT, "more than %d indices", TT_MAX_DIMS);
+      return false;
+    }
+    if (*s == ':') {
+      ph->idx[ph->n_idx++] = TT_PH_ANY;
+      s++;
+    } else {
+      char *end;
+      long v = strtol(s, &end, 10);
+      if (end == s) {
+        tt_fail(err, TT_ERR_FORMAT, "index '%.10s' is not a number or ':'", s);
+        return false;
+      }
+      ph->idx[ph->n_idx++] = v;
+      s = end;
+    }
+    while (*s == ' ') s++;
+    if (!*s) return true;
+    if (*s != ',') {
+      tt_fail(err, TT_ERR_FORMAT, "expected ',' between indices at '%.10s'", s);
+      return false;
+    }
+    s++;
+  }
+}
+
+static bool parse_fmt(const char *s, tt_placeholder *ph, tt_error *err) {
+  // %[.N](f|e|g|p)
+  const char *c = s + 1;
+  if (*c == '.') {
+    c++;
+    if (!isdigit((unsigned char)*c)) goto bad;
+    while (isdigit((unsigned char)*c)) c++;
+  }
+  if (!strchr("fegp", *c) || !*c || c[1] || c - s > 6) goto bad;
+  ph->percent = *c == 'p';
+  snprintf(ph->fmt, sizeof ph->fmt, "%.*s%c", (int)(c - s), s, ph->percent ? 'f' : *c);
+  return true;
+bad:
+  tt_fail(err, TT_ERR_FORMAT, "format '%s' should look like %%.3f, %%.2e, %%.3g or %%.1p (percent)", s);
+  return false;
+}
+
+tt_status tt_placeholder_parse(const char *s, size_t n, tt_placeholder *ph, tt_error *err) {
+  memset(ph, 0, sizeof *ph);
+  char buf[256];
+  if (n >= sizeof buf) return tt_fail(err, TT_ERR_FORMAT, "placeholder too long");
+  memcpy(buf, s, n);
+  buf[n] = 0;
+  char *words[4];
+  int nw = 0;
+  for (char *tok = strtok(buf, " \t\n"); tok; tok = strtok(NULL, " \t\n")) {
+    if (nw == 3) return tt_fail(err, TT_ERR_FORMAT, "too many words (FUNC REF FORMAT at most)");
+    words[nw++] = tok;
+  }
+  if (nw == 0) return tt_fail(err, TT_ERR_FORMAT, "empty placeholder");
+  int w = 0;
+  ph->func = TT_PH_VALUE;
+  bool named_func = false;
+  for (size_t i = 0; i < sizeof funcs / sizeof *funcs; i++)
+    if (strcmp(words[0], funcs[i].name) == 0) {
+      ph->func = funcs[i].func;
+      named_func = true;
+    }
+  if (named_func) w++;
+  if (w >= nw) return tt_fail(err, TT_ERR_FORMAT, "'%s' needs a tensor, token index or config key", words[0]);
+  char *ref = words[w++];
+  if (w < nw) {
+    if (words[w][0] != '%') return tt_fail(err, TT_ERR_FORMAT, "unexpected '%s' (a format starts with %%)", words[w]);
+    if (!parse_fmt(words[w], ph, err)) return TT_ERR_FORMAT;
+    w++;
+  }
+  char *colon = strchr(ref, ':');
+  if (colon && (strchr(ref, '[') == NULL || colon < strchr(ref, '['))) {
+    *colon = 0;
+    if (!*ref || strlen(ref) >= sizeof ph->trace) return tt_fail(err, TT_ERR_FORMAT, "bad trace name before ':'");
+    strcpy(ph->trace, ref);
+    ref = colon + 1;
+  }
+  char *bracket = strchr(ref, '[');
+  if (bracket) {
+    size_t len = strlen(bracket);
+    if (bracket[len - 1] != ']') return tt_fail(err, TT_ERR_FORMAT, "index list is not closed with ']'");
+    bracket[len - 1] = 0;
+    *bracket = 0;
+    if (!parse_index(bracket + 1, ph, err)) return TT_ERR_FORMAT;
+  }
+  if (!*ref || strlen(ref) >= sizeof ph->ref) return tt_fail(err, TT_ERR_FORMAT, "missing or too long name");
+  strcpy(ph->ref, ref);
+  if (ph->func == TT_PH_TOKEN) {
+    char *end;
+    strtol(ph->ref, &end, 10);
+    if (*end || ph->n_idx) return tt_fail(err, TT_ERR_FORMAT, "token takes a token index, e.g. {{token 2}}");
+  } else if (ph->func == TT_PH_CONFIG) {
+    bool ok = false;
+    for (const char *const *k = config_keys; *k; k++) ok |= strcmp(*k, ph->ref) == 0;
+    if (!ok || ph->n_idx)
+      return tt_fail(err, TT_ERR_FORMAT,
+                     "config key '%s' unknown (n_layer, n_head, n_embd, d_head, n_inner, n_positions, "
+                     "vocab_size, tokens)",
+                     ph->ref);
+  } else {
+    for (const char *c = ph->ref; *c; c++)
+      if (!isalnum((unsigned char)*c) && *c != '_' && *c != '.')
+        return tt_fail(err, TT_ERR_FORMAT, "'%s' is not a hook name", ph->ref);
+  }
+  return TT_OK;
+}
+
+// Calls fn for each {{...}} (open points at "{{", inner/n is what is inside, line is its
+// line); stops at the first error. Errors are prefixed "NAME:LINE: ".
+typedef tt_status (*each_fn)(void *ctx, const char *open, const char *inner, size_t n, int line, tt_error *err);
+
+static tt_status each_placeholder(const char *name, const char *text, int line, each_fn fn, void *ctx,
+                                  tt_error *err) {
+  for (const char *s = text; *s; s++) {
+    if (*s == '\n') line++;
+    if (s[0] == '}' && s[1] == '}') return tt_fail(err, TT_ERR_FORMAT, "%s:%d: '}}' without '{{'", name, line);
+    if (s[0] != '{' || s[1] != '{') continue;
+    const char *close = strstr(s + 2, "}}");
+    const char *nl = strchr(s + 2, '\n');
+    if (!close || (nl && nl < close))
+      return tt_fail(err, TT_ERR_FORMAT, "%s:%d: '{{' is not closed on its line", name, line);
+    tt_status st = fn(ctx, s, s + 2, (size_t)(close - s - 2), line, err);
+    if (st) return st;
+    s = close + 1;
+  }
+  return TT_OK;
+}
+
+static tt_status check_one(void *ctx, const char *open, const char *inner, size_t n, int line, tt_error *err) {
+  const tt_lesson *l = ctx;
+  (void)open;
+  tt_placeholder ph;
+  tt_status st = tt_placeholder_parse(inner, n, &ph, err);
+  if (!st && ph.trace[0] && tt_lesson_find_trace(l, ph.trace) < 0)
+    st = tt_fail(err, TT_ERR_FORMAT, "trace '%s' is not defined in the header", ph.trace);
+  if (st) return tt_fail_prefix(err, "%s:%d: {{%.*s}}", l->name, line, (int)n, inner);
+  return TT_OK;
+}
+
+tt_status tt_lesson_check_placeholders(const tt_lesson *l, const char *text, int line, tt_error *err) {
+  return each_placeholder(l->name, text, line, check_one, (void *)l, err);
+}
+
+// ---- filling ------------------------------------------------------------------------
+typedef struct {
+  char *buf;
+  size_t len, cap;
+  bool oom;
+} strbuf;
+
+static void sb_add(strbuf *b, const char *s, size_t n) {
+  if (b->oom) return;
+  if (b->len + n + 1 > b->cap) {
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < b->len + n + 1) cap *= 2;
+    char *grown = realloc(b->buf, cap);
+    if (!grown) {
+      b->oom = true;
+      return;
+    }
+    b->buf = grown;
+    b->cap = cap;
+  }
+  memcpy(b->buf + b->len, s, n);
+  b->len += n;
+  b->buf[b->len] = 0;
+}
+
+__attribute__((format(printf, 2, 3))) static void sb_printf(strbuf *b, const char *fmt, ...) {
+  char tmp[512];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+  va_end(ap);
+  if (n > 0) sb_add(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+}
+
+typedef struct {
+  const tt_lesson *l;
+  int default_trace;
+  const tt_trace *const *traces;
+  tt_lesson_decode_fn decode;
+  void *decode_ctx;
+  strbuf out;
+  const char *copied;  // text up to here is in out
+} fill_ctx;
+
+static double elem(const tt_tensor *t, int64_t i) {
+  switch (t->dtype) {
+    case TT_F32: return ((const float *)t->data)[i];
+    case TT_I32: return ((const int32_t *)t->data)[i];
+    case TT_I64: return (double)((const int64_t *)t->data)[i];
+    default: {
+      float f;
+      tt_convert_to_f32(&f, (const char *)t->data + (size_t)i * tt_dtype_size(t->dtype), t->dtype, 1);
+      return f;
+    }
+  }
+}
+
+static void put_number(strbuf *b, const tt_placeholder *ph, double v) {
+  if (ph->percent)
+    sb_printf(b, ph->fmt, v * 100.0), sb_add(b, "%", 1);
+  else
+    sb_printf(b, ph->fmt[0] ? ph->fmt : "%.3g", v);
+}
+
+static tt_status fill_one(void *vctx, const char *open, const char *inner, size_t n, int line, tt_error *err) {
+  fill_ctx *c = vctx;
+  sb_add(&c->out, c->copied, (size_t)(open - c->copied));
+  c->copied = inner + n + 2;
+  tt_placeholder ph;
+  char where[160];
+  snprintf(where, sizeof where, "%s:%d: {{%.*s}}", c->l->name, line, (int)(n < 100 ? n : 100), inner);
+  if (tt_placeholder_parse(inner, n, &ph, err)) return tt_fail_prefix(err, "%s", where);
+  int ti = ph.trace[0] ? tt_lesson_find_trace(c->l, ph.trace) : c->default_trace;
+  if (ti < 0) return tt_fail(err, TT_ERR_FORMAT, "%s: trace '%s' is not defined", where, ph.trace);
+  const tt_trace *tr = c->traces[ti];
+  if (ph.func == TT_PH_TOKEN) {
+    int T = tt_trace_n_tokens(tr), i = atoi(ph.ref);
+    if (i < 0) i += T;
+    if (i < 0 || i >= T) return tt_fail(err, TT_ERR_ARG, "%s: token %s out of range (T = %d)", where, ph.ref, T);
+    const char *s = tt_trace_token(tr, i);
+    sb_add(&c->out, s, strlen(s));
+    return TT_OK;
+  }
+  if (ph.func == TT_PH_CONFIG) {
+    tt_config cfg;
+    long v;
+    if (strcmp(ph.ref, "tokens") == 0) {
+      v = tt_trace_n_tokens(tr);
+    } else {
+      if (!tt_trace_config(tr, &cfg))
+        return tt_fail(err, TT_ERR_FORMAT, "%s: trace '%s' has no readable config", where, c->l->traces[ti].name);
+      v = strcmp(ph.ref, "n_layer") == 0       ? cfg.n_layer
+          : strcmp(ph.ref, "n_head") == 0      ? cfg.n_head
+          : strcmp(ph.ref, "n_embd") == 0      ? cfg.n_embd
+          : strcmp(ph.ref, "d_head") == 0      ? cfg.n_embd / cfg.n_head
+          : strcmp(ph.ref, "n_inner") == 0     ? (cfg.n_inner ? cfg.n_inner : 4 * cfg.n_embd)
+          : strcmp(ph.ref, "n_positions") == 0 ? cfg.n_positions
+                                               : cfg.vocab_size;
+    }
+    sb_printf(&c->out, "%ld", v);
+    return TT_OK;
+  }
+  const tt_tensor *t = tt_trace_find(tr, ph.ref);
+  if (!t)
+    return tt_fail(err, TT_ERR_FORMAT, "%s: trace '%s' has no tensor %s", where, c->l->traces[ti].name, ph.ref);
+  if (ph.n_idx > t->ndim)
+    return tt_fail(err, TT_ERR_FORMAT, "%s: %d indices for a %d-D tensor", where, ph.n_idx, t->ndim);
+  // The slice: fixed dims from the index list, free dims (':' or not given) iterate.
+  int64_t lo[TT_MAX_DIMS], cnt[TT_MAX_DIMS], stride[TT_MAX_DIMS];
+  int free_dims[TT_MAX_DIMS], n_free = 0;
+  int64_t s = 1;
+  for (int d = t->ndim - 1; d >= 0; d--) {
+    stride[d] = s;
+    s *= t->shape[d];
+  }
+  int64_t count = 1;
+  for (int d = 0; d < t->ndim; d++) {
+    if (d < ph.n_idx && ph.idx[d] != TT_PH_ANY) {
+      int64_t i = ph.idx[d] < 0 ? ph.idx[d] + t->shape[d] : ph.idx[d];
+      if (i < 0 || i >= t->shape[d])
+        return tt_fail(err, TT_ERR_ARG, "%s: index %lld out of range for axis %d of size %lld", where,
+                       (long long)ph.idx[d], d, (long long)t->shape[d]);
+      lo[d] = i;
+      cnt[d] = 1;
+    } else {
+      lo[d] = 0;
+      cnt[d] = t->shape[d];
+      free_dims[n_free++] = d;
+    }
+    count *= cnt[d];
+  }
+  if (ph.func == TT_PH_SHAPE) {
+    sb_add(&c->out, "(", 1);
+    for (int k = 0; k < n_free; k++) sb_printf(&c->out, k ? ", %lld" : "%lld", (long long)t->shape[free_dims[k]]);
+    sb_add(&c->out, n_free == 1 ? ",)" : ")", n_free == 1 ? 2 : 1);
+    return TT_OK;
+  }
+  if (count == 0) return tt_fail(err, TT_ERR_ARG, "%s: the slice is empty", where);
+  if (ph.func == TT_PH_VALUE && count != 1)
+    return tt_fail(err, TT_ERR_FORMAT, "%s: a value needs all %d indices (or use max, mean, list, ...)", where,
+                   t->ndim);
+  if (ph.func == TT_PH_LIST && count > 64)
+    return tt_fail(err, TT_ERR_FORMAT, "%s: list of %lld values is too long (64 at most)", where, (long long)count);
+  if ((ph.func == TT_PH_WORD) && n_free != 1)
+    return tt_fail(err, TT_ERR_FORMAT, "%s: word needs a 1-D slice (e.g. hook_probs[-1])", where);
+  double best = 0, sum = 0, sumsq = 0;
+  int64_t best_at = -1;
+  int64_t pos[TT_MAX_DIMS] = {0};
+  for (int64_t k = 0; k < count; k++) {
+    int64_t off = 0, flat = 0;
+    for (int d = 0; d < t->ndim; d++) {
+      off += (lo[d] + pos[d]) * stride[d];
+      flat = flat * cnt[d] + pos[d];
+    }
+    double v = elem(t, off);
+    if (ph.func == TT_PH_LIST) {
+      if (k) sb_add(&c->out, ", ", 2);
+      put_number(&c->out, &ph, v);
+    }
+    double key = ph.func == TT_PH_ABSMAX ? fabs(v) : ph.func == TT_PH_MIN || ph.func == TT_PH_ARGMIN ? -v : v;
+    if (best_at < 0 || key > best) best = key, best_at = flat;
+    if (isfinite(v)) sum += v, sumsq += v * v;
+    for (int d = t->ndim - 1; d >= 0; d--) {
+      if (++pos[d] < cnt[d]) break;
+      pos[d] = 0;
+    }
+  }
+  switch (ph.func) {
+    case TT_PH_LIST: break;
+    case TT_PH_VALUE:
+    case TT_PH_MAX: case TT_PH_ABSMAX: put_number(&c->out, &ph, best); break;
+    case TT_PH_MIN: put_number(&c->out, &ph, -best); break;
+    case TT_PH_MEAN: put_number(&c->out, &ph, sum / (double)count); break;
+    case TT_PH_SUM: put_number(&c->out, &ph, sum); break;
+    case TT_PH_NORM: put_number(&c->out, &ph, sqrt(sumsq)); break;
+    case TT_PH_STD: {
+      double mean = sum / (double)count, var = sumsq / (double)count - mean * mean;
+      put_number(&c->out, &ph, sqrt(var > 0 ? var : 0));
+      break;
+    }
+    case TT_PH_ARGMAX: case TT_PH_ARGMIN: sb_printf(&c->out, "%lld", (long long)best_at); break;
+    case TT_PH_WORD: {
+      char buf[128];
+      const char *w = c->decode ? c->decode(c->decode_ctx, (int32_t)best_at, buf, sizeof buf) : NULL;
+      if (w)
+        sb_add(&c->out, w, strlen(w));
+      else
+        sb_printf(&c->out, "#%lld", (long long)best_at);
+      break;
+    }
+    default: break;
+  }
+  return TT_OK;
+}
+
+tt_status tt_lesson_fill(const tt_lesson *l, int default_trace, const char *text, int line,
+                         const tt_trace *const *traces, tt_lesson_decode_fn decode, void *decode_ctx,
+                         char **out, tt_error *err) {
+  *out = NULL;
+  fill_ctx c = {.l = l, .default_trace = default_trace, .traces = traces, .decode = decode,
+                .decode_ctx = decode_ctx, .copied = text};
+  tt_status st = each_placeholder(l->name, text, line, fill_one, &c, err);
+  if (!st) sb_add(&c.out, c.copied, strlen(c.copied));
+  if (!st && c.out.oom) st = tt_fail(err, TT_ERR_NOMEM, "out of memory");
+  if (st) {
+    free(c.out.buf);
+    return st;
+  }
+  *out = c.out.buf;
+  return TT_OK;
+}

@@ -1,0 +1,40 @@
+// Shared between the lesson module's files; not part of the public API.
+#ifndef TT_LESSON_INTERNAL_H
+#define TT_LESSON_INTERNAL_H
+
+#include "lesson.h"
+
+struct tt_lesson {
+  tt_arena *arena;  // every string and list below
+  const char *name, *title, *lang, *model;
+  const char *traces_dir;  // default folder for trace files ("" when parsed from memory)
+  tt_lesson_trace *traces;
+  int n_traces, cap_traces;
+  tt_lesson_step *steps;
+  int n_steps, cap_steps;
+};
+
+// ---- placeholders: {{ [FUNC] [TRACE:]REF[IDX,...] [FMT] }} ----
+typedef enum {
+  TT_PH_VALUE, TT_PH_MAX, TT_PH_MIN, TT_PH_ABSMAX, TT_PH_MEAN, TT_PH_STD, TT_PH_SUM, TT_PH_NORM,
+  TT_PH_ARGMAX, TT_PH_ARGMIN, TT_PH_WORD, TT_PH_LIST, TT_PH_SHAPE, TT_PH_TOKEN, TT_PH_CONFIG
+} tt_ph_func;
+
+#define TT_PH_ANY INT64_MIN  // ':' in an index list
+
+typedef struct {
+  tt_ph_func func;
+  char trace[64];   // "" = the step's trace
+  char ref[128];    // hook name, token index (token) or config key (config)
+  int n_idx;
+  int64_t idx[TT_MAX_DIMS];
+  char fmt[16];     // printf format for floats ("" = %.3g); "pct" style handled by fill
+  bool percent;     // fmt ended in 'p': multiply by 100 and add '%'
+} tt_placeholder;
+
+// Parses the inside of one {{...}} (s, n bytes). The error names the problem, not the line.
+tt_status tt_placeholder_parse(const char *s, size_t n, tt_placeholder *ph, tt_error *err);
+// Checks every placeholder's syntax and trace name in a narration (at parse time).
+tt_status tt_lesson_check_placeholders(const tt_lesson *l, const char *text, int line, tt_error *err);
+
+#endif
