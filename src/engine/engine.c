@@ -134,6 +134,12 @@ tt_status tt_engine_create(const tt_model *model, tt_backend *be, int max_T, tt_
   tt_status st = check_config(&model->cfg, err);
   if (st != TT_OK) return st;
   if (max_T < 1) return tt_fail(err, TT_ERR_ARG, "engine: max_T must be at least 1 (got %d)", max_T);
+  if (model->cfg.positions == TT_POS_LEARNED && !model->wpe)
+    return tt_fail(err, TT_ERR_ARG,
+                   "engine: learned positions need wpe.weight, which this model does not have "
+                   "(use positions=sinusoidal or positions=none)");
+  if (!model->wte || !model->lm_head || !model->lnf_w || !model->lnf_b || (model->cfg.n_layer && !model->layers))
+    return tt_fail(err, TT_ERR_ARG, "engine: the model lacks some of its weights");
   tt_engine *e = calloc(1, sizeof *e);
   if (!e) return tt_fail(err, TT_ERR_NOMEM, "engine: out of memory");
   e->model = model;
