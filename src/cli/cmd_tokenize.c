@@ -71,12 +71,24 @@ static void print_ids(const int32_t *ids, int n) {
 }
 
 static void print_merge(void *ctx, const tt_merge_step *s) {
-  (void)ctx;
+  ++*(int *)ctx;
   char merge[512];
   snprintf(merge, sizeof merge, "%s + %s → %s", s->left, s->right, s->merged);
   printf("  %4d  ", s->step);
   print_padded(merge, 36);
   printf("  %6d\n", s->rank);
+}
+
+// Text with newline, tab, carriage return and other control characters escaped.
+static void print_escaped(const char *s, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (c == '\n') fputs("\\n", stdout);
+    else if (c == '\t') fputs("\\t", stdout);
+    else if (c == '\r') fputs("\\r", stdout);
+    else if (c < 0x20 || c == 0x7F) printf("\\x%02X", c);
+    else putchar(c);
+  }
 }
 
 // Each pre-token: its merges, then its pieces. Returns the ids of the whole text.
@@ -91,13 +103,16 @@ static tt_status print_merges(const tt_tokenizer *tok, const char *text, tt_erro
     int32_t *ids;
     int n;
     printf("%spre-token %d: \"", p ? "\n" : "", p + 1);
+    print_escaped(piece, spans[p].len);
     char spelled[1024];
-    fputs(tt_tokenizer_spell(tok, piece, spans[p].len, spelled, sizeof spelled), stdout);
-    printf("\"\n  %4s  ", "step");
+    printf("\"  spelled %s\n  %4s  ", tt_tokenizer_spell(tok, piece, spans[p].len, spelled, sizeof spelled),
+           "step");
     print_padded("left + right → merged", 36);
     printf("  %6s\n", "rank");
-    st = tt_tokenizer_bpe(tok, piece, spans[p].len, &ids, &n, print_merge, NULL, err);
+    int steps = 0;
+    st = tt_tokenizer_bpe(tok, piece, spans[p].len, &ids, &n, print_merge, &steps, err);
     if (st != TT_OK) break;
+    if (steps == 0) printf("  %4s  (no merge applies)\n", "-");
     printf("  pieces:");
     for (int i = 0; i < n; i++)
       printf(" %s (%d, \"%s\")", tt_tokenizer_token_spelling(tok, ids[i]), (int)ids[i],
@@ -117,17 +132,17 @@ int tt_cmd_tokenize(int argc, char **argv) {
   const char *dir = NULL;
   int c;
   optind = 1;
-  opterr = 0;
-  while ((c = getopt_long(argc, argv, "h", longs, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
     switch (c) {
       case 'i': ids_only = true; break;
       case 'm': merges = true; break;
       case 'd': dir = optarg; break;
       case 'h': fputs(usage, stdout); return 0;
-      case '?':
-        if (optopt) return tt_cli_usage_error("tokenize", "option -%c needs no value or is unknown", optopt);
-        return tt_cli_usage_error("tokenize", "unknown option or missing value: %s", argv[optind - 1]);
-      default: return tt_cli_usage_error("tokenize", "unknown option");
+      case ':': return tt_cli_usage_error("tokenize", "option %s needs a value", argv[optind - 1]);
+      default:
+        if (strncmp(argv[optind - 1], "--", 2) == 0)
+          return tt_cli_usage_error("tokenize", "unknown option or unexpected value: %s", argv[optind - 1]);
+        return tt_cli_usage_error("tokenize", "unknown option -%c", optopt);
     }
   }
   if (ids_only && merges) return tt_cli_usage_error("tokenize", "--ids and --merges do not go together");
