@@ -91,7 +91,7 @@ static void print_escaped(const char *s, size_t n) {
   }
 }
 
-// Each pre-token: its merges, then its pieces. Returns the ids of the whole text.
+// Each pre-token: its text and spelling, its merges step by step, then its pieces.
 static tt_status print_merges(const tt_tokenizer *tok, const char *text, tt_error *err) {
   tt_span *spans;
   int n_spans;
