@@ -91,6 +91,7 @@ static bool is_dir(const char *p) {
 }
 
 bool tt_asset_path(const char *relative, char *buf, size_t len) {
+  if (!buf || len == 0) return false;
   const char *roots[] = {getenv("TTRACE_ASSETS"), TT_SOURCE_ASSETS, TT_INSTALL_ASSETS};
   for (size_t i = 0; i < sizeof roots / sizeof *roots; i++) {
     if (!roots[i] || !roots[i][0] || !is_dir(roots[i])) continue;
