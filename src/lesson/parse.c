@@ -7,8 +7,9 @@
 
 #include "lesson_internal.h"
 
-static const char *const views[] = {"tokens", "heatmap", "table", "heads", "overview",
-                                    "norms",  "bars",    "activation", "topk", NULL};
+// The window's view names (src/render tt_view_parse) plus "norms", a lesson-only view.
+static const char *const views[] = {"tokens", "heatmap",   "table", "grid",  "overview",  "bars", "layernorm",
+                                    "gelu",   "embed",     "positions", "qkv", "norms",   NULL};
 
 const char *const *tt_lesson_views(void) { return views; }
 
@@ -347,8 +348,8 @@ static tt_status apply_fields(parser *p, tt_lesson_step *st, const step_fields *
   for (const char *const *v = views; *v; v++) known_view |= strcmp(*v, f->view) == 0;
   if (!known_view)
     return fail_at(p, f->view_line,
-                   "unknown view '%s' (known: tokens, heatmap, table, heads, overview, norms, bars, "
-                   "activation, topk)",
+                   "unknown view '%s' (known: tokens, heatmap, table, grid, overview, bars, layernorm, "
+                   "gelu, embed, positions, qkv, norms)",
                    f->view);
   st->view = f->view;
   if (f->trace) {

@@ -48,30 +48,53 @@ static tt_status check_tensor(const tt_lesson *l, const tt_lesson_step *st, cons
   return TT_OK;
 }
 
-// The tensors a view needs besides the shown one.
+// Finds the sibling of name with its last component replaced ("...ln1.hook_out" →
+// "...ln1.hook_mean"); NULL when the trace lacks it.
+static const tt_tensor *sibling(const tt_trace *tr, const char *name, const char *last, char *buf, size_t len) {
+  const char *dot = strrchr(name, '.');
+  int keep = dot ? (int)(dot - name + 1) : 0;
+  snprintf(buf, len, "%.*s%s", keep, name, last);
+  return tt_trace_find(tr, buf);
+}
+
+// What each view can show, and the tensors it needs besides the shown one.
 static tt_status check_view(const tt_lesson *l, const tt_lesson_step *st, const tt_trace *tr,
                             const tt_tensor *t, tt_error *err) {
-  const char *v = st->view;
-  if (strcmp(v, "tokens") == 0 && strcmp(t->name, "tokens") != 0)
-    return tt_fail(err, TT_ERR_ARG, "%s:%d: view tokens shows the hook 'tokens', not %s", l->name, st->line, t->name);
-  if ((strcmp(v, "heads") == 0 || strcmp(v, "overview") == 0) && t->ndim != 3)
-    return tt_fail(err, TT_ERR_ARG, "%s:%d: view %s needs a tensor with a head axis; %s is %d-D", l->name, st->line,
-                   v, t->name, t->ndim);
-  if (strcmp(v, "norms") == 0 && t->ndim != 2)
-    return tt_fail(err, TT_ERR_ARG, "%s:%d: view norms needs a (T, C) tensor; %s is %d-D", l->name, st->line,
-                   t->name, t->ndim);
-  if (strcmp(v, "topk") == 0 && !ends_with(t->name, "hook_probs") && !ends_with(t->name, "hook_logits"))
-    return tt_fail(err, TT_ERR_ARG, "%s:%d: view topk shows hook_logits or hook_probs, not %s", l->name, st->line,
-                   t->name);
-  if (strcmp(v, "activation") == 0) {
-    if (!ends_with(t->name, "mlp.hook_post"))
-      return tt_fail(err, TT_ERR_ARG, "%s:%d: view activation shows an mlp.hook_post, not %s", l->name, st->line,
-                     t->name);
-    char pre[256];
-    snprintf(pre, sizeof pre, "%.*shook_pre", (int)(strlen(t->name) - strlen("hook_post")), t->name);
-    if (!tt_trace_find(tr, pre))
-      return tt_fail(err, TT_ERR_ARG, "%s:%d: view activation needs %s too, which the trace lacks", l->name,
-                     st->line, pre);
+  const char *v = st->view, *name = t->name;
+  const char *want = NULL, *need[3] = {NULL, NULL, NULL};
+  bool ok = true;
+  if (strcmp(v, "tokens") == 0) {
+    ok = strcmp(name, "tokens") == 0, want = "the hook 'tokens'";
+  } else if (strcmp(v, "grid") == 0 || strcmp(v, "overview") == 0) {
+    ok = t->ndim == 3, want = "a tensor with a head axis";
+  } else if (strcmp(v, "norms") == 0) {
+    ok = t->ndim == 2, want = "a (T, C) tensor";
+  } else if (strcmp(v, "bars") == 0) {
+    ok = ends_with(name, "hook_probs") || ends_with(name, "hook_logits"), want = "hook_logits or hook_probs";
+  } else if (strcmp(v, "embed") == 0) {
+    ok = strcmp(name, "hook_embed") == 0, want = "hook_embed";
+  } else if (strcmp(v, "positions") == 0) {
+    ok = strcmp(name, "hook_pos_embed") == 0 || strcmp(name, "blocks.0.hook_resid_pre") == 0,
+    want = "hook_pos_embed or blocks.0.hook_resid_pre";
+  } else if (strcmp(v, "layernorm") == 0) {
+    ok = strstr(name, "ln1.hook_") || strstr(name, "ln2.hook_") || strncmp(name, "ln_final.hook_", 14) == 0,
+    want = "a LayerNorm hook (ln1, ln2 or ln_final)";
+    need[0] = "hook_mean", need[1] = "hook_scale";
+  } else if (strcmp(v, "gelu") == 0) {
+    ok = ends_with(name, "mlp.hook_post") || ends_with(name, "mlp.hook_pre"), want = "mlp.hook_pre or mlp.hook_post";
+    need[0] = "hook_pre", need[1] = "hook_post";
+  } else if (strcmp(v, "qkv") == 0) {
+    ok = ends_with(name, "attn.hook_q") || ends_with(name, "attn.hook_k") || ends_with(name, "attn.hook_v"),
+    want = "attn.hook_q, hook_k or hook_v";
+    need[0] = "hook_q", need[1] = "hook_k", need[2] = "hook_v";
+  }
+  if (!ok)
+    return tt_fail(err, TT_ERR_ARG, "%s:%d: view %s shows %s, not %s", l->name, st->line, v, want, name);
+  for (int i = 0; i < 3 && need[i]; i++) {
+    char buf[256];
+    if (!sibling(tr, name, need[i], buf, sizeof buf))
+      return tt_fail(err, TT_ERR_ARG, "%s:%d: view %s needs %s too, which the trace lacks", l->name, st->line, v,
+                     buf);
   }
   return TT_OK;
 }

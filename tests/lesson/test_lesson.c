@@ -43,7 +43,7 @@ static const char good[] =
     "---\n"
     "show: blocks.0.attn.hook_pattern\n"
     "trace: other\n"
-    "view: heads\n"
+    "view: grid\n"
     "temperature: 0.5\n"
     "\n"
     "Heads.\n"
@@ -302,9 +302,9 @@ static void test_resolve(void **state) {
       "title: t\nlang: en\ntrace a: prompt=\"x\" file=a.safetensors\ntrace b: prompt=\"y\" file=b.safetensors\n"
       "---\nshow: attn.hook_pattern\nlayer: 1\nhead: 1\nrow: -1\nview: heatmap\ncompare: b\n\n"
       "Row {{list blocks.1.attn.hook_pattern[1,-1] %.0f}} against {{list b:blocks.1.attn.hook_pattern[1,-1] %.0f}}.\n"
-      "---\nshow: hook_logits\nview: topk\n\nNo logits recorded.\n"
-      "---\nshow: hook_probs\nrow: 3\nview: topk\n\nRow 3 of 3.\n"
-      "---\nshow: blocks.0.hook_resid_post\nview: heads\n\nNo heads.\n";
+      "---\nshow: hook_logits\nview: bars\n\nNo logits recorded.\n"
+      "---\nshow: hook_probs\nrow: 3\nview: bars\n\nRow 3 of 3.\n"
+      "---\nshow: blocks.0.hook_resid_post\nview: grid\n\nNo heads.\n";
   assert_int_equal(tt_lesson_parse(text, strlen(text), "two", &l, &err), TT_OK);
   a = make_trace(1.0f);
   b = make_trace(2.0f);
@@ -319,7 +319,7 @@ static void test_resolve(void **state) {
   assert_int_not_equal(tt_lesson_resolve(l, 2, both, NULL, NULL, &v, &err), TT_OK);
   assert_non_null(strstr(err.msg, "row 3 out of range"));
   assert_int_not_equal(tt_lesson_resolve(l, 3, both, NULL, NULL, &v, &err), TT_OK);
-  assert_non_null(strstr(err.msg, "view heads needs a tensor with a head axis"));
+  assert_non_null(strstr(err.msg, "view grid shows a tensor with a head axis, not blocks.0.hook_resid_post"));
   tt_trace_destroy(a);
   tt_trace_destroy(b);
   tt_lesson_destroy(l);

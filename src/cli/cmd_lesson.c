@@ -1,0 +1,696 @@
+// ttrace lesson: play a narrated lesson (window or terminal), list the lessons, check them
+// against their saved traces, and make those traces from the lesson files.
+#include <dirent.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "build_config.h"
+#include "cli.h"
+#include "dump/dump.h"
+#include "lesson/lesson.h"
+#include "session/session.h"
+#if TT_HAVE_GUI && defined(__has_include)
+#if __has_include("ui/ui.h")
+#include "ui/ui.h"
+#endif
+#endif
+
+static const char usage[] =
+    "usage: ttrace lesson [OPTIONS] LESSON\n"
+    "       ttrace lesson --text LESSON [--step N]\n"
+    "       ttrace lesson --list\n"
+    "       ttrace lesson --check [LESSON...]\n"
+    "       ttrace lesson --make-traces [-o DIR] [-m MODEL_DIR] [LESSON...]\n"
+    "\n"
+    "LESSON is a lesson file, or a lesson's number or name in the lessons folder\n"
+    "(`ttrace lesson --text 3 --lang ko`). Lessons play from their saved traces; the model is\n"
+    "needed only to make them. The format is described in lessons/README.md.\n"
+    "\n"
+    "  --text          play in the terminal: narration, then the step's tensors as tables;\n"
+    "                  interactive on a terminal (Enter next, b back, a number jumps, q quits)\n"
+    "  --step N        only step N (1-based; with --text)\n"
+    "  --lang en|ko    which language LESSON names and --list use (default en)\n"
+    "  --traces DIR    where the saved traces are (default: lessons/traces)\n"
+    "  --list          the lessons, with their titles and step counts\n"
+    "  --check         load every step of the lessons (default: all) from their traces: hooks,\n"
+    "                  layers, heads, rows and {{...}} numbers must resolve, the traces must match\n"
+    "                  their definitions, and each en lesson must have a ko twin with the same steps\n"
+    "  --make-traces   (re)make the traces the lessons (default: all) define, with the model\n"
+    "  -o DIR          with --make-traces: write them there (default: the traces folder)\n"
+    "  -m MODEL_DIR    with --make-traces: use this model instead of the lesson's\n";
+
+#define MAX_LESSONS 256
+
+// ---- where lessons live ------------------------------------------------------------
+static bool is_dir(const char *p) {
+  struct stat st;
+  return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+// $TTRACE_LESSONS, else the source tree's lessons/, else the installed copy.
+static bool lessons_root(char *buf, size_t len) {
+  const char *env = getenv("TTRACE_LESSONS");
+  const char *cands[] = {env, TT_SOURCE_LESSONS, TT_INSTALL_ASSETS "/lessons"};
+  for (size_t i = 0; i < sizeof cands / sizeof *cands; i++)
+    if (cands[i] && *cands[i] && is_dir(cands[i])) {
+      snprintf(buf, len, "%s", cands[i]);
+      return true;
+    }
+  return false;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+// The *.lesson files of root/lang, sorted; returns how many (paths malloc'd).
+static int list_lessons(const char *root, const char *lang, char **out, int max) {
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%s/%s", root, lang);
+  DIR *d = opendir(dir);
+  if (!d) return 0;
+  int n = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) && n < max) {
+    size_t k = strlen(e->d_name);
+    if (k > 7 && strcmp(e->d_name + k - 7, ".lesson") == 0) {
+      size_t need = strlen(dir) + k + 2;
+      out[n] = malloc(need);
+      if (!out[n]) break;
+      snprintf(out[n++], need, "%s/%s", dir, e->d_name);
+    }
+  }
+  closedir(d);
+  qsort(out, (size_t)n, sizeof *out, cmp_str);
+  return n;
+}
+
+static void free_list(char **l, int n) {
+  for (int i = 0; i < n; i++) free(l[i]);
+}
+
+// The languages under root (folders other than traces), sorted.
+static int list_langs(const char *root, char **out, int max) {
+  DIR *d = opendir(root);
+  if (!d) return 0;
+  int n = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) && n < max) {
+    char p[4096];
+    snprintf(p, sizeof p, "%s/%s", root, e->d_name);
+    if (e->d_name[0] != '.' && strcmp(e->d_name, "traces") != 0 && is_dir(p)) out[n++] = strdup(e->d_name);
+  }
+  closedir(d);
+  qsort(out, (size_t)n, sizeof *out, cmp_str);
+  return n;
+}
+
+// LESSON as given: a file, or "3" / "03" / "03-embeddings" in root/lang.
+static bool find_lesson(const char *arg, const char *lang, char *buf, size_t len) {
+  if (access(arg, R_OK) == 0 && !is_dir(arg)) {
+    snprintf(buf, len, "%s", arg);
+    return true;
+  }
+  char root[4096], *files[MAX_LESSONS];
+  if (!lessons_root(root, sizeof root)) return false;
+  int n = list_lessons(root, lang, files, MAX_LESSONS);
+  char *end;
+  long num = strtol(arg, &end, 10);
+  bool found = false;
+  for (int i = 0; i < n && !found; i++) {
+    const char *base = strrchr(files[i], '/') + 1;
+    if (*end == 0 && end != arg) found = atol(base) == num;
+    else found = strncmp(base, arg, strlen(arg)) == 0;
+    if (found) snprintf(buf, len, "%s", files[i]);
+  }
+  free_list(files, n);
+  return found;
+}
+
+// ---- tokens as text ----------------------------------------------------------------
+static tt_tokenizer *load_vocab(void) {
+  char dir[4096];
+  tt_tokenizer *tok = NULL;
+  if (tt_asset_path("tokenizer", dir, sizeof dir)) tt_tokenizer_load(dir, &tok, NULL);
+  return tok;
+}
+
+static const char *decode_token(void *ctx, int32_t id, char *buf, size_t len) {
+  return ctx ? tt_tokenizer_token_display(ctx, id, buf, len) : NULL;
+}
+
+// ---- --list --------------------------------------------------------------------------
+static int cmd_list(const char *only_lang) {
+  char root[4096], *langs[16];
+  if (!lessons_root(root, sizeof root)) {
+    fprintf(stderr, "ttrace lesson: no lessons folder found (set TTRACE_LESSONS)\n");
+    return 4;
+  }
+  int nl = list_langs(root, langs, 16);
+  for (int k = 0; k < nl; k++) {
+    if (only_lang && strcmp(only_lang, langs[k]) != 0) continue;
+    char *files[MAX_LESSONS];
+    int n = list_lessons(root, langs[k], files, MAX_LESSONS);
+    printf("%s/%s:\n", root, langs[k]);
+    for (int i = 0; i < n; i++) {
+      tt_lesson *l = NULL;
+      tt_error err = {0};
+      const char *base = strrchr(files[i], '/') + 1;
+      if (tt_lesson_load(files[i], &l, &err)) {
+        printf("  %-28s (does not parse: %s)\n", base, err.msg);
+        continue;
+      }
+      printf("  %-28.*s %s  (%d steps)\n", (int)(strlen(base) - 7), base, tt_lesson_title(l), tt_lesson_n_steps(l));
+      tt_lesson_destroy(l);
+    }
+    free_list(files, n);
+  }
+  free_list(langs, nl);
+  return 0;
+}
+
+// ---- the terminal player -----------------------------------------------------------
+static void rule(const char *title) {
+  printf("\n\xE2\x94\x80\xE2\x94\x80 %s ", title);
+  int n = 74 - (int)tt_utf8_length(title);
+  for (int i = 0; i < n; i++) fputs("\xE2\x94\x80", stdout);
+  printf("\n\n");
+}
+
+static int64_t row_index(const tt_lesson_step *st, const tt_trace *tr) {
+  int T = tt_trace_n_tokens(tr);
+  if (st->row == TT_LESSON_ALL_ROWS) return -1;
+  return st->row < 0 ? st->row + T : st->row;
+}
+
+// Lengths of each token's vector (T, C) → one line per tensor.
+static void print_norms(const tt_lesson_view *v, const tt_trace *tr) {
+  int T = tt_trace_n_tokens(tr);
+  printf("%-28s", "length |x| of each token's vector");
+  for (int i = 0; i < T; i++) {
+    char head[48];
+    snprintf(head, sizeof head, "%d:%s", i, tt_trace_token(tr, i));
+    printf(" %12.12s", head);
+  }
+  printf("\n");
+  for (int k = 0; k < v->n_tensors; k++) {
+    const tt_tensor *t = v->tensors[k];
+    printf("%-28s", t->name);
+    for (int64_t r = 0; r < t->shape[0]; r++) {
+      double s = 0;
+      for (int64_t c = 0; c < t->shape[1]; c++) {
+        double x = ((const float *)t->data)[r * t->shape[1] + c];
+        s += x * x;
+      }
+      printf(" %12.4f", sqrt(s));
+    }
+    printf("\n");
+  }
+}
+
+static void print_tokens(const tt_trace *tr) {
+  printf("%4s  %-20s %8s\n", "pos", "piece", "id");
+  for (int i = 0; i < tt_trace_n_tokens(tr); i++)
+    printf("%4d  '%s'%*s %8d\n", i, tt_trace_token(tr, i), 18 - (int)tt_utf8_length(tt_trace_token(tr, i)), "",
+           tt_trace_token_id(tr, i));
+}
+
+// (pre, post) pairs of the FFN activation for one token: the first features.
+static void print_activation(const tt_trace *tr, const tt_tensor *t, int64_t row) {
+  char pre_name[256];
+  snprintf(pre_name, sizeof pre_name, "%.*shook_pre", (int)(strrchr(t->name, '.') - t->name + 1), t->name);
+  const tt_tensor *pre = tt_trace_find(tr, pre_name), *post = t;
+  if (strcmp(pre_name, t->name) == 0) {
+    char post_name[256];
+    snprintf(post_name, sizeof post_name, "%.*shook_post", (int)(strrchr(t->name, '.') - t->name + 1), t->name);
+    post = tt_trace_find(tr, post_name);
+  }
+  if (!pre || !post) return;
+  int64_t F = pre->shape[1], r = row < 0 ? pre->shape[0] - 1 : row, n = F < 12 ? F : 12;
+  printf("token %lld '%s', the first %lld of %lld features:\n%-6s", (long long)r, tt_trace_token(tr, (int)r),
+         (long long)n, (long long)F, "pre");
+  for (int64_t f = 0; f < n; f++) printf(" %8.4f", ((const float *)pre->data)[r * F + f]);
+  printf("\n%-6s", "post");
+  for (int64_t f = 0; f < n; f++) printf(" %8.4f", ((const float *)post->data)[r * F + f]);
+  printf("\n");
+}
+
+// The next-token candidates at the step's temperature: p = softmax(logits / temperature).
+// From hook_probs alone: softmax(log p / temperature) is the same thing.
+static void print_bars(const tt_trace *tr, const tt_tensor *t, float temp, const tt_dump_opts *o) {
+  int64_t T = t->shape[0], V = t->shape[1];
+  bool logits = strcmp(t->name, "hook_logits") == 0;
+  float *p = malloc(sizeof *p * (size_t)(T * V));
+  if (!p) return;
+  for (int64_t r = 0; r < T; r++) {
+    const float *x = (const float *)t->data + r * V;
+    float *y = p + r * V;
+    double mx = -INFINITY, sum = 0;
+    for (int64_t v = 0; v < V; v++) {
+      y[v] = (logits ? x[v] : logf(x[v])) / temp;
+      if (y[v] > mx) mx = y[v];
+    }
+    for (int64_t v = 0; v < V; v++) sum += (y[v] = (float)exp(y[v] - mx));
+    for (int64_t v = 0; v < V; v++) y[v] = (float)(y[v] / sum);
+  }
+  tt_tensor probs = {.name = "hook_probs", .dtype = TT_F32, .ndim = 2, .shape = {T, V}, .data = p};
+  printf("next-token probabilities at temperature %g:\n", temp);
+  tt_dump_tensor(stdout, tr, &probs, o);
+  free(p);
+}
+
+static void print_tensor(const tt_lesson_step *st, const tt_trace *tr, const tt_tensor *t, tt_dump_opts *o) {
+  const char *v = st->view;
+  if (strcmp(v, "tokens") == 0) {
+    print_tokens(tr);
+  } else if (strcmp(v, "bars") == 0) {
+    print_bars(tr, t, st->temperature, o);
+  } else if (strcmp(v, "gelu") == 0) {
+    print_activation(tr, t, row_index(st, tr));
+  } else if (strcmp(v, "layernorm") == 0) {
+    const char *names[] = {"hook_mean", "hook_scale"};
+    for (int i = 0; i < 2; i++) {
+      char buf[256];
+      snprintf(buf, sizeof buf, "%.*s%s", (int)(strrchr(t->name, '.') - t->name + 1), t->name, names[i]);
+      const tt_tensor *s = tt_trace_find(tr, buf);
+      if (s && s != t) tt_dump_tensor(stdout, tr, s, o), putchar('\n');
+    }
+    tt_dump_tensor(stdout, tr, t, o);
+  } else if (strcmp(v, "qkv") == 0) {
+    const char *names[] = {"hook_q", "hook_k", "hook_v"};
+    for (int i = 0; i < 3; i++) {
+      char buf[256];
+      snprintf(buf, sizeof buf, "%.*s%s", (int)(strrchr(t->name, '.') - t->name + 1), t->name, names[i]);
+      const tt_tensor *s = tt_trace_find(tr, buf);
+      if (s) tt_dump_tensor(stdout, tr, s, o);
+    }
+  } else {
+    tt_dump_tensor(stdout, tr, t, o);
+  }
+}
+
+static void largest_difference(const tt_tensor *a, const tt_tensor *b) {
+  if (a->ndim != b->ndim || memcmp(a->shape, b->shape, sizeof(int64_t) * (size_t)a->ndim) != 0 ||
+      a->dtype != TT_F32 || b->dtype != TT_F32) {
+    char sa[64], sb[64];
+    printf("(shapes %s and %s: compared side by side, not cell by cell)\n", tt_shape_str(a->shape, a->ndim, sa, 64),
+           tt_shape_str(b->shape, b->ndim, sb, 64));
+    return;
+  }
+  double d = 0;
+  for (int64_t i = 0; i < tt_tensor_numel(a); i++) {
+    float x = ((const float *)a->data)[i], y = ((const float *)b->data)[i];
+    double e = x == y ? 0 : fabs((double)x - y);
+    if (!(e <= d)) d = e;
+  }
+  printf("largest difference |A - B| in %s: %.4g\n", a->name, d);
+}
+
+static tt_status show_step(const tt_lesson_player *p, tt_tokenizer *tok, tt_error *err) {
+  tt_lesson_view v;
+  tt_status s = tt_lesson_player_view(p, decode_token, tok, &v, err);
+  if (s) return s;
+  const tt_lesson *l = p->lesson;
+  const tt_lesson_step *st = v.step;
+  char title[512];
+  snprintf(title, sizeof title, "%s \xC2\xB7 %d/%d%s%s", tt_lesson_title(l), p->step + 1, tt_lesson_n_steps(l),
+           st->title[0] ? " \xC2\xB7 " : "", st->title);
+  rule(title);
+  printf("%s\n\n", v.narration);
+  tt_dump_opts o;
+  tt_dump_default_opts(&o);
+  o.head = st->head;
+  o.vocab = tok;
+  o.max_cols = 8;
+  const char *tname = tt_lesson_trace_at(l, st->trace)->name;
+  for (int side = 0; side < (v.compare ? 2 : 1); side++) {
+    const tt_trace *tr = side ? v.compare : v.trace;
+    const char *name = side ? tt_lesson_trace_at(l, st->compare)->name : tname;
+    printf("\xE2\x96\xB8 [%s] \"%s\"", name, tt_trace_meta(tr, "prompt") ? tt_trace_meta(tr, "prompt") : "");
+    const char *variant = tt_trace_meta(tr, "variant");
+    if (variant && strcmp(variant, "{}") != 0) printf("  variant %s", variant);
+    printf("  \xC2\xB7 view %s", st->view);
+    if (st->head != TT_LESSON_ALL) printf(" \xC2\xB7 head %d", st->head);
+    int64_t r = row_index(st, tr);
+    if (r >= 0) printf(" \xC2\xB7 row %lld '%s'", (long long)r, tt_trace_token(tr, (int)r));
+    printf("\n\n");
+    if (strcmp(st->view, "norms") == 0) {
+      tt_lesson_view one = v;
+      if (side) memcpy(one.tensors, v.compare_tensors, sizeof one.tensors);
+      print_norms(&one, tr);
+    } else {
+      for (int k = 0; k < v.n_tensors; k++) {
+        if (k) putchar('\n');
+        print_tensor(st, tr, side ? v.compare_tensors[k] : v.tensors[k], &o);
+      }
+    }
+    printf("\n");
+  }
+  if (v.compare && strcmp(st->view, "tokens") != 0)
+    for (int k = 0; k < v.n_tensors; k++) largest_difference(v.tensors[k], v.compare_tensors[k]);
+  tt_lesson_view_free(&v);
+  return TT_OK;
+}
+
+static int play_text(const char *path, const char *traces_dir, int only_step) {
+  tt_error err = {0};
+  tt_lesson_player *p = NULL;
+  if (tt_lesson_player_open(path, traces_dir, &p, &err)) return tt_cli_fail("lesson", &err);
+  tt_tokenizer *tok = load_vocab();
+  int rc = 0;
+  int n = tt_lesson_n_steps(p->lesson);
+  if (only_step > 0) {
+    if (!tt_lesson_player_jump(p, only_step - 1)) {
+      rc = tt_cli_usage_error("lesson", "--step %d: the lesson has steps 1 to %d", only_step, n);
+    } else if (show_step(p, tok, &err)) {
+      rc = tt_cli_fail("lesson", &err);
+    }
+  } else if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+    for (int i = 0; i < n && !rc; i++) {
+      tt_lesson_player_jump(p, i);
+      if (show_step(p, tok, &err)) rc = tt_cli_fail("lesson", &err);
+    }
+  } else {
+    while (!rc) {
+      if (show_step(p, tok, &err)) {
+        rc = tt_cli_fail("lesson", &err);
+        break;
+      }
+      printf("[Enter] next \xC2\xB7 b back \xC2\xB7 1-%d jump \xC2\xB7 q quit > ", n);
+      fflush(stdout);
+      char line[64];
+      if (!fgets(line, sizeof line, stdin) || line[0] == 'q') break;
+      if (line[0] == 'b') tt_lesson_player_prev(p);
+      else if (atoi(line) > 0) tt_lesson_player_jump(p, atoi(line) - 1);
+      else if (!tt_lesson_player_next(p)) break;
+    }
+  }
+  tt_tokenizer_destroy(tok);
+  tt_lesson_player_close(p);
+  return rc;
+}
+
+// ---- --check ---------------------------------------------------------------------------
+// Every knob the trace definition sets is what the trace's config says.
+static bool knobs_match(const tt_lesson_trace *def, const tt_trace *tr, char *why, size_t len) {
+  tt_config cfg;
+  if (!tt_trace_config(tr, &cfg)) return snprintf(why, len, "no config in its metadata"), false;
+  for (int i = 0; i < def->n_set; i++) {
+    const char *eq = strchr(def->set[i], '=');
+    char key[64];
+    snprintf(key, sizeof key, "%.*s", (int)(eq - def->set[i]), def->set[i]);
+    tt_config want = cfg;
+    if (tt_config_set(&want, key, eq + 1, NULL)) return snprintf(why, len, "unknown knob %s", def->set[i]), false;
+    char *a = tt_config_to_json(&want), *b = tt_config_to_json(&cfg);
+    bool same = a && b && strcmp(a, b) == 0;
+    free(a);
+    free(b);
+    if (!same) return snprintf(why, len, "it was made without set=%s", def->set[i]), false;
+  }
+  return true;
+}
+
+static bool record_matches(const tt_lesson_trace *def, const tt_trace *tr) {
+  json_t *rec = json_loads(tt_trace_meta(tr, "record") ? tt_trace_meta(tr, "record") : "[]", 0, NULL);
+  bool ok = rec && json_is_array(rec) && json_array_size(rec) == (size_t)def->n_record;
+  for (int i = 0; ok && i < def->n_record; i++)
+    ok = json_string_value(json_array_get(rec, (size_t)i)) &&
+         strcmp(json_string_value(json_array_get(rec, (size_t)i)), def->record[i]) == 0;
+  json_decref(rec);
+  return ok;
+}
+
+static int check_one(const char *path, const char *traces_dir, tt_tokenizer *tok) {
+  tt_error err = {0};
+  tt_lesson_player *p = NULL;
+  if (tt_lesson_player_open(path, traces_dir, &p, &err)) {
+    printf("FAIL %s\n", err.msg);
+    return 1;
+  }
+  int bad = 0;
+  for (int i = 0; i < tt_lesson_n_traces(p->lesson); i++) {
+    const tt_lesson_trace *def = tt_lesson_trace_at(p->lesson, i);
+    const char *prompt = tt_trace_meta(p->traces[i], "prompt");
+    char why[256] = "";
+    if (!prompt || strcmp(prompt, def->prompt) != 0)
+      snprintf(why, sizeof why, "its prompt is \"%s\"", prompt ? prompt : "?");
+    else if (!record_matches(def, p->traces[i]))
+      snprintf(why, sizeof why, "its record globs are %s", tt_trace_meta(p->traces[i], "record"));
+    else
+      knobs_match(def, p->traces[i], why, sizeof why);
+    if (why[0]) {
+      printf("FAIL %s:%d: trace '%s' (%s) does not match its definition: %s; run `ttrace lesson --make-traces`\n",
+             path, def->line, def->name, def->file, why);
+      bad++;
+    }
+  }
+  for (int i = 0; i < tt_lesson_n_steps(p->lesson); i++) {
+    tt_lesson_view v;
+    tt_lesson_player_jump(p, i);
+    if (tt_lesson_player_view(p, decode_token, tok, &v, &err)) {
+      printf("FAIL %s\n", err.msg);
+      bad++;
+      continue;
+    }
+    tt_lesson_view_free(&v);
+  }
+  if (!bad) printf("ok   %s: %d steps\n", path, tt_lesson_n_steps(p->lesson));
+  tt_lesson_player_close(p);
+  return bad;
+}
+
+// The twin of an en lesson in another language has the same traces and the same steps
+// (what is shown); only the words differ.
+static int check_twins(const char *a_path, const char *b_path) {
+  tt_error err = {0};
+  tt_lesson *a = NULL, *b = NULL;
+  if (tt_lesson_load(a_path, &a, &err) || tt_lesson_load(b_path, &b, &err)) {
+    printf("FAIL %s\n", err.msg);
+    tt_lesson_destroy(a);
+    return 1;
+  }
+  int bad = 0;
+  if (tt_lesson_n_traces(a) != tt_lesson_n_traces(b)) {
+    printf("FAIL %s and %s define %d and %d traces\n", a_path, b_path, tt_lesson_n_traces(a), tt_lesson_n_traces(b));
+    bad++;
+  }
+  for (int i = 0; !bad && i < tt_lesson_n_traces(a); i++) {
+    const tt_lesson_trace *x = tt_lesson_trace_at(a, i), *y = tt_lesson_trace_at(b, i);
+    if (strcmp(x->name, y->name) || strcmp(x->file, y->file) || !tt_lesson_trace_same(x, y)) {
+      printf("FAIL %s:%d and %s:%d: trace %d differs\n", a_path, x->line, b_path, y->line, i + 1);
+      bad++;
+    }
+  }
+  if (tt_lesson_n_steps(a) != tt_lesson_n_steps(b)) {
+    printf("FAIL %s and %s have %d and %d steps\n", a_path, b_path, tt_lesson_n_steps(a), tt_lesson_n_steps(b));
+    bad++;
+  }
+  for (int i = 0; !bad && i < tt_lesson_n_steps(a); i++) {
+    const tt_lesson_step *x = tt_lesson_step_at(a, i), *y = tt_lesson_step_at(b, i);
+    if (strcmp(x->hook, y->hook) || x->layer != y->layer || x->head != y->head || x->row != y->row ||
+        strcmp(x->view, y->view) || x->trace != y->trace || x->compare != y->compare ||
+        x->temperature != y->temperature) {
+      printf("FAIL %s:%d and %s:%d: step %d shows different things\n", a_path, x->line, b_path, y->line, i + 1);
+      bad++;
+    }
+  }
+  tt_lesson_destroy(a);
+  tt_lesson_destroy(b);
+  return bad;
+}
+
+static int cmd_check(char **args, int n_args, const char *traces_dir) {
+  tt_tokenizer *tok = load_vocab();
+  int bad = 0, checked = 0;
+  if (n_args > 0) {
+    for (int i = 0; i < n_args; i++, checked++) bad += check_one(args[i], traces_dir, tok);
+  } else {
+    char root[4096], *langs[16];
+    if (!lessons_root(root, sizeof root)) {
+      fprintf(stderr, "ttrace lesson: no lessons folder found (set TTRACE_LESSONS)\n");
+      tt_tokenizer_destroy(tok);
+      return 4;
+    }
+    int nl = list_langs(root, langs, 16);
+    char *en[MAX_LESSONS];
+    int n_en = list_lessons(root, "en", en, MAX_LESSONS);
+    for (int k = 0; k < nl; k++) {
+      char *files[MAX_LESSONS];
+      int n = list_lessons(root, langs[k], files, MAX_LESSONS);
+      for (int i = 0; i < n; i++, checked++) bad += check_one(files[i], traces_dir, tok);
+      if (strcmp(langs[k], "en") != 0) {
+        // Same file names as en, and the same steps.
+        for (int i = 0; i < n_en; i++) {
+          const char *base = strrchr(en[i], '/') + 1;
+          int j = 0;
+          while (j < n && strcmp(strrchr(files[j], '/') + 1, base) != 0) j++;
+          if (j == n) {
+            printf("FAIL %s/%s/%s is missing (the twin of %s)\n", root, langs[k], base, en[i]);
+            bad++;
+          } else {
+            bad += check_twins(en[i], files[j]);
+          }
+        }
+        if (n != n_en) {
+          printf("FAIL %s/%s has %d lessons, en has %d\n", root, langs[k], n, n_en);
+          bad++;
+        }
+      }
+      free_list(files, n);
+    }
+    free_list(en, n_en);
+    free_list(langs, nl);
+  }
+  tt_tokenizer_destroy(tok);
+  printf("%d lesson%s checked, %d problem%s\n", checked, checked == 1 ? "" : "s", bad, bad == 1 ? "" : "s");
+  return bad ? 1 : 0;
+}
+
+// ---- --make-traces ---------------------------------------------------------------------
+static int cmd_make(char **args, int n_args, const char *out_dir, const char *model_dir) {
+  char *files[MAX_LESSONS];
+  int n = 0;
+  if (n_args > 0) {
+    for (int i = 0; i < n_args && n < MAX_LESSONS; i++) files[n++] = strdup(args[i]);
+  } else {
+    char root[4096], *langs[16];
+    if (!lessons_root(root, sizeof root)) {
+      fprintf(stderr, "ttrace lesson: no lessons folder found (set TTRACE_LESSONS)\n");
+      return 4;
+    }
+    int nl = list_langs(root, langs, 16);
+    for (int k = 0; k < nl; k++) n += list_lessons(root, langs[k], files + n, MAX_LESSONS - n);
+    free_list(langs, nl);
+  }
+  tt_lesson *lessons[MAX_LESSONS];
+  tt_error err = {0};
+  int rc = 0, loaded = 0;
+  for (; loaded < n; loaded++)
+    if (tt_lesson_load(files[loaded], &lessons[loaded], &err)) {
+      rc = tt_cli_fail("lesson", &err);
+      break;
+    }
+  // Each file once; two lessons naming the same file must define the same trace.
+  size_t total = 0;
+  int made = 0;
+  for (int i = 0; i < loaded && !rc; i++) {
+    for (int t = 0; t < tt_lesson_n_traces(lessons[i]) && !rc; t++) {
+      const tt_lesson_trace *def = tt_lesson_trace_at(lessons[i], t);
+      bool seen = false;
+      for (int j = 0; j <= i && !seen && !rc; j++)
+        for (int u = 0; u < (j == i ? t : tt_lesson_n_traces(lessons[j])); u++) {
+          const tt_lesson_trace *other = tt_lesson_trace_at(lessons[j], u);
+          if (strcmp(other->file, def->file) != 0) continue;
+          if (!tt_lesson_trace_same(other, def)) {
+            tt_fail(&err, TT_ERR_FORMAT, "%s:%d and %s:%d define %s differently", tt_lesson_name(lessons[j]),
+                    other->line, tt_lesson_name(lessons[i]), def->line, def->file);
+            rc = tt_cli_fail("lesson", &err);
+          }
+          seen = true;
+          break;
+        }
+      if (seen || rc) continue;
+      char path[4096];
+      if (tt_lesson_trace_path(lessons[i], t, out_dir, path, sizeof path, &err)) {
+        rc = tt_cli_fail("lesson", &err);
+        break;
+      }
+      const char *model = tt_lesson_model(lessons[i]);
+      tt_session_opts opts = {.model_dir = model_dir ? model_dir : strcmp(model, "default") == 0 ? NULL : model,
+                              .set = def->set, .n_set = def->n_set};
+      tt_session *s = NULL;
+      tt_trace *tr = NULL;
+      tt_status st = tt_session_open(&opts, &s, &err);
+      if (!st) st = tt_session_trace(s, def->prompt, def->record, def->n_record, &tr, &err);
+      if (!st) st = tt_trace_save(tr, path, &err);
+      if (st) {
+        tt_fail_prefix(&err, "%s:%d: trace '%s'", tt_lesson_name(lessons[i]), def->line, def->name);
+        rc = tt_cli_fail("lesson", &err);
+      } else {
+        struct stat sb;
+        size_t bytes = stat(path, &sb) == 0 ? (size_t)sb.st_size : 0;
+        total += bytes;
+        made++;
+        printf("%-44s %3d tokens %4zu tensors %8.1f KiB  \"%s\"\n", path, tt_trace_n_tokens(tr), tt_trace_count(tr),
+               (double)bytes / 1024, def->prompt);
+      }
+      tt_trace_destroy(tr);
+      tt_session_close(s);
+    }
+  }
+  if (!rc) printf("%d traces, %.2f MiB\n", made, (double)total / (1 << 20));
+  for (int i = 0; i < loaded; i++) tt_lesson_destroy(lessons[i]);
+  free_list(files, n);
+  return rc;
+}
+
+// ---- the window --------------------------------------------------------------------------
+static int play_window(const char *path, const char *traces_dir, const char *lang) {
+#ifdef TT_UI_LESSON_API
+  tt_error err = {0};
+  tt_status st = tt_ui_run_lesson(path, traces_dir, lang, &err);
+  if (st != TT_ERR_UNSUPPORTED) return st ? tt_cli_fail("lesson", &err) : 0;
+  fprintf(stderr, "ttrace lesson: %s; playing it as text instead\n", err.msg);
+#else
+  (void)lang;
+  fprintf(stderr, "ttrace lesson: this build has no lesson window; playing it as text instead\n");
+#endif
+  return play_text(path, traces_dir, 0);
+}
+
+int tt_cmd_lesson(int argc, char **argv) {
+  enum { PLAY, TEXT, LIST, CHECK, MAKE } mode = PLAY;
+  static const struct option longs[] = {
+      {"text", no_argument, 0, 't'},        {"step", required_argument, 0, 's'},
+      {"lang", required_argument, 0, 'l'},  {"traces", required_argument, 0, 'T'},
+      {"list", no_argument, 0, 'L'},        {"check", no_argument, 0, 'c'},
+      {"make-traces", no_argument, 0, 'M'}, {"help", no_argument, 0, 'h'},
+      {0, 0, 0, 0}};
+  const char *lang = NULL, *traces_dir = NULL, *out_dir = NULL, *model_dir = NULL;
+  int step = 0, c;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "o:m:h", longs, NULL)) != -1) {
+    switch (c) {
+      case 't': mode = TEXT; break;
+      case 's':
+        step = atoi(optarg);
+        if (step < 1) return tt_cli_usage_error("lesson", "--step '%s' should be a step number from 1", optarg);
+        break;
+      case 'l': lang = optarg; break;
+      case 'T': traces_dir = optarg; break;
+      case 'L': mode = LIST; break;
+      case 'c': mode = CHECK; break;
+      case 'M': mode = MAKE; break;
+      case 'o': out_dir = optarg; break;
+      case 'm': model_dir = optarg; break;
+      case 'h': fputs(usage, stdout); return 0;
+      default: return tt_cli_usage_error("lesson", "unknown option");
+    }
+  }
+  char **rest = argv + optind;
+  int n_rest = argc - optind;
+  if ((out_dir || model_dir) && mode != MAKE) return tt_cli_usage_error("lesson", "-o and -m go with --make-traces");
+  if (step && mode != TEXT && mode != PLAY) return tt_cli_usage_error("lesson", "--step goes with --text");
+  if (mode == LIST) return n_rest ? tt_cli_usage_error("lesson", "--list takes no LESSON") : cmd_list(lang);
+  if (mode == CHECK) return cmd_check(rest, n_rest, traces_dir);
+  if (mode == MAKE) {
+    if (out_dir && !is_dir(out_dir)) {
+      tt_error err;
+      tt_fail(&err, TT_ERR_IO, "-o %s: no such folder", out_dir);
+      return tt_cli_fail("lesson", &err);
+    }
+    return cmd_make(rest, n_rest, out_dir ? out_dir : traces_dir, model_dir);
+  }
+  if (n_rest != 1) return tt_cli_usage_error("lesson", n_rest ? "one LESSON at a time" : "missing LESSON");
+  char path[4096];
+  if (!find_lesson(rest[0], lang ? lang : "en", path, sizeof path)) {
+    tt_error err;
+    tt_fail(&err, TT_ERR_IO, "no lesson '%s' (a file, or a number or name from `ttrace lesson --list`)", rest[0]);
+    return tt_cli_fail("lesson", &err);
+  }
+  if (mode == TEXT || step) return play_text(path, traces_dir, step);
+  return play_window(path, traces_dir, lang);
+}
