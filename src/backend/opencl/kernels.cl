@@ -4,91 +4,109 @@
 // views); the kernel adds it once at the start. All math is float; reductions
 // accumulate in float, like the OpenBLAS backend.
 //
-// Compile-time constants (set by opencl_program.c through -D):
-//   TT_TS   work-group side of the matmul (TT_TS x TT_TS work-items)
-//   TT_WPT  outputs per work-item along each side (a TT_WPT x TT_WPT register block)
+// Compile-time constants (set by opencl_program.c through -D, per device type):
+//   TT_TS   the matmul work-group is TT_TS x TT_TS work-items
+//   TT_WPT  rows of out per work-item in the large-tile matmul (the small one has 1)
+//   TT_VW   adjacent columns of out per work-item, held as one vector (4, 8 or 16)
 //   TT_TK   depth of one K tile
 //   TT_RW   work-group size of the row reductions (a power of two)
-// One matmul work-group computes a (TT_TS*TT_WPT) x (TT_TS*TT_WPT) tile of out.
+// A matmul work-group computes a (TT_TS * wpt) x (TT_TS * TT_VW) tile of out. GPUs get
+// 16 x 16 work-items with 4 rows x float4 each; CPUs (PoCL) few work-items with long
+// vectors, which their compilers turn into SIMD code.
 
-#define TT_TILE (TT_TS * TT_WPT)
+#if TT_VW == 4
+#define floatV float4
+#define vloadV vload4
+#define vstoreV vstore4
+#elif TT_VW == 8
+#define floatV float8
+#define vloadV vload8
+#define vstoreV vstore8
+#else
+#define floatV float16
+#define vloadV vload16
+#define vstoreV vstore16
+#endif
+#define TT_TN (TT_TS * TT_VW)
 
 // ---- matmul -------------------------------------------------------------------------
 // out[g] (M,N) = alpha * a[g] (M,K) . b[g] (K,N) + bias (N), for g = get_global_id(2).
-// With trans_b, b[g] is (N,K). Tiles of a and b are staged in local memory, stored
-// k-major so that the inner loop reads consecutive addresses across work-items.
-// Work-item (lx, ly) computes rows ly + TT_TS*i and columns lx + TT_TS*j of the tile.
+// With trans_b, b[g] is (N,K). Tiles of a and b are staged in local memory, k-major:
+// As is (TT_TK, tm), Bs is (TT_TK, TT_TN). Work-item (lx, ly) computes rows ly + TT_TS*i
+// (i < wpt) and columns TT_VW*lx .. TT_VW*lx + TT_VW-1 of the tile. wpt is a constant
+// at every call site, so each kernel gets its own fully unrolled copy.
 inline void tt_gemm_tile(__global float *out, __global const float *a, __global const float *b,
-                         __global const float *bias, int M, int K, int N, float alpha,
-                         int has_bias, const int trans_b,
-                         __local float (*As)[TT_TILE + 1], __local float (*Bs)[TT_TILE + 1]) {
+                         __global const float *bias, int M, int K, int N, float alpha, int has_bias,
+                         const int trans_b, const int wpt, __local float *As, __local float *Bs) {
+  const int tm = TT_TS * wpt;
   const int lx = get_local_id(0), ly = get_local_id(1);
   const int lid = ly * TT_TS + lx;
-  const int n0 = get_group_id(0) * TT_TILE, m0 = get_group_id(1) * TT_TILE;
-  float acc[TT_WPT][TT_WPT];
-  for (int i = 0; i < TT_WPT; i++)
-    for (int j = 0; j < TT_WPT; j++) acc[i][j] = 0.0f;
+  const int n0 = get_group_id(0) * TT_TN, m0 = get_group_id(1) * tm;
+  floatV acc[TT_WPT];
+  for (int i = 0; i < wpt; i++) acc[i] = (floatV)(0.0f);
 
   for (int k0 = 0; k0 < K; k0 += TT_TK) {
-    // Stage a's tile: TT_TILE rows x TT_TK columns, read along k.
-    for (int e = lid; e < TT_TILE * TT_TK; e += TT_TS * TT_TS) {
+    // Stage a's tile (tm rows x TT_TK), read along k; zeros past the edges.
+    for (int e = lid; e < tm * TT_TK; e += TT_TS * TT_TS) {
       int kk = e % TT_TK, r = e / TT_TK;
       int gm = m0 + r, gk = k0 + kk;
-      As[kk][r] = (gm < M && gk < K) ? a[(size_t)gm * K + gk] : 0.0f;
+      As[kk * tm + r] = (gm < M && gk < K) ? a[(size_t)gm * K + gk] : 0.0f;
     }
-    // Stage b's tile: TT_TK rows x TT_TILE columns.
+    // Stage b's tile (TT_TK x TT_TN), read along b's rows.
     if (trans_b) {
-      for (int e = lid; e < TT_TILE * TT_TK; e += TT_TS * TT_TS) {
+      for (int e = lid; e < TT_TN * TT_TK; e += TT_TS * TT_TS) {
         int kk = e % TT_TK, c = e / TT_TK;
         int gn = n0 + c, gk = k0 + kk;
-        Bs[kk][c] = (gn < N && gk < K) ? b[(size_t)gn * K + gk] : 0.0f;
+        Bs[kk * TT_TN + c] = (gn < N && gk < K) ? b[(size_t)gn * K + gk] : 0.0f;
       }
     } else {
-      for (int e = lid; e < TT_TILE * TT_TK; e += TT_TS * TT_TS) {
-        int c = e % TT_TILE, kk = e / TT_TILE;
+      for (int e = lid; e < TT_TN * TT_TK; e += TT_TS * TT_TS) {
+        int c = e % TT_TN, kk = e / TT_TN;
         int gn = n0 + c, gk = k0 + kk;
-        Bs[kk][c] = (gn < N && gk < K) ? b[(size_t)gk * N + gn] : 0.0f;
+        Bs[kk * TT_TN + c] = (gn < N && gk < K) ? b[(size_t)gk * N + gn] : 0.0f;
       }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int kk = 0; kk < TT_TK; kk++) {
-      float ar[TT_WPT], br[TT_WPT];
-      for (int i = 0; i < TT_WPT; i++) ar[i] = As[kk][ly + TT_TS * i];
-      for (int j = 0; j < TT_WPT; j++) br[j] = Bs[kk][lx + TT_TS * j];
-      for (int i = 0; i < TT_WPT; i++)
-        for (int j = 0; j < TT_WPT; j++) acc[i][j] = fma(ar[i], br[j], acc[i][j]);
+      floatV bv = vloadV(lx, Bs + kk * TT_TN);
+      for (int i = 0; i < wpt; i++) acc[i] = fma((floatV)(As[kk * tm + ly + TT_TS * i]), bv, acc[i]);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
   }
 
-  for (int i = 0; i < TT_WPT; i++) {
+  for (int i = 0; i < wpt; i++) {
     int gm = m0 + ly + TT_TS * i;
     if (gm >= M) continue;
-    for (int j = 0; j < TT_WPT; j++) {
-      int gn = n0 + lx + TT_TS * j;
-      if (gn >= N) continue;
-      float v = alpha * acc[i][j];
+    float r[TT_VW];
+    vstoreV(acc[i], 0, r);
+    for (int j = 0; j < TT_VW; j++) {
+      int gn = n0 + TT_VW * lx + j;
+      if (gn >= N) break;
+      float v = alpha * r[j];
       if (has_bias) v += bias[gn];
       out[(size_t)gm * N + gn] = v;
     }
   }
 }
 
-#define TT_GEMM_KERNEL(NAME, TRANS_B)                                                           \
+#define TT_GEMM_KERNEL(NAME, TRANS_B, WPT)                                                      \
   __kernel __attribute__((reqd_work_group_size(TT_TS, TT_TS, 1))) void NAME(                    \
       __global float *out, ulong out_off, __global const float *a, ulong a_off,                 \
       __global const float *b, ulong b_off, __global const float *bias, ulong bias_off,         \
       int M, int K, int N, float alpha, int has_bias) {                                         \
-    __local float As[TT_TK][TT_TILE + 1];                                                       \
-    __local float Bs[TT_TK][TT_TILE + 1];                                                       \
+    __local float As[TT_TK * TT_TS * (WPT)];                                                    \
+    __local float Bs[TT_TK * TT_TN];                                                            \
     const size_t g = get_global_id(2);                                                          \
     tt_gemm_tile(out + out_off + g * (size_t)M * N, a + a_off + g * (size_t)M * K,              \
                  b + b_off + g * (size_t)K * N, bias + bias_off, M, K, N, alpha, has_bias,      \
-                 TRANS_B, As, Bs);                                                              \
+                 TRANS_B, WPT, As, Bs);                                                         \
   }
 
-TT_GEMM_KERNEL(tt_gemm_nn, 0)
-TT_GEMM_KERNEL(tt_gemm_nt, 1)
+// Large tiles for many rows; one row per work-item when out has only a few rows.
+TT_GEMM_KERNEL(tt_gemm_nn, 0, TT_WPT)
+TT_GEMM_KERNEL(tt_gemm_nt, 1, TT_WPT)
+TT_GEMM_KERNEL(tt_gemm_nn_small, 0, 1)
+TT_GEMM_KERNEL(tt_gemm_nt_small, 1, 1)
 
 // ---- gathers and element-wise ops (one work-item per element; n may be padded) ------
 // out (T,C) = table[ids[t]] rows.

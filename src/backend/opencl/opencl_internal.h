@@ -13,7 +13,7 @@
 
 // The kernels, in the order of tt_cl_kernel_names[].
 enum {
-  TT_K_GEMM_NN, TT_K_GEMM_NT, TT_K_EMBED, TT_K_ADD, TT_K_SCALE, TT_K_CAUSAL_MASK, TT_K_ACTIVATION,
+  TT_K_GEMM_NN, TT_K_GEMM_NT, TT_K_GEMM_NN_SMALL, TT_K_GEMM_NT_SMALL, TT_K_EMBED, TT_K_ADD, TT_K_SCALE, TT_K_CAUSAL_MASK, TT_K_ACTIVATION,
   TT_K_SPLIT_HEADS, TT_K_MERGE_HEADS, TT_K_SOFTMAX, TT_K_NORM, TT_K_NLL, TT_K_COUNT
 };
 extern const char *const tt_cl_kernel_names[TT_K_COUNT];
@@ -30,7 +30,7 @@ typedef struct {
   cl_ulong max_alloc;      // bytes, CL_DEVICE_MAX_MEM_ALLOC_SIZE
   size_t max_wg;           // CL_DEVICE_MAX_WORK_GROUP_SIZE
   // Launch geometry, baked into the program with -D (see kernels.cl).
-  int ts, wpt, tk, rw;
+  int ts, wpt, vw, tk, rw;
   size_t ew;               // work-group size of the element-wise kernels
   // Token ids for embed and nll: a small device buffer, grown only when needed.
   cl_mem ids;

@@ -102,7 +102,10 @@ static tt_status gemm(tt_cl *cl, tt_buf out, tt_buf a, tt_buf b, tt_buf bias, in
   NEED(b, bt * K * N, "b");
   bool has_bias = bias.handle != NULL;
   if (has_bias) NEED(bias, N, "bias");
-  args g = {cl->k[trans_b ? TT_K_GEMM_NT : TT_K_GEMM_NN], 0, CL_SUCCESS};
+  // Few rows (a short prompt): one row per work-item instead of a mostly empty large tile.
+  int wpt = (size_t)M * 4 <= (size_t)cl->ts * cl->wpt ? 1 : cl->wpt;
+  int kernel = wpt == 1 ? (trans_b ? TT_K_GEMM_NT_SMALL : TT_K_GEMM_NN_SMALL) : (trans_b ? TT_K_GEMM_NT : TT_K_GEMM_NN);
+  args g = {cl->k[kernel], 0, CL_SUCCESS};
   arg_buf(&g, out);
   arg_buf(&g, a);
   arg_buf(&g, b);
@@ -112,8 +115,8 @@ static tt_status gemm(tt_cl *cl, tt_buf out, tt_buf a, tt_buf b, tt_buf bias, in
   arg_int(&g, N);
   arg_float(&g, alpha);
   arg_int(&g, has_bias);
-  size_t tile = (size_t)cl->ts * cl->wpt;
-  size_t global[3] = {(N + tile - 1) / tile * cl->ts, (M + tile - 1) / tile * cl->ts, bt};
+  size_t tm = (size_t)cl->ts * wpt, tn = (size_t)cl->ts * cl->vw;
+  size_t global[3] = {(N + tn - 1) / tn * cl->ts, (M + tm - 1) / tm * cl->ts, bt};
   size_t local[3] = {(size_t)cl->ts, (size_t)cl->ts, 1};
   return launch(cl, &g, 3, global, local, op, err);
 }
