@@ -1,0 +1,167 @@
+// ttrace render: one view of a trace as PNG or SVG, drawn headless by the same painters
+// as the window.
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "render/render.h"
+#include "ui/ui.h"
+
+static const char usage[] =
+    "usage: ttrace render TRACE --step HOOK [OPTIONS] -o FIG.png|FIG.svg\n"
+    "\n"
+    "Draws one view of a saved trace without a display, with the same painters as the window.\n"
+    "\n"
+    "  --step HOOK        a hook name (blocks.0.attn.hook_pattern) or a layer-free suffix\n"
+    "                     (attn.hook_pattern) completed by --layer; 'tokens', 'hook_probs', ...\n"
+    "  --layer L          layer for a suffix (default 0)\n"
+    "  --head H           head of (H, T, T) and (H, T, D) tensors (default 0)\n"
+    "  --view NAME        heatmap, table, grid (all heads), overview (layers x heads), tokens,\n"
+    "                     bars, layernorm, gelu, embed, positions, qkv (default: the step's own)\n"
+    "  --frame            draw the step navigator, formula and explanation as the window does\n"
+    "  --size WxH         image size in pixels (default 1600x1000)\n"
+    "  --theme light|dark colours (default light)\n"
+    "  --lang en|ko       language of labels and explanations (default en)\n"
+    "  --zoom Z           show 1/Z of the cells along each axis (default 1: the whole tensor)\n"
+    "  --pan ROW,COL      first visible cell when zoomed\n"
+    "  --pin ROW,COL      pin a cell: the figure shows how it was computed\n"
+    "  --temperature T    bars: softmax(logits / T) (default 1)\n"
+    "  --position I       bars: the token whose next-token distribution is shown (default last)\n"
+    "  --top K            bars: candidates shown (default 10)\n"
+    "  --font-scale S     type size factor (default 1)\n"
+    "  -m, --model DIR    model folder for vocabulary strings and W_E (default: the trace's)\n"
+    "  -o, --output FILE  .png or .svg (written atomically)\n";
+
+static bool parse_pair(const char *s, int *a, int *b) {
+  char *end;
+  *a = (int)strtol(s, &end, 10);
+  if (*end != ',' && *end != 'x') return false;
+  *b = (int)strtol(end + 1, &end, 10);
+  return *end == 0;
+}
+
+static bool ends_with(const char *s, const char *suffix) {
+  size_t n = strlen(s), m = strlen(suffix);
+  return n >= m && strcasecmp(s + n - m, suffix) == 0;
+}
+
+int tt_cmd_render(int argc, char **argv) {
+  enum { O_STEP = 256, O_LAYER, O_HEAD, O_VIEW, O_FRAME, O_SIZE, O_THEME, O_LANG, O_ZOOM, O_PAN, O_PIN, O_TEMP, O_POS,
+         O_TOP, O_FONT };
+  static const struct option longs[] = {
+      {"step", required_argument, 0, O_STEP},   {"layer", required_argument, 0, O_LAYER},
+      {"head", required_argument, 0, O_HEAD},   {"view", required_argument, 0, O_VIEW},
+      {"frame", no_argument, 0, O_FRAME},       {"size", required_argument, 0, O_SIZE},
+      {"theme", required_argument, 0, O_THEME}, {"lang", required_argument, 0, O_LANG},
+      {"zoom", required_argument, 0, O_ZOOM},   {"pan", required_argument, 0, O_PAN},
+      {"pin", required_argument, 0, O_PIN},     {"temperature", required_argument, 0, O_TEMP},
+      {"position", required_argument, 0, O_POS}, {"top", required_argument, 0, O_TOP},
+      {"font-scale", required_argument, 0, O_FONT}, {"model", required_argument, 0, 'm'},
+      {"output", required_argument, 0, 'o'},    {"help", no_argument, 0, 'h'},
+      {0, 0, 0, 0}};
+  tt_view_state vs;
+  tt_view_state_init(&vs);
+  const char *step = NULL, *output = NULL, *model = NULL;
+  int w = 1600, h = 1000, layer = -1, c;
+  bool view_set = false;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "m:o:h", longs, NULL)) != -1) {
+    switch (c) {
+      case O_STEP: step = optarg; break;
+      case O_LAYER: layer = atoi(optarg); break;
+      case O_HEAD: vs.head = atoi(optarg); break;
+      case O_VIEW:
+        if (!tt_view_parse(optarg, &vs.view)) return tt_cli_usage_error("render", "unknown view '%s'", optarg);
+        view_set = true;
+        break;
+      case O_FRAME: vs.frame = true; break;
+      case O_SIZE:
+        if (!parse_pair(optarg, &w, &h)) return tt_cli_usage_error("render", "--size wants WxH, e.g. 1600x1000");
+        break;
+      case O_THEME:
+        if (strcmp(optarg, "light") && strcmp(optarg, "dark"))
+          return tt_cli_usage_error("render", "--theme is light or dark");
+        vs.theme = strcmp(optarg, "dark") == 0 ? TT_THEME_DARK : TT_THEME_LIGHT;
+        break;
+      case O_LANG:
+        if (strcmp(optarg, "en") && strcmp(optarg, "ko")) return tt_cli_usage_error("render", "--lang is en or ko");
+        vs.lang = strcmp(optarg, "ko") == 0 ? TT_LANG_KO : TT_LANG_EN;
+        break;
+      case O_ZOOM: vs.zoom = (float)atof(optarg); break;
+      case O_PAN: {
+        int a, b;
+        if (!parse_pair(optarg, &a, &b)) return tt_cli_usage_error("render", "--pan wants ROW,COL");
+        vs.pan_row = (float)a;
+        vs.pan_col = (float)b;
+        break;
+      }
+      case O_PIN:
+        if (!parse_pair(optarg, &vs.pin_row, &vs.pin_col)) return tt_cli_usage_error("render", "--pin wants ROW,COL");
+        break;
+      case O_TEMP: vs.temperature = (float)atof(optarg); break;
+      case O_POS: vs.position = atoi(optarg); break;
+      case O_TOP: vs.top_k = atoi(optarg); break;
+      case O_FONT: vs.font_scale = (float)atof(optarg); break;
+      case 'm': model = optarg; break;
+      case 'o': output = optarg; break;
+      case 'h': fputs(usage, stdout); return 0;
+      default: return tt_cli_usage_error("render", "unknown option");
+    }
+  }
+  if (optind >= argc) return tt_cli_usage_error("render", "missing TRACE");
+  if (argc - optind > 1) return tt_cli_usage_error("render", "one TRACE at a time");
+  if (!output) return tt_cli_usage_error("render", "missing -o FIG.png or FIG.svg");
+  bool svg = ends_with(output, ".svg");
+  if (!svg && !ends_with(output, ".png")) return tt_cli_usage_error("render", "-o must end in .png or .svg");
+  if (!(vs.zoom >= 1)) return tt_cli_usage_error("render", "--zoom must be 1 or more");
+  if (!(vs.temperature > 0)) return tt_cli_usage_error("render", "--temperature must be above 0");
+  if (!(vs.font_scale > 0.2f && vs.font_scale < 5)) return tt_cli_usage_error("render", "--font-scale between 0.2 and 5");
+  if (vs.head < 0) return tt_cli_usage_error("render", "--head must be 0 or more");
+
+  tt_error err = {0};
+  tt_trace *tr = NULL;
+  if (tt_trace_load(argv[optind], &tr, &err)) return tt_cli_fail("render", &err);
+  if (!step) step = "tokens";
+  tt_status st = tt_resolve_hook(tr, step, layer, vs.hook, sizeof vs.hook, &err);
+  if (st) {
+    // A step whose view draws several tensors (tokens, bars, layernorm, ...) may name a hook
+    // that is not recorded itself.
+    char full[96];
+    if (strncmp(step, "blocks.", 7) == 0 || tt_step_find(step, NULL) >= 0) snprintf(full, sizeof full, "%.95s", step);
+    else snprintf(full, sizeof full, "blocks.%d.%.60s", layer < 0 ? 0 : layer, step);
+    int si = tt_step_find(full, NULL);
+    tt_view_kind v = si >= 0 ? tt_step_get(si)->view : TT_VIEW_HEATMAP;
+    if (v != TT_VIEW_HEATMAP && v != TT_VIEW_TABLE) {
+      snprintf(vs.hook, sizeof vs.hook, "%s", full);
+      st = TT_OK;
+    }
+  }
+  if (st) {
+    tt_trace_destroy(tr);
+    return tt_cli_fail("render", &err);
+  }
+  int L = -1;
+  vs.step = tt_step_find(vs.hook, &L);
+  vs.layer = L >= 0 ? L : (layer < 0 ? 0 : layer);
+  if (!view_set) vs.view = TT_VIEW_AUTO;
+
+  tt_viz_data *vd = NULL;
+  tt_render_extras ex;
+  tt_render *rc = NULL;
+  st = tt_viz_data_open(model, tr, &vd, &err);
+  if (!st) {
+    tt_viz_data_extras(vd, tr, &ex);
+    st = tt_render_create(&rc, &err);
+  }
+  if (!st) {
+    tt_render_set_extras(rc, &ex);
+    st = svg ? tt_render_svg(rc, tr, &vs, w, h, output, &err) : tt_render_png(rc, tr, &vs, w, h, output, &err);
+  }
+  if (!st) printf("%s: %s, %dx%d -> %s\n", vs.hook, tt_view_name(vs.view), w, h, output);
+  int code = st ? tt_cli_fail("render", &err) : 0;
+  tt_render_destroy(rc);
+  tt_viz_data_close(vd);
+  tt_trace_destroy(tr);
+  return code;
+}

@@ -1,0 +1,165 @@
+// canvas_svg: the canvas as SVG elements: rectangles for cells (runs of equal colour
+// merged), <text> for labels with the same fonts named, a hatch pattern for masked cells.
+#include <math.h>
+#include <string.h>
+
+#include "render_int.h"
+
+static const char *family(tt_font_kind k) {
+  return k == TT_FONT_MONO ? "DejaVu Sans Mono, NanumGothic, monospace"
+                           : "DejaVu Sans, NanumGothic, sans-serif";
+}
+
+static void color(FILE *fp, const char *attr, tt_rgba c) {
+  fprintf(fp, " %s=\"#%02x%02x%02x\"", attr, c.r, c.g, c.b);
+  if (c.a != 255) fprintf(fp, " %s-opacity=\"%.3f\"", attr, c.a / 255.0);
+}
+
+static void svg_fill(tt_canvas *cv, int x, int y, int w, int h, tt_rgba c) {
+  tt_svg_state *sv = cv->impl;
+  if (w <= 0 || h <= 0) return;
+  fprintf(sv->fp, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"", x, y, w, h);
+  color(sv->fp, "fill", c);
+  fputs("/>\n", sv->fp);
+}
+
+static void svg_line(tt_canvas *cv, int x0, int y0, int x1, int y1, tt_rgba c) {
+  tt_svg_state *sv = cv->impl;
+  fprintf(sv->fp, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"", x0 + 0.5, y0 + 0.5, x1 + 0.5,
+          y1 + 0.5);
+  color(sv->fp, "stroke", c);
+  fputs("/>\n", sv->fp);
+}
+
+static void escaped(FILE *fp, const char *s) {
+  for (; *s; s++) {
+    switch (*s) {
+      case '<': fputs("&lt;", fp); break;
+      case '>': fputs("&gt;", fp); break;
+      case '&': fputs("&amp;", fp); break;
+      case '"': fputs("&quot;", fp); break;
+      default:
+        if ((unsigned char)*s >= 0x20 || *s == '\t') fputc(*s, fp);
+    }
+  }
+}
+
+static void svg_text(tt_canvas *cv, int x, int y, const char *s, int px, tt_font_kind k, tt_rgba c,
+                     bool rot90) {
+  tt_svg_state *sv = cv->impl;
+  if (!s || !s[0]) return;
+  tt_text_run runs[64];
+  int w, h;
+  int nr = tt_text_layout(cv->fonts, s, px, k, runs, 64, &w, &h);
+  int base = nr > 0 ? runs[0].dy + TTF_FontAscent(runs[0].font) : px;
+  double ax = x, ay = y + base;
+  if (rot90) {
+    ax = x + base;
+    ay = y + w;
+  }
+  fprintf(sv->fp, "<text x=\"%.1f\" y=\"%.1f\" font-family=\"%s\" font-size=\"%d\"%s", ax, ay, family(k),
+          px, k == TT_FONT_BOLD ? " font-weight=\"bold\"" : "");
+  if (rot90) fprintf(sv->fp, " transform=\"rotate(-90 %.1f %.1f)\"", ax, ay);
+  // Pin the width to what the layout measured, so the SVG matches the PNG's geometry.
+  fprintf(sv->fp, " textLength=\"%d\" lengthAdjust=\"spacingAndGlyphs\" xml:space=\"preserve\"", w);
+  color(sv->fp, "fill", c);
+  fputc('>', sv->fp);
+  escaped(sv->fp, s);
+  fputs("</text>\n", sv->fp);
+}
+
+static bool svg_cells_cached(tt_canvas *cv, uint64_t key, SDL_Rect dst) {
+  (void)cv, (void)key, (void)dst;
+  return false;
+}
+
+static int pattern_for(tt_svg_state *sv, tt_rgba bg, tt_rgba line, float cell) {
+  uint32_t key = (uint32_t)bg.r << 24 | (uint32_t)bg.g << 16 | (uint32_t)line.r << 8 | line.g;
+  for (int i = 0; i < sv->n_patterns; i++)
+    if (sv->pattern_key[i] == key) return i;
+  int id = sv->n_patterns < 8 ? sv->n_patterns++ : 7;
+  sv->pattern_key[id] = key;
+  double size = fmax(6.0, cell / 3.0);
+  fprintf(sv->fp,
+          "<defs><pattern id=\"hatch%d\" patternUnits=\"userSpaceOnUse\" width=\"%.1f\" height=\"%.1f\" "
+          "patternTransform=\"rotate(45)\"><rect width=\"%.1f\" height=\"%.1f\" fill=\"#%02x%02x%02x\"/>"
+          "<rect width=\"2\" height=\"%.1f\" fill=\"#%02x%02x%02x\"/></pattern></defs>\n",
+          id, size, size, size, size, bg.r, bg.g, bg.b, size, line.r, line.g, line.b);
+  return id;
+}
+
+static void svg_cells(tt_canvas *cv, uint64_t key, const tt_cells *c, SDL_Rect dst) {
+  tt_svg_state *sv = cv->impl;
+  (void)key;
+  int pat = c->masked ? pattern_for(sv, c->mask_bg, c->mask_line, fminf(c->cell_w, c->cell_h)) : 0;
+  float gap = (c->grid && c->cell_w >= 6 && c->cell_h >= 6) ? 1.0f : 0.0f;
+  if (gap > 0) svg_fill(cv, dst.x, dst.y, dst.w, dst.h, c->grid_rgb);
+  for (int r = 0; r < c->rows; r++) {
+    double y0 = dst.y + r * (double)c->cell_h - c->off_y, y1 = y0 + c->cell_h;
+    if (y1 <= dst.y || y0 >= dst.y + dst.h) continue;
+    y0 = fmax(y0, dst.y);
+    y1 = fmin(y1, dst.y + dst.h);
+    int j = 0;
+    while (j < c->cols) {
+      size_t i = (size_t)r * (size_t)c->cols + (size_t)j;
+      bool m = c->masked && c->masked[i];
+      tt_rgba col = c->rgb[i];
+      int k = j + 1;
+      while (k < c->cols && gap == 0) {
+        size_t ik = (size_t)r * (size_t)c->cols + (size_t)k;
+        bool mk = c->masked && c->masked[ik];
+        if (mk != m || (!m && memcmp(&c->rgb[ik], &col, sizeof col) != 0)) break;
+        k++;
+      }
+      double x0 = dst.x + j * (double)c->cell_w - c->off_x, x1 = dst.x + k * (double)c->cell_w - c->off_x;
+      x0 = fmax(x0, dst.x);
+      x1 = fmin(x1, dst.x + dst.w);
+      if (x1 > x0) {
+        fprintf(sv->fp, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\"", x0 + (j ? gap : 0),
+                y0 + (r ? gap : 0), x1 - x0 - (j ? gap : 0), y1 - y0 - (r ? gap : 0));
+        if (m) fprintf(sv->fp, " fill=\"url(#hatch%d)\"", pat);
+        else color(sv->fp, "fill", col);
+        fputs("/>\n", sv->fp);
+      }
+      j = k;
+    }
+  }
+}
+
+static void svg_clip(tt_canvas *cv, const SDL_Rect *r) {
+  tt_svg_state *sv = cv->impl;
+  if (sv->group_open) fputs("</g>\n", sv->fp);
+  sv->group_open = false;
+  if (!r) return;
+  int id = sv->n_clips++;
+  fprintf(sv->fp, "<clipPath id=\"clip%d\"><rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"/></clipPath>\n",
+          id, r->x, r->y, r->w, r->h);
+  fprintf(sv->fp, "<g clip-path=\"url(#clip%d)\">\n", id);
+  sv->group_open = true;
+}
+
+void tt_canvas_svg(tt_canvas *cv, tt_svg_state *svg, FILE *fp, tt_fonts *fonts, int w, int h) {
+  memset(svg, 0, sizeof *svg);
+  svg->fp = fp;
+  memset(cv, 0, sizeof *cv);
+  cv->fill = svg_fill;
+  cv->line = svg_line;
+  cv->text = svg_text;
+  cv->cells_cached = svg_cells_cached;
+  cv->cells = svg_cells;
+  cv->clip = svg_clip;
+  cv->max_cells = 160;
+  cv->fonts = fonts;
+  cv->impl = svg;
+  fprintf(fp,
+          "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+          "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">\n",
+          w, h, w, h);
+}
+
+void tt_canvas_svg_end(tt_canvas *cv) {
+  tt_svg_state *sv = cv->impl;
+  if (sv->group_open) fputs("</g>\n", sv->fp);
+  sv->group_open = false;
+  fputs("</svg>\n", sv->fp);
+}

@@ -1,0 +1,194 @@
+// cells: the part every matrix view shares: which cells are visible for a zoom and pan,
+// the cell image (downsampled when cells are smaller than a pixel: each pixel then
+// shows the value of largest magnitude in its block), numbers inside large cells, and
+// the panel record used for picking.
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render_int.h"
+
+void tt_view_window(const tt_view_state *st, int rows, int cols, int w, int h, bool square, int unit,
+                    tt_cells_opts *o) {
+  memset(o, 0, sizeof *o);
+  float z = st->zoom < 1 ? 1 : st->zoom;
+  int vr = (int)ceilf((float)rows / z), vc = (int)ceilf((float)cols / z);
+  // Zoom stops at one cell; an axis whose cells are already large does not zoom further.
+  int max_cell = unit * 12;
+  int min_r = h / max_cell, min_c = w / max_cell;
+  if (square) min_r = min_c = (w < h ? w : h) / max_cell;
+  if (vr < min_r) vr = min_r;
+  if (vc < min_c) vc = min_c;
+  if (vr < 1) vr = 1;
+  if (vc < 1) vc = 1;
+  if (vr > rows) vr = rows;
+  if (vc > cols) vc = cols;
+  if (square) {
+    int v = vr > vc ? vr : vc;
+    vr = v < rows ? v : rows;
+    vc = v < cols ? v : cols;
+  }
+  o->vis_rows = vr;
+  o->vis_cols = vc;
+  float r0 = st->pan_row, c0 = st->pan_col;
+  if (r0 > (float)(rows - vr)) r0 = (float)(rows - vr);
+  if (c0 > (float)(cols - vc)) c0 = (float)(cols - vc);
+  o->row0 = r0 < 0 ? 0 : r0;
+  o->col0 = c0 < 0 ? 0 : c0;
+  o->numbers = true;
+}
+
+typedef struct {
+  float v;
+  bool masked;
+} agg;
+
+// Largest magnitude over the unmasked cells of a block (masked when all are masked).
+static agg block_value(const tt_mat *m, int r0, int r1, int c0, int c1) {
+  agg a = {0, true};
+  float best = -1;
+  for (int r = r0; r < r1; r++) {
+    for (int c = c0; c < c1; c++) {
+      float v = tt_mat_at(m, r, c);
+      if (!isfinite(v)) continue;
+      if (fabsf(v) > best) {
+        best = fabsf(v);
+        a.v = v;
+        a.masked = false;
+      }
+    }
+  }
+  return a;
+}
+
+static tt_rgba mix(tt_rgba a, tt_rgba b, float t) {
+  tt_rgba c = {(uint8_t)(a.r + (b.r - a.r) * t), (uint8_t)(a.g + (b.g - a.g) * t), (uint8_t)(a.b + (b.b - a.b) * t),
+               255};
+  return c;
+}
+
+static float luminance(tt_rgba c) { return 0.2126f * c.r + 0.7152f * c.g + 0.0722f * c.b; }
+
+int tt_paint_cells(tt_paint *p, SDL_Rect dst, const tt_mat *m, const tt_scale *s, const tt_cells_opts *o) {
+  tt_canvas *cv = p->cv;
+  const tt_palette *pal = p->pal;
+  if (dst.w <= 0 || dst.h <= 0 || o->vis_rows <= 0 || o->vis_cols <= 0) return -1;
+  float cell_w = (float)dst.w / (float)o->vis_cols, cell_h = (float)dst.h / (float)o->vis_rows;
+  int r_first = (int)floorf(o->row0), c_first = (int)floorf(o->col0);
+  int r_last = (int)ceilf(o->row0 + (float)o->vis_rows), c_last = (int)ceilf(o->col0 + (float)o->vis_cols);
+  if (r_last > m->rows) r_last = m->rows;
+  if (c_last > m->cols) c_last = m->cols;
+  int nr = r_last - r_first, nc = c_last - c_first;
+  // Downsample when there are more cells than pixels (or than the canvas allows).
+  int lim_r = dst.h < cv->max_cells ? dst.h : cv->max_cells;
+  int lim_c = dst.w < cv->max_cells ? dst.w : cv->max_cells;
+  int out_r = nr > lim_r ? lim_r : nr, out_c = nc > lim_c ? lim_c : nc;
+  bool down = out_r < nr || out_c < nc;
+
+  uint64_t key = tt_hash(0, &m->t->data, sizeof m->t->data);
+  float kf[8] = {o->row0, o->col0, (float)o->vis_rows, (float)o->vis_cols, s->lo, s->hi, (float)o->table,
+                 (float)p->st->theme};
+  key = tt_hash(key, kf, sizeof kf);
+  key = tt_hash(key, &m->offset, sizeof m->offset);
+  if (!cv->cells_cached(cv, key, dst)) {
+    tt_rgba *rgb = malloc(sizeof(tt_rgba) * (size_t)out_r * (size_t)out_c);
+    uint8_t *mask = malloc((size_t)out_r * (size_t)out_c);
+    if (rgb && mask) {
+      bool any_mask = false;
+      for (int i = 0; i < out_r; i++) {
+        int ra = r_first + (int)((int64_t)i * nr / out_r), rb = r_first + (int)((int64_t)(i + 1) * nr / out_r);
+        for (int j = 0; j < out_c; j++) {
+          int ca = c_first + (int)((int64_t)j * nc / out_c), cb = c_first + (int)((int64_t)(j + 1) * nc / out_c);
+          agg a = down ? block_value(m, ra, rb, ca, cb) : (agg){tt_mat_at(m, ra, ca), false};
+          if (!down && !isfinite(a.v)) a.masked = true;
+          size_t k = (size_t)i * (size_t)out_c + (size_t)j;
+          mask[k] = a.masked;
+          any_mask |= a.masked;
+          tt_rgba c = a.masked ? pal->masked : tt_scale_color(s, a.v);
+          if (o->table && !a.masked) c = mix(c, pal->bg, 0.55f);
+          rgb[k] = c;
+        }
+      }
+      tt_cells cells = {
+          .rows = out_r,
+          .cols = out_c,
+          .rgb = rgb,
+          .masked = any_mask ? mask : NULL,
+          .cell_w = down ? (float)dst.w / (float)out_c : cell_w,
+          .cell_h = down ? (float)dst.h / (float)out_r : cell_h,
+          .off_x = down ? 0 : (o->col0 - (float)c_first) * cell_w,
+          .off_y = down ? 0 : (o->row0 - (float)r_first) * cell_h,
+          .grid = !down,
+          .grid_rgb = pal->grid,
+          .mask_bg = pal->masked,
+          .mask_line = pal->masked_line,
+      };
+      cv->cells(cv, key, &cells, dst);
+    }
+    free(rgb);
+    free(mask);
+  }
+
+  // Numbers inside cells that are large enough to hold them.
+  if ((o->numbers || o->table) && !down) {
+    int px = (int)fminf((float)p->unit * 0.9f, cell_h * 0.5f);
+    char buf[32];
+    if (px >= 10 && tt_text_width(cv->fonts, "\xE2\x88\x92" "0.00", px, TT_FONT_SANS) + 6 <= cell_w) {
+      cv->clip(cv, &dst);
+      for (int r = r_first; r < r_last; r++) {
+        for (int c = c_first; c < c_last; c++) {
+          float v = tt_mat_at(m, r, c);
+          int x = dst.x + (int)(((float)c - o->col0 + 0.5f) * cell_w);
+          int y = dst.y + (int)(((float)r - o->row0 + 0.5f) * cell_h) - px * 6 / 10;
+          tt_rgba bgc = isfinite(v) ? tt_scale_color(s, v) : pal->masked;
+          if (o->table && isfinite(v)) bgc = mix(bgc, pal->bg, 0.55f);
+          tt_rgba fg = luminance(bgc) > 140 ? (tt_rgba){0, 0, 0, 255} : (tt_rgba){255, 255, 255, 255};
+          tt_draw_text(cv, x, y, tt_fmt_value(v, buf, sizeof buf), px, TT_FONT_SANS, fg, TT_ALIGN_CENTER);
+        }
+      }
+      cv->clip(cv, NULL);
+    }
+  }
+
+  tt_layout *lay = p->lay;
+  if (lay->n_panels >= TT_MAX_PANELS) return -1;
+  tt_panel *pn = &lay->panels[lay->n_panels];
+  pn->rect = dst;
+  pn->t = m->t;
+  pn->offset = m->offset;
+  pn->row_stride = m->row_stride;
+  pn->rows = m->rows;
+  pn->cols = m->cols;
+  pn->row0 = o->row0;
+  pn->col0 = o->col0;
+  pn->cell_w = cell_w;
+  pn->cell_h = cell_h;
+  pn->layer = o->layer;
+  pn->head = o->head;
+  pn->row_axis = m->row_axis;
+  pn->col_axis = m->col_axis;
+  return lay->n_panels++;
+}
+
+bool tt_render_pick(const tt_layout *lay, const tt_trace *tr, int x, int y, tt_pick *out) {
+  for (int i = lay->n_panels - 1; i >= 0; i--) {
+    const tt_panel *pn = &lay->panels[i];
+    const SDL_Rect *r = &pn->rect;
+    if (x < r->x || y < r->y || x >= r->x + r->w || y >= r->y + r->h) continue;
+    int row = (int)floorf(pn->row0 + ((float)(y - r->y) + 0.5f) / pn->cell_h);
+    int col = (int)floorf(pn->col0 + ((float)(x - r->x) + 0.5f) / pn->cell_w);
+    if (row < 0 || col < 0 || row >= pn->rows || col >= pn->cols) continue;
+    memset(out, 0, sizeof *out);
+    out->panel = i;
+    out->t = pn->t;
+    out->layer = pn->layer;
+    out->head = pn->head;
+    out->row = row;
+    out->col = col;
+    out->value = tt_tensor_at(pn->t, pn->offset + (int64_t)row * pn->row_stride + col);
+    tt_axis_label(tr, NULL, pn->row_axis, row, out->row_label, sizeof out->row_label);
+    tt_axis_label(tr, NULL, pn->col_axis, col, out->col_label, sizeof out->col_label);
+    return true;
+  }
+  return false;
+}

@@ -1,0 +1,237 @@
+// data: tensors seen as matrices (a head of a head-major tensor, a row per token), axis
+// labels from the trace's token strings, and the colour scale of a tensor.
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render_int.h"
+
+float tt_tensor_at(const tt_tensor *t, int64_t i) {
+  switch (t->dtype) {
+    case TT_F32: return ((const float *)t->data)[i];
+    case TT_I32: return (float)((const int32_t *)t->data)[i];
+    case TT_I64: return (float)((const int64_t *)t->data)[i];
+    case TT_U8: return (float)((const uint8_t *)t->data)[i];
+    case TT_F16: return tt_f16_to_f32(((const uint16_t *)t->data)[i]);
+    case TT_BF16: return tt_bf16_to_f32(((const uint16_t *)t->data)[i]);
+  }
+  return 0;
+}
+
+static bool ends_with(const char *s, const char *suffix) {
+  size_t n = strlen(s), m = strlen(suffix);
+  return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+// The catalogue's axes (hooks.h) by the end of the hook name.
+static const struct {
+  const char *suffix, *axes;
+} axes_table[] = {
+    {"attn.hook_attn_scores_raw", "HTT"}, {"attn.hook_attn_scores_scaled", "HTT"},
+    {"attn.hook_attn_scores", "HTT"},     {"attn.hook_pattern", "HTT"},
+    {"attn.hook_q", "HTD"},               {"attn.hook_k", "HTD"},
+    {"attn.hook_v", "HTD"},               {"attn.hook_z", "HTD"},
+    {"attn.hook_qkv", "TC"},              {"hook_mean", "T"},
+    {"hook_scale", "T"},                  {"mlp.hook_pre", "TF"},
+    {"mlp.hook_post", "TF"},              {"hook_logits", "TV"},
+    {"hook_probs", "TV"},                 {"hook_loss", "L"},
+    {"tokens", "T"},
+};
+
+void tt_hook_axes(const tt_trace *tr, const tt_tensor *t, char *axes, size_t len) {
+  (void)tr;
+  const char *name = t->name ? t->name : "";
+  for (size_t i = 0; i < sizeof axes_table / sizeof *axes_table; i++) {
+    if (ends_with(name, axes_table[i].suffix) && (size_t)t->ndim == strlen(axes_table[i].axes)) {
+      snprintf(axes, len, "%s", axes_table[i].axes);
+      return;
+    }
+  }
+  // Anything else recorded per token: rows are tokens, columns the width.
+  if (t->ndim == 1) snprintf(axes, len, "T");
+  else if (t->ndim == 2) snprintf(axes, len, "TC");
+  else if (t->ndim == 3) snprintf(axes, len, t->shape[1] == t->shape[2] ? "HTT" : "HTD");
+  else snprintf(axes, len, "????");
+}
+
+bool tt_mat_of(const tt_trace *tr, const tt_tensor *t, int head, tt_mat *m) {
+  char axes[8];
+  tt_hook_axes(tr, t, axes, sizeof axes);
+  memset(m, 0, sizeof *m);
+  m->t = t;
+  m->slice = -1;
+  if (t->ndim == 1) {
+    m->rows = (int)t->shape[0];
+    m->cols = 1;
+    m->row_stride = 1;
+    m->row_axis = axes[0];
+    m->col_axis = '1';
+    return true;
+  }
+  if (t->ndim == 2) {
+    m->rows = (int)t->shape[0];
+    m->cols = (int)t->shape[1];
+    m->row_stride = t->shape[1];
+    m->row_axis = axes[0];
+    m->col_axis = axes[1];
+    return true;
+  }
+  if (t->ndim == 3) {
+    if (head < 0) head = 0;
+    if (head >= t->shape[0]) head = (int)t->shape[0] - 1;
+    m->slice = head;
+    m->rows = (int)t->shape[1];
+    m->cols = (int)t->shape[2];
+    m->row_stride = t->shape[2];
+    m->offset = (int64_t)head * t->shape[1] * t->shape[2];
+    m->row_axis = axes[1];
+    m->col_axis = axes[2];
+    return true;
+  }
+  return false;
+}
+
+const char *tt_token_display(const char *tok, char *buf, size_t len) {
+  size_t o = 0;
+  if (!tok) tok = "?";
+  for (const char *p = tok; *p && o + 4 < len; p++) {
+    if (*p == ' ') {
+      memcpy(buf + o, "\xE2\x90\xA3", 3);  // ␣
+      o += 3;
+    } else if (*p == '\n') {
+      memcpy(buf + o, "\xE2\x86\xB5", 3);  // ↵
+      o += 3;
+    } else if (*p == '\t') {
+      memcpy(buf + o, "\xE2\x87\xA5", 3);  // ⇥
+      o += 3;
+    } else {
+      buf[o++] = *p;
+    }
+  }
+  buf[o] = 0;
+  return buf;
+}
+
+const char *tt_axis_label(const tt_trace *tr, const tt_render_extras *ex, int axis, int i, char *buf,
+                          size_t len) {
+  char tmp[160];
+  if (axis == 'T' && i < tt_trace_n_tokens(tr)) return tt_token_display(tt_trace_token(tr, i), buf, len);
+  if (axis == 'L' && i + 1 < tt_trace_n_tokens(tr)) {
+    char a[64], b[64];
+    tt_token_display(tt_trace_token(tr, i), a, sizeof a);
+    tt_token_display(tt_trace_token(tr, i + 1), b, sizeof b);
+    snprintf(buf, len, "%s \xE2\x86\x92 %s", a, b);
+    return buf;
+  }
+  if (axis == 'V' && ex && ex->token_text) {
+    const char *s = ex->token_text(ex->token_ctx, i, tmp, sizeof tmp);
+    if (s) {
+      char d[160];
+      snprintf(buf, len, "%s", tt_token_display(s, d, sizeof d));
+      return buf;
+    }
+  }
+  if (axis == '1') {
+    snprintf(buf, len, "value");
+    return buf;
+  }
+  snprintf(buf, len, "%d", i);
+  return buf;
+}
+
+static int cmp_float(const void *a, const void *b) {
+  float x = *(const float *)a, y = *(const float *)b;
+  return (x > y) - (x < y);
+}
+
+void tt_scale_of(const tt_tensor *t, const char *hook, tt_scale *s) {
+  memset(s, 0, sizeof *s);
+  int64_t n = tt_tensor_numel(t);
+  float lo = INFINITY, hi = -INFINITY;
+  // Weight matrices can have tens of millions of entries: a strided scan is enough for colours.
+  int64_t step = n > (1 << 22) ? n >> 22 : 1;
+  for (int64_t i = 0; i < n; i += step) {
+    float v = tt_tensor_at(t, i);
+    if (!isfinite(v)) {
+      s->has_masked = true;
+      continue;
+    }
+    if (v < lo) lo = v;
+    if (v > hi) hi = v;
+  }
+  if (lo > hi) lo = hi = 0;
+  bool probs = hook && (ends_with(hook, "hook_pattern") || ends_with(hook, "hook_probs"));
+  if (probs || lo >= 0) {
+    s->diverging = false;
+    s->lo = 0;
+    s->hi = ends_with(hook ? hook : "", "hook_pattern") ? 1.0f : (hi > 0 ? hi : 1);
+    if (!probs && lo > 0 && lo > 0.5f * hi) s->lo = lo;  // e.g. LayerNorm scales all near 1
+    return;
+  }
+  float lim = fmaxf(fabsf(lo), fabsf(hi));
+  // Clip rare outliers (a few huge residual dimensions would wash out everything else).
+  enum { SAMPLE = 4096 };
+  float *sample = malloc(sizeof(float) * SAMPLE);
+  if (sample) {
+    int64_t stride = n > SAMPLE ? n / SAMPLE : 1;
+    int k = 0;
+    for (int64_t i = 0; i < n && k < SAMPLE; i += stride) {
+      float v = tt_tensor_at(t, i);
+      if (isfinite(v)) sample[k++] = fabsf(v);
+    }
+    if (k > 64) {
+      qsort(sample, (size_t)k, sizeof(float), cmp_float);
+      float p = sample[(int)((k - 1) * 0.995)];
+      if (p > 0 && p < 0.4f * lim) {
+        lim = p;
+        s->clipped = true;
+      }
+    }
+    free(sample);
+  }
+  if (lim <= 0) lim = 1;
+  s->diverging = true;
+  s->lo = -lim;
+  s->hi = lim;
+}
+
+tt_rgba tt_scale_color(const tt_scale *s, float v) {
+  if (s->diverging) return tt_cmap_diverging(v / s->hi);
+  float span = s->hi - s->lo;
+  return tt_cmap_viridis(span > 0 ? (v - s->lo) / span : 0.5f);
+}
+
+const char *tt_fmt_value(float v, char *buf, size_t len) {
+  float a = fabsf(v);
+  if (isinf(v)) snprintf(buf, len, v < 0 ? "\xE2\x88\x92\xE2\x88\x9E" : "\xE2\x88\x9E");  // −∞ / ∞
+  else if (isnan(v)) snprintf(buf, len, "NaN");
+  else if (v == 0) snprintf(buf, len, "0");
+  else if (a >= 10000) snprintf(buf, len, "%.1e", v);
+  else if (a >= 100) snprintf(buf, len, "%.0f", v);
+  else if (a >= 10) snprintf(buf, len, "%.1f", v);
+  else if (a >= 0.01f) snprintf(buf, len, "%.2f", v);
+  else snprintf(buf, len, "%.0e", v);
+  // A real minus sign reads better on a projector.
+  if (buf[0] == '-' && strlen(buf) + 3 < len) {
+    memmove(buf + 3, buf + 1, strlen(buf));
+    memcpy(buf, "\xE2\x88\x92", 3);
+  }
+  return buf;
+}
+
+void tt_scale_get(tt_paint *p, const tt_tensor *t, const char *hook, tt_scale *s) {
+  tt_render *rc = p->rc;
+  int64_t n = tt_tensor_numel(t);
+  for (int i = 0; i < TT_SCALE_CACHE; i++) {
+    if (rc->scales[i].data == t->data && rc->scales[i].numel == n && t->data) {
+      *s = rc->scales[i].s;
+      return;
+    }
+  }
+  tt_scale_of(t, hook, s);
+  tt_scale_entry *e = &rc->scales[rc->next_scale];
+  rc->next_scale = (rc->next_scale + 1) % TT_SCALE_CACHE;
+  e->data = t->data;
+  e->numel = n;
+  e->s = *s;
+}

@@ -1,0 +1,160 @@
+// export: the render context, drawing into any SDL renderer, and the headless outputs:
+// a surface from a software renderer, PNG (atomic), SVG.
+#include <SDL_image.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render_int.h"
+
+tt_status tt_render_create(tt_render **out, tt_error *err) {
+  tt_render *rc = calloc(1, sizeof *rc);
+  if (!rc) return tt_fail(err, TT_ERR_NOMEM, "out of memory");
+  tt_status st = tt_fonts_open(&rc->fonts, err);
+  if (st != TT_OK) {
+    free(rc);
+    return st;
+  }
+  rc->cache = tt_sdl_cache_create();
+  if (!rc->cache) {
+    tt_render_destroy(rc);
+    return tt_fail(err, TT_ERR_NOMEM, "out of memory");
+  }
+  *out = rc;
+  return TT_OK;
+}
+
+void tt_render_destroy(tt_render *rc) {
+  if (!rc) return;
+  tt_sdl_cache_destroy(rc->cache);
+  tt_fonts_close(rc->fonts);
+  free(rc);
+}
+
+void tt_render_set_extras(tt_render *rc, const tt_render_extras *ex) {
+  if (ex) rc->ex = *ex;
+  else memset(&rc->ex, 0, sizeof rc->ex);
+  tt_render_forget(rc);
+}
+
+void tt_render_forget(tt_render *rc) {
+  tt_sdl_cache_forget(rc->cache);
+  memset(rc->scales, 0, sizeof rc->scales);
+  rc->next_scale = 0;
+}
+
+// Type size for an area: large enough for a projector, scaled with the area.
+static int unit_for(const tt_view_state *st, int w, int h) {
+  float u = fminf((float)w / 64.0f, (float)h / 40.0f);
+  if (u < 12) u = 12;
+  if (u > 64) u = 64;
+  u *= st->font_scale > 0 ? st->font_scale : 1;
+  return (int)lrintf(u);
+}
+
+static void paint(tt_render *rc, tt_canvas *cv, SDL_Rect area, const tt_trace *tr, const tt_view_state *st,
+                  tt_layout *lay) {
+  tt_paint p = {cv, tr, st, &rc->ex, tt_palette_for(st->theme), lay, unit_for(st, area.w, area.h), rc};
+  memset(lay, 0, sizeof *lay);
+  cv->fill(cv, area.x, area.y, area.w, area.h, p.pal->bg);
+  if (st->frame) {
+    tt_paint_frame(&p, area);
+  } else {
+    int m = p.unit;
+    SDL_Rect inner = {area.x + m, area.y + m * 3 / 4, area.w - 2 * m, area.h - m * 3 / 2};
+    tt_paint_view(&p, inner);
+    if (st->show_help) tt_paint_help(&p, inner);
+  }
+}
+
+void tt_render_draw(tt_render *rc, SDL_Renderer *r, SDL_Rect area, const tt_trace *tr, const tt_view_state *st,
+                    tt_layout *lay) {
+  tt_canvas cv;
+  tt_canvas_sdl(&cv, r, rc->cache, rc->fonts);
+  tt_layout *own = NULL;
+  if (!lay) lay = own = malloc(sizeof *lay);
+  if (!lay) return;
+  paint(rc, &cv, area, tr, st, lay);
+  SDL_RenderSetClipRect(r, NULL);
+  free(own);
+}
+
+tt_status tt_render_surface(tt_render *rc, const tt_trace *tr, const tt_view_state *st, int w, int h,
+                            SDL_Surface **out, tt_layout *lay, tt_error *err) {
+  if (w < 64 || h < 64 || w > 16384 || h > 16384)
+    return tt_fail(err, TT_ERR_ARG, "image size %dx%d is out of range (64 to 16384 pixels a side)", w, h);
+  SDL_Surface *s = SDL_CreateRGBSurfaceWithFormat(0, w, h, 32, SDL_PIXELFORMAT_ARGB8888);
+  if (!s) return tt_fail(err, TT_ERR_NOMEM, "cannot make a %dx%d image: %s", w, h, SDL_GetError());
+  SDL_Renderer *r = SDL_CreateSoftwareRenderer(s);
+  if (!r) {
+    SDL_FreeSurface(s);
+    return tt_fail(err, TT_ERR_DEVICE, "software renderer: %s", SDL_GetError());
+  }
+  // Textures belong to this renderer only: a private cache, dropped with it.
+  tt_sdl_cache *saved = rc->cache;
+  rc->cache = tt_sdl_cache_create();
+  if (!rc->cache) {
+    rc->cache = saved;
+    SDL_DestroyRenderer(r);
+    SDL_FreeSurface(s);
+    return tt_fail(err, TT_ERR_NOMEM, "out of memory");
+  }
+  tt_render_draw(rc, r, (SDL_Rect){0, 0, w, h}, tr, st, lay);
+  SDL_RenderPresent(r);
+  tt_sdl_cache_destroy(rc->cache);
+  rc->cache = saved;
+  SDL_DestroyRenderer(r);
+  SDL_Surface *rgb = SDL_ConvertSurfaceFormat(s, SDL_PIXELFORMAT_RGB24, 0);
+  SDL_FreeSurface(s);
+  if (!rgb) return tt_fail(err, TT_ERR_NOMEM, "cannot convert the image: %s", SDL_GetError());
+  *out = rgb;
+  return TT_OK;
+}
+
+tt_status tt_render_save_png(SDL_Surface *s, const char *path, tt_error *err) {
+  tt_atomic_file af;
+  tt_status st = tt_atomic_open(&af, path, err);
+  if (st != TT_OK) return st;
+  SDL_RWops *rw = SDL_RWFromFP(af.fp, SDL_FALSE);
+  if (!rw || IMG_SavePNG_RW(s, rw, 0) != 0) {
+    if (rw) SDL_RWclose(rw);
+    tt_atomic_abort(&af);
+    return tt_fail(err, TT_ERR_IO, "cannot write %s: %s", path, IMG_GetError());
+  }
+  SDL_RWclose(rw);
+  return tt_atomic_commit(&af, err);
+}
+
+tt_status tt_render_png(tt_render *rc, const tt_trace *tr, const tt_view_state *st, int w, int h, const char *path,
+                        tt_error *err) {
+  SDL_Surface *s = NULL;
+  tt_layout *lay = malloc(sizeof *lay);
+  if (!lay) return tt_fail(err, TT_ERR_NOMEM, "out of memory");
+  tt_status status = tt_render_surface(rc, tr, st, w, h, &s, lay, err);
+  free(lay);
+  if (status != TT_OK) return status;
+  status = tt_render_save_png(s, path, err);
+  SDL_FreeSurface(s);
+  return status;
+}
+
+tt_status tt_render_svg(tt_render *rc, const tt_trace *tr, const tt_view_state *st, int w, int h, const char *path,
+                        tt_error *err) {
+  if (w < 64 || h < 64 || w > 16384 || h > 16384)
+    return tt_fail(err, TT_ERR_ARG, "image size %dx%d is out of range (64 to 16384 pixels a side)", w, h);
+  tt_layout *lay = malloc(sizeof *lay);
+  if (!lay) return tt_fail(err, TT_ERR_NOMEM, "out of memory");
+  tt_atomic_file af;
+  tt_status status = tt_atomic_open(&af, path, err);
+  if (status != TT_OK) {
+    free(lay);
+    return status;
+  }
+  tt_canvas cv;
+  tt_svg_state svg;
+  tt_canvas_svg(&cv, &svg, af.fp, rc->fonts, w, h);
+  paint(rc, &cv, (SDL_Rect){0, 0, w, h}, tr, st, lay);
+  tt_canvas_svg_end(&cv);
+  free(lay);
+  return tt_atomic_commit(&af, err);
+}

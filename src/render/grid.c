@@ -1,0 +1,182 @@
+// grid: many small heatmaps: all heads of one layer (grid), every layer × head of one
+// hook (overview), and Q, K, V of one head side by side.
+#include <math.h>
+#include <string.h>
+
+#include "render_int.h"
+
+// Columns of a near-square arrangement of n panels in w × h.
+static int grid_cols(int n, int w, int h) {
+  int best = 1;
+  float best_side = 0;
+  for (int c = 1; c <= n; c++) {
+    int rws = (n + c - 1) / c;
+    float side = fminf((float)w / (float)c, (float)h / (float)rws);
+    if (side > best_side) {
+      best_side = side;
+      best = c;
+    }
+  }
+  return best;
+}
+
+void tt_paint_grid(tt_paint *p, SDL_Rect r, const tt_tensor *t) {
+  tt_canvas *cv = p->cv;
+  int u = p->unit;
+  int H = (int)t->shape[0];
+  tt_scale sc;
+  tt_scale_get(p, t, t->name, &sc);
+  int legend_w = u * 7;
+  SDL_Rect area = {r.x, r.y, r.w - legend_w, r.h - u * 2};
+  int cols = grid_cols(H, area.w, area.h);
+  int rows = (H + cols - 1) / cols;
+  int cw = area.w / cols, ch = area.h / rows;
+  int label = u * 9 / 10;
+  int side = cw < ch - label * 3 / 2 ? cw : ch - label * 3 / 2;
+  side -= u / 2;
+  if (side < 8) return;
+  tt_mat m0;
+  tt_mat_of(p->tr, t, 0, &m0);
+  for (int h = 0; h < H; h++) {
+    int gx = h % cols, gy = h / cols;
+    int x = area.x + gx * cw, y = area.y + gy * ch;
+    char buf[48];
+    snprintf(buf, sizeof buf, "%s %d", tt_str(p->st->lang, TT_S_HEAD), h);
+    bool cur = h == p->st->head;
+    tt_draw_text(cv, x, y, buf, label, cur ? TT_FONT_BOLD : TT_FONT_SANS, cur ? p->pal->accent : p->pal->fg,
+                 TT_ALIGN_LEFT);
+    tt_mat m;
+    tt_mat_of(p->tr, t, h, &m);
+    SDL_Rect dst = {x, y + label * 3 / 2, side, side};
+    if (m.rows != m.cols) {  // (T, D): keep the aspect of the matrix
+      float cell = fminf((float)side / (float)m.cols, (float)side / (float)m.rows);
+      if (cell >= 1) {
+        dst.w = (int)(cell * (float)m.cols);
+        dst.h = (int)(cell * (float)m.rows);
+      }
+    }
+    tt_cells_opts o = {.vis_rows = m.rows, .vis_cols = m.cols, .numbers = false, .layer = p->st->layer, .head = h};
+    tt_paint_cells(p, dst, &m, &sc, &o);
+    tt_draw_frame(cv, dst.x - 1, dst.y - 1, dst.w + 2, dst.h + 2, cur ? p->pal->accent : p->pal->dim, cur ? 3 : 1);
+  }
+  SDL_Rect lr = {r.x + r.w - legend_w + u, r.y + u, legend_w - u, (r.h - u * 3) < u * 20 ? r.h - u * 3 : u * 20};
+  tt_paint_legend(p, lr, &sc);
+  char note[160];
+  snprintf(note, sizeof note, "%s", p->st->lang == TT_LANG_KO ? "칸에 포인터를 올리면 토큰과 값이 보입니다"
+                                                              : "point at a cell for its tokens and value");
+  tt_draw_text(cv, r.x, r.y + r.h - u * 3 / 2, note, u * 9 / 10, TT_FONT_SANS, p->pal->dim, TT_ALIGN_LEFT);
+}
+
+void tt_paint_overview(tt_paint *p, SDL_Rect r, const char *suffix) {
+  tt_canvas *cv = p->cv;
+  int u = p->unit;
+  // Which layers have this hook.
+  int L = 0, H = 0;
+  char name[128];
+  for (;; L++) {
+    snprintf(name, sizeof name, "blocks.%d.%s", L, suffix);
+    const tt_tensor *t = tt_trace_find(p->tr, name);
+    if (!t) break;
+    if (t->ndim == 3 && (int)t->shape[0] > H) H = (int)t->shape[0];
+  }
+  if (L == 0 || H == 0) {
+    tt_draw_para(cv, r.x, r.y, r.w, p->st->lang == TT_LANG_KO ? "이 단계에는 층 × 헤드 개요가 없습니다."
+                                                              : "The overview shows attention tensors (H, T, T) of every layer.",
+                 u, TT_FONT_SANS, p->pal->warn);
+    return;
+  }
+  int lab_w = tt_text_width(cv->fonts, "layer 00", u, TT_FONT_SANS) + u;
+  int legend_w = u * 7;
+  int top = u * 2;
+  int cw = (r.w - lab_w - legend_w) / H, ch = (r.h - top - u) / L;
+  int side = (cw < ch ? cw : ch) - (u / 4 > 2 ? u / 4 : 2);
+  if (side < 4) side = 4;
+  tt_scale sc;
+  snprintf(name, sizeof name, "blocks.0.%s", suffix);
+  tt_scale_get(p, tt_trace_find(p->tr, name), name, &sc);
+  char buf[48];
+  for (int h = 0; h < H; h++) {
+    snprintf(buf, sizeof buf, "%d", h);
+    tt_draw_text(cv, r.x + lab_w + h * (side + u / 4) + side / 2, r.y, buf, u * 9 / 10, TT_FONT_SANS,
+                 h == p->st->head ? p->pal->accent : p->pal->fg, TT_ALIGN_CENTER);
+  }
+  tt_draw_text(cv, r.x, r.y, tt_str(p->st->lang, TT_S_HEAD), u * 9 / 10, TT_FONT_SANS, p->pal->dim, TT_ALIGN_LEFT);
+  for (int l = 0; l < L; l++) {
+    snprintf(name, sizeof name, "blocks.%d.%s", l, suffix);
+    const tt_tensor *t = tt_trace_find(p->tr, name);
+    int y = r.y + top + l * (side + u / 4);
+    snprintf(buf, sizeof buf, "%s %d", tt_str(p->st->lang, TT_S_LAYER), l);
+    tt_draw_text(cv, r.x, y + side / 2 - u / 2, buf, u * 9 / 10, TT_FONT_SANS,
+                 l == p->st->layer ? p->pal->accent : p->pal->fg, TT_ALIGN_LEFT);
+    tt_scale ls;
+    tt_scale_get(p, t, name, &ls);
+    if (ls.diverging) ls = sc.diverging ? (tt_scale){true, -fmaxf(sc.hi, ls.hi), fmaxf(sc.hi, ls.hi), false, ls.has_masked} : ls;
+    for (int h = 0; h < (int)t->shape[0]; h++) {
+      tt_mat m;
+      tt_mat_of(p->tr, t, h, &m);
+      SDL_Rect dst = {r.x + lab_w + h * (side + u / 4), y, side, side};
+      tt_cells_opts o = {.vis_rows = m.rows, .vis_cols = m.cols, .layer = l, .head = h};
+      tt_paint_cells(p, dst, &m, &ls, &o);
+      bool cur = l == p->st->layer && h == p->st->head;
+      if (cur) tt_draw_frame(cv, dst.x - 2, dst.y - 2, dst.w + 4, dst.h + 4, p->pal->accent, 2);
+    }
+  }
+  SDL_Rect lr = {r.x + r.w - legend_w + u, r.y + top, legend_w - u, r.h - top - u < u * 20 ? r.h - top - u : u * 20};
+  tt_paint_legend(p, lr, &sc);
+}
+
+void tt_paint_qkv(tt_paint *p, SDL_Rect r, int layer, int head) {
+  tt_canvas *cv = p->cv;
+  int u = p->unit;
+  static const char *const parts[3] = {"q", "k", "v"};
+  static const char *const en[3] = {"Q  query: what am I looking for?", "K  key: what do I offer?",
+                                    "V  value: what do I pass on?"};
+  static const char *const ko[3] = {"Q  쿼리: 무엇을 찾는가?", "K  키: 나는 무엇을 가졌는가?",
+                                    "V  값: 무엇을 건네주는가?"};
+  const tt_tensor *ts[3];
+  char name[128];
+  float lim = 0;
+  for (int i = 0; i < 3; i++) {
+    snprintf(name, sizeof name, "blocks.%d.attn.hook_%s", layer, parts[i]);
+    ts[i] = tt_trace_find(p->tr, name);
+    if (!ts[i]) {
+      tt_draw_para(cv, r.x, r.y, r.w, tt_str(p->st->lang, TT_S_NOT_RECORDED), u, TT_FONT_SANS, p->pal->warn);
+      return;
+    }
+    tt_scale s;
+    tt_scale_get(p, ts[i], name, &s);
+    lim = fmaxf(lim, fmaxf(fabsf(s.lo), fabsf(s.hi)));
+  }
+  tt_scale sc = {true, -lim, lim, false, false};
+  int legend_w = u * 6;
+  tt_mat m0;
+  tt_mat_of(p->tr, ts[0], head, &m0);
+  char buf[128];
+  int row_w = 0;
+  for (int i = 0; i < m0.rows && i < 256; i++) {
+    int w = tt_text_width(cv->fonts, tt_axis_label(p->tr, p->ex, 'T', i, buf, sizeof buf), u, TT_FONT_SANS);
+    if (w > row_w) row_w = w;
+  }
+  if (row_w > r.w / 6) row_w = r.w / 6;
+  int x0 = r.x + row_w + u;
+  int pw = (r.x + r.w - legend_w - x0) / 3 - u;
+  int ph = r.h - u * 6;
+  float cell_h = fminf((float)ph / (float)m0.rows, (float)u * 6);
+  for (int i = 0; i < 3; i++) {
+    tt_mat m;
+    tt_mat_of(p->tr, ts[i], head, &m);
+    SDL_Rect dst = {x0 + i * (pw + u), r.y + u * 2, pw, (int)(cell_h * (float)m.rows)};
+    tt_draw_text(cv, dst.x, r.y, (p->st->lang == TT_LANG_KO ? ko : en)[i], u, TT_FONT_BOLD, p->pal->fg,
+                 TT_ALIGN_LEFT);
+    tt_cells_opts o = {.vis_rows = m.rows, .vis_cols = m.cols, .layer = layer, .head = m.slice};
+    int pi = tt_paint_cells(p, dst, &m, &sc, &o);
+    tt_draw_rect(cv, dst.x - 1, dst.y - 1, dst.w + 2, dst.h + 2, p->pal->dim);
+    if (pi >= 0) tt_paint_axis_labels(p, &p->lay->panels[pi], &m, u, i == 0 ? row_w : 0, u * 3 / 2);
+  }
+  snprintf(buf, sizeof buf, "%s %d  \xC2\xB7  D = %d", tt_str(p->st->lang, TT_S_HEAD), m0.slice, m0.cols);
+  tt_draw_text(cv, x0, r.y + u * 2 + (int)(cell_h * (float)m0.rows) + u * 2, buf, u, TT_FONT_SANS, p->pal->dim,
+               TT_ALIGN_LEFT);
+  SDL_Rect lr = {r.x + r.w - legend_w + u / 2, r.y + u * 2, legend_w - u / 2,
+                 (int)fmaxf(cell_h * (float)m0.rows, (float)u * 10)};
+  tt_paint_legend(p, lr, &sc);
+}

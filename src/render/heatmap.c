@@ -1,0 +1,267 @@
+// heatmap: one matrix with token labels (or indices) on both axes, the colour legend
+// with numbers, masked cells hatched, and a note when the view is downsampled or zoomed.
+// The numeric table is the same figure with numbers in every cell.
+#include <math.h>
+#include <string.h>
+
+#include "render_int.h"
+
+static const char *axis_title(tt_lang lang, int axis, bool rows) {
+  bool ko = lang == TT_LANG_KO;
+  switch (axis) {
+    case 'T': return rows ? (ko ? "토큰 (쿼리: 이 토큰이 본다)" : "token (query: who looks)")
+                          : (ko ? "토큰 (키: 보이는 쪽)" : "token (key: looked at)");
+    case 'C': return ko ? "차원 (C)" : "dimension (C)";
+    case 'D': return ko ? "헤드 안의 차원 (D)" : "dimension in the head (D)";
+    case 'F': return ko ? "FFN 뉴런 (F)" : "FFN neuron (F)";
+    case 'V': return ko ? "어휘 id (V)" : "vocabulary id (V)";
+    case 'L': return ko ? "예측 위치" : "prediction";
+    case '1': return "";
+  }
+  return "";
+}
+
+// A step of 1, 2, 5, 10, ... cells so that labels at least `need` pixels apart fit.
+static int label_step(float cell_px, int need) {
+  static const int steps[] = {1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000};
+  for (size_t i = 0; i < sizeof steps / sizeof *steps; i++)
+    if ((float)steps[i] * cell_px >= (float)need) return steps[i];
+  return 100000;
+}
+
+static bool text_axis(int axis) { return axis == 'T' || axis == 'L'; }
+
+// Width the row labels need (capped).
+static int row_label_width(tt_paint *p, const tt_mat *m, int px, int cap) {
+  char buf[128];
+  int w = 0;
+  int n = m->rows < 256 ? m->rows : 256;
+  for (int i = 0; i < n; i++) {
+    int lw = tt_text_width(p->cv->fonts, tt_axis_label(p->tr, p->ex, m->row_axis, i, buf, sizeof buf), px,
+                           TT_FONT_SANS);
+    if (lw > w) w = lw;
+  }
+  if (!text_axis(m->row_axis)) {
+    snprintf(buf, sizeof buf, "%d", m->rows);
+    w = tt_text_width(p->cv->fonts, buf, px, TT_FONT_SANS);
+  }
+  return w > cap ? cap : w;
+}
+
+static int col_label_height(tt_paint *p, const tt_mat *m, int px, int cap) {
+  if (!text_axis(m->col_axis)) return px * 3 / 2;
+  char buf[128];
+  int w = 0;
+  int n = m->cols < 256 ? m->cols : 256;
+  for (int i = 0; i < n; i++) {
+    int lw = tt_text_width(p->cv->fonts, tt_axis_label(p->tr, p->ex, m->col_axis, i, buf, sizeof buf), px,
+                           TT_FONT_SANS);
+    if (lw > w) w = lw;
+  }
+  return w + px / 2 > cap ? cap : w + px / 2;
+}
+
+// Labels left of the rows and under the columns of a drawn panel.
+void tt_paint_axis_labels(tt_paint *p, const tt_panel *pn, const tt_mat *m, int px, int row_w, int col_h) {
+  tt_canvas *cv = p->cv;
+  const tt_palette *pal = p->pal;
+  char buf[128], fit[128];
+  SDL_Rect r = pn->rect;
+  int lh = px * 5 / 4;
+  int rstep = label_step(pn->cell_h, lh);
+  int r_end = (int)ceilf(pn->row0 + (float)r.h / pn->cell_h);
+  if (r_end > m->rows) r_end = m->rows;
+  for (int i = (int)ceilf(pn->row0 / (float)rstep) * rstep; row_w > 0 && i < r_end; i += rstep) {
+    int y = r.y + (int)(((float)i - pn->row0 + 0.5f) * pn->cell_h) - lh / 2;
+    if (!text_axis(m->row_axis) && rstep > 1) y = r.y + (int)(((float)i - pn->row0) * pn->cell_h) - lh / 2;
+    if (y < r.y - lh / 2 || y > r.y + r.h - lh / 2) continue;
+    tt_axis_label(p->tr, p->ex, m->row_axis, i, buf, sizeof buf);
+    tt_text_fit(cv->fonts, buf, px, TT_FONT_SANS, row_w, fit, sizeof fit);
+    tt_draw_text(cv, r.x - px / 2, y, fit, px, TT_FONT_SANS, pal->fg, TT_ALIGN_RIGHT);
+  }
+  // Columns: text labels rotated when the cells are narrow; indices at round steps.
+  int c_end = (int)ceilf(pn->col0 + (float)r.w / pn->cell_w);
+  if (c_end > m->cols) c_end = m->cols;
+  if (text_axis(m->col_axis)) {
+    int wmax = 0;
+    for (int i = (int)pn->col0; i < c_end && i < (int)pn->col0 + 64; i++) {
+      int w = tt_text_width(cv->fonts, tt_axis_label(p->tr, p->ex, m->col_axis, i, buf, sizeof buf), px,
+                            TT_FONT_SANS);
+      if (w > wmax) wmax = w;
+    }
+    bool flat = (float)wmax + (float)px <= pn->cell_w;
+    int cstep = flat ? 1 : label_step(pn->cell_w, lh);
+    for (int i = (int)ceilf(pn->col0 / (float)cstep) * cstep; i < c_end; i += cstep) {
+      int x = r.x + (int)(((float)i - pn->col0 + 0.5f) * pn->cell_w);
+      if (x < r.x || x > r.x + r.w) continue;
+      tt_axis_label(p->tr, p->ex, m->col_axis, i, buf, sizeof buf);
+      if (flat) {
+        tt_draw_text(cv, x, r.y + r.h + px / 3, buf, px, TT_FONT_SANS, pal->fg, TT_ALIGN_CENTER);
+      } else {
+        tt_text_fit(cv->fonts, buf, px, TT_FONT_SANS, col_h - px / 2, fit, sizeof fit);
+        int w = tt_text_width(cv->fonts, fit, px, TT_FONT_SANS);
+        // Rotated: reads upwards, its top end just under the cells.
+        cv->text(cv, x - lh / 2, r.y + r.h + px / 3 + (col_h - px / 2 - w) * 0 , fit, px, TT_FONT_SANS, pal->fg,
+                 true);
+      }
+    }
+  } else if (m->col_axis != '1') {
+    int wnum = tt_text_width(cv->fonts, "00000", px, TT_FONT_SANS);
+    int cstep = label_step(pn->cell_w, wnum + px);
+    for (int i = (int)ceilf(pn->col0 / (float)cstep) * cstep; i < c_end; i += cstep) {
+      float off = cstep == 1 ? 0.5f : 0.0f;
+      int x = r.x + (int)(((float)i - pn->col0 + off) * pn->cell_w);
+      if (x < r.x || x > r.x + r.w) continue;
+      cv->fill(cv, x, r.y + r.h, 1, px / 3, pal->dim);
+      snprintf(buf, sizeof buf, "%d", i);
+      tt_draw_text(cv, x, r.y + r.h + px / 3, buf, px, TT_FONT_SANS, pal->fg, TT_ALIGN_CENTER);
+    }
+  }
+}
+
+void tt_paint_heatmap(tt_paint *p, SDL_Rect r, const tt_tensor *t, int head, bool table) {
+  tt_canvas *cv = p->cv;
+  const tt_palette *pal = p->pal;
+  const tt_view_state *st = p->st;
+  tt_mat m;
+  if (!tt_mat_of(p->tr, t, head, &m)) return;
+  tt_scale sc;
+  tt_scale_get(p, t, t->name, &sc);
+  int u = p->unit, px = u;
+  bool square = m.row_axis == 'T' && m.col_axis == 'T';
+
+  // Space: legend on the right, row labels left, column labels and the note below.
+  int legend_w = table ? 0 : u * 6;
+  int row_w = row_label_width(p, &m, px, r.w / 4);
+  int axis_t = u * 3 / 2;  // rotated axis title column
+  int col_h = col_label_height(p, &m, px, r.h / 4);
+  int note_h = u * 3;
+  SDL_Rect plot = {r.x + axis_t + row_w + px, r.y + u / 2, 0, 0};
+  plot.w = r.x + r.w - legend_w - plot.x - u;
+  plot.h = r.y + r.h - col_h - note_h - u - plot.y;
+  if (plot.w < 20 || plot.h < 20) return;
+
+  tt_cells_opts o;
+  if (table) {
+    // Fixed readable cells; the zoom does not apply, panning moves the window.
+    char buf[32];
+    int cw = tt_text_width(cv->fonts, tt_fmt_value(-88.88f, buf, sizeof buf), px, TT_FONT_SANS) + u;
+    int ch = u * 2;
+    memset(&o, 0, sizeof o);
+    o.vis_cols = plot.w / cw < m.cols ? plot.w / cw : m.cols;
+    o.vis_rows = plot.h / ch < m.rows ? plot.h / ch : m.rows;
+    if (o.vis_cols < 1) o.vis_cols = 1;
+    if (o.vis_rows < 1) o.vis_rows = 1;
+    o.row0 = fminf(fmaxf(0, st->pan_row), (float)(m.rows - o.vis_rows));
+    o.col0 = fminf(fmaxf(0, st->pan_col), (float)(m.cols - o.vis_cols));
+    o.row0 = floorf(o.row0);
+    o.col0 = floorf(o.col0);
+    plot.w = o.vis_cols * cw;
+    plot.h = o.vis_rows * ch;
+    o.table = true;
+  } else {
+    tt_view_window(st, m.rows, m.cols, plot.w, plot.h, square, u, &o);
+    float cw = (float)plot.w / (float)o.vis_cols, ch = (float)plot.h / (float)o.vis_rows;
+    float cap = (float)u * 8;
+    if (square) cw = ch = fminf(cw, ch);
+    if (!square && ch > cap && cw < ch) ch = fmaxf(cap, fminf(ch, cw));
+    if (!square && cw > cap * 2 && m.cols <= 4) cw = cap * 2;
+    if (cw >= 1) plot.w = (int)(cw * (float)o.vis_cols);
+    if (ch >= 1) plot.h = (int)(ch * (float)o.vis_rows);
+  }
+  o.layer = p->st->layer;
+  o.head = m.slice;
+  int pi = tt_paint_cells(p, plot, &m, &sc, &o);
+  if (pi < 0) return;
+  tt_draw_rect(cv, plot.x - 1, plot.y - 1, plot.w + 2, plot.h + 2, pal->dim);
+  tt_paint_axis_labels(p, &p->lay->panels[pi], &m, px, row_w, col_h);
+
+  // Axis titles.
+  const char *rt = axis_title(st->lang, m.row_axis, true), *ct = axis_title(st->lang, m.col_axis, false);
+  int sp = u * 9 / 10;
+  if (rt[0]) {
+    int w = tt_text_width(cv->fonts, rt, sp, TT_FONT_SANS);
+    if (w < plot.h) cv->text(cv, r.x, plot.y + (plot.h - w) / 2, rt, sp, TT_FONT_SANS, pal->dim, true);
+  }
+  if (ct[0])
+    tt_draw_text(cv, plot.x + plot.w / 2, plot.y + plot.h + col_h + u / 3, ct, sp, TT_FONT_SANS, pal->dim,
+                 TT_ALIGN_CENTER);
+
+  if (!table) {
+    SDL_Rect lr = {plot.x + plot.w + u, plot.y, legend_w, plot.h < u * 8 ? u * 8 : plot.h};
+    if (lr.y + lr.h > r.y + r.h - note_h) lr.h = r.y + r.h - note_h - lr.y;
+    tt_paint_legend(p, lr, &sc);
+  }
+
+  // The note: what part of the tensor is visible and how it is drawn.
+  char note[320];
+  int r_end = (int)(o.row0 + (float)o.vis_rows), c_end = (int)(o.col0 + (float)o.vis_cols);
+  bool ko = st->lang == TT_LANG_KO;
+  int n = 0;
+  if (o.vis_rows < m.rows || o.vis_cols < m.cols)
+    n += snprintf(note + n, sizeof note - (size_t)n, ko ? "행 %d–%d / %d, 열 %d–%d / %d   " : "rows %d–%d of %d, columns %d–%d of %d   ",
+                  (int)o.row0, r_end - 1, m.rows, (int)o.col0, c_end - 1, m.cols);
+  float cwf = (float)plot.w / (float)o.vis_cols, chf = (float)plot.h / (float)o.vis_rows;
+  if (!table && (cwf < 1 || chf < 1) && n < (int)sizeof note)
+    n += snprintf(note + n, sizeof note - (size_t)n, "%s", tt_str(st->lang, TT_S_DOWNSAMPLED));
+  if (n) tt_draw_text(cv, plot.x, r.y + r.h - note_h + u / 2, note, u * 9 / 10, TT_FONT_SANS, pal->dim, TT_ALIGN_LEFT);
+}
+
+void tt_paint_legend(tt_paint *p, SDL_Rect r, const tt_scale *s) {
+  tt_canvas *cv = p->cv;
+  const tt_palette *pal = p->pal;
+  int u = p->unit, px = u * 9 / 10;
+  int bar_w = u;
+  int mask_h = s->has_masked ? u * 4 : 0;
+  SDL_Rect bar = {r.x, r.y + px / 2, bar_w, r.h - px - mask_h};
+  if (bar.h < u * 3) return;
+  enum { STEPS = 128 };
+  tt_rgba rgb[STEPS];
+  for (int i = 0; i < STEPS; i++) {
+    float t = 1.0f - ((float)i + 0.5f) / STEPS;
+    rgb[i] = tt_scale_color(s, s->lo + t * (s->hi - s->lo));
+  }
+  tt_cells cells = {.rows = STEPS, .cols = 1, .rgb = rgb, .cell_w = (float)bar.w,
+                    .cell_h = (float)bar.h / STEPS};
+  uint64_t key = tt_hash(0, rgb, sizeof rgb);
+  if (!cv->cells_cached(cv, key, bar)) cv->cells(cv, key, &cells, bar);
+  tt_draw_rect(cv, bar.x - 1, bar.y - 1, bar.w + 2, bar.h + 2, pal->dim);
+  char buf[48], num[32];
+  for (int i = 0; i <= 4; i++) {
+    float v = s->hi - (float)i / 4.0f * (s->hi - s->lo);
+    int y = bar.y + (int)((float)i / 4.0f * (float)(bar.h - 1));
+    cv->fill(cv, bar.x + bar.w, y, u / 3, 1, pal->fg);
+    tt_fmt_value(v, num, sizeof num);
+    if (s->clipped && i == 0) snprintf(buf, sizeof buf, "\xE2\x89\xA5 %s", num);       // ≥
+    else if (s->clipped && i == 4) snprintf(buf, sizeof buf, "\xE2\x89\xA4 %s", num);  // ≤
+    else snprintf(buf, sizeof buf, "%s", num);
+    tt_draw_text(cv, bar.x + bar.w + u / 2, y - px * 6 / 10, buf, px, TT_FONT_SANS, pal->fg, TT_ALIGN_LEFT);
+  }
+  if (s->has_masked) {
+    SDL_Rect sw = {r.x, bar.y + bar.h + u, u * 2, u * 2};
+    tt_rgba one = pal->masked;
+    uint8_t m = 1;
+    tt_cells mc = {.rows = 1, .cols = 1, .rgb = &one, .masked = &m, .cell_w = (float)sw.w,
+                   .cell_h = (float)sw.h, .mask_bg = pal->masked, .mask_line = pal->masked_line};
+    cv->cells(cv, 0, &mc, sw);
+    tt_draw_rect(cv, sw.x - 1, sw.y - 1, sw.w + 2, sw.h + 2, pal->dim);
+    tt_draw_text(cv, sw.x + sw.w + u / 3, sw.y + u / 3, tt_str(p->st->lang, TT_S_MASKED), px, TT_FONT_SANS,
+                 pal->fg, TT_ALIGN_LEFT);
+  }
+}
+
+int tt_paint_title(tt_paint *p, SDL_Rect r, const char *title, const char *subtitle) {
+  tt_canvas *cv = p->cv;
+  int u = p->unit;
+  char fit[512];
+  int tp = u * 13 / 10;
+  tt_text_fit(cv->fonts, title, tp, TT_FONT_BOLD, r.w, fit, sizeof fit);
+  tt_draw_text(cv, r.x, r.y, fit, tp, TT_FONT_BOLD, p->pal->fg, TT_ALIGN_LEFT);
+  int h = tp * 3 / 2;
+  if (subtitle && subtitle[0]) {
+    tt_text_fit(cv->fonts, subtitle, u, TT_FONT_SANS, r.w, fit, sizeof fit);
+    tt_draw_text(cv, r.x, r.y + h, fit, u, TT_FONT_SANS, p->pal->dim, TT_ALIGN_LEFT);
+    h += u * 3 / 2;
+  }
+  return h;
+}

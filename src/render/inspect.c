@@ -1,0 +1,165 @@
+// inspect: the pinned cell and the arithmetic behind it. For attention scores and
+// weights it recomputes that one number from the trace's Q and K: the products per
+// dimension (largest first), their sum, ÷√D, the mask, exp, the row sum and the division,
+// each next to the value the engine recorded.
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render_int.h"
+
+typedef struct {
+  int d;
+  double prod;
+} term;
+
+static int by_magnitude(const void *a, const void *b) {
+  double x = fabs(((const term *)a)->prod), y = fabs(((const term *)b)->prod);
+  return (x < y) - (x > y);
+}
+
+typedef struct {
+  tt_paint *p;
+  SDL_Rect r;
+  int y, px;
+} writer;
+
+static bool put(writer *w, tt_font_kind k, tt_rgba c, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static bool put(writer *w, tt_font_kind k, tt_rgba c, const char *fmt, ...) {
+  if (w->y + w->px * 5 / 4 > w->r.y + w->r.h) return false;
+  char buf[400], fit[400];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  tt_text_fit(w->p->cv->fonts, buf, w->px, k, w->r.w - w->px, fit, sizeof fit);
+  tt_draw_text(w->p->cv, w->r.x + w->px / 2, w->y, fit, w->px, k, c, TT_ALIGN_LEFT);
+  w->y += w->px * 13 / 10;
+  return true;
+}
+
+static float at3(const tt_tensor *t, int h, int i, int j) {
+  return tt_tensor_at(t, ((int64_t)h * t->shape[1] + i) * t->shape[2] + j);
+}
+
+static void attention_arithmetic(writer *w, const tt_trace *tr, int L, int h, int i, int j) {
+  tt_paint *p = w->p;
+  const tt_palette *pal = p->pal;
+  bool ko = p->st->lang == TT_LANG_KO;
+  char name[128];
+  snprintf(name, sizeof name, "blocks.%d.attn.hook_q", L);
+  const tt_tensor *q = tt_trace_find(tr, name);
+  snprintf(name, sizeof name, "blocks.%d.attn.hook_k", L);
+  const tt_tensor *k = tt_trace_find(tr, name);
+  if (!q || !k || q->ndim != 3) {
+    put(w, TT_FONT_SANS, pal->warn, "%s", ko ? "Q와 K가 기록되지 않아 계산을 보일 수 없습니다." : "Q and K are not in the trace.");
+    return;
+  }
+  int D = (int)q->shape[2], T = (int)q->shape[1];
+  tt_config cfg;
+  bool have = tt_trace_config(tr, &cfg);
+  bool scale = !have || cfg.scale_attn, causal = !have || cfg.causal;
+  term *terms = malloc(sizeof(term) * (size_t)D);
+  if (!terms) return;
+  double sum = 0;
+  for (int d = 0; d < D; d++) {
+    terms[d].d = d;
+    terms[d].prod = (double)at3(q, h, i, d) * (double)at3(k, h, j, d);
+    sum += terms[d].prod;
+  }
+  qsort(terms, (size_t)D, sizeof(term), by_magnitude);
+  put(w, TT_FONT_BOLD, pal->fg, "1.  q%d \xC2\xB7 k%d  (%s, D = %d)", i, j, ko ? "차원별 곱, 큰 것부터" : "products per dimension, largest first", D);
+  int shown = 0;
+  int room = (w->r.y + w->r.h - w->y) / (w->px * 13 / 10) - 12;
+  if (room > 8) room = 8;
+  if (room < 2) room = 2;
+  double rest = sum;
+  for (int n = 0; n < D && shown < room; n++, shown++) {
+    int d = terms[n].d;
+    put(w, TT_FONT_MONO, pal->fg, "   d%-3d %+8.4f \xC3\x97 %+8.4f = %+8.4f", d, (double)at3(q, h, i, d),
+        (double)at3(k, h, j, d), terms[n].prod);
+    rest -= terms[n].prod;
+  }
+  if (shown < D) put(w, TT_FONT_MONO, pal->dim, "   \xE2\x80\xA6 %d %s %+8.4f", D - shown, ko ? "개 더, 합" : "more, together", rest);
+  snprintf(name, sizeof name, "blocks.%d.attn.hook_attn_scores_raw", L);
+  const tt_tensor *raw = tt_trace_find(tr, name);
+  put(w, TT_FONT_MONO, pal->accent, "   \xCE\xA3 = %+.4f%s", sum, "");
+  if (raw) put(w, TT_FONT_SANS, pal->dim, "      %s %+.4f", ko ? "기록된 값" : "recorded", (double)at3(raw, h, i, j));
+  double sdiv = scale ? sqrt((double)D) : 1.0;
+  double s = sum / sdiv;
+  if (scale) put(w, TT_FONT_BOLD, pal->fg, "2.  \xC3\xB7 \xE2\x88\x9A%d = %.4g   \xE2\x86\x92 %+.4f", D, sdiv, s);
+  else put(w, TT_FONT_BOLD, pal->fg, "2.  %s", ko ? "나누지 않음 (scale_attn = false)" : "not scaled (scale_attn = false)");
+  bool masked = causal && j > i;
+  put(w, TT_FONT_BOLD, pal->fg, "3.  %s", masked ? (ko ? "j > i: 가림 \xE2\x86\x92 \xE2\x88\x92\xE2\x88\x9E, 가중치 0" : "j > i: masked \xE2\x86\x92 \xE2\x88\x92\xE2\x88\x9E, weight 0")
+                                              : (ko ? "j \xE2\x89\xA4 i: 보이는 칸, 그대로" : "j \xE2\x89\xA4 i: visible, kept"));
+  // Softmax over row i, from the recorded scaled scores (or recomputed when absent).
+  snprintf(name, sizeof name, "blocks.%d.attn.hook_attn_scores", L);
+  const tt_tensor *sc = tt_trace_find(tr, name);
+  double mx = -INFINITY, row_sum = 0;
+  for (int c = 0; c < T; c++) {
+    if (causal && c > i) continue;
+    double v = sc ? at3(sc, h, i, c) : 0;
+    if (!sc) {
+      double acc = 0;
+      for (int d = 0; d < D; d++) acc += (double)at3(q, h, i, d) * (double)at3(k, h, c, d);
+      v = acc / sdiv;
+    }
+    if (v > mx) mx = v;
+  }
+  for (int c = 0; c < T; c++) {
+    if (causal && c > i) continue;
+    double v = sc ? at3(sc, h, i, c) : 0;
+    if (!sc) {
+      double acc = 0;
+      for (int d = 0; d < D; d++) acc += (double)at3(q, h, i, d) * (double)at3(k, h, c, d);
+      v = acc / sdiv;
+    }
+    row_sum += exp(v - mx);
+  }
+  double e = masked ? 0 : exp(s - mx);
+  put(w, TT_FONT_BOLD, pal->fg, "4.  exp(%+.4f \xE2\x88\x92 max %+.4f) = %.4f", s, mx, e);
+  put(w, TT_FONT_SANS, pal->dim, "     %s", ko ? "(행의 최댓값을 빼도 결과는 같고 넘침을 막습니다)" : "(subtracting the row maximum changes nothing but avoids overflow)");
+  put(w, TT_FONT_BOLD, pal->fg, "5.  %s = %.4f", ko ? "행의 합 \xCE\xA3 exp" : "row sum \xCE\xA3 exp", row_sum);
+  put(w, TT_FONT_BOLD, pal->accent, "6.  %.4f / %.4f = %.4f", e, row_sum, e / row_sum);
+  snprintf(name, sizeof name, "blocks.%d.attn.hook_pattern", L);
+  const tt_tensor *pat = tt_trace_find(tr, name);
+  if (pat) put(w, TT_FONT_SANS, pal->dim, "      %s %.4f", ko ? "기록된 가중치" : "recorded weight", (double)at3(pat, h, i, j));
+  free(terms);
+}
+
+void tt_paint_inspector(tt_paint *p, SDL_Rect r) {
+  tt_canvas *cv = p->cv;
+  const tt_palette *pal = p->pal;
+  const tt_view_state *st = p->st;
+  int u = p->unit;
+  cv->fill(cv, r.x, r.y, r.w, r.h, pal->panel);
+  tt_draw_frame(cv, r.x, r.y, r.w, r.h, pal->accent, 2);
+  const tt_tensor *t = tt_trace_find(p->tr, st->hook);
+  if (!t) return;
+  tt_mat m;
+  if (!tt_mat_of(p->tr, t, st->head, &m)) return;
+  int i = st->pin_row, j = st->pin_col;
+  if (i >= m.rows || j >= m.cols) return;
+  writer w = {p, {r.x + u / 4, r.y + u / 2, r.w - u / 2, r.h - u}, r.y + u / 2, u * 85 / 100};
+  char a[120], b[120];
+  put(&w, TT_FONT_BOLD, pal->accent, "%s", tt_str(st->lang, TT_S_PINNED));
+  if (t->ndim == 3) put(&w, TT_FONT_MONO, pal->fg, "%s[%d, %d, %d]", t->name, m.slice, i, j);
+  else put(&w, TT_FONT_MONO, pal->fg, "%s[%d, %d]", t->name, i, j);
+  put(&w, TT_FONT_SANS, pal->fg, "row %d: %s   column %d: %s", i, tt_axis_label(p->tr, p->ex, m.row_axis, i, a, sizeof a), j,
+      tt_axis_label(p->tr, p->ex, m.col_axis, j, b, sizeof b));
+  float v = tt_mat_at(&m, i, j);
+  put(&w, TT_FONT_BOLD, pal->fg, "= %s", isfinite(v) ? (snprintf(a, sizeof a, "%.6g", (double)v), a) : tt_fmt_value(v, a, sizeof a));
+  w.y += u / 3;
+  const char *hook = st->hook;
+  bool attn = strstr(hook, "attn.hook_attn_scores") || strstr(hook, "attn.hook_pattern");
+  if (attn && strncmp(hook, "blocks.", 7) == 0) {
+    attention_arithmetic(&w, p->tr, atoi(hook + 7), m.slice, i, j);
+  } else {
+    int step = tt_step_find(hook, NULL);
+    if (step >= 0) {
+      const char *f = tt_step_formula(step, p->tr);
+      if (f && f[0]) put(&w, TT_FONT_SANS, pal->dim, "%s", f);
+    }
+  }
+}

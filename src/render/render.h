@@ -1,0 +1,153 @@
+// render: the painters. Every view is a pure function of (trace, view state, area) →
+// pixels; the window (ui) and the headless exporter (PNG, SVG) call the same painters,
+// so a screenshot needs no display. Painters draw through a small canvas (rectangles,
+// lines, text, cell images) that has an SDL_Renderer backend and an SVG backend.
+#ifndef TT_RENDER_H
+#define TT_RENDER_H
+
+#include <SDL.h>
+
+#include "core/core.h"
+#include "trace/trace.h"
+
+typedef enum {
+  TT_VIEW_AUTO,       // the step's own view (heatmap for most tensors)
+  TT_VIEW_HEATMAP,    // one tensor (one head of a head-major tensor) as coloured cells
+  TT_VIEW_TABLE,      // the same cells as numbers
+  TT_VIEW_GRID,       // all heads of one layer
+  TT_VIEW_OVERVIEW,   // layers × heads
+  TT_VIEW_TOKENS,     // token pieces with their ids (and BPE merges when known)
+  TT_VIEW_BARS,       // top-k next tokens with probabilities at a temperature
+  TT_VIEW_LAYERNORM,  // mean and scale per token, input and output rows
+  TT_VIEW_GELU,       // the activation curve with the layer's actual (pre, post) points
+  TT_VIEW_EMBED,      // the embedding matrix with the looked-up rows highlighted
+  TT_VIEW_POSITIONS,  // token embedding + position vectors = block input
+  TT_VIEW_QKV,        // Q, K and V of one head side by side
+  TT_VIEW_COUNT
+} tt_view_kind;
+
+const char *tt_view_name(tt_view_kind v);            // "heatmap", "table", ...
+bool tt_view_parse(const char *name, tt_view_kind *out);
+
+typedef enum { TT_THEME_LIGHT, TT_THEME_DARK } tt_theme;
+typedef enum { TT_LANG_EN, TT_LANG_KO } tt_lang;
+
+// Everything a view depends on besides the trace. Plain data: copy it freely.
+typedef struct {
+  char hook[96];           // the tensor shown, a full hook name ("blocks.0.attn.hook_pattern")
+  int step;                // index in the step list (tt_step_get), or -1 when a hook is shown directly
+  int layer, head;         // layer for block steps; head of head-major tensors
+  tt_view_kind view;
+  float zoom;              // 1 shows the whole tensor; 2 shows half the cells along each axis, ...
+  float pan_row, pan_col;  // first visible row and column, in cells
+  tt_theme theme;
+  tt_lang lang;
+  float font_scale;        // multiplies the type size chosen for the area (1 = default)
+  bool frame;              // draw the step navigator, formula and explanation around the view
+  int mouse_x, mouse_y;    // pointer inside the area (-1: none); the hovered cell is inspected
+  int pin_row, pin_col;    // pinned cell of the main panel (-1: none); its arithmetic is shown
+  float temperature;       // bars: p = softmax(logits / temperature)
+  int position;            // bars: whose next token (row of the logits); -1 the last token
+  int top_k;               // bars: how many candidates
+  bool playing;            // show the play marker
+  bool show_help;          // the key overlay
+  const char *prompt_edit; // text being typed in the prompt box, or NULL when not editing
+  const char *status;      // one line at the bottom (e.g. where a screenshot went), or NULL
+} tt_view_state;
+
+void tt_view_state_init(tt_view_state *st);
+
+// Data that is not in the trace but makes views richer; any field may be NULL/0.
+typedef struct {
+  const float *wte;  // (V, C) embedding matrix
+  const float *wpe;  // (P, C) position matrix
+  int vocab, width, n_pos;
+  // Writes a display string for a vocabulary id into buf (next-token candidates).
+  const char *(*token_text)(void *ctx, int32_t id, char *buf, size_t len);
+  void *token_ctx;
+  const char *const *merges;  // BPE merge lines of the prompt, e.g. "Ġ + w → Ġw"
+  int n_merges;
+} tt_render_extras;
+
+// One drawn matrix of cells, kept so a pointer position can be turned into a cell.
+typedef struct {
+  SDL_Rect rect;           // where the visible cells lie
+  const tt_tensor *t;
+  int64_t offset;          // flat index of cell (0, 0)
+  int64_t row_stride;      // flat step between rows (columns are contiguous)
+  int rows, cols;          // the whole matrix
+  float row0, col0;        // first visible cell (fractional when panned)
+  float cell_w, cell_h;    // pixels per cell
+  int layer, head;         // -1 when not applicable
+  int row_axis, col_axis;  // axis letters: 'T', 'C', 'D', 'F', 'V', 'P', '1'
+} tt_panel;
+
+#define TT_MAX_PANELS 400
+#define TT_MAX_NAV 48
+typedef struct {
+  int n_panels;
+  tt_panel panels[TT_MAX_PANELS];
+  int n_nav;                  // step navigator entries drawn
+  SDL_Rect nav_rects[TT_MAX_NAV];
+  int nav_steps[TT_MAX_NAV];  // the step index of each entry
+  SDL_Rect view_rect;         // the area of the view itself (inside the frame)
+} tt_layout;
+
+// A cell under the pointer.
+typedef struct {
+  int panel;
+  const tt_tensor *t;
+  int layer, head, row, col;
+  float value;
+  char row_label[80], col_label[80];
+} tt_pick;
+
+// Finds the cell at (x, y) among lay's panels; labels use the trace's token strings.
+bool tt_render_pick(const tt_layout *lay, const tt_trace *tr, int x, int y, tt_pick *out);
+
+typedef struct tt_render tt_render;
+
+// Opens the bundled fonts (assets/fonts). Needs no display.
+tt_status tt_render_create(tt_render **out, tt_error *err);
+void tt_render_destroy(tt_render *rc);
+void tt_render_set_extras(tt_render *rc, const tt_render_extras *ex);  // copied
+
+// Drops the textures made for the renderer last drawn on; call before destroying it.
+void tt_render_forget(tt_render *rc);
+// Draws the view into area of r. lay (may be NULL) receives the panels for picking.
+void tt_render_draw(tt_render *rc, SDL_Renderer *r, SDL_Rect area, const tt_trace *tr,
+                    const tt_view_state *st, tt_layout *lay);
+
+// Headless: the view drawn at w × h into a new RGB24 surface (free with SDL_FreeSurface).
+tt_status tt_render_surface(tt_render *rc, const tt_trace *tr, const tt_view_state *st, int w, int h,
+                            SDL_Surface **out, tt_layout *lay, tt_error *err);
+// Writes a surface as PNG atomically (temporary file, then rename).
+tt_status tt_render_save_png(SDL_Surface *s, const char *path, tt_error *err);
+tt_status tt_render_png(tt_render *rc, const tt_trace *tr, const tt_view_state *st, int w, int h,
+                        const char *path, tt_error *err);
+// The same view as SVG elements (cells as rectangles, downsampled for large tensors).
+tt_status tt_render_svg(tt_render *rc, const tt_trace *tr, const tt_view_state *st, int w, int h,
+                        const char *path, tt_error *err);
+
+// ---- the pipeline steps, as the navigator lists them ----------------------------------
+typedef struct {
+  const char *id;          // "softmax"
+  const char *suffix;      // hook suffix ("attn.hook_pattern") or whole name outside blocks
+  bool in_block;           // the hook is "blocks.L.<suffix>"
+  tt_view_kind view;       // the view this step opens with
+} tt_step;
+
+int tt_step_count(void);
+const tt_step *tt_step_get(int i);
+const char *tt_step_title(int i, tt_lang lang);
+// Points st at step i (hook name for st->layer, the step's view, zoom and pan reset).
+void tt_view_goto_step(tt_view_state *st, const tt_trace *tr, int i);
+// The step whose hook is `hook` (full name), or -1.
+int tt_step_find(const char *hook, int *layer);
+
+// Resolves --step: a full hook name present in the trace, or a layer-free suffix
+// ("attn.hook_pattern") completed with layer. Writes the full name into buf.
+tt_status tt_resolve_hook(const tt_trace *tr, const char *step, int layer, char *buf, size_t len,
+                          tt_error *err);
+
+#endif

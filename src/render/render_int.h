@@ -1,0 +1,228 @@
+// render_int: what the painters share inside the render module: colours, fonts, the
+// canvas (SDL or SVG), matrix views of tensors and the colour scale.
+#ifndef TT_RENDER_INT_H
+#define TT_RENDER_INT_H
+
+#include <SDL_ttf.h>
+
+#include "model/model.h"
+#include "render.h"
+
+typedef struct {
+  uint8_t r, g, b, a;
+} tt_rgba;
+
+// ---- colour maps (colormap.c) ------------------------------------------------------------
+tt_rgba tt_cmap_viridis(float t);   // t in [0, 1]
+tt_rgba tt_cmap_diverging(float t); // t in [-1, 1]: blue, white at 0, red
+
+// ---- theme (theme.c) -----------------------------------------------------------------------
+typedef struct {
+  tt_rgba bg, panel, fg, dim, accent, accent_bg, grid, masked, masked_line, highlight, warn;
+} tt_palette;
+const tt_palette *tt_palette_for(tt_theme th);
+
+// ---- fonts and text (text.c) ----------------------------------------------------------------
+typedef enum { TT_FONT_SANS, TT_FONT_BOLD, TT_FONT_MONO, TT_FONT_KINDS } tt_font_kind;
+typedef struct tt_fonts tt_fonts;
+tt_status tt_fonts_open(tt_fonts **out, tt_error *err);
+void tt_fonts_close(tt_fonts *f);
+// One run of text drawn with one face.
+typedef struct {
+  TTF_Font *font;
+  int start, len;  // bytes of the string
+  int x;           // pixel offset of the run
+  int dy;          // vertical offset so that baselines line up
+} tt_text_run;
+// Splits s into runs (a face per glyph: DejaVu, else Nanum); returns the count (≤ max).
+int tt_text_layout(tt_fonts *f, const char *s, int px, tt_font_kind k, tt_text_run *runs, int max,
+                   int *w, int *h);
+void tt_text_size(tt_fonts *f, const char *s, int px, tt_font_kind k, int *w, int *h);
+int tt_text_width(tt_fonts *f, const char *s, int px, tt_font_kind k);
+// Copies s into buf, cut with "…" so it is at most max_w pixels wide.
+const char *tt_text_fit(tt_fonts *f, const char *s, int px, tt_font_kind k, int max_w, char *buf,
+                        size_t len);
+
+// ---- canvas (canvas_sdl.c, canvas_svg.c) -----------------------------------------------------
+enum { TT_ALIGN_LEFT = 0, TT_ALIGN_CENTER = 1, TT_ALIGN_RIGHT = 2 };
+
+// A block of cells to draw into a rectangle: colours (rows × cols, row-major) and a mask
+// flag per cell; pixel (x, y) of dst shows cell (floor((y + off_y) / cell_h),
+// floor((x + off_x) / cell_w)). Grid lines separate cells when they are large.
+typedef struct {
+  int rows, cols;
+  const tt_rgba *rgb;
+  const uint8_t *masked;  // 1: drawn hatched (e.g. −inf under the causal mask)
+  float cell_w, cell_h, off_x, off_y;
+  bool grid;
+  tt_rgba grid_rgb, mask_bg, mask_line;
+} tt_cells;
+
+typedef struct tt_canvas tt_canvas;
+struct tt_canvas {
+  void (*fill)(tt_canvas *cv, int x, int y, int w, int h, tt_rgba c);
+  void (*line)(tt_canvas *cv, int x0, int y0, int x1, int y1, tt_rgba c);
+  // Text with its top-left at (x, y); rot90 draws it reading upwards, (x, y) then being
+  // the top-left of the rotated box.
+  void (*text)(tt_canvas *cv, int x, int y, const char *s, int px, tt_font_kind k, tt_rgba c,
+               bool rot90);
+  // Cell images: cached under key when the backend keeps textures.
+  bool (*cells_cached)(tt_canvas *cv, uint64_t key, SDL_Rect dst);
+  void (*cells)(tt_canvas *cv, uint64_t key, const tt_cells *cells, SDL_Rect dst);
+  void (*clip)(tt_canvas *cv, const SDL_Rect *r);  // NULL: no clipping
+  int max_cells;  // how many cells per axis a cell image may have (SVG keeps files small)
+  tt_fonts *fonts;
+  void *impl;
+};
+
+// Canvas over an SDL renderer; the cache of text and cell textures lives in rc.
+typedef struct tt_sdl_cache tt_sdl_cache;
+tt_sdl_cache *tt_sdl_cache_create(void);
+void tt_sdl_cache_destroy(tt_sdl_cache *c);
+void tt_sdl_cache_forget(tt_sdl_cache *c);  // drops every texture (renderer going away)
+void tt_canvas_sdl(tt_canvas *cv, SDL_Renderer *r, tt_sdl_cache *cache, tt_fonts *fonts);
+// Canvas that writes SVG elements to fp; state lives in svg (owned by the caller).
+typedef struct {
+  FILE *fp;
+  int n_clips;
+  bool group_open;
+  int n_patterns;
+  uint32_t pattern_key[8];
+} tt_svg_state;
+void tt_canvas_svg(tt_canvas *cv, tt_svg_state *svg, FILE *fp, tt_fonts *fonts, int w, int h);
+void tt_canvas_svg_end(tt_canvas *cv);
+
+// Drawing helpers on any canvas.
+void tt_draw_text(tt_canvas *cv, int x, int y, const char *s, int px, tt_font_kind k, tt_rgba c,
+                  int align);  // x is the left, centre or right edge
+void tt_draw_rect(tt_canvas *cv, int x, int y, int w, int h, tt_rgba c);  // outline, 1 px
+void tt_draw_frame(tt_canvas *cv, int x, int y, int w, int h, tt_rgba c, int t);  // outline, t px
+// Word-wrapped paragraph inside width w; returns the height used.
+int tt_draw_para(tt_canvas *cv, int x, int y, int w, const char *s, int px, tt_font_kind k, tt_rgba c);
+
+// ---- tensors as matrices (data.c) ---------------------------------------------------------
+float tt_tensor_at(const tt_tensor *t, int64_t i);
+
+typedef struct {
+  const tt_tensor *t;
+  int64_t offset, row_stride;
+  int rows, cols;
+  int row_axis, col_axis;  // axis letters
+  int slice;               // the head for head-major tensors, else -1
+} tt_mat;
+static inline float tt_mat_at(const tt_mat *m, int r, int c) {
+  return tt_tensor_at(m->t, m->offset + (int64_t)r * m->row_stride + c);
+}
+// The axes letters of a hook ("H,T,T" → "HTT"), from the catalogue, else from the shape.
+void tt_hook_axes(const tt_trace *tr, const tt_tensor *t, char *axes, size_t len);
+// A matrix view of t: head-major (H, T, X) tensors give head `head` (clamped);
+// 1-D tensors are one column. false for tensors with more dims.
+bool tt_mat_of(const tt_trace *tr, const tt_tensor *t, int head, tt_mat *m);
+// Label of index i along an axis ('T': "3 nice", 'V': the token text when known).
+const char *tt_axis_label(const tt_trace *tr, const tt_render_extras *ex, int axis, int i, char *buf,
+                          size_t len);
+// A token as displayed: a leading space as "␣", newlines as "↵".
+const char *tt_token_display(const char *tok, char *buf, size_t len);
+
+// Colour scale of a whole tensor (all heads): sequential for probabilities and other
+// non-negative values, diverging and symmetric around zero otherwise; extreme outliers
+// are clipped (the ends of the legend then say ≤ / ≥).
+typedef struct {
+  bool diverging;
+  float lo, hi;
+  bool clipped;
+  bool has_masked;
+} tt_scale;
+void tt_scale_of(const tt_tensor *t, const char *hook, tt_scale *s);
+// The same, remembered per tensor in the render context (painters call this one).
+typedef struct tt_paint tt_paint;
+void tt_scale_get(tt_paint *p, const tt_tensor *t, const char *hook, tt_scale *s);
+tt_rgba tt_scale_color(const tt_scale *s, float v);
+// Value formatted compactly for cells and labels ("0.25", "-12.3", "1.2e+03", "−∞").
+const char *tt_fmt_value(float v, char *buf, size_t len);
+
+// ---- the render context ---------------------------------------------------------------------
+#define TT_SCALE_CACHE 48
+typedef struct {
+  const void *data;
+  int64_t numel;
+  tt_scale s;
+} tt_scale_entry;
+
+struct tt_render {
+  tt_fonts *fonts;
+  tt_sdl_cache *cache;
+  tt_render_extras ex;
+  tt_scale_entry scales[TT_SCALE_CACHE];
+  int next_scale;
+};
+
+// What every painter gets.
+struct tt_paint {
+  tt_canvas *cv;
+  const tt_trace *tr;
+  const tt_view_state *st;
+  const tt_render_extras *ex;
+  const tt_palette *pal;
+  tt_layout *lay;  // never NULL inside painters
+  int unit;        // base type size in pixels for this area
+  tt_render *rc;
+};
+
+// Painters (one file each). Each draws into r.
+void tt_paint_view(tt_paint *p, SDL_Rect r);  // dispatches on the view kind (views.c)
+void tt_paint_heatmap(tt_paint *p, SDL_Rect r, const tt_tensor *t, int head, bool table);
+void tt_paint_grid(tt_paint *p, SDL_Rect r, const tt_tensor *t);
+void tt_paint_overview(tt_paint *p, SDL_Rect r, const char *suffix);
+void tt_paint_tokens(tt_paint *p, SDL_Rect r);
+void tt_paint_bars(tt_paint *p, SDL_Rect r);
+void tt_paint_layernorm(tt_paint *p, SDL_Rect r, const char *prefix);
+void tt_paint_gelu(tt_paint *p, SDL_Rect r, int layer);
+void tt_paint_embed(tt_paint *p, SDL_Rect r);
+void tt_paint_positions(tt_paint *p, SDL_Rect r);
+void tt_paint_qkv(tt_paint *p, SDL_Rect r, int layer, int head);
+void tt_paint_frame(tt_paint *p, SDL_Rect r);      // navigator, explanation, view (frame.c)
+void tt_paint_inspector(tt_paint *p, SDL_Rect r);  // hovered and pinned cell (inspect.c)
+void tt_paint_help(tt_paint *p, SDL_Rect r);       // key overlay (frame.c)
+
+// The panel with the main matrix, drawn by the heatmap painter: cells and the figure parts.
+// Draws the colour legend (vertical bar with numbers) into r.
+void tt_paint_legend(tt_paint *p, SDL_Rect r, const tt_scale *s);
+// A title line and a subtitle line at the top of r; returns the height used.
+int tt_paint_title(tt_paint *p, SDL_Rect r, const char *title, const char *subtitle);
+// A panel's cells (no labels) for matrix m in dst; registers the panel for picking.
+// Returns the panel index (or -1 when the layout is full).
+typedef struct {
+  float row0, col0;     // first visible cell
+  int vis_rows, vis_cols;  // visible cells (≥ 1)
+  bool numbers;          // print values inside cells when they fit
+  bool table;            // number cells on a pale background
+  int layer, head;
+} tt_cells_opts;
+int tt_paint_cells(tt_paint *p, SDL_Rect dst, const tt_mat *m, const tt_scale *s, const tt_cells_opts *o);
+// Row labels left of a drawn panel and column labels under it.
+void tt_paint_axis_labels(tt_paint *p, const tt_panel *pn, const tt_mat *m, int px, int row_w, int col_h);
+// Which visible window of a matrix a zoom/pan state gives for a plot of w × h pixels.
+void tt_view_window(const tt_view_state *st, int rows, int cols, int w, int h, bool square,
+                    int unit, tt_cells_opts *o);
+
+// Strings of the UI in the chosen language (strings.c).
+typedef enum {
+  TT_S_LAYER, TT_S_HEAD, TT_S_MASKED, TT_S_NOT_RECORDED, TT_S_PROMPT, TT_S_STEPS, TT_S_BLOCK,
+  TT_S_KEYS, TT_S_PINNED, TT_S_HOVER, TT_S_QUERY, TT_S_KEY, TT_S_DIM, TT_S_TOKEN, TT_S_POSITION,
+  TT_S_NEXT_AFTER, TT_S_TEMPERATURE, TT_S_DOWNSAMPLED, TT_S_CLICK_TO_PIN, TT_S_PLAYING,
+  TT_S_TYPE_PROMPT, TT_S_MEAN, TT_S_SCALE, TT_S_INPUT, TT_S_OUTPUT, TT_S_COUNT
+} tt_str_id;
+const char *tt_str(tt_lang lang, tt_str_id id);
+// Explanation texts of step i (steps.c).
+const char *tt_step_text(int i, tt_lang lang);
+const char *tt_step_formula(int i, const tt_trace *tr);
+// "(4, 768) × (768, 2304) → (4, 2304)" for step i with the trace's config and T.
+void tt_step_shapes(int i, const tt_trace *tr, char *buf, size_t len);
+// The full hook name of step i at layer L.
+void tt_step_hook(int i, int layer, char *buf, size_t len);
+
+// 64-bit FNV-1a over bytes, for cache keys.
+uint64_t tt_hash(uint64_t h, const void *p, size_t n);
+
+#endif

@@ -1,0 +1,214 @@
+// views: the view state, view names, and the dispatcher that draws the chosen view with
+// its title, then the hover highlight and tooltip on top.
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render_int.h"
+
+static const char *const view_names[TT_VIEW_COUNT] = {
+    "auto", "heatmap", "table", "grid", "overview", "tokens", "bars",
+    "layernorm", "gelu", "embed", "positions", "qkv"};
+
+const char *tt_view_name(tt_view_kind v) { return v < TT_VIEW_COUNT ? view_names[v] : "?"; }
+
+bool tt_view_parse(const char *name, tt_view_kind *out) {
+  for (int i = 0; i < TT_VIEW_COUNT; i++)
+    if (strcmp(name, view_names[i]) == 0) {
+      *out = (tt_view_kind)i;
+      return true;
+    }
+  return false;
+}
+
+void tt_view_state_init(tt_view_state *st) {
+  memset(st, 0, sizeof *st);
+  snprintf(st->hook, sizeof st->hook, "tokens");
+  st->step = -1;
+  st->head = 0;
+  st->view = TT_VIEW_AUTO;
+  st->zoom = 1;
+  st->font_scale = 1;
+  st->mouse_x = st->mouse_y = -1;
+  st->pin_row = st->pin_col = -1;
+  st->temperature = 1;
+  st->position = -1;
+  st->top_k = 10;
+}
+
+// The view a hook opens with when none is chosen.
+static tt_view_kind auto_view(const char *hook) {
+  int layer;
+  int s = tt_step_find(hook, &layer);
+  if (s >= 0) {
+    tt_view_kind v = tt_step_get(s)->view;
+    if (v == TT_VIEW_QKV) return TT_VIEW_HEATMAP;  // a single Q/K/V tensor shows as itself
+    return v;
+  }
+  if (strcmp(hook, "tokens") == 0) return TT_VIEW_TOKENS;
+  return TT_VIEW_HEATMAP;
+}
+
+static int hook_layer(const char *hook) {
+  if (strncmp(hook, "blocks.", 7) != 0) return -1;
+  return atoi(hook + 7);
+}
+
+static void message(tt_paint *p, SDL_Rect r, const char *msg) {
+  tt_draw_para(p->cv, r.x + p->unit, r.y + p->unit, r.w - 2 * p->unit, msg, p->unit, TT_FONT_SANS, p->pal->warn);
+}
+
+// Outline of the hovered cell, and the tooltip with its value and labels.
+static void hover(tt_paint *p, SDL_Rect area) {
+  const tt_view_state *st = p->st;
+  if (st->mouse_x < 0 || st->mouse_y < 0) return;
+  tt_pick pk;
+  if (!tt_render_pick(p->lay, p->tr, st->mouse_x, st->mouse_y, &pk)) return;
+  const tt_panel *pn = &p->lay->panels[pk.panel];
+  tt_canvas *cv = p->cv;
+  int x = pn->rect.x + (int)floorf(((float)pk.col - pn->col0) * pn->cell_w);
+  int y = pn->rect.y + (int)floorf(((float)pk.row - pn->row0) * pn->cell_h);
+  int w = (int)ceilf(pn->cell_w), h = (int)ceilf(pn->cell_h);
+  cv->clip(cv, &pn->rect);
+  if (w >= 4 && h >= 4) {
+    tt_draw_frame(cv, x - 1, y - 1, w + 2, h + 2, p->pal->highlight, w > 16 && h > 16 ? 3 : 2);
+  } else {
+    cv->fill(cv, pn->rect.x, y + h / 2, pn->rect.w, 1, p->pal->highlight);
+    cv->fill(cv, x + w / 2, pn->rect.y, 1, pn->rect.h, p->pal->highlight);
+  }
+  cv->clip(cv, NULL);
+
+  // Tooltip: value, row and column labels, the tensor and index.
+  char l0[200], l1[200], l2[200], l3[200], num[32], lab[160];
+  int u = p->unit;
+  tt_axis_label(p->tr, p->ex, pn->row_axis, pk.row, lab, sizeof lab);
+  snprintf(l1, sizeof l1, "row %d: %s", pk.row, lab);
+  tt_axis_label(p->tr, p->ex, pn->col_axis, pk.col, lab, sizeof lab);
+  snprintf(l2, sizeof l2, "column %d: %s", pk.col, lab);
+  snprintf(l0, sizeof l0, "%s", tt_fmt_value(pk.value, num, sizeof num));
+  if (isfinite(pk.value)) snprintf(l0, sizeof l0, "%.6g", (double)pk.value);
+  if (pk.t->ndim == 3) snprintf(l3, sizeof l3, "%s[%d, %d, %d]", pk.t->name, pk.head, pk.row, pk.col);
+  else if (pk.t->ndim == 2) snprintf(l3, sizeof l3, "%s[%d, %d]", pk.t->name, pk.row, pk.col);
+  else snprintf(l3, sizeof l3, "%s[%d]", pk.t->name, pk.row);
+  const char *lines[4] = {l0, l1, l2, l3};
+  int px[4] = {u * 13 / 10, u, u, u * 8 / 10};
+  tt_font_kind fk[4] = {TT_FONT_BOLD, TT_FONT_SANS, TT_FONT_SANS, TT_FONT_MONO};
+  int bw = 0, bh = u / 2;
+  for (int i = 0; i < 4; i++) {
+    int tw = tt_text_width(cv->fonts, lines[i], px[i], fk[i]);
+    if (tw > bw) bw = tw;
+    bh += px[i] * 14 / 10;
+  }
+  bw += u;
+  int bx = st->mouse_x + u, by = st->mouse_y + u;
+  if (bx + bw > area.x + area.w) bx = st->mouse_x - u - bw;
+  if (by + bh > area.y + area.h) by = st->mouse_y - u - bh;
+  if (bx < area.x) bx = area.x;
+  if (by < area.y) by = area.y;
+  cv->fill(cv, bx, by, bw, bh, p->pal->panel);
+  tt_draw_frame(cv, bx, by, bw, bh, p->pal->highlight, 2);
+  int ty = by + u / 4;
+  for (int i = 0; i < 4; i++) {
+    tt_draw_text(cv, bx + u / 2, ty, lines[i], px[i], fk[i], i == 0 ? p->pal->fg : p->pal->dim, TT_ALIGN_LEFT);
+    ty += px[i] * 14 / 10;
+  }
+}
+
+static void pinned(tt_paint *p) {
+  const tt_view_state *st = p->st;
+  if (st->pin_row < 0 || p->lay->n_panels == 0) return;
+  const tt_panel *pn = &p->lay->panels[0];
+  int x = pn->rect.x + (int)floorf(((float)st->pin_col - pn->col0) * pn->cell_w);
+  int y = pn->rect.y + (int)floorf(((float)st->pin_row - pn->row0) * pn->cell_h);
+  int w = (int)ceilf(pn->cell_w), h = (int)ceilf(pn->cell_h);
+  p->cv->clip(p->cv, &pn->rect);
+  tt_draw_frame(p->cv, x - 2, y - 2, w + 4, h + 4, p->pal->accent, 3);
+  p->cv->clip(p->cv, NULL);
+}
+
+static bool pin_has_inspector(const tt_paint *p) {
+  return p->st->pin_row >= 0 && p->st->pin_col >= 0;
+}
+
+void tt_paint_view(tt_paint *p, SDL_Rect r) {
+  const tt_view_state *st = p->st;
+  const tt_trace *tr = p->tr;
+  p->lay->view_rect = r;
+  tt_view_kind kind = st->view == TT_VIEW_AUTO ? auto_view(st->hook) : st->view;
+  const tt_tensor *t = tt_trace_find(tr, st->hook);
+  int layer = hook_layer(st->hook);
+  if (layer < 0) layer = st->layer;
+
+  // Title: the tensor, layer, head; subtitle: the step, the prompt, the shape.
+  char title[256], sub[512], shape[96] = "";
+  int n = snprintf(title, sizeof title, "%s", st->hook);
+  bool headed = t && t->ndim == 3 && (kind == TT_VIEW_HEATMAP || kind == TT_VIEW_TABLE);
+  if (hook_layer(st->hook) >= 0 && n < (int)sizeof title)
+    n += snprintf(title + n, sizeof title - (size_t)n, "  \xC2\xB7  %s %d", tt_str(st->lang, TT_S_LAYER), layer);
+  if (headed && n < (int)sizeof title)
+    snprintf(title + n, sizeof title - (size_t)n, "  \xC2\xB7  %s %d", tt_str(st->lang, TT_S_HEAD),
+             st->head < 0 ? 0 : st->head >= t->shape[0] ? (int)t->shape[0] - 1 : st->head);
+  if (t) tt_shape_str(t->shape, t->ndim, shape, sizeof shape);
+  int step = tt_step_find(st->hook, NULL);
+  const char *prompt = tt_trace_meta(tr, "prompt");
+  snprintf(sub, sizeof sub, "%s%s\xE2\x80\x9C%s\xE2\x80\x9D   %s", step >= 0 ? tt_step_title(step, st->lang) : "",
+           step >= 0 ? "   " : "", prompt ? prompt : "", shape);
+  int th = st->frame ? 0 : tt_paint_title(p, r, title, sub);
+  SDL_Rect body = {r.x, r.y + th, r.w, r.h - th};
+  if (st->frame) {
+    // In the window the header already names the step; keep one line naming the tensor.
+    char line[400];
+    snprintf(line, sizeof line, "%s   %s", title, shape);
+    tt_draw_text(p->cv, r.x, r.y, line, p->unit, TT_FONT_MONO, p->pal->dim, TT_ALIGN_LEFT);
+    body.y += p->unit * 3 / 2;
+    body.h -= p->unit * 3 / 2;
+  }
+  SDL_Rect insp = {0, 0, 0, 0};
+  if (pin_has_inspector(p) && (kind == TT_VIEW_HEATMAP || kind == TT_VIEW_TABLE)) {
+    insp = (SDL_Rect){body.x + body.w * 64 / 100, body.y, body.w * 36 / 100, body.h};
+    body.w = body.w * 64 / 100 - p->unit;
+  }
+
+  bool needs_tensor = kind == TT_VIEW_HEATMAP || kind == TT_VIEW_TABLE || kind == TT_VIEW_GRID;
+  if (needs_tensor && !t) {
+    message(p, body, tt_str(st->lang, TT_S_NOT_RECORDED));
+    return;
+  }
+  switch (kind) {
+    case TT_VIEW_HEATMAP:
+    case TT_VIEW_TABLE:
+    case TT_VIEW_AUTO:
+      tt_paint_heatmap(p, body, t, st->head, kind == TT_VIEW_TABLE);
+      break;
+    case TT_VIEW_GRID:
+      if (t->ndim == 3) tt_paint_grid(p, body, t);
+      else tt_paint_heatmap(p, body, t, st->head, false);
+      break;
+    case TT_VIEW_OVERVIEW: {
+      const char *suffix = st->hook;
+      if (strncmp(suffix, "blocks.", 7) == 0 && strchr(suffix + 7, '.')) suffix = strchr(suffix + 7, '.') + 1;
+      tt_paint_overview(p, body, suffix);
+      break;
+    }
+    case TT_VIEW_TOKENS: tt_paint_tokens(p, body); break;
+    case TT_VIEW_BARS: tt_paint_bars(p, body); break;
+    case TT_VIEW_LAYERNORM: {
+      char prefix[96];
+      snprintf(prefix, sizeof prefix, "%s", st->hook);
+      char *dot = strstr(prefix, ".hook_");
+      if (dot) *dot = 0;
+      tt_paint_layernorm(p, body, prefix);
+      break;
+    }
+    case TT_VIEW_GELU: tt_paint_gelu(p, body, layer); break;
+    case TT_VIEW_EMBED: tt_paint_embed(p, body); break;
+    case TT_VIEW_POSITIONS: tt_paint_positions(p, body); break;
+    case TT_VIEW_QKV: tt_paint_qkv(p, body, layer, st->head); break;
+    case TT_VIEW_COUNT: break;
+  }
+  if (insp.w > 0) {
+    pinned(p);
+    tt_paint_inspector(p, insp);
+  }
+  hover(p, r);
+}
