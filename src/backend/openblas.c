@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "host_kernels.h"
 
 typedef struct {
   int max_threads;  // OpenBLAS's thread count at creation
@@ -141,19 +142,12 @@ static tt_status host_softmax(tt_backend *be, tt_buf out, tt_buf x, int rows, in
   for (int r = 0; r < rows; r++) {
     const float *v = ptr(x) + (size_t)r * cols;
     float *o = ptr(out) + (size_t)r * cols;
-    float mx = -INFINITY;
-    for (int j = 0; j < cols; j++) mx = v[j] > mx ? v[j] : mx;
+    float mx = tt_host_max(v, (size_t)cols);
     if (mx == -INFINITY) {
       for (int j = 0; j < cols; j++) o[j] = 0.0f;
       continue;
     }
-    double sum = 0.0;
-    for (int j = 0; j < cols; j++) {
-      float e = expf(v[j] - mx);  // expf(-inf) is exactly 0
-      o[j] = e;
-      sum += e;
-    }
-    float inv = (float)(1.0 / sum);
+    float inv = 1.0f / tt_host_exp_sub_sum(o, v, mx, (size_t)cols);  // exp(-inf) is exactly 0
     for (int j = 0; j < cols; j++) o[j] *= inv;
   }
   return TT_OK;
@@ -203,10 +197,8 @@ static tt_status host_activation(tt_backend *be, tt_buf out, tt_buf x, size_t n,
   const float k_erf = 0.7071067811865476f;   // 1/sqrt(2)
   switch (act) {
   case TT_ACT_GELU_TANH:  // GPT-2's "gelu_new"
-    for (size_t i = 0; i < n; i++) {
-      float a = v[i];
-      o[i] = 0.5f * a * (1.0f + tanhf(k_tanh * (a + 0.044715f * a * a * a)));
-    }
+    // 0.5·a·(1 + tanh(y)) = a·sigmoid(2y), y = √(2/π)·(a + 0.044715·a³)
+    tt_host_sigmoid_gate(o, v, n, 2.0f * k_tanh, 0.044715f);
     return TT_OK;
   case TT_ACT_GELU_ERF:
     for (size_t i = 0; i < n; i++) o[i] = 0.5f * v[i] * (1.0f + erff(v[i] * k_erf));
@@ -215,7 +207,7 @@ static tt_status host_activation(tt_backend *be, tt_buf out, tt_buf x, size_t n,
     for (size_t i = 0; i < n; i++) o[i] = v[i] > 0.0f ? v[i] : 0.0f;
     return TT_OK;
   case TT_ACT_SILU:
-    for (size_t i = 0; i < n; i++) o[i] = v[i] / (1.0f + expf(-v[i]));
+    tt_host_sigmoid_gate(o, v, n, 1.0f, 0.0f);
     return TT_OK;
   case TT_ACT_IDENTITY:
     if (o != v) memmove(o, v, n * sizeof(float));
@@ -256,10 +248,8 @@ static tt_status host_nll(tt_backend *be, tt_buf loss, tt_buf logits, const int3
   (void)be, (void)err;
   for (int t = 0; t + 1 < T; t++) {
     const float *row = ptr(logits) + (size_t)t * V;
-    float mx = -INFINITY;
-    for (int j = 0; j < V; j++) mx = row[j] > mx ? row[j] : mx;
-    double sum = 0.0;
-    for (int j = 0; j < V; j++) sum += expf(row[j] - mx);
+    float mx = tt_host_max(row, (size_t)V);
+    double sum = tt_host_exp_sum(row, mx, (size_t)V);
     ptr(loss)[t] = (float)((double)mx + log(sum) - (double)row[ids[t + 1]]);
   }
   return TT_OK;

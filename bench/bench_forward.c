@@ -1,0 +1,216 @@
+// bench_forward: times the forward pass of a model folder on the OpenBLAS backend.
+//
+//   bench_forward MODEL_DIR times T1,T2,...   full trace vs --record none, per T
+//   bench_forward MODEL_DIR peak T all|none   one run; prints peak RSS, weights and trace bytes
+//   bench_forward MODEL_DIR matmul T          the engine's matmuls (timed inside a full run)
+//                                             against plain cblas_sgemm on the same shapes
+// Output lines are "key value ..." so a script can read them (bench/run_bench.py).
+#include <cblas.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "engine/engine.h"
+#include "model/model.h"
+#include "trace/trace.h"
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void die(const char *what, const tt_error *err) {
+  fprintf(stderr, "bench_forward: %s: %s\n", what, err->msg);
+  exit(1);
+}
+
+static int32_t *make_ids(int T, int V) {
+  int32_t *ids = malloc((size_t)T * sizeof *ids);
+  for (int t = 0; t < T; t++) ids[t] = (int32_t)(((int64_t)t * 7919 + 464) % V);
+  return ids;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+// One run; with `full` every hook goes into a fresh trace. Returns seconds (trace untimed
+// when destroyed); *bytes receives the trace's size.
+static double run_once(tt_engine *eng, const int32_t *ids, int T, bool full, size_t *bytes) {
+  tt_error err = {0};
+  tt_trace *tr = full ? tt_trace_create() : NULL;
+  tt_recorder rec = full ? tt_trace_recorder(tr) : (tt_recorder){0};
+  double t0 = now();
+  if (tt_engine_run(eng, ids, T, full ? &rec : NULL, &err) != TT_OK) die("run", &err);
+  double dt = now() - t0;
+  if (bytes) *bytes = tr ? tt_trace_bytes(tr) : 0;
+  tt_trace_destroy(tr);
+  return dt;
+}
+
+static void bench_times(tt_engine *eng, int V, const char *list) {
+  char *copy = strdup(list);
+  for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ",")) {
+    int T = atoi(tok);
+    int reps = T <= 4 ? 20 : T <= 64 ? 10 : T <= 256 ? 5 : 3;
+    int32_t *ids = make_ids(T, V);
+    run_once(eng, ids, T, false, NULL);  // warm: workspace pages, weights, OpenBLAS threads
+    run_once(eng, ids, T, true, NULL);
+    double none[32], full[32];
+    size_t bytes = 0;
+    for (int r = 0; r < reps; r++) {  // interleaved, so load from others hits both alike
+      none[r] = run_once(eng, ids, T, false, NULL);
+      full[r] = run_once(eng, ids, T, true, &bytes);
+    }
+    qsort(none, reps, sizeof *none, cmp_double);
+    qsort(full, reps, sizeof *full, cmp_double);
+    printf("times T %d reps %d none_median_ms %.3f none_min_ms %.3f full_median_ms %.3f full_min_ms %.3f "
+           "trace_bytes %zu\n",
+           T, reps, none[reps / 2] * 1e3, none[0] * 1e3, full[reps / 2] * 1e3, full[0] * 1e3, bytes);
+    fflush(stdout);
+    free(ids);
+  }
+  free(copy);
+}
+
+static void bench_peak(tt_engine *eng, const tt_model *m, int T, bool full) {
+  int32_t *ids = make_ids(T, m->cfg.vocab_size);
+  size_t bytes = 0;
+  tt_error err = {0};
+  tt_trace *tr = full ? tt_trace_create() : NULL;
+  tt_recorder rec = full ? tt_trace_recorder(tr) : (tt_recorder){0};
+  if (tt_engine_run(eng, ids, T, full ? &rec : NULL, &err) != TT_OK) die("run", &err);
+  bytes = tr ? tt_trace_bytes(tr) : 0;
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  printf("peak T %d record %s peak_rss_bytes %lld weights_bytes %zu trace_bytes %zu\n", T, full ? "all" : "none",
+         (long long)ru.ru_maxrss * 1024, m->n_params * sizeof(float), bytes);
+  tt_trace_destroy(tr);
+  free(ids);
+}
+
+// ---- matmuls: timed inside the engine, then plain sgemm on the same shapes --------------------
+#define MAX_SHAPES 16
+typedef struct {
+  int batch, M, K, N;
+  bool trans_b, bias;
+  double seconds;
+  int calls;
+} shape_stat;
+
+static shape_stat stats[MAX_SHAPES];
+static int n_stats;
+static tt_status (*real_matmul)(tt_backend *, tt_buf, tt_buf, tt_buf, tt_buf, int, int, int, bool, tt_error *);
+static tt_status (*real_batched)(tt_backend *, tt_buf, tt_buf, tt_buf, int, int, int, int, bool, float, tt_error *);
+
+static shape_stat *stat_for(int batch, int M, int K, int N, bool trans_b, bool bias) {
+  for (int i = 0; i < n_stats; i++) {
+    shape_stat *s = &stats[i];
+    if (s->batch == batch && s->M == M && s->K == K && s->N == N && s->trans_b == trans_b && s->bias == bias) return s;
+  }
+  if (n_stats == MAX_SHAPES) return NULL;
+  stats[n_stats] = (shape_stat){batch, M, K, N, trans_b, bias, 0, 0};
+  return &stats[n_stats++];
+}
+
+static tt_status timed_matmul(tt_backend *be, tt_buf out, tt_buf a, tt_buf b, tt_buf bias, int M, int K, int N,
+                              bool trans_b, tt_error *err) {
+  double t0 = now();
+  tt_status st = real_matmul(be, out, a, b, bias, M, K, N, trans_b, err);
+  shape_stat *s = stat_for(1, M, K, N, trans_b, bias.handle != NULL);
+  if (s) s->seconds += now() - t0, s->calls++;
+  return st;
+}
+
+static tt_status timed_batched(tt_backend *be, tt_buf out, tt_buf a, tt_buf b, int batch, int M, int K, int N,
+                               bool trans_b, float alpha, tt_error *err) {
+  double t0 = now();
+  tt_status st = real_batched(be, out, a, b, batch, M, K, N, trans_b, alpha, err);
+  shape_stat *s = stat_for(batch, M, K, N, trans_b, false);
+  if (s) s->seconds += now() - t0, s->calls++;
+  return st;
+}
+
+// Plain sgemm on fresh buffers of the same shape: seconds per call (best of reps).
+static double plain_sgemm(const shape_stat *s, int reps) {
+  size_t na = (size_t)s->M * s->K, nb = (size_t)s->K * s->N, no = (size_t)s->M * s->N;
+  float *a = malloc(na * sizeof *a), *b = malloc(nb * sizeof *b), *o = malloc(no * sizeof *o);
+  for (size_t i = 0; i < na; i++) a[i] = (float)(i % 13) * 0.01f;
+  for (size_t i = 0; i < nb; i++) b[i] = (float)(i % 7) * 0.01f;
+  memset(o, 0, no * sizeof *o);
+  double best = 1e30;
+  for (int r = 0; r < reps; r++) {
+    double t0 = now();
+    for (int i = 0; i < s->batch; i++)
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, s->trans_b ? CblasTrans : CblasNoTrans, s->M, s->N, s->K, 1.0f, a, s->K,
+                  b, s->trans_b ? s->K : s->N, 0.0f, o, s->N);
+    double dt = now() - t0;
+    best = dt < best ? dt : best;
+  }
+  free(a), free(b), free(o);
+  return best;
+}
+
+static void bench_matmul(const tt_model *m, tt_backend *be, int T) {
+  real_matmul = be->matmul;
+  real_batched = be->matmul_batched;
+  be->matmul = timed_matmul;
+  be->matmul_batched = timed_batched;
+  tt_engine *eng;
+  tt_error err = {0};
+  if (tt_engine_create(m, be, T, &eng, &err) != TT_OK) die("engine", &err);
+  int32_t *ids = make_ids(T, m->cfg.vocab_size);
+  run_once(eng, ids, T, true, NULL);  // warm
+  n_stats = 0;
+  run_once(eng, ids, T, true, NULL);
+  double eng_flops = 0, eng_s = 0, plain_s_total = 0;
+  for (int i = 0; i < n_stats; i++) {
+    shape_stat *s = &stats[i];
+    double flops = 2.0 * s->batch * (double)s->M * s->K * s->N;
+    double per_call = s->seconds / s->calls;
+    double plain = plain_sgemm(s, 3);
+    printf("matmul batch %d M %d K %d N %d trans_b %d calls %d engine_gflops %.1f sgemm_gflops %.1f\n", s->batch, s->M,
+           s->K, s->N, (int)s->trans_b, s->calls, flops / per_call * 1e-9, flops / plain * 1e-9);
+    eng_flops += flops * s->calls;
+    eng_s += s->seconds;
+    plain_s_total += plain * s->calls;
+  }
+  printf("matmul_total T %d engine_gflops %.1f sgemm_gflops %.1f ratio %.3f\n", T, eng_flops / eng_s * 1e-9,
+         eng_flops / plain_s_total * 1e-9, plain_s_total / eng_s);
+  free(ids);
+  tt_engine_destroy(eng);
+}
+
+int main(int argc, char **argv) {
+  if (argc < 4) {
+    fprintf(stderr, "usage: bench_forward MODEL_DIR times T1,T2,... | peak T all|none | matmul T\n");
+    return 2;
+  }
+  tt_error err = {0};
+  tt_model *m;
+  if (tt_model_load(argv[1], &m, &err) != TT_OK) die("model", &err);
+  tt_backend *be;
+  if (tt_backend_create("openblas", &be, NULL, 0, &err) != TT_OK) die("backend", &err);
+  printf("device %s\n", be->device);
+  if (strcmp(argv[2], "matmul") == 0) {
+    bench_matmul(m, be, atoi(argv[3]));
+  } else {
+    int max_T = strcmp(argv[2], "peak") == 0 ? atoi(argv[3]) : m->cfg.n_positions;
+    tt_engine *eng;
+    if (tt_engine_create(m, be, max_T, &eng, &err) != TT_OK) die("engine", &err);
+    if (strcmp(argv[2], "times") == 0)
+      bench_times(eng, m->cfg.vocab_size, argv[3]);
+    else if (strcmp(argv[2], "peak") == 0 && argc > 4)
+      bench_peak(eng, m, atoi(argv[3]), strcmp(argv[4], "none") != 0);
+    else
+      fprintf(stderr, "bench_forward: unknown mode %s\n", argv[2]);
+    tt_engine_destroy(eng);
+  }
+  tt_backend_destroy(be);
+  tt_model_destroy(m);
+  return 0;
+}
