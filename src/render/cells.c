@@ -131,7 +131,7 @@ int tt_paint_cells(tt_paint *p, SDL_Rect dst, const tt_mat *m, const tt_scale *s
 
   // Numbers inside cells that are large enough to hold them.
   if ((o->numbers || o->table) && !down) {
-    int px = (int)fminf((float)p->unit * 0.9f, cell_h * 0.5f);
+    int px = (int)fminf((float)p->unit * 1.2f, fminf(cell_h * 0.45f, cell_w * 0.22f));
     char buf[32];
     if (px >= 10 && tt_text_width(cv->fonts, "\xE2\x88\x92" "0.00", px, TT_FONT_SANS) + 6 <= cell_w) {
       cv->clip(cv, &dst);

@@ -210,6 +210,7 @@ const char *tt_fmt_value(float v, char *buf, size_t len) {
   else if (a >= 100) snprintf(buf, len, "%.0f", v);
   else if (a >= 10) snprintf(buf, len, "%.1f", v);
   else if (a >= 0.01f) snprintf(buf, len, "%.2f", v);
+  else if (a >= 0.001f) snprintf(buf, len, "%.3f", v);
   else snprintf(buf, len, "%.0e", v);
   // A real minus sign reads better on a projector.
   if (buf[0] == '-' && strlen(buf) + 3 < len) {

@@ -28,7 +28,7 @@ static void navigator(tt_paint *p, SDL_Rect r) {
     const tt_step *s = tt_step_get(i);
     if (s->in_block != in_block) {
       if (s->in_block) {
-        snprintf(buf, sizeof buf, "%s %d / %d  (\xE2\x86\x91\xE2\x86\x93)", tt_str(st->lang, TT_S_BLOCK), st->layer, L);
+        snprintf(buf, sizeof buf, "%s %d   (\xE2\x86\x91\xE2\x86\x93 0\xE2\x80\x93%d)", tt_str(st->lang, TT_S_BLOCK), st->layer, L - 1);
         tt_draw_text(cv, r.x + u / 2, y + (lh - px) / 2, buf, px, TT_FONT_BOLD, pal->dim, TT_ALIGN_LEFT);
       } else {
         cv->fill(cv, r.x + u / 2, y + lh / 2, r.w - u, 1, pal->dim);

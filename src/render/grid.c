@@ -33,8 +33,10 @@ void tt_paint_grid(tt_paint *p, SDL_Rect r, const tt_tensor *t) {
   int cw = area.w / cols, ch = area.h / rows;
   int label = u * 9 / 10;
   int side = cw < ch - label * 3 / 2 ? cw : ch - label * 3 / 2;
-  side -= u / 2;
+  side -= u;
   if (side < 8) return;
+  cw = side + u;
+  ch = side + label * 3 / 2 + u / 2;
   tt_mat m0;
   tt_mat_of(p->tr, t, 0, &m0);
   for (int h = 0; h < H; h++) {

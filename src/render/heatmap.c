@@ -6,11 +6,13 @@
 
 #include "render_int.h"
 
-static const char *axis_title(tt_lang lang, int axis, bool rows) {
+static const char *axis_title(tt_lang lang, int axis, bool rows, bool attention) {
   bool ko = lang == TT_LANG_KO;
   switch (axis) {
-    case 'T': return rows ? (ko ? "토큰 (쿼리: 이 토큰이 본다)" : "token (query: who looks)")
-                          : (ko ? "토큰 (키: 보이는 쪽)" : "token (key: looked at)");
+    case 'T':
+      if (!attention) return ko ? "토큰" : "token";
+      return rows ? (ko ? "토큰 (쿼리: 이 토큰이 본다)" : "token (query: who looks)")
+                  : (ko ? "토큰 (키: 보이는 쪽)" : "token (key: looked at)");
     case 'C': return ko ? "차원 (C)" : "dimension (C)";
     case 'D': return ko ? "헤드 안의 차원 (D)" : "dimension in the head (D)";
     case 'F': return ko ? "FFN 뉴런 (F)" : "FFN neuron (F)";
@@ -48,7 +50,7 @@ static int row_label_width(tt_paint *p, const tt_mat *m, int px, int cap) {
   return w > cap ? cap : w;
 }
 
-static int col_label_height(tt_paint *p, const tt_mat *m, int px, int cap) {
+static int col_label_height(tt_paint *p, const tt_mat *m, int px, int cap, float cell_w) {
   if (!text_axis(m->col_axis)) return px * 3 / 2;
   char buf[128];
   int w = 0;
@@ -58,6 +60,7 @@ static int col_label_height(tt_paint *p, const tt_mat *m, int px, int cap) {
                            TT_FONT_SANS);
     if (lw > w) w = lw;
   }
+  if ((float)(w + px) <= cell_w) return px * 3 / 2;  // labels lie flat under wide cells
   return w + px / 2 > cap ? cap : w + px / 2;
 }
 
@@ -109,7 +112,7 @@ void tt_paint_axis_labels(tt_paint *p, const tt_panel *pn, const tt_mat *m, int 
     int wnum = tt_text_width(cv->fonts, "00000", px, TT_FONT_SANS);
     int cstep = label_step(pn->cell_w, wnum + px);
     for (int i = (int)ceilf(pn->col0 / (float)cstep) * cstep; i < c_end; i += cstep) {
-      float off = cstep == 1 ? 0.5f : 0.0f;
+      float off = 0.5f;
       int x = r.x + (int)(((float)i - pn->col0 + off) * pn->cell_w);
       if (x < r.x || x > r.x + r.w) continue;
       cv->fill(cv, x, r.y + r.h, 1, px / 3, pal->dim);
@@ -131,10 +134,20 @@ void tt_paint_heatmap(tt_paint *p, SDL_Rect r, const tt_tensor *t, int head, boo
   bool square = m.row_axis == 'T' && m.col_axis == 'T';
 
   // Space: legend on the right, row labels left, column labels and the note below.
+  tt_scale sc0;
+  tt_scale_get(p, t, t->name, &sc0);
   int legend_w = table ? 0 : u * 6;
+  if (!table && sc0.has_masked) {
+    int mw = tt_text_width(cv->fonts, tt_str(st->lang, TT_S_MASKED), u * 9 / 10, TT_FONT_SANS) + u * 3;
+    if (mw > legend_w) legend_w = mw;
+  }
   int row_w = row_label_width(p, &m, px, r.w / 4);
   int axis_t = u * 3 / 2;  // rotated axis title column
-  int col_h = col_label_height(p, &m, px, r.h / 4);
+  // Flat column labels when the cells of the visible window are wide enough.
+  float guess_w = (float)(r.w - legend_w - axis_t - row_w - 2 * u) /
+                  fmaxf(1.0f, ceilf((float)m.cols / fmaxf(st->zoom, 1.0f)));
+  if (square) guess_w = fminf(guess_w, (float)(r.h - 6 * u) / fmaxf(1.0f, ceilf((float)m.rows / fmaxf(st->zoom, 1.0f))));
+  int col_h = col_label_height(p, &m, px, r.h / 4, table ? 0 : guess_w);
   int note_h = u * 3;
   SDL_Rect plot = {r.x + axis_t + row_w + px, r.y + u / 2, 0, 0};
   plot.w = r.x + r.w - legend_w - plot.x - u;
@@ -177,7 +190,8 @@ void tt_paint_heatmap(tt_paint *p, SDL_Rect r, const tt_tensor *t, int head, boo
   tt_paint_axis_labels(p, &p->lay->panels[pi], &m, px, row_w, col_h);
 
   // Axis titles.
-  const char *rt = axis_title(st->lang, m.row_axis, true), *ct = axis_title(st->lang, m.col_axis, false);
+  const char *rt = axis_title(st->lang, m.row_axis, true, square),
+             *ct = axis_title(st->lang, m.col_axis, false, square);
   int sp = u * 9 / 10;
   if (rt[0]) {
     int w = tt_text_width(cv->fonts, rt, sp, TT_FONT_SANS);

@@ -142,6 +142,8 @@ const tt_step *tt_step_get(int i);
 const char *tt_step_title(int i, tt_lang lang);
 // Points st at step i (hook name for st->layer, the step's view, zoom and pan reset).
 void tt_view_goto_step(tt_view_state *st, const tt_trace *tr, int i);
+// The full hook name of step i at layer L.
+void tt_step_hook(int i, int layer, char *buf, size_t len);
 // The step whose hook is `hook` (full name), or -1.
 int tt_step_find(const char *hook, int *layer);
 

@@ -219,8 +219,6 @@ const char *tt_step_text(int i, tt_lang lang);
 const char *tt_step_formula(int i, const tt_trace *tr);
 // "(4, 768) × (768, 2304) → (4, 2304)" for step i with the trace's config and T.
 void tt_step_shapes(int i, const tt_trace *tr, char *buf, size_t len);
-// The full hook name of step i at layer L.
-void tt_step_hook(int i, int layer, char *buf, size_t len);
 
 // 64-bit FNV-1a over bytes, for cache keys.
 uint64_t tt_hash(uint64_t h, const void *p, size_t n);

@@ -1,0 +1,290 @@
+// input: keys and the mouse change the view state. Every change goes through here, the
+// synthetic events of a test script included.
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ui_int.h"
+
+static void goto_step(tt_ui *ui, int step) {
+  int layer = ui->vs.layer, head = ui->vs.head;
+  tt_view_goto_step(&ui->vs, ui->tr, step);
+  ui->vs.layer = layer;
+  ui->vs.head = head;
+  ui->dirty = true;
+}
+
+void tt_ui_step(tt_ui *ui, int delta) {
+  int n = tt_step_count(), s = ui->vs.step < 0 ? 0 : ui->vs.step + delta;
+  // Walking off the end of a block continues in the next (or previous) block.
+  if (ui->vs.step >= 0 && s >= 0 && s < n) {
+    const tt_step *cur = tt_step_get(ui->vs.step), *next = tt_step_get(s);
+    if (cur->in_block && !next->in_block) {
+      if (delta > 0 && ui->vs.layer + 1 < ui->n_layers) {
+        ui->vs.layer++;
+        while (s - 1 >= 0 && tt_step_get(s - 1)->in_block) s--;
+      } else if (delta < 0 && ui->vs.layer > 0) {
+        ui->vs.layer--;
+        while (s + 1 < n && tt_step_get(s + 1)->in_block) s++;
+      }
+    }
+  }
+  if (s < 0) s = 0;
+  if (s >= n) s = n - 1;
+  goto_step(ui, s);
+  tt_step_hook(s, ui->vs.layer, ui->vs.hook, sizeof ui->vs.hook);
+}
+
+static void set_layer(tt_ui *ui, int layer) {
+  if (layer < 0) layer = 0;
+  if (layer >= ui->n_layers) layer = ui->n_layers - 1;
+  if (layer < 0) layer = 0;
+  ui->vs.layer = layer;
+  if (ui->vs.step >= 0 && tt_step_get(ui->vs.step)->in_block)
+    tt_step_hook(ui->vs.step, layer, ui->vs.hook, sizeof ui->vs.hook);
+  ui->vs.pin_row = ui->vs.pin_col = -1;
+  ui->dirty = true;
+}
+
+static void set_head(tt_ui *ui, int head) {
+  if (head >= ui->n_heads) head = ui->n_heads - 1;
+  if (head < 0) head = 0;
+  ui->vs.head = head;
+  ui->vs.pin_row = ui->vs.pin_col = -1;
+  ui->dirty = true;
+}
+
+static void zoom_at(tt_ui *ui, float factor, int x, int y) {
+  tt_view_state *vs = &ui->vs;
+  float z = vs->zoom * factor;
+  if (z < 1) z = 1;
+  if (z > 4096) z = 4096;
+  if (ui->lay->n_panels > 0) {
+    const tt_panel *pn = &ui->lay->panels[0];
+    // Keep the cell under the pointer (or the centre) where it is.
+    if (x < pn->rect.x || y < pn->rect.y || x >= pn->rect.x + pn->rect.w || y >= pn->rect.y + pn->rect.h) {
+      x = pn->rect.x + pn->rect.w / 2;
+      y = pn->rect.y + pn->rect.h / 2;
+    }
+    float fr = pn->row0 + (float)(y - pn->rect.y) / pn->cell_h, fc = pn->col0 + (float)(x - pn->rect.x) / pn->cell_w;
+    float nr = (float)pn->rows / z, nc = (float)pn->cols / z;
+    vs->pan_row = fr - (float)(y - pn->rect.y) / (float)pn->rect.h * nr;
+    vs->pan_col = fc - (float)(x - pn->rect.x) / (float)pn->rect.w * nc;
+    if (vs->pan_row < 0) vs->pan_row = 0;
+    if (vs->pan_col < 0) vs->pan_col = 0;
+  }
+  vs->zoom = z;
+  if (z == 1) vs->pan_row = vs->pan_col = 0;
+  ui->dirty = true;
+}
+
+static bool bars_view(const tt_ui *ui) {
+  return ui->vs.view == TT_VIEW_BARS;
+}
+
+static void toggle_view(tt_ui *ui, tt_view_kind v) {
+  ui->vs.view = ui->vs.view == v ? TT_VIEW_AUTO : v;
+  if (v == TT_VIEW_GRID || v == TT_VIEW_OVERVIEW) {
+    // The grid and overview show attention tensors: go to the softmax step when elsewhere.
+    const tt_tensor *t = tt_trace_find(ui->tr, ui->vs.hook);
+    if (!t || t->ndim != 3) {
+      for (int i = 0; i < tt_step_count(); i++)
+        if (strcmp(tt_step_get(i)->id, "softmax") == 0) {
+          tt_view_kind keep = ui->vs.view;
+          goto_step(ui, i);
+          ui->vs.view = keep;
+        }
+    }
+  }
+  ui->vs.zoom = 1;
+  ui->vs.pan_row = ui->vs.pan_col = 0;
+  ui->dirty = true;
+}
+
+static void key(tt_ui *ui, const SDL_KeyboardEvent *k) {
+  tt_view_state *vs = &ui->vs;
+  SDL_Keycode c = k->keysym.sym;
+  if (ui->editing) {
+    if (c == SDLK_ESCAPE) {
+      ui->editing = false;
+      SDL_StopTextInput();
+    } else if (c == SDLK_RETURN || c == SDLK_KP_ENTER) {
+      ui->editing = false;
+      SDL_StopTextInput();
+      tt_ui_retrace(ui);
+    } else if (c == SDLK_BACKSPACE) {
+      size_t n = strlen(ui->prompt);
+      while (n > 0 && ((unsigned char)ui->prompt[n - 1] & 0xC0) == 0x80) n--;
+      if (n > 0) n--;
+      ui->prompt[n] = 0;
+    }
+    ui->dirty = true;
+    return;
+  }
+  bool shift = (k->keysym.mod & KMOD_SHIFT) != 0;
+  switch (c) {
+    case SDLK_RIGHT: tt_ui_step(ui, 1); break;
+    case SDLK_LEFT: tt_ui_step(ui, -1); break;
+    case SDLK_DOWN: set_layer(ui, vs->layer + 1); break;
+    case SDLK_UP: set_layer(ui, vs->layer - 1); break;
+    case SDLK_RIGHTBRACKET: set_head(ui, vs->head + 1); break;
+    case SDLK_LEFTBRACKET: set_head(ui, vs->head - 1); break;
+    case SDLK_TAB:
+      vs->view = vs->view == TT_VIEW_TABLE ? TT_VIEW_AUTO : TT_VIEW_TABLE;
+      vs->pan_row = vs->pan_col = 0;
+      break;
+    case SDLK_g: toggle_view(ui, TT_VIEW_GRID); break;
+    case SDLK_o: toggle_view(ui, TT_VIEW_OVERVIEW); break;
+    case SDLK_SPACE:
+      vs->playing = !vs->playing;
+      ui->next_play = SDL_GetTicks() + 3000;
+      break;
+    case SDLK_s: {
+      char path[4200], written[4200];
+      tt_error err = {0};
+      snprintf(path, sizeof path, "%s/ttrace-%03d-%s.png", ui->opts.shot_dir ? ui->opts.shot_dir : ".", ++ui->n_shots,
+               vs->hook);
+      if (tt_ui_screenshot(ui, path, written, sizeof written, &err) == TT_OK)
+        snprintf(ui->status, sizeof ui->status, "screenshot saved: %.500s", written);
+      else
+        snprintf(ui->status, sizeof ui->status, "screenshot failed: %.500s", err.msg);
+      break;
+    }
+    case SDLK_F1: vs->show_help = !vs->show_help; break;
+    case SDLK_SLASH:
+      if (shift) vs->show_help = !vs->show_help;
+      break;
+    case SDLK_ESCAPE:
+      if (vs->show_help) vs->show_help = false;
+      else vs->pin_row = vs->pin_col = -1;
+      break;
+    case SDLK_p:
+      ui->editing = true;
+      SDL_StartTextInput();
+      break;
+    case SDLK_EQUALS:
+    case SDLK_PLUS:
+    case SDLK_KP_PLUS:
+      if (bars_view(ui) || (vs->view == TT_VIEW_AUTO && vs->step >= 0 && tt_step_get(vs->step)->view == TT_VIEW_BARS))
+        vs->temperature = fminf(vs->temperature * 1.25f, 10.0f);
+      else
+        zoom_at(ui, 1.5f, -1, -1);
+      break;
+    case SDLK_MINUS:
+    case SDLK_KP_MINUS:
+      if (bars_view(ui) || (vs->view == TT_VIEW_AUTO && vs->step >= 0 && tt_step_get(vs->step)->view == TT_VIEW_BARS))
+        vs->temperature = fmaxf(vs->temperature / 1.25f, 0.1f);
+      else
+        zoom_at(ui, 1 / 1.5f, -1, -1);
+      break;
+    case SDLK_0:
+      vs->zoom = 1;
+      vs->pan_row = vs->pan_col = 0;
+      vs->temperature = 1;
+      break;
+    case SDLK_COMMA: {
+      int T = tt_trace_n_tokens(ui->tr);
+      int p = vs->position < 0 ? T - 1 : vs->position;
+      vs->position = p > 0 ? p - 1 : 0;
+      break;
+    }
+    case SDLK_PERIOD: {
+      int T = tt_trace_n_tokens(ui->tr);
+      int p = vs->position < 0 ? T - 1 : vs->position;
+      vs->position = p + 1 < T ? p + 1 : T - 1;
+      break;
+    }
+    case SDLK_d: vs->theme = vs->theme == TT_THEME_DARK ? TT_THEME_LIGHT : TT_THEME_DARK; break;
+    case SDLK_l: vs->lang = vs->lang == TT_LANG_KO ? TT_LANG_EN : TT_LANG_KO; break;
+    case SDLK_q: ui->quit = true; break;
+    default: return;
+  }
+  if (c != SDLK_s) ui->status[0] = 0;
+  ui->dirty = true;
+}
+
+static void click(tt_ui *ui, int x, int y) {
+  tt_layout *lay = ui->lay;
+  for (int i = 0; i < lay->n_nav; i++) {
+    SDL_Rect r = lay->nav_rects[i];
+    if (x >= r.x && y >= r.y && x < r.x + r.w && y < r.y + r.h) {
+      goto_step(ui, lay->nav_steps[i]);
+      tt_step_hook(ui->vs.step, ui->vs.layer, ui->vs.hook, sizeof ui->vs.hook);
+      return;
+    }
+  }
+  tt_pick pk;
+  if (!tt_render_pick(lay, ui->tr, x, y, &pk)) {
+    return;
+  }
+  tt_view_kind v = ui->vs.view;
+  if (v == TT_VIEW_GRID || v == TT_VIEW_OVERVIEW) {
+    // A click on a small panel opens that head (and layer) as a heatmap.
+    if (pk.layer >= 0) set_layer(ui, pk.layer);
+    if (pk.head >= 0) set_head(ui, pk.head);
+    ui->vs.view = TT_VIEW_AUTO;
+  } else if (pk.panel == 0) {
+    if (ui->vs.pin_row == pk.row && ui->vs.pin_col == pk.col) ui->vs.pin_row = ui->vs.pin_col = -1;
+    else {
+      ui->vs.pin_row = pk.row;
+      ui->vs.pin_col = pk.col;
+    }
+  }
+  ui->dirty = true;
+}
+
+void tt_ui_handle(tt_ui *ui, const SDL_Event *e) {
+  tt_view_state *vs = &ui->vs;
+  switch (e->type) {
+    case SDL_QUIT: ui->quit = true; break;
+    case SDL_WINDOWEVENT: ui->dirty = true; break;
+    case SDL_KEYDOWN: key(ui, &e->key); break;
+    case SDL_TEXTINPUT:
+      if (ui->editing && strlen(ui->prompt) + strlen(e->text.text) < sizeof ui->prompt) {
+        strcat(ui->prompt, e->text.text);
+        ui->dirty = true;
+      }
+      break;
+    case SDL_MOUSEMOTION: {
+      int x = (int)((float)e->motion.x * ui->scale), y = (int)((float)e->motion.y * ui->scale);
+      vs->mouse_x = x;
+      vs->mouse_y = y;
+      if (ui->dragging) {
+        int dx = x - ui->drag_x, dy = y - ui->drag_y;
+        if (abs(dx) + abs(dy) > 4) ui->drag_moved = true;
+        if (ui->drag_moved && ui->lay->n_panels > 0) {
+          const tt_panel *pn = &ui->lay->panels[0];
+          vs->pan_col = fmaxf(0, ui->drag_pan_col - (float)dx / pn->cell_w);
+          vs->pan_row = fmaxf(0, ui->drag_pan_row - (float)dy / pn->cell_h);
+          float maxr = (float)pn->rows - (float)pn->rect.h / pn->cell_h, maxc = (float)pn->cols - (float)pn->rect.w / pn->cell_w;
+          if (vs->pan_row > maxr) vs->pan_row = fmaxf(0, maxr);
+          if (vs->pan_col > maxc) vs->pan_col = fmaxf(0, maxc);
+        }
+      }
+      ui->dirty = true;
+      break;
+    }
+    case SDL_MOUSEBUTTONDOWN:
+      if (e->button.button == SDL_BUTTON_LEFT) {
+        ui->dragging = true;
+        ui->drag_moved = false;
+        ui->drag_x = (int)((float)e->button.x * ui->scale);
+        ui->drag_y = (int)((float)e->button.y * ui->scale);
+        ui->drag_pan_row = vs->pan_row;
+        ui->drag_pan_col = vs->pan_col;
+      }
+      break;
+    case SDL_MOUSEBUTTONUP:
+      if (e->button.button == SDL_BUTTON_LEFT) {
+        if (ui->dragging && !ui->drag_moved)
+          click(ui, (int)((float)e->button.x * ui->scale), (int)((float)e->button.y * ui->scale));
+        ui->dragging = false;
+        ui->dirty = true;
+      }
+      break;
+    case SDL_MOUSEWHEEL:
+      if (e->wheel.y != 0) zoom_at(ui, e->wheel.y > 0 ? 1.25f : 0.8f, vs->mouse_x, vs->mouse_y);
+      break;
+    default: break;
+  }
+}

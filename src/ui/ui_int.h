@@ -1,0 +1,57 @@
+// ui_int: the window's state shared by the event handlers, the script player and the loop.
+#ifndef TT_UI_INT_H
+#define TT_UI_INT_H
+
+#include <SDL.h>
+
+#include "session/session.h"
+#include "ui.h"
+
+typedef struct {
+  FILE *fp;
+  uint32_t resume_at;  // SDL ticks when a "wait" ends
+  bool done;
+  int line;
+} tt_script;
+
+typedef struct {
+  tt_ui_opts opts;
+  SDL_Window *win;
+  SDL_Renderer *ren;
+  tt_render *rc;
+  tt_view_state vs;
+  tt_layout *lay;
+  const tt_trace *tr;   // what is shown: the caller's trace or own
+  tt_trace *own;        // a trace made in the window from a typed prompt
+  tt_session *sess;     // opened on the first typed prompt
+  tt_viz_data *vd;
+  tt_render_extras ex;
+  char prompt[512];
+  bool editing;
+  char status[600];
+  bool dragging, drag_moved;
+  int drag_x, drag_y;
+  float drag_pan_row, drag_pan_col;
+  uint32_t next_play;
+  float scale;           // renderer pixels per window pixel (HiDPI)
+  int out_w, out_h;
+  bool quit, dirty;
+  int n_shots;
+  tt_script script;
+  int n_layers, n_heads;
+} tt_ui;
+
+// input.c: one event changes the state.
+void tt_ui_handle(tt_ui *ui, const SDL_Event *e);
+void tt_ui_step(tt_ui *ui, int delta);  // next / previous step (across layers)
+// window.c
+tt_status tt_ui_screenshot(tt_ui *ui, const char *path, char *written, size_t len, tt_error *err);
+void tt_ui_set_trace(tt_ui *ui, const tt_trace *tr);
+void tt_ui_retrace(tt_ui *ui);
+tt_status tt_ui_write_state(tt_ui *ui, const char *path, tt_error *err);
+// script.c: feeds the next scripted events into SDL's queue; false when finished.
+bool tt_script_open(tt_script *s, const char *path, tt_error *err);
+void tt_script_pump(tt_ui *ui);
+void tt_script_close(tt_script *s);
+
+#endif

@@ -1,0 +1,190 @@
+// window: the SDL2 window and its loop: input → state → draw (the same painters as the
+// headless renderer), play mode, screenshots, retracing a typed prompt, and the state
+// dump that tests read.
+#include <SDL_image.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ui_int.h"
+
+bool tt_ui_display_available(void) {
+  if (SDL_WasInit(SDL_INIT_VIDEO) == 0 && SDL_InitSubSystem(SDL_INIT_VIDEO) != 0) return false;
+  const char *drv = SDL_GetCurrentVideoDriver();
+  bool ok = drv && strcmp(drv, "dummy") != 0 && strcmp(drv, "offscreen") != 0;
+  if (!ok) SDL_QuitSubSystem(SDL_INIT_VIDEO);
+  return ok;
+}
+
+static void count_layers(tt_ui *ui) {
+  tt_config cfg;
+  if (tt_trace_config(ui->tr, &cfg)) {
+    ui->n_layers = cfg.n_layer;
+    ui->n_heads = cfg.n_head;
+  } else {
+    ui->n_layers = ui->n_heads = 1;
+  }
+}
+
+void tt_ui_set_trace(tt_ui *ui, const tt_trace *tr) {
+  ui->tr = tr;
+  count_layers(ui);
+  tt_viz_data_extras(ui->vd, tr, &ui->ex);
+  tt_render_set_extras(ui->rc, &ui->ex);  // also drops textures made from the old trace
+  if (ui->vs.layer >= ui->n_layers) ui->vs.layer = ui->n_layers - 1;
+  if (ui->vs.head >= ui->n_heads) ui->vs.head = ui->n_heads - 1;
+  ui->vs.position = -1;
+  ui->vs.pin_row = ui->vs.pin_col = -1;
+  if (ui->vs.step >= 0) tt_step_hook(ui->vs.step, ui->vs.layer, ui->vs.hook, sizeof ui->vs.hook);
+  snprintf(ui->prompt, sizeof ui->prompt, "%s", tt_trace_meta(tr, "prompt") ? tt_trace_meta(tr, "prompt") : "");
+  ui->dirty = true;
+}
+
+void tt_ui_retrace(tt_ui *ui) {
+  tt_error err = {0};
+  tt_status st = TT_OK;
+  if (!ui->sess) {
+    tt_session_opts so = {0};
+    so.model_dir = ui->opts.model_dir ? ui->opts.model_dir : tt_trace_meta(ui->tr, "model");
+    so.backend = ui->opts.backend;
+    st = tt_session_open(&so, &ui->sess, &err);
+    if (st && !ui->opts.model_dir) {  // the trace's model folder may be gone: the default model
+      so.model_dir = NULL;
+      st = tt_session_open(&so, &ui->sess, &err);
+    }
+  }
+  tt_trace *tr = NULL;
+  if (!st) st = tt_session_trace(ui->sess, ui->prompt, NULL, 0, &tr, &err);
+  if (st) {
+    snprintf(ui->status, sizeof ui->status, "could not trace the prompt: %.500s", err.msg);
+    return;
+  }
+  tt_trace *old = ui->own;
+  ui->own = tr;
+  tt_ui_set_trace(ui, tr);
+  tt_trace_destroy(old);
+  snprintf(ui->status, sizeof ui->status, "traced %d tokens in %s ms", tt_trace_n_tokens(tr),
+           tt_trace_meta(tr, "time_ms") ? tt_trace_meta(tr, "time_ms") : "?");
+}
+
+tt_status tt_ui_screenshot(tt_ui *ui, const char *path, char *written, size_t len, tt_error *err) {
+  SDL_Surface *s = SDL_CreateRGBSurfaceWithFormat(0, ui->out_w, ui->out_h, 24, SDL_PIXELFORMAT_RGB24);
+  if (!s) return tt_fail(err, TT_ERR_NOMEM, "cannot make a %dx%d image", ui->out_w, ui->out_h);
+  if (SDL_RenderReadPixels(ui->ren, NULL, SDL_PIXELFORMAT_RGB24, s->pixels, s->pitch) != 0) {
+    SDL_FreeSurface(s);
+    return tt_fail(err, TT_ERR_DEVICE, "cannot read the window's pixels: %s", SDL_GetError());
+  }
+  tt_status st = tt_render_save_png(s, path, err);
+  SDL_FreeSurface(s);
+  if (!st) {
+    char *abs = realpath(path, NULL);
+    snprintf(written, len, "%s", abs ? abs : path);
+    free(abs);
+  }
+  return st;
+}
+
+tt_status tt_ui_write_state(tt_ui *ui, const char *path, tt_error *err) {
+  tt_atomic_file af;
+  tt_status st = tt_atomic_open(&af, path, err);
+  if (st) return st;
+  FILE *fp = af.fp;
+  const tt_view_state *vs = &ui->vs;
+  fprintf(fp, "step %d\n", vs->step);
+  fprintf(fp, "step_id %s\n", vs->step >= 0 ? tt_step_get(vs->step)->id : "-");
+  fprintf(fp, "hook %s\n", vs->hook);
+  fprintf(fp, "layer %d\nhead %d\nview %s\n", vs->layer, vs->head, tt_view_name(vs->view));
+  fprintf(fp, "zoom %.4g\npan %.4g %.4g\n", (double)vs->zoom, (double)vs->pan_row, (double)vs->pan_col);
+  fprintf(fp, "theme %s\nlang %s\n", vs->theme == TT_THEME_DARK ? "dark" : "light", vs->lang == TT_LANG_KO ? "ko" : "en");
+  fprintf(fp, "pin %d %d\nplaying %d\nhelp %d\n", vs->pin_row, vs->pin_col, vs->playing, vs->show_help);
+  fprintf(fp, "temperature %.4g\nposition %d\n", (double)vs->temperature, vs->position);
+  fprintf(fp, "prompt %s\ntokens %d\n", tt_trace_meta(ui->tr, "prompt") ? tt_trace_meta(ui->tr, "prompt") : "",
+          tt_trace_n_tokens(ui->tr));
+  fprintf(fp, "size %d %d\nscale %.3g\n", ui->out_w, ui->out_h, (double)ui->scale);
+  fprintf(fp, "mouse %d %d\n", vs->mouse_x, vs->mouse_y);
+  tt_pick pk;
+  if (vs->mouse_x >= 0 && tt_render_pick(ui->lay, ui->tr, vs->mouse_x, vs->mouse_y, &pk)) {
+    fprintf(fp, "hover_tensor %s\nhover_index %d %d %d\nhover_value %.9g\n", pk.t->name, pk.t->ndim == 3 ? pk.head : -1,
+            pk.row, pk.col, (double)pk.value);
+    fprintf(fp, "hover_row_label %s\nhover_col_label %s\n", pk.row_label, pk.col_label);
+  } else {
+    fprintf(fp, "hover_tensor -\n");
+  }
+  fprintf(fp, "panels %d\nstatus %s\n", ui->lay->n_panels, ui->status);
+  return tt_atomic_commit(&af, err);
+}
+
+static void draw(tt_ui *ui) {
+  SDL_GetRendererOutputSize(ui->ren, &ui->out_w, &ui->out_h);
+  int ww, wh;
+  SDL_GetWindowSize(ui->win, &ww, &wh);
+  ui->scale = ww > 0 ? (float)ui->out_w / (float)ww : 1;
+  ui->vs.prompt_edit = ui->editing ? ui->prompt : NULL;
+  ui->vs.status = ui->status;
+  tt_render_draw(ui->rc, ui->ren, (SDL_Rect){0, 0, ui->out_w, ui->out_h}, ui->tr, &ui->vs, ui->lay);
+  SDL_RenderPresent(ui->ren);
+  ui->dirty = false;
+}
+
+tt_status tt_ui_run(const tt_ui_opts *o, const tt_trace *tr, tt_error *err) {
+  if (!tt_ui_display_available()) return tt_fail(err, TT_ERR_DEVICE, "no display: %s", SDL_GetError());
+  tt_ui *ui = calloc(1, sizeof *ui);
+  if (!ui) return tt_fail(err, TT_ERR_NOMEM, "out of memory");
+  ui->opts = *o;
+  ui->lay = calloc(1, sizeof *ui->lay);
+  tt_status st = ui->lay ? TT_OK : tt_fail(err, TT_ERR_NOMEM, "out of memory");
+  if (!st) st = tt_render_create(&ui->rc, err);
+  if (!st) st = tt_viz_data_open(o->model_dir, tr, &ui->vd, err);
+  if (!st && o->script && !tt_script_open(&ui->script, o->script, err)) st = err->status;
+  if (!st) {
+    SDL_SetHint(SDL_HINT_VIDEO_X11_NET_WM_BYPASS_COMPOSITOR, "0");
+    ui->win = SDL_CreateWindow("ttrace", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, o->width > 0 ? o->width : 1280,
+                               o->height > 0 ? o->height : 800,
+                               SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
+    if (!ui->win) st = tt_fail(err, TT_ERR_DEVICE, "cannot open a window: %s", SDL_GetError());
+  }
+  if (!st) {
+    ui->ren = SDL_CreateRenderer(ui->win, -1, SDL_RENDERER_ACCELERATED | SDL_RENDERER_PRESENTVSYNC);
+    if (!ui->ren) ui->ren = SDL_CreateRenderer(ui->win, -1, SDL_RENDERER_SOFTWARE);
+    if (!ui->ren) st = tt_fail(err, TT_ERR_DEVICE, "cannot draw in the window: %s", SDL_GetError());
+  }
+  if (!st) {
+    SDL_SetWindowMinimumSize(ui->win, 640, 400);
+    SDL_StopTextInput();  // only the prompt box takes text
+    tt_view_state_init(&ui->vs);
+    ui->vs.frame = true;
+    ui->vs.lang = o->lang;
+    ui->vs.theme = o->theme;
+    ui->vs.playing = o->start_playing;
+    ui->next_play = SDL_GetTicks() + 3000;
+    tt_view_goto_step(&ui->vs, tr, 0);
+    tt_ui_set_trace(ui, tr);
+    ui->dirty = true;
+    while (!ui->quit) {
+      if (ui->dirty) draw(ui);
+      SDL_Event e;
+      if (ui->script.fp && !ui->script.done) tt_script_pump(ui);
+      if (SDL_WaitEventTimeout(&e, ui->script.fp && !ui->script.done ? 10 : 100)) {
+        do tt_ui_handle(ui, &e);
+        while (!ui->quit && SDL_PollEvent(&e));
+      }
+      if (ui->vs.playing && SDL_TICKS_PASSED(SDL_GetTicks(), ui->next_play)) {
+        ui->next_play = SDL_GetTicks() + 3000;
+        if (ui->vs.step + 1 >= tt_step_count()) ui->vs.playing = false;
+        else tt_ui_step(ui, 1);
+      }
+    }
+    if (o->state_out) st = tt_ui_write_state(ui, o->state_out, err);
+  }
+  tt_script_close(&ui->script);
+  if (ui->rc) tt_render_forget(ui->rc);
+  if (ui->ren) SDL_DestroyRenderer(ui->ren);
+  if (ui->win) SDL_DestroyWindow(ui->win);
+  tt_render_destroy(ui->rc);
+  tt_viz_data_close(ui->vd);
+  tt_session_close(ui->sess);
+  tt_trace_destroy(ui->own);
+  free(ui->lay);
+  free(ui);
+  return st;
+}
