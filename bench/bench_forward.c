@@ -2,8 +2,9 @@
 //
 //   bench_forward MODEL_DIR times T1,T2,...   full trace vs --record none, per T
 //   bench_forward MODEL_DIR peak T all|none   one run; prints peak RSS, weights and trace bytes
-//   bench_forward MODEL_DIR matmul T          the engine's matmuls (timed inside a full run)
-//                                             against plain cblas_sgemm on the same shapes
+//   bench_forward MODEL_DIR matmul T all|none the engine's matmuls (timed inside a run that
+//                                             records everything or nothing) against plain
+//                                             cblas_sgemm on the same shapes
 // Output lines are "key value ..." so a script can read them (bench/run_bench.py).
 #include <cblas.h>
 #include <stdio.h>
@@ -52,6 +53,33 @@ static double run_once(tt_engine *eng, const int32_t *ids, int T, bool full, siz
   return dt;
 }
 
+// A recorder that hands out slices of one buffer, reused run after run: it shows what
+// recording costs the engine once the memory pages already exist.
+typedef struct {
+  unsigned char *base;
+  size_t size, used;
+} reuse_rec;
+
+static void *reuse_reserve(void *ctx, const char *name, tt_dtype dtype, int ndim, const int64_t *shape) {
+  (void)name;
+  reuse_rec *r = ctx;
+  size_t n = tt_dtype_size(dtype);
+  for (int i = 0; i < ndim; i++) n *= (size_t)shape[i];
+  size_t off = (r->used + 63) & ~(size_t)63;
+  if (off + n > r->size) return NULL;
+  r->used = off + n;
+  return r->base + off;
+}
+
+static double run_reused(tt_engine *eng, const int32_t *ids, int T, reuse_rec *r) {
+  tt_error err = {0};
+  r->used = 0;
+  tt_recorder rec = {reuse_reserve, r};
+  double t0 = now();
+  if (tt_engine_run(eng, ids, T, &rec, &err) != TT_OK) die("run", &err);
+  return now() - t0;
+}
+
 static void bench_times(tt_engine *eng, int V, const char *list) {
   char *copy = strdup(list);
   for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ",")) {
@@ -60,17 +88,25 @@ static void bench_times(tt_engine *eng, int V, const char *list) {
     int32_t *ids = make_ids(T, V);
     run_once(eng, ids, T, false, NULL);  // warm: workspace pages, weights, OpenBLAS threads
     run_once(eng, ids, T, true, NULL);
-    double none[32], full[32];
+    double none[32], full[32], reused[32];
     size_t bytes = 0;
-    for (int r = 0; r < reps; r++) {  // interleaved, so load from others hits both alike
+    run_once(eng, ids, T, true, &bytes);
+    reuse_rec rr = {malloc(bytes + (64u << 10) * 1024), bytes + (64u << 10) * 1024, 0};
+    if (!rr.base) return;
+    memset(rr.base, 0, rr.size);
+    for (int r = 0; r < reps; r++) {  // interleaved, so load from others hits all alike
       none[r] = run_once(eng, ids, T, false, NULL);
       full[r] = run_once(eng, ids, T, true, &bytes);
+      reused[r] = run_reused(eng, ids, T, &rr);
     }
+    free(rr.base);
     qsort(none, reps, sizeof *none, cmp_double);
     qsort(full, reps, sizeof *full, cmp_double);
+    qsort(reused, reps, sizeof *reused, cmp_double);
     printf("times T %d reps %d none_median_ms %.3f none_min_ms %.3f full_median_ms %.3f full_min_ms %.3f "
-           "trace_bytes %zu\n",
-           T, reps, none[reps / 2] * 1e3, none[0] * 1e3, full[reps / 2] * 1e3, full[0] * 1e3, bytes);
+           "reused_median_ms %.3f trace_bytes %zu\n",
+           T, reps, none[reps / 2] * 1e3, none[0] * 1e3, full[reps / 2] * 1e3, full[0] * 1e3,
+           reused[reps / 2] * 1e3, bytes);
     fflush(stdout);
     free(ids);
   }
@@ -135,9 +171,13 @@ static tt_status timed_batched(tt_backend *be, tt_buf out, tt_buf a, tt_buf b, i
   return st;
 }
 
-// Plain sgemm on fresh buffers of the same shape: seconds per call (best of reps).
+// Plain sgemm on buffers of the same shape (one set per batch entry, as in the engine):
+// seconds per call, best of reps.
+static int default_threads;  // OpenBLAS's own thread count, before the backend tunes it
+
 static double plain_sgemm(const shape_stat *s, int reps) {
-  size_t na = (size_t)s->M * s->K, nb = (size_t)s->K * s->N, no = (size_t)s->M * s->N;
+  openblas_set_num_threads(default_threads);
+  size_t na = (size_t)s->M * s->K * s->batch, nb = (size_t)s->K * s->N * s->batch, no = (size_t)s->M * s->N * s->batch;
   float *a = malloc(na * sizeof *a), *b = malloc(nb * sizeof *b), *o = malloc(no * sizeof *o);
   for (size_t i = 0; i < na; i++) a[i] = (float)(i % 13) * 0.01f;
   for (size_t i = 0; i < nb; i++) b[i] = (float)(i % 7) * 0.01f;
@@ -146,8 +186,9 @@ static double plain_sgemm(const shape_stat *s, int reps) {
   for (int r = 0; r < reps; r++) {
     double t0 = now();
     for (int i = 0; i < s->batch; i++)
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, s->trans_b ? CblasTrans : CblasNoTrans, s->M, s->N, s->K, 1.0f, a, s->K,
-                  b, s->trans_b ? s->K : s->N, 0.0f, o, s->N);
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, s->trans_b ? CblasTrans : CblasNoTrans, s->M, s->N, s->K, 1.0f,
+                  a + (size_t)i * s->M * s->K, s->K, b + (size_t)i * s->K * s->N, s->trans_b ? s->K : s->N, 0.0f,
+                  o + (size_t)i * s->M * s->N, s->N);
     double dt = now() - t0;
     best = dt < best ? dt : best;
   }
@@ -155,7 +196,7 @@ static double plain_sgemm(const shape_stat *s, int reps) {
   return best;
 }
 
-static void bench_matmul(const tt_model *m, tt_backend *be, int T) {
+static void bench_matmul(const tt_model *m, tt_backend *be, int T, bool full) {
   real_matmul = be->matmul;
   real_batched = be->matmul_batched;
   be->matmul = timed_matmul;
@@ -164,9 +205,9 @@ static void bench_matmul(const tt_model *m, tt_backend *be, int T) {
   tt_error err = {0};
   if (tt_engine_create(m, be, T, &eng, &err) != TT_OK) die("engine", &err);
   int32_t *ids = make_ids(T, m->cfg.vocab_size);
-  run_once(eng, ids, T, true, NULL);  // warm
+  run_once(eng, ids, T, full, NULL);  // warm
   n_stats = 0;
-  run_once(eng, ids, T, true, NULL);
+  run_once(eng, ids, T, full, NULL);
   double eng_flops = 0, eng_s = 0, plain_s_total = 0;
   for (int i = 0; i < n_stats; i++) {
     shape_stat *s = &stats[i];
@@ -179,7 +220,7 @@ static void bench_matmul(const tt_model *m, tt_backend *be, int T) {
     eng_s += s->seconds;
     plain_s_total += plain * s->calls;
   }
-  printf("matmul_total T %d engine_gflops %.1f sgemm_gflops %.1f ratio %.3f\n", T, eng_flops / eng_s * 1e-9,
+  printf("matmul_total T %d record %s engine_gflops %.1f sgemm_gflops %.1f ratio %.3f\n", T, full ? "all" : "none", eng_flops / eng_s * 1e-9,
          eng_flops / plain_s_total * 1e-9, plain_s_total / eng_s);
   free(ids);
   tt_engine_destroy(eng);
@@ -187,9 +228,10 @@ static void bench_matmul(const tt_model *m, tt_backend *be, int T) {
 
 int main(int argc, char **argv) {
   if (argc < 4) {
-    fprintf(stderr, "usage: bench_forward MODEL_DIR times T1,T2,... | peak T all|none | matmul T\n");
+    fprintf(stderr, "usage: bench_forward MODEL_DIR times T1,T2,... | peak T all|none | matmul T all|none\n");
     return 2;
   }
+  default_threads = openblas_get_num_threads();
   tt_error err = {0};
   tt_model *m;
   if (tt_model_load(argv[1], &m, &err) != TT_OK) die("model", &err);
@@ -197,7 +239,7 @@ int main(int argc, char **argv) {
   if (tt_backend_create("openblas", &be, NULL, 0, &err) != TT_OK) die("backend", &err);
   printf("device %s\n", be->device);
   if (strcmp(argv[2], "matmul") == 0) {
-    bench_matmul(m, be, atoi(argv[3]));
+    bench_matmul(m, be, atoi(argv[3]), argc < 5 || strcmp(argv[4], "none") != 0);
   } else {
     int max_T = strcmp(argv[2], "peak") == 0 ? atoi(argv[3]) : m->cfg.n_positions;
     tt_engine *eng;

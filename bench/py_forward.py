@@ -2,9 +2,10 @@
 """The same GPT-2 forward pass in numpy and in torch (float32, logits + softmax + loss),
 timed for comparison with ttrace's engine.
 
-    py_forward.py MODEL_DIR T1,T2,... [--reps N]
+    py_forward.py MODEL_DIR T1,T2,... [--reps N] [--f64 T1,...]
 
-Prints "python numpy T <T> median_ms <ms>" and the same for torch (when importable).
+Prints "python numpy T <T> median_ms <ms>", the same for torch (when importable), and
+for the --f64 lengths the numpy forward in float64 (the precision of tests/reference).
 """
 import json
 import math
@@ -37,6 +38,7 @@ def load(model_dir):
 def forward_numpy(cfg, w, ids):
     T, C, H = len(ids), cfg["n_embd"], cfg["n_head"]
     D = C // H
+    f = w["wte.weight"].dtype.type
 
     def ln(x, g, b):
         m = x.mean(-1, keepdims=True)
@@ -50,7 +52,7 @@ def forward_numpy(cfg, w, ids):
         h = ln(x, w[p + "ln_1.weight"], w[p + "ln_1.bias"])
         qkv = h @ w[p + "attn.c_attn.weight"] + w[p + "attn.c_attn.bias"]
         q, k, v = (qkv[:, i * C : (i + 1) * C].reshape(T, H, D).transpose(1, 0, 2) for i in range(3))
-        s = q @ k.transpose(0, 2, 1) / np.float32(math.sqrt(D))
+        s = q @ k.transpose(0, 2, 1) / f(math.sqrt(D))
         s[:, mask] = -np.inf
         s = np.exp(s - s.max(-1, keepdims=True))
         s /= s.sum(-1, keepdims=True)
@@ -58,7 +60,7 @@ def forward_numpy(cfg, w, ids):
         x = x + z @ w[p + "attn.c_proj.weight"] + w[p + "attn.c_proj.bias"]
         h = ln(x, w[p + "ln_2.weight"], w[p + "ln_2.bias"])
         a = h @ w[p + "mlp.c_fc.weight"] + w[p + "mlp.c_fc.bias"]
-        a = 0.5 * a * (1 + np.tanh(np.float32(math.sqrt(2 / math.pi)) * (a + np.float32(0.044715) * a**3)))
+        a = 0.5 * a * (1 + np.tanh(f(math.sqrt(2 / math.pi)) * (a + f(0.044715) * a**3)))
         x = x + a @ w[p + "mlp.c_proj.weight"] + w[p + "mlp.c_proj.bias"]
     h = ln(x, w["ln_f.weight"], w["ln_f.bias"])
     logits = h @ w["lm_head.weight"].T
@@ -107,13 +109,22 @@ def timed(fn, reps):
 
 def main():
     model_dir, Ts = sys.argv[1], [int(t) for t in sys.argv[2].split(",")]
-    reps = int(sys.argv[4]) if len(sys.argv) > 4 and sys.argv[3] == "--reps" else 3
+    opts = dict(zip(sys.argv[3::2], sys.argv[4::2]))
+    reps = int(opts.get("--reps", 3))
+    f64 = [int(t) for t in opts["--f64"].split(",")] if "--f64" in opts else []
     cfg, w = load(model_dir)
     V = cfg["vocab_size"]
     for T in Ts:
         ids = np.array([(t * 7919 + 464) % V for t in range(T)])
         ms = timed(lambda: forward_numpy(cfg, w, ids), reps)
         print(f"python numpy T {T} median_ms {ms:.3f}", flush=True)
+    if f64:
+        w64 = {k: a.astype(np.float64) for k, a in w.items()}
+        for T in f64:
+            ids = np.array([(t * 7919 + 464) % V for t in range(T)])
+            ms = timed(lambda: forward_numpy(cfg, w64, ids), reps)
+            print(f"python numpy64 T {T} median_ms {ms:.3f}", flush=True)
+        del w64
     try:
         import torch
     except ImportError:
