@@ -74,7 +74,7 @@ static int header(tt_paint *p, SDL_Rect r) {
     tt_draw_text(cv, r.x, y, f, u * 14 / 10, TT_FONT_SANS, pal->accent, TT_ALIGN_LEFT);
     y += u * 2;
   }
-  tt_step_shapes(step, p->tr, buf, sizeof buf);
+  tt_step_shapes(step, p->tr, st->lang, buf, sizeof buf);
   if (buf[0]) {
     tt_draw_text(cv, r.x, y, buf, u * 11 / 10, TT_FONT_MONO, pal->fg, TT_ALIGN_LEFT);
     y += u * 17 / 10;

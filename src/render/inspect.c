@@ -33,9 +33,13 @@ static bool put(writer *w, tt_font_kind k, tt_rgba c, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(buf, sizeof buf, fmt, ap);
   va_end(ap);
-  tt_text_fit(w->p->cv->fonts, buf, w->px, k, w->r.w - w->px, fit, sizeof fit);
-  tt_draw_text(w->p->cv, w->r.x + w->px / 2, w->y, fit, w->px, k, c, TT_ALIGN_LEFT);
-  w->y += w->px * 13 / 10;
+  if (k == TT_FONT_MONO) {
+    tt_text_fit(w->p->cv->fonts, buf, w->px, k, w->r.w - w->px, fit, sizeof fit);
+    tt_draw_text(w->p->cv, w->r.x + w->px / 2, w->y, fit, w->px, k, c, TT_ALIGN_LEFT);
+    w->y += w->px * 13 / 10;
+  } else {  // words wrap; the indent of continuation lines follows the leading spaces
+    w->y += tt_draw_para(w->p->cv, w->r.x + w->px / 2, w->y, w->r.w - w->px, buf, w->px, k, c);
+  }
   return true;
 }
 
@@ -77,14 +81,14 @@ static void attention_arithmetic(writer *w, const tt_trace *tr, int L, int h, in
   double rest = sum;
   for (int n = 0; n < D && shown < room; n++, shown++) {
     int d = terms[n].d;
-    put(w, TT_FONT_MONO, pal->fg, "   d%-3d %+8.4f \xC3\x97 %+8.4f = %+8.4f", d, (double)at3(q, h, i, d),
+    put(w, TT_FONT_MONO, pal->fg, " d%-3d %6.3f \xC3\x97 %6.3f = %6.3f", d, (double)at3(q, h, i, d),
         (double)at3(k, h, j, d), terms[n].prod);
     rest -= terms[n].prod;
   }
-  if (shown < D) put(w, TT_FONT_MONO, pal->dim, "   \xE2\x80\xA6 %d %s %+8.4f", D - shown, ko ? "개 더, 합" : "more, together", rest);
+  if (shown < D) put(w, TT_FONT_MONO, pal->dim, " \xE2\x80\xA6 %d %s %.3f", D - shown, ko ? "개 더, 합" : "more, sum", rest);
   snprintf(name, sizeof name, "blocks.%d.attn.hook_attn_scores_raw", L);
   const tt_tensor *raw = tt_trace_find(tr, name);
-  put(w, TT_FONT_MONO, pal->accent, "   \xCE\xA3 = %+.4f%s", sum, "");
+  put(w, TT_FONT_MONO, pal->accent, " \xCE\xA3 = %.4f", sum);
   if (raw) put(w, TT_FONT_SANS, pal->dim, "      %s %+.4f", ko ? "기록된 값" : "recorded", (double)at3(raw, h, i, j));
   double sdiv = scale ? sqrt((double)D) : 1.0;
   double s = sum / sdiv;
@@ -118,8 +122,9 @@ static void attention_arithmetic(writer *w, const tt_trace *tr, int L, int h, in
     row_sum += exp(v - mx);
   }
   double e = masked ? 0 : exp(s - mx);
-  put(w, TT_FONT_BOLD, pal->fg, "4.  exp(%+.4f \xE2\x88\x92 max %+.4f) = %.4f", s, mx, e);
-  put(w, TT_FONT_SANS, pal->dim, "     %s", ko ? "(행의 최댓값을 빼도 결과는 같고 넘침을 막습니다)" : "(subtracting the row maximum changes nothing but avoids overflow)");
+  put(w, TT_FONT_BOLD, pal->fg, "4.  exp(%.4f \xE2\x88\x92 %.4f) = %.4f", s, mx, e);
+  if (ko) put(w, TT_FONT_SANS, pal->dim, "     (행의 최댓값 %.4f를 빼도 결과는 같고 넘침을 막습니다)", mx);
+  else put(w, TT_FONT_SANS, pal->dim, "     (minus the row maximum %.4f: same result, no overflow)", mx);
   put(w, TT_FONT_BOLD, pal->fg, "5.  %s = %.4f", ko ? "행의 합 \xCE\xA3 exp" : "row sum \xCE\xA3 exp", row_sum);
   put(w, TT_FONT_BOLD, pal->accent, "6.  %.4f / %.4f = %.4f", e, row_sum, e / row_sum);
   snprintf(name, sizeof name, "blocks.%d.attn.hook_pattern", L);
@@ -146,7 +151,8 @@ void tt_paint_inspector(tt_paint *p, SDL_Rect r) {
   put(&w, TT_FONT_BOLD, pal->accent, "%s", tt_str(st->lang, TT_S_PINNED));
   if (t->ndim == 3) put(&w, TT_FONT_MONO, pal->fg, "%s[%d, %d, %d]", t->name, m.slice, i, j);
   else put(&w, TT_FONT_MONO, pal->fg, "%s[%d, %d]", t->name, i, j);
-  put(&w, TT_FONT_SANS, pal->fg, "row %d: %s   column %d: %s", i, tt_axis_label(p->tr, p->ex, m.row_axis, i, a, sizeof a), j,
+  put(&w, TT_FONT_SANS, pal->fg, "%s %d: %s   %s %d: %s", tt_str(st->lang, TT_S_ROW), i,
+      tt_axis_label(p->tr, p->ex, m.row_axis, i, a, sizeof a), tt_str(st->lang, TT_S_COLUMN), j,
       tt_axis_label(p->tr, p->ex, m.col_axis, j, b, sizeof b));
   float v = tt_mat_at(&m, i, j);
   put(&w, TT_FONT_BOLD, pal->fg, "= %s", isfinite(v) ? (snprintf(a, sizeof a, "%.6g", (double)v), a) : tt_fmt_value(v, a, sizeof a));

@@ -200,7 +200,8 @@ static const char *sh(char *buf, size_t len, int n, const int64_t *d) {
   return tt_shape_str(d, n, buf, len);
 }
 
-void tt_step_shapes(int i, const tt_trace *tr, char *out, size_t len) {
+void tt_step_shapes(int i, const tt_trace *tr, tt_lang lang, char *out, size_t len) {
+  bool ko = lang == TT_LANG_KO;
   out[0] = 0;
   tt_config cfg;
   if (i < 0 || i >= N_STEPS || !tt_trace_config(tr, &cfg)) return;
@@ -212,16 +213,16 @@ void tt_step_shapes(int i, const tt_trace *tr, char *out, size_t len) {
   int64_t TC[2] = {T, C}, CC3[2] = {C, 3 * C}, TC3[2] = {T, 3 * C}, HTD[3] = {H, T, D}, HDT[3] = {H, D, T},
           HTT[3] = {H, T, T}, CC[2] = {C, C}, CF[2] = {C, F}, TF[2] = {T, F}, FC[2] = {F, C}, VC[2] = {V, C},
           PC[2] = {P, C}, CV[2] = {C, V}, TV[2] = {T, V}, Tn[1] = {T};
-  if (!strcmp(id, "tokenize")) snprintf(out, len, "text %s (T) = %s pieces", arrow, sh(a, 64, 1, Tn));
-  else if (!strcmp(id, "ids")) snprintf(out, len, "(T) = %s integers, each < V = %lld", sh(a, 64, 1, Tn), (long long)V);
+  if (!strcmp(id, "tokenize")) snprintf(out, len, ko ? "글 %s (T) = %s 조각" : "text %s (T) = %s pieces", arrow, sh(a, 64, 1, Tn));
+  else if (!strcmp(id, "ids")) snprintf(out, len, ko ? "(T) = %s 정수, 모두 V = %lld 미만" : "(T) = %s integers, each < V = %lld", sh(a, 64, 1, Tn), (long long)V);
   else if (!strcmp(id, "embed"))
     snprintf(out, len, "W_E %s, ids %s %s %s", sh(a, 64, 2, VC), sh(b, 64, 1, Tn), arrow, sh(c, 64, 2, TC));
   else if (!strcmp(id, "positions"))
-    snprintf(out, len, "W_P %s, rows 0\xE2\x80\xA6%lld %s %s", sh(a, 64, 2, PC), (long long)T - 1, arrow, sh(b, 64, 2, TC));
+    snprintf(out, len, ko ? "W_P %s, 행 0\xE2\x80\xA6%lld %s %s" : "W_P %s, rows 0\xE2\x80\xA6%lld %s %s", sh(a, 64, 2, PC), (long long)T - 1, arrow, sh(b, 64, 2, TC));
   else if (!strcmp(id, "sum") || !strcmp(id, "resid1") || !strcmp(id, "resid2"))
     snprintf(out, len, "%s + %s %s %s", sh(a, 64, 2, TC), a, arrow, a);
   else if (!strncmp(id, "ln", 2))
-    snprintf(out, len, "%s %s %s, \xCE\xBC and \xCF\x83 per token %s", sh(a, 64, 2, TC), arrow, a, sh(b, 64, 1, Tn));
+    snprintf(out, len, ko ? "%s %s %s, 토큰마다 \xCE\xBC와 \xCF\x83 %s" : "%s %s %s, \xCE\xBC and \xCF\x83 per token %s", sh(a, 64, 2, TC), arrow, a, sh(b, 64, 1, Tn));
   else if (!strcmp(id, "qkv"))
     snprintf(out, len, "%s %s %s %s %s", sh(a, 64, 2, TC), times, sh(b, 64, 2, CC3), arrow, sh(c, 64, 2, TC3));
   else if (!strcmp(id, "split"))
@@ -233,19 +234,19 @@ void tt_step_shapes(int i, const tt_trace *tr, char *out, size_t len) {
     snprintf(out, len, "%s \xC3\xB7 \xE2\x88\x9A%lld = %.4g %s %s", sh(a, 64, 3, HTT), (long long)D,
              sqrt((double)D), arrow, a);
   else if (!strcmp(id, "mask")) snprintf(out, len, "%s %s %s", sh(a, 64, 3, HTT), arrow, a);
-  else if (!strcmp(id, "softmax")) snprintf(out, len, "%s %s %s, each row sums to 1", sh(a, 64, 3, HTT), arrow, a);
+  else if (!strcmp(id, "softmax")) snprintf(out, len, ko ? "%s %s %s, 각 행의 합은 1" : "%s %s %s, each row sums to 1", sh(a, 64, 3, HTT), arrow, a);
   else if (!strcmp(id, "weighted"))
     snprintf(out, len, "%s %s %s %s %s", sh(a, 64, 3, HTT), times, sh(b, 64, 3, HTD), arrow, b);
   else if (!strcmp(id, "proj"))
     snprintf(out, len, "%s %s %s %s %s", sh(a, 64, 2, TC), times, sh(b, 64, 2, CC), arrow, a);
   else if (!strcmp(id, "ffn_up"))
     snprintf(out, len, "%s %s %s %s %s", sh(a, 64, 2, TC), times, sh(b, 64, 2, CF), arrow, sh(c, 64, 2, TF));
-  else if (!strcmp(id, "gelu")) snprintf(out, len, "%s %s %s, one number at a time", sh(a, 64, 2, TF), arrow, a);
+  else if (!strcmp(id, "gelu")) snprintf(out, len, ko ? "%s %s %s, 숫자 하나씩" : "%s %s %s, one number at a time", sh(a, 64, 2, TF), arrow, a);
   else if (!strcmp(id, "ffn_down"))
     snprintf(out, len, "%s %s %s %s %s", sh(a, 64, 2, TF), times, sh(b, 64, 2, FC), arrow, sh(c, 64, 2, TC));
   else if (!strcmp(id, "logits"))
     snprintf(out, len, "%s %s %s %s %s", sh(a, 64, 2, TC), times, sh(b, 64, 2, CV), arrow, sh(c, 64, 2, TV));
-  else if (!strcmp(id, "probs")) snprintf(out, len, "%s %s %s, each row sums to 1", sh(a, 64, 2, TV), arrow, a);
+  else if (!strcmp(id, "probs")) snprintf(out, len, ko ? "%s %s %s, 각 행의 합은 1" : "%s %s %s, each row sums to 1", sh(a, 64, 2, TV), arrow, a);
 }
 
 void tt_view_goto_step(tt_view_state *st, const tt_trace *tr, int i) {

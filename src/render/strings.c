@@ -27,6 +27,8 @@ static const char *const en[TT_S_COUNT] = {
     [TT_S_SCALE] = "scale 1/\xE2\x88\x9A(\xCF\x83\xC2\xB2+\xCE\xB5)",
     [TT_S_INPUT] = "input",
     [TT_S_OUTPUT] = "output",
+    [TT_S_ROW] = "row",
+    [TT_S_COLUMN] = "column",
 };
 
 static const char *const ko[TT_S_COUNT] = {
@@ -55,6 +57,8 @@ static const char *const ko[TT_S_COUNT] = {
     [TT_S_SCALE] = "배율 1/\xE2\x88\x9A(\xCF\x83\xC2\xB2+\xCE\xB5)",
     [TT_S_INPUT] = "입력",
     [TT_S_OUTPUT] = "출력",
+    [TT_S_ROW] = "행",
+    [TT_S_COLUMN] = "열",
 };
 
 const char *tt_str(tt_lang lang, tt_str_id id) {

@@ -82,9 +82,9 @@ static void hover(tt_paint *p, SDL_Rect area) {
   char l0[200], l1[200], l2[200], l3[200], num[32], lab[160];
   int u = p->unit;
   tt_axis_label(p->tr, p->ex, pn->row_axis, pk.row, lab, sizeof lab);
-  snprintf(l1, sizeof l1, "row %d: %s", pk.row, lab);
+  snprintf(l1, sizeof l1, "%s %d: %s", tt_str(st->lang, TT_S_ROW), pk.row, lab);
   tt_axis_label(p->tr, p->ex, pn->col_axis, pk.col, lab, sizeof lab);
-  snprintf(l2, sizeof l2, "column %d: %s", pk.col, lab);
+  snprintf(l2, sizeof l2, "%s %d: %s", tt_str(st->lang, TT_S_COLUMN), pk.col, lab);
   snprintf(l0, sizeof l0, "%s", tt_fmt_value(pk.value, num, sizeof num));
   if (isfinite(pk.value)) snprintf(l0, sizeof l0, "%.6g", (double)pk.value);
   if (pk.t->ndim == 3) snprintf(l3, sizeof l3, "%s[%d, %d, %d]", pk.t->name, pk.head, pk.row, pk.col);
@@ -165,8 +165,8 @@ void tt_paint_view(tt_paint *p, SDL_Rect r) {
   }
   SDL_Rect insp = {0, 0, 0, 0};
   if (pin_has_inspector(p) && (kind == TT_VIEW_HEATMAP || kind == TT_VIEW_TABLE)) {
-    insp = (SDL_Rect){body.x + body.w * 64 / 100, body.y, body.w * 36 / 100, body.h};
-    body.w = body.w * 64 / 100 - p->unit;
+    insp = (SDL_Rect){body.x + body.w * 58 / 100, body.y, body.w * 42 / 100, body.h};
+    body.w = body.w * 58 / 100 - p->unit;
   }
 
   bool needs_tensor = kind == TT_VIEW_HEATMAP || kind == TT_VIEW_TABLE || kind == TT_VIEW_GRID;

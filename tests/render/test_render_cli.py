@@ -1,0 +1,85 @@
+#!/usr/bin/python3
+"""`ttrace render` from the command line: PNG and SVG outputs, hook names and suffixes,
+composite views, and the errors a user can make.
+
+    test_render_cli.py TTRACE FIXTURE
+"""
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+
+ttrace, fixture = sys.argv[1], sys.argv[2]
+failures = []
+
+
+def run(*args):
+    env = dict(os.environ, SDL_VIDEODRIVER="dummy")
+    return subprocess.run([ttrace, "render", *args], capture_output=True, text=True, env=env, timeout=60)
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def png_size(path):
+    with open(path, "rb") as f:
+        head = f.read(24)
+    check(head[:8] == b"\x89PNG\r\n\x1a\n", f"{path} is a PNG")
+    return struct.unpack(">II", head[16:24])
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    # Full name, suffix + --layer, composite views, sizes, both themes and languages.
+    cases = [
+        (["--step", "blocks.0.attn.hook_pattern", "--head", "1"], "blocks.0.attn.hook_pattern"),
+        (["--step", "attn.hook_pattern", "--layer", "1", "--view", "grid"], "blocks.1.attn.hook_pattern"),
+        (["--step", "attn.hook_attn_scores", "--frame", "--pin", "2,1", "--lang", "ko", "--theme", "dark"],
+         "blocks.0.attn.hook_attn_scores"),
+        (["--step", "hook_probs"], "hook_probs"),  # not recorded: the bars come from the logits
+        (["--step", "tokens", "--size", "800x500"], "tokens"),
+        (["--step", "hook_logits", "--zoom", "64", "--pan", "0,100"], "hook_logits"),
+        (["--step", "mlp.hook_post", "--layer", "1"], "blocks.1.mlp.hook_post"),
+    ]
+    for i, (args, hook) in enumerate(cases):
+        out = os.path.join(tmp, f"fig{i}.png")
+        r = run(fixture, *args, "-o", out)
+        check(r.returncode == 0, f"render {args}: exit {r.returncode} {r.stderr.strip()}")
+        check(r.stdout.startswith(hook + ":"), f"render {args} names {hook}: {r.stdout.strip()}")
+        if r.returncode == 0:
+            w, h = png_size(out)
+            want = (800, 500) if "800x500" in args else (1600, 1000)
+            check((w, h) == want, f"render {args}: size {w}x{h}, wanted {want}")
+        check(not [n for n in os.listdir(tmp) if ".tmp." in n], "no temporary files left")
+
+    # SVG: parses as XML, has the title text and cells.
+    out = os.path.join(tmp, "fig.svg")
+    r = run(fixture, "--step", "blocks.0.attn.hook_attn_scores", "-o", out)
+    check(r.returncode == 0, f"svg: exit {r.returncode} {r.stderr.strip()}")
+    if r.returncode == 0:
+        root = ET.parse(out).getroot()
+        ns = "{http://www.w3.org/2000/svg}"
+        texts = [t.text or "" for t in root.iter(ns + "text")]
+        check(any("blocks.0.attn.hook_attn_scores" in t for t in texts), "svg has the title")
+        check(any("weather" in t for t in texts), "svg has token labels")
+        check(len(list(root.iter(ns + "rect"))) >= 16, "svg has a rect per cell")
+
+    # Errors: exit codes 2 (usage) and 3 (bad input) with one clear line.
+    bad = [
+        ([fixture, "--step", "attn.hook_nothing", "-o", os.path.join(tmp, "x.png")], 3, "attn.hook_nothing"),
+        ([fixture, "--step", "tokens", "--view", "pie", "-o", os.path.join(tmp, "x.png")], 2, "unknown view"),
+        ([fixture, "--step", "tokens", "-o", os.path.join(tmp, "x.jpg")], 2, ".png or .svg"),
+        ([fixture, "--step", "tokens", "--size", "10x10", "-o", os.path.join(tmp, "x.png")], 3, "out of range"),
+        ([os.path.join(tmp, "missing.safetensors"), "--step", "tokens", "-o", os.path.join(tmp, "x.png")], 4, "missing"),
+        ([fixture, "--step", "tokens", "-o", os.path.join(tmp, "no/such/dir/x.png")], 4, "x.png"),
+    ]
+    for args, code, text in bad:
+        r = run(*args)
+        check(r.returncode == code, f"render {args[1:]}: exit {r.returncode}, wanted {code} ({r.stderr.strip()})")
+        check(text in r.stderr and r.stderr.count("\n") == 1, f"render {args[1:]}: message names {text!r}: {r.stderr!r}")
+
+sys.exit(1 if failures else 0)
