@@ -173,11 +173,65 @@ static int cmd_list(const char *only_lang) {
 }
 
 // ---- the terminal player -----------------------------------------------------------
+
+// Terminal columns of a UTF-8 string: Hangul and other wide East Asian characters take 2.
+static int display_width(const char *s) {
+  int w = 0;
+  size_t n = strlen(s);
+  for (size_t i = 0; i < n;) {
+    uint32_t cp;
+    int k = tt_utf8_decode(s + i, n - i, &cp);
+    if (k <= 0) k = 1, cp = '?';
+    i += (size_t)k;
+    bool wide = (cp >= 0x1100 && cp <= 0x115F) || (cp >= 0x2E80 && cp <= 0xA4CF) || (cp >= 0xAC00 && cp <= 0xD7A3) ||
+                (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0xFF00 && cp <= 0xFF60) || (cp >= 0xFFE0 && cp <= 0xFFE6);
+    w += wide ? 2 : 1;
+  }
+  return w;
+}
+
 static void rule(const char *title) {
   printf("\n\xE2\x94\x80\xE2\x94\x80 %s ", title);
-  int n = 74 - (int)tt_utf8_length(title);
+  int n = 74 - display_width(title);
   for (int i = 0; i < n; i++) fputs("\xE2\x94\x80", stdout);
   printf("\n\n");
+}
+
+// Narration in the terminal: paragraphs reflowed to `width` columns (UTF-8 aware).
+static void print_wrapped(const char *text, int width) {
+  const char *p = text;
+  while (*p) {
+    // One paragraph: up to a blank line.
+    const char *end = strstr(p, "\n\n");
+    size_t n = end ? (size_t)(end - p) : strlen(p);
+    int col = 0;
+    size_t i = 0;
+    while (i < n) {
+      while (i < n && (p[i] == ' ' || p[i] == '\n')) i++;
+      size_t w0 = i;
+      while (i < n && p[i] != ' ' && p[i] != '\n') i++;
+      if (i == w0) break;
+      char word[1024];
+      size_t wl = i - w0 < sizeof word - 1 ? i - w0 : sizeof word - 1;
+      memcpy(word, p + w0, wl);
+      word[wl] = 0;
+      int cols = display_width(word);
+      if (col > 0 && col + 1 + cols > width) {
+        putchar('\n');
+        col = 0;
+      } else if (col > 0) {
+        putchar(' ');
+        col++;
+      }
+      fputs(word, stdout);
+      col += cols;
+    }
+    printf("\n");
+    if (!end) break;
+    printf("\n");
+    p = end + 2;
+    while (*p == '\n') p++;
+  }
 }
 
 static int64_t row_index(const tt_lesson_step *st, const tt_trace *tr) {
@@ -316,10 +370,12 @@ static tt_status show_step(const tt_lesson_player *p, tt_tokenizer *tok, tt_erro
   const tt_lesson *l = p->lesson;
   const tt_lesson_step *st = v.step;
   char title[512];
-  snprintf(title, sizeof title, "%s \xC2\xB7 %d/%d%s%s", tt_lesson_title(l), p->step + 1, tt_lesson_n_steps(l),
-           st->title[0] ? " \xC2\xB7 " : "", st->title);
+  snprintf(title, sizeof title, "%d/%d%s%s", p->step + 1, tt_lesson_n_steps(l), st->title[0] ? " \xC2\xB7 " : "",
+           st->title);
+  if (p->step == 0) printf("%s\n", tt_lesson_title(l));
   rule(title);
-  printf("%s\n\n", v.narration);
+  print_wrapped(v.narration, 80);
+  putchar('\n');
   tt_dump_opts o;
   tt_dump_default_opts(&o);
   o.head = st->head;
@@ -545,6 +601,10 @@ static int cmd_check(char **args, int n_args, const char *traces_dir) {
     free_list(langs, nl);
   }
   tt_tokenizer_destroy(tok);
+  if (checked == 0) {
+    printf("FAIL no lessons found\n");
+    bad++;
+  }
   printf("%d lesson%s checked, %d problem%s\n", checked, checked == 1 ? "" : "s", bad, bad == 1 ? "" : "s");
   return bad ? 1 : 0;
 }

@@ -15,7 +15,8 @@ static const struct {
 } funcs[] = {{"value", TT_PH_VALUE},   {"max", TT_PH_MAX},       {"min", TT_PH_MIN},     {"absmax", TT_PH_ABSMAX},
              {"mean", TT_PH_MEAN},     {"std", TT_PH_STD},       {"sum", TT_PH_SUM},     {"norm", TT_PH_NORM},
              {"argmax", TT_PH_ARGMAX}, {"argmin", TT_PH_ARGMIN}, {"word", TT_PH_WORD},   {"list", TT_PH_LIST},
-             {"shape", TT_PH_SHAPE},   {"token", TT_PH_TOKEN},   {"config", TT_PH_CONFIG}};
+             {"shape", TT_PH_SHAPE},   {"size", TT_PH_SIZE},     {"token", TT_PH_TOKEN},
+             {"config", TT_PH_CONFIG}};
 
 static const char *const config_keys[] = {"n_layer", "n_head",      "n_embd",     "d_head",
                                           "n_inner", "n_positions", "vocab_size", "tokens", NULL};
@@ -228,11 +229,12 @@ static double elem(const tt_tensor *t, int64_t i) {
   }
 }
 
-static void put_number(strbuf *b, const tt_placeholder *ph, double v) {
+// Integer tensors print as integers unless a format is given; floats as %.3g.
+static void put_number(strbuf *b, const tt_placeholder *ph, double v, bool integral) {
   if (ph->percent)
     sb_printf(b, ph->fmt, v * 100.0), sb_add(b, "%", 1);
   else
-    sb_printf(b, ph->fmt[0] ? ph->fmt : "%.3g", v);
+    sb_printf(b, ph->fmt[0] ? ph->fmt : integral ? "%.0f" : "%.3g", v);
 }
 
 static tt_status fill_one(void *vctx, const char *open, const char *inner, size_t n, int line, tt_error *err) {
@@ -302,6 +304,10 @@ static tt_status fill_one(void *vctx, const char *open, const char *inner, size_
     }
     count *= cnt[d];
   }
+  if (ph.func == TT_PH_SIZE) {
+    sb_printf(&c->out, "%lld", (long long)count);
+    return TT_OK;
+  }
   if (ph.func == TT_PH_SHAPE) {
     sb_add(&c->out, "(", 1);
     for (int k = 0; k < n_free; k++) sb_printf(&c->out, k ? ", %lld" : "%lld", (long long)t->shape[free_dims[k]]);
@@ -316,6 +322,7 @@ static tt_status fill_one(void *vctx, const char *open, const char *inner, size_
     return tt_fail(err, TT_ERR_FORMAT, "%s: list of %lld values is too long (64 at most)", where, (long long)count);
   if ((ph.func == TT_PH_WORD) && n_free != 1)
     return tt_fail(err, TT_ERR_FORMAT, "%s: word needs a 1-D slice (e.g. hook_probs[-1])", where);
+  bool integral = t->dtype == TT_I32 || t->dtype == TT_I64;
   double best = 0, sum = 0, sumsq = 0;
   int64_t best_at = -1;
   int64_t pos[TT_MAX_DIMS] = {0};
@@ -328,7 +335,7 @@ static tt_status fill_one(void *vctx, const char *open, const char *inner, size_
     double v = elem(t, off);
     if (ph.func == TT_PH_LIST) {
       if (k) sb_add(&c->out, ", ", 2);
-      put_number(&c->out, &ph, v);
+      put_number(&c->out, &ph, v, integral);
     }
     double key = ph.func == TT_PH_ABSMAX ? fabs(v) : ph.func == TT_PH_MIN || ph.func == TT_PH_ARGMIN ? -v : v;
     if (best_at < 0 || key > best) best = key, best_at = flat;
@@ -341,14 +348,15 @@ static tt_status fill_one(void *vctx, const char *open, const char *inner, size_
   switch (ph.func) {
     case TT_PH_LIST: break;
     case TT_PH_VALUE:
-    case TT_PH_MAX: case TT_PH_ABSMAX: put_number(&c->out, &ph, best); break;
-    case TT_PH_MIN: put_number(&c->out, &ph, -best); break;
-    case TT_PH_MEAN: put_number(&c->out, &ph, sum / (double)count); break;
-    case TT_PH_SUM: put_number(&c->out, &ph, sum); break;
-    case TT_PH_NORM: put_number(&c->out, &ph, sqrt(sumsq)); break;
+    case TT_PH_MAX:
+    case TT_PH_ABSMAX: put_number(&c->out, &ph, best, integral); break;
+    case TT_PH_MIN: put_number(&c->out, &ph, -best, integral); break;
+    case TT_PH_MEAN: put_number(&c->out, &ph, sum / (double)count, false); break;
+    case TT_PH_SUM: put_number(&c->out, &ph, sum, integral); break;
+    case TT_PH_NORM: put_number(&c->out, &ph, sqrt(sumsq), false); break;
     case TT_PH_STD: {
       double mean = sum / (double)count, var = sumsq / (double)count - mean * mean;
-      put_number(&c->out, &ph, sqrt(var > 0 ? var : 0));
+      put_number(&c->out, &ph, sqrt(var > 0 ? var : 0), false);
       break;
     }
     case TT_PH_ARGMAX: case TT_PH_ARGMIN: sb_printf(&c->out, "%lld", (long long)best_at); break;

@@ -17,7 +17,7 @@ struct tt_lesson {
 // ---- placeholders: {{ [FUNC] [TRACE:]REF[IDX,...] [FMT] }} ----
 typedef enum {
   TT_PH_VALUE, TT_PH_MAX, TT_PH_MIN, TT_PH_ABSMAX, TT_PH_MEAN, TT_PH_STD, TT_PH_SUM, TT_PH_NORM,
-  TT_PH_ARGMAX, TT_PH_ARGMIN, TT_PH_WORD, TT_PH_LIST, TT_PH_SHAPE, TT_PH_TOKEN, TT_PH_CONFIG
+  TT_PH_ARGMAX, TT_PH_ARGMIN, TT_PH_WORD, TT_PH_LIST, TT_PH_SHAPE, TT_PH_SIZE, TT_PH_TOKEN, TT_PH_CONFIG
 } tt_ph_func;
 
 #define TT_PH_ANY INT64_MIN  // ':' in an index list

@@ -251,6 +251,8 @@ static void test_fill(void **state) {
   expect_fill(l, traces, "{{list hook_probs[0] %.1f}}", "0.1, 0.2, 0.4, 0.2, 0.1");
   expect_fill(l, traces, "{{value hook_probs[2,0] %.0p}}", "50%");
   expect_fill(l, traces, "{{shape blocks.0.attn.hook_pattern}} {{shape hook_probs[0]}}", "(2, 3, 3) (5,)");
+  expect_fill(l, traces, "{{size blocks.0.attn.hook_pattern}} {{size blocks.0.attn.hook_pattern[1,:,0]}}", "18 3");
+  expect_fill(l, traces, "{{list tokens}}; {{max tokens}}; {{tokens[1] %.1e}}", "464, 6193, 318; 6193; 6.2e+03");
   expect_fill(l, traces, "'{{token 1}}' '{{token -1}}'", "' weather' ' is'");
   expect_fill(l, traces, "{{config n_head}} {{config d_head}} {{config tokens}} {{config n_inner}}", "2 2 3 16");
   expect_fill(l, traces, "{{absmax blocks.0.attn.hook_pattern %.3e}}", "1.220e+02");
