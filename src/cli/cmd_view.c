@@ -107,7 +107,7 @@ int tt_cmd_view(int argc, char **argv) {
     fprintf(stderr, "ttrace view: no display here; `ttrace render TRACE --step HOOK -o fig.png` draws any view "
                     "without one\n");
     tt_trace_destroy(tr);
-    return 4;
+    return 5;  // the device (a display) is missing
   }
   st = tt_ui_run(&o, tr, &err);
   tt_trace_destroy(tr);

@@ -160,6 +160,7 @@ static void key(tt_ui *ui, const SDL_KeyboardEvent *k) {
       break;
     case SDLK_p:
       ui->editing = true;
+      ui->prompt[0] = 0;  // a fresh prompt; Esc keeps the old trace
       SDL_StartTextInput();
       break;
     case SDLK_EQUALS:
@@ -283,7 +284,7 @@ void tt_ui_handle(tt_ui *ui, const SDL_Event *e) {
       }
       break;
     case SDL_MOUSEWHEEL:
-      if (e->wheel.y != 0) zoom_at(ui, e->wheel.y > 0 ? 1.25f : 0.8f, vs->mouse_x, vs->mouse_y);
+      if (e->wheel.y != 0) zoom_at(ui, powf(1.25f, (float)e->wheel.y), vs->mouse_x, vs->mouse_y);
       break;
     default: break;
   }

@@ -5,6 +5,8 @@
 //   text STRING          typed text (the prompt box)
 //   move X Y             pointer to (X, Y) in window coordinates
 //   click X Y            left button down and up at (X, Y)
+//   cell R C             pointer to the centre of cell (R, C) of the main panel
+//   clickcell R C        click there
 //   drag X0 Y0 X1 Y1     press at (X0, Y0), move to (X1, Y1), release
 //   wheel N              scroll N notches (positive zooms in) at the pointer
 //   wait MS              let MS milliseconds pass (drawing continues)
@@ -104,6 +106,22 @@ void tt_script_pump(tt_ui *ui) {
       return;
     } else if (!strcmp(cmd, "move") && sscanf(arg, "%d %d", &a, &b) == 2) {
       push_motion(ui, a, b);
+      return;
+    } else if ((!strcmp(cmd, "cell") || !strcmp(cmd, "clickcell")) && sscanf(arg, "%d %d", &a, &b) == 2) {
+      if (ui->lay->n_panels == 0) {
+        fail_line(ui, "cell: no panel on screen");
+        continue;
+      }
+      const tt_panel *pn = &ui->lay->panels[0];
+      // Window coordinates of the cell's centre (the layout is in renderer pixels).
+      float px = (float)pn->rect.x + ((float)b - pn->col0 + 0.5f) * pn->cell_w;
+      float py = (float)pn->rect.y + ((float)a - pn->row0 + 0.5f) * pn->cell_h;
+      int x = (int)(px / ui->scale), y = (int)(py / ui->scale);
+      push_motion(ui, x, y);
+      if (cmd[0] == 'c' && cmd[1] == 'l') {
+        push_button(ui, SDL_MOUSEBUTTONDOWN, x, y);
+        push_button(ui, SDL_MOUSEBUTTONUP, x, y);
+      }
       return;
     } else if (!strcmp(cmd, "click") && sscanf(arg, "%d %d", &a, &b) == 2) {
       push_motion(ui, a, b);

@@ -9,6 +9,10 @@
 #include "ui_int.h"
 
 bool tt_ui_display_available(void) {
+  // Without any display variable there is nothing to connect to (and probing Wayland
+  // would print its own complaint).
+  const char *drv_env = getenv("SDL_VIDEODRIVER");
+  if (!getenv("DISPLAY") && !getenv("WAYLAND_DISPLAY") && !(drv_env && drv_env[0])) return false;
   if (SDL_WasInit(SDL_INIT_VIDEO) == 0 && SDL_InitSubSystem(SDL_INIT_VIDEO) != 0) return false;
   const char *drv = SDL_GetCurrentVideoDriver();
   bool ok = drv && strcmp(drv, "dummy") != 0 && strcmp(drv, "offscreen") != 0;
@@ -110,7 +114,14 @@ tt_status tt_ui_write_state(tt_ui *ui, const char *path, tt_error *err) {
   } else {
     fprintf(fp, "hover_tensor -\n");
   }
-  fprintf(fp, "panels %d\nstatus %s\n", ui->lay->n_panels, ui->status);
+  fprintf(fp, "panels %d\n", ui->lay->n_panels);
+  if (ui->lay->n_panels > 0) {
+    const tt_panel *pn = &ui->lay->panels[0];
+    fprintf(fp, "panel0 %d %d %d %d rows %d cols %d first %.4g %.4g cell %.4g %.4g\n", pn->rect.x, pn->rect.y,
+            pn->rect.w, pn->rect.h, pn->rows, pn->cols, (double)pn->row0, (double)pn->col0, (double)pn->cell_w,
+            (double)pn->cell_h);
+  }
+  fprintf(fp, "status %s\n", ui->status);
   return tt_atomic_commit(&af, err);
 }
 
