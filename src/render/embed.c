@@ -19,6 +19,7 @@ void tt_paint_embed(tt_paint *p, SDL_Rect r) {
   const tt_render_extras *ex = p->ex;
   SDL_Rect right = r;
   int T = tt_trace_n_tokens(p->tr);
+  (void)T;
   if (ex && ex->wte && ex->width == (int)e->shape[1]) {
     // Left: W_E (V, C) whole, downsampled, the looked-up rows marked.
     SDL_Rect left = {r.x + u * 7, r.y + u * 2, r.w * 2 / 5 - u * 7, r.h - u * 5};
@@ -36,9 +37,10 @@ void tt_paint_embed(tt_paint *p, SDL_Rect r) {
     tt_paint_cells(p, left, &m, &sc, &o);
     tt_draw_rect(cv, left.x - 1, left.y - 1, left.w + 2, left.h + 2, pal->dim);
     snprintf(buf, sizeof buf, "0");
-    tt_draw_text(cv, left.x - u / 2, left.y - u / 2, buf, u * 8 / 10, TT_FONT_SANS, pal->dim, TT_ALIGN_RIGHT);
+    tt_draw_text(cv, left.x + left.w + u / 3, left.y - u / 2, buf, u * 8 / 10, TT_FONT_SANS, pal->dim, TT_ALIGN_LEFT);
     snprintf(buf, sizeof buf, "%d", ex->vocab - 1);
-    tt_draw_text(cv, left.x - u / 2, left.y + left.h - u / 2, buf, u * 8 / 10, TT_FONT_SANS, pal->dim, TT_ALIGN_RIGHT);
+    tt_draw_text(cv, left.x + left.w + u / 3, left.y + left.h - u / 2, buf, u * 8 / 10, TT_FONT_SANS, pal->dim,
+                 TT_ALIGN_LEFT);
     int last_y = -1000;
     for (int i = 0; i < T; i++) {
       int id = tt_trace_token_id(p->tr, i);

@@ -43,6 +43,7 @@ static int row_label_width(tt_paint *p, const tt_mat *m, int px, int cap) {
                            TT_FONT_SANS);
     if (lw > w) w = lw;
   }
+  if (text_axis(m->row_axis) && m->rows > 24) w += tt_text_width(p->cv->fonts, "000 ", px, TT_FONT_SANS);
   if (!text_axis(m->row_axis)) {
     snprintf(buf, sizeof buf, "%d", m->rows);
     w = tt_text_width(p->cv->fonts, buf, px, TT_FONT_SANS);
@@ -61,6 +62,7 @@ static int col_label_height(tt_paint *p, const tt_mat *m, int px, int cap, float
     if (lw > w) w = lw;
   }
   if ((float)(w + px) <= cell_w) return px * 3 / 2;  // labels lie flat under wide cells
+  if (m->cols > 24) w += tt_text_width(p->cv->fonts, "000 ", px, TT_FONT_SANS);  // index prefixes
   return w + px / 2 > cap ? cap : w + px / 2;
 }
 
@@ -79,6 +81,11 @@ void tt_paint_axis_labels(tt_paint *p, const tt_panel *pn, const tt_mat *m, int 
     if (!text_axis(m->row_axis) && rstep > 1) y = r.y + (int)(((float)i - pn->row0) * pn->cell_h) - lh / 2;
     if (y < r.y - lh / 2 || y > r.y + r.h - lh / 2) continue;
     tt_axis_label(p->tr, p->ex, m->row_axis, i, buf, sizeof buf);
+    if (rstep > 1 && text_axis(m->row_axis)) {  // not every row is labelled: say which one this is
+      char tmp[140];
+      snprintf(tmp, sizeof tmp, "%d %.100s", i, buf);
+      snprintf(buf, sizeof buf, "%.120s", tmp);
+    }
     tt_text_fit(cv->fonts, buf, px, TT_FONT_SANS, row_w, fit, sizeof fit);
     tt_draw_text(cv, r.x - px / 2, y, fit, px, TT_FONT_SANS, pal->fg, TT_ALIGN_RIGHT);
   }
@@ -98,6 +105,11 @@ void tt_paint_axis_labels(tt_paint *p, const tt_panel *pn, const tt_mat *m, int 
       int x = r.x + (int)(((float)i - pn->col0 + 0.5f) * pn->cell_w);
       if (x < r.x || x > r.x + r.w) continue;
       tt_axis_label(p->tr, p->ex, m->col_axis, i, buf, sizeof buf);
+      if (cstep > 1) {
+        char tmp[140];
+        snprintf(tmp, sizeof tmp, "%d %.100s", i, buf);
+        snprintf(buf, sizeof buf, "%.120s", tmp);
+      }
       if (flat) {
         tt_draw_text(cv, x, r.y + r.h + px / 3, buf, px, TT_FONT_SANS, pal->fg, TT_ALIGN_CENTER);
       } else {
