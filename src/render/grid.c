@@ -131,10 +131,8 @@ void tt_paint_qkv(tt_paint *p, SDL_Rect r, int layer, int head) {
   tt_canvas *cv = p->cv;
   int u = p->unit;
   static const char *const parts[3] = {"q", "k", "v"};
-  static const char *const en[3] = {"Q  query: what am I looking for?", "K  key: what do I offer?",
-                                    "V  value: what do I pass on?"};
-  static const char *const ko[3] = {"Q  쿼리: 무엇을 찾는가?", "K  키: 나는 무엇을 가졌는가?",
-                                    "V  값: 무엇을 건네주는가?"};
+  static const char *const en[3] = {"Q  query: what I look for", "K  key: what I offer", "V  value: what I pass on"};
+  static const char *const ko[3] = {"Q  쿼리: 찾는 것", "K  키: 가진 것", "V  값: 건네줄 것"};
   const tt_tensor *ts[3];
   char name[128];
   float lim = 0;
@@ -168,8 +166,13 @@ void tt_paint_qkv(tt_paint *p, SDL_Rect r, int layer, int head) {
     tt_mat m;
     tt_mat_of(p->tr, ts[i], head, &m);
     SDL_Rect dst = {x0 + i * (pw + u), r.y + u * 2, pw, (int)(cell_h * (float)m.rows)};
-    tt_draw_text(cv, dst.x, r.y, (p->st->lang == TT_LANG_KO ? ko : en)[i], u, TT_FONT_BOLD, p->pal->fg,
-                 TT_ALIGN_LEFT);
+    // "Q" large, then its question fitted to the panel's width.
+    const char *label = (p->st->lang == TT_LANG_KO ? ko : en)[i];
+    char fit[160];
+    tt_draw_text(cv, dst.x, r.y - u / 4, (char[2]){label[0], 0}, u * 3 / 2, TT_FONT_BOLD, p->pal->fg, TT_ALIGN_LEFT);
+    int qw = tt_text_width(cv->fonts, "QQ", u * 3 / 2, TT_FONT_BOLD);
+    tt_text_fit(cv->fonts, label + 3, u * 85 / 100, TT_FONT_SANS, pw - qw, fit, sizeof fit);
+    tt_draw_text(cv, dst.x + qw, r.y + u / 4, fit, u * 85 / 100, TT_FONT_SANS, p->pal->dim, TT_ALIGN_LEFT);
     tt_cells_opts o = {.vis_rows = m.rows, .vis_cols = m.cols, .layer = layer, .head = m.slice};
     int pi = tt_paint_cells(p, dst, &m, &sc, &o);
     tt_draw_rect(cv, dst.x - 1, dst.y - 1, dst.w + 2, dst.h + 2, p->pal->dim);

@@ -85,15 +85,19 @@ void tt_paint_layernorm(tt_paint *p, SDL_Rect r, const char *prefix) {
   // Bottom: per-token numbers.
   int y = r.y + top_h + u / 2;
   const char *heads_en[] = {"token", "\xCE\xBC (mean)", "\xCF\x83 (spread)", "1/\xE2\x88\x9A(\xCF\x83\xC2\xB2+\xCE\xB5)",
-                            "normalized \xCE\xBC / \xCF\x83", "output \xCE\xBC / \xCF\x83"};
+                            "normalized \xCE\xBC / \xCF\x83", "y: \xCE\xBC / \xCF\x83"};
   const char *heads_ko[] = {"토큰", "\xCE\xBC (평균)", "\xCF\x83 (퍼짐)", "1/\xE2\x88\x9A(\xCF\x83\xC2\xB2+\xCE\xB5)",
-                            "정규화 후 \xCE\xBC / \xCF\x83", "출력 \xCE\xBC / \xCF\x83"};
+                            "정규화 후 \xCE\xBC / \xCF\x83", "y: \xCE\xBC / \xCF\x83"};
   const char **heads = ko ? heads_ko : heads_en;
   int colx[6];
-  int cw = (r.w - r.w / 5) / 5;
+  int first_w = r.w * 16 / 100, cw = (r.w - first_w) / 5;
   colx[0] = r.x;
-  for (int i = 1; i < 6; i++) colx[i] = r.x + r.w / 5 + (i - 1) * cw;
-  for (int i = 0; i < 6; i++) tt_draw_text(cv, colx[i], y, heads[i], u, TT_FONT_BOLD, pal->fg, TT_ALIGN_LEFT);
+  for (int i = 1; i < 6; i++) colx[i] = r.x + first_w + (i - 1) * cw;
+  char hfit[120];
+  for (int i = 0; i < 6; i++) {
+    tt_text_fit(cv->fonts, heads[i], u * 9 / 10, TT_FONT_BOLD, (i ? cw : first_w) - u / 2, hfit, sizeof hfit);
+    tt_draw_text(cv, colx[i], y, hfit, u * 9 / 10, TT_FONT_BOLD, pal->fg, TT_ALIGN_LEFT);
+  }
   y += u * 3 / 2;
   cv->fill(cv, r.x, y, r.w, 1, pal->dim);
   y += u / 3;
@@ -103,7 +107,7 @@ void tt_paint_layernorm(tt_paint *p, SDL_Rect r, const char *prefix) {
   for (int i = first; i < T && y + lh <= r.y + r.h; i++) {
     tt_axis_label(p->tr, p->ex, 'T', i, buf, sizeof buf);
     char fit[160];
-    tt_text_fit(cv->fonts, buf, u, TT_FONT_SANS, r.w / 5 - u, fit, sizeof fit);
+    tt_text_fit(cv->fonts, buf, u, TT_FONT_SANS, first_w - u / 2, fit, sizeof fit);
     tt_draw_text(cv, colx[0], y, fit, u, TT_FONT_SANS, pal->fg, TT_ALIGN_LEFT);
     if (mean) tt_draw_text(cv, colx[1], y, tt_fmt_value(tt_tensor_at(mean, i), a, sizeof a), u, TT_FONT_SANS, pal->fg, TT_ALIGN_LEFT);
     if (scale) {
