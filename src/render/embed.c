@@ -28,11 +28,11 @@ void tt_paint_embed(tt_paint *p, SDL_Rect r) {
     snprintf(buf, sizeof buf, ko ? "임베딩 행렬 W_E (%d \xC3\x97 %d)" : "embedding matrix W_E (%d \xC3\x97 %d)", ex->vocab,
              ex->width);
     tt_draw_text(cv, r.x, r.y, buf, u, TT_FONT_BOLD, pal->fg, TT_ALIGN_LEFT);
-    tt_tensor w = {.name = "wte", .dtype = TT_F32, .ndim = 2, .shape = {ex->vocab, ex->width}, .data = (void *)ex->wte};
-    tt_mat m = {.t = &w, .rows = ex->vocab, .cols = ex->width, .row_stride = ex->width, .row_axis = 'V',
+    const tt_tensor *w = &p->rc->wte_view;  // lives in the render context: the panel points at it
+    tt_mat m = {.t = w, .rows = ex->vocab, .cols = ex->width, .row_stride = ex->width, .row_axis = 'V',
                 .col_axis = 'C', .slice = -1};
     tt_scale sc;
-    tt_scale_get(p, &w, "wte", &sc);
+    tt_scale_get(p, w, "wte", &sc);
     tt_cells_opts o = {.vis_rows = m.rows, .vis_cols = m.cols, .layer = -1, .head = -1};
     tt_paint_cells(p, left, &m, &sc, &o);
     tt_draw_rect(cv, left.x - 1, left.y - 1, left.w + 2, left.h + 2, pal->dim);

@@ -34,6 +34,8 @@ void tt_render_destroy(tt_render *rc) {
 void tt_render_set_extras(tt_render *rc, const tt_render_extras *ex) {
   if (ex) rc->ex = *ex;
   else memset(&rc->ex, 0, sizeof rc->ex);
+  rc->wte_view = (tt_tensor){.name = "wte", .dtype = TT_F32, .ndim = 2, .shape = {rc->ex.vocab, rc->ex.width},
+                             .data = (void *)rc->ex.wte};
   tt_render_forget(rc);
 }
 

@@ -153,6 +153,7 @@ struct tt_render {
   tt_fonts *fonts;
   tt_sdl_cache *cache;
   tt_render_extras ex;
+  tt_tensor wte_view;  // ex.wte as a tensor: panels point at it after painting
   tt_scale_entry scales[TT_SCALE_CACHE];
   int next_scale;
 };

@@ -32,6 +32,8 @@ static void count_layers(tt_ui *ui) {
 
 void tt_ui_set_trace(tt_ui *ui, const tt_trace *tr) {
   ui->tr = tr;
+  ui->lay->n_panels = 0;  // the last layout points into the previous trace
+  ui->lay->n_nav = 0;
   count_layers(ui);
   tt_viz_data_extras(ui->vd, tr, &ui->ex);
   tt_render_set_extras(ui->rc, &ui->ex);  // also drops textures made from the old trace
