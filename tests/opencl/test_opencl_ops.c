@@ -67,6 +67,14 @@ static void expect_close(const char *what, const float *got, const double *want,
   if (worst > 1e-4 * peak) fail_msg("%s: max abs error %g at %zu (got %g, want %g; tolerance %g)", what, worst, at,
                                     (double)got[at], want[at], 1e-4 * peak);
 }
+// Per element: |got - want| <= 1e-5 * max(1, |want|) (for the element-wise math).
+static void expect_close_each(const char *what, const float *got, const double *want, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    double d = fabs((double)got[i] - want[i]);
+    if (!(d <= 1e-5 * fmax(1.0, fabs(want[i]))))
+      fail_msg("%s: element %zu is %.9g, want %.9g", what, i, (double)got[i], want[i]);
+  }
+}
 static void expect_equal(const char *what, const float *got, const double *want, size_t n) {
   for (size_t i = 0; i < n; i++)
     if (!((double)got[i] == want[i])) fail_msg("%s: element %zu is %g, want %g", what, i, (double)got[i], want[i]);
@@ -225,8 +233,8 @@ static double act_ref(double x, tt_act_kind k) {
 static void test_activation(void **state) {
   (void)state;
   const size_t n = 3001;
-  float *x = rand_vec(n, 8.0f);
-  x[0] = 0.0f, x[1] = -30.0f, x[2] = 30.0f;
+  float *x = rand_vec(n, 3.0f);  // where the activations differ most from each other
+  x[0] = 0.0f, x[1] = -30.0f, x[2] = 30.0f, x[3] = -8.0f, x[4] = 8.0f;
   double *want = malloc(n * sizeof *want);
   for (int k = TT_ACT_GELU_TANH; k <= TT_ACT_IDENTITY; k++) {
     for (size_t i = 0; i < n; i++) want[i] = act_ref(x[i], (tt_act_kind)k);
@@ -237,6 +245,7 @@ static void test_activation(void **state) {
     char what[64];
     snprintf(what, sizeof what, "activation %d", k);
     expect_close(what, got, want, n);
+    expect_close_each(what, got, want, n);
     free(got);
     assert_int_equal(be->activation(be, dx, dx, n, (tt_act_kind)k, &err), TT_OK);  // in place
     got = get(dx, n);

@@ -140,20 +140,35 @@ __kernel void tt_causal_mask(__global float *out, ulong out_off, __global const 
 }
 
 // act: 0 gelu (tanh form, GPT-2's gelu_new), 1 gelu (erf), 2 relu, 3 silu, 4 identity
-// (the order of tt_act_kind in model.h).
+// (the order of tt_act_kind in model.h). Written once for float and once for float16:
+// each work-item takes 16 adjacent elements (vector math on CPUs), the last one the rest.
+#define TT_ACT_BODY(T, v, act, r)                                                             \
+  switch (act) {                                                                              \
+    case 0: r = (T)(0.5f) * v * ((T)(1.0f) + tanh((T)(0.7978845608028654f) *                  \
+                                                    (v + (T)(0.044715f) * v * v * v)));        \
+      break;                                                                                  \
+    case 1: r = (T)(0.5f) * v * ((T)(1.0f) + erf(v * (T)(0.7071067811865476f))); break;       \
+    case 2: r = fmax(v, (T)(0.0f)); break;                                                    \
+    case 3: r = v / ((T)(1.0f) + exp(-v)); break;                                             \
+    default: r = v; break;                                                                    \
+  }
+
 __kernel void tt_activation(__global float *out, ulong out_off, __global const float *x, ulong x_off,
                             ulong n, int act) {
-  size_t i = get_global_id(0);
-  if (i >= n) return;
-  float v = x[x_off + i], r;
-  switch (act) {
-    case 0: r = 0.5f * v * (1.0f + tanh(0.7978845608028654f * (v + 0.044715f * v * v * v))); break;
-    case 1: r = 0.5f * v * (1.0f + erf(v * 0.7071067811865476f)); break;
-    case 2: r = v > 0.0f ? v : 0.0f; break;
-    case 3: r = v / (1.0f + exp(-v)); break;
-    default: r = v; break;
+  size_t i = get_global_id(0);  // elements 16i .. 16i+15
+  __global const float *xs = x + x_off;
+  __global float *os = out + out_off;
+  if (16 * i + 16 <= n) {
+    float16 v = vload16(i, xs), r;
+    TT_ACT_BODY(float16, v, act, r)
+    vstore16(r, i, os);
+  } else {
+    for (size_t j = 16 * i; j < n; j++) {
+      float v = xs[j], r;
+      TT_ACT_BODY(float, v, act, r)
+      os[j] = r;
+    }
   }
-  out[out_off + i] = r;
 }
 
 // qkv (T,3C) -> q, k, v (H,T,D), head-major. One work-item per element of q.
@@ -181,6 +196,8 @@ __kernel void tt_merge_heads(__global float *out, ulong out_off, __global const 
 }
 
 // ---- row reductions: one work-group of TT_RW work-items per row -----------------------
+// Work-item l reads the row's 16-float blocks l, l + TT_RW, ... as vectors, then its
+// share of the tail (the last cols % 16 entries), then the group combines in local memory.
 inline float tt_reduce_max(__local float *s, float v) {
   const int l = get_local_id(0);
   s[l] = v;
@@ -207,63 +224,112 @@ inline float tt_reduce_sum(__local float *s, float v) {
   return r;
 }
 
+inline float tt_hmax(float16 v) {
+  float8 a = fmax(v.lo, v.hi);
+  float4 b = fmax(a.lo, a.hi);
+  float2 c = fmax(b.lo, b.hi);
+  return fmax(c.x, c.y);
+}
+inline float tt_hsum(float16 v) {
+  float8 a = v.lo + v.hi;
+  float4 b = a.lo + a.hi;
+  float2 c = b.lo + b.hi;
+  return c.x + c.y;
+}
+
+// The row maximum of xr (n).
+inline float tt_row_max(__local float *s, __global const float *xr, int n) {
+  const int l = get_local_id(0), nv = n / 16;
+  float16 mv = (float16)(-INFINITY);
+  for (int v = l; v < nv; v += TT_RW) mv = fmax(mv, vload16(v, xr));
+  float m = tt_hmax(mv);
+  for (int j = 16 * nv + l; j < n; j += TT_RW) m = fmax(m, xr[j]);
+  return tt_reduce_max(s, m);
+}
+
 // Row-wise softmax of x (rows, cols): exp(x - max) / sum; -inf entries become exactly 0
-// (a row that is all -inf becomes all 0). out may alias x.
+// (a row that is all -inf becomes all 0). out may alias x: every work-item reads and
+// writes only its own entries.
 __kernel __attribute__((reqd_work_group_size(TT_RW, 1, 1))) void tt_softmax(
     __global float *out, ulong out_off, __global const float *x, ulong x_off, int cols) {
   __local float s[TT_RW];
-  const int l = get_local_id(0);
+  const int l = get_local_id(0), nv = cols / 16;
   const size_t row = get_group_id(0);
   __global const float *xr = x + x_off + row * cols;
   __global float *o = out + out_off + row * cols;
-  float m = -INFINITY;
-  for (int j = l; j < cols; j += TT_RW) m = fmax(m, xr[j]);
-  m = tt_reduce_max(s, m);
+  const float m = tt_row_max(s, xr, cols);
+  const float16 ninf = (float16)(-INFINITY), zero = (float16)(0.0f);
+  // o = exp(x - m) (0 where x is -inf), and its sum.
+  float16 sv = zero;
   float sum = 0.0f;
-  if (m != -INFINITY)
-    for (int j = l; j < cols; j += TT_RW) sum += exp(xr[j] - m);
-  sum = tt_reduce_sum(s, sum);
-  for (int j = l; j < cols; j += TT_RW) {
-    float v = xr[j];
-    o[j] = v == -INFINITY ? 0.0f : exp(v - m) / sum;
+  for (int v = l; v < nv; v += TT_RW) {
+    float16 xv = vload16(v, xr);
+    float16 e = m == -INFINITY ? zero : select(exp(xv - m), zero, isequal(xv, ninf));
+    vstore16(e, v, o);
+    sv += e;
   }
+  for (int j = 16 * nv + l; j < cols; j += TT_RW) {
+    float xv = xr[j];
+    float e = (m == -INFINITY || xv == -INFINITY) ? 0.0f : exp(xv - m);
+    o[j] = e;
+    sum += e;
+  }
+  sum = tt_reduce_sum(s, sum + tt_hsum(sv));
+  if (m == -INFINITY) return;  // all zeros already
+  for (int v = l; v < nv; v += TT_RW) vstore16(vload16(v, o) / sum, v, o);
+  for (int j = 16 * nv + l; j < cols; j += TT_RW) o[j] = o[j] / sum;
 }
 
 // x (T,C) -> mean (T), scale (T) = sqrt(var + eps), normalized (T,C) = (x - mean) / scale,
 // out (T,C) = normalized * gamma + beta. With rms: mean = 0, scale = sqrt(mean(x^2) + eps),
-// normalized = x / scale, out = normalized * gamma. One work-group per row t.
+// normalized = x / scale, out = normalized * gamma. One work-group per row t; the
+// variance is a second pass over (x - mean), as the OpenBLAS backend computes it.
 __kernel __attribute__((reqd_work_group_size(TT_RW, 1, 1))) void tt_norm(
     __global float *out, ulong out_off, __global float *normalized, ulong norm_off,
     __global float *mean, ulong mean_off, __global float *scale, ulong scale_off,
     __global const float *x, ulong x_off, __global const float *gamma, ulong gamma_off,
     __global const float *beta, ulong beta_off, int C, float eps, int rms) {
   __local float s[TT_RW];
-  const int l = get_local_id(0);
+  const int l = get_local_id(0), nv = C / 16;
   const size_t t = get_group_id(0);
   __global const float *xr = x + x_off + t * C;
+  __global const float *g = gamma + gamma_off;
+  __global const float *bt = beta + beta_off;
   float mu = 0.0f;
   if (!rms) {
+    float16 sv = (float16)(0.0f);
     float sum = 0.0f;
-    for (int j = l; j < C; j += TT_RW) sum += xr[j];
-    mu = tt_reduce_sum(s, sum) / C;
+    for (int v = l; v < nv; v += TT_RW) sv += vload16(v, xr);
+    for (int j = 16 * nv + l; j < C; j += TT_RW) sum += xr[j];
+    mu = tt_reduce_sum(s, sum + tt_hsum(sv)) / C;
   }
+  float16 qv = (float16)(0.0f);
   float sq = 0.0f;
-  for (int j = l; j < C; j += TT_RW) {
-    float d = xr[j] - mu;
-    sq += d * d;
+  for (int v = l; v < nv; v += TT_RW) {
+    float16 d = vload16(v, xr) - mu;
+    qv = fma(d, d, qv);
   }
-  float sc = sqrt(tt_reduce_sum(s, sq) / C + eps);
+  for (int j = 16 * nv + l; j < C; j += TT_RW) {
+    float d = xr[j] - mu;
+    sq = fma(d, d, sq);
+  }
+  const float sc = sqrt(tt_reduce_sum(s, sq + tt_hsum(qv)) / C + eps);
   if (l == 0) {
     mean[mean_off + t] = mu;
     scale[scale_off + t] = sc;
   }
   __global float *nr = normalized + norm_off + t * C;
   __global float *o = out + out_off + t * C;
-  for (int j = l; j < C; j += TT_RW) {
-    float nv = (xr[j] - mu) / sc;
-    float g = gamma[gamma_off + j];
-    float ov = rms ? nv * g : nv * g + beta[beta_off + j];
-    nr[j] = nv;
+  for (int v = l; v < nv; v += TT_RW) {
+    float16 nv16 = (vload16(v, xr) - mu) / sc;
+    float16 ov = rms ? nv16 * vload16(v, g) : fma(nv16, vload16(v, g), vload16(v, bt));
+    vstore16(nv16, v, nr);
+    vstore16(ov, v, o);
+  }
+  for (int j = 16 * nv + l; j < C; j += TT_RW) {
+    float nvj = (xr[j] - mu) / sc;
+    float ov = rms ? nvj * g[j] : fma(nvj, g[j], bt[j]);
+    nr[j] = nvj;
     o[j] = ov;
   }
 }
@@ -273,14 +339,14 @@ __kernel __attribute__((reqd_work_group_size(TT_RW, 1, 1))) void tt_nll(
     __global float *loss, ulong loss_off, __global const float *logits, ulong logits_off,
     __global const int *ids, int V) {
   __local float s[TT_RW];
-  const int l = get_local_id(0);
+  const int l = get_local_id(0), nv = V / 16;
   const size_t t = get_group_id(0);
   __global const float *xr = logits + logits_off + t * V;
-  float m = -INFINITY;
-  for (int j = l; j < V; j += TT_RW) m = fmax(m, xr[j]);
-  m = tt_reduce_max(s, m);
+  const float m = tt_row_max(s, xr, V);
+  float16 sv = (float16)(0.0f);
   float sum = 0.0f;
-  for (int j = l; j < V; j += TT_RW) sum += exp(xr[j] - m);
-  sum = tt_reduce_sum(s, sum);
+  for (int v = l; v < nv; v += TT_RW) sv += exp(vload16(v, xr) - m);
+  for (int j = 16 * nv + l; j < V; j += TT_RW) sum += exp(xr[j] - m);
+  sum = tt_reduce_sum(s, sum + tt_hsum(sv));
   if (l == 0) loss[loss_off + t] = m + log(sum) - xr[ids[t + 1]];
 }

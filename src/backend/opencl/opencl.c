@@ -176,6 +176,12 @@ static void cl_destroy(tt_backend *be) {
   tt_cl *cl = impl(be);
   if (cl) {
     if (cl->queue) clFinish(cl->queue);
+    if (cl->profile) {  // asked for with TTRACE_OPENCL_PROFILE; a diagnostic, so stderr
+      fprintf(stderr, "ttrace: OpenCL device time per kernel on %s:\n", cl->device_name);
+      for (int i = 0; i < TT_K_COUNT; i++)
+        if (cl->prof_n[i])
+          fprintf(stderr, "  %-18s %6ld launches %9.3f s\n", tt_cl_kernel_names[i], cl->prof_n[i], cl->prof_s[i]);
+    }
     for (int i = 0; i < TT_K_COUNT; i++)
       if (cl->k[i]) clReleaseKernel(cl->k[i]);
     if (cl->ids) clReleaseMemObject(cl->ids);
@@ -238,7 +244,9 @@ tt_status tt_backend_opencl_create(int platform, int device, tt_backend **out, t
     st = tt_cl_fail(err, rc, "clCreateContext");
     goto fail;
   }
-  cl->queue = clCreateCommandQueue(cl->ctx, cl->device, 0, &rc);  // in order
+  const char *prof = getenv("TTRACE_OPENCL_PROFILE");
+  cl->profile = prof && *prof && strcmp(prof, "0") != 0;
+  cl->queue = clCreateCommandQueue(cl->ctx, cl->device, cl->profile ? CL_QUEUE_PROFILING_ENABLE : 0, &rc);  // in order
   if (rc != CL_SUCCESS) {
     st = tt_cl_fail(err, rc, "clCreateCommandQueue");
     goto fail;

@@ -32,6 +32,10 @@ typedef struct {
   // Launch geometry, baked into the program with -D (see kernels.cl).
   int ts, wpt, vw, tk, rw;
   size_t ew;               // work-group size of the element-wise kernels
+  // TTRACE_OPENCL_PROFILE=1: device time per kernel, printed on stderr at destroy.
+  bool profile;
+  double prof_s[TT_K_COUNT];
+  long prof_n[TT_K_COUNT];
   // Token ids for embed and nll: a small device buffer, grown only when needed.
   cl_mem ids;
   size_t ids_cap;          // in int32s

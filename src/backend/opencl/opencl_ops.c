@@ -59,8 +59,19 @@ static tt_status launch(tt_cl *cl, args *a, cl_uint dims, const size_t *global, 
     snprintf(what, sizeof what, "%s (argument %u)", op, a->i);
     return tt_cl_fail(err, a->rc, what);
   }
-  cl_int rc = clEnqueueNDRangeKernel(cl->queue, a->k, dims, NULL, global, local, 0, NULL, NULL);
-  return rc == CL_SUCCESS ? TT_OK : tt_cl_fail(err, rc, op);
+  cl_event ev = NULL;
+  cl_int rc = clEnqueueNDRangeKernel(cl->queue, a->k, dims, NULL, global, local, 0, NULL, cl->profile ? &ev : NULL);
+  if (rc != CL_SUCCESS) return tt_cl_fail(err, rc, op);
+  if (ev) {  // profiling: wait for this kernel and add up its device time
+    cl_ulong t0 = 0, t1 = 0;
+    if (clWaitForEvents(1, &ev) == CL_SUCCESS &&
+        clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL) == CL_SUCCESS &&
+        clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL) == CL_SUCCESS)
+      for (int i = 0; i < TT_K_COUNT; i++)
+        if (cl->k[i] == a->k) cl->prof_s[i] += (double)(t1 - t0) * 1e-9, cl->prof_n[i]++;
+    clReleaseEvent(ev);
+  }
+  return TT_OK;
 }
 
 static size_t round_up(size_t n, size_t m) { return (n + m - 1) / m * m; }
@@ -258,7 +269,7 @@ static tt_status cl_activation(tt_backend *be, tt_buf out, tt_buf x, size_t n, t
   arg_buf(&g, x);
   arg_ulong(&g, n);
   arg_int(&g, (int)act);
-  return launch_1d(impl(be), &g, n, op, err);
+  return launch_1d(impl(be), &g, (n + 15) / 16, op, err);  // 16 elements per work-item
 }
 
 // qkv (T,3C) → q, k, v (H,T,D).

@@ -163,21 +163,23 @@ static size_t pow2_at_most(size_t n, size_t cap) {
 }
 
 tt_status tt_cl_build(tt_cl *cl, tt_error *err) {
-  // Launch geometry. GPUs: 16x16 work-items, each 4 rows x float4 of out (64x64 tiles).
-  // CPUs (PoCL): 4x4 work-items, each 32 rows x float16 (128x64 tiles), which PoCL
-  // compiles into long SIMD loops; measured ~5x faster there than the GPU shape.
+  // Launch geometry. GPUs: matmul 16x16 work-items, each 4 rows x float4 of out (64x64
+  // tiles); row reductions 256 wide. CPUs (PoCL): matmul 4x4 work-items, each 32 rows x
+  // float16 (128x64 tiles), reductions 4 wide: PoCL turns the long vectors into SIMD
+  // code, and that measured ~5x (matmul) to ~15x (softmax) faster there than the GPU shape.
   // TTRACE_OPENCL_TILES=cpu|gpu|gpu8 forces one shape (the tests run each on PoCL).
   cl_device_type type = 0;
   clGetDeviceInfo(cl->device, CL_DEVICE_TYPE, sizeof type, &type, NULL);
   const char *force = getenv("TTRACE_OPENCL_TILES");
   bool cpu = force && *force ? strcmp(force, "cpu") == 0 : (type & CL_DEVICE_TYPE_CPU) != 0;
+  bool small_groups = cl->max_wg < 256 || (force && strcmp(force, "gpu8") == 0);
   if (cpu) {
-    cl->ts = 4, cl->wpt = 32, cl->vw = 16;
+    cl->ts = 4, cl->wpt = 32, cl->vw = 16, cl->rw = 4;
   } else {
-    cl->ts = cl->max_wg >= 256 && !(force && strcmp(force, "gpu8") == 0) ? 16 : 8, cl->wpt = 4, cl->vw = 4;
+    cl->ts = small_groups ? 8 : 16, cl->wpt = 4, cl->vw = 4;
+    cl->rw = (int)pow2_at_most(cl->max_wg, small_groups ? 64 : 256);
   }
   cl->tk = 16;
-  cl->rw = (int)pow2_at_most(cl->max_wg, 256);
   cl->ew = pow2_at_most(cl->max_wg, 256);
   char options[256];
   snprintf(options, sizeof options, "-cl-std=CL1.2 -DTT_TS=%d -DTT_WPT=%d -DTT_VW=%d -DTT_TK=%d -DTT_RW=%d", cl->ts,
