@@ -5,13 +5,14 @@
 
 #include "render_int.h"
 
-// Columns of a near-square arrangement of n panels in w × h.
-static int grid_cols(int n, int w, int h) {
+// Columns of an arrangement of n panels of aspect (width / height) in w × h that makes
+// the panels largest.
+static int grid_cols(int n, int w, int h, float aspect) {
   int best = 1;
   float best_side = 0;
   for (int c = 1; c <= n; c++) {
     int rws = (n + c - 1) / c;
-    float side = fminf((float)w / (float)c, (float)h / (float)rws);
+    float side = fminf((float)w / (float)c / aspect, (float)h / (float)rws);
     if (side > best_side) {
       best_side = side;
       best = c;
@@ -28,17 +29,18 @@ void tt_paint_grid(tt_paint *p, SDL_Rect r, const tt_tensor *t) {
   tt_scale_get(p, t, t->name, &sc);
   int legend_w = u * 7;
   SDL_Rect area = {r.x, r.y, r.w - legend_w, r.h - u * 2};
-  int cols = grid_cols(H, area.w, area.h);
-  int rows = (H + cols - 1) / cols;
-  int cw = area.w / cols, ch = area.h / rows;
-  int label = u * 9 / 10;
-  int side = cw < ch - label * 3 / 2 ? cw : ch - label * 3 / 2;
-  side -= u;
-  if (side < 8) return;
-  cw = side + u;
-  ch = side + label * 3 / 2 + u / 2;
   tt_mat m0;
   tt_mat_of(p->tr, t, 0, &m0);
+  float aspect = m0.rows > 0 ? fminf(fmaxf((float)m0.cols / (float)m0.rows, 0.1f), 10.0f) : 1.0f;
+  int label = u * 9 / 10;
+  int cols = grid_cols(H, area.w, area.h - label * 2, aspect);
+  int rows = (H + cols - 1) / cols;
+  int cw = area.w / cols, ch = area.h / rows;
+  // Panel height (the width follows the aspect), leaving room for the label and a gap.
+  int side = (int)fminf((float)(cw - u) / aspect, (float)(ch - label * 3 / 2 - u / 2));
+  if (side < 8) return;
+  cw = (int)((float)side * aspect) + u;
+  ch = side + label * 3 / 2 + u / 2;
   for (int h = 0; h < H; h++) {
     int gx = h % cols, gy = h / cols;
     int x = area.x + gx * cw, y = area.y + gy * ch;
@@ -49,19 +51,13 @@ void tt_paint_grid(tt_paint *p, SDL_Rect r, const tt_tensor *t) {
                  TT_ALIGN_LEFT);
     tt_mat m;
     tt_mat_of(p->tr, t, h, &m);
-    SDL_Rect dst = {x, y + label * 3 / 2, side, side};
-    if (m.rows != m.cols) {  // (T, D): keep the aspect of the matrix
-      float cell = fminf((float)side / (float)m.cols, (float)side / (float)m.rows);
-      if (cell >= 1) {
-        dst.w = (int)(cell * (float)m.cols);
-        dst.h = (int)(cell * (float)m.rows);
-      }
-    }
+    SDL_Rect dst = {x, y + label * 3 / 2, (int)((float)side * aspect), side};
     tt_cells_opts o = {.vis_rows = m.rows, .vis_cols = m.cols, .numbers = false, .layer = p->st->layer, .head = h};
     tt_paint_cells(p, dst, &m, &sc, &o);
     tt_draw_frame(cv, dst.x - 1, dst.y - 1, dst.w + 2, dst.h + 2, cur ? p->pal->accent : p->pal->dim, cur ? 3 : 1);
   }
-  SDL_Rect lr = {r.x + r.w - legend_w + u, r.y + u, legend_w - u, (r.h - u * 3) < u * 20 ? r.h - u * 3 : u * 20};
+  // The legend right beside the panels.
+  SDL_Rect lr = {area.x + cols * cw + u, r.y + u, legend_w - u, (r.h - u * 3) < u * 20 ? r.h - u * 3 : u * 20};
   tt_paint_legend(p, lr, &sc);
   char note[160];
   snprintf(note, sizeof note, "%s", p->st->lang == TT_LANG_KO ? "칸에 포인터를 올리면 토큰과 값이 보입니다"

@@ -133,9 +133,14 @@ static void draw(tt_ui *ui) {
   SDL_GetWindowSize(ui->win, &ww, &wh);
   ui->scale = ww > 0 ? (float)ui->out_w / (float)ww : 1;
   ui->vs.prompt_edit = ui->editing ? ui->prompt : NULL;
+  // No tooltip under the prompt box while typing.
+  int mx = ui->vs.mouse_x, my = ui->vs.mouse_y;
+  if (ui->editing) ui->vs.mouse_x = ui->vs.mouse_y = -1;
   ui->vs.status = ui->status;
   tt_render_draw(ui->rc, ui->ren, (SDL_Rect){0, 0, ui->out_w, ui->out_h}, ui->tr, &ui->vs, ui->lay);
   SDL_RenderPresent(ui->ren);
+  ui->vs.mouse_x = mx;
+  ui->vs.mouse_y = my;
   ui->dirty = false;
 }
 
