@@ -28,6 +28,8 @@ def main():
     ap.add_argument("--prompt", default="The weather is nice")
     ap.add_argument("--trace-arg", action="append", default=[], help="extra argument for `ttrace trace`")
     ap.add_argument("--keep", action="store_true", help="keep the temporary folder")
+    ap.add_argument("--skip-without-device", action="store_true",
+                    help="exit 77 (skipped) when ttrace reports a device failure (exit status 5)")
     args = ap.parse_args(argv)
     tmp = tempfile.mkdtemp(prefix="ttrace-ref-")
     try:
@@ -41,6 +43,9 @@ def main():
         for cmd in steps:
             print("$ " + " ".join(cmd), flush=True)
             rc = subprocess.call(cmd)
+            if rc == 5 and args.skip_without_device and cmd[0] == args.ttrace:
+                print("run_reference.py: no usable device, skipped")
+                return 77
             if rc != 0:
                 print(f"run_reference.py: exit status {rc} from {os.path.basename(cmd[1] if cmd[0] == PY else cmd[0])}")
                 return rc
