@@ -32,12 +32,16 @@ int main(int argc, char **argv) {
   tt_error err;
   if (tt_backend_opencl_create(-1, -1, &be, &err) != TT_OK) return die(&err);
   printf("device: %s\n", be->device);
+  // The products of one GPT-2-small block (C 768, F 3072, H 12, D 64) and of the head.
   static const shape shapes[] = {
-      {"qkv T=256", 1, 256, 768, 2304, false},      {"fc T=1024", 1, 1024, 768, 3072, false},
-      {"qkv T=1024", 1, 1024, 768, 2304, false},    {"proj T=1024 (C x C)", 1, 1024, 768, 768, false},
+      {"qkv T=256", 1, 256, 768, 2304, false},           {"attn proj T=256", 1, 256, 768, 768, false},
+      {"fc T=256", 1, 256, 768, 3072, false},            {"fc proj T=256", 1, 256, 3072, 768, false},
+      {"scores 12x T=256 (trans_b)", 12, 256, 64, 256, true}, {"z 12x T=256", 12, 256, 256, 64, false},
       {"logits T=256 (trans_b)", 1, 256, 768, 50257, true},
-      {"scores H=12 T=1024 (trans_b)", 12, 1024, 64, 1024, true},
-      {"z H=12 T=1024", 12, 1024, 1024, 64, false},
+      {"qkv T=1024", 1, 1024, 768, 2304, false},         {"fc T=1024", 1, 1024, 768, 3072, false},
+      {"fc proj T=1024", 1, 1024, 3072, 768, false},
+      {"scores 12x T=1024 (trans_b)", 12, 1024, 64, 1024, true}, {"z 12x T=1024", 12, 1024, 1024, 64, false},
+      {"qkv T=4 (small tiles)", 1, 4, 768, 2304, false},
   };
   printf("%-30s %8s %10s %10s %10s\n", "shape", "GFLOP", "opencl s", "GFLOP/s", "sgemm GF/s");
   for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {

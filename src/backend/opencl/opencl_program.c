@@ -19,6 +19,13 @@ const char *const tt_cl_kernel_names[TT_K_COUNT] = {
     "tt_merge_heads", "tt_softmax",  "tt_norm",          "tt_nll",
 };
 
+// Each kernel's arguments, for warm_up: b buffer, o its offset (ulong), u ulong, i int,
+// f float. Keep in step with kernels.cl.
+static const char *const kernel_args[TT_K_COUNT] = {
+    "bobobobo" "iiifi", "bobobobo" "iiifi", "bobobobo" "iiifi", "bobobobo" "iiifi", "bobobii", "bobobou",
+    "bobofu", "boboii", "boboui", "bobobobo" "iii", "boboiii", "boboi", "bobobobobobobo" "ifi", "bobobi",
+};
+
 static uint64_t fnv1a(uint64_t h, const char *s) {
   for (; *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
   return h;
@@ -79,6 +86,37 @@ static tt_status create_kernels(tt_cl *cl, tt_error *err) {
     }
   }
   return TT_OK;
+}
+
+// Runs every kernel once with all sizes 0 (they then touch nothing, or one scratch
+// float), so that drivers which compile each kernel at its first launch (PoCL) do it
+// now: the compile message covers that time, and PoCL's binary then includes it.
+static void warm_up(tt_cl *cl) {
+  cl_int rc;
+  cl_mem scratch = clCreateBuffer(cl->ctx, CL_MEM_READ_WRITE, 64 * sizeof(float), NULL, &rc);
+  if (rc != CL_SUCCESS) return;
+  static const float zeros[64];
+  clEnqueueWriteBuffer(cl->queue, scratch, CL_TRUE, 0, sizeof zeros, zeros, 0, NULL, NULL);
+  for (int k = 0; k < TT_K_COUNT; k++) {
+    const cl_ulong zero_u = 0;
+    const int zero_i = 0;
+    const float zero_f = 0.0f;
+    cl_uint a = 0;
+    rc = CL_SUCCESS;
+    for (const char *t = kernel_args[k]; *t && rc == CL_SUCCESS; t++, a++) {
+      if (*t == 'b') rc = clSetKernelArg(cl->k[k], a, sizeof scratch, &scratch);
+      if (*t == 'o' || *t == 'u') rc = clSetKernelArg(cl->k[k], a, sizeof zero_u, &zero_u);
+      if (*t == 'i') rc = clSetKernelArg(cl->k[k], a, sizeof zero_i, &zero_i);
+      if (*t == 'f') rc = clSetKernelArg(cl->k[k], a, sizeof zero_f, &zero_f);
+    }
+    if (rc != CL_SUCCESS) continue;
+    bool gemm = k <= TT_K_GEMM_NT_SMALL;
+    bool rows = k == TT_K_SOFTMAX || k == TT_K_NORM || k == TT_K_NLL;
+    size_t local[3] = {gemm ? (size_t)cl->ts : rows ? (size_t)cl->rw : cl->ew, gemm ? (size_t)cl->ts : 1, 1};
+    clEnqueueNDRangeKernel(cl->queue, cl->k[k], gemm ? 3 : 1, NULL, local, local, 0, NULL, NULL);
+  }
+  clFinish(cl->queue);
+  clReleaseMemObject(scratch);
 }
 
 static void drop_program(tt_cl *cl) {
@@ -212,10 +250,10 @@ tt_status tt_cl_build(tt_cl *cl, tt_error *err) {
   if (rc != CL_SUCCESS) return tt_cl_fail(err, rc, "clBuildProgram");
   tt_status st = create_kernels(cl, err);
   if (st != TT_OK) return st;
-  double dt = now_s() - t0;
-
+  warm_up(cl);
   char why[512] = "no cache folder ($XDG_CACHE_HOME and $HOME are unset or unwritable)";
   bool saved = have_dir && save_cached(cl, path, why, sizeof why);
+  double dt = now_s() - t0;
   if (saved)
     fprintf(stderr, "ttrace: compiled OpenCL kernels for %s (%.1f s); cached\n", cl->device_name, dt);
   else
