@@ -110,6 +110,11 @@ static tt_status cl_alloc(tt_backend *be, size_t n, tt_buf *out, tt_error *err) 
                    "out of device memory: a buffer of %.1f MiB is larger than the largest allocation %s "
                    "allows (%.1f MiB)",
                    (double)n * sizeof(float) / 1048576.0, cl->device_name, (double)cl->max_alloc / 1048576.0);
+  if (bytes > cl->global_mem - cl->in_use)
+    return tt_fail(err, TT_ERR_NOMEM,
+                   "out of device memory: %.1f MiB more does not fit on %s (%.1f of %.1f MiB in use)",
+                   (double)bytes / 1048576.0, cl->device_name, (double)cl->in_use / 1048576.0,
+                   (double)cl->global_mem / 1048576.0);
   cl_int rc;
   cl_mem m = clCreateBuffer(cl->ctx, CL_MEM_READ_WRITE, bytes, NULL, &rc);
   if (rc != CL_SUCCESS) {
@@ -126,13 +131,19 @@ static tt_status cl_alloc(tt_backend *be, size_t n, tt_buf *out, tt_error *err) 
     snprintf(what, sizeof what, "allocation of %.1f MiB", (double)bytes / 1048576.0);
     return tt_cl_fail(err, rc, what);
   }
+  cl->in_use += bytes;
   *out = (tt_buf){m, 0, n};
   return TT_OK;
 }
 
 static void cl_release(tt_backend *be, tt_buf *buf) {
-  (void)be;
-  if (buf && buf->handle) clReleaseMemObject((cl_mem)buf->handle);
+  if (buf && buf->handle) {
+    size_t bytes = 0;
+    if (clGetMemObjectInfo((cl_mem)buf->handle, CL_MEM_SIZE, sizeof bytes, &bytes, NULL) == CL_SUCCESS &&
+        bytes <= impl(be)->in_use)
+      impl(be)->in_use -= bytes;
+    clReleaseMemObject((cl_mem)buf->handle);
+  }
   if (buf) *buf = (tt_buf){NULL, 0, 0};
 }
 
@@ -225,9 +236,9 @@ tt_status tt_backend_opencl_create(int platform, int device, tt_backend **out, t
   info_str(cl->device, CL_DEVICE_NAME, cl->device_name, sizeof cl->device_name);
   info_str(cl->device, CL_DRIVER_VERSION, cl->driver, sizeof cl->driver);
   cl_uint cus = 0;
-  cl_ulong gmem = 0;
   clGetDeviceInfo(cl->device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cus, &cus, NULL);
-  clGetDeviceInfo(cl->device, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof gmem, &gmem, NULL);
+  clGetDeviceInfo(cl->device, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof cl->global_mem, &cl->global_mem, NULL);
+  cl_ulong gmem = cl->global_mem;
   clGetDeviceInfo(cl->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof cl->max_alloc, &cl->max_alloc, NULL);
   clGetDeviceInfo(cl->device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof cl->max_wg, &cl->max_wg, NULL);
   char desc[400];

@@ -28,6 +28,9 @@ typedef struct {
   char device_name[128];   // CL_DEVICE_NAME
   char driver[64];         // CL_DRIVER_VERSION
   cl_ulong max_alloc;      // bytes, CL_DEVICE_MAX_MEM_ALLOC_SIZE
+  cl_ulong global_mem;     // bytes, CL_DEVICE_GLOBAL_MEM_SIZE
+  cl_ulong in_use;         // bytes held by buffers from alloc (drivers such as PoCL
+                           // overcommit, so the backend keeps the count itself)
   size_t max_wg;           // CL_DEVICE_MAX_WORK_GROUP_SIZE
   // Launch geometry, baked into the program with -D (see kernels.cl).
   int ts, wpt, vw, tk, rw;
