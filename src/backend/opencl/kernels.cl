@@ -130,12 +130,14 @@ __kernel void tt_scale(__global float *out, ulong out_off, __global const float 
   if (i < n) out[out_off + i] = alpha * x[x_off + i];
 }
 
-// out (H,T,T) = x with -inf where column > row.
+// out (H,T,T) = x with -inf where column > row. Work-item (col, h*T + row): the row part
+// is the same along a work-group's first dimension, so no per-element division.
 __kernel void tt_causal_mask(__global float *out, ulong out_off, __global const float *x, ulong x_off,
                              int H, int T) {
-  size_t i = get_global_id(0);
-  if (i >= (size_t)H * T * T) return;
-  int col = (int)(i % T), row = (int)((i / T) % T);
+  const int col = get_global_id(0), hr = get_global_id(1);
+  if (col >= T) return;
+  const int row = hr % T;
+  const size_t i = (size_t)hr * T + col;
   out[out_off + i] = col > row ? -INFINITY : x[x_off + i];
 }
 

@@ -207,7 +207,9 @@ static tt_status cl_causal_mask(tt_backend *be, tt_buf out, tt_buf x, int H, int
   arg_buf(&g, x);
   arg_int(&g, H);
   arg_int(&g, T);
-  return launch_1d(impl(be), &g, n, op, err);
+  tt_cl *cl = impl(be);
+  size_t local[2] = {cl->ew, 1}, global[2] = {round_up((size_t)T, cl->ew), (size_t)H * T};
+  return launch(cl, &g, 2, global, local, op, err);
 }
 
 // One work-group of cl->rw work-items per row.

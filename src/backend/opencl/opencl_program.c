@@ -88,9 +88,9 @@ static tt_status create_kernels(tt_cl *cl, tt_error *err) {
   return TT_OK;
 }
 
-// Runs every kernel once with all sizes 0 (they then touch nothing, or one scratch
-// float), so that drivers which compile each kernel at its first launch (PoCL) do it
-// now: the compile message covers that time, and PoCL's binary then includes it.
+// Runs every kernel once on a scratch buffer with every size 1 (ids 0, offsets 0), so that
+// drivers which compile each kernel at its first launch (PoCL) do it now: the compile
+// message covers that time, and PoCL's binary then includes it.
 static void warm_up(tt_cl *cl) {
   cl_int rc;
   cl_mem scratch = clCreateBuffer(cl->ctx, CL_MEM_READ_WRITE, 64 * sizeof(float), NULL, &rc);
@@ -98,22 +98,24 @@ static void warm_up(tt_cl *cl) {
   static const float zeros[64];
   clEnqueueWriteBuffer(cl->queue, scratch, CL_TRUE, 0, sizeof zeros, zeros, 0, NULL, NULL);
   for (int k = 0; k < TT_K_COUNT; k++) {
-    const cl_ulong zero_u = 0;
-    const int zero_i = 0;
-    const float zero_f = 0.0f;
+    const cl_ulong off = 0, one_u = 1;
+    const int one_i = 1;
+    const float one_f = 1.0f;
     cl_uint a = 0;
     rc = CL_SUCCESS;
     for (const char *t = kernel_args[k]; *t && rc == CL_SUCCESS; t++, a++) {
       if (*t == 'b') rc = clSetKernelArg(cl->k[k], a, sizeof scratch, &scratch);
-      if (*t == 'o' || *t == 'u') rc = clSetKernelArg(cl->k[k], a, sizeof zero_u, &zero_u);
-      if (*t == 'i') rc = clSetKernelArg(cl->k[k], a, sizeof zero_i, &zero_i);
-      if (*t == 'f') rc = clSetKernelArg(cl->k[k], a, sizeof zero_f, &zero_f);
+      if (*t == 'o') rc = clSetKernelArg(cl->k[k], a, sizeof off, &off);
+      if (*t == 'u') rc = clSetKernelArg(cl->k[k], a, sizeof one_u, &one_u);
+      if (*t == 'i') rc = clSetKernelArg(cl->k[k], a, sizeof one_i, &one_i);
+      if (*t == 'f') rc = clSetKernelArg(cl->k[k], a, sizeof one_f, &one_f);
     }
     if (rc != CL_SUCCESS) continue;
     bool gemm = k <= TT_K_GEMM_NT_SMALL;
     bool rows = k == TT_K_SOFTMAX || k == TT_K_NORM || k == TT_K_NLL;
     size_t local[3] = {gemm ? (size_t)cl->ts : rows ? (size_t)cl->rw : cl->ew, gemm ? (size_t)cl->ts : 1, 1};
-    clEnqueueNDRangeKernel(cl->queue, cl->k[k], gemm ? 3 : 1, NULL, local, local, 0, NULL, NULL);
+    cl_uint dims = gemm ? 3 : k == TT_K_CAUSAL_MASK ? 2 : 1;
+    clEnqueueNDRangeKernel(cl->queue, cl->k[k], dims, NULL, local, local, 0, NULL, NULL);
   }
   clFinish(cl->queue);
   clReleaseMemObject(scratch);
