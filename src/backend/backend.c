@@ -22,8 +22,12 @@ tt_status tt_backend_create(const char *name, tt_backend **out, char *note, size
   if (strcmp(name, "auto") == 0) {
 #if TT_WITH_OPENCL_BACKEND
     tt_error cl_err = {0};
-    if (tt_backend_opencl_create(-1, -1, out, &cl_err) == TT_OK) return TT_OK;
     char msg[1200];
+    if (tt_backend_opencl_create(-1, -1, out, &cl_err) == TT_OK) {
+      snprintf(msg, sizeof msg, "auto: using OpenCL on %s", (*out)->device);
+      set_note(note, note_len, msg);
+      return TT_OK;
+    }
     snprintf(msg, sizeof msg, "auto: using OpenBLAS because OpenCL is unavailable (%s)", cl_err.msg);
     set_note(note, note_len, msg);
 #else
