@@ -210,6 +210,11 @@ static void print_wrapped(const char *text, int width) {
       while (i < n && (p[i] == ' ' || p[i] == '\n')) i++;
       size_t w0 = i;
       while (i < n && p[i] != ' ' && p[i] != '\n') i++;
+      // A lone quote opens a token with a leading space (' weather'): keep them together.
+      if (i == w0 + 1 && p[w0] == '\'' && i < n && p[i] == ' ') {
+        i++;
+        while (i < n && p[i] != ' ' && p[i] != '\n') i++;
+      }
       if (i == w0) break;
       char word[1024];
       size_t wl = i - w0 < sizeof word - 1 ? i - w0 : sizeof word - 1;
@@ -486,7 +491,7 @@ static int check_one(const char *path, const char *traces_dir, tt_tokenizer *tok
     printf("FAIL %s\n", err.msg);
     return 1;
   }
-  int bad = 0;
+  int bad = 0, n_claims = 0;
   for (int i = 0; i < tt_lesson_n_traces(p->lesson); i++) {
     const tt_lesson_trace *def = tt_lesson_trace_at(p->lesson, i);
     const char *prompt = tt_trace_meta(p->traces[i], "prompt");
@@ -506,14 +511,16 @@ static int check_one(const char *path, const char *traces_dir, tt_tokenizer *tok
   for (int i = 0; i < tt_lesson_n_steps(p->lesson); i++) {
     tt_lesson_view v;
     tt_lesson_player_jump(p, i);
-    if (tt_lesson_player_view(p, decode_token, tok, &v, &err)) {
+    if (tt_lesson_player_view(p, decode_token, tok, &v, &err) ||
+        tt_lesson_check_claims(p->lesson, i, (const tt_trace *const *)p->traces, &err)) {
       printf("FAIL %s\n", err.msg);
       bad++;
       continue;
     }
+    n_claims += tt_lesson_step_at(p->lesson, i)->n_checks;
     tt_lesson_view_free(&v);
   }
-  if (!bad) printf("ok   %s: %d steps\n", path, tt_lesson_n_steps(p->lesson));
+  if (!bad) printf("ok   %s: %d steps, %d claims\n", path, tt_lesson_n_steps(p->lesson), n_claims);
   tt_lesson_player_close(p);
   return bad;
 }
@@ -548,10 +555,16 @@ static int check_twins(const char *a_path, const char *b_path) {
     const tt_lesson_step *x = tt_lesson_step_at(a, i), *y = tt_lesson_step_at(b, i);
     if (strcmp(x->hook, y->hook) || x->layer != y->layer || x->head != y->head || x->row != y->row ||
         strcmp(x->view, y->view) || x->trace != y->trace || x->compare != y->compare ||
-        x->temperature != y->temperature) {
+        x->temperature != y->temperature || x->n_checks != y->n_checks) {
       printf("FAIL %s:%d and %s:%d: step %d shows different things\n", a_path, x->line, b_path, y->line, i + 1);
       bad++;
     }
+    for (int k = 0; !bad && k < x->n_checks; k++)
+      if (strcmp(x->checks[k], y->checks[k]) != 0) {
+        printf("FAIL %s:%d and %s:%d: the twins check different claims\n", a_path, x->check_lines[k], b_path,
+               y->check_lines[k]);
+        bad++;
+      }
   }
   tt_lesson_destroy(a);
   tt_lesson_destroy(b);

@@ -44,6 +44,12 @@ typedef struct {
   float temperature;     // for views of next-token probabilities (1 = as recorded)
   const char *text;      // narration: paragraphs separated by blank lines, {{...}} placeholders
   int text_line;         // line where the narration starts
+  // Claims the narration makes about the numbers, checked by `ttrace lesson --check`:
+  // "A OP B" with OP one of < <= > >= == != and A, B numbers or placeholder bodies
+  // ("max blocks.1.attn.hook_pattern[0,3] > 0.9").
+  const char **checks;
+  const int *check_lines;
+  int n_checks;
 } tt_lesson_step;
 
 typedef struct tt_lesson tt_lesson;
@@ -95,6 +101,10 @@ tt_status tt_lesson_resolve(const tt_lesson *l, int step, const tt_trace *const 
                             tt_lesson_decode_fn decode, void *decode_ctx, tt_lesson_view *out,
                             tt_error *err);
 void tt_lesson_view_free(tt_lesson_view *v);
+
+// Evaluates the step's check: lines against the traces; the first false one is an error
+// naming its line and both values.
+tt_status tt_lesson_check_claims(const tt_lesson *l, int step, const tt_trace *const *traces, tt_error *err);
 
 // Fills {{...}} placeholders of text from the traces (syntax in lessons/README.md).
 // *out is malloc'd.

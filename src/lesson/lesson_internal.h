@@ -37,4 +37,9 @@ tt_status tt_placeholder_parse(const char *s, size_t n, tt_placeholder *ph, tt_e
 // Checks every placeholder's syntax and trace name in a narration (at parse time).
 tt_status tt_lesson_check_placeholders(const tt_lesson *l, const char *text, int line, tt_error *err);
 
+// Splits "A OP B" (OP surrounded by spaces) into its parts; false when there is no operator.
+bool tt_claim_split(const char *claim, char *a, size_t na, char *op, char *b, size_t nb);
+// Checks a claim's syntax and trace names at parse time.
+tt_status tt_claim_check_syntax(const tt_lesson *l, const char *claim, int line, tt_error *err);
+
 #endif

@@ -299,7 +299,24 @@ static bool int_or_all(const char *v, int all_value, int *out) {
 typedef struct {
   const char *show, *trace, *layer, *head, *row, *view, *compare, *title, *temperature;
   int show_line, layer_line, head_line, trace_line, compare_line, view_line, row_line, temperature_line;
+  const char **checks;
+  int *check_lines;
+  int n_checks;
 } step_fields;
+
+// A check: line (repeatable): kept with its line number.
+static tt_status add_check(parser *p, step_fields *f, const char *value) {
+  tt_status st = tt_claim_check_syntax(p->l, value, p->line, p->err);
+  if (st) return st;
+  int n = f->n_checks;
+  if (!push_str(p->l->arena, &f->checks, &f->n_checks, value)) return tt_fail(p->err, TT_ERR_NOMEM, "out of memory");
+  int *lines = tt_arena_alloc(p->l->arena, sizeof(int) * (size_t)(n + 1), _Alignof(int));
+  if (!lines) return tt_fail(p->err, TT_ERR_NOMEM, "out of memory");
+  if (n) memcpy(lines, f->check_lines, sizeof(int) * (size_t)n);
+  lines[n] = p->line;
+  f->check_lines = lines;
+  return TT_OK;
+}
 
 // Reads the step's fields up to the blank line that starts the narration.
 static tt_status read_fields(parser *p, step_fields *f) {
@@ -313,8 +330,14 @@ static tt_status read_fields(parser *p, step_fields *f) {
     if (!split_field(s, &key, &value))
       return fail_at(p, p->line,
                      "expected a field (show:, view:, layer:, head:, row:, trace:, compare:, title:, "
-                     "temperature:) or a blank line before the narration, got '%.40s'",
+                     "temperature:, check:) or a blank line before the narration, got '%.40s'",
                      s);
+    if (strcmp(key, "check") == 0) {
+      if (!*value) return fail_at(p, p->line, "check: is empty");
+      tt_status st = add_check(p, f, value);
+      if (st) return st;
+      continue;
+    }
     struct {
       const char *key;
       const char **slot;
@@ -329,7 +352,7 @@ static tt_status read_fields(parser *p, step_fields *f) {
     if (k == sizeof known / sizeof *known)
       return fail_at(p, p->line,
                      "unknown step field '%s' (known: show, view, layer, head, row, trace, compare, title, "
-                     "temperature)",
+                     "temperature, check)",
                      key);
     if (*known[k].slot) return fail_at(p, p->line, "%s: given twice in one step", key);
     if (!*value) return fail_at(p, p->line, "%s: is empty", key);
@@ -362,6 +385,9 @@ static tt_status apply_fields(parser *p, tt_lesson_step *st, const step_fields *
       return fail_at(p, f->compare_line, "compare: trace '%s' is not defined in the header", f->compare);
   }
   if (f->title) st->title = f->title;
+  st->checks = f->checks;
+  st->check_lines = f->check_lines;
+  st->n_checks = f->n_checks;
   int layer = TT_LESSON_NONE;
   if (f->layer && (!int_or_all(f->layer, TT_LESSON_ALL_LAYERS, &layer) || layer < TT_LESSON_ALL_LAYERS ||
                    layer == TT_LESSON_ALL || layer == TT_LESSON_NONE))

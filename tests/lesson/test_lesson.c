@@ -333,6 +333,50 @@ static int mkdir_p(const char *path) {
   return system(cmd);
 }
 
+// check: lines — parsed with their line numbers, evaluated against the traces.
+static void test_claims(void **state) {
+  (void)state;
+  static const char text[] =
+      "title: t\nlang: en\ntrace a: prompt=\"x\" file=a.safetensors\ntrace b: prompt=\"y\" file=b.safetensors\n"
+      "---\nshow: blocks.1.attn.hook_pattern\nview: heatmap\n"
+      "check: max blocks.1.attn.hook_pattern[1,2] > 121.5\n"   // line 8: 122 > 121.5
+      "check: b:blocks.1.attn.hook_pattern[1,2,0] == 240\n"     // line 9
+      "check: argmax hook_probs[0] == 2\n"                      // line 10
+      "check: blocks.0.attn.hook_pattern[0,1,1] < b:blocks.0.attn.hook_pattern[0,1,1]\n"  // 11 < 22
+      "\nText.\n"
+      "---\nshow: hook_probs\nview: bars\ncheck: max hook_probs[0] >= 0.5\n\nFalse claim.\n";
+  tt_lesson *l = NULL;
+  tt_error err = {0};
+  if (tt_lesson_parse(text, strlen(text), "c", &l, &err)) fail_msg("%s", err.msg);
+  const tt_lesson_step *s = tt_lesson_step_at(l, 0);
+  assert_int_equal(s->n_checks, 4);
+  assert_int_equal(s->check_lines[0], 8);
+  assert_int_equal(s->check_lines[3], 11);
+  assert_string_equal(s->checks[2], "argmax hook_probs[0] == 2");
+  tt_trace *a = make_trace(1.0f), *b = make_trace(2.0f);
+  const tt_trace *traces[2] = {a, b};
+  if (tt_lesson_check_claims(l, 0, traces, &err)) fail_msg("%s", err.msg);
+  assert_int_not_equal(tt_lesson_check_claims(l, 1, traces, &err), TT_OK);
+  assert_non_null(strstr(err.msg, "c:17: check failed: max hook_probs[0] >= 0.5 (0.4 >= 0.5 is false)"));
+  tt_trace_destroy(a);
+  tt_trace_destroy(b);
+  tt_lesson_destroy(l);
+  // Syntax errors at parse time, with the line.
+  const char *bad[][2] = {
+      {"check: max hook_probs[0] 0.5\n", "c:8: check: 'max hook_probs[0] 0.5' should read A OP B"},
+      {"check: max hook_probs[0] %.2f > 0.5\n", "drop the format"},
+      {"check: token 1 == 3\n", "is not a number"},
+      {"check: zz:hook_probs[0,0] > 0\n", "trace 'zz' is not defined"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    char t[512];
+    snprintf(t, sizeof t, "title: t\nlang: en\ntrace a: prompt=\"x\" file=a.safetensors\n\n\n---\nshow: tokens\n%s"
+             "view: tokens\n\nText.\n", bad[i][0]);
+    assert_int_not_equal(tt_lesson_parse(t, strlen(t), "c", &l, &err), TT_OK);
+    if (!strstr(err.msg, bad[i][1])) fail_msg("'%s': got '%s'", bad[i][0], err.msg);
+  }
+}
+
 static void test_player(void **state) {
   (void)state;
   char dir[] = "/tmp/tt_lesson_XXXXXX";
@@ -386,7 +430,7 @@ static void test_player(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_parse_good), cmocka_unit_test(test_parse_errors), cmocka_unit_test(test_fill),
-      cmocka_unit_test(test_resolve),    cmocka_unit_test(test_player),
+      cmocka_unit_test(test_resolve),    cmocka_unit_test(test_claims),     cmocka_unit_test(test_player),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
