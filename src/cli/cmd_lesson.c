@@ -2,7 +2,6 @@
 // against their saved traces, and make those traces from the lesson files.
 #include <dirent.h>
 #include <getopt.h>
-#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -279,14 +278,7 @@ static void print_tokens(const tt_trace *tr) {
 
 // (pre, post) pairs of the FFN activation for one token: the first features.
 static void print_activation(const tt_trace *tr, const tt_tensor *t, int64_t row) {
-  char pre_name[256];
-  snprintf(pre_name, sizeof pre_name, "%.*shook_pre", (int)(strrchr(t->name, '.') - t->name + 1), t->name);
-  const tt_tensor *pre = tt_trace_find(tr, pre_name), *post = t;
-  if (strcmp(pre_name, t->name) == 0) {
-    char post_name[256];
-    snprintf(post_name, sizeof post_name, "%.*shook_post", (int)(strrchr(t->name, '.') - t->name + 1), t->name);
-    post = tt_trace_find(tr, post_name);
-  }
+  const tt_tensor *pre = tt_lesson_sibling(tr, t->name, "hook_pre"), *post = tt_lesson_sibling(tr, t->name, "hook_post");
   if (!pre || !post) return;
   int64_t F = pre->shape[1], r = row < 0 ? pre->shape[0] - 1 : row, n = F < 12 ? F : 12;
   printf("token %lld '%s', the first %lld of %lld features:\n%-6s", (long long)r, tt_trace_token(tr, (int)r),
@@ -332,18 +324,14 @@ static void print_tensor(const tt_lesson_step *st, const tt_trace *tr, const tt_
   } else if (strcmp(v, "layernorm") == 0) {
     const char *names[] = {"hook_mean", "hook_scale"};
     for (int i = 0; i < 2; i++) {
-      char buf[256];
-      snprintf(buf, sizeof buf, "%.*s%s", (int)(strrchr(t->name, '.') - t->name + 1), t->name, names[i]);
-      const tt_tensor *s = tt_trace_find(tr, buf);
+      const tt_tensor *s = tt_lesson_sibling(tr, t->name, names[i]);
       if (s && s != t) tt_dump_tensor(stdout, tr, s, o), putchar('\n');
     }
     tt_dump_tensor(stdout, tr, t, o);
   } else if (strcmp(v, "qkv") == 0) {
     const char *names[] = {"hook_q", "hook_k", "hook_v"};
     for (int i = 0; i < 3; i++) {
-      char buf[256];
-      snprintf(buf, sizeof buf, "%.*s%s", (int)(strrchr(t->name, '.') - t->name + 1), t->name, names[i]);
-      const tt_tensor *s = tt_trace_find(tr, buf);
+      const tt_tensor *s = tt_lesson_sibling(tr, t->name, names[i]);
       if (s) tt_dump_tensor(stdout, tr, s, o);
     }
   } else {
@@ -455,35 +443,6 @@ static int play_text(const char *path, const char *traces_dir, int only_step) {
 }
 
 // ---- --check ---------------------------------------------------------------------------
-// Every knob the trace definition sets is what the trace's config says.
-static bool knobs_match(const tt_lesson_trace *def, const tt_trace *tr, char *why, size_t len) {
-  tt_config cfg;
-  if (!tt_trace_config(tr, &cfg)) return snprintf(why, len, "no config in its metadata"), false;
-  for (int i = 0; i < def->n_set; i++) {
-    const char *eq = strchr(def->set[i], '=');
-    char key[64];
-    snprintf(key, sizeof key, "%.*s", (int)(eq - def->set[i]), def->set[i]);
-    tt_config want = cfg;
-    if (tt_config_set(&want, key, eq + 1, NULL)) return snprintf(why, len, "unknown knob %s", def->set[i]), false;
-    char *a = tt_config_to_json(&want), *b = tt_config_to_json(&cfg);
-    bool same = a && b && strcmp(a, b) == 0;
-    free(a);
-    free(b);
-    if (!same) return snprintf(why, len, "it was made without set=%s", def->set[i]), false;
-  }
-  return true;
-}
-
-static bool record_matches(const tt_lesson_trace *def, const tt_trace *tr) {
-  json_t *rec = json_loads(tt_trace_meta(tr, "record") ? tt_trace_meta(tr, "record") : "[]", 0, NULL);
-  bool ok = rec && json_is_array(rec) && json_array_size(rec) == (size_t)def->n_record;
-  for (int i = 0; ok && i < def->n_record; i++)
-    ok = json_string_value(json_array_get(rec, (size_t)i)) &&
-         strcmp(json_string_value(json_array_get(rec, (size_t)i)), def->record[i]) == 0;
-  json_decref(rec);
-  return ok;
-}
-
 static int check_one(const char *path, const char *traces_dir, tt_tokenizer *tok) {
   tt_error err = {0};
   tt_lesson_player *p = NULL;
@@ -492,22 +451,11 @@ static int check_one(const char *path, const char *traces_dir, tt_tokenizer *tok
     return 1;
   }
   int bad = 0, n_claims = 0;
-  for (int i = 0; i < tt_lesson_n_traces(p->lesson); i++) {
-    const tt_lesson_trace *def = tt_lesson_trace_at(p->lesson, i);
-    const char *prompt = tt_trace_meta(p->traces[i], "prompt");
-    char why[256] = "";
-    if (!prompt || strcmp(prompt, def->prompt) != 0)
-      snprintf(why, sizeof why, "its prompt is \"%s\"", prompt ? prompt : "?");
-    else if (!record_matches(def, p->traces[i]))
-      snprintf(why, sizeof why, "its record globs are %s", tt_trace_meta(p->traces[i], "record"));
-    else
-      knobs_match(def, p->traces[i], why, sizeof why);
-    if (why[0]) {
-      printf("FAIL %s:%d: trace '%s' (%s) does not match its definition: %s; run `ttrace lesson --make-traces`\n",
-             path, def->line, def->name, def->file, why);
+  for (int i = 0; i < tt_lesson_n_traces(p->lesson); i++)
+    if (tt_lesson_verify_trace(p->lesson, i, p->traces[i], &err)) {
+      printf("FAIL %s\n", err.msg);
       bad++;
     }
-  }
   for (int i = 0; i < tt_lesson_n_steps(p->lesson); i++) {
     tt_lesson_view v;
     tt_lesson_player_jump(p, i);
@@ -526,49 +474,17 @@ static int check_one(const char *path, const char *traces_dir, tt_tokenizer *tok
 }
 
 // The twin of an en lesson in another language has the same traces and the same steps
-// (what is shown); only the words differ.
+// (what is shown and checked); only the words differ.
 static int check_twins(const char *a_path, const char *b_path) {
   tt_error err = {0};
   tt_lesson *a = NULL, *b = NULL;
-  if (tt_lesson_load(a_path, &a, &err) || tt_lesson_load(b_path, &b, &err)) {
-    printf("FAIL %s\n", err.msg);
-    tt_lesson_destroy(a);
-    return 1;
-  }
-  int bad = 0;
-  if (tt_lesson_n_traces(a) != tt_lesson_n_traces(b)) {
-    printf("FAIL %s and %s define %d and %d traces\n", a_path, b_path, tt_lesson_n_traces(a), tt_lesson_n_traces(b));
-    bad++;
-  }
-  for (int i = 0; !bad && i < tt_lesson_n_traces(a); i++) {
-    const tt_lesson_trace *x = tt_lesson_trace_at(a, i), *y = tt_lesson_trace_at(b, i);
-    if (strcmp(x->name, y->name) || strcmp(x->file, y->file) || !tt_lesson_trace_same(x, y)) {
-      printf("FAIL %s:%d and %s:%d: trace %d differs\n", a_path, x->line, b_path, y->line, i + 1);
-      bad++;
-    }
-  }
-  if (tt_lesson_n_steps(a) != tt_lesson_n_steps(b)) {
-    printf("FAIL %s and %s have %d and %d steps\n", a_path, b_path, tt_lesson_n_steps(a), tt_lesson_n_steps(b));
-    bad++;
-  }
-  for (int i = 0; !bad && i < tt_lesson_n_steps(a); i++) {
-    const tt_lesson_step *x = tt_lesson_step_at(a, i), *y = tt_lesson_step_at(b, i);
-    if (strcmp(x->hook, y->hook) || x->layer != y->layer || x->head != y->head || x->row != y->row ||
-        strcmp(x->view, y->view) || x->trace != y->trace || x->compare != y->compare ||
-        x->temperature != y->temperature || x->n_checks != y->n_checks) {
-      printf("FAIL %s:%d and %s:%d: step %d shows different things\n", a_path, x->line, b_path, y->line, i + 1);
-      bad++;
-    }
-    for (int k = 0; !bad && k < x->n_checks; k++)
-      if (strcmp(x->checks[k], y->checks[k]) != 0) {
-        printf("FAIL %s:%d and %s:%d: the twins check different claims\n", a_path, x->check_lines[k], b_path,
-               y->check_lines[k]);
-        bad++;
-      }
-  }
+  tt_status st = tt_lesson_load(a_path, &a, &err);
+  if (!st) st = tt_lesson_load(b_path, &b, &err);
+  if (!st) st = tt_lesson_verify_twins(a, b, &err);
+  if (st) printf("FAIL %s\n", err.msg);
   tt_lesson_destroy(a);
   tt_lesson_destroy(b);
-  return bad;
+  return st ? 1 : 0;
 }
 
 static int cmd_check(char **args, int n_args, const char *traces_dir) {

@@ -102,6 +102,16 @@ tt_status tt_lesson_resolve(const tt_lesson *l, int step, const tt_trace *const 
                             tt_error *err);
 void tt_lesson_view_free(tt_lesson_view *v);
 
+// The tensor beside name with its last component replaced ("blocks.0.ln1.hook_out",
+// "hook_mean" → blocks.0.ln1.hook_mean); NULL when the trace lacks it.
+const tt_tensor *tt_lesson_sibling(const tt_trace *tr, const char *name, const char *last);
+
+// A saved trace still matches its definition i: prompt, record globs, variant knobs.
+tt_status tt_lesson_verify_trace(const tt_lesson *l, int i, const tt_trace *tr, tt_error *err);
+// Two language versions of one lesson: the same traces, and steps that show and check the
+// same things (only titles and words may differ).
+tt_status tt_lesson_verify_twins(const tt_lesson *a, const tt_lesson *b, tt_error *err);
+
 // Evaluates the step's check: lines against the traces; the first false one is an error
 // naming its line and both values.
 tt_status tt_lesson_check_claims(const tt_lesson *l, int step, const tt_trace *const *traces, tt_error *err);

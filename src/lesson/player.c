@@ -48,15 +48,6 @@ static tt_status check_tensor(const tt_lesson *l, const tt_lesson_step *st, cons
   return TT_OK;
 }
 
-// Finds the sibling of name with its last component replaced ("...ln1.hook_out" →
-// "...ln1.hook_mean"); NULL when the trace lacks it.
-static const tt_tensor *sibling(const tt_trace *tr, const char *name, const char *last, char *buf, size_t len) {
-  const char *dot = strrchr(name, '.');
-  int keep = dot ? (int)(dot - name + 1) : 0;
-  snprintf(buf, len, "%.*s%s", keep, name, last);
-  return tt_trace_find(tr, buf);
-}
-
 // What each view can show, and the tensors it needs besides the shown one.
 static tt_status check_view(const tt_lesson *l, const tt_lesson_step *st, const tt_trace *tr,
                             const tt_tensor *t, tt_error *err) {
@@ -91,10 +82,9 @@ static tt_status check_view(const tt_lesson *l, const tt_lesson_step *st, const 
   if (!ok)
     return tt_fail(err, TT_ERR_ARG, "%s:%d: view %s shows %s, not %s", l->name, st->line, v, want, name);
   for (int i = 0; i < 3 && need[i]; i++) {
-    char buf[256];
-    if (!sibling(tr, name, need[i], buf, sizeof buf))
-      return tt_fail(err, TT_ERR_ARG, "%s:%d: view %s needs %s too, which the trace lacks", l->name, st->line, v,
-                     buf);
+    if (!tt_lesson_sibling(tr, name, need[i]))
+      return tt_fail(err, TT_ERR_ARG, "%s:%d: view %s needs %.*s%s too, which the trace lacks", l->name, st->line,
+                     v, (int)(strrchr(name, '.') ? strrchr(name, '.') - name + 1 : 0), name, need[i]);
   }
   return TT_OK;
 }

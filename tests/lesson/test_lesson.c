@@ -327,6 +327,58 @@ static void test_resolve(void **state) {
   tt_lesson_destroy(l);
 }
 
+// Twins: the same steps in other words pass; another view, claim or trace does not. A saved
+// trace must match its definition's prompt, record globs and knobs.
+static void test_verify(void **state) {
+  (void)state;
+  tt_lesson *a = NULL, *b = NULL;
+  tt_error err = {0};
+  assert_int_equal(tt_lesson_parse(good, strlen(good), "a", &a, &err), TT_OK);
+  struct {
+    const char *from, *to;
+    bool ok;
+  } cases[] = {
+      {"First paragraph.", "Erster Absatz, ganz anders.", true},
+      {"title: The tokens", "title: Die Tokens", true},
+      {"view: heatmap", "view: table", false},
+      {"head: 2", "head: 1", false},
+      {"row: -1", "row: 0", false},
+      {"temperature: 0.5", "temperature: 2", false},
+      {"trace: other\n", "", false},
+      {"set=causal=false,scale_attn=false", "set=causal=false", false},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    char text[4096];
+    const char *at = strstr(good, cases[i].from);
+    assert_non_null(at);
+    snprintf(text, sizeof text, "%.*s%s%s", (int)(at - good), good, cases[i].to, at + strlen(cases[i].from));
+    assert_int_equal(tt_lesson_parse(text, strlen(text), "b", &b, &err), TT_OK);
+    tt_status st = tt_lesson_verify_twins(a, b, &err);
+    if ((st == TT_OK) != cases[i].ok) fail_msg("case %zu (%s): %s", i, cases[i].to, st ? err.msg : "passed");
+    tt_lesson_destroy(b);
+  }
+  tt_trace *t = make_trace(1.0f);
+  assert_int_not_equal(tt_lesson_verify_trace(a, 0, t, &err), TT_OK);
+  assert_non_null(strstr(err.msg, "a:5: trace 'main' (t-main.safetensors) does not match its definition: its prompt"));
+  tt_trace_set_meta(t, "prompt", "The weather, \"nice\"");
+  tt_trace_set_meta(t, "record", "[\"tokens\",\"blocks.*.attn.hook_pattern\",\"hook_probs\"]");
+  assert_int_not_equal(tt_lesson_verify_trace(a, 0, t, &err), TT_OK);
+  assert_non_null(strstr(err.msg, "made without set=causal=false"));
+  tt_config cfg;
+  assert_true(tt_trace_config(t, &cfg));
+  cfg.causal = false;
+  cfg.scale_attn = false;
+  char *json = tt_config_to_json(&cfg);
+  tt_trace_set_meta(t, "config", json);
+  free(json);
+  if (tt_lesson_verify_trace(a, 0, t, &err)) fail_msg("%s", err.msg);
+  tt_trace_set_meta(t, "record", "[\"tokens\"]");
+  assert_int_not_equal(tt_lesson_verify_trace(a, 0, t, &err), TT_OK);
+  assert_non_null(strstr(err.msg, "its record globs are"));
+  tt_trace_destroy(t);
+  tt_lesson_destroy(a);
+}
+
 static int mkdir_p(const char *path) {
   char cmd[600];
   snprintf(cmd, sizeof cmd, "mkdir -p '%s'", path);
@@ -430,7 +482,8 @@ static void test_player(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_parse_good), cmocka_unit_test(test_parse_errors), cmocka_unit_test(test_fill),
-      cmocka_unit_test(test_resolve),    cmocka_unit_test(test_claims),     cmocka_unit_test(test_player),
+      cmocka_unit_test(test_resolve),    cmocka_unit_test(test_claims),     cmocka_unit_test(test_verify),
+      cmocka_unit_test(test_player),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
