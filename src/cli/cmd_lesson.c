@@ -1,5 +1,6 @@
 // ttrace lesson: play a narrated lesson (window or terminal), list the lessons, check them
 // against their saved traces, and make those traces from the lesson files.
+#include <ctype.h>
 #include <dirent.h>
 #include <getopt.h>
 #include <math.h>
@@ -209,11 +210,18 @@ static void print_wrapped(const char *text, int width) {
       while (i < n && (p[i] == ' ' || p[i] == '\n')) i++;
       size_t w0 = i;
       while (i < n && p[i] != ' ' && p[i] != '\n') i++;
-      // A lone quote opens a token with a leading space (' weather'): keep them together.
+      // A lone quote opens a token with a leading space (' weather'): keep them together;
+      // so are the numbers of a shape, "(4, 128)".
       if (i == w0 + 1 && p[w0] == '\'' && i < n && p[i] == ' ') {
         i++;
         while (i < n && p[i] != ' ' && p[i] != '\n') i++;
       }
+      if (p[w0] == '(' && isdigit((unsigned char)p[w0 + 1]) && !memchr(p + w0, ')', i - w0))
+        while (i < n && p[i] == ' ' && i + 1 < n && isdigit((unsigned char)p[i + 1])) {
+          i++;
+          while (i < n && p[i] != ' ' && p[i] != '\n') i++;
+          if (memchr(p + w0, ')', i - w0)) break;
+        }
       if (i == w0) break;
       char word[1024];
       size_t wl = i - w0 < sizeof word - 1 ? i - w0 : sizeof word - 1;

@@ -229,12 +229,16 @@ static double elem(const tt_tensor *t, int64_t i) {
   }
 }
 
-// Integer tensors print as integers unless a format is given; floats as %.3g.
+// Integer tensors print as integers unless a format is given; floats as %.3g. A value that
+// rounds to zero prints without a minus sign ("0.000", not "-0.000").
 static void put_number(strbuf *b, const tt_placeholder *ph, double v, bool integral) {
-  if (ph->percent)
-    sb_printf(b, ph->fmt, v * 100.0), sb_add(b, "%", 1);
-  else
-    sb_printf(b, ph->fmt[0] ? ph->fmt : integral ? "%.0f" : "%.3g", v);
+  char num[64];
+  const char *fmt = ph->fmt[0] ? ph->fmt : integral ? "%.0f" : "%.3g";
+  snprintf(num, sizeof num, fmt, ph->percent ? v * 100.0 : v);
+  const char *s = num;
+  if (s[0] == '-' && strspn(s + 1, "0.") == strlen(s + 1)) s++;
+  sb_add(b, s, strlen(s));
+  if (ph->percent) sb_add(b, "%", 1);
 }
 
 static tt_status fill_one(void *vctx, const char *open, const char *inner, size_t n, int line, tt_error *err) {

@@ -256,6 +256,12 @@ static void test_fill(void **state) {
   expect_fill(l, traces, "'{{token 1}}' '{{token -1}}'", "' weather' ' is'");
   expect_fill(l, traces, "{{config n_head}} {{config d_head}} {{config tokens}} {{config n_inner}}", "2 2 3 16");
   expect_fill(l, traces, "{{absmax blocks.0.attn.hook_pattern %.3e}}", "1.220e+02");
+  expect_fill(l, traces, "{{mean blocks.1.hook_resid_post[:,3] %.3f}}", "0.667");
+  tt_trace *tiny = make_trace(-1e-5f);  // pattern values -1e-5 * (100h + 10i + j)
+  const tt_trace *tiny_traces[2] = {tiny, tiny};
+  expect_fill(l, tiny_traces, "{{blocks.0.attn.hook_pattern[0,0,1] %.3f}} {{blocks.0.attn.hook_pattern[1,0,0] %.3f}}",
+              "0.000 -0.001");  // no "-0.000"
+  tt_trace_destroy(tiny);
   expect_fill_error(l, traces, "x\n{{blocks.0.attn.hook_pattern[1]}}", "good:8: {{blocks.0.attn.hook_pattern[1]}}: a value needs all 3");
   expect_fill_error(l, traces, "{{hook_logits[0]}}", "trace 'main' has no tensor hook_logits");
   expect_fill_error(l, traces, "{{max hook_probs[3]}}", "index 3 out of range for axis 0 of size 3");
