@@ -123,6 +123,19 @@ tt_status tt_lesson_fill(const tt_lesson *l, int default_trace, const char *text
                          char **out, tt_error *err);
 
 // The player: a lesson with its traces loaded, and the current step.
+//
+// How a window drives it (what `ttrace lesson FILE` expects from src/ui): open the player,
+// show tt_lesson_player_view()'s narration in a panel, and point the view at the step:
+// view.tensors[0] (or one per layer for layer: all) in view.trace; step->head (-1: all
+// heads), step->row (the token the narration is about; TT_LESSON_ALL_ROWS: none) and
+// step->temperature for bars; step->view is a render view name (tt_view_parse), except
+// "norms", which is lesson-only (a vector-length table; a heatmap will do). With
+// view.compare, draw view.compare_tensors[k] beside it and, when the shapes agree, their
+// difference. Next/previous call tt_lesson_player_next/prev; a teacher jumps with
+// tt_lesson_player_jump. The CLI calls, when ui/ui.h defines TT_UI_LESSON_API:
+//   tt_status tt_ui_run_lesson(const char *path, const char *traces_dir, const char *lang,
+//                              tt_error *err);  // TT_ERR_UNSUPPORTED: no display
+// and otherwise plays the lesson as text.
 typedef struct {
   tt_lesson *lesson;
   tt_trace **traces;  // one per lesson trace
