@@ -17,7 +17,7 @@ After export the script reloads model.safetensors and checks, with a plain full-
 forward pass, that the held-out loss is the same.
 
 Outputs in the model folder: model.safetensors (F16), config.json, loss_curve.png,
-training_log.json. Needs /usr/bin/python3 with Debian's python3-torch and python3-numpy;
+training_log.json, corpus_stats.json (a copy of the corpus's stats.json). Needs /usr/bin/python3 with Debian's python3-torch and python3-numpy;
 python3-matplotlib draws the loss curve (without it a plain PNG is drawn with zlib).
 """
 
@@ -471,6 +471,8 @@ def main():
         "train_seconds": round(train_time, 1), "total_seconds": round(time.time() - t_start, 1),
     })
     log["plot"] = plot_loss(os.path.join(args.out, "loss_curve.png"), log)
+    if os.path.exists(os.path.join(args.corpus, "stats.json")):
+        shutil.copy(os.path.join(args.corpus, "stats.json"), os.path.join(args.out, "corpus_stats.json"))
     with open(os.path.join(args.out, "training_log.json"), "w") as f:
         json.dump(log, f, indent=1)
         f.write("\n")
