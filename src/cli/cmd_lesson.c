@@ -38,8 +38,9 @@ static const char usage[] =
     "  --traces DIR    where the saved traces are (default: lessons/traces)\n"
     "  --list          the lessons, with their titles and step counts\n"
     "  --check         load every step of the lessons (default: all) from their traces: hooks,\n"
-    "                  layers, heads, rows and {{...}} numbers must resolve, the traces must match\n"
-    "                  their definitions, and each en lesson must have a ko twin with the same steps\n"
+    "                  layers, heads, rows and {{...}} numbers must resolve, check: claims must\n"
+    "                  hold, the traces must match their definitions, and each en lesson must\n"
+    "                  have a ko twin with the same steps\n"
     "  --make-traces   (re)make the traces the lessons (default: all) define, with the model\n"
     "  -o DIR          with --make-traces: write them there (default: the traces folder)\n"
     "  -m MODEL_DIR    with --make-traces: use this model instead of the lesson's\n";
