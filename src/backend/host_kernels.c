@@ -44,22 +44,24 @@ static inline float exp_poly(float x) {
 TT_MULTIVERSION
 float tt_host_exp_sub_sum(float *o, const float *x, float sub, size_t n) {
   for (size_t i = 0; i < n; i++) o[i] = exp_poly(x[i] - sub);
-  float acc[8] = {0};
+  // Summed in double: a float sum of 50257 mostly tiny terms drops them (each is below half
+  // an ulp of the running sum) and underestimates a vocabulary row's total by ~1e-4.
+  double acc[8] = {0};
   size_t i = 0;
   for (; i + 8 <= n; i += 8)
     for (int k = 0; k < 8; k++) acc[k] += o[i + k];
   for (; i < n; i++) acc[0] += o[i];
-  return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+  return (float)(((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7])));
 }
 
 TT_MULTIVERSION
 float tt_host_exp_sum(const float *x, float sub, size_t n) {
-  float acc[8] = {0};
+  double acc[8] = {0};  // in double, as above
   size_t i = 0;
   for (; i + 8 <= n; i += 8)
     for (int k = 0; k < 8; k++) acc[k] += exp_poly(x[i + k] - sub);
   for (; i < n; i++) acc[0] += exp_poly(x[i] - sub);
-  return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+  return (float)(((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7])));
 }
 
 TT_MULTIVERSION
