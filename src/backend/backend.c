@@ -13,14 +13,14 @@ tt_status tt_backend_create(const char *name, tt_backend **out, char *note, size
   set_note(note, note_len, "");
   if (!name || strcmp(name, "openblas") == 0) return tt_backend_openblas_create(out, err);
   if (strcmp(name, "opencl") == 0) {
-#if TT_WITH_OPENCL_BACKEND
+#if TT_HAVE_OPENCL
     return tt_backend_opencl_create(-1, -1, out, err);
 #else
     return tt_fail(err, TT_ERR_UNSUPPORTED, "backend \"opencl\": this build has no OpenCL support");
 #endif
   }
   if (strcmp(name, "auto") == 0) {
-#if TT_WITH_OPENCL_BACKEND
+#if TT_HAVE_OPENCL
     tt_error cl_err = {0};
     char msg[1200];
     if (tt_backend_opencl_create(-1, -1, out, &cl_err) == TT_OK) {
