@@ -10,6 +10,7 @@
 
 static const char usage[] =
     "usage: ttrace render TRACE --step HOOK [OPTIONS] -o FIG.png|FIG.svg\n"
+    "       ttrace render A --compare B --step HOOK [OPTIONS] -o FIG.png\n"
     "\n"
     "Draws one view of a saved trace without a display, with the same painters as the window.\n"
     "\n"
@@ -20,6 +21,7 @@ static const char usage[] =
     "  --view NAME        heatmap, table, grid (all heads), overview (layers x heads), tokens,\n"
     "                     bars, layernorm, gelu, embed, positions, qkv (default: the step's own)\n"
     "  --frame            draw the step navigator, formula and explanation as the window does\n"
+    "  --compare B        the same view of trace B beside it and the difference A - B (PNG)\n"
     "  --size WxH         image size in pixels (default 1600x1000)\n"
     "  --theme light|dark colours (default light)\n"
     "  --lang en|ko       language of labels and explanations (default en)\n"
@@ -48,7 +50,7 @@ static bool ends_with(const char *s, const char *suffix) {
 
 int tt_cmd_render(int argc, char **argv) {
   enum { O_STEP = 256, O_LAYER, O_HEAD, O_VIEW, O_FRAME, O_SIZE, O_THEME, O_LANG, O_ZOOM, O_PAN, O_PIN, O_TEMP, O_POS,
-         O_TOP, O_FONT };
+         O_TOP, O_FONT, O_COMPARE };
   static const struct option longs[] = {
       {"step", required_argument, 0, O_STEP},   {"layer", required_argument, 0, O_LAYER},
       {"head", required_argument, 0, O_HEAD},   {"view", required_argument, 0, O_VIEW},
@@ -59,10 +61,11 @@ int tt_cmd_render(int argc, char **argv) {
       {"position", required_argument, 0, O_POS}, {"top", required_argument, 0, O_TOP},
       {"font-scale", required_argument, 0, O_FONT}, {"model", required_argument, 0, 'm'},
       {"output", required_argument, 0, 'o'},    {"help", no_argument, 0, 'h'},
+      {"compare", required_argument, 0, O_COMPARE},
       {0, 0, 0, 0}};
   tt_view_state vs;
   tt_view_state_init(&vs);
-  const char *step = NULL, *output = NULL, *model = NULL;
+  const char *step = NULL, *output = NULL, *model = NULL, *compare = NULL;
   int w = 1600, h = 1000, layer = -1, c;
   bool view_set = false;
   optind = 1;
@@ -105,6 +108,7 @@ int tt_cmd_render(int argc, char **argv) {
       case O_FONT: vs.font_scale = (float)atof(optarg); break;
       case 'm': model = optarg; break;
       case 'o': output = optarg; break;
+      case O_COMPARE: compare = optarg; break;
       case 'h': fputs(usage, stdout); return 0;
       default: return tt_cli_usage_error("render", "unknown option");
     }
@@ -114,6 +118,7 @@ int tt_cmd_render(int argc, char **argv) {
   if (!output) return tt_cli_usage_error("render", "missing -o FIG.png or FIG.svg");
   bool svg = ends_with(output, ".svg");
   if (!svg && !ends_with(output, ".png")) return tt_cli_usage_error("render", "-o must end in .png or .svg");
+  if (svg && compare) return tt_cli_usage_error("render", "--compare draws PNG only");
   if (!(vs.zoom >= 1)) return tt_cli_usage_error("render", "--zoom must be 1 or more");
   if (!(vs.temperature > 0)) return tt_cli_usage_error("render", "--temperature must be above 0");
   if (!(vs.font_scale > 0.2f && vs.font_scale < 5)) return tt_cli_usage_error("render", "--font-scale between 0.2 and 5");
@@ -154,14 +159,33 @@ int tt_cmd_render(int argc, char **argv) {
     tt_viz_data_extras(vd, tr, &ex);
     st = tt_render_create(&rc, &err);
   }
+  tt_trace *b = NULL;
+  tt_derived *d = NULL;
+  if (!st && compare) {
+    st = tt_trace_load(compare, &b, &err);
+    if (!st) st = tt_derived_create(&d, &err);
+  }
   if (!st) {
     tt_render_set_extras(rc, &ex);
-    st = svg ? tt_render_svg(rc, tr, &vs, w, h, output, &err) : tt_render_png(rc, tr, &vs, w, h, output, &err);
+    if (b) {
+      const char *la = strrchr(argv[optind], '/') ? strrchr(argv[optind], '/') + 1 : argv[optind];
+      const char *lb = strrchr(compare, '/') ? strrchr(compare, '/') + 1 : compare;
+      tt_compare cmp = {b, la, lb};
+      st = tt_render_compare_png(rc, tr, &cmp, &vs, w, h, d, output, &err);
+      tt_compare_info in;
+      tt_derived_info(d, &in);
+      if (!st && in.diff) printf("max |A - B| = %.6g in %s\n", (double)in.max_abs, in.hook);
+      else if (!st) printf("no difference drawn (the tensor is missing or the shapes differ)\n");
+    } else {
+      st = svg ? tt_render_svg(rc, tr, &vs, w, h, output, &err) : tt_render_png(rc, tr, &vs, w, h, output, &err);
+    }
   }
   if (!st) printf("%s: %s, %dx%d -> %s\n", vs.hook, tt_view_name(vs.view), w, h, output);
   int code = st ? tt_cli_fail("render", &err) : 0;
   tt_render_destroy(rc);
+  tt_derived_destroy(d);
   tt_viz_data_close(vd);
+  tt_trace_destroy(b);
   tt_trace_destroy(tr);
   return code;
 }

@@ -10,12 +10,15 @@
 static const char usage[] =
     "usage: ttrace view [OPTIONS] TRACE\n"
     "       ttrace view [OPTIONS] -m MODEL_DIR \"PROMPT\"\n"
+    "       ttrace view [OPTIONS] A.safetensors --compare B.safetensors\n"
     "\n"
     "Opens a trace in the window: the steps of the forward pass on the left, the formula,\n"
     "shapes and explanation on top, the tensors as heatmaps and tables. F1 lists the keys.\n"
     "Without a display it says so; `ttrace render` draws any view into a PNG or SVG.\n"
     "\n"
     "  -m, --model DIR     trace PROMPT with this model (and retrace typed prompts with it)\n"
+    "      --compare B     show the same step of trace B beside it, with the difference A - B\n"
+    "                      (max |A - B| on top; pointing at a cell shows A, B and A - B there)\n"
     "  -b, --backend NAME  openblas (default), opencl or auto, for tracing\n"
     "      --lang en|ko    language of the interface (default en)\n"
     "      --theme light|dark\n"
@@ -28,13 +31,14 @@ static const char usage[] =
 int tt_view_parse_ui_opts(int argc, char **argv, const char *cmd, tt_ui_opts *o, const char **model, int *rc);
 
 int tt_view_parse_ui_opts(int argc, char **argv, const char *cmd, tt_ui_opts *o, const char **model, int *rc) {
-  enum { O_LANG = 256, O_THEME, O_SIZE, O_PLAY, O_SHOTS, O_SCRIPT, O_STATE };
+  enum { O_LANG = 256, O_THEME, O_SIZE, O_PLAY, O_SHOTS, O_SCRIPT, O_STATE, O_COMPARE };
   static const struct option longs[] = {
       {"model", required_argument, 0, 'm'}, {"backend", required_argument, 0, 'b'},
       {"lang", required_argument, 0, O_LANG}, {"theme", required_argument, 0, O_THEME},
       {"size", required_argument, 0, O_SIZE}, {"play", no_argument, 0, O_PLAY},
       {"shots", required_argument, 0, O_SHOTS}, {"script", required_argument, 0, O_SCRIPT},
       {"state-out", required_argument, 0, O_STATE}, {"help", no_argument, 0, 'h'},
+      {"compare", required_argument, 0, O_COMPARE},
       {0, 0, 0, 0}};
   memset(o, 0, sizeof *o);
   int c;
@@ -61,6 +65,10 @@ int tt_view_parse_ui_opts(int argc, char **argv, const char *cmd, tt_ui_opts *o,
       case O_SHOTS: o->shot_dir = optarg; break;
       case O_SCRIPT: o->script = optarg; break;
       case O_STATE: o->state_out = optarg; break;
+      case O_COMPARE:  // the path rides in label_b until the caller loads the trace
+        if (strcmp(cmd, "view") != 0) return *rc = tt_cli_usage_error(cmd, "--compare goes with `ttrace view`");
+        o->label_b = optarg;
+        break;
       case 'h': *rc = 0; return 0;
       default: return *rc = tt_cli_usage_error(cmd, "unknown option");
     }
@@ -103,13 +111,26 @@ int tt_cmd_view(int argc, char **argv) {
   }
   tt_session_close(s);
   if (st) return tt_cli_fail("view", &err);
+  tt_trace *cmp = NULL;
+  if (o.label_b) {
+    const char *b_path = o.label_b;
+    if (tt_trace_load(b_path, &cmp, &err)) {
+      tt_trace_destroy(tr);
+      return tt_cli_fail("view", &err);
+    }
+    o.compare = cmp;
+    o.label_b = strrchr(b_path, '/') ? strrchr(b_path, '/') + 1 : b_path;
+    o.label_a = model ? "A" : strrchr(argv[optind], '/') ? strrchr(argv[optind], '/') + 1 : argv[optind];
+  }
   if (!tt_ui_display_available()) {
     fprintf(stderr, "ttrace view: no display here; `ttrace render TRACE --step HOOK -o fig.png` draws any view "
                     "without one\n");
     tt_trace_destroy(tr);
+    tt_trace_destroy(cmp);
     return 5;  // the device (a display) is missing
   }
   st = tt_ui_run(&o, tr, &err);
   tt_trace_destroy(tr);
+  tt_trace_destroy(cmp);
   return st ? tt_cli_fail("view", &err) : 0;
 }

@@ -129,6 +129,69 @@ tt_status tt_render_png(tt_render *rc, const tt_trace *tr, const tt_view_state *
 tt_status tt_render_svg(tt_render *rc, const tt_trace *tr, const tt_view_state *st, int w, int h,
                         const char *path, tt_error *err);
 
+// ---- two traces side by side; lesson pages (compare.c, norms.c, lesson_page.c) --------
+// Tensors a view computes from the traces (a − b, vector lengths per layer), kept between
+// frames because the layout's panels point at them. One per window or export; reset it
+// when a trace it was drawn with goes away.
+typedef struct tt_derived tt_derived;
+tt_status tt_derived_create(tt_derived **out, tt_error *err);
+void tt_derived_destroy(tt_derived *d);
+void tt_derived_reset(tt_derived *d);
+
+// A second trace beside the first: the view of the state in both and, when the shown
+// tensor has one shape in both, their difference a − b (diverging colours: red where a is
+// larger); a and b share one colour scale. Hovering a cell shows a, b and a − b there.
+typedef struct {
+  const tt_trace *b;
+  const char *label_a, *label_b;  // short names over the two sides ("weather", "B.safetensors")
+} tt_compare;
+
+// What the last drawing with d compared (the window's state dump, tests).
+typedef struct {
+  bool diff;           // a difference was drawn
+  char hook[96];       // the tensor compared ("norms" for vector lengths)
+  int64_t numel;
+  float max_abs;       // max |a − b| over the cells finite in both
+  int64_t max_at;      // flat index of that cell (-1: none)
+  int64_t n_one_sided; // cells finite in one trace only (e.g. masked in one)
+  bool hover;          // the pointer is on a compared cell:
+  char side;           // 'A', 'B' or 'D' (the difference panel)
+  int head, row, col;  // its index (head -1 for matrices)
+  float a, b, d;       // the three values there
+} tt_compare_info;
+void tt_derived_info(const tt_derived *d, tt_compare_info *out);
+
+void tt_render_draw_compare(tt_render *rc, SDL_Renderer *r, SDL_Rect area, const tt_trace *a, const tt_compare *cmp,
+                            const tt_view_state *st, tt_derived *d, tt_layout *lay);
+// Headless: the comparison as a figure (or with the window's frame when st->frame).
+tt_status tt_render_compare_png(tt_render *rc, const tt_trace *a, const tt_compare *cmp, const tt_view_state *st,
+                                int w, int h, tt_derived *d, const char *path, tt_error *err);
+
+// One step of a lesson: the lesson title and "3 / 9" on top, the narration on the left,
+// and on the right exactly the step's view (st), or a comparison, or the lengths of the
+// token vectors through the layers.
+typedef struct {
+  const char *lesson_title;
+  const char *step_title;      // "" when none
+  const char *narration;       // paragraphs separated by blank lines; single newlines reflow
+  int step, n_steps;           // step is 0-based
+  int row;                     // the token row the narration is about, outlined (-1: none)
+  const tt_compare *compare;   // NULL: one trace
+  // "norms": the (T, C) tensor of each layer in a (and in compare->b), drawn as a table of
+  // vector lengths, tokens × layers, instead of st's view.
+  const tt_tensor *const *layers;
+  const tt_tensor *const *layers_b;
+  int n_layers;
+  const char *jump;            // digits typed to jump to a step, or NULL
+  const char *other_lang;      // what L switches to ("한국어"), or NULL when there is no twin
+  const char *error;           // the step could not be shown: this message instead, or NULL
+  bool narration_hidden;       // the view takes the whole width
+} tt_lesson_page;
+void tt_render_draw_lesson(tt_render *rc, SDL_Renderer *r, SDL_Rect area, const tt_trace *tr, const tt_view_state *st,
+                           const tt_lesson_page *pg, tt_derived *d, tt_layout *lay);
+tt_status tt_render_lesson_png(tt_render *rc, const tt_trace *tr, const tt_view_state *st, const tt_lesson_page *pg,
+                               int w, int h, tt_derived *d, const char *path, tt_error *err);
+
 // ---- the pipeline steps, as the navigator lists them ----------------------------------
 typedef struct {
   const char *id;          // "softmax"

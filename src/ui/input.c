@@ -121,6 +121,10 @@ static void key(tt_ui *ui, const SDL_KeyboardEvent *k) {
     ui->dirty = true;
     return;
   }
+  if (ui->lesson && tt_ui_lesson_key(ui, k)) {
+    ui->dirty = true;
+    return;
+  }
   bool shift = (k->keysym.mod & KMOD_SHIFT) != 0;
   switch (c) {
     case SDLK_RIGHT: tt_ui_step(ui, 1); break;

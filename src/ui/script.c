@@ -5,8 +5,9 @@
 //   text STRING          typed text (the prompt box)
 //   move X Y             pointer to (X, Y) in window coordinates
 //   click X Y            left button down and up at (X, Y)
-//   cell R C             pointer to the centre of cell (R, C) of the main panel
-//   clickcell R C        click there
+//   cell R C [P]         pointer to the centre of cell (R, C) of the main panel (or of
+//                        panel P, in drawing order: with --compare 0 is A, 1 B, 2 A − B)
+//   clickcell R C [P]    click there
 //   drag X0 Y0 X1 Y1     press at (X0, Y0), move to (X1, Y1), release
 //   wheel N              scroll N notches (positive zooms in) at the pointer
 //   wait MS              let MS milliseconds pass (drawing continues)
@@ -108,11 +109,12 @@ void tt_script_pump(tt_ui *ui) {
       push_motion(ui, a, b);
       return;
     } else if ((!strcmp(cmd, "cell") || !strcmp(cmd, "clickcell")) && sscanf(arg, "%d %d", &a, &b) == 2) {
-      if (ui->lay->n_panels == 0) {
-        fail_line(ui, "cell: no panel on screen");
+      if (sscanf(arg, "%d %d %d", &a, &b, &c) != 3) c = 0;
+      if (c < 0 || c >= ui->lay->n_panels) {
+        fail_line(ui, "cell: no such panel on screen");
         continue;
       }
-      const tt_panel *pn = &ui->lay->panels[0];
+      const tt_panel *pn = &ui->lay->panels[c];
       // Window coordinates of the cell's centre (the layout is in renderer pixels).
       float px = (float)pn->rect.x + ((float)b - pn->col0 + 0.5f) * pn->cell_w;
       float py = (float)pn->rect.y + ((float)a - pn->row0 + 0.5f) * pn->cell_h;

@@ -31,6 +31,10 @@ typedef struct {
   const char *state_out;    // file to write the final view state to (tests), or NULL
   const char *shot_dir;     // where S saves screenshots (NULL: the current folder)
   bool start_playing;
+  // A second trace shown beside the first with their difference (`view A --compare B`);
+  // stepping, layer and head keys drive both. Labels name the two sides.
+  const tt_trace *compare;
+  const char *label_a, *label_b;
 } tt_ui_opts;
 
 // True when SDL can open a window here (a display is present).
@@ -38,6 +42,20 @@ bool tt_ui_display_available(void);
 // Opens the window on tr (owned by the caller; a retraced prompt replaces it inside the
 // window only) and runs until the window is closed or Q is pressed.
 tt_status tt_ui_run(const tt_ui_opts *o, const tt_trace *tr, tt_error *err);
+
+// ---- lessons in the window (lesson_window.c) ----------------------------------------------
+// Plays a lesson from its saved traces: narration on the left, the step's view on the
+// right; → / Space / PgDn next, ← / PgUp back, Home / End, a number and Enter jumps, L
+// switches to the twin lesson in the other language (lessons/en ↔ lessons/ko), S saves a
+// screenshot, F1 lists the keys, Esc / Q quits. lang: the interface language when the
+// lesson names none (NULL: English). TT_ERR_UNSUPPORTED when there is no display.
+// tt_ui_run_lesson reads the test options (script, state file, size, screenshot folder,
+// theme) from TTRACE_UI_SCRIPT, TTRACE_UI_STATE_OUT, TTRACE_UI_SIZE (WxH), TTRACE_UI_SHOTS
+// and TTRACE_UI_THEME (light|dark) when they are set.
+#define TT_UI_LESSON_API 1
+tt_status tt_ui_run_lesson(const char *path, const char *traces_dir, const char *lang, tt_error *err);
+tt_status tt_ui_run_lesson_opts(const tt_ui_opts *o, const char *path, const char *traces_dir, const char *lang,
+                                tt_error *err);
 
 // ---- headless step sequence ---------------------------------------------------------------
 // Writes the whole step sequence (every step; block steps for each layer, up to 4

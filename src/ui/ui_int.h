@@ -14,6 +14,8 @@ typedef struct {
   int line;
 } tt_script;
 
+typedef struct tt_ui_lesson tt_ui_lesson;  // lesson_window.c
+
 typedef struct {
   tt_ui_opts opts;
   SDL_Window *win;
@@ -39,16 +41,30 @@ typedef struct {
   int n_shots;
   tt_script script;
   int n_layers, n_heads;
+  tt_derived *derived;   // differences and vector lengths drawn by compare and lesson views
+  tt_compare cmp;        // cmp.b set: `view A --compare B`
+  tt_ui_lesson *lesson;  // playing a lesson, or NULL
 } tt_ui;
 
 // input.c: one event changes the state.
 void tt_ui_handle(tt_ui *ui, const SDL_Event *e);
 void tt_ui_step(tt_ui *ui, int delta);  // next / previous step (across layers)
 // window.c
+// The window's life: open (window, renderer, state on tr), run the loop until quit, close.
+tt_status tt_ui_open(tt_ui *ui, const tt_ui_opts *o, const tt_trace *tr, tt_error *err);
+void tt_ui_loop(tt_ui *ui);
+void tt_ui_close(tt_ui *ui);
 tt_status tt_ui_screenshot(tt_ui *ui, const char *path, char *written, size_t len, tt_error *err);
 void tt_ui_set_trace(tt_ui *ui, const tt_trace *tr);
 void tt_ui_retrace(tt_ui *ui);
 tt_status tt_ui_write_state(tt_ui *ui, const char *path, tt_error *err);
+// compare.c: `view A --compare B`.
+void tt_ui_compare_draw(tt_ui *ui);
+void tt_ui_compare_state(tt_ui *ui, FILE *fp, const tt_compare *cmp);
+// lesson_window.c: drawing, the lesson's keys (true when the key was used), state lines.
+void tt_ui_lesson_draw(tt_ui *ui);
+bool tt_ui_lesson_key(tt_ui *ui, const SDL_KeyboardEvent *k);
+void tt_ui_lesson_state(tt_ui *ui, FILE *fp);
 // script.c: feeds the next scripted events into SDL's queue; false when finished.
 bool tt_script_open(tt_script *s, const char *path, tt_error *err);
 void tt_script_pump(tt_ui *ui);

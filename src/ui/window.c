@@ -31,6 +31,7 @@ static void count_layers(tt_ui *ui) {
 }
 
 void tt_ui_set_trace(tt_ui *ui, const tt_trace *tr) {
+  if (ui->tr != tr) tt_derived_reset(ui->derived);  // differences made from the old trace
   ui->tr = tr;
   ui->lay->n_panels = 0;  // the last layout points into the previous trace
   ui->lay->n_nav = 0;
@@ -124,6 +125,8 @@ tt_status tt_ui_write_state(tt_ui *ui, const char *path, tt_error *err) {
             (double)pn->cell_h);
   }
   fprintf(fp, "status %s\n", ui->status);
+  if (ui->lesson) tt_ui_lesson_state(ui, fp);
+  else if (ui->cmp.b) tt_ui_compare_state(ui, fp, &ui->cmp);
   return tt_atomic_commit(&af, err);
 }
 
@@ -137,21 +140,23 @@ static void draw(tt_ui *ui) {
   int mx = ui->vs.mouse_x, my = ui->vs.mouse_y;
   if (ui->editing) ui->vs.mouse_x = ui->vs.mouse_y = -1;
   ui->vs.status = ui->status;
-  tt_render_draw(ui->rc, ui->ren, (SDL_Rect){0, 0, ui->out_w, ui->out_h}, ui->tr, &ui->vs, ui->lay);
+  if (ui->lesson) tt_ui_lesson_draw(ui);
+  else if (ui->cmp.b) tt_ui_compare_draw(ui);
+  else tt_render_draw(ui->rc, ui->ren, (SDL_Rect){0, 0, ui->out_w, ui->out_h}, ui->tr, &ui->vs, ui->lay);
   SDL_RenderPresent(ui->ren);
   ui->vs.mouse_x = mx;
   ui->vs.mouse_y = my;
   ui->dirty = false;
 }
 
-tt_status tt_ui_run(const tt_ui_opts *o, const tt_trace *tr, tt_error *err) {
+tt_status tt_ui_open(tt_ui *ui, const tt_ui_opts *o, const tt_trace *tr, tt_error *err) {
   if (!tt_ui_display_available()) return tt_fail(err, TT_ERR_DEVICE, "no display: %s", SDL_GetError());
-  tt_ui *ui = calloc(1, sizeof *ui);
-  if (!ui) return tt_fail(err, TT_ERR_NOMEM, "out of memory");
   ui->opts = *o;
+  ui->cmp = (tt_compare){o->compare, o->label_a ? o->label_a : "A", o->label_b ? o->label_b : "B"};
   ui->lay = calloc(1, sizeof *ui->lay);
   tt_status st = ui->lay ? TT_OK : tt_fail(err, TT_ERR_NOMEM, "out of memory");
   if (!st) st = tt_render_create(&ui->rc, err);
+  if (!st) st = tt_derived_create(&ui->derived, err);
   if (!st) st = tt_viz_data_open(o->model_dir, tr, &ui->vd, err);
   if (!st && o->script && !tt_script_open(&ui->script, o->script, err)) st = err->status;
   if (!st) {
@@ -178,31 +183,49 @@ tt_status tt_ui_run(const tt_ui_opts *o, const tt_trace *tr, tt_error *err) {
     tt_view_goto_step(&ui->vs, tr, 0);
     tt_ui_set_trace(ui, tr);
     ui->dirty = true;
-    while (!ui->quit) {
-      if (ui->dirty) draw(ui);
-      SDL_Event e;
-      if (ui->script.fp && !ui->script.done) tt_script_pump(ui);
-      if (SDL_WaitEventTimeout(&e, ui->script.fp && !ui->script.done ? 10 : 100)) {
-        do tt_ui_handle(ui, &e);
-        while (!ui->quit && SDL_PollEvent(&e));
-      }
-      if (ui->vs.playing && SDL_TICKS_PASSED(SDL_GetTicks(), ui->next_play)) {
-        ui->next_play = SDL_GetTicks() + 3000;
-        if (ui->vs.step + 1 >= tt_step_count()) ui->vs.playing = false;
-        else tt_ui_step(ui, 1);
-      }
-    }
-    if (o->state_out) st = tt_ui_write_state(ui, o->state_out, err);
   }
+  return st;
+}
+
+void tt_ui_loop(tt_ui *ui) {
+  while (!ui->quit) {
+    if (ui->dirty) draw(ui);
+    SDL_Event e;
+    if (ui->script.fp && !ui->script.done) tt_script_pump(ui);
+    if (SDL_WaitEventTimeout(&e, ui->script.fp && !ui->script.done ? 10 : 100)) {
+      do tt_ui_handle(ui, &e);
+      while (!ui->quit && SDL_PollEvent(&e));
+    }
+    if (ui->vs.playing && SDL_TICKS_PASSED(SDL_GetTicks(), ui->next_play)) {
+      ui->next_play = SDL_GetTicks() + 3000;
+      if (ui->vs.step + 1 >= tt_step_count()) ui->vs.playing = false;
+      else tt_ui_step(ui, 1);
+    }
+  }
+}
+
+void tt_ui_close(tt_ui *ui) {
   tt_script_close(&ui->script);
   if (ui->rc) tt_render_forget(ui->rc);
   if (ui->ren) SDL_DestroyRenderer(ui->ren);
   if (ui->win) SDL_DestroyWindow(ui->win);
   tt_render_destroy(ui->rc);
+  tt_derived_destroy(ui->derived);
   tt_viz_data_close(ui->vd);
   tt_session_close(ui->sess);
   tt_trace_destroy(ui->own);
   free(ui->lay);
   free(ui);
+}
+
+tt_status tt_ui_run(const tt_ui_opts *o, const tt_trace *tr, tt_error *err) {
+  tt_ui *ui = calloc(1, sizeof *ui);
+  if (!ui) return tt_fail(err, TT_ERR_NOMEM, "out of memory");
+  tt_status st = tt_ui_open(ui, o, tr, err);
+  if (!st) {
+    tt_ui_loop(ui);
+    if (o->state_out) st = tt_ui_write_state(ui, o->state_out, err);
+  }
+  tt_ui_close(ui);
   return st;
 }

@@ -1,0 +1,176 @@
+// compare_mat: the matrices of a comparison (a, b and a − b of one head or one 2-D tensor)
+// laid out together so that they are as large as the area allows: the token labels once
+// per row of panels, one colour legend for a and b (they share a scale) and one for the
+// difference, in a row, as 2 × 2, or stacked for wide matrices (T × C), whichever gives
+// the largest cells. Cells, labels and legends are the heatmap's own pieces.
+#include <math.h>
+#include <string.h>
+
+#include "derived_int.h"
+
+void tt_paint_compare_label(tt_paint *p, SDL_Rect r, int side, const tt_compare *cmp, const tt_trace *tr) {
+  tt_canvas *cv = p->cv;
+  bool ko = p->st->lang == TT_LANG_KO;
+  int u = p->unit;
+  static const char *const letters[3] = {"A", "B", "A \xE2\x88\x92 B"};
+  int px = u * 11 / 10;
+  tt_rgba col = side == 2 ? p->pal->accent : p->pal->fg;
+  tt_draw_text(cv, r.x, r.y, letters[side], px, TT_FONT_BOLD, col, TT_ALIGN_LEFT);
+  int x = r.x + tt_text_width(cv->fonts, letters[side], px, TT_FONT_BOLD) + u / 2;
+  char buf[400], fit[400];
+  if (side < 2) {
+    const char *label = side == 0 ? cmp->label_a : cmp->label_b;
+    const char *prompt = tr ? tt_trace_meta(tr, "prompt") : NULL;
+    snprintf(buf, sizeof buf, "%s  \xE2\x80\x9C%s\xE2\x80\x9D", label ? label : "", prompt ? prompt : "");
+  } else {
+    snprintf(buf, sizeof buf, "%s", ko ? "빨강: A가 더 큼 \xC2\xB7 파랑: B가 더 큼" : "red: A is larger \xC2\xB7 blue: B is larger");
+  }
+  tt_text_fit(cv->fonts, buf, u * 9 / 10, TT_FONT_SANS, r.x + r.w - x - u / 2, fit, sizeof fit);
+  tt_draw_text(cv, x, r.y + (px - u * 9 / 10) / 2, fit, u * 9 / 10, TT_FONT_SANS, p->pal->dim, TT_ALIGN_LEFT);
+}
+
+static bool text_axis(int axis) { return axis == 'T' || axis == 'L'; }
+
+// Widest label along an axis (the first 256 indices).
+static int label_width(tt_paint *p, const tt_mat *m, int axis, int n, int px) {
+  char buf[160];
+  int w = 0;
+  for (int i = 0; i < n && i < 256; i++) {
+    int lw = tt_text_width(p->cv->fonts, tt_axis_label(p->tr, p->ex, axis, i, buf, sizeof buf), px, TT_FONT_SANS);
+    if (lw > w) w = lw;
+  }
+  if (!text_axis(axis)) {
+    snprintf(buf, sizeof buf, "%d", n);
+    w = tt_text_width(p->cv->fonts, buf, px, TT_FONT_SANS);
+  } else if (n > 24) {
+    w += tt_text_width(p->cv->fonts, "000 ", px, TT_FONT_SANS);
+  }
+  (void)m;
+  return w;
+}
+
+// One arrangement: panel rows, each a list of sides, with a legend after the sides that
+// end a colour scale.
+typedef struct {
+  int n_rows;
+  int rows[3][3];
+  int n_in[3];
+  bool legend_after[3][3];
+  float cell_w, cell_h;
+  int col_h;
+} plan;
+
+static void add_row(plan *pl, const int *sides, int k, int n_sides) {
+  int r = pl->n_rows++;
+  pl->n_in[r] = k;
+  for (int i = 0; i < k; i++) {
+    pl->rows[r][i] = sides[i];
+    // a and b share a legend when they sit side by side; the difference has its own.
+    bool next_shares = i + 1 < k && sides[i] == 0 && sides[i + 1] == 1;
+    pl->legend_after[r][i] = !next_shares;
+  }
+  (void)n_sides;
+}
+
+bool tt_paint_matrix_trio(tt_paint *p, SDL_Rect r, const tt_compare *cmp, const tt_tensor *const *t,
+                          const tt_trace *const *trs, const tt_scale *sc, int n, bool table, int groups[3][2]) {
+  const tt_view_state *st = p->st;
+  tt_mat m[3];
+  memset(m, 0, sizeof m);
+  if (n < 1 || n > 3) return false;
+  for (int i = 0; i < n; i++)
+    if (!t[i] || !tt_mat_of(trs[i] ? trs[i] : p->tr, t[i], st->head, &m[i])) return false;
+  int R = m[0].rows, K = m[0].cols;
+  if (n >= 2 && (m[1].rows != R || m[1].cols != K)) return false;
+  bool square = m[0].row_axis == 'T' && m[0].col_axis == 'T';
+  int u = p->unit, px = u, gap = u;
+  int row_w = label_width(p, &m[0], m[0].row_axis, R, px);
+  if (row_w > r.w / 6) row_w = r.w / 6;
+  int lead = row_w + px / 2;          // row labels left of each panel row
+  int legend_w = u * 9 / 2;
+  int label_h = u * 17 / 10;
+  int col_w_label = label_width(p, &m[0], m[0].col_axis, K, px);
+  tt_cells_opts o;
+  tt_view_window(st, R, K, r.w / n, r.h / 2, square, u, &o);
+  o.numbers = true;
+  o.table = table;
+  o.layer = st->layer;
+
+  // The candidates: in a row, 2 × 2 (a b / d), stacked.
+  plan cands[3];
+  int n_cands = 0;
+  static const int all[3] = {0, 1, 2};
+  memset(cands, 0, sizeof cands);
+  add_row(&cands[n_cands++], all, n, n);
+  if (n == 3) {
+    add_row(&cands[n_cands], all, 2, n);
+    add_row(&cands[n_cands++], all + 2, 1, n);
+  }
+  for (int i = 0; i < n; i++) add_row(&cands[n_cands], all + i, 1, n);
+  n_cands++;
+
+  int best = -1;
+  float best_area = -1;
+  for (int c = 0; c < n_cands; c++) {
+    plan *pl = &cands[c];
+    float cw = INFINITY;
+    for (int rr = 0; rr < pl->n_rows; rr++) {
+      int legends = 0;
+      for (int i = 0; i < pl->n_in[rr]; i++) legends += pl->legend_after[rr][i];
+      float w = (float)(r.w - lead - (pl->n_in[rr] - 1) * gap - legends * legend_w);
+      cw = fminf(cw, w / (float)(pl->n_in[rr] * o.vis_cols));
+    }
+    // Column labels lie flat under wide cells, else they are turned (and cut at 4 units).
+    int col_h = !text_axis(m[0].col_axis) ? px * 3 / 2
+                : (float)(col_w_label + px) <= cw ? px * 3 / 2
+                                                   : (col_w_label + px / 2 < u * 3 ? col_w_label + px / 2 : u * 3);
+    float h = (float)(r.h - pl->n_rows * (label_h + col_h + gap));
+    float ch = h / (float)(pl->n_rows * o.vis_rows);
+    float cap = (float)u * 8;
+    if (square) cw = ch = fminf(fminf(cw, ch), cap);
+    else {
+      cw = fminf(cw, cap * 2);
+      ch = fminf(ch, cap);
+    }
+    pl->cell_w = cw;
+    pl->cell_h = ch;
+    pl->col_h = col_h;
+    float area = cw * ch;
+    if (cw > 0 && ch > 0 && area > best_area) {
+      best_area = area;
+      best = c;
+    }
+  }
+  if (best < 0) return false;
+  plan *pl = &cands[best];
+  int pw = (int)(pl->cell_w * (float)o.vis_cols), ph = (int)(pl->cell_h * (float)o.vis_rows);
+  if (pw < 4 || ph < 4) return false;
+  int y = r.y;
+  for (int rr = 0; rr < pl->n_rows; rr++) {
+    int x = r.x + lead;
+    int row_h = ph < u * 6 ? u * 6 : ph;
+    for (int i = 0; i < pl->n_in[rr]; i++) {
+      int s = pl->rows[rr][i];
+      tt_paint q = *p;
+      q.tr = trs[s] ? trs[s] : p->tr;
+      int label_w = pw + (pl->legend_after[rr][i] ? legend_w : gap);
+      tt_paint_compare_label(&q, (SDL_Rect){i == 0 ? r.x : x, y, label_w + (i == 0 ? lead : 0), label_h}, s, cmp, trs[s]);
+      SDL_Rect dst = {x, y + label_h, pw, ph};
+      o.head = m[s].slice;
+      groups[s][0] = p->lay->n_panels;
+      int pi = tt_paint_cells(&q, dst, &m[s], &sc[s], &o);
+      groups[s][1] = p->lay->n_panels;
+      tt_draw_rect(q.cv, dst.x - 1, dst.y - 1, dst.w + 2, dst.h + 2, q.pal->dim);
+      if (pi >= 0) tt_paint_axis_labels(&q, &p->lay->panels[pi], &m[s], px, i == 0 ? row_w : 0, pl->col_h);
+      x += pw;
+      if (pl->legend_after[rr][i]) {
+        if (!table) tt_paint_legend(&q, (SDL_Rect){x + u / 2, dst.y, legend_w - u / 2, row_h}, &sc[s]);
+        x += legend_w;
+      } else {
+        x += gap;
+      }
+    }
+    y += label_h + row_h + pl->col_h + gap;
+  }
+  return true;
+}

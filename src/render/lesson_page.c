@@ -1,0 +1,322 @@
+// lesson_page: one step of a lesson as the class sees it: the lesson's title and the step
+// counter on top with a progress bar, the narration on the left in large type (reflowed,
+// shrunk only as far as needed to fit), and on the right exactly the step's view, drawn
+// by the same painters as the window (or a comparison, or vector lengths), with the token
+// row the narration talks about outlined. Keys at the bottom; F1 shows them all.
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "derived_int.h"
+
+// ---- narration text ------------------------------------------------------------------------
+// Paragraphs (split by blank lines) with their single newlines turned into spaces; each
+// paragraph ends with '\n'. malloc'd.
+static char *reflow(const char *s) {
+  size_t n = strlen(s);
+  char *out = malloc(n + 2);
+  if (!out) return NULL;
+  size_t o = 0;
+  const char *p = s;
+  while (*p == '\n' || *p == ' ') p++;
+  while (*p) {
+    if (*p == '\n') {
+      const char *q = p;
+      int nl = 0;
+      while (*q == '\n' || *q == ' ' || *q == '\t' || *q == '\r') nl += *q++ == '\n';
+      if (!*q) break;
+      if (nl >= 2) out[o++] = '\n';
+      else if (o && out[o - 1] != ' ') out[o++] = ' ';
+      p = q;
+      continue;
+    }
+    out[o++] = *p++;
+  }
+  out[o++] = '\n';
+  out[o] = 0;
+  return out;
+}
+
+// Word-wraps one paragraph (up to '\n' or the end) into width w; draws it when cv is set.
+// Returns the height used and advances *s past the paragraph.
+static int wrap(tt_canvas *cv, tt_fonts *f, const char **s, int x, int y, int w, int px, tt_font_kind k, tt_rgba c) {
+  int lh = px * 14 / 10, used = 0;
+  char line[1024];
+  const char *p = *s;
+  while (*p && *p != '\n') {
+    size_t last_fit = 0;
+    const char *q = p;
+    while (*q && *q != '\n') {
+      const char *e = q;
+      while (*e == ' ') e++;
+      while (*e && *e != ' ' && *e != '\n') e++;
+      size_t cand = (size_t)(e - p);
+      if (cand >= sizeof line) break;
+      memcpy(line, p, cand);
+      line[cand] = 0;
+      if (tt_text_width(f, line, px, k) > w) break;  // a first word too wide is cut below
+      last_fit = cand;
+      q = e;
+    }
+    if (last_fit == 0) {  // a word wider than the line: cut it by characters
+      size_t n = 0;
+      while (p[n] && p[n] != '\n' && n < sizeof line - 8) {
+        size_t m = n + 1;
+        while (((unsigned char)p[m] & 0xC0) == 0x80) m++;
+        memcpy(line, p, m);
+        line[m] = 0;
+        if (n > 0 && tt_text_width(f, line, px, k) > w) break;
+        n = m;
+      }
+      last_fit = n ? n : 1;
+    }
+    memcpy(line, p, last_fit);
+    line[last_fit] = 0;
+    if (cv) cv->text(cv, x, y + used, line, px, k, c, false);
+    used += lh;
+    p += last_fit;
+    while (*p == ' ') p++;
+  }
+  if (*p == '\n') p++;
+  *s = p;
+  return used;
+}
+
+// Height of (or draws) the title and narration at type size px.
+static int narration_block(tt_canvas *cv, tt_fonts *f, const char *title, const char *text, SDL_Rect r, int px,
+                           const tt_palette *pal, bool draw) {
+  int y = r.y;
+  if (title && title[0]) {
+    const char *t = title;
+    y += wrap(draw ? cv : NULL, f, &t, r.x, y, r.w, px * 13 / 10, TT_FONT_BOLD, pal->fg);
+    y += px * 7 / 10;
+  }
+  const char *p = text;
+  while (*p) {
+    if (*p == '\n') {
+      p++;
+      continue;
+    }
+    y += wrap(draw ? cv : NULL, f, &p, r.x, y, r.w, px, TT_FONT_SANS, pal->fg);
+    y += px * 7 / 10;
+  }
+  return y - r.y;
+}
+
+static void narration_panel(tt_paint *p, SDL_Rect r, const tt_lesson_page *pg) {
+  tt_canvas *cv = p->cv;
+  int u = p->unit;
+  cv->fill(cv, r.x, r.y, r.w, r.h, p->pal->panel);
+  SDL_Rect in = {r.x + u, r.y + u, r.w - 2 * u, r.h - 2 * u};
+  char *text = reflow(pg->error ? pg->error : pg->narration ? pg->narration : "");
+  if (!text) return;
+  // The largest type that fits, from 1.2 units down to 0.8.
+  int px = u * 12 / 10, min_px = u * 8 / 10 > 12 ? u * 8 / 10 : 12;
+  while (px > min_px && narration_block(cv, cv->fonts, pg->step_title, text, in, px, p->pal, false) > in.h) px--;
+  cv->clip(cv, &r);
+  if (pg->error) {
+    const char *t = text;
+    wrap(cv, cv->fonts, &t, in.x, in.y, in.w, px, TT_FONT_SANS, p->pal->warn);
+  } else {
+    narration_block(cv, cv->fonts, pg->step_title, text, in, px, p->pal, true);
+  }
+  cv->clip(cv, NULL);
+  free(text);
+}
+
+// ---- top bar, key line, help --------------------------------------------------------------
+static int top_bar(tt_paint *p, SDL_Rect r, const tt_lesson_page *pg) {
+  tt_canvas *cv = p->cv;
+  const tt_palette *pal = p->pal;
+  int u = p->unit, h = u * 3;
+  cv->fill(cv, r.x, r.y, r.w, h, pal->panel);
+  char counter[64], fit[512];
+  snprintf(counter, sizeof counter, "%d / %d", pg->step + 1, pg->n_steps);
+  int cpx = u * 16 / 10;
+  int cw = tt_text_width(cv->fonts, counter, cpx, TT_FONT_BOLD);
+  tt_draw_text(cv, r.x + r.w - u, r.y + (h - cpx * 5 / 4) / 2, counter, cpx, TT_FONT_BOLD, pal->accent, TT_ALIGN_RIGHT);
+  int right = r.x + r.w - u - cw - u;
+  if (pg->jump && pg->jump[0]) {
+    // The step number being typed, boxed, left of the counter.
+    char buf[64];
+    bool ko = p->st->lang == TT_LANG_KO;
+    snprintf(buf, sizeof buf, ko ? "%s단계로 \xE2\x86\xB5" : "go to %s \xE2\x86\xB5", pg->jump);
+    int bw = tt_text_width(cv->fonts, buf, u * 12 / 10, TT_FONT_BOLD) + u;
+    SDL_Rect b = {right - bw, r.y + u / 2, bw, h - u};
+    cv->fill(cv, b.x, b.y, b.w, b.h, pal->bg);
+    tt_draw_frame(cv, b.x, b.y, b.w, b.h, pal->accent, 2);
+    tt_draw_text(cv, b.x + u / 2, b.y + (b.h - u * 12 / 10 * 5 / 4) / 2, buf, u * 12 / 10, TT_FONT_BOLD, pal->fg,
+                 TT_ALIGN_LEFT);
+    right = b.x - u;
+  }
+  int tpx = u * 13 / 10;
+  tt_text_fit(cv->fonts, pg->lesson_title ? pg->lesson_title : "", tpx, TT_FONT_BOLD, right - r.x - u, fit, sizeof fit);
+  tt_draw_text(cv, r.x + u, r.y + (h - tpx * 5 / 4) / 2, fit, tpx, TT_FONT_BOLD, pal->fg, TT_ALIGN_LEFT);
+  // Progress: one segment per step, the done ones filled.
+  int ph = u / 4 > 3 ? u / 4 : 3;
+  cv->fill(cv, r.x, r.y + h, r.w, ph, pal->grid);
+  if (pg->n_steps > 0) cv->fill(cv, r.x, r.y + h, (int)((int64_t)r.w * (pg->step + 1) / pg->n_steps), ph, pal->accent);
+  return h + ph;
+}
+
+static void key_line(tt_paint *p, SDL_Rect r, const tt_lesson_page *pg) {
+  tt_canvas *cv = p->cv;
+  const tt_view_state *st = p->st;
+  int u = p->unit;
+  bool ko = st->lang == TT_LANG_KO;
+  cv->fill(cv, r.x, r.y, r.w, r.h, p->pal->panel);
+  char keys[400], fit[600];
+  snprintf(keys, sizeof keys, "%s%s%s%s",
+           ko ? "\xE2\x86\x92 Space 다음   \xE2\x86\x90 이전   Home End   숫자+Enter 단계 이동   "
+              : "\xE2\x86\x92 Space next   \xE2\x86\x90 back   Home End   number+Enter: go to step   ",
+           pg->other_lang ? "L " : "", pg->other_lang ? pg->other_lang : "",
+           ko ? (pg->other_lang ? "   S 화면 저장   F1 도움말   Esc 끝" : "S 화면 저장   F1 도움말   Esc 끝")
+              : (pg->other_lang ? "   S screenshot   F1 help   Esc quit" : "S screenshot   F1 help   Esc quit"));
+  bool status = st->status && st->status[0];
+  int px = u * 9 / 10;
+  tt_text_fit(cv->fonts, status ? st->status : keys, px, TT_FONT_SANS, r.w - u, fit, sizeof fit);
+  tt_draw_text(cv, r.x + u / 2, r.y + (r.h - px * 5 / 4) / 2, fit, px, TT_FONT_SANS, status ? p->pal->accent : p->pal->dim,
+               TT_ALIGN_LEFT);
+}
+
+static void help(tt_paint *p, SDL_Rect r, const tt_lesson_page *pg) {
+  tt_canvas *cv = p->cv;
+  const tt_palette *pal = p->pal;
+  int u = p->unit;
+  bool ko = p->st->lang == TT_LANG_KO;
+  static const char *const en[][2] = {
+      {"\xE2\x86\x92  Space  PgDn", "next step"},
+      {"\xE2\x86\x90  PgUp", "previous step"},
+      {"Home / End", "first / last step"},
+      {"7  Enter", "go to step 7 (type the number, then Enter)"},
+      {"L", "the same lesson in the other language"},
+      {"N", "hide / show the narration (more room for the view)"},
+      {"[ / ]", "previous / next head"},
+      {"Tab", "heatmap \xE2\x86\x94 numbers"},
+      {"wheel, + / \xE2\x88\x92, drag", "zoom and pan"},
+      {"click", "pin a cell: its arithmetic appears"},
+      {"S", "save a screenshot (the bottom line says where)"},
+      {"D", "light / dark theme"},
+      {"F1 or ?", "this help"},
+      {"Esc / Q", "close the help, then quit"},
+  };
+  static const char *const ko_keys[][2] = {
+      {"\xE2\x86\x92  Space  PgDn", "다음 단계"},
+      {"\xE2\x86\x90  PgUp", "이전 단계"},
+      {"Home / End", "처음 / 마지막 단계"},
+      {"7  Enter", "7단계로 이동 (숫자를 치고 Enter)"},
+      {"L", "같은 수업을 다른 언어로"},
+      {"N", "설명 숨기기 / 보이기 (그림을 크게)"},
+      {"[ / ]", "이전 / 다음 헤드"},
+      {"Tab", "히트맵 \xE2\x86\x94 숫자"},
+      {"휠, + / \xE2\x88\x92, 끌기", "확대와 이동"},
+      {"클릭", "칸 고정: 계산 과정 표시"},
+      {"S", "화면 저장 (저장 위치는 아래 줄에 표시)"},
+      {"D", "밝은 / 어두운 테마"},
+      {"F1 또는 ?", "이 도움말"},
+      {"Esc / Q", "도움말 닫기, 그다음 끝내기"},
+  };
+  int n = (int)(sizeof en / sizeof *en);
+  int lh = u * 17 / 10;
+  SDL_Rect b = {r.x + r.w / 8, r.y + u, r.w * 3 / 4, lh * (n + 2) + u};
+  if (b.h > r.h - u * 2) b.h = r.h - u * 2;
+  cv->fill(cv, b.x, b.y, b.w, b.h, pal->bg);
+  tt_draw_frame(cv, b.x, b.y, b.w, b.h, pal->accent, 3);
+  tt_draw_text(cv, b.x + u, b.y + u / 2, tt_str(p->st->lang, TT_S_KEYS), u * 13 / 10, TT_FONT_BOLD, pal->fg,
+               TT_ALIGN_LEFT);
+  int y = b.y + lh + u / 2;
+  for (int i = 0; i < n && y + lh <= b.y + b.h; i++) {
+    const char *const *row = ko ? ko_keys[i] : en[i];
+    if (i == 4 && !pg->other_lang) continue;
+    tt_draw_text(cv, b.x + u, y, row[0], u, TT_FONT_BOLD, pal->accent, TT_ALIGN_LEFT);
+    tt_draw_text(cv, b.x + b.w * 3 / 10, y, row[1], u, TT_FONT_SANS, pal->fg, TT_ALIGN_LEFT);
+    y += lh;
+  }
+}
+
+// ---- the page -------------------------------------------------------------------------------
+typedef struct {
+  const tt_trace *tr;
+  const tt_view_state *st;
+  const tt_lesson_page *pg;
+  tt_derived *d;
+  tt_layout *lay;
+} page_job;
+
+static void paint_page(tt_render *rc, tt_canvas *cv, SDL_Rect area, const page_job *j) {
+  const tt_view_state *st = j->st;
+  const tt_lesson_page *pg = j->pg;
+  tt_paint p = {cv, j->tr, st, &rc->ex, tt_palette_for(st->theme), j->lay, tt_unit_for(st, area.w, area.h), rc};
+  memset(j->lay, 0, sizeof *j->lay);
+  int u = p.unit;
+  cv->fill(cv, area.x, area.y, area.w, area.h, p.pal->bg);
+  int top = top_bar(&p, area, pg);
+  int keys_h = u * 2;
+  // A comparison needs room for three panels: the narration gets less of the width.
+  bool cmp = pg->compare && pg->compare->b;
+  int nar_w = area.w * (cmp ? 30 : 35) / 100;
+  if (nar_w < u * 15) nar_w = u * 15;
+  if (nar_w > u * 34) nar_w = u * 34;
+  if (pg->narration_hidden) nar_w = 0;
+  SDL_Rect nar = {area.x, area.y + top, nar_w, area.h - top - keys_h};
+  if (nar_w > 0) narration_panel(&p, nar, pg);
+  SDL_Rect view = {area.x + nar_w + u, area.y + top + u * 3 / 4, area.w - nar_w - u * 2, area.h - top - keys_h - u * 3 / 2};
+  p.lay->view_rect = view;
+
+  if (pg->error) {
+    int h = tt_draw_para(cv, view.x, view.y, view.w, tt_str(st->lang, TT_S_NOT_RECORDED), u, TT_FONT_SANS, p.pal->warn);
+    tt_draw_para(cv, view.x, view.y + h + u, view.w, pg->error, u, TT_FONT_SANS, p.pal->fg);
+  } else if (cmp) {
+    int th = tt_paint_compare_title(&p, view, pg->compare, pg->layers, pg->n_layers);
+    SDL_Rect body = {view.x, view.y + th + u / 2, view.w, view.h - th - u / 2};
+    tt_paint_compare(&p, body, pg->compare, j->d, pg->layers, pg->layers_b, pg->n_layers, pg->row);
+  } else {
+    // The view without the pointer, then the row outline, then the hovered cell on top.
+    tt_view_state sub = *st;
+    sub.mouse_x = sub.mouse_y = -1;
+    sub.frame = false;
+    tt_paint q = p;
+    q.st = &sub;
+    // The painters are laid out for the window's view area (about 77% of its width); in a
+    // narrower area their type shrinks a little with it, so that labels keep their room.
+    float f = (float)view.w / (0.77f * (float)area.w);
+    if (f < 1) q.unit = (int)lrintf((float)u * (f < 0.75f ? 0.75f : f));
+    if (q.unit < 12) q.unit = 12;
+    if (pg->n_layers > 0) tt_paint_norms_view(&q, view, j->d, pg->layers, pg->n_layers);
+    else tt_paint_view(&q, view);
+    tt_paint_row_marks(&p, pg->row, 0);
+    tt_paint_cell_hover(&p, view, j->d);
+  }
+  key_line(&p, (SDL_Rect){area.x, area.y + area.h - keys_h, area.w, keys_h}, pg);
+  if (st->show_help) help(&p, (SDL_Rect){area.x, area.y + top, area.w, area.h - top - keys_h}, pg);
+}
+
+void tt_render_draw_lesson(tt_render *rc, SDL_Renderer *r, SDL_Rect area, const tt_trace *tr, const tt_view_state *st,
+                           const tt_lesson_page *pg, tt_derived *d, tt_layout *lay) {
+  tt_layout *own = NULL;
+  if (!lay) lay = own = malloc(sizeof *lay);
+  if (!lay) return;
+  if (!pg->error && ((pg->compare && pg->compare->b) || pg->n_layers > 0))
+    tt_derived_update(d, rc, tr, pg->compare ? pg->compare->b : NULL, st, pg->layers, pg->layers_b, pg->n_layers);
+  tt_canvas cv;
+  tt_canvas_sdl(&cv, r, rc->cache, rc->fonts);
+  page_job j = {tr, st, pg, d, lay};
+  paint_page(rc, &cv, area, &j);
+  SDL_RenderSetClipRect(r, NULL);
+  free(own);
+}
+
+static void page_fn(tt_render *rc, SDL_Renderer *r, SDL_Rect area, void *ctx) {
+  page_job *j = ctx;
+  tt_render_draw_lesson(rc, r, area, j->tr, j->st, j->pg, j->d, j->lay);
+}
+
+tt_status tt_render_lesson_png(tt_render *rc, const tt_trace *tr, const tt_view_state *st, const tt_lesson_page *pg,
+                               int w, int h, tt_derived *d, const char *path, tt_error *err) {
+  tt_layout *lay = malloc(sizeof *lay);
+  if (!lay) return tt_fail(err, TT_ERR_NOMEM, "out of memory");
+  page_job j = {tr, st, pg, d, lay};
+  tt_status s = tt_headless_png(rc, w, h, page_fn, &j, path, err);
+  free(lay);
+  return s;
+}
