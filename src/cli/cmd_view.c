@@ -123,8 +123,12 @@ int tt_cmd_view(int argc, char **argv) {
     o.label_a = model ? "A" : strrchr(argv[optind], '/') ? strrchr(argv[optind], '/') + 1 : argv[optind];
   }
   if (!tt_ui_display_available()) {
-    fprintf(stderr, "ttrace view: no display here; `ttrace render TRACE --step HOOK -o fig.png` draws any view "
-                    "without one\n");
+    if (cmp)
+      fprintf(stderr, "ttrace view: no display here; `ttrace render A --compare B --step HOOK -o fig.png` draws the "
+                      "comparison without one\n");
+    else
+      fprintf(stderr, "ttrace view: no display here; `ttrace render TRACE --step HOOK -o fig.png` draws any view "
+                      "without one\n");
     tt_trace_destroy(tr);
     tt_trace_destroy(cmp);
     return 5;  // the device (a display) is missing

@@ -40,10 +40,15 @@ static void find_twin(tt_ui_lesson *ls) {
   for (int i = 0; i < 2; i++) {
     const char *hit = NULL;
     for (const char *p = strstr(ls->path, pairs[i][0]); p; p = strstr(p + 1, pairs[i][0])) hit = p;
-    if (!hit) continue;
-    size_t pre = (size_t)(hit - ls->path);
     char cand[4096];
-    int n = snprintf(cand, sizeof cand, "%.*s/%s/%s", (int)pre, ls->path, pairs[i][1], hit + 4);
+    int n;
+    if (hit) {
+      n = snprintf(cand, sizeof cand, "%.*s/%s/%s", (int)(hit - ls->path), ls->path, pairs[i][1], hit + 4);
+    } else if (strncmp(ls->path, pairs[i][0] + 1, 3) == 0) {  // "en/05-x.lesson"
+      n = snprintf(cand, sizeof cand, "%s/%s", pairs[i][1], ls->path + 3);
+    } else {
+      continue;
+    }
     if (n > 0 && (size_t)n < sizeof cand && access(cand, R_OK) == 0) {
       snprintf(ls->twin, sizeof ls->twin, "%s", cand);
       snprintf(ls->twin_lang, sizeof ls->twin_lang, "%s", pairs[i][1]);

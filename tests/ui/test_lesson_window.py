@@ -9,7 +9,7 @@
   the same step, S saving a screenshot, F1 and Esc; the screenshots differ from step to
   step and have the window's size.
 - Every lesson in lessons/ (English and Korean) played to its last step without an error,
-  from traces made with a random model of the default model's shape.
+  from traces made with a random model, and from lessons/traces/ when its traces are there.
 - `ttrace view A --compare B`: stepping and the head key drive both sides; the hovered
   difference cell equals A - B; max |A - B| equals numpy's; `ttrace render A --compare B`
   draws the same figure headless.
@@ -20,6 +20,7 @@ Exit 77 (skipped) when xvfb-run is missing.
 import glob
 import json
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -32,7 +33,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pngread import differing, read_png  # noqa: E402
 from safetensors_read import read_tensor  # noqa: E402
 
-ttrace, make_model, lessons_dir = sys.argv[1], sys.argv[2], sys.argv[3]
+ttrace, make_model, lessons_dir = os.path.abspath(sys.argv[1]), sys.argv[2], sys.argv[3]
 if not shutil.which("xvfb-run"):
     print("xvfb-run not installed: skipped")
     sys.exit(77)
@@ -298,6 +299,22 @@ with tempfile.TemporaryDirectory() as tmp:
         check(len(set(panel[i:i + 3] for i in range(0, len(panel), 3))) > 1 or any(
             len(set(rows[y][3 * 20:3 * 400])) > 3 for y in range(120, 400, 8)), "the narration panel holds text")
 
+    # Without a display the lesson plays as text (the window says TT_ERR_UNSUPPORTED).
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER")}
+    r = subprocess.run([ttrace, "lesson", en, "--traces", traces], capture_output=True, text=True, env=env, timeout=60)
+    check(r.returncode == 0 and "no display" in r.stderr and "1/5" in r.stdout and "5/5" in r.stdout,
+          f"without a display the lesson plays as text: exit {r.returncode}, {r.stderr.strip()!r}")
+
+    # A relative path finds its twin too (en/ <-> ko/).
+    script2 = "".join(["move 4 796\n", "key l\n", f"state {S('rel')}\n", "quit\n"])
+    with open(S("script2.txt"), "w") as f:
+        f.write(script2)
+    r = subprocess.run([ttrace, "lesson", "en/01-fix.lesson", "--traces", "traces"], capture_output=True, text=True,
+                       timeout=60, cwd=S("lessons"), env=lesson_env(S("script2.txt")))
+    rel = state(S("rel"))
+    check(r.returncode == 0 and rel.get("lesson_file") == "ko/01-fix.lesson" and rel.get("lesson_step") == "1",
+          f"L with a relative path: {rel.get('lesson_file')}")
+
     # ---- every lesson in lessons/ plays to its end ------------------------------------------
     big = S("big")
     subprocess.run([sys.executable, make_model, big, "--layers", "4", "--heads", "4", "--embd", "64", "--seed", "5"],
@@ -308,23 +325,32 @@ with tempfile.TemporaryDirectory() as tmp:
     r = subprocess.run([ttrace, "lesson", "--make-traces", "-m", big, "-o", all_traces] + files, capture_output=True,
                        text=True)
     check(r.returncode == 0, f"traces for the {len(files)} lessons made with a random model ({r.stderr.strip()[-200:]})")
+    # With the committed traces too, for the lessons whose traces are all there.
+    committed = os.path.join(lessons_dir, "traces")
+    runs = [(f, all_traces) for f in files] if r.returncode == 0 else []
+    for f in files:
+        with open(f, encoding="utf-8") as fp:
+            needed = re.findall(r"file=(\S+)", fp.read())
+        if needed and all(os.path.exists(os.path.join(committed, n)) for n in needed):
+            runs.append((f, committed))
     bad = []
-    for f in files if r.returncode == 0 else []:
-        tag = os.path.basename(os.path.dirname(f)) + "-" + os.path.basename(f)
+    for f, tdir in runs:
+        tag = os.path.basename(os.path.dirname(f)) + "-" + os.path.basename(f) + ("-c" if tdir == committed else "")
         lines = ["move 4 796\n"]
         for i in range(40):
             lines += [f"state {S('p-%s-%02d' % (tag, i))}\n", "key Right\n"]
         lines.append("quit\n")
         with open(S("play.txt"), "w") as fp:
             fp.writelines(lines)
-        p = subprocess.run([ttrace, "lesson", f, "--traces", all_traces], capture_output=True, text=True, timeout=120,
+        p = subprocess.run([ttrace, "lesson", f, "--traces", tdir], capture_output=True, text=True, timeout=120,
                            env=lesson_env(S("play.txt")))
         states = [state(S("p-%s-%02d" % (tag, i))) for i in range(40)]
         n = int(states[0].get("lesson_steps", "0") or 0)
         errors = [s.get("lesson_error") for s in states if s.get("lesson_error", "-") != "-"]
         if p.returncode != 0 or n == 0 or states[-1].get("lesson_step") != str(n) or errors:
             bad.append(f"{tag}: exit {p.returncode}, {n} steps, ended at {states[-1].get('lesson_step')}, {errors[:1]}")
-    check(not bad, f"all {len(files)} lessons play to their last step without an error {bad[:3]}")
+    check(not bad, f"all {len(files)} lessons play to their last step without an error "
+                   f"({len(runs) - len(files)} also from lessons/traces) {bad[:3]}")
 
     # ---- view A --compare B -----------------------------------------------------------------
     script = "".join([
