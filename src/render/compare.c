@@ -51,14 +51,6 @@ void tt_derived_destroy(tt_derived *d) {
 void tt_derived_info(const tt_derived *d, tt_compare_info *out) { *out = d->info; }
 
 // ---- helpers ------------------------------------------------------------------------------
-int tt_unit_for(const tt_view_state *st, int w, int h) {
-  float u = fminf((float)w / 64.0f, (float)h / 40.0f);
-  if (u < 12) u = 12;
-  if (u > 64) u = 64;
-  u *= st->font_scale > 0 ? st->font_scale : 1;
-  return (int)lrintf(u);
-}
-
 static tt_view_kind kind_of(const tt_view_state *st) {
   if (st->view != TT_VIEW_AUTO) return st->view;
   int s = tt_step_find(st->hook, NULL);
@@ -781,37 +773,6 @@ void tt_render_draw_compare(tt_render *rc, SDL_Renderer *r, SDL_Rect area, const
   paint_compare_page(rc, &cv, area, &j);
   SDL_RenderSetClipRect(r, NULL);
   free(own);
-}
-
-tt_status tt_headless_png(tt_render *rc, int w, int h, tt_headless_fn fn, void *ctx, const char *path, tt_error *err) {
-  if (w < 64 || h < 64 || w > 16384 || h > 16384)
-    return tt_fail(err, TT_ERR_ARG, "image size %dx%d is out of range (64 to 16384 pixels a side)", w, h);
-  SDL_Surface *s = SDL_CreateRGBSurfaceWithFormat(0, w, h, 32, SDL_PIXELFORMAT_ARGB8888);
-  if (!s) return tt_fail(err, TT_ERR_NOMEM, "cannot make a %dx%d image: %s", w, h, SDL_GetError());
-  SDL_Renderer *r = SDL_CreateSoftwareRenderer(s);
-  if (!r) {
-    SDL_FreeSurface(s);
-    return tt_fail(err, TT_ERR_DEVICE, "software renderer: %s", SDL_GetError());
-  }
-  tt_sdl_cache *saved = rc->cache;  // textures belong to this renderer only
-  rc->cache = tt_sdl_cache_create();
-  tt_status st = TT_OK;
-  if (!rc->cache) {
-    st = tt_fail(err, TT_ERR_NOMEM, "out of memory");
-  } else {
-    fn(rc, r, (SDL_Rect){0, 0, w, h}, ctx);
-    SDL_RenderPresent(r);
-    tt_sdl_cache_destroy(rc->cache);
-  }
-  rc->cache = saved;
-  SDL_DestroyRenderer(r);
-  SDL_Surface *rgb = st ? NULL : SDL_ConvertSurfaceFormat(s, SDL_PIXELFORMAT_RGB24, 0);
-  SDL_FreeSurface(s);
-  if (st) return st;
-  if (!rgb) return tt_fail(err, TT_ERR_NOMEM, "cannot convert the image: %s", SDL_GetError());
-  st = tt_render_save_png(rgb, path, err);
-  SDL_FreeSurface(rgb);
-  return st;
 }
 
 static void compare_fn(tt_render *rc, SDL_Renderer *r, SDL_Rect area, void *ctx) {

@@ -1,14 +1,9 @@
 // derived_int: what the compare, norms and lesson-page painters share inside the render
-// module: the derived tensors they keep (tt_derived), their painters, and the headless
-// helper that turns any of them into a PNG.
+// module: the derived tensors they keep (tt_derived) and their painters.
 #ifndef TT_DERIVED_INT_H
 #define TT_DERIVED_INT_H
 
 #include "render_int.h"
-
-// Type size for an area, as the other painters choose it (export.c): large enough for a
-// projector, scaled with the area, times the state's font_scale.
-int tt_unit_for(const tt_view_state *st, int w, int h);
 
 // Brings d up to date for a view of a (compared with b; norms of the layers la / lb when
 // n_layers > 0) and drops rc's textures and scales when something was remade. Call it
@@ -46,9 +41,5 @@ void tt_paint_norms_view(tt_paint *p, SDL_Rect r, tt_derived *d, const tt_tensor
 
 // Outlines token row `row` in every panel from index `first` on whose rows are tokens.
 void tt_paint_row_marks(tt_paint *p, int row, int first);
-
-// Draws with fn into a software renderer of w × h and writes the PNG (atomically).
-typedef void (*tt_headless_fn)(tt_render *rc, SDL_Renderer *r, SDL_Rect area, void *ctx);
-tt_status tt_headless_png(tt_render *rc, int w, int h, tt_headless_fn fn, void *ctx, const char *path, tt_error *err);
 
 #endif

@@ -46,7 +46,7 @@ void tt_render_forget(tt_render *rc) {
 }
 
 // Type size for an area: large enough for a projector, scaled with the area.
-static int unit_for(const tt_view_state *st, int w, int h) {
+int tt_unit_for(const tt_view_state *st, int w, int h) {
   float u = fminf((float)w / 64.0f, (float)h / 40.0f);
   if (u < 12) u = 12;
   if (u > 64) u = 64;
@@ -56,7 +56,7 @@ static int unit_for(const tt_view_state *st, int w, int h) {
 
 static void paint(tt_render *rc, tt_canvas *cv, SDL_Rect area, const tt_trace *tr, const tt_view_state *st,
                   tt_layout *lay) {
-  tt_paint p = {cv, tr, st, &rc->ex, tt_palette_for(st->theme), lay, unit_for(st, area.w, area.h), rc};
+  tt_paint p = {cv, tr, st, &rc->ex, tt_palette_for(st->theme), lay, tt_unit_for(st, area.w, area.h), rc};
   memset(lay, 0, sizeof *lay);
   cv->fill(cv, area.x, area.y, area.w, area.h, p.pal->bg);
   if (st->frame) {
@@ -81,8 +81,8 @@ void tt_render_draw(tt_render *rc, SDL_Renderer *r, SDL_Rect area, const tt_trac
   free(own);
 }
 
-tt_status tt_render_surface(tt_render *rc, const tt_trace *tr, const tt_view_state *st, int w, int h,
-                            SDL_Surface **out, tt_layout *lay, tt_error *err) {
+tt_status tt_headless_surface(tt_render *rc, int w, int h, tt_headless_fn fn, void *ctx, SDL_Surface **out,
+                              tt_error *err) {
   if (w < 64 || h < 64 || w > 16384 || h > 16384)
     return tt_fail(err, TT_ERR_ARG, "image size %dx%d is out of range (64 to 16384 pixels a side)", w, h);
   SDL_Surface *s = SDL_CreateRGBSurfaceWithFormat(0, w, h, 32, SDL_PIXELFORMAT_ARGB8888);
@@ -101,7 +101,7 @@ tt_status tt_render_surface(tt_render *rc, const tt_trace *tr, const tt_view_sta
     SDL_FreeSurface(s);
     return tt_fail(err, TT_ERR_NOMEM, "out of memory");
   }
-  tt_render_draw(rc, r, (SDL_Rect){0, 0, w, h}, tr, st, lay);
+  fn(rc, r, (SDL_Rect){0, 0, w, h}, ctx);
   SDL_RenderPresent(r);
   tt_sdl_cache_destroy(rc->cache);
   rc->cache = saved;
@@ -111,6 +111,32 @@ tt_status tt_render_surface(tt_render *rc, const tt_trace *tr, const tt_view_sta
   if (!rgb) return tt_fail(err, TT_ERR_NOMEM, "cannot convert the image: %s", SDL_GetError());
   *out = rgb;
   return TT_OK;
+}
+
+tt_status tt_headless_png(tt_render *rc, int w, int h, tt_headless_fn fn, void *ctx, const char *path, tt_error *err) {
+  SDL_Surface *s = NULL;
+  tt_status st = tt_headless_surface(rc, w, h, fn, ctx, &s, err);
+  if (st != TT_OK) return st;
+  st = tt_render_save_png(s, path, err);
+  SDL_FreeSurface(s);
+  return st;
+}
+
+typedef struct {
+  const tt_trace *tr;
+  const tt_view_state *st;
+  tt_layout *lay;
+} view_job;
+
+static void view_fn(tt_render *rc, SDL_Renderer *r, SDL_Rect area, void *ctx) {
+  const view_job *j = ctx;
+  tt_render_draw(rc, r, area, j->tr, j->st, j->lay);
+}
+
+tt_status tt_render_surface(tt_render *rc, const tt_trace *tr, const tt_view_state *st, int w, int h,
+                            SDL_Surface **out, tt_layout *lay, tt_error *err) {
+  view_job j = {tr, st, lay};
+  return tt_headless_surface(rc, w, h, view_fn, &j, out, err);
 }
 
 tt_status tt_render_save_png(SDL_Surface *s, const char *path, tt_error *err) {

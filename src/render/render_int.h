@@ -100,6 +100,18 @@ void tt_draw_frame(tt_canvas *cv, int x, int y, int w, int h, tt_rgba c, int t);
 // Word-wrapped paragraph inside width w; returns the height used.
 int tt_draw_para(tt_canvas *cv, int x, int y, int w, const char *s, int px, tt_font_kind k, tt_rgba c);
 
+// ---- headless drawing (export.c) -----------------------------------------------------------
+// Type size for an area: large enough for a projector, scaled with the area, times the
+// state's font_scale.
+int tt_unit_for(const tt_view_state *st, int w, int h);
+// Draws with fn into a software renderer of w × h (textures in a private cache) and
+// returns the picture as an RGB24 surface in *out (free it); *out is untouched on failure.
+typedef void (*tt_headless_fn)(tt_render *rc, SDL_Renderer *r, SDL_Rect area, void *ctx);
+tt_status tt_headless_surface(tt_render *rc, int w, int h, tt_headless_fn fn, void *ctx, SDL_Surface **out,
+                              tt_error *err);
+// The same picture written to path as PNG (atomically).
+tt_status tt_headless_png(tt_render *rc, int w, int h, tt_headless_fn fn, void *ctx, const char *path, tt_error *err);
+
 // ---- tensors as matrices (data.c) ---------------------------------------------------------
 float tt_tensor_at(const tt_tensor *t, int64_t i);
 
