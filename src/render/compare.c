@@ -514,21 +514,10 @@ static void hover(tt_paint *p, SDL_Rect area, tt_derived *d, const tt_compare *c
   in->b = v[1];
   in->d = v[2];
 
-  tt_canvas *cv = p->cv;
   for (int i = 0; i < p->lay->n_panels; i++) {
     const tt_panel *q = &p->lay->panels[i];
     if (q->offset != pn->offset || strcmp(q->t->name, name) != 0 || pk.row >= q->rows || pk.col >= q->cols) continue;
-    int x = q->rect.x + (int)floorf(((float)pk.col - q->col0) * q->cell_w);
-    int y = q->rect.y + (int)floorf(((float)pk.row - q->row0) * q->cell_h);
-    int w = (int)ceilf(q->cell_w), h = (int)ceilf(q->cell_h);
-    cv->clip(cv, &q->rect);
-    if (w >= 4 && h >= 4) {
-      tt_draw_frame(cv, x - 1, y - 1, w + 2, h + 2, p->pal->highlight, w > 16 && h > 16 ? 3 : 2);
-    } else {
-      cv->fill(cv, q->rect.x, y + h / 2, q->rect.w, 1, p->pal->highlight);
-      cv->fill(cv, x + w / 2, q->rect.y, 1, q->rect.h, p->pal->highlight);
-    }
-    cv->clip(cv, NULL);
+    tt_draw_cell_mark(p->cv, q, pk.row, pk.col, p->pal->highlight);
   }
 
   int u = p->unit;
@@ -550,29 +539,15 @@ static void hover(tt_paint *p, SDL_Rect area, tt_derived *d, const tt_compare *c
   else snprintf(l[4], sizeof l[4], "%s[%d]", name, pk.row);
   int px[5] = {u * 12 / 10, u * 12 / 10, u * 12 / 10, u * 9 / 10, u * 8 / 10};
   tt_font_kind fk[5] = {TT_FONT_BOLD, TT_FONT_BOLD, TT_FONT_BOLD, TT_FONT_SANS, TT_FONT_MONO};
-  int first = cmp ? 0 : 1, bw = 0, bh = u / 2;
+  int first = cmp ? 0 : 1, n = 0;
   if (!cmp) l[2][0] = 0;
-  for (int i = first; i < 5; i++) {
-    if (!l[i][0]) continue;
-    int tw = tt_text_width(cv->fonts, l[i], px[i], fk[i]);
-    if (tw > bw) bw = tw;
-    bh += px[i] * 14 / 10;
-  }
-  bw += u;
-  int bx = st->mouse_x + u, by = st->mouse_y + u;
-  if (bx + bw > area.x + area.w) bx = st->mouse_x - u - bw;
-  if (by + bh > area.y + area.h) by = st->mouse_y - u - bh;
-  if (bx < area.x) bx = area.x;
-  if (by < area.y) by = area.y;
-  cv->fill(cv, bx, by, bw, bh, p->pal->panel);
-  tt_draw_frame(cv, bx, by, bw, bh, p->pal->highlight, 2);
-  int ty = by + u / 4;
+  tt_tip_line lines[5];
   for (int i = first; i < 5; i++) {
     if (!l[i][0]) continue;
     tt_rgba c = cmp && i == side ? p->pal->accent : i < 3 ? p->pal->fg : p->pal->dim;
-    tt_draw_text(cv, bx + u / 2, ty, l[i], px[i], fk[i], c, TT_ALIGN_LEFT);
-    ty += px[i] * 14 / 10;
+    lines[n++] = (tt_tip_line){l[i], px[i], fk[i], c};
   }
+  tt_draw_tooltip(p->cv, p->pal, area, st->mouse_x, st->mouse_y, u, lines, n);
 }
 
 // The fourth box of the 2 × 2 arrangement: how to read the difference.

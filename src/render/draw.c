@@ -1,4 +1,5 @@
 // draw: small helpers every painter uses on top of the canvas.
+#include <math.h>
 #include <string.h>
 
 #include "render_int.h"
@@ -58,4 +59,41 @@ int tt_draw_para(tt_canvas *cv, int x, int y, int w, const char *s, int px, tt_f
     if (*p == '\n') p++;
   }
   return used;
+}
+
+void tt_draw_cell_mark(tt_canvas *cv, const tt_panel *pn, int row, int col, tt_rgba c) {
+  int x = pn->rect.x + (int)floorf(((float)col - pn->col0) * pn->cell_w);
+  int y = pn->rect.y + (int)floorf(((float)row - pn->row0) * pn->cell_h);
+  int w = (int)ceilf(pn->cell_w), h = (int)ceilf(pn->cell_h);
+  cv->clip(cv, &pn->rect);
+  if (w >= 4 && h >= 4) {
+    tt_draw_frame(cv, x - 1, y - 1, w + 2, h + 2, c, w > 16 && h > 16 ? 3 : 2);
+  } else {
+    cv->fill(cv, pn->rect.x, y + h / 2, pn->rect.w, 1, c);
+    cv->fill(cv, x + w / 2, pn->rect.y, 1, pn->rect.h, c);
+  }
+  cv->clip(cv, NULL);
+}
+
+void tt_draw_tooltip(tt_canvas *cv, const tt_palette *pal, SDL_Rect area, int mx, int my, int u,
+                     const tt_tip_line *lines, int n) {
+  int bw = 0, bh = u / 2;
+  for (int i = 0; i < n; i++) {
+    int tw = tt_text_width(cv->fonts, lines[i].s, lines[i].px, lines[i].k);
+    if (tw > bw) bw = tw;
+    bh += lines[i].px * 14 / 10;
+  }
+  bw += u;
+  int bx = mx + u, by = my + u;
+  if (bx + bw > area.x + area.w) bx = mx - u - bw;
+  if (by + bh > area.y + area.h) by = my - u - bh;
+  if (bx < area.x) bx = area.x;
+  if (by < area.y) by = area.y;
+  cv->fill(cv, bx, by, bw, bh, pal->panel);
+  tt_draw_frame(cv, bx, by, bw, bh, pal->highlight, 2);
+  int ty = by + u / 4;
+  for (int i = 0; i < n; i++) {
+    tt_draw_text(cv, bx + u / 2, ty, lines[i].s, lines[i].px, lines[i].k, lines[i].c, TT_ALIGN_LEFT);
+    ty += lines[i].px * 14 / 10;
+  }
 }

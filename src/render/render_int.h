@@ -99,6 +99,19 @@ void tt_draw_rect(tt_canvas *cv, int x, int y, int w, int h, tt_rgba c);  // out
 void tt_draw_frame(tt_canvas *cv, int x, int y, int w, int h, tt_rgba c, int t);  // outline, t px
 // Word-wrapped paragraph inside width w; returns the height used.
 int tt_draw_para(tt_canvas *cv, int x, int y, int w, const char *s, int px, tt_font_kind k, tt_rgba c);
+// Outline of cell (row, col) of a drawn panel, clipped to it: a frame around cells of 4 px
+// and more, else a cross of 1 px lines through the cell.
+void tt_draw_cell_mark(tt_canvas *cv, const tt_panel *pn, int row, int col, tt_rgba c);
+// A box of text lines next to the pointer (mx, my), below right or, where it would leave
+// area, above / left of it: panel fill, 2 px highlight frame, u the spacing unit.
+typedef struct {
+  const char *s;
+  int px;
+  tt_font_kind k;
+  tt_rgba c;
+} tt_tip_line;
+void tt_draw_tooltip(tt_canvas *cv, const tt_palette *pal, SDL_Rect area, int mx, int my, int u,
+                     const tt_tip_line *lines, int n);
 
 // ---- headless drawing (export.c) -----------------------------------------------------------
 // Type size for an area: large enough for a projector, scaled with the area, times the

@@ -65,18 +65,7 @@ static void hover(tt_paint *p, SDL_Rect area) {
   tt_pick pk;
   if (!tt_render_pick(p->lay, p->tr, st->mouse_x, st->mouse_y, &pk)) return;
   const tt_panel *pn = &p->lay->panels[pk.panel];
-  tt_canvas *cv = p->cv;
-  int x = pn->rect.x + (int)floorf(((float)pk.col - pn->col0) * pn->cell_w);
-  int y = pn->rect.y + (int)floorf(((float)pk.row - pn->row0) * pn->cell_h);
-  int w = (int)ceilf(pn->cell_w), h = (int)ceilf(pn->cell_h);
-  cv->clip(cv, &pn->rect);
-  if (w >= 4 && h >= 4) {
-    tt_draw_frame(cv, x - 1, y - 1, w + 2, h + 2, p->pal->highlight, w > 16 && h > 16 ? 3 : 2);
-  } else {
-    cv->fill(cv, pn->rect.x, y + h / 2, pn->rect.w, 1, p->pal->highlight);
-    cv->fill(cv, x + w / 2, pn->rect.y, 1, pn->rect.h, p->pal->highlight);
-  }
-  cv->clip(cv, NULL);
+  tt_draw_cell_mark(p->cv, pn, pk.row, pk.col, p->pal->highlight);
 
   // Tooltip: value, row and column labels, the tensor and index.
   char l0[200], l1[200], l2[200], l3[200], num[32], lab[160];
@@ -90,28 +79,11 @@ static void hover(tt_paint *p, SDL_Rect area) {
   if (pk.t->ndim == 3) snprintf(l3, sizeof l3, "%s[%d, %d, %d]", pk.t->name, pk.head, pk.row, pk.col);
   else if (pk.t->ndim == 2) snprintf(l3, sizeof l3, "%s[%d, %d]", pk.t->name, pk.row, pk.col);
   else snprintf(l3, sizeof l3, "%s[%d]", pk.t->name, pk.row);
-  const char *lines[4] = {l0, l1, l2, l3};
-  int px[4] = {u * 13 / 10, u, u, u * 8 / 10};
-  tt_font_kind fk[4] = {TT_FONT_BOLD, TT_FONT_SANS, TT_FONT_SANS, TT_FONT_MONO};
-  int bw = 0, bh = u / 2;
-  for (int i = 0; i < 4; i++) {
-    int tw = tt_text_width(cv->fonts, lines[i], px[i], fk[i]);
-    if (tw > bw) bw = tw;
-    bh += px[i] * 14 / 10;
-  }
-  bw += u;
-  int bx = st->mouse_x + u, by = st->mouse_y + u;
-  if (bx + bw > area.x + area.w) bx = st->mouse_x - u - bw;
-  if (by + bh > area.y + area.h) by = st->mouse_y - u - bh;
-  if (bx < area.x) bx = area.x;
-  if (by < area.y) by = area.y;
-  cv->fill(cv, bx, by, bw, bh, p->pal->panel);
-  tt_draw_frame(cv, bx, by, bw, bh, p->pal->highlight, 2);
-  int ty = by + u / 4;
-  for (int i = 0; i < 4; i++) {
-    tt_draw_text(cv, bx + u / 2, ty, lines[i], px[i], fk[i], i == 0 ? p->pal->fg : p->pal->dim, TT_ALIGN_LEFT);
-    ty += px[i] * 14 / 10;
-  }
+  const tt_tip_line lines[4] = {{l0, u * 13 / 10, TT_FONT_BOLD, p->pal->fg},
+                                {l1, u, TT_FONT_SANS, p->pal->dim},
+                                {l2, u, TT_FONT_SANS, p->pal->dim},
+                                {l3, u * 8 / 10, TT_FONT_MONO, p->pal->dim}};
+  tt_draw_tooltip(p->cv, p->pal, area, st->mouse_x, st->mouse_y, u, lines, 4);
 }
 
 static void pinned(tt_paint *p) {
