@@ -85,20 +85,24 @@ static int header(tt_paint *p, SDL_Rect r) {
   return y + u / 2 - r.y;
 }
 
-static void key_line(tt_paint *p, SDL_Rect r) {
+void tt_paint_key_line(tt_paint *p, SDL_Rect r, const char *keys) {
   tt_canvas *cv = p->cv;
-  const tt_palette *pal = p->pal;
   const tt_view_state *st = p->st;
   int u = p->unit;
-  cv->fill(cv, r.x, r.y, r.w, r.h, pal->panel);
-  const char *keys = st->lang == TT_LANG_KO
+  cv->fill(cv, r.x, r.y, r.w, r.h, p->pal->panel);
+  bool status = st->status && st->status[0];
+  int px = u * 9 / 10;
+  char fit[600];
+  tt_text_fit(cv->fonts, status ? st->status : keys, px, TT_FONT_SANS, r.w - u, fit, sizeof fit);
+  tt_draw_text(cv, r.x + u / 2, r.y + (r.h - px * 5 / 4) / 2, fit, px, TT_FONT_SANS, status ? p->pal->accent : p->pal->dim,
+               TT_ALIGN_LEFT);
+}
+
+static void key_line(tt_paint *p, SDL_Rect r) {
+  const char *keys = p->st->lang == TT_LANG_KO
                          ? "\xE2\x86\x90\xE2\x86\x92 단계   \xE2\x86\x91\xE2\x86\x93 층   [ ] 헤드   Tab 표   G 헤드 격자   Space 재생   S 화면 저장   P 프롬프트   F1 도움말"
                          : "\xE2\x86\x90\xE2\x86\x92 step   \xE2\x86\x91\xE2\x86\x93 layer   [ ] head   Tab table   G heads grid   Space play   S screenshot   P prompt   F1 help";
-  char fit[400];
-  const char *msg = st->status && st->status[0] ? st->status : keys;
-  tt_text_fit(cv->fonts, msg, u * 9 / 10, TT_FONT_SANS, r.w - u, fit, sizeof fit);
-  tt_draw_text(cv, r.x + u / 2, r.y + (r.h - u * 9 / 10 * 5 / 4) / 2, fit, u * 9 / 10, TT_FONT_SANS,
-               st->status && st->status[0] ? pal->accent : pal->dim, TT_ALIGN_LEFT);
+  tt_paint_key_line(p, r, keys);
 }
 
 static void prompt_box(tt_paint *p, SDL_Rect r) {
@@ -123,8 +127,6 @@ static void prompt_box(tt_paint *p, SDL_Rect r) {
 }
 
 void tt_paint_help(tt_paint *p, SDL_Rect r) {
-  tt_canvas *cv = p->cv;
-  const tt_palette *pal = p->pal;
   int u = p->unit;
   bool ko = p->st->lang == TT_LANG_KO;
   static const char *const en[][2] = {
@@ -161,9 +163,15 @@ void tt_paint_help(tt_paint *p, SDL_Rect r) {
       {"L", "English / 한국어"},
       {"F1 또는 ?", "이 도움말, Esc로 닫기, Q로 끝내기"},
   };
-  int n = (int)(sizeof en / sizeof *en);
+  tt_paint_key_table(p, r, u * 2, ko ? ko_keys : en, (int)(sizeof en / sizeof *en), 25, -1);
+}
+
+void tt_paint_key_table(tt_paint *p, SDL_Rect r, int top, const char *const (*rows)[2], int n, int col2_pct, int skip) {
+  tt_canvas *cv = p->cv;
+  const tt_palette *pal = p->pal;
+  int u = p->unit;
   int lh = u * 17 / 10;
-  SDL_Rect b = {r.x + r.w / 8, r.y + u * 2, r.w * 3 / 4, lh * (n + 2) + u};
+  SDL_Rect b = {r.x + r.w / 8, r.y + top, r.w * 3 / 4, lh * (n + 2) + u};
   if (b.h > r.h - u * 2) b.h = r.h - u * 2;
   cv->fill(cv, b.x, b.y, b.w, b.h, pal->bg);
   tt_draw_frame(cv, b.x, b.y, b.w, b.h, pal->accent, 3);
@@ -171,9 +179,9 @@ void tt_paint_help(tt_paint *p, SDL_Rect r) {
                TT_ALIGN_LEFT);
   int y = b.y + lh + u / 2;
   for (int i = 0; i < n && y + lh <= b.y + b.h; i++) {
-    const char *const *row = ko ? ko_keys[i] : en[i];
-    tt_draw_text(cv, b.x + u, y, row[0], u, TT_FONT_BOLD, pal->accent, TT_ALIGN_LEFT);
-    tt_draw_text(cv, b.x + b.w / 4, y, row[1], u, TT_FONT_SANS, pal->fg, TT_ALIGN_LEFT);
+    if (i == skip) continue;
+    tt_draw_text(cv, b.x + u, y, rows[i][0], u, TT_FONT_BOLD, pal->accent, TT_ALIGN_LEFT);
+    tt_draw_text(cv, b.x + b.w * col2_pct / 100, y, rows[i][1], u, TT_FONT_SANS, pal->fg, TT_ALIGN_LEFT);
     y += lh;
   }
 }

@@ -160,28 +160,18 @@ static int top_bar(tt_paint *p, SDL_Rect r, const tt_lesson_page *pg) {
 }
 
 static void key_line(tt_paint *p, SDL_Rect r, const tt_lesson_page *pg) {
-  tt_canvas *cv = p->cv;
-  const tt_view_state *st = p->st;
-  int u = p->unit;
-  bool ko = st->lang == TT_LANG_KO;
-  cv->fill(cv, r.x, r.y, r.w, r.h, p->pal->panel);
-  char keys[400], fit[600];
+  bool ko = p->st->lang == TT_LANG_KO;
+  char keys[400];
   snprintf(keys, sizeof keys, "%s%s%s%s",
            ko ? "\xE2\x86\x92 Space 다음   \xE2\x86\x90 이전   Home End   숫자+Enter 단계 이동   "
               : "\xE2\x86\x92 Space next   \xE2\x86\x90 back   Home End   number+Enter: go to step   ",
            pg->other_lang ? "L " : "", pg->other_lang ? pg->other_lang : "",
            ko ? (pg->other_lang ? "   S 화면 저장   F1 도움말   Esc 끝" : "S 화면 저장   F1 도움말   Esc 끝")
               : (pg->other_lang ? "   S screenshot   F1 help   Esc quit" : "S screenshot   F1 help   Esc quit"));
-  bool status = st->status && st->status[0];
-  int px = u * 9 / 10;
-  tt_text_fit(cv->fonts, status ? st->status : keys, px, TT_FONT_SANS, r.w - u, fit, sizeof fit);
-  tt_draw_text(cv, r.x + u / 2, r.y + (r.h - px * 5 / 4) / 2, fit, px, TT_FONT_SANS, status ? p->pal->accent : p->pal->dim,
-               TT_ALIGN_LEFT);
+  tt_paint_key_line(p, r, keys);
 }
 
 static void help(tt_paint *p, SDL_Rect r, const tt_lesson_page *pg) {
-  tt_canvas *cv = p->cv;
-  const tt_palette *pal = p->pal;
   int u = p->unit;
   bool ko = p->st->lang == TT_LANG_KO;
   static const char *const en[][2] = {
@@ -216,22 +206,8 @@ static void help(tt_paint *p, SDL_Rect r, const tt_lesson_page *pg) {
       {"F1 또는 ?", "이 도움말"},
       {"Esc / Q", "도움말 닫기, 그다음 끝내기"},
   };
-  int n = (int)(sizeof en / sizeof *en);
-  int lh = u * 17 / 10;
-  SDL_Rect b = {r.x + r.w / 8, r.y + u, r.w * 3 / 4, lh * (n + 2) + u};
-  if (b.h > r.h - u * 2) b.h = r.h - u * 2;
-  cv->fill(cv, b.x, b.y, b.w, b.h, pal->bg);
-  tt_draw_frame(cv, b.x, b.y, b.w, b.h, pal->accent, 3);
-  tt_draw_text(cv, b.x + u, b.y + u / 2, tt_str(p->st->lang, TT_S_KEYS), u * 13 / 10, TT_FONT_BOLD, pal->fg,
-               TT_ALIGN_LEFT);
-  int y = b.y + lh + u / 2;
-  for (int i = 0; i < n && y + lh <= b.y + b.h; i++) {
-    const char *const *row = ko ? ko_keys[i] : en[i];
-    if (i == 4 && !pg->other_lang) continue;
-    tt_draw_text(cv, b.x + u, y, row[0], u, TT_FONT_BOLD, pal->accent, TT_ALIGN_LEFT);
-    tt_draw_text(cv, b.x + b.w * 3 / 10, y, row[1], u, TT_FONT_SANS, pal->fg, TT_ALIGN_LEFT);
-    y += lh;
-  }
+  // Without a twin in the other language the L row is left out.
+  tt_paint_key_table(p, r, u, ko ? ko_keys : en, (int)(sizeof en / sizeof *en), 30, pg->other_lang ? -1 : 4);
 }
 
 // ---- the page -------------------------------------------------------------------------------

@@ -210,6 +210,12 @@ void tt_paint_qkv(tt_paint *p, SDL_Rect r, int layer, int head);
 void tt_paint_frame(tt_paint *p, SDL_Rect r);      // navigator, explanation, view (frame.c)
 void tt_paint_inspector(tt_paint *p, SDL_Rect r);  // hovered and pinned cell (inspect.c)
 void tt_paint_help(tt_paint *p, SDL_Rect r);       // key overlay (frame.c)
+// The boxed key table of a help overlay (title "Keys") in r, its top `top` below r.y; rows
+// are (keys, what they do), the second column at col2_pct % of the box width; row `skip`
+// (-1: none) is left out (frame.c).
+void tt_paint_key_table(tt_paint *p, SDL_Rect r, int top, const char *const (*rows)[2], int n, int col2_pct, int skip);
+// The bottom line: st->status when there is one (accent), else keys (dim), cut to fit (frame.c).
+void tt_paint_key_line(tt_paint *p, SDL_Rect r, const char *keys);
 
 // The panel with the main matrix, drawn by the heatmap painter: cells and the figure parts.
 // Draws the colour legend (vertical bar with numbers) into r.
