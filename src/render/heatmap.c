@@ -33,16 +33,22 @@ static int label_step(float cell_px, int need) {
 
 static bool text_axis(int axis) { return axis == 'T' || axis == 'L'; }
 
+// Width of the widest label of the first n (at most 256) indices along an axis.
+static int widest_label(tt_paint *p, int axis, int n, int px) {
+  char buf[128];
+  int w = 0;
+  if (n > 256) n = 256;
+  for (int i = 0; i < n; i++) {
+    int lw = tt_text_width(p->cv->fonts, tt_axis_label(p->tr, p->ex, axis, i, buf, sizeof buf), px, TT_FONT_SANS);
+    if (lw > w) w = lw;
+  }
+  return w;
+}
+
 // Width the row labels need (capped).
 static int row_label_width(tt_paint *p, const tt_mat *m, int px, int cap) {
   char buf[128];
-  int w = 0;
-  int n = m->rows < 256 ? m->rows : 256;
-  for (int i = 0; i < n; i++) {
-    int lw = tt_text_width(p->cv->fonts, tt_axis_label(p->tr, p->ex, m->row_axis, i, buf, sizeof buf), px,
-                           TT_FONT_SANS);
-    if (lw > w) w = lw;
-  }
+  int w = widest_label(p, m->row_axis, m->rows, px);
   if (text_axis(m->row_axis) && m->rows > 24) w += tt_text_width(p->cv->fonts, "000 ", px, TT_FONT_SANS);
   if (!text_axis(m->row_axis)) {
     snprintf(buf, sizeof buf, "%d", m->rows);
@@ -53,14 +59,7 @@ static int row_label_width(tt_paint *p, const tt_mat *m, int px, int cap) {
 
 static int col_label_height(tt_paint *p, const tt_mat *m, int px, int cap, float cell_w) {
   if (!text_axis(m->col_axis)) return px * 3 / 2;
-  char buf[128];
-  int w = 0;
-  int n = m->cols < 256 ? m->cols : 256;
-  for (int i = 0; i < n; i++) {
-    int lw = tt_text_width(p->cv->fonts, tt_axis_label(p->tr, p->ex, m->col_axis, i, buf, sizeof buf), px,
-                           TT_FONT_SANS);
-    if (lw > w) w = lw;
-  }
+  int w = widest_label(p, m->col_axis, m->cols, px);
   if ((float)(w + px) <= cell_w) return px * 3 / 2;  // labels lie flat under wide cells
   if (m->cols > 24) w += tt_text_width(p->cv->fonts, "000 ", px, TT_FONT_SANS);  // index prefixes
   return w + px / 2 > cap ? cap : w + px / 2;

@@ -47,6 +47,15 @@ static float at3(const tt_tensor *t, int h, int i, int j) {
   return tt_tensor_at(t, ((int64_t)h * t->shape[1] + i) * t->shape[2] + j);
 }
 
+// Scaled score (i, c) of head h: the recorded one from sc, else recomputed as q·k / sdiv.
+static double score_at(const tt_tensor *sc, const tt_tensor *q, const tt_tensor *k, int h, int i, int c, int D,
+                       double sdiv) {
+  if (sc) return at3(sc, h, i, c);
+  double acc = 0;
+  for (int d = 0; d < D; d++) acc += (double)at3(q, h, i, d) * (double)at3(k, h, c, d);
+  return acc / sdiv;
+}
+
 static void attention_arithmetic(writer *w, const tt_trace *tr, int L, int h, int i, int j) {
   tt_paint *p = w->p;
   const tt_palette *pal = p->pal;
@@ -103,22 +112,12 @@ static void attention_arithmetic(writer *w, const tt_trace *tr, int L, int h, in
   double mx = -INFINITY, row_sum = 0;
   for (int c = 0; c < T; c++) {
     if (causal && c > i) continue;
-    double v = sc ? at3(sc, h, i, c) : 0;
-    if (!sc) {
-      double acc = 0;
-      for (int d = 0; d < D; d++) acc += (double)at3(q, h, i, d) * (double)at3(k, h, c, d);
-      v = acc / sdiv;
-    }
+    double v = score_at(sc, q, k, h, i, c, D, sdiv);
     if (v > mx) mx = v;
   }
   for (int c = 0; c < T; c++) {
     if (causal && c > i) continue;
-    double v = sc ? at3(sc, h, i, c) : 0;
-    if (!sc) {
-      double acc = 0;
-      for (int d = 0; d < D; d++) acc += (double)at3(q, h, i, d) * (double)at3(k, h, c, d);
-      v = acc / sdiv;
-    }
+    double v = score_at(sc, q, k, h, i, c, D, sdiv);
     row_sum += exp(v - mx);
   }
   double e = masked ? 0 : exp(s - mx);
