@@ -144,14 +144,10 @@ static void key(tt_ui *ui, const SDL_KeyboardEvent *k) {
       ui->next_play = SDL_GetTicks() + 3000;
       break;
     case SDLK_s: {
-      char path[4200], written[4200];
-      tt_error err = {0};
+      char path[4200];
       snprintf(path, sizeof path, "%s/ttrace-%03d-%s.png", ui->opts.shot_dir ? ui->opts.shot_dir : ".", ++ui->n_shots,
                vs->hook);
-      if (tt_ui_screenshot(ui, path, written, sizeof written, &err) == TT_OK)
-        snprintf(ui->status, sizeof ui->status, "screenshot saved: %.500s", written);
-      else
-        snprintf(ui->status, sizeof ui->status, "screenshot failed: %.500s", err.msg);
+      tt_ui_shot_status(ui, path);
       break;
     }
     case SDLK_F1: vs->show_help = !vs->show_help; break;

@@ -161,14 +161,10 @@ static void screenshot(tt_ui *ui) {
   const char *base = strrchr(ls->path, '/');
   base = base ? base + 1 : ls->path;
   int n = (int)strcspn(base, ".");
-  char path[4400], written[4400];
+  char path[4400];
   snprintf(path, sizeof path, "%s/%.*s-%s-step%02d.png", ui->opts.shot_dir ? ui->opts.shot_dir : ".", n, base,
            tt_lesson_lang(ls->pl->lesson), ls->pl->step + 1);
-  tt_error err = {0};
-  if (tt_ui_screenshot(ui, path, written, sizeof written, &err) == TT_OK)
-    snprintf(ui->status, sizeof ui->status, "screenshot saved: %.500s", written);
-  else
-    snprintf(ui->status, sizeof ui->status, "screenshot failed: %.500s", err.msg);
+  tt_ui_shot_status(ui, path);
 }
 
 static int digit_of(SDL_Keycode c) {

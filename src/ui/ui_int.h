@@ -55,6 +55,8 @@ tt_status tt_ui_open(tt_ui *ui, const tt_ui_opts *o, const tt_trace *tr, tt_erro
 void tt_ui_loop(tt_ui *ui);
 void tt_ui_close(tt_ui *ui);
 tt_status tt_ui_screenshot(tt_ui *ui, const char *path, char *written, size_t len, tt_error *err);
+// Saves a screenshot to path; the status line then says where it went, or why it failed.
+void tt_ui_shot_status(tt_ui *ui, const char *path);
 void tt_ui_set_trace(tt_ui *ui, const tt_trace *tr);
 void tt_ui_retrace(tt_ui *ui);
 tt_status tt_ui_write_state(tt_ui *ui, const char *path, tt_error *err);

@@ -91,6 +91,15 @@ tt_status tt_ui_screenshot(tt_ui *ui, const char *path, char *written, size_t le
   return st;
 }
 
+void tt_ui_shot_status(tt_ui *ui, const char *path) {
+  char written[4400];
+  tt_error err = {0};
+  if (tt_ui_screenshot(ui, path, written, sizeof written, &err) == TT_OK)
+    snprintf(ui->status, sizeof ui->status, "screenshot saved: %.500s", written);
+  else
+    snprintf(ui->status, sizeof ui->status, "screenshot failed: %.500s", err.msg);
+}
+
 tt_status tt_ui_write_state(tt_ui *ui, const char *path, tt_error *err) {
   tt_atomic_file af;
   tt_status st = tt_atomic_open(&af, path, err);
