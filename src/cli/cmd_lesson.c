@@ -176,24 +176,9 @@ static int cmd_list(const char *only_lang) {
 // ---- the terminal player -----------------------------------------------------------
 
 // Terminal columns of a UTF-8 string: Hangul and other wide East Asian characters take 2.
-static int display_width(const char *s) {
-  int w = 0;
-  size_t n = strlen(s);
-  for (size_t i = 0; i < n;) {
-    uint32_t cp;
-    int k = tt_utf8_decode(s + i, n - i, &cp);
-    if (k <= 0) k = 1, cp = '?';
-    i += (size_t)k;
-    bool wide = (cp >= 0x1100 && cp <= 0x115F) || (cp >= 0x2E80 && cp <= 0xA4CF) || (cp >= 0xAC00 && cp <= 0xD7A3) ||
-                (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0xFF00 && cp <= 0xFF60) || (cp >= 0xFFE0 && cp <= 0xFFE6);
-    w += wide ? 2 : 1;
-  }
-  return w;
-}
-
 static void rule(const char *title) {
   printf("\n\xE2\x94\x80\xE2\x94\x80 %s ", title);
-  int n = 74 - display_width(title);
+  int n = 74 - tt_utf8_columns(title);
   for (int i = 0; i < n; i++) fputs("\xE2\x94\x80", stdout);
   printf("\n\n");
 }
@@ -228,7 +213,7 @@ static void print_wrapped(const char *text, int width) {
       size_t wl = i - w0 < sizeof word - 1 ? i - w0 : sizeof word - 1;
       memcpy(word, p + w0, wl);
       word[wl] = 0;
-      int cols = display_width(word);
+      int cols = tt_utf8_columns(word);
       if (col > 0 && col + 1 + cols > width) {
         putchar('\n');
         col = 0;

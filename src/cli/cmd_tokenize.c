@@ -24,34 +24,15 @@ static const char usage[] =
     "\n"
     "\"<|endoftext|>\" in TEXT is ordinary text, split like any other characters.\n";
 
-// Terminal columns of a UTF-8 string: 2 for wide East Asian characters and emoji, else 1.
-static int columns(const char *s) {
-  int w = 0;
-  size_t len = strlen(s);
-  for (size_t i = 0; i < len;) {
-    uint32_t cp;
-    int k = tt_utf8_decode(s + i, len - i, &cp);
-    if (k == 0) k = 1, cp = '?';
-    bool wide = (cp >= 0x1100 && cp <= 0x115F) || (cp >= 0x2E80 && cp <= 0xA4CF) ||
-                (cp >= 0xAC00 && cp <= 0xD7A3) || (cp >= 0xF900 && cp <= 0xFAFF) ||
-                (cp >= 0xFF00 && cp <= 0xFF60) || (cp >= 0xFFE0 && cp <= 0xFFE6) ||
-                (cp >= 0x1F300 && cp <= 0x1FAFF) || (cp >= 0x20000 && cp <= 0x3FFFD);
-    bool zero = (cp >= 0x300 && cp <= 0x36F) || cp == 0x200D || (cp >= 0xFE00 && cp <= 0xFE0F);
-    w += zero ? 0 : wide ? 2 : 1;
-    i += (size_t)k;
-  }
-  return w;
-}
-
 static void print_padded(const char *s, int width) {
   fputs(s, stdout);
-  for (int pad = width - columns(s); pad > 0; pad--) putchar(' ');
+  for (int pad = width - tt_utf8_columns(s); pad > 0; pad--) putchar(' ');
 }
 
 static void print_table(const tt_tokenizer *tok, const int32_t *ids, int n) {
   int wide = 5;  // "piece"
   for (int i = 0; i < n; i++) {
-    int w = columns(tt_tokenizer_token_spelling(tok, ids[i]));
+    int w = tt_utf8_columns(tt_tokenizer_token_spelling(tok, ids[i]));
     if (w > wide) wide = w;
   }
   printf("%5s  %6s  ", "index", "id");

@@ -93,6 +93,9 @@ bool tt_utf8_valid(const char *s, size_t len, size_t *bad_offset);
 int tt_utf8_decode(const char *s, size_t len, uint32_t *cp);
 // Number of code points in a valid UTF-8 string.
 size_t tt_utf8_length(const char *s);
+// Terminal columns of a UTF-8 string: 2 for wide East Asian characters (Hangul, CJK) and
+// emoji, 0 for combining marks and joiners, else 1; an invalid byte counts as one column.
+int tt_utf8_columns(const char *s);
 
 // ---- recorder: how the engine hands each computed tensor to whoever listens ----
 // The recorder decides per hook: it returns host memory for numel floats (or int32s for

@@ -1,4 +1,6 @@
 // utf8: validation and decoding (strict: no overlongs, no surrogates, max U+10FFFF).
+#include <string.h>
+
 #include "core.h"
 
 int tt_utf8_decode(const char *str, size_t len, uint32_t *cp) {
@@ -43,4 +45,21 @@ size_t tt_utf8_length(const char *s) {
   for (; *s; s++)
     if (((unsigned char)*s & 0xc0) != 0x80) n++;
   return n;
+}
+
+int tt_utf8_columns(const char *s) {
+  int w = 0;
+  size_t len = strlen(s);
+  for (size_t i = 0; i < len;) {
+    uint32_t cp;
+    int k = tt_utf8_decode(s + i, len - i, &cp);
+    if (k == 0) k = 1, cp = '?';
+    bool wide = (cp >= 0x1100 && cp <= 0x115F) || (cp >= 0x2E80 && cp <= 0xA4CF) || (cp >= 0xAC00 && cp <= 0xD7A3) ||
+                (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0xFF00 && cp <= 0xFF60) || (cp >= 0xFFE0 && cp <= 0xFFE6) ||
+                (cp >= 0x1F300 && cp <= 0x1FAFF) || (cp >= 0x20000 && cp <= 0x3FFFD);
+    bool zero = (cp >= 0x300 && cp <= 0x36F) || cp == 0x200D || (cp >= 0xFE00 && cp <= 0xFE0F);
+    w += zero ? 0 : wide ? 2 : 1;
+    i += (size_t)k;
+  }
+  return w;
 }

@@ -96,23 +96,29 @@ static int split_axes(const char *axes, char names[TT_MAX_DIMS][8]) {
   return n;
 }
 
-// Pads s to width display columns (UTF-8 aware), truncating with "…" when longer.
+// Pads s to width terminal columns (Hangul counts two), truncating with "…" when longer.
 static void print_cell(FILE *out, const char *s, int width, bool right) {
-  size_t cps = tt_utf8_length(s);
-  if ((int)cps > width) {
-    int keep = width - 1, seen = 0;
-    const char *p = s;
-    while (*p && seen < keep) {
-      p++;
-      while ((*p & 0xc0) == 0x80) p++;
-      seen++;
+  int cols = tt_utf8_columns(s);
+  if (cols > width) {
+    char kept[256];
+    size_t n = 0;
+    int used = 0;
+    for (const char *p = s; *p && n + 5 < sizeof kept;) {
+      char one[5] = {0};
+      size_t k = 1;
+      while ((p[k] & 0xc0) == 0x80 && k < 4) k++;
+      memcpy(one, p, k);
+      int w = tt_utf8_columns(one);
+      if (used + w > width - 1) break;
+      memcpy(kept + n, p, k);
+      n += k, used += w, p += k;
     }
-    fprintf(out, "%.*s…", (int)(p - s), s);
+    fprintf(out, "%.*s…%*s", (int)n, kept, right ? 0 : width - 1 - used, "");
     return;
   }
-  int pad = width - (int)cps;
-  fprintf(out, right ? "%*s%s" : "%*s%s", right ? pad : 0, "", s);
-  if (!right) fprintf(out, "%*s", pad, "");
+  int pad = width - cols;
+  if (right) fprintf(out, "%*s%s", pad, "", s);
+  else fprintf(out, "%s%*s", s, pad, "");
 }
 
 static void format_value(double v, int precision, char *buf, size_t len) {
