@@ -36,6 +36,8 @@ static const char usage[] =
     "  --step N        only step N (1-based; with --text)\n"
     "  --lang en|ko    which language LESSON names and --list use (default en)\n"
     "  --traces DIR    where the saved traces are (default: lessons/traces)\n"
+    "  --size WxH      window size (default 1280x800)\n"
+    "  --theme light|dark\n"
     "  --list          the lessons, with their titles and step counts\n"
     "  --check         load every step of the lessons (default: all) from their traces: hooks,\n"
     "                  layers, heads, rows and {{...}} numbers must resolve, check: claims must\n"
@@ -611,14 +613,20 @@ static int cmd_make(char **args, int n_args, const char *out_dir, const char *mo
 }
 
 // ---- the window --------------------------------------------------------------------------
-static int play_window(const char *path, const char *traces_dir, const char *lang) {
+// width/height 0 and theme NULL keep the defaults (or the TTRACE_UI_* variables).
+static int play_window(const char *path, const char *traces_dir, const char *lang, int width, int height,
+                       const char *theme) {
 #ifdef TT_UI_LESSON_API
   tt_error err = {0};
-  tt_status st = tt_ui_run_lesson(path, traces_dir, lang, &err);
+  tt_ui_opts o;
+  tt_ui_lesson_env_opts(&o);
+  if (width) o.width = width, o.height = height;
+  if (theme) o.theme = strcmp(theme, "dark") == 0 ? TT_THEME_DARK : TT_THEME_LIGHT;
+  tt_status st = tt_ui_run_lesson_opts(&o, path, traces_dir, lang, &err);
   if (st != TT_ERR_UNSUPPORTED) return st ? tt_cli_fail("lesson", &err) : 0;
   fprintf(stderr, "ttrace lesson: %s; playing it as text instead\n", err.msg);
 #else
-  (void)lang;
+  (void)lang, (void)width, (void)height, (void)theme;
   fprintf(stderr, "ttrace lesson: this build has no lesson window; playing it as text instead\n");
 #endif
   return play_text(path, traces_dir, 0);
@@ -631,9 +639,10 @@ int tt_cmd_lesson(int argc, char **argv) {
       {"lang", required_argument, 0, 'l'},  {"traces", required_argument, 0, 'T'},
       {"list", no_argument, 0, 'L'},        {"check", no_argument, 0, 'c'},
       {"make-traces", no_argument, 0, 'M'}, {"help", no_argument, 0, 'h'},
+      {"size", required_argument, 0, 'S'},  {"theme", required_argument, 0, 'H'},
       {0, 0, 0, 0}};
-  const char *lang = NULL, *traces_dir = NULL, *out_dir = NULL, *model_dir = NULL;
-  int step = 0, c;
+  const char *lang = NULL, *traces_dir = NULL, *out_dir = NULL, *model_dir = NULL, *theme = NULL;
+  int step = 0, width = 0, height = 0, c;
   optind = 1;
   while ((c = getopt_long(argc, argv, "o:m:h", longs, NULL)) != -1) {
     switch (c) {
@@ -649,6 +658,15 @@ int tt_cmd_lesson(int argc, char **argv) {
       case 'M': mode = MAKE; break;
       case 'o': out_dir = optarg; break;
       case 'm': model_dir = optarg; break;
+      case 'S':
+        if (sscanf(optarg, "%dx%d", &width, &height) != 2 || width < 320 || height < 240)
+          return tt_cli_usage_error("lesson", "--size wants WxH of at least 320x240");
+        break;
+      case 'H':
+        if (strcmp(optarg, "light") && strcmp(optarg, "dark"))
+          return tt_cli_usage_error("lesson", "--theme is light or dark");
+        theme = optarg;
+        break;
       case 'h': fputs(usage, stdout); return 0;
       default: return tt_cli_usage_error("lesson", "unknown option");
     }
@@ -675,5 +693,5 @@ int tt_cmd_lesson(int argc, char **argv) {
     return tt_cli_fail("lesson", &err);
   }
   if (mode == TEXT || step) return play_text(path, traces_dir, step);
-  return play_window(path, traces_dir, lang);
+  return play_window(path, traces_dir, lang, width, height, theme);
 }

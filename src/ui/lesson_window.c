@@ -327,18 +327,22 @@ tt_status tt_ui_run_lesson_opts(const tt_ui_opts *o, const char *path, const cha
   return st;
 }
 
+void tt_ui_lesson_env_opts(tt_ui_opts *o) {
+  memset(o, 0, sizeof *o);
+  o->script = getenv("TTRACE_UI_SCRIPT");
+  o->state_out = getenv("TTRACE_UI_STATE_OUT");
+  o->shot_dir = getenv("TTRACE_UI_SHOTS");
+  const char *size = getenv("TTRACE_UI_SIZE"), *theme = getenv("TTRACE_UI_THEME");
+  if (size && (sscanf(size, "%dx%d", &o->width, &o->height) != 2 || o->width < 320 || o->height < 240))
+    o->width = o->height = 0;
+  if (theme && strcmp(theme, "dark") == 0) o->theme = TT_THEME_DARK;
+  if (o->script && !o->script[0]) o->script = NULL;
+  if (o->state_out && !o->state_out[0]) o->state_out = NULL;
+  if (o->shot_dir && !o->shot_dir[0]) o->shot_dir = NULL;
+}
+
 tt_status tt_ui_run_lesson(const char *path, const char *traces_dir, const char *lang, tt_error *err) {
   tt_ui_opts o;
-  memset(&o, 0, sizeof o);
-  o.script = getenv("TTRACE_UI_SCRIPT");
-  o.state_out = getenv("TTRACE_UI_STATE_OUT");
-  o.shot_dir = getenv("TTRACE_UI_SHOTS");
-  const char *size = getenv("TTRACE_UI_SIZE"), *theme = getenv("TTRACE_UI_THEME");
-  if (size && (sscanf(size, "%dx%d", &o.width, &o.height) != 2 || o.width < 320 || o.height < 240))
-    o.width = o.height = 0;
-  if (theme && strcmp(theme, "dark") == 0) o.theme = TT_THEME_DARK;
-  if (o.script && !o.script[0]) o.script = NULL;
-  if (o.state_out && !o.state_out[0]) o.state_out = NULL;
-  if (o.shot_dir && !o.shot_dir[0]) o.shot_dir = NULL;
+  tt_ui_lesson_env_opts(&o);
   return tt_ui_run_lesson_opts(&o, path, traces_dir, lang, err);
 }

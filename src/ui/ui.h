@@ -56,6 +56,8 @@ tt_status tt_ui_run(const tt_ui_opts *o, const tt_trace *tr, tt_error *err);
 tt_status tt_ui_run_lesson(const char *path, const char *traces_dir, const char *lang, tt_error *err);
 tt_status tt_ui_run_lesson_opts(const tt_ui_opts *o, const char *path, const char *traces_dir, const char *lang,
                                 tt_error *err);
+// The options tt_ui_run_lesson starts from (the TTRACE_UI_* variables above).
+void tt_ui_lesson_env_opts(tt_ui_opts *o);
 
 // ---- headless step sequence ---------------------------------------------------------------
 // Writes the whole step sequence (every step; block steps for each layer, up to 4
