@@ -39,7 +39,12 @@ const char *tt_status_name(tt_status st);
 int tt_status_exit_code(tt_status st);
 
 // ---- dtypes and tensor views -------------------------------------------------------
-typedef enum { TT_F32, TT_F16, TT_BF16, TT_I32, TT_I64, TT_U8 } tt_dtype;
+// Every dtype the safetensors format defines, so any valid file opens; ttrace computes
+// with F32 and reads F16/BF16 weights; traces hold F32 and I32.
+typedef enum {
+  TT_F32, TT_F16, TT_BF16, TT_I32, TT_I64, TT_U8,
+  TT_F64, TT_I8, TT_I16, TT_U16, TT_U32, TT_U64, TT_BOOL, TT_F8_E4M3, TT_F8_E5M2,
+} tt_dtype;
 
 size_t tt_dtype_size(tt_dtype dt);
 const char *tt_dtype_name(tt_dtype dt);                // safetensors spelling: "F32", "I32", ...

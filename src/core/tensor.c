@@ -12,6 +12,9 @@ static const struct {
 } dtypes[] = {
     {TT_F32, "F32", 4}, {TT_F16, "F16", 2}, {TT_BF16, "BF16", 2},
     {TT_I32, "I32", 4}, {TT_I64, "I64", 8}, {TT_U8, "U8", 1},
+    {TT_F64, "F64", 8}, {TT_I8, "I8", 1}, {TT_I16, "I16", 2},
+    {TT_U16, "U16", 2}, {TT_U32, "U32", 4}, {TT_U64, "U64", 8},
+    {TT_BOOL, "BOOL", 1}, {TT_F8_E4M3, "F8_E4M3", 1}, {TT_F8_E5M2, "F8_E5M2", 1},
 };
 
 size_t tt_dtype_size(tt_dtype dt) {

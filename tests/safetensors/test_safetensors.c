@@ -99,6 +99,25 @@ static void test_bad_files(void **state) {
   assert_non_null(strstr(err.msg, "missing.safetensors"));
 }
 
+// Every dtype of the format opens (a model file may carry a BOOL mask buffer beside its weights).
+static void test_all_format_dtypes(void **state) {
+  (void)state;
+  unsigned char d[16] = {0};
+  char path[512];
+  path_in(path, "dtypes.safetensors");
+  write_raw(path,
+            "{\"m\":{\"dtype\":\"BOOL\",\"shape\":[2,2],\"data_offsets\":[0,4]},"
+            "\"d\":{\"dtype\":\"F64\",\"shape\":[1],\"data_offsets\":[8,16]},"
+            "\"e\":{\"dtype\":\"F8_E4M3\",\"shape\":[4],\"data_offsets\":[4,8]}}",
+            d, 16, -1);
+  tt_st_file *f = NULL;
+  tt_error err = {0};
+  if (tt_st_open(path, &f, &err)) fail_msg("%s", err.msg);
+  assert_int_equal(tt_st_find(f, "m")->dtype, TT_BOOL);
+  assert_int_equal(tt_st_find(f, "d")->dtype, TT_F64);
+  tt_st_close(f);
+}
+
 static void test_atomic_write_failure(void **state) {
   (void)state;
   float a[1] = {1};
@@ -128,6 +147,7 @@ static void test_f16_conversion(void **state) {
 int main(void) {
   if (!mkdtemp(dir)) return 1;
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_round_trip), cmocka_unit_test(test_bad_files),
+                                     cmocka_unit_test(test_all_format_dtypes),
                                      cmocka_unit_test(test_atomic_write_failure), cmocka_unit_test(test_f16_conversion)};
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   char cmd[600];
