@@ -160,7 +160,9 @@ void tt_paint_heatmap(tt_paint *p, SDL_Rect r, const tt_tensor *t, int head, boo
   if (square) guess_w = fminf(guess_w, (float)(r.h - 6 * u) / fmaxf(1.0f, ceilf((float)m.rows / fmaxf(st->zoom, 1.0f))));
   int col_h = col_label_height(p, &m, px, r.h / 4, table ? 0 : guess_w);
   int note_h = u * 3;
-  SDL_Rect plot = {r.x + axis_t + row_w + px, r.y + u / 2, 0, 0};
+  int thirds = tt_qkv_third(t);  // C of a fused Q/K/V tensor: its thirds are marked
+  int top = thirds ? tt_thirds_height(u) : 0;
+  SDL_Rect plot = {r.x + axis_t + row_w + px, r.y + u / 2 + top, 0, 0};
   plot.w = r.x + r.w - legend_w - plot.x - u;
   plot.h = r.y + r.h - col_h - note_h - u - plot.y;
   if (plot.w < 20 || plot.h < 20) return;
@@ -199,6 +201,7 @@ void tt_paint_heatmap(tt_paint *p, SDL_Rect r, const tt_tensor *t, int head, boo
   if (pi < 0) return;
   tt_draw_rect(cv, plot.x - 1, plot.y - 1, plot.w + 2, plot.h + 2, pal->dim);
   tt_paint_axis_labels(p, &p->lay->panels[pi], &m, px, row_w, col_h);
+  if (thirds) tt_paint_thirds(p, &p->lay->panels[pi], thirds);
 
   // Axis titles.
   const char *rt = axis_title(st->lang, m.row_axis, true, square),

@@ -234,6 +234,12 @@ typedef struct {
 int tt_paint_cells(tt_paint *p, SDL_Rect dst, const tt_mat *m, const tt_scale *s, const tt_cells_opts *o);
 // Row labels left of a drawn panel and column labels under it.
 void tt_paint_axis_labels(tt_paint *p, const tt_panel *pn, const tt_mat *m, int px, int row_w, int col_h);
+// The fused Q/K/V tensor (thirds.c): C when t is a blocks.L.attn.hook_qkv of shape (T, 3C),
+// else 0; the space its letters need above the cells; separators at C and 2C and Q, K, V
+// over the thirds of a drawn panel.
+int tt_qkv_third(const tt_tensor *t);
+int tt_thirds_height(int u);
+void tt_paint_thirds(tt_paint *p, const tt_panel *pn, int C);
 // Which visible window of a matrix a zoom/pan state gives for a plot of w × h pixels.
 void tt_view_window(const tt_view_state *st, int rows, int cols, int w, int h, bool square,
                     int unit, tt_cells_opts *o);

@@ -204,6 +204,7 @@ static const golden goldens[] = {
     {"grid", "blocks.0.attn.hook_pattern", TT_VIEW_GRID, 0, 0, false, TT_THEME_LIGHT, TT_LANG_EN, -1, -1},
     {"overview", "blocks.0.attn.hook_pattern", TT_VIEW_OVERVIEW, 0, 0, false, TT_THEME_LIGHT, TT_LANG_EN, -1, -1},
     {"table_q", "blocks.0.attn.hook_q", TT_VIEW_TABLE, 1, 0, false, TT_THEME_LIGHT, TT_LANG_EN, -1, -1},
+    {"qkv_fused", "blocks.0.attn.hook_qkv", TT_VIEW_AUTO, 0, 0, false, TT_THEME_DARK, TT_LANG_EN, -1, -1},
     {"tokens", "tokens", TT_VIEW_AUTO, 0, 0, false, TT_THEME_LIGHT, TT_LANG_EN, -1, -1},
     {"bars", "hook_probs", TT_VIEW_BARS, 0, 0, false, TT_THEME_LIGHT, TT_LANG_EN, -1, -1},
     {"layernorm", "blocks.0.ln1.hook_out", TT_VIEW_AUTO, 0, 0, false, TT_THEME_LIGHT, TT_LANG_EN, -1, -1},
