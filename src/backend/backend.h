@@ -24,6 +24,8 @@ typedef struct tt_backend tt_backend;
 struct tt_backend {
   const char *name;     // "openblas", "opencl"
   char device[256];     // what it runs on, for the trace metadata and `ttrace devices`
+  char note[512];       // a one-time remark for the user (kernels compiled and cached); the
+                        // caller decides whether to show it. Empty when there is none.
   bool host_memory;     // buffers are plain host memory: the engine may wrap recorder memory
   void *impl;
 
@@ -76,7 +78,8 @@ tt_status tt_backend_openblas_create(tt_backend **out, tt_error *err);
 tt_status tt_backend_opencl_create(int platform, int device, tt_backend **out, tt_error *err);
 #endif
 // name: "openblas", "opencl" or "auto" (OpenCL when a device is there, else OpenBLAS).
-// note (may be NULL) receives a one-line remark when auto fell back.
+// note (may be NULL) receives a one-line remark: which backend "auto" chose and why, and the
+// backend's own note (be->note), joined by "; ".
 tt_status tt_backend_create(const char *name, tt_backend **out, char *note, size_t note_len, tt_error *err);
 void tt_backend_destroy(tt_backend *be);
 

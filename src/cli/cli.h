@@ -13,6 +13,8 @@
 int tt_cli_fail(const char *cmd, const tt_error *err);
 // Prints "ttrace CMD: usage error: ..." plus a pointer to --help; returns TT_EXIT_USAGE.
 int tt_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+// Prints "ttrace CMD: note" on stderr when note is not empty (a backend's remark).
+void tt_cli_note(const char *cmd, const char *note);
 // True when argv has -h or --help before any "--".
 bool tt_cli_wants_help(int argc, char **argv);
 

@@ -45,6 +45,7 @@ int tt_cmd_demo(int argc, char **argv) {
   tt_trace *tr = NULL;
   tt_session_opts so = {.model_dir = model, .backend = o.backend};
   tt_status st = tt_session_open(&so, &s, &err);
+  if (!st) tt_cli_note("demo", s->backend_note);
   if (!st) st = tt_session_trace(s, prompt, NULL, 0, &tr, &err);
   tt_session_close(s);
   if (st) return tt_cli_fail("demo", &err);

@@ -102,7 +102,7 @@ int tt_cmd_trace(int argc, char **argv) {
   tt_session *s = NULL;
   tt_trace *tr = NULL;
   tt_status st = tt_session_open(&opts, &s, &err);
-  if (!st && s->backend_note[0] && !quiet) fprintf(stderr, "ttrace trace: %s\n", s->backend_note);
+  if (!st && !quiet) tt_cli_note("trace", s->backend_note);
   if (!st) st = tt_session_trace(s, prompt, records, n_record, &tr, &err);
   if (!st) st = tt_trace_save(tr, output, &err);
   if (!st && !quiet) {

@@ -104,6 +104,7 @@ int tt_cmd_view(int argc, char **argv) {
     }
     tt_session_opts so = {.model_dir = model, .backend = o.backend};
     st = tt_session_open(&so, &s, &err);
+    if (!st) tt_cli_note("view", s->backend_note);
     if (!st) st = tt_session_trace(s, prompt, NULL, 0, &tr, &err);
     free(prompt);
   } else {

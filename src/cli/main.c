@@ -44,6 +44,10 @@ int tt_cli_usage_error(const char *cmd, const char *fmt, ...) {
   return TT_EXIT_USAGE;
 }
 
+void tt_cli_note(const char *cmd, const char *note) {
+  if (note && note[0]) fprintf(stderr, "ttrace %s: %s\n", cmd, note);
+}
+
 bool tt_cli_wants_help(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--") == 0) return false;

@@ -22,7 +22,7 @@ typedef struct tt_session {
   tt_backend *be;
   struct tt_engine *eng;
   tt_config base_cfg;      // the model's config.json before --set
-  char backend_note[256];  // e.g. why "auto" fell back to OpenBLAS; empty otherwise
+  char backend_note[1024];  // which backend "auto" chose, kernels compiled; empty otherwise (the caller shows it)
 } tt_session;
 
 tt_status tt_session_open(const tt_session_opts *opts, tt_session **out, tt_error *err);

@@ -263,6 +263,7 @@ tt_status tt_backend_opencl_create(int platform, int device, tt_backend **out, t
     goto fail;
   }
   if ((st = tt_cl_build(cl, err)) != TT_OK) goto fail;
+  snprintf(be->note, sizeof be->note, "%s", cl->note);
 
   be->alloc = cl_alloc;
   be->release = cl_release;

@@ -26,6 +26,7 @@ typedef struct {
   cl_program program;
   cl_kernel k[TT_K_COUNT];
   char device_name[128];   // CL_DEVICE_NAME
+  char note[512];          // set when the kernels were compiled rather than loaded from the cache
   char driver[64];         // CL_DRIVER_VERSION
   cl_ulong max_alloc;      // bytes, CL_DEVICE_MAX_MEM_ALLOC_SIZE
   cl_ulong global_mem;     // bytes, CL_DEVICE_GLOBAL_MEM_SIZE

@@ -256,9 +256,9 @@ tt_status tt_cl_build(tt_cl *cl, tt_error *err) {
   char why[512] = "no cache folder ($XDG_CACHE_HOME and $HOME are unset or unwritable)";
   bool saved = have_dir && save_cached(cl, path, why, sizeof why);
   double dt = now_s() - t0;
-  if (saved)
-    fprintf(stderr, "ttrace: compiled OpenCL kernels for %s (%.1f s); cached\n", cl->device_name, dt);
+  if (saved) snprintf(cl->note, sizeof cl->note, "compiled OpenCL kernels for %s (%.1f s); cached", cl->device_name, dt);
   else
-    fprintf(stderr, "ttrace: compiled OpenCL kernels for %s (%.1f s); not cached: %s\n", cl->device_name, dt, why);
+    snprintf(cl->note, sizeof cl->note, "compiled OpenCL kernels for %s (%.1f s); not cached: %.300s", cl->device_name,
+             dt, why);
   return TT_OK;
 }
