@@ -65,9 +65,19 @@ typedef struct {
   // Writes a display string for a vocabulary id into buf (next-token candidates).
   const char *(*token_text)(void *ctx, int32_t id, char *buf, size_t len);
   void *token_ctx;
-  const char *const *merges;  // BPE merge lines of the prompt, e.g. "Ġ + w → Ġw"
+  const char *const *merges;  // BPE merge lines of the prompt, e.g. "␣ + w → ␣w  (#10)"
   int n_merges;
+  // The prompt's pre-tokens in order, each with its merges (a slice of merges); when
+  // n_merge_groups is 0 the merges are shown as one list.
+  const struct tt_merge_group *merge_groups;
+  int n_merge_groups;
 } tt_render_extras;
+
+typedef struct tt_merge_group {
+  const char *text;    // the pre-token as typed (UTF-8; a leading space is drawn as ␣)
+  const char *pieces;  // the tokens it ends as, e.g. "␣weather" or "␣un · believ · able"
+  int first, count;    // its merges: merges[first] … merges[first + count − 1]
+} tt_merge_group;
 
 // One drawn matrix of cells, kept so a pointer position can be turned into a cell.
 typedef struct {

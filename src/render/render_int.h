@@ -238,6 +238,8 @@ void tt_paint_axis_labels(tt_paint *p, const tt_panel *pn, const tt_mat *m, int 
 // else 0; the space its letters need above the cells; separators at C and 2C and Q, K, V
 // over the thirds of a drawn panel.
 int tt_qkv_third(const tt_tensor *t);
+// The prompt's BPE merges grouped by pre-token, fitted into r (merges.c).
+void tt_paint_merges(tt_paint *p, SDL_Rect r);
 int tt_thirds_height(int u);
 void tt_paint_thirds(tt_paint *p, const tt_panel *pn, int C);
 // Which visible window of a matrix a zoom/pan state gives for a plot of w × h pixels.

@@ -1,5 +1,5 @@
 // tokens: the prompt's pieces as boxes, each with its position, its text (a leading
-// space shown as ␣) and its id; the BPE merges below when the tokenizer gave them.
+// space shown as ␣) and its id; the BPE merges below (merges.c) when the tokenizer gave them.
 #include <string.h>
 
 #include "render_int.h"
@@ -58,20 +58,9 @@ void tt_paint_tokens(tt_paint *p, SDL_Rect r) {
   y += u * 2;
   const tt_render_extras *ex = p->ex;
   if (ex && ex->n_merges > 0 && y + u * 3 < r.y + r.h) {
-    tt_draw_text(cv, r.x, y, ko ? "BPE 병합 (순위가 낮은 쌍부터)" : "BPE merges (lowest rank first)", u, TT_FONT_BOLD,
+    tt_draw_text(cv, r.x, y, ko ? "사전 토큰별 BPE 병합 (순위가 낮은 쌍부터)" : "BPE merges per pre-token (lowest rank first)", u, TT_FONT_BOLD,
                  pal->fg, TT_ALIGN_LEFT);
     y += u * 3 / 2;
-    int col_w = r.w / 3, lh = u * 5 / 4, cx = r.x, top = y;
-    for (int i = 0; i < ex->n_merges; i++) {
-      if (y + lh > r.y + r.h) {
-        cx += col_w;
-        y = top;
-        if (cx + col_w > r.x + r.w + 4) break;
-      }
-      char fit[200];
-      tt_text_fit(cv->fonts, ex->merges[i], u * 9 / 10, TT_FONT_MONO, col_w - u, fit, sizeof fit);
-      tt_draw_text(cv, cx, y, fit, u * 9 / 10, TT_FONT_MONO, pal->dim, TT_ALIGN_LEFT);
-      y += lh;
-    }
+    tt_paint_merges(p, (SDL_Rect){r.x, y, r.w, r.y + r.h - y});
   }
 }

@@ -12,6 +12,8 @@ struct tt_viz_data {
   tt_model *model;
   char **merges;
   int n_merges, cap_merges;
+  tt_merge_group *groups;  // text and pieces malloc'd
+  int n_groups, cap_groups;
 };
 
 static bool is_dir_with(const char *dir, const char *file) {
@@ -51,12 +53,18 @@ tt_status tt_viz_data_open(const char *model_dir, const tt_trace *tr, tt_viz_dat
 static void clear_merges(tt_viz_data *d) {
   for (int i = 0; i < d->n_merges; i++) free(d->merges[i]);
   d->n_merges = 0;
+  for (int i = 0; i < d->n_groups; i++) {
+    free((char *)d->groups[i].text);
+    free((char *)d->groups[i].pieces);
+  }
+  d->n_groups = 0;
 }
 
 void tt_viz_data_close(tt_viz_data *d) {
   if (!d) return;
   clear_merges(d);
   free(d->merges);
+  free(d->groups);
   tt_tokenizer_destroy(d->tok);
   tt_model_destroy(d->model);
   free(d);
@@ -65,6 +73,22 @@ void tt_viz_data_close(tt_viz_data *d) {
 static const char *token_text(void *ctx, int32_t id, char *buf, size_t len) {
   tt_viz_data *d = ctx;
   return d->tok ? tt_tokenizer_token_display(d->tok, id, buf, len) : NULL;
+}
+
+// Copies a piece in GPT-2's byte-to-unicode spelling with its space mark "Ġ" shown as "␣"
+// (the tokens view's sign for a space).
+static void spaced(const char *s, char *out, size_t len) {
+  size_t o = 0;
+  for (; *s && o + 4 < len; s++) {
+    if ((unsigned char)s[0] == 0xC4 && (unsigned char)s[1] == 0xA0) {
+      memcpy(out + o, "\xE2\x90\xA3", 3);
+      o += 3;
+      s++;
+    } else {
+      out[o++] = *s;
+    }
+  }
+  out[o] = 0;
 }
 
 static void on_merge(void *ctx, const tt_merge_step *s) {
@@ -76,10 +100,52 @@ static void on_merge(void *ctx, const tt_merge_step *s) {
     d->merges = m;
     d->cap_merges = cap;
   }
-  char line[256];
-  snprintf(line, sizeof line, "%s + %s \xE2\x86\x92 %s  (#%d)", s->left, s->right, s->merged, s->rank);
+  char l[80], r[80], m[80], line[256];
+  spaced(s->left, l, sizeof l);
+  spaced(s->right, r, sizeof r);
+  spaced(s->merged, m, sizeof m);
+  snprintf(line, sizeof line, "%s + %s \xE2\x86\x92 %s  (#%d)", l, r, m, s->rank);
   char *copy = strdup(line);
   if (copy) d->merges[d->n_merges++] = copy;
+}
+
+// One pre-token: its merges through the BPE, then a group naming its text and final pieces.
+static void add_group(tt_viz_data *d, const char *text, size_t len) {
+  if (d->n_groups == d->cap_groups) {
+    int cap = d->cap_groups ? d->cap_groups * 2 : 16;
+    tt_merge_group *g = realloc(d->groups, sizeof *g * (size_t)cap);
+    if (!g) return;
+    d->groups = g;
+    d->cap_groups = cap;
+  }
+  int first = d->n_merges, n = 0;
+  int32_t *ids = NULL;
+  if (tt_tokenizer_bpe(d->tok, text, len, &ids, &n, on_merge, d, NULL) != TT_OK) n = 0;
+  char pieces[512] = "", one[160];
+  size_t o = 0;
+  for (int i = 0; i < n && o + 8 < sizeof pieces; i++) {
+    if (i) o += (size_t)snprintf(pieces + o, sizeof pieces - o, " \xC2\xB7 ");
+    for (const char *c = tt_tokenizer_token_display(d->tok, ids[i], one, sizeof one); *c && o + 4 < sizeof pieces; c++) {
+      if (*c == ' ') {  // a space as ␣, as the tokens view shows it
+        memcpy(pieces + o, "\xE2\x90\xA3", 3);
+        o += 3;
+      } else {
+        pieces[o++] = *c;
+      }
+    }
+    pieces[o] = 0;
+  }
+  free(ids);
+  tt_merge_group *g = &d->groups[d->n_groups];
+  g->text = strndup(text, len);
+  g->pieces = strdup(pieces);
+  g->first = first;
+  g->count = d->n_merges - first;
+  if (g->text && g->pieces) d->n_groups++;
+  else {
+    free((char *)g->text);
+    free((char *)g->pieces);
+  }
 }
 
 void tt_viz_data_extras(tt_viz_data *d, const tt_trace *tr, tt_render_extras *ex) {
@@ -90,13 +156,16 @@ void tt_viz_data_extras(tt_viz_data *d, const tt_trace *tr, tt_render_extras *ex
     ex->token_ctx = d;
     clear_merges(d);
     const char *prompt = tr ? tt_trace_meta(tr, "prompt") : NULL;
-    int32_t *ids = NULL;
+    tt_span *spans = NULL;
     int n = 0;
-    if (prompt && tt_tokenizer_encode(d->tok, prompt, strlen(prompt), &ids, &n, on_merge, d, NULL) == TT_OK) {
+    if (prompt && tt_tokenizer_pretokenize(d->tok, prompt, strlen(prompt), &spans, &n, NULL) == TT_OK) {
+      for (int i = 0; i < n; i++) add_group(d, prompt + spans[i].offset, spans[i].len);
       ex->merges = (const char *const *)d->merges;
       ex->n_merges = d->n_merges;
+      ex->merge_groups = d->groups;
+      ex->n_merge_groups = d->n_groups;
     }
-    free(ids);
+    free(spans);
   }
   if (d->model) {
     ex->wte = d->model->wte;

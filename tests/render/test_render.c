@@ -237,13 +237,34 @@ static double differing(SDL_Surface *a, SDL_Surface *b, int tol, int *worst) {
   return (double)n / ((double)a->w * a->h);
 }
 
+// The merges GPT-2's tokenizer makes for the fixture's prompt (ttrace tokenize --merges
+// "The weather is nice"), grouped by pre-token as the window passes them.
+static const char *const golden_merges[] = {
+    "h + e \xE2\x86\x92 he  (#2)", "T + he \xE2\x86\x92 The  (#208)",
+    "h + e \xE2\x86\x92 he  (#2)", "a + t \xE2\x86\x92 at  (#9)",
+    "\xE2\x90\xA3 + w \xE2\x86\x92 \xE2\x90\xA3w  (#10)",
+    "\xE2\x90\xA3w + e \xE2\x86\x92 \xE2\x90\xA3we  (#100)", "he + r \xE2\x86\x92 her  (#116)",
+    "at + her \xE2\x86\x92 ather  (#776)",
+    "\xE2\x90\xA3we + ather \xE2\x86\x92 \xE2\x90\xA3weather  (#5937)",
+    "i + s \xE2\x86\x92 is  (#15)", "\xE2\x90\xA3 + is \xE2\x86\x92 \xE2\x90\xA3is  (#62)",
+    "i + c \xE2\x86\x92 ic  (#35)", "\xE2\x90\xA3 + n \xE2\x86\x92 \xE2\x90\xA3n  (#43)",
+    "ic + e \xE2\x86\x92 ice  (#245)", "\xE2\x90\xA3n + ice \xE2\x86\x92 \xE2\x90\xA3nice  (#3365)"};
+static const tt_merge_group golden_groups[] = {{"The", "The", 0, 2},
+                                               {" weather", "\xE2\x90\xA3weather", 2, 7},
+                                               {" is", "\xE2\x90\xA3is", 9, 2},
+                                               {" nice", "\xE2\x90\xA3nice", 11, 4}};
+
 static void test_golden(void **state) {
   (void)state;
   tt_trace *tr = load_fixture();
   tt_render *rc = NULL;
   tt_error err = {0};
   assert_int_equal(tt_render_create(&rc, &err), TT_OK);
-  tt_render_extras ex = {.token_text = vocab_text};
+  tt_render_extras ex = {.token_text = vocab_text,
+                         .merges = golden_merges,
+                         .n_merges = (int)(sizeof golden_merges / sizeof *golden_merges),
+                         .merge_groups = golden_groups,
+                         .n_merge_groups = (int)(sizeof golden_groups / sizeof *golden_groups)};
   tt_render_set_extras(rc, &ex);
   bool update = getenv("TTRACE_UPDATE_GOLDEN") && getenv("TTRACE_UPDATE_GOLDEN")[0] == '1';
   int failures = 0;
