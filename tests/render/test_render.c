@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "../../src/render/render_int.h"
+#include "golden.h"
 
 static const char *golden_dir, *fixture;
 
@@ -220,23 +221,6 @@ static const char *vocab_text(void *ctx, int32_t id, char *buf, size_t len) {
   return buf;
 }
 
-// Share of pixels whose channels differ by more than tol.
-static double differing(SDL_Surface *a, SDL_Surface *b, int tol, int *worst) {
-  long n = 0;
-  *worst = 0;
-  for (int y = 0; y < a->h; y++) {
-    const uint8_t *pa = (const uint8_t *)a->pixels + (size_t)y * (size_t)a->pitch;
-    const uint8_t *pb = (const uint8_t *)b->pixels + (size_t)y * (size_t)b->pitch;
-    for (int x = 0; x < a->w * 3; x += 3) {
-      int d = 0;
-      for (int c = 0; c < 3; c++) d = abs(pa[x + c] - pb[x + c]) > d ? abs(pa[x + c] - pb[x + c]) : d;
-      if (d > *worst) *worst = d;
-      if (d > tol) n++;
-    }
-  }
-  return (double)n / ((double)a->w * a->h);
-}
-
 // The merges GPT-2's tokenizer makes for the fixture's prompt (ttrace tokenize --merges
 // "The weather is nice"), grouped by pre-token as the window passes them.
 static const char *const golden_merges[] = {
@@ -266,7 +250,6 @@ static void test_golden(void **state) {
                          .merge_groups = golden_groups,
                          .n_merge_groups = (int)(sizeof golden_groups / sizeof *golden_groups)};
   tt_render_set_extras(rc, &ex);
-  bool update = getenv("TTRACE_UPDATE_GOLDEN") && getenv("TTRACE_UPDATE_GOLDEN")[0] == '1';
   int failures = 0;
   for (size_t i = 0; i < sizeof goldens / sizeof *goldens; i++) {
     const golden *g = &goldens[i];
@@ -284,32 +267,7 @@ static void test_golden(void **state) {
     vs.step = tt_step_find(g->hook, NULL);
     SDL_Surface *s = NULL;
     assert_int_equal(tt_render_surface(rc, tr, &vs, 960, 600, &s, NULL, &err), TT_OK);
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s.png", golden_dir, g->name);
-    if (update) {
-      assert_int_equal(tt_render_save_png(s, path, &err), TT_OK);
-      printf("wrote %s\n", path);
-    } else {
-      SDL_Surface *want0 = IMG_Load(path);
-      if (!want0) {
-        print_error("missing golden %s (TTRACE_UPDATE_GOLDEN=1 writes it)\n", path);
-        failures++;
-      } else {
-        SDL_Surface *want = SDL_ConvertSurfaceFormat(want0, SDL_PIXELFORMAT_RGB24, 0);
-        SDL_FreeSurface(want0);
-        int worst = 0;
-        double share = (want->w == s->w && want->h == s->h) ? differing(s, want, 24, &worst) : 1.0;
-        if (share > 0.002) {
-          char got[4200];
-          snprintf(got, sizeof got, "%s.got.png", g->name);
-          tt_render_save_png(s, got, NULL);
-          print_error("%s: %.3f%% of pixels differ (largest channel difference %d); this run's image: %s\n", g->name,
-                      share * 100, worst, got);
-          failures++;
-        }
-        SDL_FreeSurface(want);
-      }
-    }
+    failures += tt_golden_check(golden_dir, g->name, s);
     SDL_FreeSurface(s);
   }
   tt_render_destroy(rc);

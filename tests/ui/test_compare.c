@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "../../src/render/derived_int.h"
+#include "../render/golden.h"
 
 static const char *golden_dir, *fixture;
 
@@ -196,53 +197,13 @@ static void test_norms(void **state) {
 }
 
 // ---- golden images ------------------------------------------------------------------------
-static double differing(SDL_Surface *a, SDL_Surface *b, int tol, int *worst) {
-  long n = 0;
-  *worst = 0;
-  for (int y = 0; y < a->h; y++) {
-    const uint8_t *pa = (const uint8_t *)a->pixels + (size_t)y * (size_t)a->pitch;
-    const uint8_t *pb = (const uint8_t *)b->pixels + (size_t)y * (size_t)b->pitch;
-    for (int x = 0; x < a->w * 3; x += 3) {
-      int d = 0;
-      for (int c = 0; c < 3; c++) d = abs(pa[x + c] - pb[x + c]) > d ? abs(pa[x + c] - pb[x + c]) : d;
-      if (d > *worst) *worst = d;
-      if (d > tol) n++;
-    }
-  }
-  return (double)n / ((double)a->w * a->h);
-}
-
 // Compares the PNG just written at got with the golden NAME.png (or replaces it).
 static int golden_check(const char *name, const char *got) {
-  char path[4096];
-  snprintf(path, sizeof path, "%s/%s.png", golden_dir, name);
-  tt_error err = {0};
   SDL_Surface *g0 = IMG_Load(got);
   assert_non_null(g0);
   SDL_Surface *g = SDL_ConvertSurfaceFormat(g0, SDL_PIXELFORMAT_RGB24, 0);
   SDL_FreeSurface(g0);
-  int bad = 0;
-  if (getenv("TTRACE_UPDATE_GOLDEN") && getenv("TTRACE_UPDATE_GOLDEN")[0] == '1') {
-    assert_int_equal(tt_render_save_png(g, path, &err), TT_OK);
-    printf("wrote %s\n", path);
-  } else {
-    SDL_Surface *w0 = IMG_Load(path);
-    if (!w0) {
-      print_error("missing golden %s (TTRACE_UPDATE_GOLDEN=1 writes it)\n", path);
-      bad = 1;
-    } else {
-      SDL_Surface *w = SDL_ConvertSurfaceFormat(w0, SDL_PIXELFORMAT_RGB24, 0);
-      SDL_FreeSurface(w0);
-      int worst = 0;
-      double share = (w->w == g->w && w->h == g->h) ? differing(g, w, 24, &worst) : 1.0;
-      if (share > 0.002) {
-        print_error("%s: %.3f%% of pixels differ (largest channel difference %d); this run's image: %s\n", name,
-                    share * 100, worst, got);
-        bad = 1;
-      }
-      SDL_FreeSurface(w);
-    }
-  }
+  int bad = tt_golden_check(golden_dir, name, g);
   SDL_FreeSurface(g);
   return bad;
 }
