@@ -69,6 +69,10 @@ uint16_t tt_f32_to_f16(float f);  // round to nearest even
 float tt_bf16_to_f32(uint16_t b);
 // dst (n) = src (n) converted from dt; src may be unaligned. dt must be F32, F16 or BF16.
 void tt_convert_to_f32(float *dst, const void *src, tt_dtype dt, size_t n);
+// Element i (flat, row-major) of t, any dtype, as a double: integers exactly up to 2^53,
+// BOOL as 0/1, F16/BF16/F8 decoded (element.c). The one reader for tensors of unknown dtype.
+double tt_tensor_get(const tt_tensor *t, int64_t i);
+bool tt_dtype_is_integer(tt_dtype dt);  // I*, U* and BOOL
 
 // ---- arena: bump allocator in chunks; memory never moves, freed all at once --------
 typedef struct tt_arena tt_arena;
