@@ -125,7 +125,7 @@ int tt_cmd_diff(int argc, char **argv) {
   bool quiet = false;
   int c;
   optind = 1;
-  while ((c = getopt_long(argc, argv, "h", longs, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
     switch (c) {
       case 'p':
         if (!parse_perm(optarg, &perm))
@@ -139,7 +139,7 @@ int tt_cmd_diff(int argc, char **argv) {
       }
       case 'q': quiet = true; break;
       case 'h': fputs(usage, stdout); return 0;
-      default: return tt_cli_usage_error("diff", "unknown option");
+      default: return tt_cli_option_error("diff", c, argv);
     }
   }
   int nargs = argc - optind;

@@ -46,7 +46,7 @@ int tt_cmd_dump(int argc, char **argv) {
   tt_dump_default_opts(&o);
   int c;
   optind = 1;
-  while ((c = getopt_long(argc, argv, "h", longs, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
     switch (c) {
       case 'H': o.head = atoi(optarg); break;
       case 'f': o.max_cols = 0; break;
@@ -54,7 +54,7 @@ int tt_cmd_dump(int argc, char **argv) {
       case 'k': o.top_k = atoi(optarg); break;
       case 'p': o.precision = atoi(optarg) < 0 ? 0 : atoi(optarg) > 9 ? 9 : atoi(optarg); break;
       case 'h': fputs(usage, stdout); return 0;
-      default: return tt_cli_usage_error("dump", "unknown option");
+      default: return tt_cli_option_error("dump", c, argv);
     }
   }
   if (optind >= argc) return tt_cli_usage_error("dump", "missing TRACE");
