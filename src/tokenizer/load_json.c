@@ -21,7 +21,9 @@ static const char *type_of(json_t *obj) {
   return t ? t : "(no type)";
 }
 
-static bool is_true(json_t *obj, const char *key) { return json_is_true(json_object_get(obj, key)); }
+static bool is_true(json_t *obj, const char *key) {
+  return json_is_true(json_object_get(obj, key));
+}
 
 static tt_status unsupported(const char *path, const char *what, const char *name, tt_error *err) {
   return tt_fail(err, TT_ERR_UNSUPPORTED, "%s: %s %s is not supported (ttrace reads byte-level BPE tokenizers)", path,
@@ -132,7 +134,8 @@ static tt_status add_split(tt_tokenizer *tok, json_t *p, const char *path, tt_er
   const char *regex = json_string_value(json_object_get(pat, "Regex"));
   const char *literal = json_string_value(json_object_get(pat, "String"));
   const char *behavior = json_string_value(json_object_get(p, "behavior"));
-  if (!regex && !literal) return tt_fail(err, TT_ERR_FORMAT, "%s: Split needs a pattern {\"Regex\" or \"String\"}", path);
+  if (!regex && !literal)
+    return tt_fail(err, TT_ERR_FORMAT, "%s: Split needs a pattern {\"Regex\" or \"String\"}", path);
   if (is_true(p, "invert")) return unsupported(path, "Split", "with invert", err);
   if (!behavior || (strcmp(behavior, "Isolated") != 0 && strcmp(behavior, "Removed") != 0))
     return unsupported(path, "Split behavior", behavior ? behavior : "(none)", err);
@@ -157,8 +160,8 @@ static tt_status add_pretokenizer(tt_tokenizer *tok, json_t *p, bool *byte_level
   }
   if (strcmp(type, "Split") == 0) return add_split(tok, p, path, err);
   if (strcmp(type, "Digits") == 0)  // Rust's char::is_numeric is \p{N}
-    return tt_tok_add_stage(tok, is_true(p, "individual_digits") ? "\\p{N}" : "\\p{N}+", false, TT_SPLIT_ISOLATED,
-                            path, err);
+    return tt_tok_add_stage(tok, is_true(p, "individual_digits") ? "\\p{N}" : "\\p{N}+", false, TT_SPLIT_ISOLATED, path,
+                            err);
   if (strcmp(type, "ByteLevel") == 0) {
     if (is_true(p, "add_prefix_space")) return unsupported(path, "ByteLevel", "add_prefix_space: true", err);
     *byte_level = true;
@@ -182,9 +185,8 @@ static int32_t template_bos(const tt_tokenizer *tok, json_t *pp) {
     return -1;
   }
   if (strcmp(type_of(pp), "TemplateProcessing") != 0) return -1;
-  const char *name = json_string_value(json_object_get(json_object_get(json_array_get(json_object_get(pp, "single"), 0),
-                                                                       "SpecialToken"),
-                                                       "id"));
+  const char *name = json_string_value(
+      json_object_get(json_object_get(json_array_get(json_object_get(pp, "single"), 0), "SpecialToken"), "id"));
   for (int i = 0; name && i < tok->n_added; i++)
     if (strcmp(tok->added[i].content, name) == 0) return tok->added[i].id;
   return -1;
@@ -206,8 +208,7 @@ static tt_status load_root(tt_tokenizer *tok, json_t *root, const char *path, tt
   if (!st) st = check_model(model, path, err);
   if (!st && dec && !json_is_null(dec) && strcmp(type_of(dec), "ByteLevel") != 0)
     st = unsupported(path, "decoder", type_of(dec), err);
-  if (!st && (!pre || json_is_null(pre)))
-    st = unsupported(path, "pre-tokenizer", "null (no ByteLevel step)", err);
+  if (!st && (!pre || json_is_null(pre))) st = unsupported(path, "pre-tokenizer", "null (no ByteLevel step)", err);
   json_t *vocab = json_object_get(model, "vocab");
   int V = st ? 0 : (int)json_object_size(vocab), extra = 0;
   if (!st) st = added_extent(added, V, &extra, path, err);

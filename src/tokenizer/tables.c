@@ -51,8 +51,7 @@ static uint64_t pair_key(int32_t left, int32_t right) {
   return ((uint64_t)(uint32_t)left << 32 | (uint32_t)right) + 1;
 }
 
-bool tt_tokenizer_find_pair(const tt_tokenizer *tok, int32_t left, int32_t right, int32_t *rank,
-                            int32_t *merged) {
+bool tt_tokenizer_find_pair(const tt_tokenizer *tok, int32_t left, int32_t right, int32_t *rank, int32_t *merged) {
   uint64_t key = pair_key(left, right);
   for (uint32_t i = hash_u64(key) & tok->pair_mask;; i = (i + 1) & tok->pair_mask) {
     const tt_pair_slot *s = &tok->pairs[i];
@@ -82,8 +81,10 @@ static size_t unspell(const tt_byte_table *t, const char *s, char *out) {
     uint32_t cp;
     int k = tt_utf8_decode(s + i, len - i, &cp);
     if (k == 0) k = 1, cp = 0xFFFFFFFFu;
-    if (cp < TT_BYTE_CP_LIMIT && t->byte[cp] >= 0) out[n++] = (char)t->byte[cp];
-    else memcpy(out + n, s + i, (size_t)k), n += (size_t)k;
+    if (cp < TT_BYTE_CP_LIMIT && t->byte[cp] >= 0)
+      out[n++] = (char)t->byte[cp];
+    else
+      memcpy(out + n, s + i, (size_t)k), n += (size_t)k;
     i += (size_t)k;
   }
   out[n] = 0;
@@ -104,8 +105,8 @@ tt_tokenizer *tt_tok_new(void) {
 tt_status tt_tok_set_token(tt_tokenizer *tok, int32_t id, const char *spelling, bool raw, const char *path,
                            tt_error *err) {
   if (tok->spelling[id])
-    return tt_fail(err, TT_ERR_FORMAT, "%s: id %d is used by both \"%s\" and \"%s\"", path, (int)id,
-                   tok->spelling[id], spelling);
+    return tt_fail(err, TT_ERR_FORMAT, "%s: id %d is used by both \"%s\" and \"%s\"", path, (int)id, tok->spelling[id],
+                   spelling);
   size_t len = strlen(spelling);
   char *sp = tt_arena_alloc(tok->arena, len + 1, 1), *bytes = raw ? sp : tt_arena_alloc(tok->arena, len + 1, 1);
   if (!sp || !bytes) return tt_fail(err, TT_ERR_NOMEM, "out of memory reading %s", path);
@@ -148,8 +149,9 @@ tt_status tt_tok_check_bytes(tt_tokenizer *tok, const char *path, tt_error *err)
   for (int b = 0; b < 256; b++) {
     tok->byte_id[b] = tt_tok_lookup(tok, tok->table.utf8[b]);
     if (tok->byte_id[b] < 0)
-      return tt_fail(err, TT_ERR_FORMAT, "%s: no token for the single byte 0x%02X (\"%s\"): not a byte-level vocabulary",
-                     path, b, tok->table.utf8[b]);
+      return tt_fail(err, TT_ERR_FORMAT,
+                     "%s: no token for the single byte 0x%02X (\"%s\"): not a byte-level vocabulary", path, b,
+                     tok->table.utf8[b]);
   }
   return TT_OK;
 }
@@ -203,8 +205,8 @@ static char *white_space_classes(const char *pattern) {
   return out;
 }
 
-tt_status tt_tok_add_stage(tt_tokenizer *tok, const char *pattern, bool literal, tt_split_kind kind,
-                           const char *path, tt_error *err) {
+tt_status tt_tok_add_stage(tt_tokenizer *tok, const char *pattern, bool literal, tt_split_kind kind, const char *path,
+                           tt_error *err) {
   if (tok->n_stages == TT_MAX_STAGES)
     return tt_fail(err, TT_ERR_UNSUPPORTED, "%s: more than %d pre-tokenizer steps", path, TT_MAX_STAGES);
   char *translated = literal ? NULL : white_space_classes(pattern);
