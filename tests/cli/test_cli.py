@@ -187,6 +187,13 @@ def singular_plural(tmp, good):
     check("trace says 'traced 1 token'", r.returncode == 0 and r.stdout.startswith(b"traced 1 token on "), r.stdout)
     r = run("trace", "-m", good, "--record", "tokens", "-o", o, "hi")
     check("trace says '1 tensor'", r.returncode == 0 and b": 1 tensor, " in r.stdout, r.stdout)
+    r = run("dump", o)
+    check("dump says 'recorded 1 tensor' and shows tokenizer, bos, from_ids",
+          r.returncode == 0 and re.search(rb"\nrecorded +1 tensor, ", r.stdout) is not None
+          and re.search(rb"\ntokenizer +bundled gpt2\nbos +false\nfrom_ids +false\n", r.stdout) is not None, r.stdout)
+    r = run("diff", o, o)
+    check("diff says '(1 token)' and '1 shared hook'",
+          r.returncode == 0 and b'"hi"  (1 token)\n' in r.stdout and b"\n1 shared hook, 1 identical" in r.stdout, r.stdout)
 
 
 def no_model_folder(tmp):
