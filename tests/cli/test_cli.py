@@ -301,6 +301,8 @@ def tokenizer_files(tmp, good):
     m = trace_meta(o) if r.returncode == 0 else {}
     check("a folder with tokenizer.json: read, recorded, --bos is its <|endoftext|>",
           m.get("tokenizer") == "tokenizer.json" and m.get("token_ids") == "[50256,464,6193]", (r.stderr, m))
+    if has_gui():
+        window_labels(tmp, with_json)
     with open(os.path.join(with_json, "tokenizer.json"), "r+", encoding="utf-8") as f:
         doc = json.load(f)
         doc["normalizer"] = {"type": "NFC"}
@@ -309,6 +311,34 @@ def tokenizer_files(tmp, good):
         json.dump(doc, f)
     expect_failure("an unsupported tokenizer.json is refused, not replaced by GPT-2's",
                    ["trace", "-m", with_json, "-o", o + "2", "hi"], 3, "normalizer NFC is not supported", o + "2")
+
+
+def window_labels(tmp, with_json):
+    """The views' vocabulary strings (next-token candidates) come from the model's own
+    tokenizer.json: here GPT-2's with the ids reversed, so GPT-2's bundled strings are wrong."""
+    import numpy as np
+    rev = os.path.join(tmp, "reversed")
+    shutil.copytree(with_json, rev)
+    path = os.path.join(rev, "tokenizer.json")
+    doc = json.load(open(path, encoding="utf-8"))
+    vocab = doc["model"]["vocab"]
+    V = len(vocab)
+    doc["model"]["vocab"] = {s: (V - 2 - i if i < V - 1 else i) for s, i in vocab.items()}  # <|endoftext|> stays
+    json.dump(doc, open(path, "w", encoding="utf-8"), ensure_ascii=False)
+    spelling = {i: s for s, i in doc["model"]["vocab"].items()}
+    gpt2 = {i: s for s, i in vocab.items()}
+    o, svg = os.path.join(tmp, "rev.safetensors"), os.path.join(tmp, "rev.svg")
+    r = run("trace", "-m", rev, "-o", o, "The weather is nice")
+    r2 = run("render", o, "--step", "hook_probs", "-o", svg) if r.returncode == 0 else r
+    if r2.returncode != 0:
+        check("render a trace of a tokenizer.json model", False, (r.stderr, r2.stderr))
+        return
+    probs = trace_tensor(o, "hook_probs")[-1]
+    top = [int(i) for i in np.argsort(-probs, kind="stable")[:3]]
+    texts = re.findall(r"<text[^>]*>([^<]*)</text>", open(svg, encoding="utf-8").read())
+    want = [spelling[i].replace("Ġ", "␣") for i in top]
+    check("next-token labels come from the model's tokenizer.json", all(w in texts for w in want)
+          and any(spelling[i] != gpt2[i] for i in top), (want, [gpt2[i] for i in top], texts[:20]))
 
 
 def main():
