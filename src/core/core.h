@@ -3,7 +3,9 @@
 //
 // Shape legend used in comments across the project:
 //   T tokens, C width (n_embd), H heads, D = C/H head width, F FFN width (n_inner),
-//   V vocabulary size, P positions (n_positions), L layers.
+//   V vocabulary size, P positions (n_positions), L layers, G key/value heads (H_kv: fewer
+//   than H with grouped-query attention, else H). "3C" is three widths side by side, "T-1"
+//   one less than T (the next-token loss).
 #ifndef TT_CORE_H
 #define TT_CORE_H
 
