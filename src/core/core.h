@@ -76,6 +76,11 @@ void tt_convert_to_f32(float *dst, const void *src, tt_dtype dt, size_t n);
 double tt_tensor_get(const tt_tensor *t, int64_t i);
 bool tt_dtype_is_integer(tt_dtype dt);  // I*, U* and BOOL
 
+// ---- hash ---------------------------------------------------------------------------
+// 64-bit FNV-1a of n bytes at p, continuing from h; start with TT_FNV1A64_BASIS (hash.c).
+#define TT_FNV1A64_BASIS 14695981039346656037ull
+uint64_t tt_fnv1a64(uint64_t h, const void *p, size_t n);
+
 // ---- arena: bump allocator in chunks; memory never moves, freed all at once --------
 typedef struct tt_arena tt_arena;
 tt_arena *tt_arena_create(size_t chunk_bytes);
