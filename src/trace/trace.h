@@ -32,7 +32,7 @@ size_t tt_trace_bytes(const tt_trace *tr);  // recorded tensor bytes
 // Metadata: string keys and values (copied). Known keys: format, format_version, prompt,
 // token_ids (JSON array), token_strings (JSON array), config (JSON), backend, device,
 // record (JSON array of globs), variant (JSON object of knobs that differ from the model),
-// model, time_ms.
+// model, time_ms, pretokens (JSON array, below; set with tt_trace_set_pretokens).
 tt_status tt_trace_set_meta(tt_trace *tr, const char *key, const char *value);
 const char *tt_trace_meta(const tt_trace *tr, const char *key);
 size_t tt_trace_meta_count(const tt_trace *tr);
@@ -46,6 +46,29 @@ const char *tt_trace_token(const tt_trace *tr, int i);
 int32_t tt_trace_token_id(const tt_trace *tr, int i);
 // The model config stored in the metadata (false when absent or unreadable).
 bool tt_trace_config(const tt_trace *tr, tt_config *cfg);
+
+// ---- the tokenizer's work on the prompt, recorded at trace time (metadata "pretokens") ----
+// The pre-tokens cover the prompt in order, byte for byte, and their tokens cover the
+// trace's tokens in order; each lists the BPE merges applied to it, lowest rank first as
+// the tokenizer did them. Pieces are spelled as in vocab.json and merges.txt (byte-to-
+// unicode: a space is "Ġ"), so every string is valid UTF-8 even when a token is half a
+// character. Traces made before this key existed have none (tt_trace_n_pretokens is 0).
+typedef struct {
+  const char *left, *right, *merged;  // the pair and what it became
+  int rank;                           // 0-based line of merges.txt (its rank)
+} tt_trace_merge;
+typedef struct {
+  const char *text;              // the pre-token's prompt text
+  size_t offset, len;            // its bytes in the prompt
+  int first_token, n_tokens;     // the trace's tokens it became
+  const tt_trace_merge *merges;  // in the order applied
+  int n_merges;
+} tt_trace_pretoken;
+// Copies p (n pre-tokens) into the trace and its metadata; checks them against the
+// prompt and tokens already set (TT_ERR_ARG with a one-line reason otherwise).
+tt_status tt_trace_set_pretokens(tt_trace *tr, const tt_trace_pretoken *p, int n, tt_error *err);
+int tt_trace_n_pretokens(const tt_trace *tr);
+const tt_trace_pretoken *tt_trace_pretoken_at(const tt_trace *tr, int i);  // NULL out of range
 
 // ---- differences: the one rule for comparing two tensors element by element (diff.c) ----
 // A cell finite in both A and B differs by |a - b|. The same infinity in both (a masked
