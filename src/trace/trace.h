@@ -104,7 +104,9 @@ bool tt_diff_identical(const tt_diff_stats *s);
 
 // Atomic write; the file lists tensors in recorded order.
 tt_status tt_trace_save(const tt_trace *tr, const char *path, tt_error *err);
-// Reads and checks a trace file: format name and version, metadata, tensor shapes.
+// Reads and checks a trace file: format name and version, tokens, pre-tokens, and every
+// tensor the hook catalogue names (in one of the config's layers, with its dtype and
+// shape); other tensors may have any dtype and shape. Tensors are indexed by name once.
 tt_status tt_trace_load(const char *path, tt_trace **out, tt_error *err);
 
 #endif
