@@ -10,15 +10,22 @@
 #include "model/model.h"
 
 // A view of n floats starting `offset` floats into a backend allocation.
-// For host backends, handle is the float* of the allocation.
+// For host backends, handle is the float* of the allocation, or NULL and read_only the
+// const float* of host memory that no op may write (a weight used in place, see
+// wrap_read_only). An unset buffer (an absent bias) has neither.
 typedef struct {
   void *handle;
   size_t offset, n;
+  const void *read_only;
 } tt_buf;
 
+// The n floats `offset` floats into b; they must lie inside b.
 static inline tt_buf tt_buf_view(tt_buf b, size_t offset, size_t n) {
-  return (tt_buf){b.handle, b.offset + offset, n};
+  TT_ASSERT(offset <= b.n && n <= b.n - offset);
+  return (tt_buf){b.handle, b.offset + offset, n, b.read_only};
 }
+
+static inline bool tt_buf_is_set(tt_buf b) { return b.handle || b.read_only; }
 
 typedef struct tt_backend tt_backend;
 struct tt_backend {
@@ -32,14 +39,16 @@ struct tt_backend {
   // ---- memory ----
   tt_status (*alloc)(tt_backend *be, size_t n, tt_buf *out, tt_error *err);
   void (*release)(tt_backend *be, tt_buf *buf);
-  // Host memory as a buffer without a copy (host backends only; may be NULL).
+  // Host memory as a buffer without a copy (host backends only; may be NULL): writable
+  // (an op's output), or read-only (a weight; only ever an op's input).
   tt_buf (*wrap)(tt_backend *be, float *host, size_t n);
+  tt_buf (*wrap_read_only)(tt_backend *be, const float *host, size_t n);
   tt_status (*upload)(tt_backend *be, tt_buf dst, const float *src, size_t n, tt_error *err);
   tt_status (*download)(tt_backend *be, tt_buf src, float *dst, size_t n, tt_error *err);
   tt_status (*finish)(tt_backend *be, tt_error *err);  // wait for queued work; NULL if synchronous
 
   // ---- ops (out may alias x for the element-wise ones) ----
-  // out (M,N) = a (M,K) · b (K,N) + bias (N);  with trans_b, b is (N,K).  bias.handle may be NULL.
+  // out (M,N) = a (M,K) · b (K,N) + bias (N);  with trans_b, b is (N,K).  bias may be unset.
   tt_status (*matmul)(tt_backend *be, tt_buf out, tt_buf a, tt_buf b, tt_buf bias, int M, int K, int N,
                       bool trans_b, tt_error *err);
   // for i < batch: out[i] (M,N) = alpha · a[i] (M,K) · b[i] (K,N)   (b[i] is (N,K) with trans_b)

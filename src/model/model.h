@@ -20,16 +20,26 @@ typedef struct {
   tt_pos_kind positions;  // ttrace_positions: learned | sinusoidal | none
   tt_norm_kind norm;      // ttrace_norm: layernorm | rmsnorm
   bool post_ln;           // ttrace_block: pre_ln | post_ln (the original Transformer order)
-  bool scale_attn;        // ttrace_scale_attn: divide scores by sqrt(D)
+  bool scale_attn;        // ttrace_scale_attn (HF: scale_attn_weights): divide scores by sqrt(D)
   bool causal;            // ttrace_causal: mask positions above the diagonal
   bool residual;          // ttrace_residual: add the residual connections
+  // More of HF GPT-2's keys.
+  bool scale_attn_by_layer;  // scale_attn_by_inverse_layer_idx: scores of layer L also / (L+1)
+  bool reorder_upcast;       // reorder_and_upcast_attn: scores in float32 with the scale folded in;
+                             // ttrace always computes them so (the key is recorded, nothing changes)
 } tt_config;
 
 void tt_config_default(tt_config *cfg);  // GPT-2 small's values
-tt_status tt_config_from_json(const char *json, tt_config *cfg, tt_error *err);
 char *tt_config_to_json(const tt_config *cfg);  // malloc'd, one line
+// Reads config.json's text. A key whose meaning would change the computation and that
+// ttrace does not implement (add_cross_attention, pruned_heads, another model_type, an
+// unknown ttrace_* key, an activation it does not have) is refused with TT_ERR_UNSUPPORTED
+// (TT_ERR_FORMAT for a malformed value), naming the key. n_ctx stands in for a missing
+// n_positions.
+tt_status tt_config_from_json(const char *json, tt_config *cfg, tt_error *err);
 // Sets one variant knob by its short name (scale_attn, causal, positions, activation,
-// residual, block, norm) or its config.json name; values as in config.json or true/false.
+// residual, block, norm, scale_attn_by_inverse_layer_idx, reorder_and_upcast_attn) or its
+// config.json name; values as in config.json or true/false.
 tt_status tt_config_set(tt_config *cfg, const char *key, const char *value, tt_error *err);
 const char *tt_act_name(tt_act_kind a);
 
