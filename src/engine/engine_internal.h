@@ -2,6 +2,16 @@
 // public header. Who calls whom (nothing calls back up):
 //   engine.c  (create, destroy)        → weights.c, workspace.c
 //   forward.c (run, the steps)         → outputs.c → workspace.c
+//
+// Where the next features go:
+//   a new hook        one OUT line and its op in forward.c; a row in workspace.c's
+//                     hook_slots (a new slot kind and its size there when no slot fits)
+//   grad.<hook>       a backward pass beside forward() that sets run.prefix = "grad."
+//   decode.S.<hook>   a decode step that sets run.prefix = "decode.S." and T = 1, with the
+//                     KV cache as two more slot kinds in workspace.c
+//   Llama blocks      RMSNorm is the norm op already; RoPE (attn.hook_rot_q/k), SwiGLU
+//                     (mlp.hook_pre_linear) and GQA are lines in step_attention/step_mlp
+//                     chosen by the config, and their weights rows in weights.c
 // Shape legend: T tokens, C width, H heads, D = C/H, F FFN width, V vocabulary.
 #ifndef TT_ENGINE_INTERNAL_H
 #define TT_ENGINE_INTERNAL_H
@@ -28,40 +38,6 @@ typedef struct {
   tt_layer_bufs *layers;  // n_layer
 } tt_weight_bufs;
 
-// ---- workspace slots (workspace.c) ----------------------------------------------------
-// Every tensor the pass computes has a slot sized for max_T tokens; a recorded tensor on a
-// host backend is computed straight into the recorder's memory instead. The stream and the
-// scores have two slots each, handed out in turn, so an op never writes over its input.
-typedef enum {
-  TT_SLOT_STREAM,          // (T,C) the residual stream: two slots
-  TT_SLOT_EMBED,           // (T,C)
-  TT_SLOT_NORM_MEAN,       // (T)
-  TT_SLOT_NORM_SCALE,      // (T)
-  TT_SLOT_NORM_NORMALIZED, // (T,C)
-  TT_SLOT_NORM_OUT,        // (T,C)
-  TT_SLOT_QKV,             // (T,3C)
-  TT_SLOT_Q,               // (H,T,D)
-  TT_SLOT_K,               // (H,T,D)
-  TT_SLOT_V,               // (H,T,D)
-  TT_SLOT_SCORES,          // (H,T,T) raw → scaled → masked → pattern: two slots
-  TT_SLOT_Z,               // (H,T,D)
-  TT_SLOT_MERGED,          // (T,C) z with the heads side by side (not a hook)
-  TT_SLOT_ATTN_OUT,        // (T,C)
-  TT_SLOT_MLP_PRE,         // (T,F)
-  TT_SLOT_MLP_POST,        // (T,F)
-  TT_SLOT_MLP_OUT,         // (T,C)
-  TT_SLOT_LOGITS,          // (T,V)
-  TT_SLOT_PROBS,           // (T,V)
-  TT_SLOT_LOSS,            // (T-1)
-  TT_SLOT_COUNT
-} tt_slot;
-
-typedef struct {
-  tt_buf all;                     // the one allocation
-  tt_buf slot[TT_SLOT_COUNT][2];  // [1] is set for the two-slot kinds only
-  int turn[TT_SLOT_COUNT];        // which of the two the next request gets
-} tt_workspace;
-
 // ---- the engine ----------------------------------------------------------------------
 // A shape: ndim sizes. TT_DIMS(T, C) writes one.
 typedef struct {
@@ -86,7 +62,7 @@ struct tt_engine {
   int max_T;
   int C, H, D, F, V;
   tt_weight_bufs w;
-  tt_workspace ws;
+  struct tt_workspace *ws;  // the slots (workspace.c)
 
   struct {  // the current run
     const tt_recorder *rec;  // NULL when nobody records
@@ -107,15 +83,16 @@ void tt_weights_release(tt_engine *e);
 // PE(p,2i+1) = cos(p / 10000^(2i/C)).
 void tt_sinusoid_table(float *table, int rows, int C);
 
-// workspace.c: the slots and who gets which.
+// workspace.c: where every computed tensor lives when it is not computed straight into the
+// recorder's memory: one slot per kind, sized for max_T tokens, in one allocation; the
+// stream and the attention scores have two slots each, handed out in turn, so an op never
+// writes over its input. Nothing is allocated during a run.
 tt_status tt_workspace_setup(tt_engine *e, tt_error *err);
 void tt_workspace_release(tt_engine *e);
 void tt_workspace_reset(tt_engine *e);  // before each run: every pair starts at its first slot
-// The slot of the hook named `suffix` (its last dotted part: "ln1.hook_out" → the norm's
-// output slot), as a view of n floats; a two-slot kind hands out its two slots in turn.
-tt_buf tt_workspace_for_hook(tt_engine *e, const char *suffix, size_t n);
-// A slot that holds no hook (the merged heads), n floats.
-tt_buf tt_workspace_scratch(tt_engine *e, tt_slot s, size_t n);
+// The slot for `name` as a view of n floats: a hook suffix, by its last dotted part
+// ("ln1.hook_out" → the norm output slot), or a slot that holds no hook ("merged").
+tt_buf tt_workspace_slot(tt_engine *e, const char *name, size_t n);
 // The stream (T,C) leaving a block must outlive the next block's scratch: when *x lives in
 // a workspace slot other than the stream's (post-LN: ln2's output), it is copied (exactly)
 // into the next stream slot and *x points there.

@@ -180,7 +180,7 @@ static tt_status step_attention(tt_engine *e, int l, tt_buf x, tt_buf *out, tt_e
   RUN(be->softmax(be, pattern, masked, H * T, T, err));
   tt_buf z = OUT(l, "attn.hook_z", H, T, D);  // (H,T,D) = pattern·v per head
   RUN(be->matmul_batched(be, z, pattern, v, H, T, T, D, false, 1.0f, err));
-  tt_buf merged = tt_workspace_scratch(e, TT_SLOT_MERGED, (size_t)T * C);  // (T,C) heads side by side
+  tt_buf merged = tt_workspace_slot(e, "merged", (size_t)T * C);  // (T,C) heads side by side
   TRY(be->merge_heads(be, merged, z, T, H, D, err));
   *out = OUT(l, "hook_attn_out", T, C);  // (T,C) = merged·W_O + b
   RUN(be->matmul(be, *out, merged, w->attn_proj_w, w->attn_proj_b, T, C, C, false, err));

@@ -32,7 +32,7 @@ static void *reserve(tt_engine *e, int layer, const char *suffix, tt_dtype dtype
 
 tt_buf tt_engine_out(tt_engine *e, int layer, const char *suffix, tt_dims shape) {
   size_t n = numel(shape);
-  tt_buf slot = tt_workspace_for_hook(e, suffix, n);
+  tt_buf slot = tt_workspace_slot(e, suffix, n);
   float *mem = reserve(e, layer, suffix, TT_F32, shape);
   if (!mem) return slot;
   if (tt_engine_zero_copy(e->be)) return e->be->wrap(e->be, mem, n);  // compute into the trace

@@ -1,16 +1,49 @@
 // workspace: the slots every computed tensor can live in, carved out of one allocation
 // sized for max_T tokens, and the bookkeeping of who gets which (the two-slot kinds handed
-// out in turn, the stream kept in a stream slot between blocks). Nothing is allocated
-// during a run. Shape legend in engine_internal.h.
+// out in turn, the stream kept in a stream slot between blocks). All of the engine's
+// buffer bookkeeping is here. Nothing is allocated during a run. Shape legend in
+// engine_internal.h.
+#include <stdlib.h>
 #include <string.h>
 
 #include "engine_internal.h"
 
-// Which slot holds each hook, by the last dotted part of its name.
+typedef enum {
+  TT_SLOT_STREAM,           // (T,C) the residual stream: two slots
+  TT_SLOT_EMBED,            // (T,C)
+  TT_SLOT_NORM_MEAN,        // (T)
+  TT_SLOT_NORM_SCALE,       // (T)
+  TT_SLOT_NORM_NORMALIZED,  // (T,C)
+  TT_SLOT_NORM_OUT,         // (T,C)
+  TT_SLOT_QKV,              // (T,3C)
+  TT_SLOT_Q,                // (H,T,D)
+  TT_SLOT_K,                // (H,T,D)
+  TT_SLOT_V,                // (H,T,D)
+  TT_SLOT_SCORES,           // (H,T,T) raw → scaled → masked → pattern: two slots
+  TT_SLOT_Z,                // (H,T,D)
+  TT_SLOT_MERGED,           // (T,C) z with the heads side by side (not a hook)
+  TT_SLOT_ATTN_OUT,         // (T,C)
+  TT_SLOT_MLP_PRE,          // (T,F)
+  TT_SLOT_MLP_POST,         // (T,F)
+  TT_SLOT_MLP_OUT,          // (T,C)
+  TT_SLOT_LOGITS,           // (T,V)
+  TT_SLOT_PROBS,            // (T,V)
+  TT_SLOT_LOSS,             // (T-1)
+  TT_SLOT_COUNT
+} tt_slot;
+
+struct tt_workspace {
+  tt_buf all;                     // the one allocation
+  tt_buf slot[TT_SLOT_COUNT][2];  // [1] is set for the two-slot kinds only
+  int turn[TT_SLOT_COUNT];        // which of the two the next request gets
+};
+
+// Which slot holds each hook, by the last dotted part of its name; "merged" holds no hook.
 static const struct {
   const char *hook;
   tt_slot slot;
 } hook_slots[] = {
+    {"merged", TT_SLOT_MERGED},
     {"hook_embed", TT_SLOT_EMBED},
     {"hook_resid_pre", TT_SLOT_STREAM},
     {"hook_resid_mid", TT_SLOT_STREAM},
@@ -62,58 +95,62 @@ static size_t carve(tt_engine *e, tt_buf base) {
   for (int s = 0; s < TT_SLOT_COUNT; s++)
     for (int i = 0; i < (is_pair((tt_slot)s) ? 2 : 1); i++) {
       size_t n = slot_floats(e, (tt_slot)s);
-      if (base.handle) e->ws.slot[s][i] = tt_buf_view(base, used, n);
+      if (base.handle) e->ws->slot[s][i] = tt_buf_view(base, used, n);
       used += (n + 15) & ~(size_t)15;  // keep every slot 64-byte aligned
     }
   return used;
 }
 
 tt_status tt_workspace_setup(tt_engine *e, tt_error *err) {
+  if (!(e->ws = calloc(1, sizeof *e->ws))) return tt_fail(err, TT_ERR_NOMEM, "engine: out of memory");
   size_t n = carve(e, (tt_buf){0});
-  if (e->be->alloc(e->be, n, &e->ws.all, err) != TT_OK)
+  if (e->be->alloc(e->be, n, &e->ws->all, err) != TT_OK)
     return tt_fail_prefix(err, "engine: workspace for %d tokens", e->max_T);
-  carve(e, e->ws.all);
+  carve(e, e->ws->all);
   return TT_OK;
 }
 
 void tt_workspace_release(tt_engine *e) {
-  if (e->ws.all.handle) e->be->release(e->be, &e->ws.all);
+  if (e->ws && e->ws->all.handle) e->be->release(e->be, &e->ws->all);
+  free(e->ws);
+  e->ws = NULL;
 }
 
-void tt_workspace_reset(tt_engine *e) { memset(e->ws.turn, 0, sizeof e->ws.turn); }
+void tt_workspace_reset(tt_engine *e) { memset(e->ws->turn, 0, sizeof e->ws->turn); }
 
-tt_buf tt_workspace_scratch(tt_engine *e, tt_slot s, size_t n) {
-  tt_buf b = e->ws.slot[s][e->ws.turn[s]];
-  if (is_pair(s)) e->ws.turn[s] ^= 1;
+// The next slot of kind s, as a view of n floats.
+static tt_buf take(tt_engine *e, tt_slot s, size_t n) {
+  tt_buf b = e->ws->slot[s][e->ws->turn[s]];
+  if (is_pair(s)) e->ws->turn[s] ^= 1;
   return tt_buf_view(b, 0, n);
 }
 
-tt_buf tt_workspace_for_hook(tt_engine *e, const char *suffix, size_t n) {
-  const char *dot = strrchr(suffix, '.');
-  const char *last = dot ? dot + 1 : suffix;
+tt_buf tt_workspace_slot(tt_engine *e, const char *name, size_t n) {
+  const char *dot = strrchr(name, '.');
+  const char *last = dot ? dot + 1 : name;
   for (size_t i = 0; i < sizeof hook_slots / sizeof *hook_slots; i++)
-    if (strcmp(hook_slots[i].hook, last) == 0) return tt_workspace_scratch(e, hook_slots[i].slot, n);
-  TT_ASSERT(!"every hook the engine computes has a slot");
+    if (strcmp(hook_slots[i].hook, last) == 0) return take(e, hook_slots[i].slot, n);
+  TT_ASSERT(!"every tensor the engine computes has a slot");
   return (tt_buf){0};
 }
 
 static bool in_stream_slot(const tt_engine *e, tt_buf x) {
   for (int i = 0; i < 2; i++) {
-    tt_buf s = e->ws.slot[TT_SLOT_STREAM][i];
+    tt_buf s = e->ws->slot[TT_SLOT_STREAM][i];
     if (x.handle == s.handle && x.offset == s.offset) return true;
   }
   return false;
 }
 
 static bool in_workspace(const tt_engine *e, tt_buf x) {
-  const tt_buf all = e->ws.all;
+  const tt_buf all = e->ws->all;
   return x.handle == all.handle && x.offset >= all.offset && x.offset < all.offset + all.n;
 }
 
 tt_status tt_workspace_keep_stream(tt_engine *e, tt_buf *x, tt_error *err) {
   if (!in_workspace(e, *x) || in_stream_slot(e, *x)) return TT_OK;
   size_t n = (size_t)e->run.T * e->C;
-  tt_buf dst = tt_workspace_scratch(e, TT_SLOT_STREAM, n);
+  tt_buf dst = take(e, TT_SLOT_STREAM, n);
   tt_status st = tt_engine_copy(e, dst, *x, n, err);
   if (st == TT_OK) *x = dst;
   return st;
