@@ -46,7 +46,7 @@ void tt_config_default(tt_config *cfg) {
   *cfg = (tt_config){.n_layer = 12, .n_head = 12, .n_embd = 768, .n_positions = 1024, .vocab_size = 50257,
                      .n_inner = 3072, .ln_eps = 1e-5, .activation = TT_ACT_GELU_TANH, .positions = TT_POS_LEARNED,
                      .norm = TT_NORM_LAYERNORM, .post_ln = false, .scale_attn = true, .causal = true,
-                     .residual = true};
+                     .residual = true, .tie_word_embeddings = -1};
 }
 
 // A knob: short name, config.json name (and another name config.json may use for it),
@@ -226,6 +226,11 @@ tt_status tt_config_from_json(const char *text, tt_config *cfg, tt_error *err) {
     else cfg->ln_eps = json_number_value(eps);
   }
   for (size_t k = 0; k < COUNT(knobs) && !st; k++) st = parse_knob(root, k, cfg, err);
+  json_t *tie = json_object_get(root, "tie_word_embeddings");
+  if (!st && tie && !json_is_null(tie)) {
+    if (!json_is_boolean(tie)) st = tt_fail(err, TT_ERR_FORMAT, "'tie_word_embeddings' must be true or false");
+    else cfg->tie_word_embeddings = json_is_true(tie);
+  }
   if (!st && cfg->n_embd % cfg->n_head != 0)
     st = tt_fail(err, TT_ERR_FORMAT, "n_embd %d is not divisible by n_head %d", cfg->n_embd, cfg->n_head);
   json_decref(root);

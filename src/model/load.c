@@ -94,6 +94,26 @@ static tt_status check_weight(const tt_tensor *t, const weight_spec *s, const ch
   return TT_OK;
 }
 
+// The unembedding as config.json's tie_word_embeddings says; lm_head = wte when tied.
+static tt_status check_tying(tt_model *m, const char *path, tt_error *err) {
+  int tie = m->cfg.tie_word_embeddings;
+  if (!m->lm_head) {
+    if (tie == 0)
+      return tt_fail(err, TT_ERR_FORMAT, "%s: tie_word_embeddings is false but there is no lm_head.weight", path);
+    m->lm_head = m->wte;
+    return TT_OK;
+  }
+  if (tie == 0) return TT_OK;
+  size_t n = (size_t)m->cfg.vocab_size * m->cfg.n_embd;
+  if (memcmp(m->lm_head, m->wte, n * sizeof(float)) != 0)
+    return tt_fail(err, TT_ERR_UNSUPPORTED,
+                   "%s: lm_head.weight differs from wte.weight but tie_word_embeddings is %s (set it to false to "
+                   "use lm_head.weight)",
+                   path, tie == 1 ? "true" : "absent (true)");
+  m->lm_head = m->wte;
+  return TT_OK;
+}
+
 static tt_status bind_weights(tt_model *m, const char *path, tt_error *err) {
   int max_specs = 3 + 12 * m->cfg.n_layer + 3;
   weight_spec *specs = calloc((size_t)max_specs, sizeof *specs);
@@ -130,7 +150,7 @@ static tt_status bind_weights(tt_model *m, const char *path, tt_error *err) {
       used += numel;
     }
   }
-  if (!st && !m->lm_head) m->lm_head = m->wte;  // tied unembedding
+  if (!st) st = check_tying(m, path, err);
   free(specs);
   free(found);
   return st;

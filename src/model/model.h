@@ -27,6 +27,8 @@ typedef struct {
   bool scale_attn_by_layer;  // scale_attn_by_inverse_layer_idx: scores of layer L also / (L+1)
   bool reorder_upcast;       // reorder_and_upcast_attn: scores in float32 with the scale folded in;
                              // ttrace always computes them so (the key is recorded, nothing changes)
+  int tie_word_embeddings;   // -1 absent (HF's default: tied), 0 false, 1 true; checked by the
+                             // loader against lm_head.weight, not part of the trace's config
 } tt_config;
 
 void tt_config_default(tt_config *cfg);  // GPT-2 small's values
@@ -62,14 +64,17 @@ typedef struct tt_model {
   const float *wte;           // (V, C)
   const float *wpe;           // (P, C); NULL unless positions are learned
   const float *lnf_w, *lnf_b; // (C)
-  const float *lm_head;       // (V, C); equals wte when tied
+  const float *lm_head;       // (V, C); equals wte when tied (tie_word_embeddings true or
+                              // absent, and lm_head.weight absent or equal to wte.weight)
   tt_layer_weights *layers;   // n_layer
   size_t n_params;
   struct tt_model_storage *storage;  // mapping and converted weights
 } tt_model;
 
 // Loads dir/config.json and dir/model.safetensors; names with or without "transformer.".
-// Every tensor's shape is checked against the config.
+// Every tensor's shape is checked against the config. tie_word_embeddings false needs an
+// lm_head.weight; true (or absent) with an lm_head.weight that differs from wte.weight is
+// refused (which of the two Hugging Face would use is not defined).
 tt_status tt_model_load(const char *dir, tt_model **out, tt_error *err);
 void tt_model_destroy(tt_model *m);
 // The default model's folder (assets/models/...); false when it is not installed.

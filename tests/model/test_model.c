@@ -105,7 +105,7 @@ static tt_status load_variant(const variant *v, tt_model **m, tt_error *err) {
 static void test_loads_each_storage(void **state) {
   (void)state;
   const variant variants[] = {{.prefix = "", .dtype = TT_F32}, {.prefix = "transformer.", .dtype = TT_F32}, {.prefix = "", .dtype = TT_F16},
-                              {.prefix = "transformer.", .dtype = TT_BF16}, {.prefix = "", .dtype = TT_F32, .untied = true}};
+                              {.prefix = "transformer.", .dtype = TT_BF16}, {.prefix = "", .dtype = TT_F32, .untied = true, .extra_config = ", \"tie_word_embeddings\": false"}};
   for (size_t i = 0; i < sizeof variants / sizeof *variants; i++) {
     tt_model *m = NULL;
     tt_error err = {0};
@@ -143,6 +143,13 @@ static void test_load_errors(void **state) {
                     TT_ERR_UNSUPPORTED, "tanhh");
   expect_load_error(&(variant){.prefix = "", .dtype = TT_F32, .extra_config = ", \"add_cross_attention\": true"},
                     TT_ERR_UNSUPPORTED, "add_cross_attention is true");
+  // The unembedding must be what tie_word_embeddings says.
+  expect_load_error(&(variant){.prefix = "", .dtype = TT_F32, .untied = true}, TT_ERR_UNSUPPORTED,
+                    "lm_head.weight differs from wte.weight but tie_word_embeddings is absent (true)");
+  expect_load_error(&(variant){.prefix = "", .dtype = TT_F32, .untied = true, .extra_config = ", \"tie_word_embeddings\": true"},
+                    TT_ERR_UNSUPPORTED, "tie_word_embeddings is true");
+  expect_load_error(&(variant){.prefix = "", .dtype = TT_F32, .extra_config = ", \"tie_word_embeddings\": false"},
+                    TT_ERR_FORMAT, "tie_word_embeddings is false but there is no lm_head.weight");
   tt_model *m = NULL;
   tt_error err = {0};
   assert_int_equal(tt_model_load("/nonexistent/model", &m, &err), TT_ERR_IO);
