@@ -25,15 +25,17 @@ static inline tt_buf tt_buf_view(tt_buf b, size_t offset, size_t n) {
   return (tt_buf){b.handle, b.offset + offset, n, b.read_only};
 }
 
-static inline bool tt_buf_is_set(tt_buf b) { return b.handle || b.read_only; }
+static inline bool tt_buf_is_set(tt_buf b) {
+  return b.handle || b.read_only;
+}
 
 typedef struct tt_backend tt_backend;
 struct tt_backend {
-  const char *name;     // "openblas", "opencl"
-  char device[256];     // what it runs on, for the trace metadata and `ttrace devices`
-  char note[512];       // a one-time remark for the user (kernels compiled and cached); the
-                        // caller decides whether to show it. Empty when there is none.
-  bool host_memory;     // buffers are plain host memory: the engine may wrap recorder memory
+  const char *name;  // "openblas", "opencl"
+  char device[256];  // what it runs on, for the trace metadata and `ttrace devices`
+  char note[512];    // a one-time remark for the user (kernels compiled and cached); the
+                     // caller decides whether to show it. Empty when there is none.
+  bool host_memory;  // buffers are plain host memory: the engine may wrap recorder memory
   void *impl;
 
   // ---- memory ----
@@ -49,14 +51,13 @@ struct tt_backend {
 
   // ---- ops (out may alias x for the element-wise ones) ----
   // out (M,N) = a (M,K) · b (K,N) + bias (N);  with trans_b, b is (N,K).  bias may be unset.
-  tt_status (*matmul)(tt_backend *be, tt_buf out, tt_buf a, tt_buf b, tt_buf bias, int M, int K, int N,
-                      bool trans_b, tt_error *err);
+  tt_status (*matmul)(tt_backend *be, tt_buf out, tt_buf a, tt_buf b, tt_buf bias, int M, int K, int N, bool trans_b,
+                      tt_error *err);
   // for i < batch: out[i] (M,N) = alpha · a[i] (M,K) · b[i] (K,N)   (b[i] is (N,K) with trans_b)
-  tt_status (*matmul_batched)(tt_backend *be, tt_buf out, tt_buf a, tt_buf b, int batch, int M, int K,
-                              int N, bool trans_b, float alpha, tt_error *err);
+  tt_status (*matmul_batched)(tt_backend *be, tt_buf out, tt_buf a, tt_buf b, int batch, int M, int K, int N,
+                              bool trans_b, float alpha, tt_error *err);
   // out (T,C) = table[ids[t]] rows; ids are host memory, checked < rows by the engine.
-  tt_status (*embed)(tt_backend *be, tt_buf out, tt_buf table, const int32_t *ids, int T, int C,
-                     tt_error *err);
+  tt_status (*embed)(tt_backend *be, tt_buf out, tt_buf table, const int32_t *ids, int T, int C, tt_error *err);
   tt_status (*add)(tt_backend *be, tt_buf out, tt_buf a, tt_buf b, size_t n, tt_error *err);
   tt_status (*scale)(tt_backend *be, tt_buf out, tt_buf x, float alpha, size_t n, tt_error *err);
   // out (H,T,T) = x with -inf where column > row.
@@ -66,8 +67,8 @@ struct tt_backend {
   // x (T,C) → mean (T), scale (T) = sqrt(var + eps), normalized (T,C) = (x - mean) / scale,
   // out (T,C) = normalized · gamma + beta.  For RMSNorm (rms = true): mean is written as 0,
   // scale = sqrt(mean(x²) + eps), normalized = x / scale, beta is ignored.
-  tt_status (*norm)(tt_backend *be, tt_buf out, tt_buf normalized, tt_buf mean, tt_buf scale, tt_buf x,
-                    tt_buf gamma, tt_buf beta, int T, int C, float eps, bool rms, tt_error *err);
+  tt_status (*norm)(tt_backend *be, tt_buf out, tt_buf normalized, tt_buf mean, tt_buf scale, tt_buf x, tt_buf gamma,
+                    tt_buf beta, int T, int C, float eps, bool rms, tt_error *err);
   tt_status (*activation)(tt_backend *be, tt_buf out, tt_buf x, size_t n, tt_act_kind act, tt_error *err);
   // qkv (T,3C) → q, k, v (H,T,D) each, head-major.
   tt_status (*split_heads)(tt_backend *be, tt_buf q, tt_buf k, tt_buf v, tt_buf qkv, int T, int H, int D,
@@ -75,8 +76,7 @@ struct tt_backend {
   // z (H,T,D) → out (T,C), heads side by side.
   tt_status (*merge_heads)(tt_backend *be, tt_buf out, tt_buf z, int T, int H, int D, tt_error *err);
   // loss (T-1): loss[t] = logsumexp(logits[t]) - logits[t][ids[t+1]]   (= -log p of the next token)
-  tt_status (*nll)(tt_backend *be, tt_buf loss, tt_buf logits, const int32_t *ids, int T, int V,
-                   tt_error *err);
+  tt_status (*nll)(tt_backend *be, tt_buf loss, tt_buf logits, const int32_t *ids, int T, int V, tt_error *err);
 
   void (*destroy)(tt_backend *be);
 };

@@ -46,8 +46,9 @@ static tt_status host_alloc(tt_backend *be, size_t n, tt_buf *out, tt_error *err
   (void)be;
   // malloc commits pages lazily: workspace that is never touched costs no memory.
   float *p = malloc((n ? n : 1) * sizeof(float));
-  if (!p) return tt_fail(err, TT_ERR_NOMEM, "openblas: cannot allocate %zu floats (%.1f MiB)", n,
-                         (double)n * 4.0 / 1048576.0);
+  if (!p)
+    return tt_fail(err, TT_ERR_NOMEM, "openblas: cannot allocate %zu floats (%.1f MiB)", n,
+                   (double)n * 4.0 / 1048576.0);
   *out = (tt_buf){.handle = p, .n = n};
   return TT_OK;
 }
@@ -84,8 +85,8 @@ static tt_status host_download(tt_backend *be, tt_buf src, float *dst, size_t n,
 
 // ---- matrix products ----------------------------------------------------------------
 // out (M,N) = a (M,K) · b (K,N) + bias (N); b is (N,K) with trans_b. out must not alias a or b.
-static tt_status host_matmul(tt_backend *be, tt_buf out, tt_buf a, tt_buf b, tt_buf bias, int M, int K,
-                             int N, bool trans_b, tt_error *err) {
+static tt_status host_matmul(tt_backend *be, tt_buf out, tt_buf a, tt_buf b, tt_buf bias, int M, int K, int N,
+                             bool trans_b, tt_error *err) {
   (void)err;
   NEED(out, (size_t)M * N);
   NEED(a, (size_t)M * K);
@@ -99,14 +100,14 @@ static tt_status host_matmul(tt_backend *be, tt_buf out, tt_buf a, tt_buf b, tt_
     beta = 1.0f;
   }
   pick_threads(be, M, K, N);
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, M, N, K, 1.0f, in(a), K,
-              in(b), trans_b ? K : N, beta, o, N);
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, M, N, K, 1.0f, in(a), K, in(b),
+              trans_b ? K : N, beta, o, N);
   return TT_OK;
 }
 
 // for i < batch: out[i] (M,N) = alpha · a[i] (M,K) · b[i] (K,N)  (b[i] is (N,K) with trans_b)
-static tt_status host_matmul_batched(tt_backend *be, tt_buf out, tt_buf a, tt_buf b, int batch, int M,
-                                     int K, int N, bool trans_b, float alpha, tt_error *err) {
+static tt_status host_matmul_batched(tt_backend *be, tt_buf out, tt_buf a, tt_buf b, int batch, int M, int K, int N,
+                                     bool trans_b, float alpha, tt_error *err) {
   (void)err;
   NEED(out, (size_t)batch * M * N);
   NEED(a, (size_t)batch * M * K);
@@ -116,16 +117,15 @@ static tt_status host_matmul_batched(tt_backend *be, tt_buf out, tt_buf a, tt_bu
     const float *ai = in(a) + (size_t)i * M * K;
     const float *bi = in(b) + (size_t)i * K * N;
     float *oi = out_of(out) + (size_t)i * M * N;
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, M, N, K, alpha, ai, K,
-                bi, trans_b ? K : N, 0.0f, oi, N);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, M, N, K, alpha, ai, K, bi,
+                trans_b ? K : N, 0.0f, oi, N);
   }
   return TT_OK;
 }
 
 // ---- element-wise and row-wise ops --------------------------------------------------
 // out (T,C) = table rows ids[t].
-static tt_status host_embed(tt_backend *be, tt_buf out, tt_buf table, const int32_t *ids, int T, int C,
-                            tt_error *err) {
+static tt_status host_embed(tt_backend *be, tt_buf out, tt_buf table, const int32_t *ids, int T, int C, tt_error *err) {
   (void)be, (void)err;
   NEED(out, (size_t)T * C);
   for (int t = 0; t < T; t++) {
@@ -192,9 +192,8 @@ static tt_status host_softmax(tt_backend *be, tt_buf out, tt_buf x, int rows, in
 }
 
 // LayerNorm / RMSNorm over rows of x (T,C); statistics accumulated in double, two passes.
-static tt_status host_norm(tt_backend *be, tt_buf out, tt_buf normalized, tt_buf mean, tt_buf scale,
-                           tt_buf x, tt_buf gamma, tt_buf beta, int T, int C, float eps, bool rms,
-                           tt_error *err) {
+static tt_status host_norm(tt_backend *be, tt_buf out, tt_buf normalized, tt_buf mean, tt_buf scale, tt_buf x,
+                           tt_buf gamma, tt_buf beta, int T, int C, float eps, bool rms, tt_error *err) {
   (void)be, (void)err;
   NEED(out, (size_t)T * C);
   NEED(normalized, (size_t)T * C);
@@ -233,8 +232,7 @@ static tt_status host_norm(tt_backend *be, tt_buf out, tt_buf normalized, tt_buf
   return TT_OK;
 }
 
-static tt_status host_activation(tt_backend *be, tt_buf out, tt_buf x, size_t n, tt_act_kind act,
-                                 tt_error *err) {
+static tt_status host_activation(tt_backend *be, tt_buf out, tt_buf x, size_t n, tt_act_kind act, tt_error *err) {
   (void)be;
   NEED(out, n);
   NEED(x, n);
@@ -264,8 +262,8 @@ static tt_status host_activation(tt_backend *be, tt_buf out, tt_buf x, size_t n,
 }
 
 // qkv (T,3C) → q, k, v (H,T,D) each.
-static tt_status host_split_heads(tt_backend *be, tt_buf q, tt_buf k, tt_buf v, tt_buf qkv, int T, int H,
-                                  int D, tt_error *err) {
+static tt_status host_split_heads(tt_backend *be, tt_buf q, tt_buf k, tt_buf v, tt_buf qkv, int T, int H, int D,
+                                  tt_error *err) {
   (void)be, (void)err;
   size_t C = (size_t)H * D;
   NEED(q, (size_t)T * C);
@@ -290,14 +288,12 @@ static tt_status host_merge_heads(tt_backend *be, tt_buf out, tt_buf z, int T, i
   NEED(z, (size_t)T * C);
   for (int h = 0; h < H; h++)
     for (int t = 0; t < T; t++)
-      memcpy(out_of(out) + (size_t)t * C + (size_t)h * D, in(z) + ((size_t)h * T + t) * D,
-             (size_t)D * sizeof(float));
+      memcpy(out_of(out) + (size_t)t * C + (size_t)h * D, in(z) + ((size_t)h * T + t) * D, (size_t)D * sizeof(float));
   return TT_OK;
 }
 
 // loss (T-1): logsumexp(logits[t]) - logits[t][ids[t+1]].
-static tt_status host_nll(tt_backend *be, tt_buf loss, tt_buf logits, const int32_t *ids, int T, int V,
-                          tt_error *err) {
+static tt_status host_nll(tt_backend *be, tt_buf loss, tt_buf logits, const int32_t *ids, int T, int V, tt_error *err) {
   (void)be, (void)err;
   NEED(loss, T > 1 ? T - 1 : 0);
   NEED(logits, (size_t)T * V);
@@ -330,8 +326,8 @@ tt_status tt_backend_openblas_create(tt_backend **out, tt_error *err) {
   im->threads = im->max_threads;
   be->name = "openblas";
   char *cfg = openblas_get_config();
-  snprintf(be->device, sizeof be->device, "CPU, %d thread%s (%s%s%s)", im->max_threads,
-           im->max_threads == 1 ? "" : "s", cfg ? cfg : "OpenBLAS", openblas_get_corename() ? ", " : "",
+  snprintf(be->device, sizeof be->device, "CPU, %d thread%s (%s%s%s)", im->max_threads, im->max_threads == 1 ? "" : "s",
+           cfg ? cfg : "OpenBLAS", openblas_get_corename() ? ", " : "",
            openblas_get_corename() ? openblas_get_corename() : "");
   be->host_memory = true;
   be->impl = im;

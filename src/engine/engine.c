@@ -5,8 +5,7 @@
 #include "engine_internal.h"
 
 static tt_status check_config(const tt_config *c, tt_error *err) {
-  if (c->n_layer < 0 || c->n_head < 1 || c->n_embd < 1 || c->vocab_size < 1 || c->n_positions < 1 ||
-      c->n_inner < 1)
+  if (c->n_layer < 0 || c->n_head < 1 || c->n_embd < 1 || c->vocab_size < 1 || c->n_positions < 1 || c->n_inner < 1)
     return tt_fail(err, TT_ERR_ARG,
                    "engine: bad config (n_layer %d, n_head %d, n_embd %d, n_inner %d, vocab_size %d, "
                    "n_positions %d)",

@@ -64,17 +64,19 @@ struct tt_engine {
   tt_weight_bufs w;
   struct tt_workspace *ws;  // the slots (workspace.c)
 
-  struct {  // the current run
+  struct {                   // the current run
     const tt_recorder *rec;  // NULL when nobody records
     const int32_t *ids;      // (T)
     int T;
-    const char *prefix;      // put before every hook name ("" for the forward pass)
+    const char *prefix;                  // put before every hook name ("" for the forward pass)
     tt_pending pending[TT_MAX_PENDING];  // recorded outputs of the current op
     int n_pending;
   } run;
 };
 
-static inline bool tt_engine_zero_copy(const tt_backend *be) { return be->host_memory && be->wrap; }
+static inline bool tt_engine_zero_copy(const tt_backend *be) {
+  return be->host_memory && be->wrap;
+}
 
 // weights.c: uploads (device) or wraps (host) every weight; frees what it allocated.
 tt_status tt_weights_setup(tt_engine *e, tt_error *err);
@@ -108,8 +110,7 @@ tt_buf tt_engine_out(tt_engine *e, int layer, const char *suffix, tt_dims shape)
 // Hands the outputs of the op just run to the recorder (downloads them on device backends).
 tt_status tt_engine_flush(tt_engine *e, tt_error *err);
 // Offers an existing buffer (shape) as a hook: copied into the recorder's memory if wanted.
-tt_status tt_engine_offer(tt_engine *e, int layer, const char *suffix, tt_dims shape, tt_buf buf,
-                          tt_error *err);
+tt_status tt_engine_offer(tt_engine *e, int layer, const char *suffix, tt_dims shape, tt_buf buf, tt_error *err);
 // Offers the run's token ids (T) as the int32 hook `name`.
 void tt_engine_offer_ids(tt_engine *e, const char *name);
 

@@ -17,10 +17,10 @@
     if (st_ != TT_OK) return st_; \
   } while (0)
 // Runs one backend op, then hands its recorded outputs to the recorder.
-#define RUN(op)                        \
-  do {                                 \
-    TRY(op);                           \
-    TRY(tt_engine_flush(e, err));      \
+#define RUN(op)                   \
+  do {                            \
+    TRY(op);                      \
+    TRY(tt_engine_flush(e, err)); \
   } while (0)
 // The buffer for hook `suffix` of layer l (-1 outside the blocks), shape (dims...).
 #define OUT(l, suffix, ...) tt_engine_out(e, (l), (suffix), TT_DIMS(__VA_ARGS__))
@@ -40,11 +40,10 @@ static tt_status check_input(const tt_engine *e, const int32_t *ids, int T, tt_e
 static tt_status forward(tt_engine *e, tt_error *err);
 static tt_status step_embed(tt_engine *e, tt_buf *x, tt_error *err);
 static tt_status step_block(tt_engine *e, int l, tt_buf *x, tt_error *err);
-static tt_status step_norm(tt_engine *e, int l, const norm_hooks *hk, tt_buf x, tt_buf gamma, tt_buf beta,
-                           tt_buf *out, tt_error *err);
+static tt_status step_norm(tt_engine *e, int l, const norm_hooks *hk, tt_buf x, tt_buf gamma, tt_buf beta, tt_buf *out,
+                           tt_error *err);
 static tt_status step_attention(tt_engine *e, int l, tt_buf x, tt_buf *out, tt_error *err);
-static tt_status step_residual(tt_engine *e, int l, const char *suffix, tt_buf a, tt_buf b, tt_buf *out,
-                               tt_error *err);
+static tt_status step_residual(tt_engine *e, int l, const char *suffix, tt_buf a, tt_buf b, tt_buf *out, tt_error *err);
 static tt_status step_mlp(tt_engine *e, int l, tt_buf x, tt_buf *out, tt_error *err);
 static tt_status step_head(tt_engine *e, tt_buf x, tt_error *err);
 
@@ -72,18 +71,17 @@ static tt_status check_input(const tt_engine *e, const int32_t *ids, int T, tt_e
     return tt_fail(err, TT_ERR_ARG, "engine: %d tokens is more than the model's n_positions (%d)", T,
                    e->cfg->n_positions);
   if (T > e->max_T)
-    return tt_fail(err, TT_ERR_ARG, "engine: %d tokens is more than this engine was created for (%d)", T,
-                   e->max_T);
+    return tt_fail(err, TT_ERR_ARG, "engine: %d tokens is more than this engine was created for (%d)", T, e->max_T);
   for (int t = 0; t < T; t++)
     if (ids[t] < 0 || ids[t] >= e->V)
-      return tt_fail(err, TT_ERR_ARG, "engine: token %d has id %d, outside the vocabulary (0..%d)", t,
-                     (int)ids[t], e->V - 1);
+      return tt_fail(err, TT_ERR_ARG, "engine: token %d has id %d, outside the vocabulary (0..%d)", t, (int)ids[t],
+                     e->V - 1);
   return TT_OK;
 }
 
 static tt_status forward(tt_engine *e, tt_error *err) {
   tt_engine_offer_ids(e, "tokens");  // tokens (T) i32
-  tt_buf x;                           // (T,C) the residual stream
+  tt_buf x;                          // (T,C) the residual stream
   TRY(step_embed(e, &x, err));
   for (int l = 0; l < e->cfg->n_layer; l++) TRY(step_block(e, l, &x, err));
   return step_head(e, x, err);
@@ -136,14 +134,14 @@ static tt_status step_block(tt_engine *e, int l, tt_buf *x, tt_error *err) {
 
 // ---- normalization ---------------------------------------------------------------------------
 // x (T,C) → mean (T), scale (T) = √(σ² + ε), normalized (T,C), out (T,C) = normalized·γ + β.
-static tt_status step_norm(tt_engine *e, int l, const norm_hooks *hk, tt_buf x, tt_buf gamma, tt_buf beta,
-                           tt_buf *out, tt_error *err) {
+static tt_status step_norm(tt_engine *e, int l, const norm_hooks *hk, tt_buf x, tt_buf gamma, tt_buf beta, tt_buf *out,
+                           tt_error *err) {
   tt_backend *be = e->be;
   int T = e->run.T, C = e->C;
   bool rms = e->cfg->norm == TT_NORM_RMSNORM;
   tt_buf mean = OUT(l, hk->mean, T), scale = OUT(l, hk->scale, T);  // (T) each
-  tt_buf nrm = OUT(l, hk->normalized, T, C);                          // (T,C)
-  *out = OUT(l, hk->out, T, C);                                       // (T,C)
+  tt_buf nrm = OUT(l, hk->normalized, T, C);                        // (T,C)
+  *out = OUT(l, hk->out, T, C);                                     // (T,C)
   RUN(be->norm(be, *out, nrm, mean, scale, x, gamma, beta, T, C, (float)e->cfg->ln_eps, rms, err));
   return TT_OK;
 }
@@ -167,8 +165,8 @@ static tt_status step_attention(tt_engine *e, int l, tt_buf x, tt_buf *out, tt_e
   size_t htt = (size_t)H * T * T;
   tt_buf qkv = OUT(l, "attn.hook_qkv", T, 3 * C);  // (T,3C) = x·W_QKV + b
   RUN(be->matmul(be, qkv, x, w->attn_w, w->attn_b, T, C, 3 * C, false, err));
-  tt_buf q = OUT(l, "attn.hook_q", H, T, D), k = OUT(l, "attn.hook_k", H, T, D);  // (H,T,D) each:
-  tt_buf v = OUT(l, "attn.hook_v", H, T, D);  // the thirds of qkv, head-major
+  // q, k, v (H,T,D) each: the thirds of qkv, head-major
+  tt_buf q = OUT(l, "attn.hook_q", H, T, D), k = OUT(l, "attn.hook_k", H, T, D), v = OUT(l, "attn.hook_v", H, T, D);
   RUN(be->split_heads(be, q, k, v, qkv, T, H, D, err));
   tt_buf raw = OUT(l, "attn.hook_attn_scores_raw", H, T, T);  // (H,T,T) = q·kᵀ per head
   RUN(be->matmul_batched(be, raw, q, k, H, T, D, T, true, 1.0f, err));
@@ -222,7 +220,7 @@ static tt_status step_head(tt_engine *e, tt_buf x, tt_error *err) {
   RUN(be->matmul(be, logits, h, e->w.lm_head, (tt_buf){0}, T, C, V, true, err));
   tt_buf probs = OUT(-1, "hook_probs", T, V);  // (T,V) softmax of each row
   RUN(be->softmax(be, probs, logits, T, V, err));
-  if (T < 2) return TT_OK;  // the loss needs a next token
+  if (T < 2) return TT_OK;                    // the loss needs a next token
   tt_buf loss = OUT(-1, "hook_loss", T - 1);  // (T-1) = −log p(next token)
   RUN(be->nll(be, loss, logits, e->run.ids, T, V, err));
   return TT_OK;

@@ -49,8 +49,7 @@ tt_status tt_engine_flush(tt_engine *e, tt_error *err) {
   return st;
 }
 
-tt_status tt_engine_offer(tt_engine *e, int layer, const char *suffix, tt_dims shape, tt_buf buf,
-                          tt_error *err) {
+tt_status tt_engine_offer(tt_engine *e, int layer, const char *suffix, tt_dims shape, tt_buf buf, tt_error *err) {
   float *mem = reserve(e, layer, suffix, TT_F32, shape);
   return mem ? e->be->download(e->be, buf, mem, numel(shape), err) : TT_OK;
 }

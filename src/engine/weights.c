@@ -82,8 +82,7 @@ tt_status tt_weights_setup(tt_engine *e, tt_error *err) {
   const float *sinusoid = NULL;
   float *owned = NULL;
   tt_status st = TT_OK;
-  if (e->cfg->positions == TT_POS_SINUSOIDAL && (st = make_sinusoid(e, &sinusoid, &owned, err)) != TT_OK)
-    return st;
+  if (e->cfg->positions == TT_POS_SINUSOIDAL && (st = make_sinusoid(e, &sinusoid, &owned, err)) != TT_OK) return st;
   weight_walk w = {e, true, 0, TT_OK, err};
   if (!tt_engine_zero_copy(e->be)) {
     walk_weights(&w, sinusoid);  // count

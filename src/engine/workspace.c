@@ -70,22 +70,30 @@ static const struct {
     {"hook_loss", TT_SLOT_LOSS},
 };
 
-static bool is_pair(tt_slot s) { return s == TT_SLOT_STREAM || s == TT_SLOT_SCORES; }
+static bool is_pair(tt_slot s) {
+  return s == TT_SLOT_STREAM || s == TT_SLOT_SCORES;
+}
 
 // The floats one slot of kind s holds, for max_T tokens.
 static size_t slot_floats(const tt_engine *e, tt_slot s) {
   size_t T = (size_t)e->max_T, C = (size_t)e->C, H = (size_t)e->H, F = (size_t)e->F, V = (size_t)e->V;
   switch (s) {
-    case TT_SLOT_NORM_MEAN:
-    case TT_SLOT_NORM_SCALE:
-    case TT_SLOT_LOSS: return T;
-    case TT_SLOT_QKV: return T * 3 * C;
-    case TT_SLOT_SCORES: return H * T * T;
-    case TT_SLOT_MLP_PRE:
-    case TT_SLOT_MLP_POST: return T * F;
-    case TT_SLOT_LOGITS:
-    case TT_SLOT_PROBS: return T * V;
-    default: return T * C;  // (T,C) and (H,T,D)
+  case TT_SLOT_NORM_MEAN:
+  case TT_SLOT_NORM_SCALE:
+  case TT_SLOT_LOSS:
+    return T;
+  case TT_SLOT_QKV:
+    return T * 3 * C;
+  case TT_SLOT_SCORES:
+    return H * T * T;
+  case TT_SLOT_MLP_PRE:
+  case TT_SLOT_MLP_POST:
+    return T * F;
+  case TT_SLOT_LOGITS:
+  case TT_SLOT_PROBS:
+    return T * V;
+  default:
+    return T * C;  // (T,C) and (H,T,D)
   }
 }
 
@@ -116,7 +124,9 @@ void tt_workspace_release(tt_engine *e) {
   e->ws = NULL;
 }
 
-void tt_workspace_reset(tt_engine *e) { memset(e->ws->turn, 0, sizeof e->ws->turn); }
+void tt_workspace_reset(tt_engine *e) {
+  memset(e->ws->turn, 0, sizeof e->ws->turn);
+}
 
 // The next slot of kind s, as a view of n floats.
 static tt_buf take(tt_engine *e, tt_slot s, size_t n) {

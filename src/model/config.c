@@ -13,9 +13,11 @@ typedef struct {
 } name_value;
 
 static const name_value activations[] = {
-    {"gelu_new", TT_ACT_GELU_TANH}, {"gelu_pytorch_tanh", TT_ACT_GELU_TANH}, {"gelu_tanh", TT_ACT_GELU_TANH},
-    {"gelu", TT_ACT_GELU_ERF},      {"relu", TT_ACT_RELU},                   {"silu", TT_ACT_SILU},
-    {"swish", TT_ACT_SILU},         {"identity", TT_ACT_IDENTITY},           {"linear", TT_ACT_IDENTITY},
+    {"gelu_new", TT_ACT_GELU_TANH},  {"gelu_pytorch_tanh", TT_ACT_GELU_TANH},
+    {"gelu_tanh", TT_ACT_GELU_TANH}, {"gelu", TT_ACT_GELU_ERF},
+    {"relu", TT_ACT_RELU},           {"silu", TT_ACT_SILU},
+    {"swish", TT_ACT_SILU},          {"identity", TT_ACT_IDENTITY},
+    {"linear", TT_ACT_IDENTITY},
 };
 static const name_value positions[] = {
     {"learned", TT_POS_LEARNED}, {"sinusoidal", TT_POS_SINUSOIDAL}, {"none", TT_POS_NONE}};
@@ -40,13 +42,26 @@ static const char *name_of(const name_value *t, size_t n, int value) {
   return "?";
 }
 
-const char *tt_act_name(tt_act_kind a) { return name_of(activations, COUNT(activations), (int)a); }
+const char *tt_act_name(tt_act_kind a) {
+  return name_of(activations, COUNT(activations), (int)a);
+}
 
 void tt_config_default(tt_config *cfg) {
-  *cfg = (tt_config){.n_layer = 12, .n_head = 12, .n_embd = 768, .n_positions = 1024, .vocab_size = 50257,
-                     .n_inner = 3072, .ln_eps = 1e-5, .activation = TT_ACT_GELU_TANH, .positions = TT_POS_LEARNED,
-                     .norm = TT_NORM_LAYERNORM, .post_ln = false, .scale_attn = true, .causal = true,
-                     .residual = true, .tie_word_embeddings = -1};
+  *cfg = (tt_config){.n_layer = 12,
+                     .n_head = 12,
+                     .n_embd = 768,
+                     .n_positions = 1024,
+                     .vocab_size = 50257,
+                     .n_inner = 3072,
+                     .ln_eps = 1e-5,
+                     .activation = TT_ACT_GELU_TANH,
+                     .positions = TT_POS_LEARNED,
+                     .norm = TT_NORM_LAYERNORM,
+                     .post_ln = false,
+                     .scale_attn = true,
+                     .causal = true,
+                     .residual = true,
+                     .tie_word_embeddings = -1};
 }
 
 // A knob: short name, config.json name (and another name config.json may use for it),
@@ -71,29 +86,56 @@ static const knob knobs[] = {
 
 static void knob_store(tt_config *cfg, size_t k, int v) {
   switch (k) {
-    case 0: cfg->activation = (tt_act_kind)v; break;
-    case 1: cfg->positions = (tt_pos_kind)v; break;
-    case 2: cfg->norm = (tt_norm_kind)v; break;
-    case 3: cfg->post_ln = v; break;
-    case 4: cfg->scale_attn = v; break;
-    case 5: cfg->causal = v; break;
-    case 6: cfg->residual = v; break;
-    case 7: cfg->scale_attn_by_layer = v; break;
-    default: cfg->reorder_upcast = v; break;
+  case 0:
+    cfg->activation = (tt_act_kind)v;
+    break;
+  case 1:
+    cfg->positions = (tt_pos_kind)v;
+    break;
+  case 2:
+    cfg->norm = (tt_norm_kind)v;
+    break;
+  case 3:
+    cfg->post_ln = v;
+    break;
+  case 4:
+    cfg->scale_attn = v;
+    break;
+  case 5:
+    cfg->causal = v;
+    break;
+  case 6:
+    cfg->residual = v;
+    break;
+  case 7:
+    cfg->scale_attn_by_layer = v;
+    break;
+  default:
+    cfg->reorder_upcast = v;
+    break;
   }
 }
 
 static int knob_load(const tt_config *cfg, size_t k) {
   switch (k) {
-    case 0: return cfg->activation;
-    case 1: return cfg->positions;
-    case 2: return cfg->norm;
-    case 3: return cfg->post_ln;
-    case 4: return cfg->scale_attn;
-    case 5: return cfg->causal;
-    case 6: return cfg->residual;
-    case 7: return cfg->scale_attn_by_layer;
-    default: return cfg->reorder_upcast;
+  case 0:
+    return cfg->activation;
+  case 1:
+    return cfg->positions;
+  case 2:
+    return cfg->norm;
+  case 3:
+    return cfg->post_ln;
+  case 4:
+    return cfg->scale_attn;
+  case 5:
+    return cfg->causal;
+  case 6:
+    return cfg->residual;
+  case 7:
+    return cfg->scale_attn_by_layer;
+  default:
+    return cfg->reorder_upcast;
   }
 }
 
@@ -115,7 +157,8 @@ static tt_status accepted_values(const knob *kb, const char *key, const char *va
 }
 
 static bool knob_named(const knob *kb, const char *key) {
-  return strcmp(key, kb->short_name) == 0 || strcmp(key, kb->json_name) == 0 || (kb->alias && strcmp(key, kb->alias) == 0);
+  return strcmp(key, kb->short_name) == 0 || strcmp(key, kb->json_name) == 0 ||
+         (kb->alias && strcmp(key, kb->alias) == 0);
 }
 
 tt_status tt_config_set(tt_config *cfg, const char *key, const char *value, tt_error *err) {
@@ -154,7 +197,10 @@ static tt_status knob_text(json_t *root, const knob *kb, const char **text, cons
   for (int i = 0; i < 2 && names[i]; i++) {
     json_t *v = json_object_get(root, names[i]);
     if (!v || json_is_null(v)) continue;
-    const char *s = json_is_string(v) ? json_string_value(v) : json_is_true(v) ? "true" : json_is_false(v) ? "false" : NULL;
+    const char *s = json_is_string(v)  ? json_string_value(v)
+                    : json_is_true(v)  ? "true"
+                    : json_is_false(v) ? "false"
+                                       : NULL;
     if (!s) return tt_fail(err, TT_ERR_FORMAT, "'%s' has the wrong type", names[i]);
     if (*text && strcmp(*text, s) != 0)
       return tt_fail(err, TT_ERR_FORMAT, "'%s' (%s) and '%s' (%s) disagree", *key, *text, names[i], s);
@@ -185,15 +231,19 @@ static bool is_knob_key(const char *key) {
 static tt_status refuse_unimplemented(json_t *root, tt_error *err) {
   json_t *mt = json_object_get(root, "model_type");
   if (mt && json_is_string(mt) && strcmp(json_string_value(mt), "gpt2") != 0)
-    return tt_fail(err, TT_ERR_UNSUPPORTED, "model_type '%s' is not supported (ttrace runs GPT-2 models, model_type 'gpt2')",
+    return tt_fail(err, TT_ERR_UNSUPPORTED,
+                   "model_type '%s' is not supported (ttrace runs GPT-2 models, model_type 'gpt2')",
                    json_string_value(mt));
   if (json_is_true(json_object_get(root, "add_cross_attention")))
     return tt_fail(err, TT_ERR_UNSUPPORTED,
-                   "add_cross_attention is true: cross-attention to an encoder is not implemented (ttrace runs decoder-only GPT-2)");
+                   "add_cross_attention is true: cross-attention to an encoder is not implemented (ttrace runs "
+                   "decoder-only GPT-2)");
   json_t *pruned = json_object_get(root, "pruned_heads");
-  if (pruned && !json_is_null(pruned) && !((json_is_object(pruned) && json_object_size(pruned) == 0) ||
-                                           (json_is_array(pruned) && json_array_size(pruned) == 0)))
-    return tt_fail(err, TT_ERR_UNSUPPORTED, "pruned_heads is not empty: models with pruned attention heads are not supported");
+  if (pruned && !json_is_null(pruned) &&
+      !((json_is_object(pruned) && json_object_size(pruned) == 0) ||
+        (json_is_array(pruned) && json_array_size(pruned) == 0)))
+    return tt_fail(err, TT_ERR_UNSUPPORTED,
+                   "pruned_heads is not empty: models with pruned attention heads are not supported");
   const char *key;
   json_t *val;
   json_object_foreach(root, key, val) {
@@ -223,13 +273,16 @@ tt_status tt_config_from_json(const char *text, tt_config *cfg, tt_error *err) {
   if (!st && eps) {
     if (!json_is_number(eps) || json_number_value(eps) <= 0)
       st = tt_fail(err, TT_ERR_FORMAT, "'layer_norm_epsilon' must be a positive number");
-    else cfg->ln_eps = json_number_value(eps);
+    else
+      cfg->ln_eps = json_number_value(eps);
   }
   for (size_t k = 0; k < COUNT(knobs) && !st; k++) st = parse_knob(root, k, cfg, err);
   json_t *tie = json_object_get(root, "tie_word_embeddings");
   if (!st && tie && !json_is_null(tie)) {
-    if (!json_is_boolean(tie)) st = tt_fail(err, TT_ERR_FORMAT, "'tie_word_embeddings' must be true or false");
-    else cfg->tie_word_embeddings = json_is_true(tie);
+    if (!json_is_boolean(tie))
+      st = tt_fail(err, TT_ERR_FORMAT, "'tie_word_embeddings' must be true or false");
+    else
+      cfg->tie_word_embeddings = json_is_true(tie);
   }
   if (!st && cfg->n_embd % cfg->n_head != 0)
     st = tt_fail(err, TT_ERR_FORMAT, "n_embd %d is not divisible by n_head %d", cfg->n_embd, cfg->n_head);
@@ -243,8 +296,10 @@ char *tt_config_to_json(const tt_config *cfg) {
                            "n_inner", cfg->n_inner, "layer_norm_epsilon", cfg->ln_eps);
   for (size_t k = 0; k < COUNT(knobs); k++) {
     const char *name = name_of(knobs[k].values, knobs[k].n_values, knob_load(cfg, k));
-    if (knobs[k].values == booleans) json_object_set_new(root, knobs[k].json_name, json_boolean(knob_load(cfg, k)));
-    else json_object_set_new(root, knobs[k].json_name, json_string(name));
+    if (knobs[k].values == booleans)
+      json_object_set_new(root, knobs[k].json_name, json_boolean(knob_load(cfg, k)));
+    else
+      json_object_set_new(root, knobs[k].json_name, json_string(name));
   }
   char *s = json_dumps(root, JSON_PRESERVE_ORDER | JSON_COMPACT | JSON_REAL_PRECISION(15));
   json_decref(root);

@@ -40,11 +40,11 @@ static int build_specs(tt_model *m, weight_spec *s) {
     tt_layer_weights *w = &m->layers[l];
     char p[32];
     snprintf(p, sizeof p, "h.%d.", l);
-#define LAYER(suffix, d0, d1, field)                                   \
-  do {                                                                 \
-    char full[96];                                                     \
-    snprintf(full, sizeof full, "%s%s", p, suffix);                    \
-    spec(&s[n++], full, d0, d1, &w->field);                            \
+#define LAYER(suffix, d0, d1, field)                \
+  do {                                              \
+    char full[96];                                  \
+    snprintf(full, sizeof full, "%s%s", p, suffix); \
+    spec(&s[n++], full, d0, d1, &w->field);         \
   } while (0)
     LAYER("ln_1.weight", C, 0, ln1_w);
     LAYER("ln_1.bias", C, 0, ln1_b);
@@ -83,8 +83,8 @@ static bool usable_in_place(const tt_tensor *t) {
 static tt_status check_weight(const tt_tensor *t, const weight_spec *s, const char *path, tt_error *err) {
   char want[64], got[64];
   if (t->dtype != TT_F32 && t->dtype != TT_F16 && t->dtype != TT_BF16)
-    return tt_fail(err, TT_ERR_UNSUPPORTED, "%s: tensor '%s' has dtype %s (F32, F16 or BF16 expected)", path,
-                   t->name, tt_dtype_name(t->dtype));
+    return tt_fail(err, TT_ERR_UNSUPPORTED, "%s: tensor '%s' has dtype %s (F32, F16 or BF16 expected)", path, t->name,
+                   tt_dtype_name(t->dtype));
   bool same = t->ndim == s->ndim;
   for (int d = 0; same && d < s->ndim; d++) same = t->shape[d] == s->shape[d];
   if (!same)

@@ -13,8 +13,8 @@ typedef enum { TT_NORM_LAYERNORM, TT_NORM_RMSNORM } tt_norm_kind;
 typedef struct {
   // From HF GPT-2's config.json.
   int n_layer, n_head, n_embd, n_positions, vocab_size;
-  int n_inner;  // F; config "n_inner" (null means 4 * n_embd)
-  double ln_eps;  // "layer_norm_epsilon" (the engine computes with it as a float)
+  int n_inner;             // F; config "n_inner" (null means 4 * n_embd)
+  double ln_eps;           // "layer_norm_epsilon" (the engine computes with it as a float)
   tt_act_kind activation;  // "activation_function": gelu_new (tanh form), gelu (erf), relu, silu, identity
   // ttrace's own keys ("ttrace_*" in config.json; `--set key=value` on the command line).
   tt_pos_kind positions;  // ttrace_positions: learned | sinusoidal | none
@@ -31,7 +31,7 @@ typedef struct {
                              // loader against lm_head.weight, not part of the trace's config
 } tt_config;
 
-void tt_config_default(tt_config *cfg);  // GPT-2 small's values
+void tt_config_default(tt_config *cfg);         // GPT-2 small's values
 char *tt_config_to_json(const tt_config *cfg);  // malloc'd, one line
 // Reads config.json's text. A key whose meaning would change the computation and that
 // ttrace does not implement (add_cross_attention, pruned_heads, another model_type, an
@@ -46,27 +46,27 @@ tt_status tt_config_set(tt_config *cfg, const char *key, const char *value, tt_e
 const char *tt_act_name(tt_act_kind a);
 
 typedef struct {
-  const float *ln1_w, *ln1_b;      // (C)
-  const float *attn_w;             // (C, 3C)  Conv1D layout: x (T,C) · W → (T,3C)
-  const float *attn_b;             // (3C)
-  const float *attn_proj_w;        // (C, C)
-  const float *attn_proj_b;        // (C)
-  const float *ln2_w, *ln2_b;      // (C)
-  const float *fc_w;               // (C, F)
-  const float *fc_b;               // (F)
-  const float *fc_proj_w;          // (F, C)
-  const float *fc_proj_b;          // (C)
+  const float *ln1_w, *ln1_b;  // (C)
+  const float *attn_w;         // (C, 3C)  Conv1D layout: x (T,C) · W → (T,3C)
+  const float *attn_b;         // (3C)
+  const float *attn_proj_w;    // (C, C)
+  const float *attn_proj_b;    // (C)
+  const float *ln2_w, *ln2_b;  // (C)
+  const float *fc_w;           // (C, F)
+  const float *fc_b;           // (F)
+  const float *fc_proj_w;      // (F, C)
+  const float *fc_proj_b;      // (C)
 } tt_layer_weights;
 
 typedef struct tt_model {
   tt_config cfg;
   char *dir;
-  const float *wte;           // (V, C)
-  const float *wpe;           // (P, C); NULL unless positions are learned
-  const float *lnf_w, *lnf_b; // (C)
-  const float *lm_head;       // (V, C); equals wte when tied (tie_word_embeddings true or
-                              // absent, and lm_head.weight absent or equal to wte.weight)
-  tt_layer_weights *layers;   // n_layer
+  const float *wte;            // (V, C)
+  const float *wpe;            // (P, C); NULL unless positions are learned
+  const float *lnf_w, *lnf_b;  // (C)
+  const float *lm_head;        // (V, C); equals wte when tied (tie_word_embeddings true or
+                               // absent, and lm_head.weight absent or equal to wte.weight)
+  tt_layer_weights *layers;    // n_layer
   size_t n_params;
   struct tt_model_storage *storage;  // mapping and converted weights
 } tt_model;
