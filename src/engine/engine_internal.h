@@ -1,7 +1,8 @@
 // engine_internal: the engine's state and the three helpers the forward pass uses. Not a
 // public header. Who calls whom (nothing calls back up):
-//   engine.c  (create, destroy)        → weights.c, workspace.c
-//   forward.c (run, the steps)         → outputs.c → workspace.c
+//   engine.c  (create, destroy)  → weights.c, workspace.c
+//   forward.c (run, the steps)   → outputs.c (names, recording), workspace.c (slots)
+//   outputs.c                    → workspace.c
 //
 // Where the next features go:
 //   a new hook        one OUT line and its op in forward.c; a row in workspace.c's

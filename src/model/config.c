@@ -248,7 +248,7 @@ static tt_status refuse_unimplemented(json_t *root, tt_error *err) {
   json_t *val;
   json_object_foreach(root, key, val) {
     if (strncmp(key, "ttrace_", 7) == 0 && !is_knob_key(key))
-      return tt_fail(err, TT_ERR_UNSUPPORTED, "unknown ttrace setting '%s' in config.json", key);
+      return tt_fail(err, TT_ERR_UNSUPPORTED, "unknown ttrace setting '%s'", key);
   }
   return TT_OK;
 }
