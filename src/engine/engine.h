@@ -1,6 +1,6 @@
-// engine: the GPT-2 forward pass, one readable function per step. After each step the
-// engine offers the tensor to a recorder under its hook name (see trace/hooks.h); the
-// engine never knows who listens.
+// engine: the GPT-2 forward pass (forward.c, top-down, one function per step). After each
+// op the engine offers the tensor to a recorder under its hook name (see trace/hooks.h);
+// the engine never knows who listens. How the files inside fit: engine_internal.h.
 #ifndef TT_ENGINE_H
 #define TT_ENGINE_H
 
