@@ -224,6 +224,8 @@ tt_status tt_session_trace_input(tt_session *s, const tt_trace_input *in, tt_tra
   if (!tr) st = tt_fail(err, TT_ERR_NOMEM, "out of memory");
   if (!st) st = tt_trace_set_filter(tr, in->record, in->n_record, err);
   if (!st) st = fill_metadata(s, tr, in, ids, T, err);
+  // The ids of --ids were not tokenized from a text: they have no pre-tokens.
+  if (!st && !in->ids) st = tt_session_record_pretokens(s->tok, tr, in->prompt, err);
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   tt_recorder rec = tt_trace_recorder(tr);

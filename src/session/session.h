@@ -52,4 +52,10 @@ tt_status tt_session_trace_input(tt_session *s, const tt_trace_input *in, tt_tra
 tt_status tt_input_ids(const tt_tokenizer *tok, const tt_trace_input *in, int vocab, int n_ctx, int32_t **ids, int *n,
                        tt_error *err);
 
+// Records the tokenizer's work on prompt (its pre-tokens, the tokens each became, the
+// merges with their ranks) in tr (tt_trace_set_pretokens); tr's prompt and tokens, as
+// tok encodes prompt, must be set already; with metadata bos "true" the first token (the
+// BOS of --bos) belongs to no pre-token (pretokens.c).
+tt_status tt_session_record_pretokens(const tt_tokenizer *tok, tt_trace *tr, const char *prompt, tt_error *err);
+
 #endif

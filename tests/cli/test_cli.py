@@ -228,10 +228,15 @@ def bos_and_ids(tmp, good):
     check("--bos prepends <|endoftext|> = 50256", m.get("token_ids") == "[50256,464,6193,318,3621]" and
           json.loads(m.get("token_strings", "[]"))[:1] == ["<|endoftext|>"], (r.stderr, m))
     check("--bos is recorded", m.get("bos") == "true" and m.get("prompt") == "The weather is nice", m)
+    pre = json.loads(m.get("pretokens", "[]"))
+    check("--bos: the pre-tokens cover the tokens after the BOS", [p["tokens"] for p in pre] == [[1, 1], [2, 1], [3, 1],
+          [4, 1]] and run("dump", bos_trace).returncode == 0, pre)
     r = run("trace", "-m", good, "--ids", "464,6193, 318,3621", "-o", ids_trace)
     m = trace_meta(ids_trace) if r.returncode == 0 else {}
     check("--ids traces the ids", m.get("token_ids") == "[464,6193,318,3621]" and m.get("from_ids") == "true"
           and m.get("prompt") == "The weather is nice", (r.stderr, m))
+    check("--ids: no pre-tokens (nothing was tokenized)", m and "pretokens" not in m and run("dump", ids_trace).returncode == 0,
+          m)
     if m:
         check("--ids gives the same tensors as the prompt",
               (trace_tensor(ids_trace, "hook_logits") == trace_tensor(text_trace, "hook_logits")).all())
