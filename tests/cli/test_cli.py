@@ -123,6 +123,17 @@ def command_line(tmp, good):
     finally:
         os.close(fd)
     expect_failure("unreadable trace exits 4", ["dump", os.path.join(tmp, "no-such.safetensors")], 4, "no-such")
+    readme = os.path.join(ROOT, "README.md")
+    expect_failure("dump README.md: not a trace file", ["dump", readme], 3, "README.md is not a trace file")
+    expect_failure("diff with README.md: not a trace file", ["diff", readme, readme], 3, "is not a trace file")
+    cut = os.path.join(tmp, "cut.safetensors")
+    r = run("trace", "-m", good, "-o", cut, "hi")
+    with open(cut, "r+b") as f:
+        f.truncate(os.path.getsize(cut) // 2)
+    expect_failure("a truncated trace is called truncated, not 'not a trace file'", ["dump", cut], 3, "truncated")
+    if gui:
+        expect_failure("render README.md: not a trace file", ["render", readme, "--step", "tokens", "-o",
+                                                              os.path.join(tmp, "r.png")], 3, "is not a trace file")
     # One line per error: getopt prints nothing of its own, for every command.
     for cmd in ("trace", "tokenize", "dump", "diff", "lesson", "devices") + (("view", "demo", "render") if gui else ()):
         expect_failure(f"{cmd} --bogus: one line, exit 2", [cmd, "--bogus"], 2, "--bogus")
