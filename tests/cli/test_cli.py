@@ -198,6 +198,11 @@ def singular_plural(tmp, good):
     check("trace says 'traced 1 token'", r.returncode == 0 and r.stdout.startswith(b"traced 1 token on "), r.stdout)
     r = run("trace", "-m", good, "--record", "tokens", "-o", o, "hi")
     check("trace says '1 tensor'", r.returncode == 0 and b": 1 tensor, " in r.stdout, r.stdout)
+    en = os.path.join(ROOT, "lessons", "en")
+    r = run("lesson", "--check", *[os.path.join(en, f) for f in sorted(os.listdir(en)) if f.endswith(".lesson")][:4])
+    counts = re.findall(rb": (\d+) (steps?), (\d+) (claims?)\n", r.stdout)
+    check("lesson --check counts steps and claims in the singular for one", r.returncode == 0 and counts and all(
+        (n == b"1") == (w in (b"step", b"claim")) for c in counts for n, w in (c[0:2], c[2:4])), r.stdout)
     r = run("dump", o)
     check("dump says 'recorded 1 tensor' and shows tokenizer, bos, from_ids",
           r.returncode == 0 and re.search(rb"\nrecorded +1 tensor, ", r.stdout) is not None
