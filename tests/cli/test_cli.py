@@ -256,6 +256,13 @@ def bos_and_ids(tmp, good):
     if m:
         check("--ids gives the same tensors as the prompt",
               (trace_tensor(ids_trace, "hook_logits") == trace_tensor(text_trace, "hook_logits")).all())
+    r = run("trace", "-m", good, "--ids", "40,198,168", "-o", ids_trace)  # "I", "\n", half of a Hangul syllable
+    m = trace_meta(ids_trace) if r.returncode == 0 else {}
+    check("--ids: a prompt that is not whole UTF-8 is kept as display strings", m.get("prompt") == "I\\n\\xEC",
+          (r.stderr, m.get("prompt")))
+    r = run("trace", "-m", good, "--ids", "40,198,40", "-o", ids_trace)
+    m = trace_meta(ids_trace) if r.returncode == 0 else {}
+    check("--ids: the prompt is the ids decoded", m.get("prompt") == "I\nI", (r.stderr, m.get("prompt")))
     r = run("trace", "-m", good, "--bos", "--ids", "464", "-o", ids_trace)
     m = trace_meta(ids_trace) if r.returncode == 0 else {}
     check("--bos with --ids", m.get("token_ids") == "[50256,464]" and m.get("bos") == "true", (r.stderr, m))
