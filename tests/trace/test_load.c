@@ -195,10 +195,19 @@ static void test_add_many(void **state) {
   tt_trace_destroy(tr);
 }
 
+// The index's hash is core's FNV-1a (64-bit), checked against the published test vectors.
+static void test_fnv(void **state) {
+  (void)state;
+  assert_true(tt_fnv1a64(TT_FNV1A64_BASIS, "", 0) == 0xcbf29ce484222325ull);
+  assert_true(tt_fnv1a64(TT_FNV1A64_BASIS, "a", 1) == 0xaf63dc4c8601ec8cull);
+  assert_true(tt_fnv1a64(TT_FNV1A64_BASIS, "foobar", 6) == 0x85944171f73967e8ull);
+  assert_true(tt_fnv1a64(tt_fnv1a64(TT_FNV1A64_BASIS, "foo", 3), "bar", 3) == 0x85944171f73967e8ull);
+}
+
 int main(void) {
   if (!mkdtemp(dir)) return 1;
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_validation), cmocka_unit_test(test_many_tensors),
-                                     cmocka_unit_test(test_add_many)};
+                                     cmocka_unit_test(test_add_many), cmocka_unit_test(test_fnv)};
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   char cmd[600];
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
