@@ -13,7 +13,8 @@ static tt_status check(const tt_trace *tr, const tt_trace_pretoken *p, int n, tt
   const char *prompt = tt_trace_meta(tr, "prompt");
   if (!prompt) return tt_fail(err, bad, "pre-tokens need the prompt in the metadata");
   size_t at = 0, len = strlen(prompt);
-  int token = 0;
+  const char *bos = tt_trace_meta(tr, "bos");
+  int token = bos && strcmp(bos, "true") == 0 ? 1 : 0;  // the BOS that --bos put first is no pre-token's
   for (int i = 0; i < n; i++) {
     if (!p[i].text || p[i].offset != at || p[i].len == 0 || p[i].len > len - at || strlen(p[i].text) != p[i].len ||
         memcmp(p[i].text, prompt + at, p[i].len) != 0)
