@@ -46,7 +46,8 @@ static tt_status record(const tt_tokenizer *tok, tt_trace *tr, const char *promp
     token += count;
   }
   first_merge[n] = ml->n;
-  for (int i = 0; i < n && !st; i++) p[i].merges = ml->m + first_merge[i], p[i].n_merges = first_merge[i + 1] - first_merge[i];
+  for (int i = 0; i < n && !st; i++)
+    p[i].merges = ml->m + first_merge[i], p[i].n_merges = first_merge[i + 1] - first_merge[i];
   if (!st) st = tt_trace_set_pretokens(tr, p, n, err);
   free(first_merge);
   return st;
