@@ -263,20 +263,6 @@ void tt_paint_thirds(tt_paint *p, const tt_panel *pn, int C);
 void tt_view_window(const tt_view_state *st, int rows, int cols, int w, int h, bool square,
                     int unit, tt_cells_opts *o);
 
-// Strings of the UI in the chosen language (strings.c).
-typedef enum {
-  TT_S_LAYER, TT_S_HEAD, TT_S_MASKED, TT_S_NOT_RECORDED, TT_S_PROMPT, TT_S_STEPS, TT_S_BLOCK,
-  TT_S_KEYS, TT_S_PINNED, TT_S_HOVER, TT_S_QUERY, TT_S_KEY, TT_S_DIM, TT_S_TOKEN, TT_S_POSITION,
-  TT_S_NEXT_AFTER, TT_S_TEMPERATURE, TT_S_DOWNSAMPLED, TT_S_CLICK_TO_PIN, TT_S_PLAYING,
-  TT_S_TYPE_PROMPT, TT_S_MEAN, TT_S_SCALE, TT_S_INPUT, TT_S_OUTPUT, TT_S_ROW, TT_S_COLUMN, TT_S_COUNT
-} tt_str_id;
-const char *tt_str(tt_lang lang, tt_str_id id);
-// Explanation texts of step i (steps.c).
-const char *tt_step_text(int i, tt_lang lang);
-const char *tt_step_formula(int i, const tt_trace *tr);
-// "(4, 768) × (768, 2304) → (4, 2304)" for step i with the trace's config and T.
-void tt_step_shapes(int i, const tt_trace *tr, tt_lang lang, char *buf, size_t len);
-
 // 64-bit FNV-1a over bytes, for cache keys.
 uint64_t tt_hash(uint64_t h, const void *p, size_t n);
 

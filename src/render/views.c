@@ -6,19 +6,15 @@
 
 #include "render_int.h"
 
-static const char *const view_names[TT_VIEW_COUNT] = {
-    "auto", "heatmap", "table", "grid", "overview", "tokens", "bars",
-    "layernorm", "gelu", "embed", "positions", "qkv"};
-
-const char *tt_view_name(tt_view_kind v) { return v < TT_VIEW_COUNT ? view_names[v] : "?"; }
-
-bool tt_view_parse(const char *name, tt_view_kind *out) {
-  for (int i = 0; i < TT_VIEW_COUNT; i++)
-    if (strcmp(name, view_names[i]) == 0) {
-      *out = (tt_view_kind)i;
-      return true;
-    }
-  return false;
+void tt_view_goto_step(tt_view_state *st, const tt_trace *tr, int i) {
+  if (i < 0) i = 0;
+  if (i >= tt_step_count()) i = tt_step_count() - 1;
+  st->step = i;
+  tt_step_hook(tr, i, st->layer, st->hook, sizeof st->hook);
+  st->view = tt_step_get(tr, i)->view;
+  st->zoom = 1;
+  st->pan_row = st->pan_col = 0;
+  st->pin_row = st->pin_col = -1;
 }
 
 void tt_view_state_init(tt_view_state *st) {
@@ -37,11 +33,11 @@ void tt_view_state_init(tt_view_state *st) {
 }
 
 // The view a hook opens with when none is chosen.
-static tt_view_kind auto_view(const char *hook) {
+static tt_view_kind auto_view(const tt_trace *tr, const char *hook) {
   int layer;
-  int s = tt_step_find(hook, &layer);
+  int s = tt_step_find(tr, hook, &layer);
   if (s >= 0) {
-    tt_view_kind v = tt_step_get(s)->view;
+    tt_view_kind v = tt_step_get(tr, s)->view;
     if (v == TT_VIEW_QKV) return TT_VIEW_HEATMAP;  // a single Q/K/V tensor shows as itself
     return v;
   }
@@ -106,7 +102,7 @@ void tt_paint_view(tt_paint *p, SDL_Rect r) {
   const tt_view_state *st = p->st;
   const tt_trace *tr = p->tr;
   p->lay->view_rect = r;
-  tt_view_kind kind = st->view == TT_VIEW_AUTO ? auto_view(st->hook) : st->view;
+  tt_view_kind kind = st->view == TT_VIEW_AUTO ? auto_view(tr, st->hook) : st->view;
   const tt_tensor *t = tt_trace_find(tr, st->hook);
   int layer = hook_layer(st->hook);
   if (layer < 0) layer = st->layer;
@@ -121,9 +117,9 @@ void tt_paint_view(tt_paint *p, SDL_Rect r) {
     snprintf(title + n, sizeof title - (size_t)n, "  \xC2\xB7  %s %d", tt_str(st->lang, TT_S_HEAD),
              st->head < 0 ? 0 : st->head >= t->shape[0] ? (int)t->shape[0] - 1 : st->head);
   if (t) tt_shape_str(t->shape, t->ndim, shape, sizeof shape);
-  int step = tt_step_find(st->hook, NULL);
+  int step = tt_step_find(tr, st->hook, NULL);
   const char *prompt = tt_trace_meta(tr, "prompt");
-  snprintf(sub, sizeof sub, "%s%s\xE2\x80\x9C%s\xE2\x80\x9D   %s", step >= 0 ? tt_step_title(step, st->lang) : "",
+  snprintf(sub, sizeof sub, "%s%s\xE2\x80\x9C%s\xE2\x80\x9D   %s", step >= 0 ? tt_step_title(tr, step, st->lang) : "",
            step >= 0 ? "   " : "", prompt ? prompt : "", shape);
   int th = st->frame ? 0 : tt_paint_title(p, r, title, sub);
   SDL_Rect body = {r.x, r.y + th, r.w, r.h - th};

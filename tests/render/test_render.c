@@ -57,17 +57,17 @@ static void test_resolve_hook(void **state) {
   assert_int_equal(tt_resolve_hook(tr, "attn.hook_nothing", 0, buf, sizeof buf, &err), TT_ERR_ARG);
   assert_non_null(strstr(err.msg, "attn.hook_nothing"));
   int layer = -1;
-  int s = tt_step_find("blocks.1.attn.hook_pattern", &layer);
+  int s = tt_step_find(tr, "blocks.1.attn.hook_pattern", &layer);
   assert_true(s >= 0);
-  assert_string_equal(tt_step_get(s)->id, "softmax");
+  assert_string_equal(tt_step_get(tr, s)->id, "softmax");
   assert_int_equal(layer, 1);
-  tt_step_hook(s, 1, buf, sizeof buf);
+  tt_step_hook(tr, s, 1, buf, sizeof buf);
   assert_string_equal(buf, "blocks.1.attn.hook_pattern");
   // Every step's hook exists in a full trace (the fixture records all but hook_probs).
   for (int i = 0; i < tt_step_count(); i++) {
-    tt_step_hook(i, 1, buf, sizeof buf);
+    tt_step_hook(tr, i, 1, buf, sizeof buf);
     if (strcmp(buf, "hook_probs") == 0) continue;
-    if (!tt_trace_find(tr, buf)) fail_msg("step %s names %s, which the trace lacks", tt_step_get(i)->id, buf);
+    if (!tt_trace_find(tr, buf)) fail_msg("step %s names %s, which the trace lacks", tt_step_get(tr, i)->id, buf);
   }
   tt_trace_destroy(tr);
 }
@@ -264,7 +264,7 @@ static void test_golden(void **state) {
     vs.lang = g->lang;
     vs.pin_row = g->pin_row;
     vs.pin_col = g->pin_col;
-    vs.step = tt_step_find(g->hook, NULL);
+    vs.step = tt_step_find(tr, g->hook, NULL);
     SDL_Surface *s = NULL;
     assert_int_equal(tt_render_surface(rc, tr, &vs, 960, 600, &s, NULL, &err), TT_OK);
     failures += tt_golden_check(golden_dir, g->name, s);

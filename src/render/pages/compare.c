@@ -51,10 +51,10 @@ void tt_derived_destroy(tt_derived *d) {
 void tt_derived_info(const tt_derived *d, tt_compare_info *out) { *out = d->info; }
 
 // ---- helpers ------------------------------------------------------------------------------
-static tt_view_kind kind_of(const tt_view_state *st) {
+static tt_view_kind kind_of(const tt_trace *tr, const tt_view_state *st) {
   if (st->view != TT_VIEW_AUTO) return st->view;
-  int s = tt_step_find(st->hook, NULL);
-  if (s >= 0) return tt_step_get(s)->view == TT_VIEW_QKV ? TT_VIEW_HEATMAP : tt_step_get(s)->view;
+  int s = tt_step_find(tr, st->hook, NULL);
+  if (s >= 0) return tt_step_get(tr, s)->view == TT_VIEW_QKV ? TT_VIEW_HEATMAP : tt_step_get(tr, s)->view;
   return strcmp(st->hook, "tokens") == 0 ? TT_VIEW_TOKENS : TT_VIEW_HEATMAP;
 }
 
@@ -166,7 +166,7 @@ static void add_diff(tt_derived *d, const tt_tensor *ta, const tt_tensor *tb) {
 // dropped (tt_derived_update), which only may happen before a frame is drawn.
 static bool prepare(tt_derived *d, const tt_trace *a, const tt_trace *b, const tt_view_state *st,
                     const tt_tensor *const *la, const tt_tensor *const *lb, int n_layers) {
-  int mode = mode_of(kind_of(st), n_layers);
+  int mode = mode_of(kind_of(a, st), n_layers);
   bool remade = false;
   if (mode == M_NORMS) {
     remade |= norms_of(d, 0, la, n_layers);
@@ -573,7 +573,7 @@ static void info_box(tt_paint *p, SDL_Rect r, tt_derived *d) {
 void tt_paint_compare(tt_paint *p, SDL_Rect r, const tt_compare *cmp, tt_derived *d, const tt_tensor *const *layers,
                       const tt_tensor *const *layers_b, int n_layers, int row) {
   const tt_view_state *st = p->st;
-  tt_view_kind kind = kind_of(st);
+  tt_view_kind kind = kind_of(p->tr, st);
   int mode = mode_of(kind, n_layers);
   prepare(d, p->tr, cmp->b, st, layers, layers_b, n_layers);  // normally up to date already
   put_scales(d, p->rc, p->tr, cmp->b, st->hook, mode);
@@ -679,7 +679,7 @@ int tt_paint_compare_title(tt_paint *p, SDL_Rect r, const tt_compare *cmp, const
     return tt_paint_title(p, r, title, sub);
   }
   const tt_tensor *t = tt_trace_find(p->tr, st->hook);
-  tt_view_kind k = kind_of(st);
+  tt_view_kind k = kind_of(p->tr, st);
   int n = snprintf(title, sizeof title, "%s", k == TT_VIEW_OVERVIEW ? suffix_of(st->hook) : st->hook);
   if (k == TT_VIEW_OVERVIEW)
     snprintf(title + n, sizeof title - (size_t)n, "  \xC2\xB7  %s",
@@ -689,8 +689,8 @@ int tt_paint_compare_title(tt_paint *p, SDL_Rect r, const tt_compare *cmp, const
   if (t && t->ndim == 3 && (k == TT_VIEW_HEATMAP || k == TT_VIEW_TABLE) && n < (int)sizeof title)
     snprintf(title + n, sizeof title - (size_t)n, "  \xC2\xB7  %s %d", tt_str(st->lang, TT_S_HEAD),
              st->head < 0 ? 0 : st->head);
-  int step = tt_step_find(st->hook, NULL);
-  snprintf(sub, sizeof sub, "%s%sA: %s   B: %s", step >= 0 ? tt_step_title(step, st->lang) : "", step >= 0 ? "   " : "",
+  int step = tt_step_find(p->tr, st->hook, NULL);
+  snprintf(sub, sizeof sub, "%s%sA: %s   B: %s", step >= 0 ? tt_step_title(p->tr, step, st->lang) : "", step >= 0 ? "   " : "",
            cmp->label_a ? cmp->label_a : "", cmp->label_b ? cmp->label_b : "");
   return tt_paint_title(p, r, title, sub);
 }

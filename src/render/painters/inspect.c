@@ -189,9 +189,9 @@ void tt_paint_inspector(tt_paint *p, SDL_Rect r) {
   if (attn && strncmp(hook, "blocks.", 7) == 0) {
     attention_arithmetic(&w, p->tr, atoi(hook + 7), m.slice, i, j);
   } else {
-    int step = tt_step_find(hook, NULL);
+    int step = tt_step_find(p->tr, hook, NULL);
     if (step >= 0) {
-      const char *f = tt_step_formula(step, p->tr);
+      const char *f = tt_step_formula(p->tr, step);
       if (f && f[0]) put(&w, "formula", TT_FONT_SANS, pal->dim, "%s", f);
     }
   }
