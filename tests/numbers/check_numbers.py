@@ -7,6 +7,7 @@ trace (checks.py computes them with numpy).
 
 Exits 1 and lists the failures when any number, label or caption is wrong.
 """
+import codecs
 import glob
 import json
 import os
@@ -37,6 +38,13 @@ def bytes_to_unicode():
     return dict(zip([chr(c) for c in cs], bs))
 
 
+def _hex(err):  # bytes that are not UTF-8 are shown as \xE4 (as the views show them)
+    return "".join("\\x%02X" % b for b in err.object[err.start:err.end]), err.end
+
+
+codecs.register_error("tt_hex", _hex)
+
+
 def load_vocab(path):
     """id -> token text, from a GPT-2 vocab.json (byte-level symbols decoded)."""
     with open(path, encoding="utf-8") as f:
@@ -44,7 +52,7 @@ def load_vocab(path):
     dec = bytes_to_unicode()
     out = [None] * (max(enc.values()) + 1)
     for s, i in enc.items():
-        out[i] = bytes(dec[c] for c in s).decode("utf-8", errors="replace")
+        out[i] = bytes(dec[c] for c in s).decode("utf-8", errors="tt_hex")
     return out
 
 
@@ -127,7 +135,6 @@ GOLDEN = [  # as tests/render/test_render.c draws them (name, hook, view, head, 
     ("gelu", "blocks.1.mlp.hook_post", None, 0, 1, False, "en", None),
     ("positions", "hook_pos_embed", None, 0, 0, False, "en", None),
     ("logits", "hook_logits", "heatmap", 0, 0, False, "en", None),
-    ("logits_view", "hook_logits", "logits", 0, 0, False, "en", None),
     ("frame_pin_ko_dark", "blocks.1.attn.hook_pattern", None, 2, 1, True, "ko", "3,1"),
     ("pin_masked", "blocks.1.attn.hook_pattern", None, 2, 1, False, "en", "1,3"),
     ("pin_scores", "blocks.0.attn.hook_attn_scores", None, 0, 0, False, "en", "3,1"),

@@ -459,3 +459,33 @@ class Checker:
         L, h = int(t.scope["layer"]), int(t.scope["head"])
         v = self.trace_of(t).get("blocks.%d.attn.hook_pattern" % L)[h, P["i"], P["j"]]
         self._expect(t, self._tokens(t.s), [v], ["%.4f"])
+
+    # -- (T, V) tensors: the top columns per token
+    def _top(self, t):
+        a = self.tensor(t, t.scope["hook"])
+        r, rank = int(t.note["r"]), int(t.note["rank"])
+        row = a[r].astype(np.float64)
+        order = np.argsort(-row, kind="stable")
+        return row, order, rank
+
+    def k_top_value(self, t):
+        row, order, rank = self._top(t)
+        v = row[order[rank]]
+        if not sn.matches(t.s, v):
+            self.bad(t, "rank %d of row %s is %s" % (rank + 1, t.note["r"], sn.fmt_value(v)))
+
+    def k_top_token(self, t):
+        row, order, rank = self._top(t)
+        ok = []
+        for i in np.nonzero(row == row[order[rank]])[0]:  # ties may come in either order
+            ok.append(self.label_text(self.trace_of(t), "V", int(i), t))
+        if not any(sn.fits(t.s, f) for f in ok):
+            self.bad(t, "rank %d of row %s is %r" % (rank + 1, t.note["r"], ok[0]))
+
+    def k_rank_header(self, t):
+        if t.s != "#%d" % (int(t.note["rank"]) + 1):
+            self.bad(t, "rank header")
+
+    def k_index(self, t):
+        if t.s != t.note["i"]:
+            self.bad(t, "index %s" % t.note["i"])
