@@ -157,6 +157,9 @@ void tt_render_draw_compare(tt_render *rc, SDL_Renderer *r, SDL_Rect area, const
 // Headless: the comparison as a figure (or with the window's frame when st->frame).
 tt_status tt_render_compare_png(tt_render *rc, const tt_trace *a, const tt_compare *cmp, const tt_view_state *st,
                                 int w, int h, tt_derived *d, const char *path, tt_error *err);
+// The same as SVG (texts say which trace they come from: data-tt-trace A, B or D).
+tt_status tt_render_compare_svg(tt_render *rc, const tt_trace *a, const tt_compare *cmp, const tt_view_state *st,
+                                int w, int h, tt_derived *d, const char *path, tt_error *err);
 
 // One step of a lesson: the lesson title and "3 / 9" on top, the narration on the left,
 // and on the right exactly the step's view (st), or a comparison, or the lengths of the

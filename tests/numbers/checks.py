@@ -154,7 +154,21 @@ class Checker:
     def check(self, texts):
         for t in texts:
             self.one(t)
+        self.own_labels(texts)
         return self.fail
+
+    def own_labels(self, texts):
+        """With two traces whose tokens differ, the panels of B carry B's own row labels
+        (not only A's to their left)."""
+        if "B" not in self.traces or self.traces["A"].tokens == self.traces["B"].tokens:
+            return
+        b_cells = [t for t in texts if t.trace == "B" and t.kind in ("cell", "tick")]
+        b_labels = [t for t in texts if t.trace == "B" and t.kind == "label" and t.note.get("axis") == "T"
+                    and t.note.get("dir") == "row"]
+        rows_T = any(t.trace == "A" and t.kind == "label" and t.note.get("axis") == "T" and t.note.get("dir") == "row"
+                     for t in texts)
+        if b_cells and rows_T and not b_labels:
+            self.fail.append("%s: B's rows carry no labels of their own (its tokens differ from A's)" % self.name)
 
     def one(self, t):
         s = t.s
@@ -489,3 +503,14 @@ class Checker:
     def k_index(self, t):
         if t.s != t.note["i"]:
             self.bad(t, "index %s" % t.note["i"])
+
+    # -- the activation plot
+    def k_axis_number(self, t):
+        if not re.fullmatch("\u2212?[0-9]+", t.s):
+            self.bad(t, "an axis number")
+
+    def k_gelu_count(self, t):
+        L = int(t.note["layer"])
+        n = self.trace_of(t).get("blocks.%d.mlp.hook_pre" % L).size
+        if str(n) not in re.findall(r"\d+", t.s) or ("blocks.%d." % L) not in t.s:
+            self.bad(t, "the %d (u, g) pairs of blocks.%d" % (n, L))
