@@ -73,7 +73,18 @@ struct tt_canvas {
   int max_cells;  // how many cells per axis a cell image may have (SVG keeps files small)
   tt_fonts *fonts;
   void *impl;
+  // What the texts say, for a reader of the output (the SVG canvas writes them as the
+  // data-tt and data-tt-panel attributes; tt_note, tt_note_scope).
+  char note[160];   // the next text only: its kind and indices ("cell r=2 c=0")
+  char scope[256];  // every text until changed: what they belong to ("hook=... head=3")
+  char trace[4];    // which trace of a comparison the texts come from: "A", "B", "D" (a − b)
 };
+// Says what the next text drawn is: a kind and key=value indices, never its value
+// ("cell r=2 c=0", "label axis=T i=3", "tick i=0"). Cleared by that text.
+void tt_note(tt_canvas *cv, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+// Says what the following texts belong to ("panel=heatmap hook=blocks.0.attn.hook_pattern
+// head=3 trace=A"), until the next call; NULL clears it.
+void tt_note_scope(tt_canvas *cv, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 // Canvas over an SDL renderer; the cache of text and cell textures lives in rc.
 typedef struct tt_sdl_cache tt_sdl_cache;
@@ -165,6 +176,12 @@ void tt_scale_get(tt_paint *p, const tt_tensor *t, const char *hook, tt_scale *s
 tt_rgba tt_scale_color(const tt_scale *s, float v);
 // Value formatted compactly for cells and labels ("0.25", "-12.3", "1.2e+03", "−∞").
 const char *tt_fmt_value(float v, char *buf, size_t len);
+// One number by a printf format ("%.4f", "%+.3f"): every minus sign U+2212 (also in the
+// exponent), infinities as ∞ / −∞. Every number a painter prints goes through one of these.
+const char *tt_fmt_num(double v, const char *fmt, char *buf, size_t len);
+// Turns each ASCII '-' that is a number's sign in s (before a digit, '.' or ∞, not inside a
+// word) into U+2212, in place, within len bytes.
+void tt_minus_signs(char *s, size_t len);
 
 // ---- the render context ---------------------------------------------------------------------
 #define TT_SCALE_CACHE 48

@@ -201,22 +201,43 @@ tt_rgba tt_scale_color(const tt_scale *s, float v) {
   return tt_cmap_viridis(span > 0 ? (v - s->lo) / span : 0.5f);
 }
 
-const char *tt_fmt_value(float v, char *buf, size_t len) {
-  float a = fabsf(v);
+void tt_minus_signs(char *s, size_t len) {
+  size_t n = strlen(s);
+  for (size_t i = 0; i < n; i++) {
+    if (s[i] != '-') continue;
+    unsigned char next = (unsigned char)s[i + 1];
+    bool numeric = (next >= '0' && next <= '9') || next == '.' || (unsigned char)s[i + 1] == 0xE2;  // −∞ / ∞
+    bool word = i > 0 && (((unsigned char)s[i - 1] >= 'A' && (unsigned char)s[i - 1] <= 'Z' && s[i - 1] != 'E') ||
+                          ((unsigned char)s[i - 1] >= 'a' && (unsigned char)s[i - 1] <= 'z' && s[i - 1] != 'e') ||
+                          s[i - 1] == '_');
+    if (!numeric || word || n + 3 > len) continue;  // a hyphen in a word, or no room
+    memmove(s + i + 3, s + i + 1, n - i);  // with the terminating 0
+    memcpy(s + i, "\xE2\x88\x92", 3);
+    n += 2;
+    i += 2;
+  }
+}
+
+const char *tt_fmt_num(double v, const char *fmt, char *buf, size_t len) {
   if (isinf(v)) snprintf(buf, len, v < 0 ? "\xE2\x88\x92\xE2\x88\x9E" : "\xE2\x88\x9E");  // −∞ / ∞
   else if (isnan(v)) snprintf(buf, len, "NaN");
-  else if (v == 0) snprintf(buf, len, "0");
+  else snprintf(buf, len, fmt, v);
+  tt_minus_signs(buf, len);
+  return buf;
+}
+
+const char *tt_fmt_value(float v, char *buf, size_t len) {
+  float a = fabsf(v);
+  if (!isfinite(v)) return tt_fmt_num(v, "%g", buf, len);
+  if (v == 0) snprintf(buf, len, "0");
   else if (a >= 10000) snprintf(buf, len, "%.1e", v);
   else if (a >= 100) snprintf(buf, len, "%.0f", v);
   else if (a >= 10) snprintf(buf, len, "%.1f", v);
   else if (a >= 0.01f) snprintf(buf, len, "%.2f", v);
   else if (a >= 0.001f) snprintf(buf, len, "%.3f", v);
   else snprintf(buf, len, "%.0e", v);
-  // A real minus sign reads better on a projector.
-  if (buf[0] == '-' && strlen(buf) + 3 < len) {
-    memmove(buf + 3, buf + 1, strlen(buf));
-    memcpy(buf, "\xE2\x88\x92", 3);
-  }
+  // A real minus sign reads better on a projector (also in exponents).
+  tt_minus_signs(buf, len);
   return buf;
 }
 
