@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "render_int.h"
+#include "trace/hooks.h"
 
 float tt_tensor_at(const tt_tensor *t, int64_t i) {
   switch (t->dtype) {
@@ -23,30 +24,33 @@ static bool ends_with(const char *s, const char *suffix) {
   return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-// The catalogue's axes (hooks.h) by the end of the hook name.
-static const struct {
-  const char *suffix, *axes;
-} axes_table[] = {
-    {"attn.hook_attn_scores_raw", "HTT"}, {"attn.hook_attn_scores_scaled", "HTT"},
-    {"attn.hook_attn_scores", "HTT"},     {"attn.hook_pattern", "HTT"},
-    {"attn.hook_q", "HTD"},               {"attn.hook_k", "HTD"},
-    {"attn.hook_v", "HTD"},               {"attn.hook_z", "HTD"},
-    {"attn.hook_qkv", "TC"},              {"hook_mean", "T"},
-    {"hook_scale", "T"},                  {"mlp.hook_pre", "TF"},
-    {"mlp.hook_post", "TF"},              {"hook_logits", "TV"},
-    {"hook_probs", "TV"},                 {"hook_loss", "L"},
-    {"tokens", "T"},
-};
+// The render's letter for one of the catalogue's axes: the letter itself, 'Q' for "3C"
+// (the fused Q/K/V width), 'L' for "T-1" (predictions: token → next token), 'H' for the
+// key/value heads G.
+static int axis_letter(const char *a, size_t n) {
+  if (n == 2 && memcmp(a, "3C", 2) == 0) return 'Q';
+  if (n == 3 && memcmp(a, "T-1", 3) == 0) return 'L';
+  if (n == 1) return a[0] == 'G' ? 'H' : a[0];
+  return '?';
+}
+
+// The catalogue's axes of t as letters; false when t is not a catalogue hook of that rank.
+static bool catalogue_axes(const tt_tensor *t, char *axes, size_t len) {
+  tt_hook_ref ref;
+  if (!t->name || !tt_hook_lookup(t->name, &ref)) return false;
+  size_t n = 0;
+  for (const char *p = ref.def->axes; *p && n + 1 < len;) {
+    size_t k = strcspn(p, ",");
+    axes[n++] = (char)axis_letter(p, k);
+    p += k + (p[k] == ',');
+  }
+  axes[n] = 0;
+  return (int)n == t->ndim;
+}
 
 void tt_hook_axes(const tt_trace *tr, const tt_tensor *t, char *axes, size_t len) {
   (void)tr;
-  const char *name = t->name ? t->name : "";
-  for (size_t i = 0; i < sizeof axes_table / sizeof *axes_table; i++) {
-    if (ends_with(name, axes_table[i].suffix) && (size_t)t->ndim == strlen(axes_table[i].axes)) {
-      snprintf(axes, len, "%s", axes_table[i].axes);
-      return;
-    }
-  }
+  if (catalogue_axes(t, axes, len)) return;
   // Anything else recorded per token: rows are tokens, columns the width.
   if (t->ndim == 1) snprintf(axes, len, "T");
   else if (t->ndim == 2) snprintf(axes, len, "TC");
