@@ -63,6 +63,21 @@ static void test_block_order(void **state) {
     if (strcmp(hook, "tokens") != 0) assert_int_equal(tt_step_find(post, hook, &layer), i);
   }
   assert_int_equal(tt_step_find(post, "blocks.3.ln1.hook_out", NULL), index_of(post, "ln1"));
+  // Through the catalogue: block 0's input is the "sum" step, later blocks' are no step;
+  // gradients and decode steps are not pipeline steps.
+  int layer = 7;
+  assert_int_equal(tt_step_find(pre, "blocks.0.hook_resid_pre", &layer), index_of(pre, "sum"));
+  assert_int_equal(layer, 0);
+  assert_int_equal(tt_step_find(pre, "blocks.1.hook_resid_pre", NULL), -1);
+  assert_int_equal(tt_step_find(pre, "grad.blocks.0.attn.hook_pattern", NULL), -1);
+  assert_int_equal(tt_step_find(pre, "decode.0.blocks.0.attn.hook_pattern", NULL), -1);
+  assert_int_equal(tt_step_find(pre, "blocks.01.attn.hook_pattern", NULL), -1);
+  assert_int_equal(tt_step_find(pre, "tokens", NULL), index_of(pre, "tokenize"));
+  char hook[96];
+  tt_step_hook(pre, index_of(pre, "sum"), 5, hook, sizeof hook);
+  assert_string_equal(hook, "blocks.0.hook_resid_pre");
+  tt_step_hook(pre, index_of(pre, "softmax"), 5, hook, sizeof hook);
+  assert_string_equal(hook, "blocks.5.attn.hook_pattern");
   tt_trace_destroy(pre);
   tt_trace_destroy(post);
 }

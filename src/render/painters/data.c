@@ -58,6 +58,30 @@ void tt_hook_axes(const tt_trace *tr, const tt_tensor *t, char *axes, size_t len
   else snprintf(axes, len, "????");
 }
 
+const tt_tensor *tt_find_hook(const tt_trace *tr, int layer, const char *suffix) {
+  tt_hook_ref ref;
+  char name[160];
+  if (!tt_hook_at(suffix, layer, &ref) || !tt_hook_name(&ref, name, sizeof name)) return NULL;
+  return tt_trace_find(tr, name);
+}
+
+const char *tt_hook_relayer(const char *name, int layer, char *buf, size_t len) {
+  tt_hook_ref ref;
+  if (!tt_hook_lookup(name, &ref) || !ref.def->in_block || layer < 0) return NULL;
+  ref.layer = layer;
+  return tt_hook_name(&ref, buf, len);
+}
+
+int tt_hook_block(const char *name) {
+  tt_hook_ref ref;
+  return tt_hook_lookup(name, &ref) ? ref.layer : -1;
+}
+
+const char *tt_hook_suffix(const char *name) {
+  tt_hook_ref ref;
+  return tt_hook_lookup(name, &ref) ? ref.def->suffix : name;
+}
+
 bool tt_mat_of(const tt_trace *tr, const tt_tensor *t, int head, tt_mat *m) {
   char axes[8];
   tt_hook_axes(tr, t, axes, sizeof axes);
