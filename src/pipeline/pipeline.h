@@ -85,8 +85,8 @@ const char *tt_str(tt_lang lang, tt_str_id id);
 // order; tr may be NULL (GPT-2's order and texts).
 typedef struct {
   const char *id;          // "softmax"
-  const char *suffix;      // hook suffix ("attn.hook_pattern") or whole name outside blocks
-  bool in_block;           // the hook is "blocks.L.<suffix>"
+  const char *suffix;      // the catalogue suffix of its hook ("attn.hook_pattern"; trace/hooks.h)
+  bool in_block;           // listed per block (a block hook outside this list is block 0's)
   tt_view_kind view;       // the view this step opens with
 } tt_step;
 

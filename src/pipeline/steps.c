@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "strings_int.h"
+#include "trace/hooks.h"
 
 typedef struct {
   tt_step s;
@@ -19,7 +20,7 @@ static const step_def steps[] = {
     {{"ids", "tokens", false, TT_VIEW_TOKENS}, "piece \xE2\x86\x92 id (its row in the vocabulary)"},
     {{"embed", "hook_embed", false, TT_VIEW_EMBED}, "x\xE2\x82\x9C = W_E[id\xE2\x82\x9C]"},
     {{"positions", "hook_pos_embed", false, TT_VIEW_POSITIONS}, NULL},
-    {{"sum", "blocks.0.hook_resid_pre", false, TT_VIEW_POSITIONS}, "h\xE2\x82\x80 = x + p"},
+    {{"sum", "hook_resid_pre", false, TT_VIEW_POSITIONS}, "h\xE2\x82\x80 = x + p"},  // block 0's input
     {{"ln1", "ln1.hook_out", true, TT_VIEW_LAYERNORM}, NULL},
     {{"qkv", "attn.hook_qkv", true, TT_VIEW_HEATMAP}, "[Q K V] = y \xC2\xB7 W_qkv + b"},
     {{"split", "attn.hook_q", true, TT_VIEW_QKV}, "Q, K, V: (T, C) \xE2\x86\x92 (H, T, D),  D = C / H"},
@@ -144,26 +145,22 @@ const char *tt_step_formula(const tt_trace *tr, int i) {
 
 void tt_step_hook(const tt_trace *tr, int i, int layer, char *buf, size_t len) {
   const step_def *d = def_at(tr, i);
-  if (!d) snprintf(buf, len, "tokens");
-  else if (d->s.in_block) snprintf(buf, len, "blocks.%d.%s", layer < 0 ? 0 : layer, d->s.suffix);
-  else snprintf(buf, len, "%s", d->s.suffix);
+  tt_hook_ref ref;
+  // Steps outside the block list that show a block hook ("sum") show block 0's.
+  int L = d && d->s.in_block && layer > 0 ? layer : 0;
+  if (!d || !tt_hook_at(d->s.suffix, L, &ref) || !tt_hook_name(&ref, buf, len)) snprintf(buf, len, "tokens");
 }
 
+// The catalogue names the step that shows each forward hook (hooks.h); a hook with a
+// step is found at that step's position in tr's order.
 int tt_step_find(const tt_trace *tr, const char *hook, int *layer) {
-  int L = -1;
-  const char *suffix = hook;
-  if (strncmp(hook, "blocks.", 7) == 0) {
-    char *end = NULL;
-    L = (int)strtol(hook + 7, &end, 10);
-    if (end && *end == '.') suffix = end + 1;
-  }
-  for (int i = 0; i < N_STEPS; i++) {
-    const tt_step *s = tt_step_get(tr, i);
-    if (s->in_block ? (L >= 0 && strcmp(suffix, s->suffix) == 0) : strcmp(hook, s->suffix) == 0) {
-      if (layer) *layer = L;
+  tt_hook_ref ref;
+  if (!tt_hook_lookup(hook, &ref) || ref.grad || ref.decode >= 0 || !ref.step) return -1;
+  for (int i = 0; i < N_STEPS; i++)
+    if (strcmp(tt_step_get(tr, i)->id, ref.step) == 0) {
+      if (layer) *layer = ref.layer;
       return i;
     }
-  }
   return -1;
 }
 
@@ -173,13 +170,13 @@ tt_status tt_resolve_hook(const tt_trace *tr, const char *step, int layer, char 
     snprintf(buf, len, "%s", step);
     return TT_OK;
   }
-  char full[160];
-  snprintf(full, sizeof full, "blocks.%d.%s", layer < 0 ? 0 : layer, step);
-  if (tt_trace_find(tr, full)) {
+  char full[160] = "";
+  tt_hook_ref ref;
+  bool block = tt_hook_at(step, layer < 0 ? 0 : layer, &ref) && ref.def->in_block && tt_hook_name(&ref, full, sizeof full);
+  if (block && tt_trace_find(tr, full)) {
     snprintf(buf, len, "%s", full);
     return TT_OK;
   }
-  bool suffix = strchr(step, '.') && strncmp(step, "blocks.", 7) != 0;
   return tt_fail(err, TT_ERR_ARG, "the trace has no tensor '%s'%s%s (list them with `ttrace dump TRACE`)", step,
-                 suffix ? " nor " : "", suffix ? full : "");
+                 block ? " nor " : "", full);
 }

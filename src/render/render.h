@@ -70,7 +70,7 @@ typedef struct {
   float row0, col0;        // first visible cell (fractional when panned)
   float cell_w, cell_h;    // pixels per cell
   int layer, head;         // -1 when not applicable
-  int row_axis, col_axis;  // axis letters: 'T', 'C', 'D', 'F', 'V', 'P', '1'
+  int row_axis, col_axis;  // axis letters: 'T', 'C', 'D', 'F', 'V', 'P', 'Q' (3C), 'L' (T-1), '1'
 } tt_panel;
 
 #define TT_MAX_PANELS 400

@@ -151,6 +151,15 @@ static inline float tt_mat_at(const tt_mat *m, int r, int c) {
 }
 // The axes letters of a hook ("H,T,T" → "HTT"), from the catalogue, else from the shape.
 void tt_hook_axes(const tt_trace *tr, const tt_tensor *t, char *axes, size_t len);
+// Hook names through the catalogue (trace/hooks.h). The tensor `suffix` of block `layer`
+// (ignored outside the blocks) in tr, NULL when not recorded or not a catalogue hook;
+// the same hook as `name` in another block (NULL when name is not a block hook); the
+// block of a full name (-1 outside the blocks or not a catalogue hook); its layer-free
+// suffix ("attn.hook_pattern"; the name itself when not a catalogue hook).
+const tt_tensor *tt_find_hook(const tt_trace *tr, int layer, const char *suffix);
+const char *tt_hook_relayer(const char *name, int layer, char *buf, size_t len);
+int tt_hook_block(const char *name);
+const char *tt_hook_suffix(const char *name);
 // A matrix view of t: head-major (H, T, X) tensors give head `head` (clamped);
 // 1-D tensors are one column. false for tensors with more dims.
 bool tt_mat_of(const tt_trace *tr, const tt_tensor *t, int head, tt_mat *m);

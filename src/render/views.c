@@ -45,11 +45,6 @@ static tt_view_kind auto_view(const tt_trace *tr, const char *hook) {
   return TT_VIEW_HEATMAP;
 }
 
-static int hook_layer(const char *hook) {
-  if (strncmp(hook, "blocks.", 7) != 0) return -1;
-  return atoi(hook + 7);
-}
-
 static void message(tt_paint *p, SDL_Rect r, const char *msg) {
   tt_draw_para(p->cv, r.x + p->unit, r.y + p->unit, r.w - 2 * p->unit, msg, p->unit, TT_FONT_SANS, p->pal->warn);
 }
@@ -104,14 +99,14 @@ void tt_paint_view(tt_paint *p, SDL_Rect r) {
   p->lay->view_rect = r;
   tt_view_kind kind = st->view == TT_VIEW_AUTO ? auto_view(tr, st->hook) : st->view;
   const tt_tensor *t = tt_trace_find(tr, st->hook);
-  int layer = hook_layer(st->hook);
+  int layer = tt_hook_block(st->hook);
   if (layer < 0) layer = st->layer;
 
   // Title: the tensor, layer, head; subtitle: the step, the prompt, the shape.
   char title[256], sub[512], shape[96] = "";
   int n = snprintf(title, sizeof title, "%s", st->hook);
   bool headed = t && t->ndim == 3 && (kind == TT_VIEW_HEATMAP || kind == TT_VIEW_TABLE);
-  if (hook_layer(st->hook) >= 0 && n < (int)sizeof title)
+  if (tt_hook_block(st->hook) >= 0 && n < (int)sizeof title)
     n += snprintf(title + n, sizeof title - (size_t)n, "  \xC2\xB7  %s %d", tt_str(st->lang, TT_S_LAYER), layer);
   if (headed && n < (int)sizeof title)
     snprintf(title + n, sizeof title - (size_t)n, "  \xC2\xB7  %s %d", tt_str(st->lang, TT_S_HEAD),
@@ -152,12 +147,7 @@ void tt_paint_view(tt_paint *p, SDL_Rect r) {
       if (t->ndim == 3) tt_paint_grid(p, body, t);
       else tt_paint_heatmap(p, body, t, st->head, false);
       break;
-    case TT_VIEW_OVERVIEW: {
-      const char *suffix = st->hook;
-      if (strncmp(suffix, "blocks.", 7) == 0 && strchr(suffix + 7, '.')) suffix = strchr(suffix + 7, '.') + 1;
-      tt_paint_overview(p, body, suffix);
-      break;
-    }
+    case TT_VIEW_OVERVIEW: tt_paint_overview(p, body, tt_hook_suffix(st->hook)); break;
     case TT_VIEW_TOKENS: tt_paint_tokens(p, body); break;
     case TT_VIEW_BARS: tt_paint_bars(p, body); break;
     case TT_VIEW_LAYERNORM: {

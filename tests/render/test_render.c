@@ -307,6 +307,42 @@ static void test_svg(void **state) {
   tt_trace_destroy(tr);
 }
 
+// Axis letters come from the hook catalogue: the fused Q/K/V tensor is (T, 3C) and its
+// x-axis says 3C; the loss is one prediction per token pair (T-1).
+static void test_catalogue_axes(void **state) {
+  (void)state;
+  tt_trace *tr = load_fixture();
+  char axes[8];
+  const struct {
+    const char *hook, *axes;
+  } cases[] = {{"blocks.0.attn.hook_qkv", "TQ"}, {"hook_loss", "L"}, {"blocks.1.attn.hook_pattern", "HTT"},
+               {"blocks.0.attn.hook_v", "HTD"}, {"blocks.0.ln1.hook_scale", "T"}, {"hook_logits", "TV"},
+               {"blocks.0.mlp.hook_pre", "TF"}, {"hook_embed", "TC"}};
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+    const tt_tensor *t = tt_trace_find(tr, cases[k].hook);
+    if (!t) continue;  // not recorded in the fixture
+    tt_hook_axes(tr, t, axes, sizeof axes);
+    if (strcmp(axes, cases[k].axes) != 0) fail_msg("%s: axes %s, want %s", cases[k].hook, axes, cases[k].axes);
+  }
+  tt_render *rc = NULL;
+  tt_error err = {0};
+  assert_int_equal(tt_render_create(&rc, &err), TT_OK);
+  tt_view_state vs;
+  tt_view_state_init(&vs);
+  snprintf(vs.hook, sizeof vs.hook, "blocks.0.attn.hook_qkv");
+  const char *path = "render_qkv_axes.svg";
+  assert_int_equal(tt_render_svg(rc, tr, &vs, 900, 600, path, &err), TT_OK);
+  char *text = NULL;
+  size_t len = 0;
+  assert_int_equal(tt_read_file(path, &text, &len, &err), TT_OK);
+  assert_non_null(strstr(text, "(3C)"));
+  assert_null(strstr(text, "dimension (C)"));
+  free(text);
+  remove(path);
+  tt_render_destroy(rc);
+  tt_trace_destroy(tr);
+}
+
 int main(int argc, char **argv) {
   if (argc != 3) {
     fprintf(stderr, "usage: test_render GOLDEN_DIR FIXTURE\n");
@@ -316,7 +352,7 @@ int main(int argc, char **argv) {
   fixture = argv[2];
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_colormaps),   cmocka_unit_test(test_resolve_hook), cmocka_unit_test(test_pick_matches_pixels),
-      cmocka_unit_test(test_large_tensor), cmocka_unit_test(test_svg),         cmocka_unit_test(test_golden),
+      cmocka_unit_test(test_large_tensor), cmocka_unit_test(test_svg), cmocka_unit_test(test_catalogue_axes),         cmocka_unit_test(test_golden),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

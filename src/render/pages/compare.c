@@ -70,11 +70,6 @@ static int mode_of(tt_view_kind k, int n_layers) {
   }
 }
 
-static const char *suffix_of(const char *hook) {
-  if (strncmp(hook, "blocks.", 7) == 0 && strchr(hook + 7, '.')) return strchr(hook + 7, '.') + 1;
-  return hook;
-}
-
 static bool same_shape(const tt_tensor *a, const tt_tensor *b) {
   if (!a || !b || a->ndim != b->ndim) return false;
   for (int i = 0; i < a->ndim; i++)
@@ -173,7 +168,7 @@ static bool prepare(tt_derived *d, const tt_trace *a, const tt_trace *b, const t
     if (b) remade |= norms_of(d, 1, lb, n_layers);
   }
   char key[160];
-  snprintf(key, sizeof key, "%d|%s", mode, mode == M_OVERVIEW ? suffix_of(st->hook) : st->hook);
+  snprintf(key, sizeof key, "%d|%s", mode, mode == M_OVERVIEW ? tt_hook_suffix(st->hook) : st->hook);
   if (d->valid && d->a == a && d->b == b && strcmp(d->key, key) == 0) return remade;
   tt_trace_destroy(d->diff);
   d->diff = tt_trace_create();
@@ -221,8 +216,8 @@ static bool prepare(tt_derived *d, const tt_trace *a, const tt_trace *b, const t
   } else if (mode == M_OVERVIEW) {
     char name[160];
     for (int l = 0;; l++) {
-      snprintf(name, sizeof name, "blocks.%d.%s", l, suffix_of(st->hook));
-      const tt_tensor *ta = tt_trace_find(a, name), *tb = tt_trace_find(b, name);
+      const char *hook = tt_hook_relayer(st->hook, l, name, sizeof name);
+      const tt_tensor *ta = hook ? tt_trace_find(a, hook) : NULL, *tb = hook ? tt_trace_find(b, hook) : NULL;
       if (!ta) break;
       if (same_shape(ta, tb)) add_diff(d, ta, tb);
     }
@@ -293,7 +288,7 @@ static void paint_side(tt_paint *p, SDL_Rect r, int side, int mode, tt_view_kind
       if (t->ndim == 3) tt_paint_grid(p, r, t);
       else tt_paint_heatmap(p, r, t, st->head, false);
       break;
-    case M_OVERVIEW: tt_paint_overview(p, r, suffix_of(st->hook)); break;
+    case M_OVERVIEW: tt_paint_overview(p, r, tt_hook_suffix(st->hook)); break;
     case M_NORMS: {
       tt_scale s;
       if (side < 2 && d->has_joint) s = d->joint;
@@ -392,8 +387,8 @@ static void where_text(const tt_paint *p, const tt_tensor *t, int64_t i, bool wi
   bool norms = strcmp(t->name, "norms") == 0;
   int n = 0, k0 = 0;
   buf[0] = 0;
-  if (strncmp(t->name, "blocks.", 7) == 0 && with_head && t->ndim == 3)
-    n += snprintf(buf + n, len - (size_t)n, "%s %d, ", tt_str(p->st->lang, TT_S_LAYER), atoi(t->name + 7));
+  if (tt_hook_block(t->name) >= 0 && with_head && t->ndim == 3)
+    n += snprintf(buf + n, len - (size_t)n, "%s %d, ", tt_str(p->st->lang, TT_S_LAYER), tt_hook_block(t->name));
   if (t->ndim == 3) {
     if (with_head) n += snprintf(buf + n, len - (size_t)n, "%s %d, ", tt_str(p->st->lang, TT_S_HEAD), (int)idx[0]);
     k0 = 1;
@@ -647,7 +642,7 @@ void tt_paint_cell_hover(tt_paint *p, SDL_Rect area, tt_derived *d) { hover(p, a
 static void norms_title(const tt_paint *p, const tt_tensor *const *layers, int n_layers, char *title, size_t tl,
                         char *sub, size_t sl) {
   bool ko = p->st->lang == TT_LANG_KO;
-  const char *suffix = n_layers > 0 && layers && layers[0] ? suffix_of(layers[0]->name) : "";
+  const char *suffix = n_layers > 0 && layers && layers[0] ? tt_hook_suffix(layers[0]->name) : "";
   snprintf(title, tl, ko ? "%s \xC2\xB7 모든 블록의 벡터 길이 \xE2\x80\x96x\xE2\x80\x96"
                          : "%s \xC2\xB7 vector length \xE2\x80\x96x\xE2\x80\x96 in every block", suffix);
   snprintf(sub, sl, "\xE2\x80\x96x\xE2\x80\x96 = \xE2\x88\x9A(\xCE\xA3 x\xE1\xB5\xA2\xC2\xB2)   ");
@@ -688,12 +683,12 @@ int tt_paint_compare_title(tt_paint *p, SDL_Rect r, const tt_compare *cmp, const
   }
   const tt_tensor *t = tt_trace_find(p->tr, st->hook);
   tt_view_kind k = kind_of(p->tr, st);
-  int n = snprintf(title, sizeof title, "%s", k == TT_VIEW_OVERVIEW ? suffix_of(st->hook) : st->hook);
+  int n = snprintf(title, sizeof title, "%s", k == TT_VIEW_OVERVIEW ? tt_hook_suffix(st->hook) : st->hook);
   if (k == TT_VIEW_OVERVIEW)
     snprintf(title + n, sizeof title - (size_t)n, "  \xC2\xB7  %s",
              st->lang == TT_LANG_KO ? "모든 층 \xC3\x97 헤드" : "every layer \xC3\x97 head");
-  else if (strncmp(st->hook, "blocks.", 7) == 0 && n < (int)sizeof title)
-    n += snprintf(title + n, sizeof title - (size_t)n, "  \xC2\xB7  %s %d", tt_str(st->lang, TT_S_LAYER), atoi(st->hook + 7));
+  else if (tt_hook_block(st->hook) >= 0 && n < (int)sizeof title)
+    n += snprintf(title + n, sizeof title - (size_t)n, "  \xC2\xB7  %s %d", tt_str(st->lang, TT_S_LAYER), tt_hook_block(st->hook));
   if (t && t->ndim == 3 && (k == TT_VIEW_HEATMAP || k == TT_VIEW_TABLE) && n < (int)sizeof title)
     snprintf(title + n, sizeof title - (size_t)n, "  \xC2\xB7  %s %d", tt_str(st->lang, TT_S_HEAD),
              st->head < 0 ? 0 : st->head);

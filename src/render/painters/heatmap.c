@@ -14,6 +14,7 @@ static const char *axis_title(tt_lang lang, int axis, bool rows, bool attention)
       return rows ? (ko ? "토큰 (쿼리: 이 토큰이 본다)" : "token (query: who looks)")
                   : (ko ? "토큰 (키: 보이는 쪽)" : "token (key: looked at)");
     case 'C': return ko ? "차원 (C)" : "dimension (C)";
+    case 'Q': return ko ? "Q, K, V를 옆으로 붙인 차원 (3C)" : "Q, K, V side by side (3C)";
     case 'D': return ko ? "헤드 안의 차원 (D)" : "dimension in the head (D)";
     case 'F': return ko ? "FFN 뉴런 (F)" : "FFN neuron (F)";
     case 'V': return ko ? "어휘 id (V)" : "vocabulary id (V)";

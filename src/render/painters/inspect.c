@@ -72,11 +72,8 @@ static void attention_arithmetic(writer *w, const tt_trace *tr, int L, int h, in
   tt_paint *p = w->p;
   const tt_palette *pal = p->pal;
   bool ko = p->st->lang == TT_LANG_KO;
-  char name[128];
-  snprintf(name, sizeof name, "blocks.%d.attn.hook_q", L);
-  const tt_tensor *q = tt_trace_find(tr, name);
-  snprintf(name, sizeof name, "blocks.%d.attn.hook_k", L);
-  const tt_tensor *k = tt_trace_find(tr, name);
+  const tt_tensor *q = tt_find_hook(tr, L, "attn.hook_q");
+  const tt_tensor *k = tt_find_hook(tr, L, "attn.hook_k");
   if (!q || !k || q->ndim != 3) {
     put(w, "", TT_FONT_SANS, pal->warn, "%s", ko ? "Q와 K가 기록되지 않아 계산을 보일 수 없습니다." : "Q and K are not in the trace.");
     return;
@@ -112,8 +109,7 @@ static void attention_arithmetic(writer *w, const tt_trace *tr, int L, int h, in
   }
   snprintf(note, sizeof note, "pin_rest shown=%d", shown);
   if (shown < D) put(w, note, TT_FONT_MONO, pal->dim, " \xE2\x80\xA6 %d %s %s", D - shown, ko ? "개 더, 합" : "more, sum", num(w, "%.3f", rest));
-  snprintf(name, sizeof name, "blocks.%d.attn.hook_attn_scores_raw", L);
-  const tt_tensor *raw = tt_trace_find(tr, name);
+  const tt_tensor *raw = tt_find_hook(tr, L, "attn.hook_attn_scores_raw");
   put(w, "pin_sum", TT_FONT_MONO, pal->accent, " \xCE\xA3 = %s", num(w, "%.4f", sum));
   if (raw) put(w, "pin_recorded_raw", TT_FONT_SANS, pal->dim, "      %s %s", ko ? "기록된 값" : "recorded", num(w, "%+.4f", at3(raw, h, i, j)));
   double sdiv = scale ? sqrt((double)D) : 1.0;
@@ -125,8 +121,7 @@ static void attention_arithmetic(writer *w, const tt_trace *tr, int L, int h, in
       masked ? (ko ? "j > i: 가림 \xE2\x86\x92 \xE2\x88\x92\xE2\x88\x9E, 가중치 0" : "j > i: masked \xE2\x86\x92 \xE2\x88\x92\xE2\x88\x9E, weight 0")
              : (ko ? "j \xE2\x89\xA4 i: 보이는 칸, 그대로" : "j \xE2\x89\xA4 i: visible, kept"));
   // Softmax over row i, from the recorded scaled scores (or recomputed when absent).
-  snprintf(name, sizeof name, "blocks.%d.attn.hook_attn_scores", L);
-  const tt_tensor *sc = tt_trace_find(tr, name);
+  const tt_tensor *sc = tt_find_hook(tr, L, "attn.hook_attn_scores");
   double mx = -INFINITY, row_sum = 0;
   for (int c = 0; c < T; c++) {
     if (causal && c > i) continue;
@@ -153,8 +148,7 @@ static void attention_arithmetic(writer *w, const tt_trace *tr, int L, int h, in
   }
   put(w, "pin_rowsum", TT_FONT_BOLD, pal->fg, "5.  %s = %s", ko ? "행의 합 \xCE\xA3 exp" : "row sum \xCE\xA3 exp", num(w, "%.4f", row_sum));
   put(w, "pin_div", TT_FONT_BOLD, pal->accent, "6.  %s / %s = %s", num(w, "%.4f", e), num(w, "%.4f", row_sum), num(w, "%.4f", e / row_sum));
-  snprintf(name, sizeof name, "blocks.%d.attn.hook_pattern", L);
-  const tt_tensor *pat = tt_trace_find(tr, name);
+  const tt_tensor *pat = tt_find_hook(tr, L, "attn.hook_pattern");
   if (pat) put(w, "pin_recorded_w", TT_FONT_SANS, pal->dim, "      %s %s", ko ? "기록된 가중치" : "recorded weight", num(w, "%.4f", at3(pat, h, i, j)));
   free(terms);
 }
@@ -186,8 +180,8 @@ void tt_paint_inspector(tt_paint *p, SDL_Rect r) {
   w.y += u / 3;
   const char *hook = st->hook;
   bool attn = strstr(hook, "attn.hook_attn_scores") || strstr(hook, "attn.hook_pattern");
-  if (attn && strncmp(hook, "blocks.", 7) == 0) {
-    attention_arithmetic(&w, p->tr, atoi(hook + 7), m.slice, i, j);
+  if (attn && tt_hook_block(hook) >= 0) {
+    attention_arithmetic(&w, p->tr, tt_hook_block(hook), m.slice, i, j);
   } else {
     int step = tt_step_find(p->tr, hook, NULL);
     if (step >= 0) {

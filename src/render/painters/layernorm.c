@@ -31,15 +31,13 @@ void tt_paint_layernorm(tt_paint *p, SDL_Rect r, const char *prefix) {
   // What went in: the residual stream before the norm (GPT-2's pre-LN order).
   const tt_tensor *in = NULL;
   if (!have_cfg || !cfg.post_ln) {
-    if (strncmp(prefix, "blocks.", 7) == 0) {
-      int L = atoi(prefix + 7);
-      bool second = strstr(prefix, "ln2") != NULL;
-      snprintf(name, sizeof name, "blocks.%d.%s", L, second ? "hook_resid_mid" : "hook_resid_pre");
-      in = tt_trace_find(p->tr, name);
+    snprintf(name, sizeof name, "%s.hook_out", prefix);
+    int block = tt_hook_block(name);
+    if (block >= 0) {
+      in = tt_find_hook(p->tr, block, strstr(prefix, "ln2") ? "hook_resid_mid" : "hook_resid_pre");
     } else {
       for (int L = 0;; L++) {
-        snprintf(name, sizeof name, "blocks.%d.hook_resid_post", L);
-        const tt_tensor *t = tt_trace_find(p->tr, name);
+        const tt_tensor *t = tt_find_hook(p->tr, L, "hook_resid_post");
         if (!t) break;
         in = t;
       }
