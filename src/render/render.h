@@ -185,6 +185,8 @@ void tt_render_draw_lesson(tt_render *rc, SDL_Renderer *r, SDL_Rect area, const 
                            const tt_lesson_page *pg, tt_derived *d, tt_layout *lay);
 tt_status tt_render_lesson_png(tt_render *rc, const tt_trace *tr, const tt_view_state *st, const tt_lesson_page *pg,
                                int w, int h, tt_derived *d, const char *path, tt_error *err);
+tt_status tt_render_lesson_svg(tt_render *rc, const tt_trace *tr, const tt_view_state *st, const tt_lesson_page *pg,
+                               int w, int h, tt_derived *d, const char *path, tt_error *err);
 
 // Points st at step i of tr's step list (pipeline.h): the hook for st->layer, the step's
 // view, zoom and pan reset.

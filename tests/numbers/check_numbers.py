@@ -103,23 +103,13 @@ class Run:
                 fails.append("%s: %s failed (%d): %s" % (name, " ".join(argv[1:]), p.returncode, p.stderr.strip()))
                 continue
             texts = svgnum.texts(svg)
-            if trs is None:  # a lesson page names its traces in the SVG
-                trs = lesson_traces(svg)
+            if trs is None:  # a lesson page: ttrace names the trace files it shows
+                trs = dict(line.split(" ", 1) for line in p.stdout.splitlines() if line[:2] in ("A ", "B "))
             c = checks.Checker({k: self.trace(v) for k, v in trs.items()}, self.vocab, name)
             fails += c.check(texts)
             n_texts += len(texts)
             n_checked += c.checked
         return fails, n_texts, n_checked
-
-
-def lesson_traces(svg):
-    root = svgnum.ET.parse(svg).getroot()
-    out = {}
-    for k in ("A", "B"):
-        v = root.get("data-tt-trace-" + k.lower())
-        if v:
-            out[k] = v
-    return out
 
 
 GOLDEN = [  # as tests/render/test_render.c draws them (name, hook, view, head, layer, frame, lang, pin)
@@ -181,24 +171,26 @@ def add_demo(run, trace, tag):
 
 
 def add_lessons(run):
+    """Every step of every lesson (en and ko), drawn as the lesson window draws it."""
     traces = os.path.join(run.root, "lessons", "traces")
     for lang in ("en", "ko"):
+        counts = lesson_steps(run.ttrace, lang)
         for path in sorted(glob.glob(os.path.join(run.root, "lessons", lang, "*.lesson"))):
-            n = sum(1 for line in open(path, encoding="utf-8") if re.match(r"^(##|step:|\[step)", line.strip()))
-            n = lesson_steps(run.ttrace, path, traces) or n
-            for s in range(1, n + 1):
-                run.lesson("lesson-%s-%s-%02d" % (lang, os.path.basename(path).split(".")[0], s), path, s, traces)
+            base = os.path.basename(path).split(".")[0]
+            if base not in counts:
+                raise SystemExit("check_numbers: `ttrace lesson --list` does not list %s" % path)
+            for s in range(1, counts[base] + 1):
+                run.lesson("lesson-%s-%s-%02d" % (lang, base, s), path, s, traces)
 
 
-def lesson_steps(ttrace, path, traces):
-    p = subprocess.run([ttrace, "lesson", "--list", "--traces", traces], capture_output=True, text=True)
-    base = os.path.basename(path).split(".")[0]
+def lesson_steps(ttrace, lang):
+    p = subprocess.run([ttrace, "lesson", "--list", "--lang", lang], capture_output=True, text=True)
+    out = {}
     for line in p.stdout.splitlines():
-        if base in line:
-            m = re.search(r"(\d+) (?:steps|단계)", line)
-            if m:
-                return int(m.group(1))
-    return 0
+        m = re.match(r"\s+(\S+)\s.*\((\d+) steps\)\s*$", line)
+        if m:
+            out[m.group(1)] = int(m.group(2))
+    return out
 
 
 def main():

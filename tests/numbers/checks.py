@@ -125,7 +125,17 @@ class Checker:
         return self.traces.get(t.trace or "A", self.traces["A"])
 
     # -- values of the tensor a cell belongs to
+    def norms(self, tr):
+        """(T, L): the length of each token's vector in every block, for the title's hook."""
+        cols = [np.linalg.norm(tr.get("blocks.%d.%s" % (l, self.norms_of)).astype(np.float64), axis=1)
+                for l in range(int(tr.cfg["n_layer"]))]
+        return np.stack(cols, axis=1)
+
     def tensor(self, t, hook):
+        if hook == "norms":
+            if t.trace == "D":
+                return self.norms(self.traces["A"]) - self.norms(self.traces["B"])
+            return self.norms(self.trace_of(t))
         if t.trace == "D":
             a, b = self.traces["A"].get(hook), self.traces["B"].get(hook)
             if a is None or b is None:
@@ -144,6 +154,9 @@ class Checker:
                 return sn.token_display(a[i]) if i < len(a) else str(i)
             return sn.token_display(tr.tokens[i]) if i < len(tr.tokens) else str(i)
         if axis == "L":
+            if t.trace == "D":  # positions whose tokens differ read a≠b
+                both = [self.label_text(tr, "T", k, t) for k in (i, i + 1)]
+                return "%s \u2192 %s" % tuple(both)
             return "%s \u2192 %s" % (sn.token_display(tr.tokens[i]), sn.token_display(tr.tokens[i + 1]))
         if axis == "V" and self.vocab is not None and 0 <= i < len(self.vocab):
             return sn.token_display(self.vocab[i])
@@ -152,6 +165,7 @@ class Checker:
         return str(i)
 
     def check(self, texts):
+        self.d_hooks = {t.scope["hook"] for t in texts if t.trace == "D" and "hook" in t.scope}
         for t in texts:
             self.one(t)
         self.own_labels(texts)
@@ -178,6 +192,8 @@ class Checker:
         if sn.DOUBLE_MINUS.search(s) and t.kind != "label":
             self.bad(t, "two minus signs in a row")
         k = t.kind
+        if not k and t.scope.get("panel") in ("narration", "lesson_bar"):
+            k = "prose"  # the lesson's own words (their numbers are the lessons' check: lines)
         fn = getattr(self, "k_" + k, None) if k else None
         if fn is None:
             if any(ch.isdigit() for ch in s) and k not in ("prose", "fixed", "name"):
@@ -212,11 +228,18 @@ class Checker:
         hook = t.scope["hook"]
         i, n = int(t.note["i"]), int(t.note["n"])
         if t.trace == "D":
-            a = self.tensor(t, hook)
-            lim = float(np.nanmax(np.abs(np.where(np.isfinite(a), a, np.nan)))) if a is not None else 0
+            # One colour scale for every difference the figure draws (all layers of an overview).
+            lim = 0.0
+            for h in self.d_hooks or {hook}:
+                a = self.tensor(t, h)
+                if a is not None and np.isfinite(a).any():
+                    lim = max(lim, float(np.nanmax(np.abs(np.where(np.isfinite(a), a, np.nan)))))
             sc = {"div": True, "lo": -(lim or 1), "hi": lim or 1, "clipped": False}
         elif t.trace in ("A", "B") and "B" in self.traces:
-            a, b = self.traces["A"].get(hook), self.traces["B"].get(hook)
+            if hook == "norms":
+                a, b = self.norms(self.traces["A"]), self.norms(self.traces["B"])
+            else:
+                a, b = self.traces["A"].get(hook), self.traces["B"].get(hook)
             sc = joint_scale(a, b, hook) if a is not None and b is not None else scale_of(self.tensor(t, hook), hook)
         else:
             sc = scale_of(self.tensor(t, hook), hook)
@@ -244,6 +267,8 @@ class Checker:
         tr = self.trace_of(t)
         hook = t.s.split()[0] if t.s.split() else ""
         self.last_title = hook
+        if "\u2016x\u2016" in t.s:  # vector lengths of this hook in every block
+            self.norms_of = hook
         m = re.match(r"blocks\.(\d+)\.", hook)
         lay = re.search(r"(?:layer|층|블록) (\d+)", t.s)
         if m and lay and int(lay.group(1)) != int(m.group(1)):
@@ -514,3 +539,11 @@ class Checker:
         n = self.trace_of(t).get("blocks.%d.mlp.hook_pre" % L).size
         if str(n) not in re.findall(r"\d+", t.s) or ("blocks.%d." % L) not in t.s:
             self.bad(t, "the %d (u, g) pairs of blocks.%d" % (n, L))
+
+    def k_block_label(self, t):
+        if not re.fullmatch(r"(?:block |블록 )?%s" % t.note["l"], t.s):
+            self.bad(t, "block %s" % t.note["l"])
+
+    def k_lesson_counter(self, t):
+        if not t.s.startswith("%d / " % (int(t.note["step"]) + 1)):
+            self.bad(t, "step %d" % (int(t.note["step"]) + 1))

@@ -617,6 +617,7 @@ void tt_paint_compare(tt_paint *p, SDL_Rect r, const tt_compare *cmp, tt_derived
     for (int s = 0; s < n; s++) {
       tt_paint qs = q;
       qs.tr = trs[s] ? trs[s] : p->tr;
+      snprintf(qs.cv->trace, sizeof qs.cv->trace, "%s", s == 0 ? "A" : s == 1 ? "B" : "D");
       SDL_Rect box = ar.box[s];
       tt_paint_compare_label(&qs, box, s, cmp, trs[s]);
       int lh = qs.unit * 17 / 10;
@@ -630,6 +631,7 @@ void tt_paint_compare(tt_paint *p, SDL_Rect r, const tt_compare *cmp, tt_derived
       d->groups[s][1] = p->lay->n_panels;
     }
   }
+  p->cv->trace[0] = 0;
   if (ar.n_boxes == 4) info_box(p, ar.box[3], d);
   p->lay->view_rect = r;
   tt_paint_row_marks(p, row, 0);
