@@ -666,3 +666,58 @@ class Checker:
             want = [sn.token_display(x) for x in tr.tokens]
             if pieces != want[:len(pieces)] or (len(pieces) < len(want) and "\u2026" not in "".join(groups)):
                 self.fail.append("%s: the pre-tokens end as %s, not %s" % (self.name, want, pieces))
+
+    # -- a comparison's header: the largest |A − B| and where it is
+    def _diff(self, hook):
+        if hook == "norms":
+            return self.norms(self.traces["A"]) - self.norms(self.traces["B"])
+        a, b = self.traces["A"].get(hook), self.traces["B"].get(hook)
+        if a is None or b is None or a.shape != b.shape:
+            return None
+        with np.errstate(invalid="ignore"):
+            return a.astype(np.float32) - b.astype(np.float32)
+
+    def k_compare_max(self, t):
+        if "B" not in self.traces or t.scope["hook"] == "-" or "= " not in t.s:
+            return
+        d = self._diff(t.scope["hook"])
+        if d is None:
+            return
+        mode = int(t.scope["mode"])
+        hd = re.search(r"(?:head|헤드) (\d+)", t.s)
+        part = d[int(hd.group(1))] if hd and d.ndim == 3 else d
+        if mode == 2:  # every layer: the largest over all of them
+            suffix = t.scope["hook"].split(".", 2)[-1]
+            parts = [self._diff("blocks.%d.%s" % (l, suffix)) for l in range(int(self.traces["A"].cfg["n_layer"]))]
+            part = np.concatenate([np.abs(x[np.isfinite(x)]).ravel() for x in parts if x is not None])
+        fin = np.abs(part[np.isfinite(part)])
+        v = float(fin.max()) if fin.size else 0.0
+        got = re.search("= ([0-9.e+\u2212]+)", t.s).group(1).rstrip(":")
+        if v == 0:
+            if got != "0":
+                self.bad(t, "the traces agree here")
+        elif not sn.matches(got, v, formatter=lambda x: sn.fmt("%.4g", x), rel=1e-5):
+            self.bad(t, "max |A \u2212 B| = %s" % sn.fmt("%.4g", v))
+
+    def k_compare_where(self, t):
+        if "B" not in self.traces or t.scope["hook"] in ("-", "norms"):
+            return
+        d = self._diff(t.scope["hook"])
+        m = re.search(r"(?:row|행) (\d+)(?: (\S+))?, (?:column|열) (\d+)", t.s)
+        if d is None or not m:
+            return
+        r, c = int(m.group(1)), int(m.group(3))
+        hd = re.search(r"(?:head|헤드) (\d+)", t.s.split("\u00b7")[0])
+        h = int(hd.group(1)) if hd else int(t.scope["head"])
+        part = d[h] if d.ndim == 3 else d
+        fin = np.where(np.isfinite(part), np.abs(part), -1)
+        if fin[r, c] != fin.max():
+            idx = np.unravel_index(int(np.argmax(fin)), fin.shape)
+            self.bad(t, "the largest difference is at row %d, column %d" % idx)
+        if m.group(2) and m.group(2) != sn.token_display(self.traces["A"].tokens[r]):
+            self.bad(t, "row %d is %r" % (r, sn.token_display(self.traces["A"].tokens[r])))
+
+    def k_compare_side(self, t):
+        tr = self.trace_of(t)
+        if tr.prompt and "\u201c%s\u201d" % tr.prompt not in t.s and "\u2026" not in t.s:
+            self.bad(t, "this side's prompt is %r" % tr.prompt)

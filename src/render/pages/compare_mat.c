@@ -31,6 +31,7 @@ void tt_paint_compare_label(tt_paint *p, SDL_Rect r, int side, const tt_compare 
              !differ ? "" : ko ? " \xC2\xB7 토큰이 다른 위치: A\xE2\x89\xA0" "B" : " \xC2\xB7 tokens differ where rows say A\xE2\x89\xA0" "B");
   }
   tt_text_fit(cv->fonts, buf, u * 9 / 10, TT_FONT_SANS, r.x + r.w - x - u / 2, fit, sizeof fit);
+  tt_note(cv, "%s", side < 2 ? "compare_side" : "prose");
   tt_draw_text(cv, x, r.y + (px - u * 9 / 10) / 2, fit, u * 9 / 10, TT_FONT_SANS, p->pal->dim, TT_ALIGN_LEFT);
 }
 
