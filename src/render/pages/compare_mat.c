@@ -10,7 +10,6 @@
 
 void tt_paint_compare_label(tt_paint *p, SDL_Rect r, int side, const tt_compare *cmp, const tt_trace *tr) {
   tt_canvas *cv = p->cv;
-  bool ko = p->st->lang == TT_LANG_KO;
   int u = p->unit;
   static const char *const letters[3] = {"A", "B", "A \xE2\x88\x92 B"};
   int px = u * 11 / 10;
@@ -23,7 +22,7 @@ void tt_paint_compare_label(tt_paint *p, SDL_Rect r, int side, const tt_compare 
     const char *prompt = tr ? tt_trace_meta(tr, "prompt") : NULL;
     snprintf(buf, sizeof buf, "%s  \xE2\x80\x9C%s\xE2\x80\x9D", label ? label : "", prompt ? prompt : "");
   } else {
-    snprintf(buf, sizeof buf, "%s", ko ? "빨강: A가 더 큼 \xC2\xB7 파랑: B가 더 큼" : "red: A is larger \xC2\xB7 blue: B is larger");
+    snprintf(buf, sizeof buf, "%s", tt_str(p->st->lang, TT_S_CMP_COLOURS));
   }
   tt_text_fit(cv->fonts, buf, u * 9 / 10, TT_FONT_SANS, r.x + r.w - x - u / 2, fit, sizeof fit);
   tt_draw_text(cv, x, r.y + (px - u * 9 / 10) / 2, fit, u * 9 / 10, TT_FONT_SANS, p->pal->dim, TT_ALIGN_LEFT);
