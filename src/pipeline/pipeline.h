@@ -148,6 +148,10 @@ typedef enum {
   // the lesson window
   TT_S_LESSON_NO_TWIN,
   TT_S_LESSON_NO_STEP_FMT,  // step, steps
+  // comparisons (continued)
+  TT_S_CMP_TOKENS_DIFFER,
+  // logits
+  TT_S_LOGITS_BINS,
   TT_S_COUNT
 } tt_str_id;
 

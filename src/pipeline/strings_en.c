@@ -119,6 +119,10 @@ static const char *const str[TT_S_COUNT] = {
     // the lesson window
     [TT_S_LESSON_NO_TWIN] = "this lesson has no other language",
     [TT_S_LESSON_NO_STEP_FMT] = "there is no step %d (1\xE2\x80\x93%d)",
+    // comparisons (continued)
+    [TT_S_CMP_TOKENS_DIFFER] = " \xC2\xB7 tokens differ where rows say A\xE2\x89\xA0" "B",
+    // logits
+    [TT_S_LOGITS_BINS] = "the whole vocabulary in bins (each row: bin maximum above, minimum below)",
 };
 
 static const tt_step_words steps[] = {

@@ -115,6 +115,10 @@ static const char *const str[TT_S_COUNT] = {
     // the lesson window
     [TT_S_LESSON_NO_TWIN] = "이 수업은 다른 언어판이 없습니다",
     [TT_S_LESSON_NO_STEP_FMT] = "%d단계는 없습니다 (1\xE2\x80\x93%d)",
+    // comparisons (continued)
+    [TT_S_CMP_TOKENS_DIFFER] = " \xC2\xB7 토큰이 다른 위치: A\xE2\x89\xA0" "B",
+    // logits
+    [TT_S_LOGITS_BINS] = "어휘 전체 (구간마다 위: 최댓값, 아래: 최솟값)",
 };
 
 static const tt_step_words steps[] = {

@@ -327,6 +327,52 @@ tt_status tt_ui_run_lesson_opts(const tt_ui_opts *o, const char *path, const cha
   return st;
 }
 
+// The page of one step drawn headless as SVG: the window's state without a window.
+static tt_status lesson_svg(tt_ui *ui, tt_ui_lesson *ls, int step, int w, int h, const char *out, tt_error *err) {
+  tt_lesson *l = ls->pl->lesson;
+  if (!tt_lesson_player_jump(ls->pl, step))
+    return tt_fail(err, TT_ERR_ARG, "--step %d: the lesson has steps 1 to %d", step + 1, tt_lesson_n_steps(l));
+  ui->lay = calloc(1, sizeof *ui->lay);
+  tt_status st = ui->lay ? TT_OK : tt_fail(err, TT_ERR_NOMEM, "out of memory");
+  if (!st) st = tt_render_create(&ui->rc, err);
+  if (!st) st = tt_derived_create(&ui->derived, err);
+  if (!st) st = tt_viz_data_open(NULL, ls->pl->traces[0], &ui->vd, err);
+  if (st) return st;
+  tt_view_state_init(&ui->vs);
+  ui->vs.lang = lang_of(tt_lesson_lang(l), TT_LANG_EN);
+  tt_ui_set_trace(ui, ls->pl->traces[0]);
+  apply_step(ui);
+  if (ls->page.error) return tt_fail(err, TT_ERR_FORMAT, "step %d: %s", step + 1, ls->page.error);
+  return tt_render_lesson_svg(ui->rc, ui->tr, &ui->vs, &ls->page, w, h, ui->derived, out, err);
+}
+
+tt_status tt_ui_lesson_svg(const char *path, const char *traces_dir, int step, int w, int h, const char *out,
+                           char *traces, size_t len, tt_error *err) {
+  tt_ui_lesson *ls = calloc(1, sizeof *ls);
+  tt_ui *ui = calloc(1, sizeof *ui);
+  tt_status st = ls && ui ? TT_OK : tt_fail(err, TT_ERR_NOMEM, "out of memory");
+  if (!st) {
+    snprintf(ls->path, sizeof ls->path, "%s", path);
+    ui->lesson = ls;
+    st = tt_lesson_player_open(path, traces_dir, &ls->pl, err);
+  }
+  if (!st) st = lesson_svg(ui, ls, step, w, h, out, err);
+  if (!st && traces) {  // which trace files the page shows (A, and B beside it)
+    const tt_lesson_step *s = tt_lesson_step_at(ls->pl->lesson, step);
+    char a[4096] = "", b[4096] = "";
+    tt_error e2;
+    tt_lesson_trace_path(ls->pl->lesson, s->trace, traces_dir, a, sizeof a, &e2);
+    if (s->compare >= 0) tt_lesson_trace_path(ls->pl->lesson, s->compare, traces_dir, b, sizeof b, &e2);
+    snprintf(traces, len, "A %s\n%s%s%s", a, b[0] ? "B " : "", b, b[0] ? "\n" : "");
+  }
+  if (ls && ls->has_view) tt_lesson_view_free(&ls->v);
+  tt_lesson_player *pl = ls ? ls->pl : NULL;
+  if (ui) tt_ui_close(ui);  // before the traces it shows go away
+  tt_lesson_player_close(pl);
+  free(ls);
+  return st;
+}
+
 void tt_ui_lesson_env_opts(tt_ui_opts *o) {
   memset(o, 0, sizeof *o);
   o->script = getenv("TTRACE_UI_SCRIPT");

@@ -45,6 +45,11 @@ tt_status tt_ui_run(const tt_ui_opts *o, const tt_trace *tr, tt_error *err);
 tt_status tt_ui_run_lesson(const char *path, const char *traces_dir, const char *lang, tt_error *err);
 tt_status tt_ui_run_lesson_opts(const tt_ui_opts *o, const char *path, const char *traces_dir, const char *lang,
                                 tt_error *err);
+// Step `step` (0-based) of a lesson drawn headless as the window draws it, as SVG at w × h
+// (no display needed). traces (may be NULL) receives "A <trace file>\n" and, for a
+// comparison, "B <trace file>\n".
+tt_status tt_ui_lesson_svg(const char *path, const char *traces_dir, int step, int w, int h, const char *out,
+                           char *traces, size_t len, tt_error *err);
 // The options tt_ui_run_lesson starts from (the TTRACE_UI_* variables above).
 void tt_ui_lesson_env_opts(tt_ui_opts *o);
 

@@ -180,20 +180,28 @@ static bool prepare(tt_derived *d, const tt_trace *a, const tt_trace *b, const t
   d->has_joint = false;
   d->valid = true;
   if (!d->diff || !b) return true;
-  // Tokens and config of a, so labels and the overview read as a's.
-  int T = tt_trace_n_tokens(a);
+  // Tokens and config of a, so labels and the overview read as a's; where b has another
+  // token at a position the label says both ("␣dog≠␣man").
+  int T = tt_trace_n_tokens(a), Tb = tt_trace_n_tokens(b);
   int32_t *ids = malloc(sizeof(int32_t) * (size_t)(T > 0 ? T : 1));
   const char **strs = malloc(sizeof(char *) * (size_t)(T > 0 ? T : 1));
-  if (ids && strs) {
+  char (*both)[160] = malloc(sizeof *both * (size_t)(T > 0 ? T : 1));
+  if (ids && strs && both) {
     for (int i = 0; i < T; i++) {
       ids[i] = tt_trace_token_id(a, i);
       strs[i] = tt_trace_token(a, i);
+      const char *tb = i < Tb ? tt_trace_token(b, i) : NULL;
+      if (tb && strs[i] && strcmp(tb, strs[i]) != 0) {
+        snprintf(both[i], sizeof both[i], "%.70s\xE2\x89\xA0%.70s", strs[i], tb);
+        strs[i] = both[i];
+      }
     }
     tt_error err;
     tt_trace_set_tokens(d->diff, ids, strs, T, &err);
   }
   free(ids);
   free(strs);
+  free(both);
   const char *cfg = tt_trace_meta(a, "config");
   if (cfg) tt_trace_set_meta(d->diff, "config", cfg);
   tt_trace_set_meta(d->diff, "prompt", "A \xE2\x88\x92 B");
@@ -603,6 +611,7 @@ void tt_paint_compare(tt_paint *p, SDL_Rect r, const tt_compare *cmp, tt_derived
     for (int s = 0; s < n; s++) {
       tt_paint qs = q;
       qs.tr = trs[s] ? trs[s] : p->tr;
+      snprintf(qs.cv->trace, sizeof qs.cv->trace, "%s", s == 0 ? "A" : s == 1 ? "B" : "D");
       SDL_Rect box = ar.box[s];
       tt_paint_compare_label(&qs, box, s, cmp, trs[s]);
       int lh = qs.unit * 17 / 10;
@@ -616,6 +625,7 @@ void tt_paint_compare(tt_paint *p, SDL_Rect r, const tt_compare *cmp, tt_derived
       d->groups[s][1] = p->lay->n_panels;
     }
   }
+  p->cv->trace[0] = 0;
   if (ar.n_boxes == 4) info_box(p, ar.box[3], d);
   p->lay->view_rect = r;
   tt_paint_row_marks(p, row, 0);
@@ -740,6 +750,29 @@ void tt_render_draw_compare(tt_render *rc, SDL_Renderer *r, SDL_Rect area, const
 static void compare_fn(tt_render *rc, SDL_Renderer *r, SDL_Rect area, void *ctx) {
   compare_job *j = ctx;
   tt_render_draw_compare(rc, r, area, j->a, j->cmp, j->st, j->d, j->lay);
+}
+
+tt_status tt_render_compare_svg(tt_render *rc, const tt_trace *a, const tt_compare *cmp, const tt_view_state *st,
+                                int w, int h, tt_derived *d, const char *path, tt_error *err) {
+  if (w < 64 || h < 64 || w > 16384 || h > 16384)
+    return tt_fail(err, TT_ERR_ARG, "image size %dx%d is out of range (64 to 16384 pixels a side)", w, h);
+  tt_layout *lay = malloc(sizeof *lay);
+  if (!lay) return tt_fail(err, TT_ERR_NOMEM, "out of memory");
+  tt_atomic_file af;
+  tt_status s = tt_atomic_open(&af, path, err);
+  if (s != TT_OK) {
+    free(lay);
+    return s;
+  }
+  tt_derived_update(d, rc, a, cmp->b, st, NULL, NULL, 0);
+  tt_canvas cv;
+  tt_svg_state svg;
+  tt_canvas_svg(&cv, &svg, af.fp, rc->fonts, w, h);
+  compare_job j = {a, cmp, st, d, lay};
+  paint_compare_page(rc, &cv, (SDL_Rect){0, 0, w, h}, &j);
+  tt_canvas_svg_end(&cv);
+  free(lay);
+  return tt_atomic_commit(&af, err);
 }
 
 tt_status tt_render_compare_png(tt_render *rc, const tt_trace *a, const tt_compare *cmp, const tt_view_state *st,

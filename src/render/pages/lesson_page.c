@@ -108,8 +108,17 @@ static void narration_panel(tt_paint *p, SDL_Rect r, const tt_lesson_page *pg) {
   int u = p->unit;
   cv->fill(cv, r.x, r.y, r.w, r.h, p->pal->panel);
   SDL_Rect in = {r.x + u, r.y + u, r.w - 2 * u, r.h - 2 * u};
-  char *text = reflow(pg->error ? pg->error : pg->narration ? pg->narration : "");
-  if (!text) return;
+  char *flat = reflow(pg->error ? pg->error : pg->narration ? pg->narration : "");
+  if (!flat) return;
+  // The numbers the narration quotes get real minus signs, as every other number on screen.
+  size_t cap = strlen(flat) * 3 + 1;
+  char *text = realloc(flat, cap);
+  if (!text) {
+    free(flat);
+    return;
+  }
+  tt_minus_signs(text, cap);
+  tt_note_scope(cv, "panel=narration");
   // The largest type that fits, from 1.2 units down to 0.8.
   int px = u * 12 / 10, min_px = u * 8 / 10 > 12 ? u * 8 / 10 : 12;
   while (px > min_px && narration_block(cv, cv->fonts, pg->step_title, text, in, px, p->pal, false) > in.h) px--;
@@ -121,6 +130,7 @@ static void narration_panel(tt_paint *p, SDL_Rect r, const tt_lesson_page *pg) {
     narration_block(cv, cv->fonts, pg->step_title, text, in, px, p->pal, true);
   }
   cv->clip(cv, NULL);
+  tt_note_scope(cv, NULL);
   free(text);
 }
 
@@ -132,6 +142,8 @@ static int top_bar(tt_paint *p, SDL_Rect r, const tt_lesson_page *pg) {
   cv->fill(cv, r.x, r.y, r.w, h, pal->panel);
   char counter[64], fit[512];
   snprintf(counter, sizeof counter, "%d / %d", pg->step + 1, pg->n_steps);
+  tt_note_scope(cv, "panel=lesson_bar");
+  tt_note(cv, "lesson_counter step=%d", pg->step);
   int cpx = u * 16 / 10;
   int cw = tt_text_width(cv->fonts, counter, cpx, TT_FONT_BOLD);
   tt_draw_text(cv, r.x + r.w - u, r.y + (h - cpx * 5 / 4) / 2, counter, cpx, TT_FONT_BOLD, pal->accent, TT_ALIGN_RIGHT);
@@ -151,6 +163,7 @@ static int top_bar(tt_paint *p, SDL_Rect r, const tt_lesson_page *pg) {
   int tpx = u * 13 / 10;
   tt_text_fit(cv->fonts, pg->lesson_title ? pg->lesson_title : "", tpx, TT_FONT_BOLD, right - r.x - u, fit, sizeof fit);
   tt_draw_text(cv, r.x + u, r.y + (h - tpx * 5 / 4) / 2, fit, tpx, TT_FONT_BOLD, pal->fg, TT_ALIGN_LEFT);
+  tt_note_scope(cv, NULL);
   // Progress: one segment per step, the done ones filled.
   int ph = u / 4 > 3 ? u / 4 : 3;
   cv->fill(cv, r.x, r.y + h, r.w, ph, pal->grid);
@@ -261,4 +274,28 @@ tt_status tt_render_lesson_png(tt_render *rc, const tt_trace *tr, const tt_view_
   tt_status s = tt_headless_png(rc, w, h, page_fn, &j, path, err);
   free(lay);
   return s;
+}
+
+tt_status tt_render_lesson_svg(tt_render *rc, const tt_trace *tr, const tt_view_state *st, const tt_lesson_page *pg,
+                               int w, int h, tt_derived *d, const char *path, tt_error *err) {
+  if (w < 64 || h < 64 || w > 16384 || h > 16384)
+    return tt_fail(err, TT_ERR_ARG, "image size %dx%d is out of range (64 to 16384 pixels a side)", w, h);
+  tt_layout *lay = malloc(sizeof *lay);
+  if (!lay) return tt_fail(err, TT_ERR_NOMEM, "out of memory");
+  tt_atomic_file af;
+  tt_status s = tt_atomic_open(&af, path, err);
+  if (s != TT_OK) {
+    free(lay);
+    return s;
+  }
+  if (!pg->error && ((pg->compare && pg->compare->b) || pg->n_layers > 0))
+    tt_derived_update(d, rc, tr, pg->compare ? pg->compare->b : NULL, st, pg->layers, pg->layers_b, pg->n_layers);
+  tt_canvas cv;
+  tt_svg_state svg;
+  tt_canvas_svg(&cv, &svg, af.fp, rc->fonts, w, h);
+  page_job j = {tr, st, pg, d, lay};
+  paint_page(rc, &cv, (SDL_Rect){0, 0, w, h}, &j);
+  tt_canvas_svg_end(&cv);
+  free(lay);
+  return tt_atomic_commit(&af, err);
 }

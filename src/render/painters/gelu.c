@@ -57,14 +57,16 @@ void tt_paint_gelu(tt_paint *p, SDL_Rect r, int layer) {
     int step = (xmax - xmin) > 20 ? 5 : 1;
     if (gx % step) continue;
     cv->fill(cv, PX(gx), plot.y, 1, plot.h, gx == 0 ? pal->dim : pal->bg);
-    snprintf(buf, sizeof buf, "%d", gx);
+    tt_fmt_num(gx, "%.0f", buf, sizeof buf);
+    tt_note(cv, "axis_number");
     tt_draw_text(cv, PX(gx), plot.y + plot.h + u / 3, buf, u * 9 / 10, TT_FONT_SANS, pal->fg, TT_ALIGN_CENTER);
   }
   int ystep = (ymax - ymin) > 20 ? 5 : 1;
   for (int gy = (int)ceilf(ymin); gy <= (int)ymax; gy++) {
     if (gy % ystep) continue;
     cv->fill(cv, plot.x, PY(gy), plot.w, 1, gy == 0 ? pal->dim : pal->bg);
-    snprintf(buf, sizeof buf, "%d", gy);
+    tt_fmt_num(gy, "%.0f", buf, sizeof buf);
+    tt_note(cv, "axis_number");
     tt_draw_text(cv, plot.x - u / 2, PY(gy) - u / 2, buf, u * 9 / 10, TT_FONT_SANS, pal->fg, TT_ALIGN_RIGHT);
   }
   // The points, rasterised (a few hundred thousand for long prompts): one cell image.
@@ -120,6 +122,7 @@ void tt_paint_gelu(tt_paint *p, SDL_Rect r, int layer) {
 #undef PY
   char line[300];
   snprintf(line, sizeof line, tt_str(p->st->lang, TT_S_GELU_DOTS_FMT), tt_act_name(a), (long long)n, layer);
+  tt_note(cv, "gelu_count layer=%d", layer);
   tt_draw_text(cv, plot.x, r.y + r.h - u * 3, line, u, TT_FONT_SANS, pal->fg, TT_ALIGN_LEFT);
   tt_draw_text(cv, plot.x + plot.w, plot.y + plot.h + u * 3 / 2, "u (hook_pre)", u * 9 / 10,
                TT_FONT_SANS, pal->dim, TT_ALIGN_RIGHT);

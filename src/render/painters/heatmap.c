@@ -139,6 +139,10 @@ void tt_paint_heatmap(tt_paint *p, SDL_Rect r, const tt_tensor *t, int head, boo
   const tt_view_state *st = p->st;
   tt_mat m;
   if (!tt_mat_of(p->tr, t, head, &m)) return;
+  if (!table && m.col_axis == 'V' && st->zoom <= 1) {  // tens of thousands of columns: top-k and bins
+    tt_paint_logits(p, r, t);
+    return;
+  }
   tt_scale sc;
   tt_scale_get(p, t, t->name, &sc);
   int u = p->unit, px = u;

@@ -63,6 +63,7 @@ int tt_paint_norms(tt_paint *p, SDL_Rect r, const tt_tensor *t, const tt_scale *
     snprintf(buf, sizeof buf, "%s %d", tt_str(p->st->lang, TT_S_BLOCK), l);
     int px = u * 9 / 10;
     if (tt_text_width(cv->fonts, buf, px, TT_FONT_SANS) > (int)cw - u / 4) snprintf(buf, sizeof buf, "%d", l);
+    tt_note(cv, "block_label l=%d", l);
     tt_draw_text(cv, dst.x + (int)((float)l * cw + cw / 2), r.y + u / 3, buf, px, TT_FONT_SANS, pal->fg,
                  TT_ALIGN_CENTER);
   }
@@ -71,6 +72,7 @@ int tt_paint_norms(tt_paint *p, SDL_Rect r, const tt_tensor *t, const tt_scale *
     if (ch < (float)u && i % (int)ceilf((float)u / ch) != 0) continue;
     tt_text_fit(cv->fonts, tt_axis_label(p->tr, p->ex, 'T', i, buf, sizeof buf), u, TT_FONT_SANS, row_w, fit,
                 sizeof fit);
+    tt_note(cv, "label axis=T i=%d dir=row", i);
     tt_draw_text(cv, dst.x - u / 2, y, fit, u, TT_FONT_SANS, pal->fg, TT_ALIGN_RIGHT);
   }
   const char *rt = tt_str(p->st->lang, TT_S_TOKEN);
