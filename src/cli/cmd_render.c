@@ -6,7 +6,6 @@
 
 #include "cli.h"
 #include "render/render.h"
-#include "ui/ui.h"
 
 static const char usage[] =
     "usage: ttrace render TRACE --step HOOK [OPTIONS] -o FIG.png|FIG.svg\n"

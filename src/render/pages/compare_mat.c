@@ -10,7 +10,6 @@
 
 void tt_paint_compare_label(tt_paint *p, SDL_Rect r, int side, const tt_compare *cmp, const tt_trace *tr) {
   tt_canvas *cv = p->cv;
-  bool ko = p->st->lang == TT_LANG_KO;
   int u = p->unit;
   static const char *const letters[3] = {"A", "B", "A \xE2\x88\x92 B"};
   int px = u * 11 / 10;
@@ -27,8 +26,8 @@ void tt_paint_compare_label(tt_paint *p, SDL_Rect r, int side, const tt_compare 
     bool differ = false;
     for (int i = 0; tr && i < tt_trace_n_tokens(tr) && !differ; i++)
       differ = tt_trace_token(tr, i) && strstr(tt_trace_token(tr, i), "\xE2\x89\xA0");
-    snprintf(buf, sizeof buf, "%s%s", ko ? "빨강: A가 더 큼 \xC2\xB7 파랑: B가 더 큼" : "red: A is larger \xC2\xB7 blue: B is larger",
-             !differ ? "" : ko ? " \xC2\xB7 토큰이 다른 위치: A\xE2\x89\xA0" "B" : " \xC2\xB7 tokens differ where rows say A\xE2\x89\xA0" "B");
+    snprintf(buf, sizeof buf, "%s%s", tt_str(p->st->lang, TT_S_CMP_COLOURS),
+             differ ? tt_str(p->st->lang, TT_S_CMP_TOKENS_DIFFER) : "");
   }
   tt_text_fit(cv->fonts, buf, u * 9 / 10, TT_FONT_SANS, r.x + r.w - x - u / 2, fit, sizeof fit);
   tt_note(cv, "%s", side < 2 ? "compare_side" : "prose");

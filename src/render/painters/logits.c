@@ -77,8 +77,7 @@ static void binned(tt_paint *p, SDL_Rect r, const tt_mat *m, const tt_scale *s, 
   if (plot.h < m->rows * 4 || bins < 1) return;
   tt_note(cv, "prose");
   tt_draw_text(cv, r.x, r.y,
-               p->st->lang == TT_LANG_KO ? "어휘 전체 (구간마다 위: 최댓값, 아래: 최솟값)"
-                                         : "the whole vocabulary in bins (each row: bin maximum above, minimum below)",
+               tt_str(p->st->lang, TT_S_LOGITS_BINS),
                px, TT_FONT_SANS, p->pal->dim, TT_ALIGN_LEFT);
   int n = m->rows * 2 * bins;
   tt_rgba *rgb = malloc(sizeof(tt_rgba) * (size_t)n);
