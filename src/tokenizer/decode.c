@@ -78,7 +78,16 @@ const char *tt_tokenizer_spelling_visible(const tt_tokenizer *tok, const char *s
     if (len) buf[0] = 0;
     return buf;
   }
-  size_t k = tt_byte_unspell(&tok->table, spelling, raw);
+  // Byte-to-unicode characters back to their bytes; other characters stay as they are.
+  size_t k = 0;
+  for (size_t i = 0; i < n;) {
+    uint32_t cp;
+    int c = tt_utf8_decode(spelling + i, n - i, &cp);
+    if (c == 0) c = 1, cp = 0xFFFFFFFFu;
+    if (cp < TT_BYTE_CP_LIMIT && tok->table.byte[cp] >= 0) raw[k++] = (char)tok->table.byte[cp];
+    else memcpy(raw + k, spelling + i, (size_t)c), k += (size_t)c;
+    i += (size_t)c;
+  }
   display_bytes(raw, k, buf, len, true);
   free(raw);
   return buf;

@@ -74,7 +74,7 @@ static void pair_put(tt_tokenizer *tok, int32_t left, int32_t right, int32_t ran
 
 // Turns a byte-to-unicode spelling into raw bytes (at most as long as the spelling).
 // A character outside the table (possible in an added token) is kept as its UTF-8 bytes.
-size_t tt_byte_unspell(const tt_byte_table *t, const char *s, char *out) {
+static size_t unspell(const tt_byte_table *t, const char *s, char *out) {
   size_t n = 0, len = strlen(s);
   for (size_t i = 0; i < len;) {
     uint32_t cp;
@@ -138,7 +138,7 @@ static tt_status load_vocab(tt_tokenizer *tok, const char *path, tt_error *err) 
     memcpy(sp, key, klen + 1);
     tok->spelling[id] = sp;
     tok->bytes[id] = raw;
-    tok->nbytes[id] = (uint32_t)tt_byte_unspell(&tok->table, sp, raw);
+    tok->nbytes[id] = (uint32_t)unspell(&tok->table, sp, raw);
     strmap_put(&tok->vocab, sp, (int32_t)id);  // keys are unique (JSON_REJECT_DUPLICATES)
   }
   for (int b = 0; b < 256; b++) {

@@ -17,8 +17,6 @@ typedef struct {
   char utf8[256][3];               // byte → its code point in UTF-8, NUL-terminated
 } tt_byte_table;
 void tt_byte_table_init(tt_byte_table *t);
-// A byte-to-unicode spelling as raw bytes into out (at most strlen(s) + 1 bytes); returns the count.
-size_t tt_byte_unspell(const tt_byte_table *t, const char *s, char *out);
 
 // Open-addressing map from a NUL-terminated string to an id (the strings are not copied).
 typedef struct {
