@@ -11,8 +11,9 @@
 void tt_paint_compare_label(tt_paint *p, SDL_Rect r, int side, const tt_compare *cmp, const tt_trace *tr) {
   tt_canvas *cv = p->cv;
   int u = p->unit;
+  const tt_type type = tt_type_for(u);
   static const char *const letters[3] = {"A", "B", "A \xE2\x88\x92 B"};
-  int px = u * 11 / 10;
+  int px = type.large;
   tt_rgba col = side == 2 ? p->pal->accent : p->pal->fg;
   tt_draw_text(cv, r.x, r.y, letters[side], px, TT_FONT_BOLD, col, TT_ALIGN_LEFT);
   int x = r.x + tt_text_width(cv->fonts, letters[side], px, TT_FONT_BOLD) + u / 2;
@@ -29,8 +30,8 @@ void tt_paint_compare_label(tt_paint *p, SDL_Rect r, int side, const tt_compare 
     snprintf(buf, sizeof buf, "%s%s", tt_str(p->st->lang, TT_S_CMP_COLOURS),
              differ ? tt_str(p->st->lang, TT_S_CMP_TOKENS_DIFFER) : "");
   }
-  tt_text_fit(cv->fonts, buf, u * 9 / 10, TT_FONT_SANS, r.x + r.w - x - u / 2, fit, sizeof fit);
-  tt_draw_text(cv, x, r.y + (px - u * 9 / 10) / 2, fit, u * 9 / 10, TT_FONT_SANS, p->pal->dim, TT_ALIGN_LEFT);
+  tt_text_fit(cv->fonts, buf, type.label, TT_FONT_SANS, r.x + r.w - x - u / 2, fit, sizeof fit);
+  tt_draw_text(cv, x, r.y + (px - type.label) / 2, fit, type.label, TT_FONT_SANS, p->pal->dim, TT_ALIGN_LEFT);
 }
 
 static bool text_axis(int axis) { return axis == 'T' || axis == 'L'; }
@@ -99,6 +100,7 @@ bool tt_paint_matrix_trio(tt_paint *p, SDL_Rect r, const tt_compare *cmp, const 
   if (n >= 2 && (m[1].rows != R || m[1].cols != K)) return false;
   bool square = m[0].row_axis == 'T' && m[0].col_axis == 'T';
   int u = p->unit, px = u, gap = u;
+  const tt_type type = tt_type_for(u);
   // Each side is labelled with its own tokens; when they differ every panel gets its row labels.
   bool own_rows = text_axis(m[0].row_axis) && n >= 2 && tokens_differ(trs[0], trs[1]);
   int row_w = label_width(p, &m[0], m[0].row_axis, R, px);
@@ -111,7 +113,7 @@ bool tt_paint_matrix_trio(tt_paint *p, SDL_Rect r, const tt_compare *cmp, const 
   if (row_w > r.w / (own_rows ? 9 : 6)) row_w = r.w / (own_rows ? 9 : 6);
   int lead = row_w + px / 2;          // row labels left of each panel row
   int legend_w = u * 9 / 2;
-  int label_h = u * 17 / 10;
+  int label_h = type.line_loose;
   int col_w_label = label_width(p, &m[0], m[0].col_axis, K, px);
   tt_cells_opts o;
   tt_view_window(st, R, K, r.w / n, r.h / 2, square, u, &o);

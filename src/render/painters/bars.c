@@ -11,6 +11,7 @@ void tt_paint_bars(tt_paint *p, SDL_Rect r) {
   const tt_palette *pal = p->pal;
   const tt_view_state *st = p->st;
   int u = p->unit;
+  const tt_type type = tt_type_for(u);
   const tt_tensor *lg = tt_trace_find(p->tr, "hook_logits");
   const tt_tensor *pr = tt_trace_find(p->tr, "hook_probs");
   const tt_tensor *src = lg ? lg : pr;
@@ -54,7 +55,7 @@ void tt_paint_bars(tt_paint *p, SDL_Rect r) {
            tt_str(st->lang, TT_S_POSITION), pos);
   tt_note_scope(cv, "panel=bars source=%s pos=%d tau=%.9g k=%d", lg ? "hook_logits" : "hook_probs", pos, (double)tau, nk);
   tt_note(cv, "bars_head");
-  tt_draw_text(cv, r.x, r.y, line, u * 12 / 10, TT_FONT_BOLD, pal->fg, TT_ALIGN_LEFT);
+  tt_draw_text(cv, r.x, r.y, line, type.heading, TT_FONT_BOLD, pal->fg, TT_ALIGN_LEFT);
   // Temperature slider (log scale from 0.1 to 10).
   int sy = r.y + u * 2;
   snprintf(line, sizeof line, "%s \xCF\x84 = %.2f", tt_str(st->lang, TT_S_TEMPERATURE), (double)tau);
@@ -67,12 +68,12 @@ void tt_paint_bars(tt_paint *p, SDL_Rect r) {
   f = fminf(fmaxf(f, 0), 1);
   cv->fill(cv, slx + (int)(f * (float)slw) - u / 3, sy, u * 2 / 3, u + u / 4, pal->accent);
   tt_note(cv, "fixed");
-  tt_draw_text(cv, slx, sy + u * 3 / 2, "0.1", u * 8 / 10, TT_FONT_SANS, pal->dim, TT_ALIGN_CENTER);
+  tt_draw_text(cv, slx, sy + type.line, "0.1", type.small, TT_FONT_SANS, pal->dim, TT_ALIGN_CENTER);
   tt_note(cv, "fixed");
-  tt_draw_text(cv, slx + slw / 2, sy + u * 3 / 2, "1", u * 8 / 10, TT_FONT_SANS, pal->dim, TT_ALIGN_CENTER);
+  tt_draw_text(cv, slx + slw / 2, sy + type.line, "1", type.small, TT_FONT_SANS, pal->dim, TT_ALIGN_CENTER);
   tt_note(cv, "fixed");
-  tt_draw_text(cv, slx + slw, sy + u * 3 / 2, "10", u * 8 / 10, TT_FONT_SANS, pal->dim, TT_ALIGN_CENTER);
-  tt_draw_text(cv, slx + slw + u * 2, sy, tt_str(st->lang, TT_S_BARS_KEYS), u * 8 / 10, TT_FONT_SANS,
+  tt_draw_text(cv, slx + slw, sy + type.line, "10", type.small, TT_FONT_SANS, pal->dim, TT_ALIGN_CENTER);
+  tt_draw_text(cv, slx + slw + u * 2, sy, tt_str(st->lang, TT_S_BARS_KEYS), type.small, TT_FONT_SANS,
                pal->dim, TT_ALIGN_LEFT);
 
   int top_y = sy + u * 4;
@@ -116,5 +117,5 @@ void tt_paint_bars(tt_paint *p, SDL_Rect r) {
   }
   snprintf(line, sizeof line, tt_str(st->lang, TT_S_BARS_FOOT_FMT), pos, lg ? "hook_logits" : "hook_probs", nk, V);
   tt_note(cv, "bars_foot");
-  tt_draw_text(cv, r.x, r.y + r.h - u * 3 / 2, line, u * 9 / 10, TT_FONT_SANS, pal->dim, TT_ALIGN_LEFT);
+  tt_draw_text(cv, r.x, r.y + r.h - type.line, line, type.label, TT_FONT_SANS, pal->dim, TT_ALIGN_LEFT);
 }

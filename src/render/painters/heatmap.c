@@ -146,6 +146,7 @@ void tt_paint_heatmap(tt_paint *p, SDL_Rect r, const tt_tensor *t, int head, boo
   tt_scale sc;
   tt_scale_get(p, t, t->name, &sc);
   int u = p->unit, px = u;
+  const tt_type type = tt_type_for(u);
   bool square = m.row_axis == 'T' && m.col_axis == 'T';
 
   // Space: legend on the right, row labels left, column labels and the note below.
@@ -153,11 +154,11 @@ void tt_paint_heatmap(tt_paint *p, SDL_Rect r, const tt_tensor *t, int head, boo
   tt_scale_get(p, t, t->name, &sc0);
   int legend_w = table ? 0 : u * 6;
   if (!table && sc0.has_masked) {
-    int mw = tt_text_width(cv->fonts, tt_str(st->lang, TT_S_MASKED), u * 9 / 10, TT_FONT_SANS) + u * 3;
+    int mw = tt_text_width(cv->fonts, tt_str(st->lang, TT_S_MASKED), type.label, TT_FONT_SANS) + u * 3;
     if (mw > legend_w) legend_w = mw;
   }
   int row_w = row_label_width(p, &m, px, r.w / 4);
-  int axis_t = u * 3 / 2;  // rotated axis title column
+  int axis_t = type.line;  // rotated axis title column
   // Flat column labels when the cells of the visible window are wide enough.
   float guess_w = (float)(r.w - legend_w - axis_t - row_w - 2 * u) /
                   fmaxf(1.0f, ceilf((float)m.cols / fmaxf(st->zoom, 1.0f)));
@@ -210,7 +211,7 @@ void tt_paint_heatmap(tt_paint *p, SDL_Rect r, const tt_tensor *t, int head, boo
   // Axis titles.
   const char *rt = axis_title(st->lang, m.row_axis, true, square),
              *ct = axis_title(st->lang, m.col_axis, false, square);
-  int sp = u * 9 / 10;
+  int sp = type.label;
   if (rt[0]) {
     int w = tt_text_width(cv->fonts, rt, sp, TT_FONT_SANS);
     if (w < plot.h) cv->text(cv, r.x, plot.y + (plot.h - w) / 2, rt, sp, TT_FONT_SANS, pal->dim, true);
@@ -236,13 +237,15 @@ void tt_paint_heatmap(tt_paint *p, SDL_Rect r, const tt_tensor *t, int head, boo
   if (!table && (cwf < 1 || chf < 1) && n < (int)sizeof note)
     n += snprintf(note + n, sizeof note - (size_t)n, "%s", tt_str(st->lang, TT_S_DOWNSAMPLED));
   tt_note(cv, "window rows=%d cols=%d", m.rows, m.cols);
-  if (n) tt_draw_text(cv, plot.x, r.y + r.h - note_h + u / 2, note, u * 9 / 10, TT_FONT_SANS, pal->dim, TT_ALIGN_LEFT);
+  if (n) tt_draw_text(cv, plot.x, r.y + r.h - note_h + u / 2, note, type.label, TT_FONT_SANS, pal->dim, TT_ALIGN_LEFT);
 }
 
 void tt_paint_legend(tt_paint *p, SDL_Rect r, const tt_scale *s) {
   tt_canvas *cv = p->cv;
   const tt_palette *pal = p->pal;
-  int u = p->unit, px = u * 9 / 10;
+  int u = p->unit;
+  const tt_type type = tt_type_for(u);
+  int px = type.label;
   int bar_w = u;
   int mask_h = s->has_masked ? u * 4 : 0;
   SDL_Rect bar = {r.x, r.y + px / 2, bar_w, r.h - px - mask_h};
@@ -286,8 +289,9 @@ void tt_paint_legend(tt_paint *p, SDL_Rect r, const tt_scale *s) {
 int tt_paint_title(tt_paint *p, SDL_Rect r, const char *title, const char *subtitle) {
   tt_canvas *cv = p->cv;
   int u = p->unit;
+  const tt_type type = tt_type_for(u);
   char fit[512];
-  int tp = u * 13 / 10;
+  int tp = type.title;
   tt_text_fit(cv->fonts, title, tp, TT_FONT_BOLD, r.w, fit, sizeof fit);
   tt_note(cv, "title");
   tt_draw_text(cv, r.x, r.y, fit, tp, TT_FONT_BOLD, p->pal->fg, TT_ALIGN_LEFT);
@@ -296,7 +300,7 @@ int tt_paint_title(tt_paint *p, SDL_Rect r, const char *title, const char *subti
     tt_text_fit(cv->fonts, subtitle, u, TT_FONT_SANS, r.w, fit, sizeof fit);
     tt_note(cv, "subtitle");
     tt_draw_text(cv, r.x, r.y + h, fit, u, TT_FONT_SANS, p->pal->dim, TT_ALIGN_LEFT);
-    h += u * 3 / 2;
+    h += type.line;
   }
   return h;
 }

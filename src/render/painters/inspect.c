@@ -155,6 +155,7 @@ void tt_paint_inspector(tt_paint *p, SDL_Rect r) {
   const tt_palette *pal = p->pal;
   const tt_view_state *st = p->st;
   int u = p->unit;
+  const tt_type type = tt_type_for(u);
   cv->fill(cv, r.x, r.y, r.w, r.h, pal->panel);
   tt_draw_frame(cv, r.x, r.y, r.w, r.h, pal->accent, 2);
   const tt_tensor *t = tt_trace_find(p->tr, st->hook);
@@ -163,7 +164,7 @@ void tt_paint_inspector(tt_paint *p, SDL_Rect r) {
   if (!tt_mat_of(p->tr, t, st->head, &m)) return;
   int i = st->pin_row, j = st->pin_col;
   if (i >= m.rows || j >= m.cols) return;
-  writer w = {.p = p, .r = {r.x + u / 4, r.y + u / 2, r.w - u / 2, r.h - u}, .y = r.y + u / 2, .px = u * 85 / 100};
+  writer w = {.p = p, .r = {r.x + u / 4, r.y + u / 2, r.w - u / 2, r.h - u}, .y = r.y + u / 2, .px = type.cell};
   char a[120], b[120];
   tt_note_scope(cv, "panel=inspector hook=%s head=%d r=%d c=%d", t->name, m.slice, i, j);
   put(&w, "", TT_FONT_BOLD, pal->accent, "%s", tt_str(st->lang, TT_S_PINNED));

@@ -24,6 +24,7 @@ void tt_paint_layernorm(tt_paint *p, SDL_Rect r, const char *prefix) {
   tt_canvas *cv = p->cv;
   const tt_palette *pal = p->pal;
   int u = p->unit;
+  const tt_type type = tt_type_for(u);
   char name[160];
   tt_config cfg;
   bool have_cfg = tt_trace_config(p->tr, &cfg);
@@ -58,15 +59,15 @@ void tt_paint_layernorm(tt_paint *p, SDL_Rect r, const char *prefix) {
   int T = (int)out->shape[0];
   // Top: input and output rows.
   int top_h = r.h * 52 / 100;
-  SDL_Rect left = {r.x, r.y + u * 3 / 2, r.w / 2 - u, top_h - u * 3 / 2};
-  SDL_Rect right = {r.x + r.w / 2, r.y + u * 3 / 2, r.w / 2, top_h - u * 3 / 2};
+  SDL_Rect left = {r.x, r.y + type.line, r.w / 2 - u, top_h - type.line};
+  SDL_Rect right = {r.x + r.w / 2, r.y + type.line, r.w / 2, top_h - type.line};
   tt_view_state st = *p->st;
   st.zoom = 1;
   st.pan_row = st.pan_col = 0;
   st.lang = p->st->lang;
   tt_paint q = *p;
   q.st = &st;
-  q.unit = u * 85 / 100;
+  q.unit = type.cell;
   if (in) {
     tt_draw_text(cv, left.x, r.y, tt_str(p->st->lang, TT_S_LN_INPUT), u, TT_FONT_BOLD, pal->fg,
                  TT_ALIGN_LEFT);
@@ -95,13 +96,13 @@ void tt_paint_layernorm(tt_paint *p, SDL_Rect r, const char *prefix) {
   tt_note_scope(cv, "panel=layernorm prefix=%s", prefix);
   for (int i = 0; i < 6; i++) {
     tt_note(cv, "header col=%s", col_ids[i]);
-    tt_text_fit(cv->fonts, heads[i], u * 9 / 10, TT_FONT_BOLD, (i ? cw : first_w) - u / 2, hfit, sizeof hfit);
-    tt_draw_text(cv, colx[i], y, hfit, u * 9 / 10, TT_FONT_BOLD, pal->fg, TT_ALIGN_LEFT);
+    tt_text_fit(cv->fonts, heads[i], type.label, TT_FONT_BOLD, (i ? cw : first_w) - u / 2, hfit, sizeof hfit);
+    tt_draw_text(cv, colx[i], y, hfit, type.label, TT_FONT_BOLD, pal->fg, TT_ALIGN_LEFT);
   }
-  y += u * 3 / 2;
+  y += type.line;
   cv->fill(cv, r.x, y, r.w, 1, pal->dim);
   y += u / 3;
-  int lh = u * 3 / 2;
+  int lh = type.line;
   char buf[160], a[32], b[32];
   int first = (int)fmaxf(0, fminf(p->st->pan_row, (float)T - 1));
   for (int i = first; i < T && y + lh <= r.y + r.h; i++) {
