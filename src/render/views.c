@@ -123,6 +123,7 @@ void tt_paint_view(tt_paint *p, SDL_Rect r) {
     // In the window the header already names the step; keep one line naming the tensor.
     char line[400];
     snprintf(line, sizeof line, "%s   %s", title, shape);
+    tt_note(p->cv, "title");
     tt_draw_text(p->cv, r.x, r.y, line, p->unit, TT_FONT_MONO, p->pal->dim, TT_ALIGN_LEFT);
     body.y += p->unit * 3 / 2;
     body.h -= p->unit * 3 / 2;

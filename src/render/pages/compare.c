@@ -470,10 +470,14 @@ static int header_line(tt_paint *p, SDL_Rect r, tt_derived *d, const tt_compare 
   int px = type.heading;
   char fit[600];
   tt_text_fit(cv->fonts, buf, px, TT_FONT_BOLD, r.w, fit, sizeof fit);
+  tt_note_scope(cv, "panel=compare_header hook=%s head=%d mode=%d", in->hook[0] ? in->hook : "-",
+                p->st->head < 0 ? 0 : p->st->head, mode);
+  tt_note(cv, "compare_max");
   tt_draw_text(cv, r.x, r.y, fit, px, TT_FONT_BOLD, in->diff ? p->pal->fg : p->pal->warn, TT_ALIGN_LEFT);
   int x = r.x + tt_text_width(cv->fonts, fit, px, TT_FONT_BOLD) + u;
   if (tail[0] && x < r.x + r.w - u * 4) {
     tt_text_fit(cv->fonts, tail, u, TT_FONT_SANS, r.x + r.w - x, fit, sizeof fit);
+    tt_note(cv, "compare_where");
     tt_draw_text(cv, x, r.y + (px - u) / 2 + u / 8, fit, u, TT_FONT_SANS, p->pal->dim, TT_ALIGN_LEFT);
   }
   return px * 3 / 2;

@@ -31,6 +31,7 @@ void tt_paint_compare_label(tt_paint *p, SDL_Rect r, int side, const tt_compare 
              differ ? tt_str(p->st->lang, TT_S_CMP_TOKENS_DIFFER) : "");
   }
   tt_text_fit(cv->fonts, buf, type.label, TT_FONT_SANS, r.x + r.w - x - u / 2, fit, sizeof fit);
+  tt_note(cv, "%s", side < 2 ? "compare_side" : "prose");
   tt_draw_text(cv, x, r.y + (px - type.label) / 2, fit, type.label, TT_FONT_SANS, p->pal->dim, TT_ALIGN_LEFT);
 }
 

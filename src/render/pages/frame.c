@@ -21,6 +21,7 @@ static void navigator(tt_paint *p, SDL_Rect r) {
   int px = lh * 62 / 100;
   if (px > u) px = u;
   int y = r.y + u / 2;
+  tt_note_scope(cv, "panel=navigator layer=%d", st->layer);
   tt_draw_text(cv, r.x + u / 2, y, tt_str(st->lang, TT_S_STEPS), px * 12 / 10, TT_FONT_BOLD, pal->fg, TT_ALIGN_LEFT);
   y += lh * 13 / 10;
   bool in_block = false;
@@ -30,6 +31,7 @@ static void navigator(tt_paint *p, SDL_Rect r) {
     if (s->in_block != in_block) {
       if (s->in_block) {
         snprintf(buf, sizeof buf, "%s %d   (\xE2\x86\x91\xE2\x86\x93 0\xE2\x80\x93%d)", tt_str(st->lang, TT_S_BLOCK), st->layer, L - 1);
+        tt_note(cv, "nav_block");
         tt_draw_text(cv, r.x + u / 2, y + (lh - px) / 2, buf, px, TT_FONT_BOLD, pal->dim, TT_ALIGN_LEFT);
       } else {
         cv->fill(cv, r.x + u / 2, y + lh / 2, r.w - u, 1, pal->dim);
@@ -45,6 +47,7 @@ static void navigator(tt_paint *p, SDL_Rect r) {
     }
     snprintf(buf, sizeof buf, "%d  %s", i + 1, tt_step_title(p->tr, i, st->lang));
     tt_text_fit(cv->fonts, buf, px, cur ? TT_FONT_BOLD : TT_FONT_SANS, r.w - indent - u / 2, fit, sizeof fit);
+    tt_note(cv, "nav_step i=%d", i);
     tt_draw_text(cv, r.x + indent, y + (lh - px * 5 / 4) / 2, fit, px, cur ? TT_FONT_BOLD : TT_FONT_SANS,
                  cur ? pal->fg : pal->dim, TT_ALIGN_LEFT);
     if (p->lay->n_nav < TT_MAX_NAV) {
@@ -66,6 +69,8 @@ static int header(tt_paint *p, SDL_Rect r) {
   int step = st->step;
   if (step < 0) return 0;
   snprintf(buf, sizeof buf, "%d / %d   %s", step + 1, tt_step_count(), tt_step_title(p->tr, step, st->lang));
+  tt_note_scope(cv, "panel=header step=%d layer=%d", step, st->layer);
+  tt_note(cv, "step_counter");
   tt_draw_text(cv, r.x, y, buf, type.display, TT_FONT_BOLD, pal->fg, TT_ALIGN_LEFT);
   if (st->playing) {
     tt_draw_text(cv, r.x + r.w, y, "\xE2\x96\xB6", type.display, TT_FONT_BOLD, pal->accent, TT_ALIGN_RIGHT);
@@ -73,15 +78,19 @@ static int header(tt_paint *p, SDL_Rect r) {
   y += u * 23 / 10;
   const char *f = tt_step_formula(p->tr, step);
   if (f && f[0]) {
+    tt_note(cv, "formula");
     tt_draw_text(cv, r.x, y, f, type.formula, TT_FONT_SANS, pal->accent, TT_ALIGN_LEFT);
     y += u * 2;
   }
   tt_step_shapes(p->tr, step, st->lang, buf, sizeof buf);
   if (buf[0]) {
+    tt_note(cv, "shapes");
     tt_draw_text(cv, r.x, y, buf, type.large, TT_FONT_MONO, pal->fg, TT_ALIGN_LEFT);
     y += type.line_loose;
   }
+  tt_note(cv, "prose");
   y += tt_draw_para(cv, r.x, y, r.w, tt_step_text(p->tr, step, st->lang), u, TT_FONT_SANS, pal->fg);
+  tt_note_scope(cv, NULL);
   y += u / 2;
   cv->fill(cv, r.x, y, r.w, 1, pal->dim);
   return y + u / 2 - r.y;
@@ -97,6 +106,7 @@ void tt_paint_key_line(tt_paint *p, SDL_Rect r, const char *keys) {
   int px = type.label;
   char fit[600];
   tt_text_fit(cv->fonts, status ? st->status : keys, px, TT_FONT_SANS, r.w - u, fit, sizeof fit);
+  tt_note(cv, "prose");
   tt_draw_text(cv, r.x + u / 2, r.y + (r.h - px * 5 / 4) / 2, fit, px, TT_FONT_SANS, status ? p->pal->accent : p->pal->dim,
                TT_ALIGN_LEFT);
 }

@@ -27,6 +27,7 @@ void tt_paint_embed(tt_paint *p, SDL_Rect r) {
     char buf[200];
     snprintf(buf, sizeof buf, tt_str(p->st->lang, TT_S_EMBED_MATRIX_FMT), ex->vocab,
              ex->width);
+    tt_note(cv, "wte_shape");
     tt_draw_text(cv, r.x, r.y, buf, u, TT_FONT_BOLD, pal->fg, TT_ALIGN_LEFT);
     const tt_tensor *w = &p->rc->wte_view;  // lives in the render context: the panel points at it
     tt_mat m = {.t = w, .rows = ex->vocab, .cols = ex->width, .row_stride = ex->width, .row_axis = 'V',
@@ -37,8 +38,10 @@ void tt_paint_embed(tt_paint *p, SDL_Rect r) {
     tt_paint_cells(p, left, &m, &sc, &o);
     tt_draw_rect(cv, left.x - 1, left.y - 1, left.w + 2, left.h + 2, pal->dim);
     snprintf(buf, sizeof buf, "0");
+    tt_note(cv, "index i=0");
     tt_draw_text(cv, left.x + left.w + u / 3, left.y - u / 2, buf, type.small, TT_FONT_SANS, pal->dim, TT_ALIGN_LEFT);
     snprintf(buf, sizeof buf, "%d", ex->vocab - 1);
+    tt_note(cv, "vocab_last");
     tt_draw_text(cv, left.x + left.w + u / 3, left.y + left.h - u / 2, buf, type.small, TT_FONT_SANS, pal->dim,
                  TT_ALIGN_LEFT);
     int last_y = -1000;
@@ -48,6 +51,7 @@ void tt_paint_embed(tt_paint *p, SDL_Rect r) {
       cv->fill(cv, left.x - u / 2, y - 1, left.w + u, 3, pal->highlight);
       if (y - last_y >= u) {
         snprintf(buf, sizeof buf, "%d", id);
+        tt_note(cv, "token_id i=%d", i);
         tt_draw_text(cv, left.x - u, y - u / 2, buf, type.small, TT_FONT_BOLD, pal->highlight, TT_ALIGN_RIGHT);
         last_y = y;
       }
@@ -118,6 +122,7 @@ void tt_paint_positions(tt_paint *p, SDL_Rect r) {
     tt_draw_text(cv, x0, r.y + u * 4 + ph, tt_str(p->st->lang, TT_S_POS_NONE), u,
                  TT_FONT_SANS, pal->warn, TT_ALIGN_LEFT);
   } else {
+    tt_note(cv, "prose");
     tt_draw_text(cv, x0, r.y + u * 4 + ph,
                  tt_str(p->st->lang, TT_S_POS_COLUMNS),
                  type.label, TT_FONT_SANS, pal->dim, TT_ALIGN_LEFT);

@@ -48,6 +48,7 @@ void tt_paint_grid(tt_paint *p, SDL_Rect r, const tt_tensor *t) {
     char buf[48];
     snprintf(buf, sizeof buf, "%s %d", tt_str(p->st->lang, TT_S_HEAD), h);
     bool cur = h == p->st->head;
+    tt_note(cv, "head_label h=%d", h);
     tt_draw_text(cv, x, y, buf, label, cur ? TT_FONT_BOLD : TT_FONT_SANS, cur ? p->pal->accent : p->pal->fg,
                  TT_ALIGN_LEFT);
     tt_mat m;
@@ -92,6 +93,7 @@ void tt_paint_overview(tt_paint *p, SDL_Rect r, const char *suffix) {
   char buf[48];
   for (int h = 0; h < H; h++) {
     snprintf(buf, sizeof buf, "%d", h);
+    tt_note(cv, "index i=%d", h);
     tt_draw_text(cv, r.x + lab_w + h * (side + u / 4) + side / 2, r.y, buf, type.label, TT_FONT_SANS,
                  h == p->st->head ? p->pal->accent : p->pal->fg, TT_ALIGN_CENTER);
   }
@@ -100,6 +102,7 @@ void tt_paint_overview(tt_paint *p, SDL_Rect r, const char *suffix) {
     const tt_tensor *t = tt_find_hook(p->tr, l, suffix);
     int y = r.y + top + l * (side + u / 4);
     snprintf(buf, sizeof buf, "%s %d", tt_str(p->st->lang, TT_S_LAYER), l);
+    tt_note(cv, "layer_label l=%d", l);
     tt_draw_text(cv, r.x, y + side / 2 - u / 2, buf, type.label, TT_FONT_SANS,
                  l == p->st->layer ? p->pal->accent : p->pal->fg, TT_ALIGN_LEFT);
     tt_scale ls;
@@ -169,6 +172,7 @@ void tt_paint_qkv(tt_paint *p, SDL_Rect r, int layer, int head) {
     if (pi >= 0) tt_paint_axis_labels(p, &p->lay->panels[pi], &m, u, i == 0 ? row_w : 0, type.line);
   }
   snprintf(buf, sizeof buf, "%s %d  \xC2\xB7  D = %d", tt_str(p->st->lang, TT_S_HEAD), m0.slice, m0.cols);
+  tt_note(cv, "head_d h=%d", m0.slice);
   tt_draw_text(cv, x0, r.y + u * 2 + (int)(cell_h * (float)m0.rows) + u * 2, buf, u, TT_FONT_SANS, p->pal->dim,
                TT_ALIGN_LEFT);
   SDL_Rect lr = {r.x + r.w - legend_w + u / 2, r.y + u * 2, legend_w - u / 2,

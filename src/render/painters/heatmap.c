@@ -182,8 +182,10 @@ static void axis_titles(tt_paint *p, SDL_Rect r, SDL_Rect plot, const tt_mat *m,
   int sp = type.label;
   if (rt[0]) {
     int w = tt_text_width(cv->fonts, rt, sp, TT_FONT_SANS);
+    tt_note(cv, "axis_title axis=%c dir=row", m->row_axis);
     if (w < plot.h) cv->text(cv, r.x, plot.y + (plot.h - w) / 2, rt, sp, TT_FONT_SANS, pal->dim, true);
   }
+  tt_note(cv, "axis_title axis=%c dir=col", m->col_axis);
   if (ct[0])
     tt_draw_text(cv, plot.x + plot.w / 2, plot.y + plot.h + col_h + u / 3, ct, sp, TT_FONT_SANS, pal->dim,
                  TT_ALIGN_CENTER);
