@@ -8,6 +8,7 @@ void tt_paint_tokens(tt_paint *p, SDL_Rect r) {
   tt_canvas *cv = p->cv;
   const tt_palette *pal = p->pal;
   int u = p->unit;
+  const tt_type type = tt_type_for(u);
   int T = tt_trace_n_tokens(p->tr);
   const char *prompt = tt_trace_meta(p->tr, "prompt");
   int y = r.y;
@@ -15,10 +16,10 @@ void tt_paint_tokens(tt_paint *p, SDL_Rect r) {
     char line[600];
     snprintf(line, sizeof line, "%s: \xE2\x80\x9C%s\xE2\x80\x9D", tt_str(p->st->lang, TT_S_PROMPT), prompt);
     tt_note(cv, "prompt");
-    y += tt_draw_para(cv, r.x, y, r.w, line, u * 13 / 10, TT_FONT_SANS, pal->fg) + u;
+    y += tt_draw_para(cv, r.x, y, r.w, line, type.title, TT_FONT_SANS, pal->fg) + u;
   }
   // Box size: large for a classroom prompt, smaller when there are many tokens.
-  int big = T <= 12 ? u * 2 : T <= 40 ? u * 3 / 2 : u;
+  int big = T <= 12 ? u * 2 : T <= 40 ? type.big : u;
   int small = big * 6 / 10 < 11 ? 11 : big * 6 / 10;
   int box_h = big * 2 + small * 3;
   int x = r.x;
@@ -63,7 +64,7 @@ void tt_paint_tokens(tt_paint *p, SDL_Rect r) {
   if (ex && ex->n_merges > 0 && y + u * 3 < r.y + r.h) {
     tt_draw_text(cv, r.x, y, tt_str(p->st->lang, TT_S_MERGES_TITLE), u, TT_FONT_BOLD,
                  pal->fg, TT_ALIGN_LEFT);
-    y += u * 3 / 2;
+    y += type.line;
     tt_paint_merges(p, (SDL_Rect){r.x, y, r.w, r.y + r.h - y});
   }
 }
