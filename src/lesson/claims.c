@@ -3,7 +3,7 @@
 //
 // A claim is "A OP B". A side is a number, a placeholder body ("max x[1]"), or an
 // expression: numbers, {{placeholders}}, + - * / ^, parentheses, pi, and the functions
-// exp log sqrt abs (element by element) and max min sum mean (to one number). A {{...}}
+// exp log sqrt abs sin cos (element by element) and max min sum mean (to one number). A {{...}}
 // without a function stands for every value of its slice, so one claim can speak of a
 // whole row; a comparison of two slices holds when it holds element by element.
 #include <ctype.h>
@@ -140,14 +140,14 @@ static tt_status parse_sum(expr_ctx *c, vec *out);
 
 // name(args): element functions take one argument; reductions any number of them.
 static tt_status call(expr_ctx *c, const char *name, size_t len, vec *out) {
-  static const char *const elementwise[] = {"exp", "log", "sqrt", "abs"};
+  static const char *const elementwise[] = {"exp", "log", "sqrt", "abs", "sin", "cos"};
   static const char *const reductions[] = {"max", "min", "sum", "mean"};
   int fe = -1, fr = -1;
-  for (int i = 0; i < 4; i++) {
+  for (int i = 0; i < 6; i++)
     if (strlen(elementwise[i]) == len && strncmp(name, elementwise[i], len) == 0) fe = i;
+  for (int i = 0; i < 4; i++)
     if (strlen(reductions[i]) == len && strncmp(name, reductions[i], len) == 0) fr = i;
-  }
-  if (fe < 0 && fr < 0) return bad(c, "unknown function (exp log sqrt abs max min sum mean)");
+  if (fe < 0 && fr < 0) return bad(c, "unknown function (exp log sqrt abs sin cos max min sum mean)");
   c->s++;  // '('
   double acc = fr == 0 ? -INFINITY : fr == 1 ? INFINITY : 0;
   int64_t count = 0;
@@ -158,7 +158,12 @@ static tt_status call(expr_ctx *c, const char *name, size_t len, vec *out) {
     if (fe >= 0) {
       if (arg) return vec_free(&x), vec_free(out), bad(c, "one argument expected");
       for (int64_t i = 0; i < x.n; i++)
-        x.v[i] = fe == 0 ? exp(x.v[i]) : fe == 1 ? log(x.v[i]) : fe == 2 ? sqrt(x.v[i]) : fabs(x.v[i]);
+        x.v[i] = fe == 0   ? exp(x.v[i])
+                 : fe == 1 ? log(x.v[i])
+                 : fe == 2 ? sqrt(x.v[i])
+                 : fe == 3 ? fabs(x.v[i])
+                 : fe == 4 ? sin(x.v[i])
+                           : cos(x.v[i]);
       *out = x;
     } else {
       for (int64_t i = 0; i < x.n; i++, count++)

@@ -9,7 +9,7 @@
 
 // The window's view names (src/render tt_view_parse) plus "norms", a lesson-only view.
 static const char *const views[] = {"tokens", "heatmap",   "table", "grid",  "overview",  "bars", "layernorm",
-                                    "gelu",   "embed",     "positions", "qkv", "norms",   NULL};
+                                    "gelu",   "embed",     "positions", "qkv", "norms",   "collapse", NULL};
 
 const char *const *tt_lesson_views(void) { return views; }
 
