@@ -79,6 +79,21 @@ tt_status tt_lesson_trace_path(const tt_lesson *l, int i, const char *traces_dir
 // True when two trace definitions describe the same computation (prompt, set, record).
 bool tt_lesson_trace_same(const tt_lesson_trace *a, const tt_lesson_trace *b);
 
+// ---- the identity-activation FFN as one matrix (lesson 9, the collapse view) ----------
+// With the identity activation, block layer's FFN is x·W + b with W = W_fc·W_proj (C,C) and
+// b = b_fc·W_proj + b_proj (C), read from the model. direct = x·W + b (T,C) for the FFN's
+// input x (ln2.hook_out), and max_diff = max |direct − out| at flat index max_at, out being
+// the FFN's recorded output (hook_mlp_out).
+typedef struct {
+  int T, C, F;
+  float *W, *b, *direct;  // (C,C), (C), (T,C); malloc'd
+  double max_diff;
+  int64_t max_at;
+} tt_ffn_collapse;
+tt_status tt_ffn_collapse_compute(const tt_model *m, int layer, const tt_tensor *x, const tt_tensor *out,
+                                  tt_ffn_collapse *c, tt_error *err);
+void tt_ffn_collapse_free(tt_ffn_collapse *c);
+
 // ---- playing -----------------------------------------------------------------------
 // Turns a token id into display text for {{word ...}} placeholders; NULL: shown as "#id".
 typedef const char *(*tt_lesson_decode_fn)(void *ctx, int32_t id, char *buf, size_t len);
