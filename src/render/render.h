@@ -23,6 +23,7 @@ typedef enum {
   TT_VIEW_EMBED,      // the embedding matrix with the looked-up rows highlighted
   TT_VIEW_POSITIONS,  // token embedding + position vectors = block input
   TT_VIEW_QKV,        // Q, K and V of one head side by side
+  TT_VIEW_COLLAPSE,   // identity-activation FFN: its output beside x·(W_fc·W_proj) + b (needs the model)
   TT_VIEW_COUNT
 } tt_view_kind;
 
@@ -62,6 +63,7 @@ typedef struct {
   const float *wte;  // (V, C) embedding matrix
   const float *wpe;  // (P, C) position matrix
   int vocab, width, n_pos;
+  const struct tt_model *model;  // the model itself (the collapse view reads its FFN weights)
   // Writes a display string for a vocabulary id into buf (next-token candidates).
   const char *(*token_text)(void *ctx, int32_t id, char *buf, size_t len);
   void *token_ctx;

@@ -8,7 +8,7 @@
 
 static const char *const view_names[TT_VIEW_COUNT] = {
     "auto", "heatmap", "table", "grid", "overview", "tokens", "bars",
-    "layernorm", "gelu", "embed", "positions", "qkv"};
+    "layernorm", "gelu", "embed", "positions", "qkv", "collapse"};
 
 const char *tt_view_name(tt_view_kind v) { return v < TT_VIEW_COUNT ? view_names[v] : "?"; }
 
@@ -176,6 +176,7 @@ void tt_paint_view(tt_paint *p, SDL_Rect r) {
     case TT_VIEW_EMBED: tt_paint_embed(p, body); break;
     case TT_VIEW_POSITIONS: tt_paint_positions(p, body); break;
     case TT_VIEW_QKV: tt_paint_qkv(p, body, layer, st->head); break;
+    case TT_VIEW_COLLAPSE: tt_paint_collapse(p, body, layer); break;
     case TT_VIEW_COUNT: break;
   }
   if (insp.w > 0) {
