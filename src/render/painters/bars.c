@@ -106,8 +106,8 @@ void tt_paint_bars(tt_paint *p, SDL_Rect r) {
     if (prob < 0.001) snprintf(num, sizeof num, "%.3f%%", prob * 100);
     tt_draw_text(cv, bx + w + u / 2, y + (bar_h - px * 5 / 4) / 2, num, px, TT_FONT_BOLD, pal->fg, TT_ALIGN_LEFT);
   }
-  if (ko) snprintf(line, sizeof line, "%s의 %d번 행(행 번호는 0부터), 어휘 %d개 중 상위 %d개", lg ? "hook_logits" : "hook_probs", pos, V, nk);
-  else snprintf(line, sizeof line, "row %d of %s (rows count from 0), top %d of %d vocabulary entries", pos,
+  if (ko) snprintf(line, sizeof line, "%s의 %d번째 행, 어휘 %d개 중 상위 %d개", lg ? "hook_logits" : "hook_probs", pos, V, nk);
+  else snprintf(line, sizeof line, "row %d of %s, top %d of %d vocabulary entries", pos,
                 lg ? "hook_logits" : "hook_probs", nk, V);
   tt_draw_text(cv, r.x, r.y + r.h - u * 3 / 2, line, u * 9 / 10, TT_FONT_SANS, pal->dim, TT_ALIGN_LEFT);
 }
