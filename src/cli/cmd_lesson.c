@@ -14,10 +14,9 @@
 #include "dump/dump.h"
 #include "lesson/lesson.h"
 #include "session/session.h"
-#if TT_HAVE_GUI && defined(__has_include)
-#if __has_include("ui/ui.h")
+#include "pipeline/pipeline.h"
+#if TT_HAVE_GUI
 #include "ui/ui.h"
-#endif
 #endif
 
 static const char usage[] =
@@ -361,23 +360,24 @@ static void print_collapse(const tt_trace *tr, const tt_tensor *out, bool ko) {
 }
 
 static void print_tensor(const tt_lesson_step *st, const tt_trace *tr, const tt_tensor *t, tt_dump_opts *o, bool ko) {
-  const char *v = st->view;
-  if (strcmp(v, "tokens") == 0) {
+  tt_view_kind v = TT_VIEW_HEATMAP;  // "norms", a lesson-only view, prints as a table too
+  tt_view_parse(st->view, &v);
+  if (v == TT_VIEW_TOKENS) {
     print_tokens(tr);
-  } else if (strcmp(v, "bars") == 0) {
+  } else if (v == TT_VIEW_BARS) {
     print_bars(tr, t, st->temperature, o, ko);
-  } else if (strcmp(v, "gelu") == 0) {
+  } else if (v == TT_VIEW_GELU) {
     print_activation(tr, t, row_index(st, tr), ko);
-  } else if (strcmp(v, "collapse") == 0) {
+  } else if (v == TT_VIEW_COLLAPSE) {
     print_collapse(tr, t, ko);
-  } else if (strcmp(v, "layernorm") == 0) {
+  } else if (v == TT_VIEW_LAYERNORM) {
     const char *names[] = {"hook_mean", "hook_scale"};
     for (int i = 0; i < 2; i++) {
       const tt_tensor *s = tt_lesson_sibling(tr, t->name, names[i]);
       if (s && s != t) tt_dump_tensor(stdout, tr, s, o), putchar('\n');
     }
     tt_dump_tensor(stdout, tr, t, o);
-  } else if (strcmp(v, "qkv") == 0) {
+  } else if (v == TT_VIEW_QKV) {
     const char *names[] = {"hook_q", "hook_k", "hook_v"};
     for (int i = 0; i < 3; i++) {
       const tt_tensor *s = tt_lesson_sibling(tr, t->name, names[i]);
@@ -671,7 +671,7 @@ static int cmd_make(char **args, int n_args, const char *out_dir, const char *mo
 // width/height 0 and theme NULL keep the defaults (or the TTRACE_UI_* variables).
 static int play_window(const char *path, const char *traces_dir, const char *lang, int width, int height,
                        const char *theme) {
-#ifdef TT_UI_LESSON_API
+#if TT_HAVE_GUI
   tt_error err = {0};
   tt_ui_opts o;
   tt_ui_lesson_env_opts(&o);

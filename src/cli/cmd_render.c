@@ -133,10 +133,10 @@ int tt_cmd_render(int argc, char **argv) {
     // A step whose view draws several tensors (tokens, bars, layernorm, ...) may name a hook
     // that is not recorded itself.
     char full[96];
-    if (strncmp(step, "blocks.", 7) == 0 || tt_step_find(step, NULL) >= 0) snprintf(full, sizeof full, "%.95s", step);
+    if (strncmp(step, "blocks.", 7) == 0 || tt_step_find(tr, step, NULL) >= 0) snprintf(full, sizeof full, "%.95s", step);
     else snprintf(full, sizeof full, "blocks.%d.%.60s", layer < 0 ? 0 : layer, step);
-    int si = tt_step_find(full, NULL);
-    tt_view_kind v = si >= 0 ? tt_step_get(si)->view : TT_VIEW_HEATMAP;
+    int si = tt_step_find(tr, full, NULL);
+    tt_view_kind v = si >= 0 ? tt_step_get(tr, si)->view : TT_VIEW_HEATMAP;
     if (v != TT_VIEW_HEATMAP && v != TT_VIEW_TABLE) {
       snprintf(vs.hook, sizeof vs.hook, "%s", full);
       st = TT_OK;
@@ -147,7 +147,7 @@ int tt_cmd_render(int argc, char **argv) {
     return tt_cli_fail("render", &err);
   }
   int L = -1;
-  vs.step = tt_step_find(vs.hook, &L);
+  vs.step = tt_step_find(tr, vs.hook, &L);
   vs.layer = L >= 0 ? L : (layer < 0 ? 0 : layer);
   if (!view_set) vs.view = TT_VIEW_AUTO;
 

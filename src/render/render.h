@@ -8,30 +8,10 @@
 #include <SDL.h>
 
 #include "core/core.h"
+#include "pipeline/pipeline.h"
 #include "trace/trace.h"
 
-typedef enum {
-  TT_VIEW_AUTO,       // the step's own view (heatmap for most tensors)
-  TT_VIEW_HEATMAP,    // one tensor (one head of a head-major tensor) as coloured cells
-  TT_VIEW_TABLE,      // the same cells as numbers
-  TT_VIEW_GRID,       // all heads of one layer
-  TT_VIEW_OVERVIEW,   // layers × heads
-  TT_VIEW_TOKENS,     // token pieces with their ids (and BPE merges when known)
-  TT_VIEW_BARS,       // top-k next tokens with probabilities at a temperature
-  TT_VIEW_LAYERNORM,  // mean and scale per token, input and output rows
-  TT_VIEW_GELU,       // the activation curve with the layer's actual (pre, post) points
-  TT_VIEW_EMBED,      // the embedding matrix with the looked-up rows highlighted
-  TT_VIEW_POSITIONS,  // token embedding + position vectors = block input
-  TT_VIEW_QKV,        // Q, K and V of one head side by side
-  TT_VIEW_COLLAPSE,   // identity-activation FFN: its output beside x·(W_fc·W_proj) + b (needs the model)
-  TT_VIEW_COUNT
-} tt_view_kind;
-
-const char *tt_view_name(tt_view_kind v);            // "heatmap", "table", ...
-bool tt_view_parse(const char *name, tt_view_kind *out);
-
 typedef enum { TT_THEME_LIGHT, TT_THEME_DARK } tt_theme;
-typedef enum { TT_LANG_EN, TT_LANG_KO } tt_lang;
 
 // Everything a view depends on besides the trace. Plain data: copy it freely.
 typedef struct {
@@ -91,7 +71,7 @@ typedef struct {
   float row0, col0;        // first visible cell (fractional when panned)
   float cell_w, cell_h;    // pixels per cell
   int layer, head;         // -1 when not applicable
-  int row_axis, col_axis;  // axis letters: 'T', 'C', 'D', 'F', 'V', 'P', '1'
+  int row_axis, col_axis;  // axis letters: 'T', 'C', 'D', 'F', 'V', 'P', 'Q' (3C), 'L' (T-1), '1'
 } tt_panel;
 
 #define TT_MAX_PANELS 400
@@ -204,27 +184,8 @@ void tt_render_draw_lesson(tt_render *rc, SDL_Renderer *r, SDL_Rect area, const 
 tt_status tt_render_lesson_png(tt_render *rc, const tt_trace *tr, const tt_view_state *st, const tt_lesson_page *pg,
                                int w, int h, tt_derived *d, const char *path, tt_error *err);
 
-// ---- the pipeline steps, as the navigator lists them ----------------------------------
-typedef struct {
-  const char *id;          // "softmax"
-  const char *suffix;      // hook suffix ("attn.hook_pattern") or whole name outside blocks
-  bool in_block;           // the hook is "blocks.L.<suffix>"
-  tt_view_kind view;       // the view this step opens with
-} tt_step;
-
-int tt_step_count(void);
-const tt_step *tt_step_get(int i);
-const char *tt_step_title(int i, tt_lang lang);
-// Points st at step i (hook name for st->layer, the step's view, zoom and pan reset).
+// Points st at step i of tr's step list (pipeline.h): the hook for st->layer, the step's
+// view, zoom and pan reset.
 void tt_view_goto_step(tt_view_state *st, const tt_trace *tr, int i);
-// The full hook name of step i at layer L.
-void tt_step_hook(int i, int layer, char *buf, size_t len);
-// The step whose hook is `hook` (full name), or -1.
-int tt_step_find(const char *hook, int *layer);
-
-// Resolves --step: a full hook name present in the trace, or a layer-free suffix
-// ("attn.hook_pattern") completed with layer. Writes the full name into buf.
-tt_status tt_resolve_hook(const tt_trace *tr, const char *step, int layer, char *buf, size_t len,
-                          tt_error *err);
 
 #endif

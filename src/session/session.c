@@ -113,7 +113,8 @@ static tt_status fill_metadata(tt_session *s, tt_trace *tr, const char *prompt, 
   json_decref(rec);
   const char *pairs[][2] = {{"prompt", prompt},           {"config", cfg_json},   {"variant", var_json},
                             {"model", s->model->dir},     {"backend", s->be->name}, {"device", s->be->device},
-                            {"record", rec_json}};
+                            {"record", rec_json},
+                            {"unembedding", s->model->lm_head == s->model->wte ? "tied" : "lm_head"}};
   for (size_t i = 0; i < sizeof pairs / sizeof *pairs && !st; i++)
     if (!pairs[i][1] || tt_trace_set_meta(tr, pairs[i][0], pairs[i][1])) st = tt_fail(err, TT_ERR_NOMEM, "out of memory");
   free(rec_json);

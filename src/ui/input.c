@@ -18,21 +18,21 @@ void tt_ui_step(tt_ui *ui, int delta) {
   int n = tt_step_count(), s = ui->vs.step < 0 ? 0 : ui->vs.step + delta;
   // Walking off the end of a block continues in the next (or previous) block.
   if (ui->vs.step >= 0 && s >= 0 && s < n) {
-    const tt_step *cur = tt_step_get(ui->vs.step), *next = tt_step_get(s);
+    const tt_step *cur = tt_step_get(ui->tr, ui->vs.step), *next = tt_step_get(ui->tr, s);
     if (cur->in_block && !next->in_block) {
       if (delta > 0 && ui->vs.layer + 1 < ui->n_layers) {
         ui->vs.layer++;
-        while (s - 1 >= 0 && tt_step_get(s - 1)->in_block) s--;
+        while (s - 1 >= 0 && tt_step_get(ui->tr, s - 1)->in_block) s--;
       } else if (delta < 0 && ui->vs.layer > 0) {
         ui->vs.layer--;
-        while (s + 1 < n && tt_step_get(s + 1)->in_block) s++;
+        while (s + 1 < n && tt_step_get(ui->tr, s + 1)->in_block) s++;
       }
     }
   }
   if (s < 0) s = 0;
   if (s >= n) s = n - 1;
   goto_step(ui, s);
-  tt_step_hook(s, ui->vs.layer, ui->vs.hook, sizeof ui->vs.hook);
+  tt_step_hook(ui->tr, s, ui->vs.layer, ui->vs.hook, sizeof ui->vs.hook);
 }
 
 static void set_layer(tt_ui *ui, int layer) {
@@ -40,8 +40,8 @@ static void set_layer(tt_ui *ui, int layer) {
   if (layer >= ui->n_layers) layer = ui->n_layers - 1;
   if (layer < 0) layer = 0;
   ui->vs.layer = layer;
-  if (ui->vs.step >= 0 && tt_step_get(ui->vs.step)->in_block)
-    tt_step_hook(ui->vs.step, layer, ui->vs.hook, sizeof ui->vs.hook);
+  if (ui->vs.step >= 0 && tt_step_get(ui->tr, ui->vs.step)->in_block)
+    tt_step_hook(ui->tr, ui->vs.step, layer, ui->vs.hook, sizeof ui->vs.hook);
   ui->vs.pin_row = ui->vs.pin_col = -1;
   ui->dirty = true;
 }
@@ -89,7 +89,7 @@ static void toggle_view(tt_ui *ui, tt_view_kind v) {
     const tt_tensor *t = tt_trace_find(ui->tr, ui->vs.hook);
     if (!t || t->ndim != 3) {
       for (int i = 0; i < tt_step_count(); i++)
-        if (strcmp(tt_step_get(i)->id, "softmax") == 0) {
+        if (strcmp(tt_step_get(ui->tr, i)->id, "softmax") == 0) {
           tt_view_kind keep = ui->vs.view;
           goto_step(ui, i);
           ui->vs.view = keep;
@@ -166,14 +166,14 @@ static void key(tt_ui *ui, const SDL_KeyboardEvent *k) {
     case SDLK_EQUALS:
     case SDLK_PLUS:
     case SDLK_KP_PLUS:
-      if (bars_view(ui) || (vs->view == TT_VIEW_AUTO && vs->step >= 0 && tt_step_get(vs->step)->view == TT_VIEW_BARS))
+      if (bars_view(ui) || (vs->view == TT_VIEW_AUTO && vs->step >= 0 && tt_step_get(ui->tr, vs->step)->view == TT_VIEW_BARS))
         vs->temperature = fminf(vs->temperature * 1.25f, 10.0f);
       else
         zoom_at(ui, 1.5f, -1, -1);
       break;
     case SDLK_MINUS:
     case SDLK_KP_MINUS:
-      if (bars_view(ui) || (vs->view == TT_VIEW_AUTO && vs->step >= 0 && tt_step_get(vs->step)->view == TT_VIEW_BARS))
+      if (bars_view(ui) || (vs->view == TT_VIEW_AUTO && vs->step >= 0 && tt_step_get(ui->tr, vs->step)->view == TT_VIEW_BARS))
         vs->temperature = fmaxf(vs->temperature / 1.25f, 0.1f);
       else
         zoom_at(ui, 1 / 1.5f, -1, -1);
@@ -210,7 +210,7 @@ static void click(tt_ui *ui, int x, int y) {
     SDL_Rect r = lay->nav_rects[i];
     if (x >= r.x && y >= r.y && x < r.x + r.w && y < r.y + r.h) {
       goto_step(ui, lay->nav_steps[i]);
-      tt_step_hook(ui->vs.step, ui->vs.layer, ui->vs.hook, sizeof ui->vs.hook);
+      tt_step_hook(ui->tr, ui->vs.step, ui->vs.layer, ui->vs.hook, sizeof ui->vs.hook);
       return;
     }
   }

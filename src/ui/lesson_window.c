@@ -99,7 +99,7 @@ static void apply_step(tt_ui *ui) {
   if (!norms && !tt_view_parse(step->view, &kind)) kind = TT_VIEW_AUTO;
   vs->view = kind;
   int L = -1;
-  vs->step = tt_step_find(vs->hook, &L);
+  vs->step = tt_step_find(ui->tr, vs->hook, &L);
   vs->layer = L >= 0 ? L : 0;
   bool all_heads = kind == TT_VIEW_GRID || kind == TT_VIEW_OVERVIEW;
   vs->head = step->head >= 0 ? step->head : all_heads ? -1 : 0;

@@ -52,7 +52,6 @@ tt_status tt_ui_run(const tt_ui_opts *o, const tt_trace *tr, tt_error *err);
 // tt_ui_run_lesson reads the test options (script, state file, size, screenshot folder,
 // theme) from TTRACE_UI_SCRIPT, TTRACE_UI_STATE_OUT, TTRACE_UI_SIZE (WxH), TTRACE_UI_SHOTS
 // and TTRACE_UI_THEME (light|dark) when they are set.
-#define TT_UI_LESSON_API 1
 tt_status tt_ui_run_lesson(const char *path, const char *traces_dir, const char *lang, tt_error *err);
 tt_status tt_ui_run_lesson_opts(const tt_ui_opts *o, const char *path, const char *traces_dir, const char *lang,
                                 tt_error *err);

@@ -42,7 +42,7 @@ void tt_ui_set_trace(tt_ui *ui, const tt_trace *tr) {
   if (ui->vs.head >= ui->n_heads) ui->vs.head = ui->n_heads - 1;
   ui->vs.position = -1;
   ui->vs.pin_row = ui->vs.pin_col = -1;
-  if (ui->vs.step >= 0) tt_step_hook(ui->vs.step, ui->vs.layer, ui->vs.hook, sizeof ui->vs.hook);
+  if (ui->vs.step >= 0) tt_step_hook(ui->tr, ui->vs.step, ui->vs.layer, ui->vs.hook, sizeof ui->vs.hook);
   snprintf(ui->prompt, sizeof ui->prompt, "%s", tt_trace_meta(tr, "prompt") ? tt_trace_meta(tr, "prompt") : "");
   ui->dirty = true;
 }
@@ -107,7 +107,7 @@ tt_status tt_ui_write_state(tt_ui *ui, const char *path, tt_error *err) {
   FILE *fp = af.fp;
   const tt_view_state *vs = &ui->vs;
   fprintf(fp, "step %d\n", vs->step);
-  fprintf(fp, "step_id %s\n", vs->step >= 0 ? tt_step_get(vs->step)->id : "-");
+  fprintf(fp, "step_id %s\n", vs->step >= 0 ? tt_step_get(ui->tr, vs->step)->id : "-");
   fprintf(fp, "hook %s\n", vs->hook);
   fprintf(fp, "layer %d\nhead %d\nview %s\n", vs->layer, vs->head, tt_view_name(vs->view));
   fprintf(fp, "zoom %.4g\npan %.4g %.4g\n", (double)vs->zoom, (double)vs->pan_row, (double)vs->pan_col);

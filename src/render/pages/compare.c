@@ -51,10 +51,10 @@ void tt_derived_destroy(tt_derived *d) {
 void tt_derived_info(const tt_derived *d, tt_compare_info *out) { *out = d->info; }
 
 // ---- helpers ------------------------------------------------------------------------------
-static tt_view_kind kind_of(const tt_view_state *st) {
+static tt_view_kind kind_of(const tt_trace *tr, const tt_view_state *st) {
   if (st->view != TT_VIEW_AUTO) return st->view;
-  int s = tt_step_find(st->hook, NULL);
-  if (s >= 0) return tt_step_get(s)->view == TT_VIEW_QKV ? TT_VIEW_HEATMAP : tt_step_get(s)->view;
+  int s = tt_step_find(tr, st->hook, NULL);
+  if (s >= 0) return tt_step_get(tr, s)->view == TT_VIEW_QKV ? TT_VIEW_HEATMAP : tt_step_get(tr, s)->view;
   return strcmp(st->hook, "tokens") == 0 ? TT_VIEW_TOKENS : TT_VIEW_HEATMAP;
 }
 
@@ -68,11 +68,6 @@ static int mode_of(tt_view_kind k, int n_layers) {
     case TT_VIEW_OVERVIEW: return M_OVERVIEW;
     default: return M_OTHER;
   }
-}
-
-static const char *suffix_of(const char *hook) {
-  if (strncmp(hook, "blocks.", 7) == 0 && strchr(hook + 7, '.')) return strchr(hook + 7, '.') + 1;
-  return hook;
 }
 
 static bool same_shape(const tt_tensor *a, const tt_tensor *b) {
@@ -166,14 +161,14 @@ static void add_diff(tt_derived *d, const tt_tensor *ta, const tt_tensor *tb) {
 // dropped (tt_derived_update), which only may happen before a frame is drawn.
 static bool prepare(tt_derived *d, const tt_trace *a, const tt_trace *b, const tt_view_state *st,
                     const tt_tensor *const *la, const tt_tensor *const *lb, int n_layers) {
-  int mode = mode_of(kind_of(st), n_layers);
+  int mode = mode_of(kind_of(a, st), n_layers);
   bool remade = false;
   if (mode == M_NORMS) {
     remade |= norms_of(d, 0, la, n_layers);
     if (b) remade |= norms_of(d, 1, lb, n_layers);
   }
   char key[160];
-  snprintf(key, sizeof key, "%d|%s", mode, mode == M_OVERVIEW ? suffix_of(st->hook) : st->hook);
+  snprintf(key, sizeof key, "%d|%s", mode, mode == M_OVERVIEW ? tt_hook_suffix(st->hook) : st->hook);
   if (d->valid && d->a == a && d->b == b && strcmp(d->key, key) == 0) return remade;
   tt_trace_destroy(d->diff);
   d->diff = tt_trace_create();
@@ -213,8 +208,8 @@ static bool prepare(tt_derived *d, const tt_trace *a, const tt_trace *b, const t
   } else if (mode == M_OVERVIEW) {
     char name[160];
     for (int l = 0;; l++) {
-      snprintf(name, sizeof name, "blocks.%d.%s", l, suffix_of(st->hook));
-      const tt_tensor *ta = tt_trace_find(a, name), *tb = tt_trace_find(b, name);
+      const char *hook = tt_hook_relayer(st->hook, l, name, sizeof name);
+      const tt_tensor *ta = hook ? tt_trace_find(a, hook) : NULL, *tb = hook ? tt_trace_find(b, hook) : NULL;
       if (!ta) break;
       if (same_shape(ta, tb)) add_diff(d, ta, tb);
     }
@@ -285,7 +280,7 @@ static void paint_side(tt_paint *p, SDL_Rect r, int side, int mode, tt_view_kind
       if (t->ndim == 3) tt_paint_grid(p, r, t);
       else tt_paint_heatmap(p, r, t, st->head, false);
       break;
-    case M_OVERVIEW: tt_paint_overview(p, r, suffix_of(st->hook)); break;
+    case M_OVERVIEW: tt_paint_overview(p, r, tt_hook_suffix(st->hook)); break;
     case M_NORMS: {
       tt_scale s;
       if (side < 2 && d->has_joint) s = d->joint;
@@ -384,8 +379,8 @@ static void where_text(const tt_paint *p, const tt_tensor *t, int64_t i, bool wi
   bool norms = strcmp(t->name, "norms") == 0;
   int n = 0, k0 = 0;
   buf[0] = 0;
-  if (strncmp(t->name, "blocks.", 7) == 0 && with_head && t->ndim == 3)
-    n += snprintf(buf + n, len - (size_t)n, "%s %d, ", tt_str(p->st->lang, TT_S_LAYER), atoi(t->name + 7));
+  if (tt_hook_block(t->name) >= 0 && with_head && t->ndim == 3)
+    n += snprintf(buf + n, len - (size_t)n, "%s %d, ", tt_str(p->st->lang, TT_S_LAYER), tt_hook_block(t->name));
   if (t->ndim == 3) {
     if (with_head) n += snprintf(buf + n, len - (size_t)n, "%s %d, ", tt_str(p->st->lang, TT_S_HEAD), (int)idx[0]);
     k0 = 1;
@@ -573,7 +568,7 @@ static void info_box(tt_paint *p, SDL_Rect r, tt_derived *d) {
 void tt_paint_compare(tt_paint *p, SDL_Rect r, const tt_compare *cmp, tt_derived *d, const tt_tensor *const *layers,
                       const tt_tensor *const *layers_b, int n_layers, int row) {
   const tt_view_state *st = p->st;
-  tt_view_kind kind = kind_of(st);
+  tt_view_kind kind = kind_of(p->tr, st);
   int mode = mode_of(kind, n_layers);
   prepare(d, p->tr, cmp->b, st, layers, layers_b, n_layers);  // normally up to date already
   put_scales(d, p->rc, p->tr, cmp->b, st->hook, mode);
@@ -639,7 +634,7 @@ void tt_paint_cell_hover(tt_paint *p, SDL_Rect area, tt_derived *d) { hover(p, a
 static void norms_title(const tt_paint *p, const tt_tensor *const *layers, int n_layers, char *title, size_t tl,
                         char *sub, size_t sl) {
   bool ko = p->st->lang == TT_LANG_KO;
-  const char *suffix = n_layers > 0 && layers && layers[0] ? suffix_of(layers[0]->name) : "";
+  const char *suffix = n_layers > 0 && layers && layers[0] ? tt_hook_suffix(layers[0]->name) : "";
   snprintf(title, tl, ko ? "%s \xC2\xB7 모든 블록의 벡터 길이 \xE2\x80\x96x\xE2\x80\x96"
                          : "%s \xC2\xB7 vector length \xE2\x80\x96x\xE2\x80\x96 in every block", suffix);
   snprintf(sub, sl, "\xE2\x80\x96x\xE2\x80\x96 = \xE2\x88\x9A(\xCE\xA3 x\xE1\xB5\xA2\xC2\xB2)   ");
@@ -679,18 +674,18 @@ int tt_paint_compare_title(tt_paint *p, SDL_Rect r, const tt_compare *cmp, const
     return tt_paint_title(p, r, title, sub);
   }
   const tt_tensor *t = tt_trace_find(p->tr, st->hook);
-  tt_view_kind k = kind_of(st);
-  int n = snprintf(title, sizeof title, "%s", k == TT_VIEW_OVERVIEW ? suffix_of(st->hook) : st->hook);
+  tt_view_kind k = kind_of(p->tr, st);
+  int n = snprintf(title, sizeof title, "%s", k == TT_VIEW_OVERVIEW ? tt_hook_suffix(st->hook) : st->hook);
   if (k == TT_VIEW_OVERVIEW)
     snprintf(title + n, sizeof title - (size_t)n, "  \xC2\xB7  %s",
              st->lang == TT_LANG_KO ? "모든 층 \xC3\x97 헤드" : "every layer \xC3\x97 head");
-  else if (strncmp(st->hook, "blocks.", 7) == 0 && n < (int)sizeof title)
-    n += snprintf(title + n, sizeof title - (size_t)n, "  \xC2\xB7  %s %d", tt_str(st->lang, TT_S_LAYER), atoi(st->hook + 7));
+  else if (tt_hook_block(st->hook) >= 0 && n < (int)sizeof title)
+    n += snprintf(title + n, sizeof title - (size_t)n, "  \xC2\xB7  %s %d", tt_str(st->lang, TT_S_LAYER), tt_hook_block(st->hook));
   if (t && t->ndim == 3 && (k == TT_VIEW_HEATMAP || k == TT_VIEW_TABLE) && n < (int)sizeof title)
     snprintf(title + n, sizeof title - (size_t)n, "  \xC2\xB7  %s %d", tt_str(st->lang, TT_S_HEAD),
              st->head < 0 ? 0 : st->head);
-  int step = tt_step_find(st->hook, NULL);
-  snprintf(sub, sizeof sub, "%s%sA: %s   B: %s", step >= 0 ? tt_step_title(step, st->lang) : "", step >= 0 ? "   " : "",
+  int step = tt_step_find(p->tr, st->hook, NULL);
+  snprintf(sub, sizeof sub, "%s%sA: %s   B: %s", step >= 0 ? tt_step_title(p->tr, step, st->lang) : "", step >= 0 ? "   " : "",
            cmp->label_a ? cmp->label_a : "", cmp->label_b ? cmp->label_b : "");
   return tt_paint_title(p, r, title, sub);
 }

@@ -25,7 +25,7 @@ static void navigator(tt_paint *p, SDL_Rect r) {
   bool in_block = false;
   char buf[160], fit[160];
   for (int i = 0; i < n; i++) {
-    const tt_step *s = tt_step_get(i);
+    const tt_step *s = tt_step_get(p->tr, i);
     if (s->in_block != in_block) {
       if (s->in_block) {
         snprintf(buf, sizeof buf, "%s %d   (\xE2\x86\x91\xE2\x86\x93 0\xE2\x80\x93%d)", tt_str(st->lang, TT_S_BLOCK), st->layer, L - 1);
@@ -42,7 +42,7 @@ static void navigator(tt_paint *p, SDL_Rect r) {
       cv->fill(cv, r.x, y, r.w, lh, pal->accent_bg);
       cv->fill(cv, r.x, y, u / 4 > 3 ? u / 4 : 3, lh, pal->accent);
     }
-    snprintf(buf, sizeof buf, "%d  %s", i + 1, tt_step_title(i, st->lang));
+    snprintf(buf, sizeof buf, "%d  %s", i + 1, tt_step_title(p->tr, i, st->lang));
     tt_text_fit(cv->fonts, buf, px, cur ? TT_FONT_BOLD : TT_FONT_SANS, r.w - indent - u / 2, fit, sizeof fit);
     tt_draw_text(cv, r.x + indent, y + (lh - px * 5 / 4) / 2, fit, px, cur ? TT_FONT_BOLD : TT_FONT_SANS,
                  cur ? pal->fg : pal->dim, TT_ALIGN_LEFT);
@@ -63,23 +63,23 @@ static int header(tt_paint *p, SDL_Rect r) {
   char buf[600];
   int step = st->step;
   if (step < 0) return 0;
-  snprintf(buf, sizeof buf, "%d / %d   %s", step + 1, tt_step_count(), tt_step_title(step, st->lang));
+  snprintf(buf, sizeof buf, "%d / %d   %s", step + 1, tt_step_count(), tt_step_title(p->tr, step, st->lang));
   tt_draw_text(cv, r.x, y, buf, u * 16 / 10, TT_FONT_BOLD, pal->fg, TT_ALIGN_LEFT);
   if (st->playing) {
     tt_draw_text(cv, r.x + r.w, y, "\xE2\x96\xB6", u * 16 / 10, TT_FONT_BOLD, pal->accent, TT_ALIGN_RIGHT);
   }
   y += u * 23 / 10;
-  const char *f = tt_step_formula(step, p->tr);
+  const char *f = tt_step_formula(p->tr, step);
   if (f && f[0]) {
     tt_draw_text(cv, r.x, y, f, u * 14 / 10, TT_FONT_SANS, pal->accent, TT_ALIGN_LEFT);
     y += u * 2;
   }
-  tt_step_shapes(step, p->tr, st->lang, buf, sizeof buf);
+  tt_step_shapes(p->tr, step, st->lang, buf, sizeof buf);
   if (buf[0]) {
     tt_draw_text(cv, r.x, y, buf, u * 11 / 10, TT_FONT_MONO, pal->fg, TT_ALIGN_LEFT);
     y += u * 17 / 10;
   }
-  y += tt_draw_para(cv, r.x, y, r.w, tt_step_text(step, st->lang), u, TT_FONT_SANS, pal->fg);
+  y += tt_draw_para(cv, r.x, y, r.w, tt_step_text(p->tr, step, st->lang), u, TT_FONT_SANS, pal->fg);
   y += u / 2;
   cv->fill(cv, r.x, y, r.w, 1, pal->dim);
   return y + u / 2 - r.y;

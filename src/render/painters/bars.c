@@ -53,10 +53,13 @@ void tt_paint_bars(tt_paint *p, SDL_Rect r) {
   tt_axis_label(p->tr, p->ex, 'T', pos, tok, sizeof tok);
   snprintf(line, sizeof line, "%s \xE2\x80\x9C%s\xE2\x80\x9D (%s %d)", tt_str(st->lang, TT_S_NEXT_AFTER), tok,
            tt_str(st->lang, TT_S_POSITION), pos);
+  tt_note_scope(cv, "panel=bars source=%s pos=%d tau=%.9g k=%d", lg ? "hook_logits" : "hook_probs", pos, (double)tau, nk);
+  tt_note(cv, "bars_head");
   tt_draw_text(cv, r.x, r.y, line, u * 12 / 10, TT_FONT_BOLD, pal->fg, TT_ALIGN_LEFT);
   // Temperature slider (log scale from 0.1 to 10).
   int sy = r.y + u * 2;
   snprintf(line, sizeof line, "%s \xCF\x84 = %.2f", tt_str(st->lang, TT_S_TEMPERATURE), (double)tau);
+  tt_note(cv, "bars_tau");
   tt_draw_text(cv, r.x, sy, line, u, TT_FONT_SANS, pal->fg, TT_ALIGN_LEFT);
   int tw = tt_text_width(cv->fonts, "temperature \xCF\x84 = 10.00", u, TT_FONT_SANS) + u;
   int slx = r.x + tw, slw = r.w / 3;
@@ -64,8 +67,11 @@ void tt_paint_bars(tt_paint *p, SDL_Rect r) {
   float f = (log10f(tau) + 1) / 2;
   f = fminf(fmaxf(f, 0), 1);
   cv->fill(cv, slx + (int)(f * (float)slw) - u / 3, sy, u * 2 / 3, u + u / 4, pal->accent);
+  tt_note(cv, "fixed");
   tt_draw_text(cv, slx, sy + u * 3 / 2, "0.1", u * 8 / 10, TT_FONT_SANS, pal->dim, TT_ALIGN_CENTER);
+  tt_note(cv, "fixed");
   tt_draw_text(cv, slx + slw / 2, sy + u * 3 / 2, "1", u * 8 / 10, TT_FONT_SANS, pal->dim, TT_ALIGN_CENTER);
+  tt_note(cv, "fixed");
   tt_draw_text(cv, slx + slw, sy + u * 3 / 2, "10", u * 8 / 10, TT_FONT_SANS, pal->dim, TT_ALIGN_CENTER);
   tt_draw_text(cv, slx + slw + u * 2, sy, ko ? "(− / = 키로 조절)" : "(keys − and =)", u * 8 / 10, TT_FONT_SANS,
                pal->dim, TT_ALIGN_LEFT);
@@ -95,8 +101,10 @@ void tt_paint_bars(tt_paint *p, SDL_Rect r) {
     int y = top_y + i * bar_h;
     char fit[160];
     tt_text_fit(cv->fonts, labels[i], px, TT_FONT_MONO, lab_w, fit, sizeof fit);
+    tt_note(cv, "bar_token rank=%d", i);
     tt_draw_text(cv, r.x + lab_w, y + (bar_h - px * 5 / 4) / 2, fit, px, TT_FONT_MONO, pal->fg, TT_ALIGN_RIGHT);
     snprintf(num, sizeof num, "%d", top[i]);
+    tt_note(cv, "bar_id rank=%d", i);
     tt_draw_text(cv, r.x + lab_w + u / 2, y + (bar_h - px * 5 / 4) / 2, num, px * 8 / 10, TT_FONT_SANS, pal->dim,
                  TT_ALIGN_LEFT);
     int w = (int)(prob * bw);
@@ -104,10 +112,12 @@ void tt_paint_bars(tt_paint *p, SDL_Rect r) {
     cv->fill(cv, bx, y + bar_h / 8, w > 1 ? w : 1, bar_h * 3 / 4, c);
     snprintf(num, sizeof num, "%.1f%%", prob * 100);
     if (prob < 0.001) snprintf(num, sizeof num, "%.3f%%", prob * 100);
+    tt_note(cv, "bar_p rank=%d", i);
     tt_draw_text(cv, bx + w + u / 2, y + (bar_h - px * 5 / 4) / 2, num, px, TT_FONT_BOLD, pal->fg, TT_ALIGN_LEFT);
   }
   if (ko) snprintf(line, sizeof line, "%s의 %d번째 행, 어휘 %d개 중 상위 %d개", lg ? "hook_logits" : "hook_probs", pos, V, nk);
   else snprintf(line, sizeof line, "row %d of %s, top %d of %d vocabulary entries", pos,
                 lg ? "hook_logits" : "hook_probs", nk, V);
+  tt_note(cv, "bars_foot");
   tt_draw_text(cv, r.x, r.y + r.h - u * 3 / 2, line, u * 9 / 10, TT_FONT_SANS, pal->dim, TT_ALIGN_LEFT);
 }

@@ -129,6 +129,8 @@ int tt_paint_cells(tt_paint *p, SDL_Rect dst, const tt_mat *m, const tt_scale *s
     free(mask);
   }
 
+  // What the texts of this panel (numbers, labels, legend) belong to.
+  tt_note_scope(cv, "panel=cells hook=%s head=%d", m->t->name ? m->t->name : "?", m->slice);
   // Numbers inside cells that are large enough to hold them.
   if ((o->numbers || o->table) && !down) {
     int px = (int)fminf((float)p->unit * 1.2f, fminf(cell_h * 0.45f, cell_w * 0.22f));
@@ -143,6 +145,7 @@ int tt_paint_cells(tt_paint *p, SDL_Rect dst, const tt_mat *m, const tt_scale *s
           tt_rgba bgc = isfinite(v) ? tt_scale_color(s, v) : pal->masked;
           if (o->table && isfinite(v)) bgc = mix(bgc, pal->bg, 0.55f);
           tt_rgba fg = luminance(bgc) > 140 ? (tt_rgba){0, 0, 0, 255} : (tt_rgba){255, 255, 255, 255};
+          tt_note(cv, "cell r=%d c=%d", r, c);
           tt_draw_text(cv, x, y, tt_fmt_value(v, buf, sizeof buf), px, TT_FONT_SANS, fg, TT_ALIGN_CENTER);
         }
       }

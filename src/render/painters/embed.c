@@ -69,7 +69,7 @@ void tt_paint_positions(tt_paint *p, SDL_Rect r) {
   int u = p->unit;
   bool ko = p->st->lang == TT_LANG_KO;
   const tt_tensor *ts[3] = {tt_trace_find(p->tr, "hook_embed"), tt_trace_find(p->tr, "hook_pos_embed"),
-                            tt_trace_find(p->tr, "blocks.0.hook_resid_pre")};
+                            tt_find_hook(p->tr, 0, "hook_resid_pre")};
   const char *en[3] = {"token x", "position p", "x + p"};
   const char *kot[3] = {"토큰 x", "위치 p", "x + p"};
   int n = 0;

@@ -21,11 +21,8 @@ void tt_paint_gelu(tt_paint *p, SDL_Rect r, int layer) {
   const tt_palette *pal = p->pal;
   int u = p->unit;
   bool ko = p->st->lang == TT_LANG_KO;
-  char name[128];
-  snprintf(name, sizeof name, "blocks.%d.mlp.hook_pre", layer);
-  const tt_tensor *pre = tt_trace_find(p->tr, name);
-  snprintf(name, sizeof name, "blocks.%d.mlp.hook_post", layer);
-  const tt_tensor *post = tt_trace_find(p->tr, name);
+  const tt_tensor *pre = tt_find_hook(p->tr, layer, "mlp.hook_pre");
+  const tt_tensor *post = tt_find_hook(p->tr, layer, "mlp.hook_post");
   if (!pre || !post || tt_tensor_numel(pre) != tt_tensor_numel(post)) {
     tt_draw_para(cv, r.x, r.y, r.w, tt_str(p->st->lang, TT_S_NOT_RECORDED), u, TT_FONT_SANS, pal->warn);
     return;

@@ -70,10 +70,8 @@ void tt_paint_overview(tt_paint *p, SDL_Rect r, const char *suffix) {
   int u = p->unit;
   // Which layers have this hook.
   int L = 0, H = 0;
-  char name[128];
   for (;; L++) {
-    snprintf(name, sizeof name, "blocks.%d.%s", L, suffix);
-    const tt_tensor *t = tt_trace_find(p->tr, name);
+    const tt_tensor *t = tt_find_hook(p->tr, L, suffix);
     if (!t) break;
     if (t->ndim == 3 && (int)t->shape[0] > H) H = (int)t->shape[0];
   }
@@ -90,8 +88,8 @@ void tt_paint_overview(tt_paint *p, SDL_Rect r, const char *suffix) {
   int side = (cw < ch ? cw : ch) - (u / 4 > 2 ? u / 4 : 2);
   if (side < 4) side = 4;
   tt_scale sc;
-  snprintf(name, sizeof name, "blocks.0.%s", suffix);
-  tt_scale_get(p, tt_trace_find(p->tr, name), name, &sc);
+  const tt_tensor *t0 = tt_find_hook(p->tr, 0, suffix);
+  tt_scale_get(p, t0, t0->name, &sc);
   char buf[48];
   for (int h = 0; h < H; h++) {
     snprintf(buf, sizeof buf, "%d", h);
@@ -100,14 +98,13 @@ void tt_paint_overview(tt_paint *p, SDL_Rect r, const char *suffix) {
   }
   tt_draw_text(cv, r.x, r.y, tt_str(p->st->lang, TT_S_HEAD), u * 9 / 10, TT_FONT_SANS, p->pal->dim, TT_ALIGN_LEFT);
   for (int l = 0; l < L; l++) {
-    snprintf(name, sizeof name, "blocks.%d.%s", l, suffix);
-    const tt_tensor *t = tt_trace_find(p->tr, name);
+    const tt_tensor *t = tt_find_hook(p->tr, l, suffix);
     int y = r.y + top + l * (side + u / 4);
     snprintf(buf, sizeof buf, "%s %d", tt_str(p->st->lang, TT_S_LAYER), l);
     tt_draw_text(cv, r.x, y + side / 2 - u / 2, buf, u * 9 / 10, TT_FONT_SANS,
                  l == p->st->layer ? p->pal->accent : p->pal->fg, TT_ALIGN_LEFT);
     tt_scale ls;
-    tt_scale_get(p, t, name, &ls);
+    tt_scale_get(p, t, t->name, &ls);
     if (ls.diverging) ls = sc.diverging ? (tt_scale){true, -fmaxf(sc.hi, ls.hi), fmaxf(sc.hi, ls.hi), false, ls.has_masked} : ls;
     for (int h = 0; h < (int)t->shape[0]; h++) {
       tt_mat m;
@@ -126,21 +123,19 @@ void tt_paint_overview(tt_paint *p, SDL_Rect r, const char *suffix) {
 void tt_paint_qkv(tt_paint *p, SDL_Rect r, int layer, int head) {
   tt_canvas *cv = p->cv;
   int u = p->unit;
-  static const char *const parts[3] = {"q", "k", "v"};
+  static const char *const parts[3] = {"attn.hook_q", "attn.hook_k", "attn.hook_v"};
   static const char *const en[3] = {"Q  query: what I look for", "K  key: what I offer", "V  value: what I pass on"};
-  static const char *const ko[3] = {"Q  쿼리: 찾는 것", "K  키: 가진 것", "V  값: 건네줄 것"};
+  static const char *const ko[3] = {"Q  쿼리: 찾는 것", "K  키: 가진 것", "V  밸류: 건네줄 것"};
   const tt_tensor *ts[3];
-  char name[128];
   float lim = 0;
   for (int i = 0; i < 3; i++) {
-    snprintf(name, sizeof name, "blocks.%d.attn.hook_%s", layer, parts[i]);
-    ts[i] = tt_trace_find(p->tr, name);
+    ts[i] = tt_find_hook(p->tr, layer, parts[i]);
     if (!ts[i]) {
       tt_draw_para(cv, r.x, r.y, r.w, tt_str(p->st->lang, TT_S_NOT_RECORDED), u, TT_FONT_SANS, p->pal->warn);
       return;
     }
     tt_scale s;
-    tt_scale_get(p, ts[i], name, &s);
+    tt_scale_get(p, ts[i], ts[i]->name, &s);
     lim = fmaxf(lim, fmaxf(fabsf(s.lo), fabsf(s.hi)));
   }
   tt_scale sc = {true, -lim, lim, false, false};

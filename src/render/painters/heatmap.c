@@ -14,6 +14,7 @@ static const char *axis_title(tt_lang lang, int axis, bool rows, bool attention)
       return rows ? (ko ? "토큰 (쿼리: 이 토큰이 본다)" : "token (query: who looks)")
                   : (ko ? "토큰 (키: 보이는 쪽)" : "token (key: looked at)");
     case 'C': return ko ? "차원 (C)" : "dimension (C)";
+    case 'Q': return ko ? "Q, K, V를 옆으로 붙인 차원 (3C)" : "Q, K, V side by side (3C)";
     case 'D': return ko ? "헤드 안의 차원 (D)" : "dimension in the head (D)";
     case 'F': return ko ? "FFN 뉴런 (F)" : "FFN neuron (F)";
     case 'V': return ko ? "어휘 id (V)" : "vocabulary id (V)";
@@ -86,6 +87,7 @@ void tt_paint_axis_labels(tt_paint *p, const tt_panel *pn, const tt_mat *m, int 
       snprintf(buf, sizeof buf, "%.120s", tmp);
     }
     tt_text_fit(cv->fonts, buf, px, TT_FONT_SANS, row_w, fit, sizeof fit);
+    tt_note(cv, "label axis=%c i=%d dir=row%s", m->row_axis, i, rstep > 1 && text_axis(m->row_axis) ? " indexed=1" : "");
     tt_draw_text(cv, r.x - px / 2, y, fit, px, TT_FONT_SANS, pal->fg, TT_ALIGN_RIGHT);
   }
   // Columns: text labels rotated when the cells are narrow; indices at round steps.
@@ -109,6 +111,7 @@ void tt_paint_axis_labels(tt_paint *p, const tt_panel *pn, const tt_mat *m, int 
         snprintf(tmp, sizeof tmp, "%d %.100s", i, buf);
         snprintf(buf, sizeof buf, "%.120s", tmp);
       }
+      tt_note(cv, "label axis=%c i=%d dir=col%s", m->col_axis, i, cstep > 1 ? " indexed=1" : "");
       if (flat) {
         tt_draw_text(cv, x, r.y + r.h + px / 3, buf, px, TT_FONT_SANS, pal->fg, TT_ALIGN_CENTER);
       } else {
@@ -128,6 +131,7 @@ void tt_paint_axis_labels(tt_paint *p, const tt_panel *pn, const tt_mat *m, int 
       if (x < r.x || x > r.x + r.w) continue;
       cv->fill(cv, x, r.y + r.h, 1, px / 3, pal->dim);
       snprintf(buf, sizeof buf, "%d", i);
+      tt_note(cv, "label axis=%c i=%d dir=col", m->col_axis, i);
       tt_draw_text(cv, x, r.y + r.h + px / 3, buf, px, TT_FONT_SANS, pal->fg, TT_ALIGN_CENTER);
     }
   }
@@ -232,6 +236,7 @@ void tt_paint_heatmap(tt_paint *p, SDL_Rect r, const tt_tensor *t, int head, boo
   float cwf = (float)plot.w / (float)o.vis_cols, chf = (float)plot.h / (float)o.vis_rows;
   if (!table && (cwf < 1 || chf < 1) && n < (int)sizeof note)
     n += snprintf(note + n, sizeof note - (size_t)n, "%s", tt_str(st->lang, TT_S_DOWNSAMPLED));
+  tt_note(cv, "window rows=%d cols=%d", m.rows, m.cols);
   if (n) tt_draw_text(cv, plot.x, r.y + r.h - note_h + u / 2, note, u * 9 / 10, TT_FONT_SANS, pal->dim, TT_ALIGN_LEFT);
 }
 
@@ -263,6 +268,7 @@ void tt_paint_legend(tt_paint *p, SDL_Rect r, const tt_scale *s) {
     if (s->clipped && i == 0) snprintf(buf, sizeof buf, "\xE2\x89\xA5 %s", num);       // ≥
     else if (s->clipped && i == 4) snprintf(buf, sizeof buf, "\xE2\x89\xA4 %s", num);  // ≤
     else snprintf(buf, sizeof buf, "%s", num);
+    tt_note(cv, "tick i=%d n=5", i);
     tt_draw_text(cv, bar.x + bar.w + u / 2, y - px * 6 / 10, buf, px, TT_FONT_SANS, pal->fg, TT_ALIGN_LEFT);
   }
   if (s->has_masked) {
@@ -284,10 +290,12 @@ int tt_paint_title(tt_paint *p, SDL_Rect r, const char *title, const char *subti
   char fit[512];
   int tp = u * 13 / 10;
   tt_text_fit(cv->fonts, title, tp, TT_FONT_BOLD, r.w, fit, sizeof fit);
+  tt_note(cv, "title");
   tt_draw_text(cv, r.x, r.y, fit, tp, TT_FONT_BOLD, p->pal->fg, TT_ALIGN_LEFT);
   int h = tp * 3 / 2;
   if (subtitle && subtitle[0]) {
     tt_text_fit(cv->fonts, subtitle, u, TT_FONT_SANS, r.w, fit, sizeof fit);
+    tt_note(cv, "subtitle");
     tt_draw_text(cv, r.x, r.y + h, fit, u, TT_FONT_SANS, p->pal->dim, TT_ALIGN_LEFT);
     h += u * 3 / 2;
   }

@@ -1,5 +1,6 @@
 // layernorm: a LayerNorm step: the rows going in and coming out as heatmaps, and per
-// token the recorded mean μ and scale 1/√(σ²+ε) with the spread before and after.
+// token the recorded mean μ, the spread σ and 1/√(σ²+ε) (the trace's hook_scale is
+// √(σ²+ε)), with the mean and spread after the norm and after γ, β.
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,15 +31,13 @@ void tt_paint_layernorm(tt_paint *p, SDL_Rect r, const char *prefix) {
   // What went in: the residual stream before the norm (GPT-2's pre-LN order).
   const tt_tensor *in = NULL;
   if (!have_cfg || !cfg.post_ln) {
-    if (strncmp(prefix, "blocks.", 7) == 0) {
-      int L = atoi(prefix + 7);
-      bool second = strstr(prefix, "ln2") != NULL;
-      snprintf(name, sizeof name, "blocks.%d.%s", L, second ? "hook_resid_mid" : "hook_resid_pre");
-      in = tt_trace_find(p->tr, name);
+    snprintf(name, sizeof name, "%s.hook_out", prefix);
+    int block = tt_hook_block(name);
+    if (block >= 0) {
+      in = tt_find_hook(p->tr, block, strstr(prefix, "ln2") ? "hook_resid_mid" : "hook_resid_pre");
     } else {
       for (int L = 0;; L++) {
-        snprintf(name, sizeof name, "blocks.%d.hook_resid_post", L);
-        const tt_tensor *t = tt_trace_find(p->tr, name);
+        const tt_tensor *t = tt_find_hook(p->tr, L, "hook_resid_post");
         if (!t) break;
         in = t;
       }
@@ -86,7 +85,7 @@ void tt_paint_layernorm(tt_paint *p, SDL_Rect r, const char *prefix) {
   int y = r.y + top_h + u / 2;
   const char *heads_en[] = {"token", "\xCE\xBC (mean)", "\xCF\x83 (spread)", "1/\xE2\x88\x9A(\xCF\x83\xC2\xB2+\xCE\xB5)",
                             "normalized \xCE\xBC / \xCF\x83", "y: \xCE\xBC / \xCF\x83"};
-  const char *heads_ko[] = {"토큰", "\xCE\xBC (평균)", "\xCF\x83 (퍼짐)", "1/\xE2\x88\x9A(\xCF\x83\xC2\xB2+\xCE\xB5)",
+  const char *heads_ko[] = {"토큰", "\xCE\xBC (평균)", "\xCF\x83 (표준편차)", "1/\xE2\x88\x9A(\xCF\x83\xC2\xB2+\xCE\xB5)",
                             "정규화 후 \xCE\xBC / \xCF\x83", "y: \xCE\xBC / \xCF\x83"};
   const char **heads = ko ? heads_ko : heads_en;
   int colx[6];
@@ -94,7 +93,10 @@ void tt_paint_layernorm(tt_paint *p, SDL_Rect r, const char *prefix) {
   colx[0] = r.x;
   for (int i = 1; i < 6; i++) colx[i] = r.x + first_w + (i - 1) * cw;
   char hfit[120];
+  static const char *const col_ids[6] = {"token", "mean", "sigma", "rstd", "norm_stats", "out_stats"};
+  tt_note_scope(cv, "panel=layernorm prefix=%s", prefix);
   for (int i = 0; i < 6; i++) {
+    tt_note(cv, "header col=%s", col_ids[i]);
     tt_text_fit(cv->fonts, heads[i], u * 9 / 10, TT_FONT_BOLD, (i ? cw : first_w) - u / 2, hfit, sizeof hfit);
     tt_draw_text(cv, colx[i], y, hfit, u * 9 / 10, TT_FONT_BOLD, pal->fg, TT_ALIGN_LEFT);
   }
@@ -108,24 +110,33 @@ void tt_paint_layernorm(tt_paint *p, SDL_Rect r, const char *prefix) {
     tt_axis_label(p->tr, p->ex, 'T', i, buf, sizeof buf);
     char fit[160];
     tt_text_fit(cv->fonts, buf, u, TT_FONT_SANS, first_w - u / 2, fit, sizeof fit);
+    tt_note(cv, "label axis=T i=%d", i);
     tt_draw_text(cv, colx[0], y, fit, u, TT_FONT_SANS, pal->fg, TT_ALIGN_LEFT);
+    tt_note(cv, "ln col=mean r=%d", i);
     if (mean) tt_draw_text(cv, colx[1], y, tt_fmt_value(tt_tensor_at(mean, i), a, sizeof a), u, TT_FONT_SANS, pal->fg, TT_ALIGN_LEFT);
     if (scale) {
-      float s = tt_tensor_at(scale, i);
+      // hook_scale is √(σ² + ε) (RMSNorm: √(mean(x²) + ε)): σ = √(scale² − ε), and the
+      // factor the centred row is multiplied by is 1 / scale.
+      double s = tt_tensor_at(scale, i);
       double eps = have_cfg ? cfg.ln_eps : 1e-5;
-      double sd = s > 0 ? sqrt(fmax(1.0 / ((double)s * s) - eps, 0)) : 0;
+      double sd = sqrt(fmax(s * s - eps, 0));
+      tt_note(cv, "ln col=sigma r=%d", i);
       tt_draw_text(cv, colx[2], y, tt_fmt_value((float)sd, a, sizeof a), u, TT_FONT_SANS, pal->fg, TT_ALIGN_LEFT);
-      tt_draw_text(cv, colx[3], y, tt_fmt_value(s, a, sizeof a), u, TT_FONT_SANS, pal->fg, TT_ALIGN_LEFT);
+      tt_note(cv, "ln col=rstd r=%d", i);
+      tt_draw_text(cv, colx[3], y, tt_fmt_value(s > 0 ? (float)(1.0 / s) : INFINITY, a, sizeof a), u, TT_FONT_SANS,
+                   pal->fg, TT_ALIGN_LEFT);
     }
     double m, sd;
     if (norm) {
       row_stats(norm, i, &m, &sd);
       snprintf(buf, sizeof buf, "%s / %s", tt_fmt_value(fabs(m) < 5e-4 ? 0.0f : (float)m, a, sizeof a),
                tt_fmt_value((float)sd, b, sizeof b));
+      tt_note(cv, "ln col=norm_stats r=%d", i);
       tt_draw_text(cv, colx[4], y, buf, u, TT_FONT_SANS, pal->fg, TT_ALIGN_LEFT);
     }
     row_stats(out, i, &m, &sd);
     snprintf(buf, sizeof buf, "%s / %s", tt_fmt_value((float)m, a, sizeof a), tt_fmt_value((float)sd, b, sizeof b));
+    tt_note(cv, "ln col=out_stats r=%d", i);
     tt_draw_text(cv, colx[5], y, buf, u, TT_FONT_SANS, pal->fg, TT_ALIGN_LEFT);
     y += lh;
   }

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lesson.h"
+#include "pipeline.h"
 
 void tt_ffn_collapse_free(tt_ffn_collapse *c) {
   free(c->W);

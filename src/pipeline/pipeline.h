@@ -1,0 +1,134 @@
+// pipeline: what the forward pass is made of, in words, for every front end (the window,
+// the headless export, the lesson player, the terminal): the step list with its hooks,
+// titles, formulas, shapes and explanations; the one list of view names; the interface
+// languages and their strings. No SDL: the lesson player and the CLI use it without the
+// painters.
+#ifndef TT_PIPELINE_H
+#define TT_PIPELINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/core.h"
+#include "model/model.h"
+#include "trace/trace.h"
+
+// ---- languages ---------------------------------------------------------------------------
+// One line per interface language: the enum tag, its code, its name in itself. A language
+// is this line plus its strings file (strings_<code>.c, see strings_int.h).
+#define TT_LANGUAGES(X) \
+  X(EN, en, "English")  \
+  X(KO, ko, "\xED\x95\x9C\xEA\xB5\xAD\xEC\x96\xB4")
+
+typedef enum {
+#define TT_LANG_ENUM(tag, code, name) TT_LANG_##tag,
+  TT_LANGUAGES(TT_LANG_ENUM)
+#undef TT_LANG_ENUM
+  TT_LANG_COUNT
+} tt_lang;
+
+const char *tt_lang_code(tt_lang lang);  // "en", "ko"
+const char *tt_lang_label(tt_lang lang); // "English", "한국어"
+bool tt_lang_parse(const char *code, tt_lang *out);
+tt_lang tt_lang_next(tt_lang lang);      // the L key: the next language, round
+
+// ---- views -------------------------------------------------------------------------------
+// The views a step can be shown with. Their names are the `--view` words of `ttrace render`
+// and the `view:` words of lessons.
+typedef enum {
+  TT_VIEW_AUTO,       // the step's own view (heatmap for most tensors)
+  TT_VIEW_HEATMAP,    // one tensor (one head of a head-major tensor) as coloured cells
+  TT_VIEW_TABLE,      // the same cells as numbers
+  TT_VIEW_GRID,       // all heads of one layer
+  TT_VIEW_OVERVIEW,   // layers × heads
+  TT_VIEW_TOKENS,     // token pieces with their ids (and BPE merges when known)
+  TT_VIEW_BARS,       // top-k next tokens with probabilities at a temperature
+  TT_VIEW_LAYERNORM,  // mean and scale per token, input and output rows
+  TT_VIEW_GELU,       // the activation curve with the layer's actual (pre, post) points
+  TT_VIEW_EMBED,      // the embedding matrix with the looked-up rows highlighted
+  TT_VIEW_POSITIONS,  // token embedding + position vectors = block input
+  TT_VIEW_QKV,        // Q, K and V of one head side by side
+  TT_VIEW_COLLAPSE,   // identity-activation FFN: its output beside x·(W_fc·W_proj) + b (needs the model)
+  TT_VIEW_COUNT
+} tt_view_kind;
+
+const char *tt_view_name(tt_view_kind v);  // "heatmap", "table", ...; "?" out of range
+bool tt_view_parse(const char *name, tt_view_kind *out);
+
+// ---- interface strings -------------------------------------------------------------------
+// Every word the views print, one table per language (strings_en.c, strings_ko.c). Ids
+// named *_FMT are printf formats; their arguments are listed beside them in strings_en.c.
+typedef enum {
+  // words of the views
+  TT_S_LAYER, TT_S_HEAD, TT_S_MASKED, TT_S_NOT_RECORDED, TT_S_PROMPT, TT_S_STEPS, TT_S_BLOCK,
+  TT_S_KEYS, TT_S_PINNED, TT_S_HOVER, TT_S_QUERY, TT_S_KEY, TT_S_DIM, TT_S_TOKEN, TT_S_POSITION,
+  TT_S_NEXT_AFTER, TT_S_TEMPERATURE, TT_S_DOWNSAMPLED, TT_S_CLICK_TO_PIN, TT_S_PLAYING,
+  TT_S_TYPE_PROMPT, TT_S_MEAN, TT_S_SCALE, TT_S_INPUT, TT_S_OUTPUT, TT_S_ROW, TT_S_COLUMN,
+  // shapes of the steps (tt_step_shapes)
+  TT_S_SHAPE_TOKENIZE_FMT,   // arrow, "(T)"
+  TT_S_SHAPE_IDS_FMT,        // "(T)", V
+  TT_S_SHAPE_POS_LEARNED_FMT,  // "(P, C)", T - 1, arrow, "(T, C)"
+  TT_S_SHAPE_POS_SINUSOIDAL_FMT,  // arrow, "(T, C)"
+  TT_S_SHAPE_POS_NONE,
+  TT_S_SHAPE_NORM_FMT,       // "(T, C)", arrow, "(T, C)", "(T)"
+  TT_S_SHAPE_ROWS_SUM_TO_1_FMT,  // shape, arrow, shape
+  TT_S_SHAPE_ELEMENTWISE_FMT,    // shape, arrow, shape
+  TT_S_COUNT
+} tt_str_id;
+
+// The string in lang; a string a language lacks is taken from English.
+const char *tt_str(tt_lang lang, tt_str_id id);
+
+// ---- the steps ---------------------------------------------------------------------------
+// The forward pass as a list a class can follow. Its order follows the trace's config:
+// pre-LN blocks (GPT-2) normalize before attention and the FFN, post-LN blocks (the
+// original Transformer) after each residual sum. Step indices are positions in that
+// order; tr may be NULL (GPT-2's order and texts).
+typedef struct {
+  const char *id;          // "softmax"
+  const char *suffix;      // the catalogue suffix of its hook ("attn.hook_pattern"; trace/hooks.h)
+  bool in_block;           // listed per block (a block hook outside this list is block 0's)
+  tt_view_kind view;       // the view this step opens with
+} tt_step;
+
+int tt_step_count(void);
+const tt_step *tt_step_get(const tt_trace *tr, int i);  // NULL out of range
+// The step's title and explanation in lang; the explanation follows the config (the
+// activation, the positions, a tied or separate unembedding).
+const char *tt_step_title(const tt_trace *tr, int i, tt_lang lang);
+const char *tt_step_text(const tt_trace *tr, int i, tt_lang lang);
+// Its formula for the trace's config ("" when none).
+const char *tt_step_formula(const tt_trace *tr, int i);
+// "(4, 768) × (768, 2304) → (4, 2304)" for step i with the trace's config and T.
+void tt_step_shapes(const tt_trace *tr, int i, tt_lang lang, char *buf, size_t len);
+// The full hook name of step i at layer L (L < 0: 0).
+void tt_step_hook(const tt_trace *tr, int i, int layer, char *buf, size_t len);
+// The step whose hook is `hook` (full name), or -1; *layer (may be NULL) gets its block.
+int tt_step_find(const tt_trace *tr, const char *hook, int *layer);
+
+// Resolves --step: a full hook name present in the trace, or a layer-free suffix
+// ("attn.hook_pattern") completed with layer. Writes the full name into buf.
+tt_status tt_resolve_hook(const tt_trace *tr, const char *step, int layer, char *buf, size_t len,
+                          tt_error *err);
+
+// How the trace's model turns the last hidden state into logits: true when the
+// unembedding is the embedding matrix (metadata "unembedding": "tied"; GPT-2, and traces
+// that do not say), false for a separate lm_head ("lm_head").
+bool tt_pipeline_tied(const tt_trace *tr);
+
+// ---- the identity-activation FFN as one matrix (lesson 9, the collapse view) ----------
+// With the identity activation, block layer's FFN is x·W + b with W = W_fc·W_proj (C,C) and
+// b = b_fc·W_proj + b_proj (C), read from the model. direct = x·W + b (T,C) for the FFN's
+// input x (ln2.hook_out), and max_diff = max |direct − out| at flat index max_at, out being
+// the FFN's recorded output (hook_mlp_out).
+typedef struct {
+  int T, C, F;
+  float *W, *b, *direct;  // (C,C), (C), (T,C); malloc'd
+  double max_diff;
+  int64_t max_at;
+} tt_ffn_collapse;
+tt_status tt_ffn_collapse_compute(const tt_model *m, int layer, const tt_tensor *x, const tt_tensor *out,
+                                  tt_ffn_collapse *c, tt_error *err);
+void tt_ffn_collapse_free(tt_ffn_collapse *c);
+
+#endif
