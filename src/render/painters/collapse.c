@@ -55,8 +55,8 @@ void tt_paint_collapse(tt_paint *p, SDL_Rect r, int layer) {
            c->C, c->F, c->F, c->C, c->C, c->C);
   tt_draw_text(p->cv, r.x, r.y, line, u, TT_FONT_MONO, p->pal->fg, TT_ALIGN_LEFT);
   int top = r.y + u * 2, bottom = r.y + r.h - u * 2, half = (r.w - u) / 2;
-  const char *labels[2] = {ko ? "A: 기록된 FFN 출력 (hook_mlp_out)" : "A: the FFN's output as recorded (hook_mlp_out)",
-                           ko ? "B: x\xC2\xB7W + b (입력 x만으로)" : "B: x\xC2\xB7W + b (from the input x alone)"};
+  const char *labels[2] = {ko ? "A: 기록된 FFN 출력" : "A: the FFN's output, as recorded",
+                           ko ? "B: x\xC2\xB7W + b (입력 x만으로)" : "B: x\xC2\xB7W + b, from x alone"};
   const tt_tensor *shown[2] = {out, direct};
   for (int k = 0; k < 2; k++) {
     SDL_Rect side = {r.x + k * (half + u), top, half, bottom - top};
