@@ -425,6 +425,7 @@ static tt_status show_step(const tt_lesson_player *p, tt_tokenizer *tok, tt_erro
   o.head = st->head;
   o.vocab = tok;
   o.max_cols = 8;
+  o.korean = ko;
   const char *tname = tt_lesson_trace_at(l, st->trace)->name;
   for (int side = 0; side < (v.compare ? 2 : 1); side++) {
     const tt_trace *tr = side ? v.compare : v.trace;

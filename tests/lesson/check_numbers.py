@@ -186,6 +186,18 @@ def check_lesson(path, loaded):
         print(f"FAIL  {path}: ttrace lesson --text printed {len(shown_steps)} steps (rc {r.returncode}), "
               f"the file has {len(steps)}")
         return
+    if "/ko/" in path:
+        # A Korean lesson's tables speak Korean too: no English caption outside the narration.
+        english = re.compile(r"\b(min|max|mean|top \d+ of|per token|masked|largest difference|next-token|"
+                             r"view|head|row|variant|length|token \d+|the first|features|shapes|"
+                             r"over all)\b")
+        for i, text in enumerate(shown_steps):
+            tables = text.split("\n▸ ", 1)[1] if "\n▸ " in text else ""
+            tables = re.sub(r"\[[^\]]*\] \"[^\"]*\"", "", tables)   # the trace's name and prompt
+            hit = english.search(tables)
+            if hit:
+                failed += 1
+                print(f"FAIL  {path} step {i + 1}: an English caption in the Korean tables: '{hit.group(0)}'")
     n_claims = 0
     for i, (tr, narr, checks) in enumerate(steps):
         for claim in checks:
