@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "session/session.h"
 #include "ui/ui.h"
+#include "viewdata/viewdata.h"
 
 static const char usage[] =
     "usage: ttrace demo [OPTIONS] [PROMPT]\n"
@@ -63,7 +64,7 @@ int tt_cmd_demo(int argc, char **argv) {
     st = tt_viz_data_open(model, tr, &vd, &err);
     if (!st) {
       tt_viz_data_extras(vd, tr, &ex);
-      st = tt_ui_write_sequence(tr, &ex, dir, o.width > 0 ? o.width : 1280, o.height > 0 ? o.height : 800, o.lang,
+      st = tt_viz_write_sequence(tr, &ex, dir, o.width > 0 ? o.width : 1280, o.height > 0 ? o.height : 800, o.lang,
                                 o.theme, &n, &err);
     }
     tt_viz_data_close(vd);

@@ -6,11 +6,11 @@
 
 #include "cli.h"
 #include "render/render.h"
-#include "ui/ui.h"
+#include "viewdata/viewdata.h"
 
 static const char usage[] =
     "usage: ttrace render TRACE --step HOOK [OPTIONS] -o FIG.png|FIG.svg\n"
-    "       ttrace render A --compare B --step HOOK [OPTIONS] -o FIG.png\n"
+    "       ttrace render A --compare B --step HOOK [OPTIONS] -o FIG.png|FIG.svg\n"
     "\n"
     "Draws one view of a saved trace without a display, with the same painters as the window.\n"
     "\n"
@@ -21,7 +21,7 @@ static const char usage[] =
     "  --view NAME        heatmap, table, grid (all heads), overview (layers x heads), tokens,\n"
     "                     bars, layernorm, gelu, embed, positions, qkv (default: the step's own)\n"
     "  --frame            draw the step navigator, formula and explanation as the window does\n"
-    "  --compare B        the same view of trace B beside it and the difference A - B (PNG)\n"
+    "  --compare B        the same view of trace B beside it and the difference A - B\n"
     "  --size WxH         image size in pixels (default 1600x1000)\n"
     "  --theme light|dark colours (default light)\n"
     "  --lang en|ko       language of labels and explanations (default en)\n"
@@ -118,7 +118,6 @@ int tt_cmd_render(int argc, char **argv) {
   if (!output) return tt_cli_usage_error("render", "missing -o FIG.png or FIG.svg");
   bool svg = ends_with(output, ".svg");
   if (!svg && !ends_with(output, ".png")) return tt_cli_usage_error("render", "-o must end in .png or .svg");
-  if (svg && compare) return tt_cli_usage_error("render", "--compare draws PNG only");
   if (!(vs.zoom >= 1)) return tt_cli_usage_error("render", "--zoom must be 1 or more");
   if (!(vs.temperature > 0)) return tt_cli_usage_error("render", "--temperature must be above 0");
   if (!(vs.font_scale > 0.2f && vs.font_scale < 5)) return tt_cli_usage_error("render", "--font-scale between 0.2 and 5");
@@ -171,7 +170,8 @@ int tt_cmd_render(int argc, char **argv) {
       const char *la = strrchr(argv[optind], '/') ? strrchr(argv[optind], '/') + 1 : argv[optind];
       const char *lb = strrchr(compare, '/') ? strrchr(compare, '/') + 1 : compare;
       tt_compare cmp = {b, la, lb};
-      st = tt_render_compare_png(rc, tr, &cmp, &vs, w, h, d, output, &err);
+      st = svg ? tt_render_compare_svg(rc, tr, &cmp, &vs, w, h, d, output, &err)
+               : tt_render_compare_png(rc, tr, &cmp, &vs, w, h, d, output, &err);
       tt_compare_info in;
       tt_derived_info(d, &in);
       if (!st && in.diff) printf("max |A - B| = %.6g in %s\n", (double)in.max_abs, in.hook);

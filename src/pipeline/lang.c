@@ -38,6 +38,14 @@ const char *tt_str(tt_lang lang, tt_str_id id) {
   return s ? s : "";
 }
 
+const tt_key_row *tt_key_help(tt_lang lang, tt_key_table table, int *n) {
+  const tt_lang_words *w = tt_words(lang);
+  if ((unsigned)table >= TT_KEYS_COUNT) table = TT_KEYS_WINDOW;
+  if (!w->keys[table]) w = tt_words(TT_LANG_EN);
+  *n = (int)w->n_keys[table];
+  return w->keys[table];
+}
+
 static const tt_step_words *find_in(const tt_lang_words *w, const char *id) {
   for (size_t i = 0; i < w->n_steps; i++)
     if (strcmp(w->steps[i].id, id) == 0) return &w->steps[i];

@@ -73,11 +73,97 @@ typedef enum {
   TT_S_SHAPE_NORM_FMT,       // "(T, C)", arrow, "(T, C)", "(T)"
   TT_S_SHAPE_ROWS_SUM_TO_1_FMT,  // shape, arrow, shape
   TT_S_SHAPE_ELEMENTWISE_FMT,    // shape, arrow, shape
+  // views (painters)
+  TT_S_GRID_HINT,
+  TT_S_OVERVIEW_NONE,
+  TT_S_QKV_Q,  // "Q", two spaces, the question
+  TT_S_QKV_K,
+  TT_S_QKV_V,
+  TT_S_GELU_DOTS_FMT,  // activation, pairs, layer
+  TT_S_AXIS_TOKEN,
+  TT_S_AXIS_QUERY,
+  TT_S_AXIS_KEY,
+  TT_S_AXIS_C,
+  TT_S_AXIS_3C,
+  TT_S_AXIS_D,
+  TT_S_AXIS_F,
+  TT_S_AXIS_V,
+  TT_S_AXIS_PREDICTION,
+  TT_S_WINDOW_FMT,  // first row, last row, rows, first column, last column, columns
+  TT_S_EMBED_MATRIX_FMT,  // V, C
+  TT_S_EMBED_ROWS_HINT,
+  TT_S_EMBED_LOOKED_UP,
+  TT_S_POS_TOKEN,
+  TT_S_POS_POSITION,
+  TT_S_POS_NONE,
+  TT_S_POS_COLUMNS,
+  // views (LayerNorm, tokens, inspector)
+  TT_S_LN_INPUT,
+  TT_S_LN_INPUT_NOT_RECORDED,
+  TT_S_LN_OUTPUT,
+  TT_S_LN_COL_MEAN,  // the LayerNorm table's columns
+  TT_S_LN_COL_SIGMA,
+  TT_S_LN_COL_NORMALIZED,
+  TT_S_TOKENS_NOTE_FMT,  // T
+  TT_S_MERGES_TITLE,
+  TT_S_PIN_NO_QK,  // the inspector's arithmetic
+  TT_S_PIN_PRODUCTS,
+  TT_S_PIN_MORE_SUM,
+  TT_S_PIN_RECORDED,
+  TT_S_PIN_NOT_SCALED,
+  TT_S_PIN_MASKED,
+  TT_S_PIN_VISIBLE,
+  TT_S_PIN_MASKED_EXP,
+  TT_S_PIN_ROW_MAX_FMT,  // the maximum
+  TT_S_PIN_ROW_SUM,
+  TT_S_PIN_RECORDED_WEIGHT,
+  // views (merges, bars)
+  TT_S_MERGES_NONE,
+  TT_S_MERGES_MORE_FMT,  // count, "s" or "" (English plural)
+  TT_S_BARS_KEYS,
+  TT_S_BARS_FOOT_FMT,  // row, hook, top k, V
+  // key lines
+  TT_S_JUMP_FMT,  // the typed step number
+  TT_S_KEYS_LESSON_NAV,  // the lesson page's key line: NAV, "L <language>   " when there is a twin, END
+  TT_S_KEYS_LESSON_END,
+  TT_S_KEYS_WINDOW,  // the window's key line
+  // comparisons
+  TT_S_CMP_NORMS_INDEX_FMT,  // "row", row, its token, block
+  TT_S_CMP_MAX_HEAD_FMT,  // max, head
+  TT_S_CMP_AT_ALL_HEADS_FMT,  // where, max over all heads
+  TT_S_CMP_ALL_HEADS_FMT,  // max over all heads
+  TT_S_CMP_EQUAL,
+  TT_S_CMP_AT_FMT,  // where
+  TT_S_CMP_ONE_SIDED_FMT,  // count
+  TT_S_CMP_NO_B,
+  TT_S_CMP_SHAPES_DIFFER_FMT,  // shape A, shape B
+  TT_S_CMP_NO_DIFF_VIEW,
+  TT_S_CMP_LACKS_FMT,  // "A" or "B"
+  TT_S_CMP_INFO_SUBTRACT,
+  TT_S_CMP_INFO_COLOURS,
+  TT_S_CMP_INFO_POINT,
+  TT_S_CMP_INFO_SHAPES,
+  TT_S_CMP_NORMS_TITLE_FMT,  // the hook suffix
+  TT_S_CMP_EVERY_LAYER_HEAD,
+  TT_S_CMP_COLOURS,
+  // the lesson window
+  TT_S_LESSON_NO_TWIN,
+  TT_S_LESSON_NO_STEP_FMT,  // step, steps
+  // comparisons (continued)
+  TT_S_CMP_TOKENS_DIFFER,
+  // logits
+  TT_S_LOGITS_BINS,
   TT_S_COUNT
 } tt_str_id;
 
 // The string in lang; a string a language lacks is taken from English.
 const char *tt_str(tt_lang lang, tt_str_id id);
+
+// Help tables: rows of (keys, what they do). Every language lists the same keys in the
+// same order; a language without a table gets English's.
+typedef const char *const tt_key_row[2];
+typedef enum { TT_KEYS_WINDOW, TT_KEYS_LESSON, TT_KEYS_COUNT } tt_key_table;
+const tt_key_row *tt_key_help(tt_lang lang, tt_key_table table, int *n);
 
 // ---- the steps ---------------------------------------------------------------------------
 // The forward pass as a list a class can follow. Its order follows the trace's config:

@@ -43,6 +43,86 @@ static const char *const str[TT_S_COUNT] = {
     // shape, arrow, shape
     [TT_S_SHAPE_ROWS_SUM_TO_1_FMT] = "%s %s %s, each row sums to 1",
     [TT_S_SHAPE_ELEMENTWISE_FMT] = "%s %s %s, one number at a time",
+    // views (painters)
+    [TT_S_GRID_HINT] = "point at a cell for its tokens and value",
+    [TT_S_OVERVIEW_NONE] = "The overview shows attention tensors (H, T, T) of every layer.",
+    [TT_S_QKV_Q] = "Q  query: what I look for",
+    [TT_S_QKV_K] = "K  key: what I offer",
+    [TT_S_QKV_V] = "V  value: what I pass on",
+    [TT_S_GELU_DOTS_FMT] = "curve: %s.  dots: the %lld (input u, output g) pairs of blocks.%d.mlp",
+    [TT_S_AXIS_TOKEN] = "token",
+    [TT_S_AXIS_QUERY] = "token (query: who looks)",
+    [TT_S_AXIS_KEY] = "token (key: looked at)",
+    [TT_S_AXIS_C] = "dimension (C)",
+    [TT_S_AXIS_3C] = "Q, K, V side by side (3C)",
+    [TT_S_AXIS_D] = "dimension in the head (D)",
+    [TT_S_AXIS_F] = "FFN neuron (F)",
+    [TT_S_AXIS_V] = "vocabulary id (V)",
+    [TT_S_AXIS_PREDICTION] = "prediction",
+    [TT_S_WINDOW_FMT] = "rows %d–%d of %d, columns %d–%d of %d   ",
+    [TT_S_EMBED_MATRIX_FMT] = "embedding matrix W_E (%d \xC3\x97 %d)",
+    [TT_S_EMBED_ROWS_HINT] = "pink lines: the prompt's rows",
+    [TT_S_EMBED_LOOKED_UP] = "looked-up rows x = W_E[id] (tokens \xC3\x97 dims)",
+    [TT_S_POS_TOKEN] = "token x",
+    [TT_S_POS_POSITION] = "position p",
+    [TT_S_POS_NONE] = "This model adds no position vectors.",
+    [TT_S_POS_COLUMNS] = "columns: dimensions 0 \xE2\x80\xA6 C\xE2\x88\x92" "1; one colour scale for all three",
+    // views (LayerNorm, tokens, inspector)
+    [TT_S_LN_INPUT] = "input x (residual stream)",
+    [TT_S_LN_INPUT_NOT_RECORDED] = "The input rows are not recorded separately in this block order.",
+    [TT_S_LN_OUTPUT] = "output y = normalized \xC2\xB7 \xCE\xB3 + \xCE\xB2",
+    [TT_S_LN_COL_MEAN] = "\xCE\xBC (mean)",
+    [TT_S_LN_COL_SIGMA] = "\xCF\x83 (spread)",
+    [TT_S_LN_COL_NORMALIZED] = "normalized \xCE\xBC / \xCF\x83",
+    [TT_S_TOKENS_NOTE_FMT] = "top: position · middle: piece (␣ = space) · bottom: vocabulary id.  %d tokens",
+    [TT_S_MERGES_TITLE] = "BPE merges per pre-token (lowest rank first)",
+    [TT_S_PIN_NO_QK] = "Q and K are not in the trace.",
+    [TT_S_PIN_PRODUCTS] = "products per dimension, largest first",
+    [TT_S_PIN_MORE_SUM] = "more, sum",
+    [TT_S_PIN_RECORDED] = "recorded",
+    [TT_S_PIN_NOT_SCALED] = "not scaled (scale_attn = false)",
+    [TT_S_PIN_MASKED] = "j > i: masked \xE2\x86\x92 \xE2\x88\x92\xE2\x88\x9E, weight 0",
+    [TT_S_PIN_VISIBLE] = "j \xE2\x89\xA4 i: visible, kept",
+    [TT_S_PIN_MASKED_EXP] = "     (a masked score is \xE2\x88\x92\xE2\x88\x9E and exp(\xE2\x88\x92\xE2\x88\x9E) = 0: this cell gets no weight)",
+    [TT_S_PIN_ROW_MAX_FMT] = "     (minus the row maximum %s: same result, no overflow)",
+    [TT_S_PIN_ROW_SUM] = "row sum \xCE\xA3 exp",
+    [TT_S_PIN_RECORDED_WEIGHT] = "recorded weight",
+    // views (merges, bars)
+    [TT_S_MERGES_NONE] = "  (no merge)",
+    [TT_S_MERGES_MORE_FMT] = "\xE2\x80\xA6 %d more merge%s",
+    [TT_S_BARS_KEYS] = "(keys − and =)",
+    [TT_S_BARS_FOOT_FMT] = "row %d of %s, top %d of %d vocabulary entries",
+    // key lines
+    [TT_S_JUMP_FMT] = "go to %s \xE2\x86\xB5",
+    [TT_S_KEYS_LESSON_NAV] = "\xE2\x86\x92 Space next   \xE2\x86\x90 back   Home End   number+Enter: go to step   ",
+    [TT_S_KEYS_LESSON_END] = "S screenshot   F1 help   Esc quit",
+    [TT_S_KEYS_WINDOW] = "\xE2\x86\x90\xE2\x86\x92 step   \xE2\x86\x91\xE2\x86\x93 layer   [ ] head   Tab table   G heads grid   Space play   S screenshot   P prompt   F1 help",
+    // comparisons
+    [TT_S_CMP_NORMS_INDEX_FMT] = "%s %d %s, block %d",
+    [TT_S_CMP_MAX_HEAD_FMT] = "max |A \xE2\x88\x92 B| = %.4g in head %d",
+    [TT_S_CMP_AT_ALL_HEADS_FMT] = "at %s   \xC2\xB7   all heads: %.4g",
+    [TT_S_CMP_ALL_HEADS_FMT] = "all heads: %.4g",
+    [TT_S_CMP_EQUAL] = "max |A \xE2\x88\x92 B| = 0: the traces agree here",
+    [TT_S_CMP_AT_FMT] = "at %s",
+    [TT_S_CMP_ONE_SIDED_FMT] = "   (%lld cells masked on one side only)",
+    [TT_S_CMP_NO_B] = "no second trace",
+    [TT_S_CMP_SHAPES_DIFFER_FMT] = "the shapes differ, %s and %s: no difference",
+    [TT_S_CMP_NO_DIFF_VIEW] = "no difference for this view",
+    [TT_S_CMP_LACKS_FMT] = "%s lacks this tensor",
+    [TT_S_CMP_INFO_SUBTRACT] = "A \xE2\x88\x92 B subtracts cell by cell.",
+    [TT_S_CMP_INFO_COLOURS] = "White is 0 (equal), red: A is larger, blue: B is larger. A and B share one colour scale.",
+    [TT_S_CMP_INFO_POINT] = "Point at a cell to see the three values.",
+    [TT_S_CMP_INFO_SHAPES] = "The shapes differ, so there is nothing to subtract.",
+    [TT_S_CMP_NORMS_TITLE_FMT] = "%s \xC2\xB7 vector length \xE2\x80\x96x\xE2\x80\x96 in every block",
+    [TT_S_CMP_EVERY_LAYER_HEAD] = "every layer \xC3\x97 head",
+    [TT_S_CMP_COLOURS] = "red: A is larger \xC2\xB7 blue: B is larger",
+    // the lesson window
+    [TT_S_LESSON_NO_TWIN] = "this lesson has no other language",
+    [TT_S_LESSON_NO_STEP_FMT] = "there is no step %d (1\xE2\x80\x93%d)",
+    // comparisons (continued)
+    [TT_S_CMP_TOKENS_DIFFER] = " \xC2\xB7 tokens differ where rows say A\xE2\x89\xA0" "B",
+    // logits
+    [TT_S_LOGITS_BINS] = "the whole vocabulary in bins (each row: bin maximum above, minimum below)",
 };
 
 static const tt_step_words steps[] = {
@@ -138,7 +218,44 @@ static const tt_step_words steps[] = {
      "below 1 the favourite takes more, above 1 the candidates even out."},
 };
 
+// The window's help (F1), then the lesson window's; rows as in strings_en.c, in its order.
+static const tt_key_row window_keys[] = {
+      {"\xE2\x86\x90 / \xE2\x86\x92", "previous / next step"},
+      {"\xE2\x86\x91 / \xE2\x86\x93", "previous / next layer"},
+      {"[ / ]", "previous / next head"},
+      {"Tab", "heatmap \xE2\x86\x94 numeric table"},
+      {"G / O", "all heads of the layer / layers \xC3\x97 heads"},
+      {"Space", "play / pause (a step every 3 seconds)"},
+      {"S", "save a screenshot (the bottom line says where)"},
+      {"P", "type a new prompt; Enter traces it"},
+      {"wheel, + / \xE2\x88\x92", "zoom in / out (down to single cells); 0 resets"},
+      {"drag", "pan a zoomed view"},
+      {"click", "pin a cell: its arithmetic appears on the right"},
+      {", / .", "bars: earlier / later token; \xE2\x88\x92 / = temperature"},
+      {"D", "light / dark theme"},
+      {"L", "English / 한국어"},
+      {"F1 or ?", "this help;  Esc closes it, Q quits"},
+};
+
+static const tt_key_row lesson_keys[] = {
+      {"\xE2\x86\x92  Space  PgDn", "next step"},
+      {"\xE2\x86\x90  PgUp", "previous step"},
+      {"Home / End", "first / last step"},
+      {"7  Enter", "go to step 7 (type the number, then Enter)"},
+      {"L", "the same lesson in the other language"},
+      {"N", "hide / show the narration (more room for the view)"},
+      {"[ / ]", "previous / next head"},
+      {"Tab", "heatmap \xE2\x86\x94 numbers"},
+      {"wheel, + / \xE2\x88\x92, drag", "zoom and pan"},
+      {"click", "pin a cell: its arithmetic appears"},
+      {"S", "save a screenshot (the bottom line says where)"},
+      {"D", "light / dark theme"},
+      {"F1 or ?", "this help"},
+      {"Esc / Q", "close the help, then quit"},
+};
+
 const tt_lang_words *tt_words_en(void) {
-  static const tt_lang_words w = {str, steps, sizeof steps / sizeof *steps};
+  static const tt_lang_words w = {str, steps, sizeof steps / sizeof *steps, {window_keys, lesson_keys},
+                                  {sizeof window_keys / sizeof *window_keys, sizeof lesson_keys / sizeof *lesson_keys}};
   return &w;
 }

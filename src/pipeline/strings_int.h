@@ -16,6 +16,8 @@ typedef struct {
   const char *const *str;        // TT_S_COUNT entries (NULL: taken from English)
   const tt_step_words *steps;
   size_t n_steps;
+  const tt_key_row *keys[TT_KEYS_COUNT];  // help tables (tt_key_help)
+  size_t n_keys[TT_KEYS_COUNT];
 } tt_lang_words;
 
 #define TT_WORDS_DECL(tag, code, name) const tt_lang_words *tt_words_##code(void);

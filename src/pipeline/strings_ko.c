@@ -39,6 +39,86 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_SHAPE_NORM_FMT] = "%s %s %s, 토큰마다 \xCE\xBC와 \xCF\x83 %s",
     [TT_S_SHAPE_ROWS_SUM_TO_1_FMT] = "%s %s %s, 각 행의 합은 1",
     [TT_S_SHAPE_ELEMENTWISE_FMT] = "%s %s %s, 숫자 하나씩",
+    // views (painters)
+    [TT_S_GRID_HINT] = "칸에 포인터를 올리면 토큰과 값이 보입니다",
+    [TT_S_OVERVIEW_NONE] = "개요는 모든 블록의 어텐션 텐서 (H, T, T)를 보여 줍니다.",
+    [TT_S_QKV_Q] = "Q  쿼리: 찾는 것",
+    [TT_S_QKV_K] = "K  키: 가진 것",
+    [TT_S_QKV_V] = "V  밸류: 건네줄 것",
+    [TT_S_GELU_DOTS_FMT] = "곡선: %s.  점: (입력 u, 출력 g) 쌍 %lld개 (blocks.%d.mlp)",
+    [TT_S_AXIS_TOKEN] = "토큰",
+    [TT_S_AXIS_QUERY] = "토큰 (쿼리: 이 토큰이 본다)",
+    [TT_S_AXIS_KEY] = "토큰 (키: 보이는 쪽)",
+    [TT_S_AXIS_C] = "차원 (C)",
+    [TT_S_AXIS_3C] = "Q, K, V를 옆으로 붙인 차원 (3C)",
+    [TT_S_AXIS_D] = "헤드 안의 차원 (D)",
+    [TT_S_AXIS_F] = "FFN 뉴런 (F)",
+    [TT_S_AXIS_V] = "어휘 id (V)",
+    [TT_S_AXIS_PREDICTION] = "예측 위치",
+    [TT_S_WINDOW_FMT] = "행 %d–%d / %d, 열 %d–%d / %d   ",
+    [TT_S_EMBED_MATRIX_FMT] = "임베딩 행렬 W_E (%d \xC3\x97 %d)",
+    [TT_S_EMBED_ROWS_HINT] = "분홍 선: 프롬프트 토큰의 행",
+    [TT_S_EMBED_LOOKED_UP] = "찾아온 행 x = W_E[id] (토큰 \xC3\x97 차원)",
+    [TT_S_POS_TOKEN] = "토큰 x",
+    [TT_S_POS_POSITION] = "위치 p",
+    [TT_S_POS_NONE] = "이 모델에는 위치 벡터가 없습니다.",
+    [TT_S_POS_COLUMNS] = "열: 차원 0 \xE2\x80\xA6 C\xE2\x88\x92" "1, 세 그림 모두 같은 색 척도",
+    // views (LayerNorm, tokens, inspector)
+    [TT_S_LN_INPUT] = "입력 x (잔차 스트림)",
+    [TT_S_LN_INPUT_NOT_RECORDED] = "입력 행은 이 순서에서 따로 기록되지 않습니다.",
+    [TT_S_LN_OUTPUT] = "출력 y = 정규화 \xC2\xB7 \xCE\xB3 + \xCE\xB2",
+    [TT_S_LN_COL_MEAN] = "\xCE\xBC (평균)",
+    [TT_S_LN_COL_SIGMA] = "\xCF\x83 (표준편차)",
+    [TT_S_LN_COL_NORMALIZED] = "정규화 후 \xCE\xBC / \xCF\x83",
+    [TT_S_TOKENS_NOTE_FMT] = "위: 위치 · 가운데: 조각 (␣ = 공백) · 아래: 어휘 id.  토큰 %d개",
+    [TT_S_MERGES_TITLE] = "사전 토큰별 BPE 병합 (순위가 낮은 쌍부터)",
+    [TT_S_PIN_NO_QK] = "Q와 K가 기록되지 않아 계산을 보일 수 없습니다.",
+    [TT_S_PIN_PRODUCTS] = "차원별 곱, 큰 것부터",
+    [TT_S_PIN_MORE_SUM] = "개 더, 합",
+    [TT_S_PIN_RECORDED] = "기록된 값",
+    [TT_S_PIN_NOT_SCALED] = "나누지 않음 (scale_attn = false)",
+    [TT_S_PIN_MASKED] = "j > i: 가림 \xE2\x86\x92 \xE2\x88\x92\xE2\x88\x9E, 가중치 0",
+    [TT_S_PIN_VISIBLE] = "j \xE2\x89\xA4 i: 보이는 칸, 그대로",
+    [TT_S_PIN_MASKED_EXP] = "     (가린 칸의 점수는 \xE2\x88\x92\xE2\x88\x9E이고 exp(\xE2\x88\x92\xE2\x88\x9E) = 0이라, 이 칸은 가중치를 받지 않습니다)",
+    [TT_S_PIN_ROW_MAX_FMT] = "     (행의 최댓값 %s를 빼도 결과는 같고 넘침을 막습니다)",
+    [TT_S_PIN_ROW_SUM] = "행의 합 \xCE\xA3 exp",
+    [TT_S_PIN_RECORDED_WEIGHT] = "기록된 가중치",
+    // views (merges, bars)
+    [TT_S_MERGES_NONE] = "  (병합 없음)",
+    [TT_S_MERGES_MORE_FMT] = "\xE2\x80\xA6 병합 %d개 더",
+    [TT_S_BARS_KEYS] = "(− / = 키로 조절)",
+    [TT_S_BARS_FOOT_FMT] = "%d행 (%s), 상위 %d개 (어휘 %d개 중)",
+    // key lines
+    [TT_S_JUMP_FMT] = "%s단계로 \xE2\x86\xB5",
+    [TT_S_KEYS_LESSON_NAV] = "\xE2\x86\x92 Space 다음   \xE2\x86\x90 이전   Home End   숫자+Enter 단계 이동   ",
+    [TT_S_KEYS_LESSON_END] = "S 화면 저장   F1 도움말   Esc 끝",
+    [TT_S_KEYS_WINDOW] = "\xE2\x86\x90\xE2\x86\x92 단계   \xE2\x86\x91\xE2\x86\x93 블록   [ ] 헤드   Tab 표   G 헤드 격자   Space 재생   S 화면 저장   P 프롬프트   F1 도움말",
+    // comparisons
+    [TT_S_CMP_NORMS_INDEX_FMT] = "%s %d %s, 블록 %d",
+    [TT_S_CMP_MAX_HEAD_FMT] = "max |A \xE2\x88\x92 B| = %.4g (헤드 %d)",
+    [TT_S_CMP_AT_ALL_HEADS_FMT] = "%s   \xC2\xB7   모든 헤드: %.4g",
+    [TT_S_CMP_ALL_HEADS_FMT] = "모든 헤드: %.4g",
+    [TT_S_CMP_EQUAL] = "max |A \xE2\x88\x92 B| = 0: 두 트레이스가 여기서 같습니다",
+    [TT_S_CMP_AT_FMT] = "위치: %s",
+    [TT_S_CMP_ONE_SIDED_FMT] = "   (한쪽만 가려진 칸 %lld개)",
+    [TT_S_CMP_NO_B] = "비교할 트레이스가 없습니다",
+    [TT_S_CMP_SHAPES_DIFFER_FMT] = "모양이 다릅니다: %s 와 %s, 차이는 그리지 않습니다",
+    [TT_S_CMP_NO_DIFF_VIEW] = "이 보기에서는 차이를 계산하지 않습니다",
+    [TT_S_CMP_LACKS_FMT] = "%s 쪽에 이 텐서가 없습니다",
+    [TT_S_CMP_INFO_SUBTRACT] = "A \xE2\x88\x92 B는 같은 칸끼리 뺀 값입니다.",
+    [TT_S_CMP_INFO_COLOURS] = "흰색은 0(같음), 빨강은 A가 큼, 파랑은 B가 큼. A와 B는 같은 색 눈금을 씁니다.",
+    [TT_S_CMP_INFO_POINT] = "칸에 포인터를 올리면 세 값이 함께 보입니다.",
+    [TT_S_CMP_INFO_SHAPES] = "두 텐서의 모양이 달라 뺄 수 없습니다.",
+    [TT_S_CMP_NORMS_TITLE_FMT] = "%s \xC2\xB7 모든 블록의 벡터 길이 \xE2\x80\x96x\xE2\x80\x96",
+    [TT_S_CMP_EVERY_LAYER_HEAD] = "모든 블록 \xC3\x97 헤드",
+    [TT_S_CMP_COLOURS] = "빨강: A가 더 큼 \xC2\xB7 파랑: B가 더 큼",
+    // the lesson window
+    [TT_S_LESSON_NO_TWIN] = "이 수업은 다른 언어판이 없습니다",
+    [TT_S_LESSON_NO_STEP_FMT] = "%d단계는 없습니다 (1\xE2\x80\x93%d)",
+    // comparisons (continued)
+    [TT_S_CMP_TOKENS_DIFFER] = " \xC2\xB7 토큰이 다른 위치: A\xE2\x89\xA0" "B",
+    // logits
+    [TT_S_LOGITS_BINS] = "어휘 전체 (구간마다 위: 최댓값, 아래: 최솟값)",
 };
 
 static const tt_step_words steps[] = {
@@ -129,7 +209,44 @@ static const tt_step_words steps[] = {
      "가져가고 1보다 크면 후보들이 고르게 됩니다."},
 };
 
+// The window's help (F1), then the lesson window's; rows as in strings_en.c, in its order.
+static const tt_key_row window_keys[] = {
+      {"\xE2\x86\x90 / \xE2\x86\x92", "이전 / 다음 단계"},
+      {"\xE2\x86\x91 / \xE2\x86\x93", "이전 / 다음 블록"},
+      {"[ / ]", "이전 / 다음 헤드"},
+      {"Tab", "히트맵 \xE2\x86\x94 숫자 표"},
+      {"G / O", "블록의 모든 헤드 / 블록 \xC3\x97 헤드 개요"},
+      {"Space", "재생 / 멈춤 (3초마다 한 단계)"},
+      {"S", "화면 저장 (저장 위치는 아래 줄에 표시)"},
+      {"P", "새 프롬프트 입력, Enter로 다시 계산"},
+      {"휠, + / \xE2\x88\x92", "확대 / 축소 (한 칸까지), 0은 원래대로"},
+      {"끌기", "확대한 그림 옮기기"},
+      {"클릭", "칸 고정: 오른쪽에 계산 과정 표시"},
+      {", / .", "막대: 앞 / 뒤 토큰, \xE2\x88\x92 / = 온도"},
+      {"D", "밝은 / 어두운 테마"},
+      {"L", "English / 한국어"},
+      {"F1 또는 ?", "이 도움말, Esc로 닫기, Q로 끝내기"},
+};
+
+static const tt_key_row lesson_keys[] = {
+      {"\xE2\x86\x92  Space  PgDn", "다음 단계"},
+      {"\xE2\x86\x90  PgUp", "이전 단계"},
+      {"Home / End", "처음 / 마지막 단계"},
+      {"7  Enter", "7단계로 이동 (숫자를 치고 Enter)"},
+      {"L", "같은 수업을 다른 언어로"},
+      {"N", "설명 숨기기 / 보이기 (그림을 크게)"},
+      {"[ / ]", "이전 / 다음 헤드"},
+      {"Tab", "히트맵 \xE2\x86\x94 숫자"},
+      {"휠, + / \xE2\x88\x92, 끌기", "확대와 이동"},
+      {"클릭", "칸 고정: 계산 과정 표시"},
+      {"S", "화면 저장 (저장 위치는 아래 줄에 표시)"},
+      {"D", "밝은 / 어두운 테마"},
+      {"F1 또는 ?", "이 도움말"},
+      {"Esc / Q", "도움말 닫기, 그다음 끝내기"},
+};
+
 const tt_lang_words *tt_words_ko(void) {
-  static const tt_lang_words w = {str, steps, sizeof steps / sizeof *steps};
+  static const tt_lang_words w = {str, steps, sizeof steps / sizeof *steps, {window_keys, lesson_keys},
+                                  {sizeof window_keys / sizeof *window_keys, sizeof lesson_keys / sizeof *lesson_keys}};
   return &w;
 }

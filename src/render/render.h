@@ -158,6 +158,9 @@ void tt_render_draw_compare(tt_render *rc, SDL_Renderer *r, SDL_Rect area, const
 // Headless: the comparison as a figure (or with the window's frame when st->frame).
 tt_status tt_render_compare_png(tt_render *rc, const tt_trace *a, const tt_compare *cmp, const tt_view_state *st,
                                 int w, int h, tt_derived *d, const char *path, tt_error *err);
+// The same as SVG (texts say which trace they come from: data-tt-trace A, B or D).
+tt_status tt_render_compare_svg(tt_render *rc, const tt_trace *a, const tt_compare *cmp, const tt_view_state *st,
+                                int w, int h, tt_derived *d, const char *path, tt_error *err);
 
 // One step of a lesson: the lesson title and "3 / 9" on top, the narration on the left,
 // and on the right exactly the step's view (st), or a comparison, or the lengths of the
@@ -182,6 +185,8 @@ typedef struct {
 void tt_render_draw_lesson(tt_render *rc, SDL_Renderer *r, SDL_Rect area, const tt_trace *tr, const tt_view_state *st,
                            const tt_lesson_page *pg, tt_derived *d, tt_layout *lay);
 tt_status tt_render_lesson_png(tt_render *rc, const tt_trace *tr, const tt_view_state *st, const tt_lesson_page *pg,
+                               int w, int h, tt_derived *d, const char *path, tt_error *err);
+tt_status tt_render_lesson_svg(tt_render *rc, const tt_trace *tr, const tt_view_state *st, const tt_lesson_page *pg,
                                int w, int h, tt_derived *d, const char *path, tt_error *err);
 
 // Points st at step i of tr's step list (pipeline.h): the hook for st->layer, the step's

@@ -230,6 +230,9 @@ struct tt_paint {
 void tt_paint_view(tt_paint *p, SDL_Rect r);  // dispatches on the view kind (views.c)
 void tt_paint_heatmap(tt_paint *p, SDL_Rect r, const tt_tensor *t, int head, bool table);
 void tt_paint_grid(tt_paint *p, SDL_Rect r, const tt_tensor *t);
+// A (T, V) tensor: per token the top columns with their token texts, and the vocabulary
+// in bins drawn by their largest and smallest values (logits.c; the heatmap of a V axis).
+void tt_paint_logits(tt_paint *p, SDL_Rect r, const tt_tensor *t);
 void tt_paint_overview(tt_paint *p, SDL_Rect r, const char *suffix);
 void tt_paint_tokens(tt_paint *p, SDL_Rect r);
 void tt_paint_bars(tt_paint *p, SDL_Rect r);

@@ -196,7 +196,7 @@ static void key(tt_ui *ui, const SDL_KeyboardEvent *k) {
       break;
     }
     case SDLK_d: vs->theme = vs->theme == TT_THEME_DARK ? TT_THEME_LIGHT : TT_THEME_DARK; break;
-    case SDLK_l: vs->lang = vs->lang == TT_LANG_KO ? TT_LANG_EN : TT_LANG_KO; break;
+    case SDLK_l: vs->lang = tt_lang_next(vs->lang); break;
     case SDLK_q: ui->quit = true; break;
     default: return;
   }

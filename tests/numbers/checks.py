@@ -125,7 +125,17 @@ class Checker:
         return self.traces.get(t.trace or "A", self.traces["A"])
 
     # -- values of the tensor a cell belongs to
+    def norms(self, tr):
+        """(T, L): the length of each token's vector in every block, for the title's hook."""
+        cols = [np.linalg.norm(tr.get("blocks.%d.%s" % (l, self.norms_of)).astype(np.float64), axis=1)
+                for l in range(int(tr.cfg["n_layer"]))]
+        return np.stack(cols, axis=1)
+
     def tensor(self, t, hook):
+        if hook == "norms":
+            if t.trace == "D":
+                return self.norms(self.traces["A"]) - self.norms(self.traces["B"])
+            return self.norms(self.trace_of(t))
         if t.trace == "D":
             a, b = self.traces["A"].get(hook), self.traces["B"].get(hook)
             if a is None or b is None:
@@ -144,6 +154,9 @@ class Checker:
                 return sn.token_display(a[i]) if i < len(a) else str(i)
             return sn.token_display(tr.tokens[i]) if i < len(tr.tokens) else str(i)
         if axis == "L":
+            if t.trace == "D":  # positions whose tokens differ read a≠b
+                both = [self.label_text(tr, "T", k, t) for k in (i, i + 1)]
+                return "%s \u2192 %s" % tuple(both)
             return "%s \u2192 %s" % (sn.token_display(tr.tokens[i]), sn.token_display(tr.tokens[i + 1]))
         if axis == "V" and self.vocab is not None and 0 <= i < len(self.vocab):
             return sn.token_display(self.vocab[i])
@@ -152,9 +165,24 @@ class Checker:
         return str(i)
 
     def check(self, texts):
+        self.d_hooks = {t.scope["hook"] for t in texts if t.trace == "D" and "hook" in t.scope}
         for t in texts:
             self.one(t)
+        self.own_labels(texts)
         return self.fail
+
+    def own_labels(self, texts):
+        """With two traces whose tokens differ, the panels of B carry B's own row labels
+        (not only A's to their left)."""
+        if "B" not in self.traces or self.traces["A"].tokens == self.traces["B"].tokens:
+            return
+        b_cells = [t for t in texts if t.trace == "B" and t.kind in ("cell", "tick")]
+        b_labels = [t for t in texts if t.trace == "B" and t.kind == "label" and t.note.get("axis") == "T"
+                    and t.note.get("dir") == "row"]
+        rows_T = any(t.trace == "A" and t.kind == "label" and t.note.get("axis") == "T" and t.note.get("dir") == "row"
+                     for t in texts)
+        if b_cells and rows_T and not b_labels:
+            self.fail.append("%s: B's rows carry no labels of their own (its tokens differ from A's)" % self.name)
 
     def one(self, t):
         s = t.s
@@ -164,6 +192,8 @@ class Checker:
         if sn.DOUBLE_MINUS.search(s) and t.kind != "label":
             self.bad(t, "two minus signs in a row")
         k = t.kind
+        if not k and t.scope.get("panel") in ("narration", "lesson_bar"):
+            k = "prose"  # the lesson's own words (their numbers are the lessons' check: lines)
         fn = getattr(self, "k_" + k, None) if k else None
         if fn is None:
             if any(ch.isdigit() for ch in s) and k not in ("prose", "fixed", "name"):
@@ -198,11 +228,18 @@ class Checker:
         hook = t.scope["hook"]
         i, n = int(t.note["i"]), int(t.note["n"])
         if t.trace == "D":
-            a = self.tensor(t, hook)
-            lim = float(np.nanmax(np.abs(np.where(np.isfinite(a), a, np.nan)))) if a is not None else 0
+            # One colour scale for every difference the figure draws (all layers of an overview).
+            lim = 0.0
+            for h in self.d_hooks or {hook}:
+                a = self.tensor(t, h)
+                if a is not None and np.isfinite(a).any():
+                    lim = max(lim, float(np.nanmax(np.abs(np.where(np.isfinite(a), a, np.nan)))))
             sc = {"div": True, "lo": -(lim or 1), "hi": lim or 1, "clipped": False}
         elif t.trace in ("A", "B") and "B" in self.traces:
-            a, b = self.traces["A"].get(hook), self.traces["B"].get(hook)
+            if hook == "norms":
+                a, b = self.norms(self.traces["A"]), self.norms(self.traces["B"])
+            else:
+                a, b = self.traces["A"].get(hook), self.traces["B"].get(hook)
             sc = joint_scale(a, b, hook) if a is not None and b is not None else scale_of(self.tensor(t, hook), hook)
         else:
             sc = scale_of(self.tensor(t, hook), hook)
@@ -230,6 +267,8 @@ class Checker:
         tr = self.trace_of(t)
         hook = t.s.split()[0] if t.s.split() else ""
         self.last_title = hook
+        if "\u2016x\u2016" in t.s:  # vector lengths of this hook in every block
+            self.norms_of = hook
         m = re.match(r"blocks\.(\d+)\.", hook)
         lay = re.search(r"(?:layer|층|블록) (\d+)", t.s)
         if m and lay and int(lay.group(1)) != int(m.group(1)):
@@ -459,3 +498,52 @@ class Checker:
         L, h = int(t.scope["layer"]), int(t.scope["head"])
         v = self.trace_of(t).get("blocks.%d.attn.hook_pattern" % L)[h, P["i"], P["j"]]
         self._expect(t, self._tokens(t.s), [v], ["%.4f"])
+
+    # -- (T, V) tensors: the top columns per token
+    def _top(self, t):
+        a = self.tensor(t, t.scope["hook"])
+        r, rank = int(t.note["r"]), int(t.note["rank"])
+        row = a[r].astype(np.float64)
+        order = np.argsort(-row, kind="stable")
+        return row, order, rank
+
+    def k_top_value(self, t):
+        row, order, rank = self._top(t)
+        v = row[order[rank]]
+        if not sn.matches(t.s, v):
+            self.bad(t, "rank %d of row %s is %s" % (rank + 1, t.note["r"], sn.fmt_value(v)))
+
+    def k_top_token(self, t):
+        row, order, rank = self._top(t)
+        ok = []
+        for i in np.nonzero(row == row[order[rank]])[0]:  # ties may come in either order
+            ok.append(self.label_text(self.trace_of(t), "V", int(i), t))
+        if not any(sn.fits(t.s, f) for f in ok):
+            self.bad(t, "rank %d of row %s is %r" % (rank + 1, t.note["r"], ok[0]))
+
+    def k_rank_header(self, t):
+        if t.s != "#%d" % (int(t.note["rank"]) + 1):
+            self.bad(t, "rank header")
+
+    def k_index(self, t):
+        if t.s != t.note["i"]:
+            self.bad(t, "index %s" % t.note["i"])
+
+    # -- the activation plot
+    def k_axis_number(self, t):
+        if not re.fullmatch("\u2212?[0-9]+", t.s):
+            self.bad(t, "an axis number")
+
+    def k_gelu_count(self, t):
+        L = int(t.note["layer"])
+        n = self.trace_of(t).get("blocks.%d.mlp.hook_pre" % L).size
+        if str(n) not in re.findall(r"\d+", t.s) or ("blocks.%d." % L) not in t.s:
+            self.bad(t, "the %d (u, g) pairs of blocks.%d" % (n, L))
+
+    def k_block_label(self, t):
+        if not re.fullmatch(r"(?:block |블록 )?%s" % t.note["l"], t.s):
+            self.bad(t, "block %s" % t.note["l"])
+
+    def k_lesson_counter(self, t):
+        if not t.s.startswith("%d / " % (int(t.note["step"]) + 1)):
+            self.bad(t, "step %d" % (int(t.note["step"]) + 1))

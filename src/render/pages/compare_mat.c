@@ -10,7 +10,6 @@
 
 void tt_paint_compare_label(tt_paint *p, SDL_Rect r, int side, const tt_compare *cmp, const tt_trace *tr) {
   tt_canvas *cv = p->cv;
-  bool ko = p->st->lang == TT_LANG_KO;
   int u = p->unit;
   static const char *const letters[3] = {"A", "B", "A \xE2\x88\x92 B"};
   int px = u * 11 / 10;
@@ -23,13 +22,29 @@ void tt_paint_compare_label(tt_paint *p, SDL_Rect r, int side, const tt_compare 
     const char *prompt = tr ? tt_trace_meta(tr, "prompt") : NULL;
     snprintf(buf, sizeof buf, "%s  \xE2\x80\x9C%s\xE2\x80\x9D", label ? label : "", prompt ? prompt : "");
   } else {
-    snprintf(buf, sizeof buf, "%s", ko ? "빨강: A가 더 큼 \xC2\xB7 파랑: B가 더 큼" : "red: A is larger \xC2\xB7 blue: B is larger");
+    // The difference is taken position by position: say so when the tokens there differ.
+    bool differ = false;
+    for (int i = 0; tr && i < tt_trace_n_tokens(tr) && !differ; i++)
+      differ = tt_trace_token(tr, i) && strstr(tt_trace_token(tr, i), "\xE2\x89\xA0");
+    snprintf(buf, sizeof buf, "%s%s", tt_str(p->st->lang, TT_S_CMP_COLOURS),
+             differ ? tt_str(p->st->lang, TT_S_CMP_TOKENS_DIFFER) : "");
   }
   tt_text_fit(cv->fonts, buf, u * 9 / 10, TT_FONT_SANS, r.x + r.w - x - u / 2, fit, sizeof fit);
   tt_draw_text(cv, x, r.y + (px - u * 9 / 10) / 2, fit, u * 9 / 10, TT_FONT_SANS, p->pal->dim, TT_ALIGN_LEFT);
 }
 
 static bool text_axis(int axis) { return axis == 'T' || axis == 'L'; }
+
+// The two traces have other tokens (or another count of them).
+static bool tokens_differ(const tt_trace *a, const tt_trace *b) {
+  if (!a || !b) return false;
+  if (tt_trace_n_tokens(a) != tt_trace_n_tokens(b)) return true;
+  for (int i = 0; i < tt_trace_n_tokens(a); i++) {
+    const char *x = tt_trace_token(a, i), *y = tt_trace_token(b, i);
+    if (x && y && strcmp(x, y) != 0) return true;
+  }
+  return false;
+}
 
 // Widest label along an axis (the first 256 indices).
 static int label_width(tt_paint *p, const tt_mat *m, int axis, int n, int px) {
@@ -84,8 +99,16 @@ bool tt_paint_matrix_trio(tt_paint *p, SDL_Rect r, const tt_compare *cmp, const 
   if (n >= 2 && (m[1].rows != R || m[1].cols != K)) return false;
   bool square = m[0].row_axis == 'T' && m[0].col_axis == 'T';
   int u = p->unit, px = u, gap = u;
+  // Each side is labelled with its own tokens; when they differ every panel gets its row labels.
+  bool own_rows = text_axis(m[0].row_axis) && n >= 2 && tokens_differ(trs[0], trs[1]);
   int row_w = label_width(p, &m[0], m[0].row_axis, R, px);
-  if (row_w > r.w / 6) row_w = r.w / 6;
+  for (int i = 1; own_rows && i < n; i++) {
+    tt_paint qi = *p;
+    qi.tr = trs[i] ? trs[i] : p->tr;
+    int w = label_width(&qi, &m[i], m[i].row_axis, R, px);
+    if (w > row_w) row_w = w;
+  }
+  if (row_w > r.w / (own_rows ? 9 : 6)) row_w = r.w / (own_rows ? 9 : 6);
   int lead = row_w + px / 2;          // row labels left of each panel row
   int legend_w = u * 9 / 2;
   int label_h = u * 17 / 10;
@@ -117,7 +140,7 @@ bool tt_paint_matrix_trio(tt_paint *p, SDL_Rect r, const tt_compare *cmp, const 
     for (int rr = 0; rr < pl->n_rows; rr++) {
       int legends = 0;
       for (int i = 0; i < pl->n_in[rr]; i++) legends += pl->legend_after[rr][i];
-      float w = (float)(r.w - lead - (pl->n_in[rr] - 1) * gap - legends * legend_w);
+      float w = (float)(r.w - lead * (own_rows ? pl->n_in[rr] : 1) - (pl->n_in[rr] - 1) * gap - legends * legend_w);
       cw = fminf(cw, w / (float)(pl->n_in[rr] * o.vis_cols));
     }
     // Column labels lie flat under wide cells, else they are turned (and cut at 4 units).
@@ -153,15 +176,19 @@ bool tt_paint_matrix_trio(tt_paint *p, SDL_Rect r, const tt_compare *cmp, const 
       int s = pl->rows[rr][i];
       tt_paint q = *p;
       q.tr = trs[s] ? trs[s] : p->tr;
+      if (own_rows && i > 0) x += lead;
+      bool labels_here = i == 0 || own_rows;
+      snprintf(q.cv->trace, sizeof q.cv->trace, "%s", s == 0 ? "A" : s == 1 ? "B" : "D");
       int label_w = pw + (pl->legend_after[rr][i] ? legend_w : gap);
-      tt_paint_compare_label(&q, (SDL_Rect){i == 0 ? r.x : x, y, label_w + (i == 0 ? lead : 0), label_h}, s, cmp, trs[s]);
+      tt_paint_compare_label(&q, (SDL_Rect){labels_here ? x - lead : x, y, label_w + (labels_here ? lead : 0), label_h}, s,
+                             cmp, trs[s]);
       SDL_Rect dst = {x, y + label_h, pw, ph};
       o.head = m[s].slice;
       groups[s][0] = p->lay->n_panels;
       int pi = tt_paint_cells(&q, dst, &m[s], &sc[s], &o);
       groups[s][1] = p->lay->n_panels;
       tt_draw_rect(q.cv, dst.x - 1, dst.y - 1, dst.w + 2, dst.h + 2, q.pal->dim);
-      if (pi >= 0) tt_paint_axis_labels(&q, &p->lay->panels[pi], &m[s], px, i == 0 ? row_w : 0, pl->col_h);
+      if (pi >= 0) tt_paint_axis_labels(&q, &p->lay->panels[pi], &m[s], px, labels_here ? row_w : 0, pl->col_h);
       x += pw;
       if (pl->legend_after[rr][i]) {
         if (!table) tt_paint_legend(&q, (SDL_Rect){x + u / 2, dst.y, legend_w - u / 2, row_h}, &sc[s]);
@@ -172,5 +199,6 @@ bool tt_paint_matrix_trio(tt_paint *p, SDL_Rect r, const tt_compare *cmp, const 
     }
     y += label_h + row_h + pl->col_h + gap;
   }
+  p->cv->trace[0] = 0;
   return true;
 }

@@ -99,10 +99,7 @@ void tt_paint_key_line(tt_paint *p, SDL_Rect r, const char *keys) {
 }
 
 static void key_line(tt_paint *p, SDL_Rect r) {
-  const char *keys = p->st->lang == TT_LANG_KO
-                         ? "\xE2\x86\x90\xE2\x86\x92 단계   \xE2\x86\x91\xE2\x86\x93 층   [ ] 헤드   Tab 표   G 헤드 격자   Space 재생   S 화면 저장   P 프롬프트   F1 도움말"
-                         : "\xE2\x86\x90\xE2\x86\x92 step   \xE2\x86\x91\xE2\x86\x93 layer   [ ] head   Tab table   G heads grid   Space play   S screenshot   P prompt   F1 help";
-  tt_paint_key_line(p, r, keys);
+  tt_paint_key_line(p, r, tt_str(p->st->lang, TT_S_KEYS_WINDOW));
 }
 
 static void prompt_box(tt_paint *p, SDL_Rect r) {
@@ -128,42 +125,9 @@ static void prompt_box(tt_paint *p, SDL_Rect r) {
 
 void tt_paint_help(tt_paint *p, SDL_Rect r) {
   int u = p->unit;
-  bool ko = p->st->lang == TT_LANG_KO;
-  static const char *const en[][2] = {
-      {"\xE2\x86\x90 / \xE2\x86\x92", "previous / next step"},
-      {"\xE2\x86\x91 / \xE2\x86\x93", "previous / next layer"},
-      {"[ / ]", "previous / next head"},
-      {"Tab", "heatmap \xE2\x86\x94 numeric table"},
-      {"G / O", "all heads of the layer / layers \xC3\x97 heads"},
-      {"Space", "play / pause (a step every 3 seconds)"},
-      {"S", "save a screenshot (the bottom line says where)"},
-      {"P", "type a new prompt; Enter traces it"},
-      {"wheel, + / \xE2\x88\x92", "zoom in / out (down to single cells); 0 resets"},
-      {"drag", "pan a zoomed view"},
-      {"click", "pin a cell: its arithmetic appears on the right"},
-      {", / .", "bars: earlier / later token; \xE2\x88\x92 / = temperature"},
-      {"D", "light / dark theme"},
-      {"L", "English / 한국어"},
-      {"F1 or ?", "this help;  Esc closes it, Q quits"},
-  };
-  static const char *const ko_keys[][2] = {
-      {"\xE2\x86\x90 / \xE2\x86\x92", "이전 / 다음 단계"},
-      {"\xE2\x86\x91 / \xE2\x86\x93", "이전 / 다음 층"},
-      {"[ / ]", "이전 / 다음 헤드"},
-      {"Tab", "히트맵 \xE2\x86\x94 숫자 표"},
-      {"G / O", "층의 모든 헤드 / 층 \xC3\x97 헤드 개요"},
-      {"Space", "재생 / 멈춤 (3초마다 한 단계)"},
-      {"S", "화면 저장 (저장 위치는 아래 줄에 표시)"},
-      {"P", "새 프롬프트 입력, Enter로 다시 계산"},
-      {"휠, + / \xE2\x88\x92", "확대 / 축소 (한 칸까지), 0은 원래대로"},
-      {"끌기", "확대한 그림 옮기기"},
-      {"클릭", "칸 고정: 오른쪽에 계산 과정 표시"},
-      {", / .", "막대: 앞 / 뒤 토큰, \xE2\x88\x92 / = 온도"},
-      {"D", "밝은 / 어두운 테마"},
-      {"L", "English / 한국어"},
-      {"F1 또는 ?", "이 도움말, Esc로 닫기, Q로 끝내기"},
-  };
-  tt_paint_key_table(p, r, u * 2, ko ? ko_keys : en, (int)(sizeof en / sizeof *en), 25, -1);
+  int n = 0;
+  const tt_key_row *rows = tt_key_help(p->st->lang, TT_KEYS_WINDOW, &n);
+  tt_paint_key_table(p, r, u * 2, rows, n, 25, -1);
 }
 
 void tt_paint_key_table(tt_paint *p, SDL_Rect r, int top, const char *const (*rows)[2], int n, int col2_pct, int skip) {

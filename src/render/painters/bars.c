@@ -11,7 +11,6 @@ void tt_paint_bars(tt_paint *p, SDL_Rect r) {
   const tt_palette *pal = p->pal;
   const tt_view_state *st = p->st;
   int u = p->unit;
-  bool ko = st->lang == TT_LANG_KO;
   const tt_tensor *lg = tt_trace_find(p->tr, "hook_logits");
   const tt_tensor *pr = tt_trace_find(p->tr, "hook_probs");
   const tt_tensor *src = lg ? lg : pr;
@@ -73,7 +72,7 @@ void tt_paint_bars(tt_paint *p, SDL_Rect r) {
   tt_draw_text(cv, slx + slw / 2, sy + u * 3 / 2, "1", u * 8 / 10, TT_FONT_SANS, pal->dim, TT_ALIGN_CENTER);
   tt_note(cv, "fixed");
   tt_draw_text(cv, slx + slw, sy + u * 3 / 2, "10", u * 8 / 10, TT_FONT_SANS, pal->dim, TT_ALIGN_CENTER);
-  tt_draw_text(cv, slx + slw + u * 2, sy, ko ? "(− / = 키로 조절)" : "(keys − and =)", u * 8 / 10, TT_FONT_SANS,
+  tt_draw_text(cv, slx + slw + u * 2, sy, tt_str(st->lang, TT_S_BARS_KEYS), u * 8 / 10, TT_FONT_SANS,
                pal->dim, TT_ALIGN_LEFT);
 
   int top_y = sy + u * 4;
@@ -115,9 +114,7 @@ void tt_paint_bars(tt_paint *p, SDL_Rect r) {
     tt_note(cv, "bar_p rank=%d", i);
     tt_draw_text(cv, bx + w + u / 2, y + (bar_h - px * 5 / 4) / 2, num, px, TT_FONT_BOLD, pal->fg, TT_ALIGN_LEFT);
   }
-  if (ko) snprintf(line, sizeof line, "%s의 %d번째 행, 어휘 %d개 중 상위 %d개", lg ? "hook_logits" : "hook_probs", pos, V, nk);
-  else snprintf(line, sizeof line, "row %d of %s, top %d of %d vocabulary entries", pos,
-                lg ? "hook_logits" : "hook_probs", nk, V);
+  snprintf(line, sizeof line, tt_str(st->lang, TT_S_BARS_FOOT_FMT), pos, lg ? "hook_logits" : "hook_probs", nk, V);
   tt_note(cv, "bars_foot");
   tt_draw_text(cv, r.x, r.y + r.h - u * 3 / 2, line, u * 9 / 10, TT_FONT_SANS, pal->dim, TT_ALIGN_LEFT);
 }

@@ -20,7 +20,6 @@ void tt_paint_gelu(tt_paint *p, SDL_Rect r, int layer) {
   tt_canvas *cv = p->cv;
   const tt_palette *pal = p->pal;
   int u = p->unit;
-  bool ko = p->st->lang == TT_LANG_KO;
   const tt_tensor *pre = tt_find_hook(p->tr, layer, "mlp.hook_pre");
   const tt_tensor *post = tt_find_hook(p->tr, layer, "mlp.hook_post");
   if (!pre || !post || tt_tensor_numel(pre) != tt_tensor_numel(post)) {
@@ -58,14 +57,16 @@ void tt_paint_gelu(tt_paint *p, SDL_Rect r, int layer) {
     int step = (xmax - xmin) > 20 ? 5 : 1;
     if (gx % step) continue;
     cv->fill(cv, PX(gx), plot.y, 1, plot.h, gx == 0 ? pal->dim : pal->bg);
-    snprintf(buf, sizeof buf, "%d", gx);
+    tt_fmt_num(gx, "%.0f", buf, sizeof buf);
+    tt_note(cv, "axis_number");
     tt_draw_text(cv, PX(gx), plot.y + plot.h + u / 3, buf, u * 9 / 10, TT_FONT_SANS, pal->fg, TT_ALIGN_CENTER);
   }
   int ystep = (ymax - ymin) > 20 ? 5 : 1;
   for (int gy = (int)ceilf(ymin); gy <= (int)ymax; gy++) {
     if (gy % ystep) continue;
     cv->fill(cv, plot.x, PY(gy), plot.w, 1, gy == 0 ? pal->dim : pal->bg);
-    snprintf(buf, sizeof buf, "%d", gy);
+    tt_fmt_num(gy, "%.0f", buf, sizeof buf);
+    tt_note(cv, "axis_number");
     tt_draw_text(cv, plot.x - u / 2, PY(gy) - u / 2, buf, u * 9 / 10, TT_FONT_SANS, pal->fg, TT_ALIGN_RIGHT);
   }
   // The points, rasterised (a few hundred thousand for long prompts): one cell image.
@@ -120,12 +121,10 @@ void tt_paint_gelu(tt_paint *p, SDL_Rect r, int layer) {
 #undef PX
 #undef PY
   char line[300];
-  if (!ko) snprintf(line, sizeof line, "curve: %s.  dots: the %lld (input u, output g) pairs of blocks.%d.mlp", tt_act_name(a),
-                    (long long)n, layer);
-  else snprintf(line, sizeof line, "곡선: %s.  점: blocks.%d.mlp의 (입력 u, 출력 g) 쌍 %lld개", tt_act_name(a), layer,
-                (long long)n);
+  snprintf(line, sizeof line, tt_str(p->st->lang, TT_S_GELU_DOTS_FMT), tt_act_name(a), (long long)n, layer);
+  tt_note(cv, "gelu_count layer=%d", layer);
   tt_draw_text(cv, plot.x, r.y + r.h - u * 3, line, u, TT_FONT_SANS, pal->fg, TT_ALIGN_LEFT);
-  tt_draw_text(cv, plot.x + plot.w, plot.y + plot.h + u * 3 / 2, ko ? "u (hook_pre)" : "u (hook_pre)", u * 9 / 10,
+  tt_draw_text(cv, plot.x + plot.w, plot.y + plot.h + u * 3 / 2, "u (hook_pre)", u * 9 / 10,
                TT_FONT_SANS, pal->dim, TT_ALIGN_RIGHT);
   tt_draw_text(cv, plot.x + u / 2, plot.y + u / 3, "g (hook_post)", u * 9 / 10, TT_FONT_SANS, pal->dim, TT_ALIGN_LEFT);
 }

@@ -60,8 +60,7 @@ void tt_paint_grid(tt_paint *p, SDL_Rect r, const tt_tensor *t) {
   SDL_Rect lr = {area.x + cols * cw + u, r.y + u, legend_w - u, (r.h - u * 3) < u * 20 ? r.h - u * 3 : u * 20};
   tt_paint_legend(p, lr, &sc);
   char note[160];
-  snprintf(note, sizeof note, "%s", p->st->lang == TT_LANG_KO ? "칸에 포인터를 올리면 토큰과 값이 보입니다"
-                                                              : "point at a cell for its tokens and value");
+  snprintf(note, sizeof note, "%s", tt_str(p->st->lang, TT_S_GRID_HINT));
   tt_draw_text(cv, r.x, r.y + r.h - u * 3 / 2, note, u * 9 / 10, TT_FONT_SANS, p->pal->dim, TT_ALIGN_LEFT);
 }
 
@@ -76,9 +75,7 @@ void tt_paint_overview(tt_paint *p, SDL_Rect r, const char *suffix) {
     if (t->ndim == 3 && (int)t->shape[0] > H) H = (int)t->shape[0];
   }
   if (L == 0 || H == 0) {
-    tt_draw_para(cv, r.x, r.y, r.w, p->st->lang == TT_LANG_KO ? "이 단계에는 층 × 헤드 개요가 없습니다."
-                                                              : "The overview shows attention tensors (H, T, T) of every layer.",
-                 u, TT_FONT_SANS, p->pal->warn);
+    tt_draw_para(cv, r.x, r.y, r.w, tt_str(p->st->lang, TT_S_OVERVIEW_NONE), u, TT_FONT_SANS, p->pal->warn);
     return;
   }
   int lab_w = tt_text_width(cv->fonts, "layer 00", u, TT_FONT_SANS) + u;
@@ -124,8 +121,7 @@ void tt_paint_qkv(tt_paint *p, SDL_Rect r, int layer, int head) {
   tt_canvas *cv = p->cv;
   int u = p->unit;
   static const char *const parts[3] = {"attn.hook_q", "attn.hook_k", "attn.hook_v"};
-  static const char *const en[3] = {"Q  query: what I look for", "K  key: what I offer", "V  value: what I pass on"};
-  static const char *const ko[3] = {"Q  쿼리: 찾는 것", "K  키: 가진 것", "V  밸류: 건네줄 것"};
+  static const tt_str_id labels[3] = {TT_S_QKV_Q, TT_S_QKV_K, TT_S_QKV_V};
   const tt_tensor *ts[3];
   float lim = 0;
   for (int i = 0; i < 3; i++) {
@@ -158,7 +154,7 @@ void tt_paint_qkv(tt_paint *p, SDL_Rect r, int layer, int head) {
     tt_mat_of(p->tr, ts[i], head, &m);
     SDL_Rect dst = {x0 + i * (pw + u), r.y + u * 2, pw, (int)(cell_h * (float)m.rows)};
     // "Q" large, then its question fitted to the panel's width.
-    const char *label = (p->st->lang == TT_LANG_KO ? ko : en)[i];
+    const char *label = tt_str(p->st->lang, labels[i]);
     char fit[160];
     tt_draw_text(cv, dst.x, r.y - u / 4, (char[2]){label[0], 0}, u * 3 / 2, TT_FONT_BOLD, p->pal->fg, TT_ALIGN_LEFT);
     int qw = tt_text_width(cv->fonts, "QQ", u * 3 / 2, TT_FONT_BOLD);

@@ -7,18 +7,14 @@
 #include "render_int.h"
 
 static const char *axis_title(tt_lang lang, int axis, bool rows, bool attention) {
-  bool ko = lang == TT_LANG_KO;
   switch (axis) {
-    case 'T':
-      if (!attention) return ko ? "토큰" : "token";
-      return rows ? (ko ? "토큰 (쿼리: 이 토큰이 본다)" : "token (query: who looks)")
-                  : (ko ? "토큰 (키: 보이는 쪽)" : "token (key: looked at)");
-    case 'C': return ko ? "차원 (C)" : "dimension (C)";
-    case 'Q': return ko ? "Q, K, V를 옆으로 붙인 차원 (3C)" : "Q, K, V side by side (3C)";
-    case 'D': return ko ? "헤드 안의 차원 (D)" : "dimension in the head (D)";
-    case 'F': return ko ? "FFN 뉴런 (F)" : "FFN neuron (F)";
-    case 'V': return ko ? "어휘 id (V)" : "vocabulary id (V)";
-    case 'L': return ko ? "예측 위치" : "prediction";
+    case 'T': return tt_str(lang, !attention ? TT_S_AXIS_TOKEN : rows ? TT_S_AXIS_QUERY : TT_S_AXIS_KEY);
+    case 'C': return tt_str(lang, TT_S_AXIS_C);
+    case 'Q': return tt_str(lang, TT_S_AXIS_3C);
+    case 'D': return tt_str(lang, TT_S_AXIS_D);
+    case 'F': return tt_str(lang, TT_S_AXIS_F);
+    case 'V': return tt_str(lang, TT_S_AXIS_V);
+    case 'L': return tt_str(lang, TT_S_AXIS_PREDICTION);
     case '1': return "";
   }
   return "";
@@ -143,6 +139,10 @@ void tt_paint_heatmap(tt_paint *p, SDL_Rect r, const tt_tensor *t, int head, boo
   const tt_view_state *st = p->st;
   tt_mat m;
   if (!tt_mat_of(p->tr, t, head, &m)) return;
+  if (!table && m.col_axis == 'V' && st->zoom <= 1) {  // tens of thousands of columns: top-k and bins
+    tt_paint_logits(p, r, t);
+    return;
+  }
   tt_scale sc;
   tt_scale_get(p, t, t->name, &sc);
   int u = p->unit, px = u;
@@ -228,10 +228,9 @@ void tt_paint_heatmap(tt_paint *p, SDL_Rect r, const tt_tensor *t, int head, boo
   // The note: what part of the tensor is visible and how it is drawn.
   char note[320];
   int r_end = (int)(o.row0 + (float)o.vis_rows), c_end = (int)(o.col0 + (float)o.vis_cols);
-  bool ko = st->lang == TT_LANG_KO;
   int n = 0;
   if (o.vis_rows < m.rows || o.vis_cols < m.cols)
-    n += snprintf(note + n, sizeof note - (size_t)n, ko ? "행 %d–%d / %d, 열 %d–%d / %d   " : "rows %d–%d of %d, columns %d–%d of %d   ",
+    n += snprintf(note + n, sizeof note - (size_t)n, tt_str(st->lang, TT_S_WINDOW_FMT),
                   (int)o.row0, r_end - 1, m.rows, (int)o.col0, c_end - 1, m.cols);
   float cwf = (float)plot.w / (float)o.vis_cols, chf = (float)plot.h / (float)o.vis_rows;
   if (!table && (cwf < 1 || chf < 1) && n < (int)sizeof note)

@@ -71,11 +71,11 @@ static double score_at(const tt_tensor *sc, const tt_tensor *q, const tt_tensor 
 static void attention_arithmetic(writer *w, const tt_trace *tr, int L, int h, int i, int j) {
   tt_paint *p = w->p;
   const tt_palette *pal = p->pal;
-  bool ko = p->st->lang == TT_LANG_KO;
+  tt_lang lang = p->st->lang;
   const tt_tensor *q = tt_find_hook(tr, L, "attn.hook_q");
   const tt_tensor *k = tt_find_hook(tr, L, "attn.hook_k");
   if (!q || !k || q->ndim != 3) {
-    put(w, "", TT_FONT_SANS, pal->warn, "%s", ko ? "Q와 K가 기록되지 않아 계산을 보일 수 없습니다." : "Q and K are not in the trace.");
+    put(w, "", TT_FONT_SANS, pal->warn, "%s", tt_str(lang, TT_S_PIN_NO_QK));
     return;
   }
   int D = (int)q->shape[2], T = (int)q->shape[1];
@@ -93,7 +93,7 @@ static void attention_arithmetic(writer *w, const tt_trace *tr, int L, int h, in
   qsort(terms, (size_t)D, sizeof(term), by_magnitude);
   tt_note_scope(p->cv, "panel=inspector layer=%d head=%d r=%d c=%d", L, h, i, j);
   put(w, "pin_dot", TT_FONT_BOLD, pal->fg, "1.  q%d \xC2\xB7 k%d  (%s, D = %d)", i, j,
-      ko ? "차원별 곱, 큰 것부터" : "products per dimension, largest first", D);
+      tt_str(lang, TT_S_PIN_PRODUCTS), D);
   int shown = 0;
   int room = (w->r.y + w->r.h - w->y) / (w->px * 13 / 10) - 12;
   if (room > 8) room = 8;
@@ -108,18 +108,17 @@ static void attention_arithmetic(writer *w, const tt_trace *tr, int L, int h, in
     rest -= terms[n].prod;
   }
   snprintf(note, sizeof note, "pin_rest shown=%d", shown);
-  if (shown < D) put(w, note, TT_FONT_MONO, pal->dim, " \xE2\x80\xA6 %d %s %s", D - shown, ko ? "개 더, 합" : "more, sum", num(w, "%.3f", rest));
+  if (shown < D) put(w, note, TT_FONT_MONO, pal->dim, " \xE2\x80\xA6 %d %s %s", D - shown, tt_str(lang, TT_S_PIN_MORE_SUM), num(w, "%.3f", rest));
   const tt_tensor *raw = tt_find_hook(tr, L, "attn.hook_attn_scores_raw");
   put(w, "pin_sum", TT_FONT_MONO, pal->accent, " \xCE\xA3 = %s", num(w, "%.4f", sum));
-  if (raw) put(w, "pin_recorded_raw", TT_FONT_SANS, pal->dim, "      %s %s", ko ? "기록된 값" : "recorded", num(w, "%+.4f", at3(raw, h, i, j)));
+  if (raw) put(w, "pin_recorded_raw", TT_FONT_SANS, pal->dim, "      %s %s", tt_str(lang, TT_S_PIN_RECORDED), num(w, "%+.4f", at3(raw, h, i, j)));
   double sdiv = scale ? sqrt((double)D) : 1.0;
   double s = sum / sdiv;
   if (scale) put(w, "pin_scaled", TT_FONT_BOLD, pal->fg, "2.  \xC3\xB7 \xE2\x88\x9A%d = %s   \xE2\x86\x92 %s", D, num(w, "%.4g", sdiv), num(w, "%+.4f", s));
-  else put(w, "pin_unscaled", TT_FONT_BOLD, pal->fg, "2.  %s", ko ? "나누지 않음 (scale_attn = false)" : "not scaled (scale_attn = false)");
+  else put(w, "pin_unscaled", TT_FONT_BOLD, pal->fg, "2.  %s", tt_str(lang, TT_S_PIN_NOT_SCALED));
   bool masked = causal && j > i;
   put(w, masked ? "pin_mask masked=1" : "pin_mask masked=0", TT_FONT_BOLD, pal->fg, "3.  %s",
-      masked ? (ko ? "j > i: 가림 \xE2\x86\x92 \xE2\x88\x92\xE2\x88\x9E, 가중치 0" : "j > i: masked \xE2\x86\x92 \xE2\x88\x92\xE2\x88\x9E, weight 0")
-             : (ko ? "j \xE2\x89\xA4 i: 보이는 칸, 그대로" : "j \xE2\x89\xA4 i: visible, kept"));
+      tt_str(lang, masked ? TT_S_PIN_MASKED : TT_S_PIN_VISIBLE));
   // Softmax over row i, from the recorded scaled scores (or recomputed when absent).
   const tt_tensor *sc = tt_find_hook(tr, L, "attn.hook_attn_scores");
   double mx = -INFINITY, row_sum = 0;
@@ -138,18 +137,16 @@ static void attention_arithmetic(writer *w, const tt_trace *tr, int L, int h, in
     // The score is −∞ here: its exponential is 0 whatever the row holds.
     put(w, "pin_exp_masked", TT_FONT_BOLD, pal->fg, "4.  exp(\xE2\x88\x92\xE2\x88\x9E) = 0");
     put(w, "prose", TT_FONT_SANS, pal->dim, "%s",
-        ko ? "     (가린 칸의 점수는 \xE2\x88\x92\xE2\x88\x9E이고 exp(\xE2\x88\x92\xE2\x88\x9E) = 0이라, 이 칸은 가중치를 받지 않습니다)"
-           : "     (a masked score is \xE2\x88\x92\xE2\x88\x9E and exp(\xE2\x88\x92\xE2\x88\x9E) = 0: this cell gets no weight)");
+        tt_str(lang, TT_S_PIN_MASKED_EXP));
   } else {
     put(w, "pin_exp", TT_FONT_BOLD, pal->fg, "4.  exp(%s \xE2\x88\x92 %s) = %s", num(w, "%.4f", s), mx < 0 ? num(w, "(%.4f)", mx) : num(w, "%.4f", mx),
         num(w, "%.4f", e));
-    if (ko) put(w, "pin_max", TT_FONT_SANS, pal->dim, "     (행의 최댓값 %s를 빼도 결과는 같고 넘침을 막습니다)", num(w, "%.4f", mx));
-    else put(w, "pin_max", TT_FONT_SANS, pal->dim, "     (minus the row maximum %s: same result, no overflow)", num(w, "%.4f", mx));
+    put(w, "pin_max", TT_FONT_SANS, pal->dim, tt_str(lang, TT_S_PIN_ROW_MAX_FMT), num(w, "%.4f", mx));
   }
-  put(w, "pin_rowsum", TT_FONT_BOLD, pal->fg, "5.  %s = %s", ko ? "행의 합 \xCE\xA3 exp" : "row sum \xCE\xA3 exp", num(w, "%.4f", row_sum));
+  put(w, "pin_rowsum", TT_FONT_BOLD, pal->fg, "5.  %s = %s", tt_str(lang, TT_S_PIN_ROW_SUM), num(w, "%.4f", row_sum));
   put(w, "pin_div", TT_FONT_BOLD, pal->accent, "6.  %s / %s = %s", num(w, "%.4f", e), num(w, "%.4f", row_sum), num(w, "%.4f", e / row_sum));
   const tt_tensor *pat = tt_find_hook(tr, L, "attn.hook_pattern");
-  if (pat) put(w, "pin_recorded_w", TT_FONT_SANS, pal->dim, "      %s %s", ko ? "기록된 가중치" : "recorded weight", num(w, "%.4f", at3(pat, h, i, j)));
+  if (pat) put(w, "pin_recorded_w", TT_FONT_SANS, pal->dim, "      %s %s", tt_str(lang, TT_S_PIN_RECORDED_WEIGHT), num(w, "%.4f", at3(pat, h, i, j)));
   free(terms);
 }
 

@@ -24,7 +24,6 @@ void tt_paint_layernorm(tt_paint *p, SDL_Rect r, const char *prefix) {
   tt_canvas *cv = p->cv;
   const tt_palette *pal = p->pal;
   int u = p->unit;
-  bool ko = p->st->lang == TT_LANG_KO;
   char name[160];
   tt_config cfg;
   bool have_cfg = tt_trace_config(p->tr, &cfg);
@@ -69,25 +68,24 @@ void tt_paint_layernorm(tt_paint *p, SDL_Rect r, const char *prefix) {
   q.st = &st;
   q.unit = u * 85 / 100;
   if (in) {
-    tt_draw_text(cv, left.x, r.y, ko ? "입력 x (잔차 흐름)" : "input x (residual stream)", u, TT_FONT_BOLD, pal->fg,
+    tt_draw_text(cv, left.x, r.y, tt_str(p->st->lang, TT_S_LN_INPUT), u, TT_FONT_BOLD, pal->fg,
                  TT_ALIGN_LEFT);
     tt_paint_heatmap(&q, left, in, 0, false);
   } else {
     tt_draw_para(cv, left.x, left.y, left.w,
-                 ko ? "입력 행은 이 순서에서 따로 기록되지 않습니다." : "The input rows are not recorded separately in this block order.",
+                 tt_str(p->st->lang, TT_S_LN_INPUT_NOT_RECORDED),
                  u, TT_FONT_SANS, pal->dim);
   }
-  tt_draw_text(cv, right.x, r.y, ko ? "출력 y = 정규화 \xC2\xB7 \xCE\xB3 + \xCE\xB2" : "output y = normalized \xC2\xB7 \xCE\xB3 + \xCE\xB2", u,
+  tt_draw_text(cv, right.x, r.y, tt_str(p->st->lang, TT_S_LN_OUTPUT), u,
                TT_FONT_BOLD, pal->fg, TT_ALIGN_LEFT);
   tt_paint_heatmap(&q, right, out, 0, false);
 
   // Bottom: per-token numbers.
   int y = r.y + top_h + u / 2;
-  const char *heads_en[] = {"token", "\xCE\xBC (mean)", "\xCF\x83 (spread)", "1/\xE2\x88\x9A(\xCF\x83\xC2\xB2+\xCE\xB5)",
-                            "normalized \xCE\xBC / \xCF\x83", "y: \xCE\xBC / \xCF\x83"};
-  const char *heads_ko[] = {"토큰", "\xCE\xBC (평균)", "\xCF\x83 (표준편차)", "1/\xE2\x88\x9A(\xCF\x83\xC2\xB2+\xCE\xB5)",
-                            "정규화 후 \xCE\xBC / \xCF\x83", "y: \xCE\xBC / \xCF\x83"};
-  const char **heads = ko ? heads_ko : heads_en;
+  tt_lang lang = p->st->lang;
+  const char *heads[] = {tt_str(lang, TT_S_TOKEN), tt_str(lang, TT_S_LN_COL_MEAN), tt_str(lang, TT_S_LN_COL_SIGMA),
+                         "1/\xE2\x88\x9A(\xCF\x83\xC2\xB2+\xCE\xB5)", tt_str(lang, TT_S_LN_COL_NORMALIZED),
+                         "y: \xCE\xBC / \xCF\x83"};
   int colx[6];
   int first_w = r.w * 16 / 100, cw = (r.w - first_w) / 5;
   colx[0] = r.x;

@@ -74,7 +74,6 @@ static int flow(tt_paint *p, SDL_Rect r, const item *it, int n, int px, bool dra
 void tt_paint_merges(tt_paint *p, SDL_Rect r) {
   const tt_render_extras *ex = p->ex;
   int u = p->unit;
-  bool ko = p->st->lang == TT_LANG_KO;
   int ng = ex->n_merge_groups, n = ng + ex->n_merges;
   item *it = malloc(sizeof *it * (size_t)n);
   char(*heads)[600] = ng ? malloc(sizeof *heads * (size_t)ng) : NULL;
@@ -93,7 +92,7 @@ void tt_paint_merges(tt_paint *p, SDL_Rect r) {
     int o = snprintf(heads[g], sizeof heads[g], "%s", text);
     if (mg->pieces[0] && strcmp(mg->pieces, text) != 0)
       o += snprintf(heads[g] + o, sizeof heads[g] - (size_t)o, " \xE2\x86\x92 %s", mg->pieces);
-    if (mg->count == 0) snprintf(heads[g] + o, sizeof heads[g] - (size_t)o, ko ? "  (병합 없음)" : "  (no merge)");
+    if (mg->count == 0) snprintf(heads[g] + o, sizeof heads[g] - (size_t)o, "%s", tt_str(p->st->lang, TT_S_MERGES_NONE));
     else snprintf(heads[g] + o, sizeof heads[g] - (size_t)o, ":");
     int hk = k;
     it[k++] = (item){heads[g], true, -1};
@@ -113,7 +112,7 @@ void tt_paint_merges(tt_paint *p, SDL_Rect r) {
     int shown = flow(p, less, it, n, px, true, &ex_x, &ex_y), rest = 0;
     for (int i = shown; i < n; i++) rest += !it[i].head;
     char more[80];
-    if (rest > 0) snprintf(more, sizeof more, ko ? "\xE2\x80\xA6 병합 %d개 더" : "\xE2\x80\xA6 %d more merge%s", rest, rest == 1 ? "" : "s");
+    if (rest > 0) snprintf(more, sizeof more, tt_str(p->st->lang, TT_S_MERGES_MORE_FMT), rest, rest == 1 ? "" : "s");
     else snprintf(more, sizeof more, "\xE2\x80\xA6");
     tt_draw_text(p->cv, ex_x + u, ex_y + px / 4, more, px, TT_FONT_SANS, p->pal->dim, TT_ALIGN_LEFT);
   }

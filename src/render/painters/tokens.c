@@ -9,7 +9,6 @@ void tt_paint_tokens(tt_paint *p, SDL_Rect r) {
   const tt_palette *pal = p->pal;
   int u = p->unit;
   int T = tt_trace_n_tokens(p->tr);
-  bool ko = p->st->lang == TT_LANG_KO;
   const char *prompt = tt_trace_meta(p->tr, "prompt");
   int y = r.y;
   if (prompt) {
@@ -52,13 +51,12 @@ void tt_paint_tokens(tt_paint *p, SDL_Rect r) {
   y += box_h + u;
   char note[300];
   snprintf(note, sizeof note,
-           ko ? "위: 위치 · 가운데: 조각 (␣ = 공백) · 아래: 어휘 id.  토큰 %d개" :
-                "top: position · middle: piece (␣ = space) · bottom: vocabulary id.  %d tokens", T);
+           tt_str(p->st->lang, TT_S_TOKENS_NOTE_FMT), T);
   tt_draw_text(cv, r.x, y, note, u, TT_FONT_SANS, pal->dim, TT_ALIGN_LEFT);
   y += u * 2;
   const tt_render_extras *ex = p->ex;
   if (ex && ex->n_merges > 0 && y + u * 3 < r.y + r.h) {
-    tt_draw_text(cv, r.x, y, ko ? "사전 토큰별 BPE 병합 (순위가 낮은 쌍부터)" : "BPE merges per pre-token (lowest rank first)", u, TT_FONT_BOLD,
+    tt_draw_text(cv, r.x, y, tt_str(p->st->lang, TT_S_MERGES_TITLE), u, TT_FONT_BOLD,
                  pal->fg, TT_ALIGN_LEFT);
     y += u * 3 / 2;
     tt_paint_merges(p, (SDL_Rect){r.x, y, r.w, r.y + r.h - y});
