@@ -68,7 +68,8 @@ int tt_cmd_dump(int argc, char **argv) {
     tt_dump_summary(stdout, tr);
   } else {
     const char *pattern = argv[optind + 1];
-    o.vocab = load_vocab();
+    tt_tokenizer *vocab = load_vocab();
+    o.vocab = vocab;
     int shown = 0;
     for (size_t i = 0; i < tt_trace_count(tr); i++) {
       const tt_tensor *t = tt_trace_get(tr, i);
@@ -81,7 +82,7 @@ int tt_cmd_dump(int argc, char **argv) {
               argv[optind]);
       rc = tt_cli_fail("dump", &err);
     }
-    tt_tokenizer_destroy((tt_tokenizer *)o.vocab);
+    tt_tokenizer_destroy(vocab);
   }
   tt_trace_destroy(tr);
   return rc;

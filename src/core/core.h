@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 // ---- status and errors -------------------------------------------------------------
 typedef enum {
@@ -39,6 +40,12 @@ tt_status tt_fail_prefix(tt_error *err, const char *fmt, ...) __attribute__((for
 const char *tt_status_name(tt_status st);
 // Process exit code for a status (documented in the README): 0 ok, 2 usage, 3 input, 4 io, 5 device.
 int tt_status_exit_code(tt_status st);
+// Stops the program with the file, line and condition when an internal invariant does not
+// hold: a bug in ttrace, never bad input (bad input is an error returned with tt_fail).
+#define TT_ASSERT(cond)                                                                             \
+  ((cond) ? (void)0                                                                                 \
+          : (fprintf(stderr, "%s:%d: internal error: '%s' does not hold\n", __FILE__, __LINE__, #cond), \
+             abort()))
 
 // ---- dtypes and tensor views -------------------------------------------------------
 // Every dtype the safetensors format defines, so any valid file opens; ttrace computes

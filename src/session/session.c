@@ -134,6 +134,7 @@ tt_status tt_session_trace(tt_session *s, const char *prompt, const char *const 
   if (!tr) st = tt_fail(err, TT_ERR_NOMEM, "out of memory");
   if (!st) st = tt_trace_set_filter(tr, record, n_record, err);
   if (!st) st = fill_metadata(s, tr, prompt, ids, T, record, n_record, err);
+  if (!st) st = tt_session_record_pretokens(s->tok, tr, prompt, err);
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   tt_recorder rec = tt_trace_recorder(tr);

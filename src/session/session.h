@@ -33,4 +33,9 @@ void tt_session_close(tt_session *s);
 tt_status tt_session_trace(tt_session *s, const char *prompt, const char *const *record, int n_record,
                            tt_trace **out, tt_error *err);
 
+// Records the tokenizer's work on prompt (its pre-tokens, the tokens each became, the
+// merges with their ranks) in tr (tt_trace_set_pretokens); tr's prompt and tokens, as
+// tok encodes prompt, must be set already (pretokens.c).
+tt_status tt_session_record_pretokens(const tt_tokenizer *tok, tt_trace *tr, const char *prompt, tt_error *err);
+
 #endif

@@ -76,6 +76,7 @@ static tt_status check_contents(tt_trace *tr, const char *path, tt_error *err) {
     return tt_fail(err, TT_ERR_UNSUPPORTED, "%s: trace format version %s is not supported (this ttrace reads %s)",
                    path, ver ? ver : "(missing)", TT_TRACE_VERSION);
   tt_status st = load_tokens(tr, path, err);
+  if (!st && (st = tt_trace_load_pretokens(tr, err))) tt_fail_prefix(err, "%s", path);
   if (st) return st;
   tt_config cfg;
   if (!tt_trace_config(tr, &cfg)) return tt_fail(err, TT_ERR_FORMAT, "%s: metadata 'config' is missing or invalid", path);
