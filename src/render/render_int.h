@@ -209,6 +209,7 @@ struct tt_render {
   tt_ffn_collapse collapse;
   const void *collapse_of;  // data of the hook_mlp_out it was computed for (NULL: none)
   int collapse_layer;
+  char collapse_name[48];  // "collapse.blocks.L": what the SVG says its cells belong to
   tt_tensor collapse_view;
   tt_scale_entry scales[TT_SCALE_CACHE];
   int next_scale;

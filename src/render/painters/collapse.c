@@ -21,7 +21,8 @@ static const tt_tensor *direct_output(tt_paint *p, const tt_tensor *x, const tt_
   if (tt_ffn_collapse_compute(p->ex->model, layer, x, out, &rc->collapse, err) != TT_OK) return NULL;
   rc->collapse_of = out->data;
   rc->collapse_layer = layer;
-  rc->collapse_view = (tt_tensor){.name = "x\xC2\xB7W + b", .dtype = TT_F32, .ndim = 2,
+  snprintf(rc->collapse_name, sizeof rc->collapse_name, "collapse.blocks.%d", layer);
+  rc->collapse_view = (tt_tensor){.name = rc->collapse_name, .dtype = TT_F32, .ndim = 2,
                                   .shape = {rc->collapse.T, rc->collapse.C}, .data = rc->collapse.direct};
   return &rc->collapse_view;
 }
@@ -53,6 +54,8 @@ void tt_paint_collapse(tt_paint *p, SDL_Rect r, int layer) {
   int u = p->unit;
   snprintf(line, sizeof line, "W = W_fc\xC2\xB7W_proj: (%d, %d)\xC2\xB7(%d, %d) = (%d, %d)    b = b_fc\xC2\xB7W_proj + b_proj",
            c->C, c->F, c->F, c->C, c->C, c->C);
+  tt_note_scope(p->cv, "panel=collapse hook=%s layer=%d", out->name, layer);
+  tt_note(p->cv, "collapse_shapes layer=%d", layer);
   tt_draw_text(p->cv, r.x, r.y, line, u, TT_FONT_MONO, p->pal->fg, TT_ALIGN_LEFT);
   int top = r.y + u * 2, bottom = r.y + r.h - u * 2, half = (r.w - u) / 2;
   const char *labels[2] = {ko ? "A: 기록된 FFN 출력" : "A: the FFN's output, as recorded",
@@ -71,5 +74,7 @@ void tt_paint_collapse(tt_paint *p, SDL_Rect r, int layer) {
            ko ? "가장 큰 차이 |A \xE2\x88\x92 B| = %s (토큰 %lld, %lld열), 숫자 %d \xC3\x97 %d개 전체에서"
               : "largest difference |A \xE2\x88\x92 B| = %s (token %lld, column %lld) over all %d \xC3\x97 %d numbers",
            num, (long long)(c->max_at / c->C), (long long)(c->max_at % c->C), c->T, c->C);
+  tt_note_scope(p->cv, "panel=collapse hook=%s layer=%d", out->name, layer);
+  tt_note(p->cv, "collapse_max layer=%d", layer);
   tt_draw_text(p->cv, r.x, bottom + u / 2, line, u, TT_FONT_BOLD, p->pal->fg, TT_ALIGN_LEFT);
 }
