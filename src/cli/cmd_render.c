@@ -7,7 +7,6 @@
 #include "cli.h"
 #include "render/render.h"
 #include "trace/hooks.h"
-#include "viewdata/viewdata.h"
 
 static const char usage[] =
     "usage: ttrace render TRACE --step HOOK [OPTIONS] -o FIG.png|FIG.svg\n"

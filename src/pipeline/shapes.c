@@ -58,7 +58,9 @@ void tt_step_shapes(const tt_trace *tr, int i, tt_lang lang, char *out, size_t l
   if (!s || !tr || !tt_trace_config(tr, &cfg)) return;
   dims d = {.T = tt_trace_n_tokens(tr), .C = cfg.n_embd, .H = cfg.n_head, .D = cfg.n_head ? cfg.n_embd / cfg.n_head : 0,
             .F = cfg.n_inner > 0 ? cfg.n_inner : 4 * cfg.n_embd, .V = cfg.vocab_size, .P = cfg.n_positions};
-  const char *id = s->id, *tc = sh(d.c, 2, d.T, d.C, 0);
+  // (T, C) in a buffer of its own: the attention shapes below write into d.a, d.b and d.c.
+  char tc_buf[64];
+  const char *id = s->id, *tc = sh(tc_buf, 2, d.T, d.C, 0);
   if (attention_shapes(id, &d, lang, out, len)) return;
   if (!strcmp(id, "tokenize")) snprintf(out, len, tt_str(lang, TT_S_SHAPE_TOKENIZE_FMT), ARROW, sh(d.a, 1, d.T, 0, 0));
   else if (!strcmp(id, "ids")) snprintf(out, len, tt_str(lang, TT_S_SHAPE_IDS_FMT), sh(d.a, 1, d.T, 0, 0), (long long)d.V);

@@ -189,6 +189,30 @@ tt_status tt_render_lesson_png(tt_render *rc, const tt_trace *tr, const tt_view_
 tt_status tt_render_lesson_svg(tt_render *rc, const tt_trace *tr, const tt_view_state *st, const tt_lesson_page *pg,
                                int w, int h, tt_derived *d, const char *path, tt_error *err);
 
+// ---- model-side data for views (extras.c): what the window, `ttrace render` and the demo
+// add to the trace --------------------------------------------------------------------------
+typedef struct tt_viz_data tt_viz_data;
+// Loads the tokenizer (and, when it matches the trace, the model for W_E) from model_dir,
+// else the trace's "model" metadata, else the default model, else assets/tokenizer.
+// Never fails for a missing model: views then show ids instead of pieces. *out may be
+// used with any later trace of the same model.
+tt_status tt_viz_data_open(const char *model_dir, const tt_trace *tr, tt_viz_data **out, tt_error *err);
+// The same, loading the model's weights only when `weights` (views that draw W_E); the
+// tokenizer alone is cheap, a model folder may be gigabytes.
+tt_status tt_viz_data_open_for(const char *model_dir, const tt_trace *tr, bool weights, tt_viz_data **out,
+                               tt_error *err);
+void tt_viz_data_close(tt_viz_data *d);
+// Fills ex for tr (merges are recomputed from tr's prompt). ex stays valid until the next
+// call or tt_viz_data_close.
+void tt_viz_data_extras(tt_viz_data *d, const tt_trace *tr, tt_render_extras *ex);
+
+// ---- the headless step sequence (sequence.c) ----------------------------------------------
+// Writes the whole step sequence (every step; block steps for each layer, up to 4
+// layers, else the first and last) as numbered PNGs (001-tokenize.png, ...) into dir,
+// creating it. Returns the number written in *n.
+tt_status tt_render_write_sequence(const tt_trace *tr, const tt_render_extras *ex, const char *dir, int w, int h,
+                                   tt_lang lang, tt_theme theme, int *n, tt_error *err);
+
 // Points st at step i of tr's step list (pipeline.h): the hook for st->layer, the step's
 // view, zoom and pan reset.
 void tt_view_goto_step(tt_view_state *st, const tt_trace *tr, int i);

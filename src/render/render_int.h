@@ -128,6 +128,25 @@ void tt_draw_tooltip(tt_canvas *cv, const tt_palette *pal, SDL_Rect area, int mx
 // Type size for an area: large enough for a projector, scaled with the area, times the
 // state's font_scale.
 int tt_unit_for(const tt_view_state *st, int w, int h);
+
+// The type scale: every text size and text line of a drawing, named, from its unit u
+// (tt_unit_for: the area and st->font_scale). Painters take sizes from here, never as
+// ratios of u.
+typedef struct {
+  int display;   // u·16/10  the window header's step title and counter
+  int formula;   // u·14/10  the step's formula
+  int title;     // u·13/10  view titles, key-table titles, a tooltip's value
+  int heading;   // u·12/10  lesson narration, headings of bars and comparisons
+  int large;     // u·11/10  panel titles, the shapes line
+  int body;      // u        paragraphs, table rows, cell labels
+  int cell;      // u·85/100 the inspector's lines, values in small cells, narrow panels
+  int label;     // u·9/10   axis titles and ticks, notes, legends
+  int small;     // u·8/10   fine print, slider ticks
+  int big;       // u·3/2    letters over panels (Q K V), the prompt being typed
+  int line;      // u·3/2    one line of body or label text with its gap
+  int line_loose;// u·17/10  a line in key tables and under formulas
+} tt_type;
+tt_type tt_type_for(int u);
 // Draws with fn into a software renderer of w × h (textures in a private cache) and
 // returns the picture as an RGB24 surface in *out (free it); *out is untouched on failure.
 typedef void (*tt_headless_fn)(tt_render *rc, SDL_Renderer *r, SDL_Rect area, void *ctx);

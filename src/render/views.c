@@ -61,6 +61,7 @@ static void hover(tt_paint *p, SDL_Rect area) {
   // Tooltip: value, row and column labels, the tensor and index.
   char l0[200], l1[200], l2[200], l3[200], num[32], lab[160];
   int u = p->unit;
+  const tt_type type = tt_type_for(u);
   tt_axis_label(p->tr, p->ex, pn->row_axis, pk.row, lab, sizeof lab);
   snprintf(l1, sizeof l1, "%s %d: %s", tt_str(st->lang, TT_S_ROW), pk.row, lab);
   tt_axis_label(p->tr, p->ex, pn->col_axis, pk.col, lab, sizeof lab);
@@ -70,10 +71,10 @@ static void hover(tt_paint *p, SDL_Rect area) {
   if (pk.t->ndim == 3) snprintf(l3, sizeof l3, "%s[%d, %d, %d]", pk.t->name, pk.head, pk.row, pk.col);
   else if (pk.t->ndim == 2) snprintf(l3, sizeof l3, "%s[%d, %d]", pk.t->name, pk.row, pk.col);
   else snprintf(l3, sizeof l3, "%s[%d]", pk.t->name, pk.row);
-  const tt_tip_line lines[4] = {{l0, u * 13 / 10, TT_FONT_BOLD, p->pal->fg},
+  const tt_tip_line lines[4] = {{l0, type.title, TT_FONT_BOLD, p->pal->fg},
                                 {l1, u, TT_FONT_SANS, p->pal->dim},
                                 {l2, u, TT_FONT_SANS, p->pal->dim},
-                                {l3, u * 8 / 10, TT_FONT_MONO, p->pal->dim}};
+                                {l3, type.small, TT_FONT_MONO, p->pal->dim}};
   tt_draw_tooltip(p->cv, p->pal, area, st->mouse_x, st->mouse_y, u, lines, 4);
 }
 
@@ -122,6 +123,7 @@ void tt_paint_view(tt_paint *p, SDL_Rect r) {
     // In the window the header already names the step; keep one line naming the tensor.
     char line[400];
     snprintf(line, sizeof line, "%s   %s", title, shape);
+    tt_note(p->cv, "title");
     tt_draw_text(p->cv, r.x, r.y, line, p->unit, TT_FONT_MONO, p->pal->dim, TT_ALIGN_LEFT);
     body.y += p->unit * 3 / 2;
     body.h -= p->unit * 3 / 2;

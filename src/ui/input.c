@@ -101,27 +101,68 @@ static void toggle_view(tt_ui *ui, tt_view_kind v) {
   ui->dirty = true;
 }
 
+// A key while the prompt is being typed: Esc cancels, Enter traces, Backspace deletes a
+// character (a whole UTF-8 sequence).
+static void prompt_key(tt_ui *ui, SDL_Keycode c) {
+  if (c == SDLK_ESCAPE) {
+    ui->editing = false;
+    SDL_StopTextInput();
+  } else if (c == SDLK_RETURN || c == SDLK_KP_ENTER) {
+    ui->editing = false;
+    SDL_StopTextInput();
+    tt_ui_retrace(ui);
+  } else if (c == SDLK_BACKSPACE) {
+    size_t n = strlen(ui->prompt);
+    while (n > 0 && ((unsigned char)ui->prompt[n - 1] & 0xC0) == 0x80) n--;
+    if (n > 0) n--;
+    ui->prompt[n] = 0;
+  }
+  ui->dirty = true;
+}
+
+// + and − change the temperature on the bars view, else zoom; 0 resets both; , and .
+// move the bars' token. false when c is none of these.
+static bool scale_key(tt_ui *ui, SDL_Keycode c) {
+  tt_view_state *vs = &ui->vs;
+  bool bars = bars_view(ui) ||
+              (vs->view == TT_VIEW_AUTO && vs->step >= 0 && tt_step_get(ui->tr, vs->step)->view == TT_VIEW_BARS);
+  int T = tt_trace_n_tokens(ui->tr), pos = vs->position < 0 ? T - 1 : vs->position;
+  switch (c) {
+    case SDLK_EQUALS:
+    case SDLK_PLUS:
+    case SDLK_KP_PLUS:
+      if (bars) vs->temperature = fminf(vs->temperature * 1.25f, 10.0f);
+      else zoom_at(ui, 1.5f, -1, -1);
+      return true;
+    case SDLK_MINUS:
+    case SDLK_KP_MINUS:
+      if (bars) vs->temperature = fmaxf(vs->temperature / 1.25f, 0.1f);
+      else zoom_at(ui, 1 / 1.5f, -1, -1);
+      return true;
+    case SDLK_0:
+      vs->zoom = 1;
+      vs->pan_row = vs->pan_col = 0;
+      vs->temperature = 1;
+      return true;
+    case SDLK_COMMA: vs->position = pos > 0 ? pos - 1 : 0; return true;
+    case SDLK_PERIOD: vs->position = pos + 1 < T ? pos + 1 : T - 1; return true;
+    default: return false;
+  }
+}
+
 static void key(tt_ui *ui, const SDL_KeyboardEvent *k) {
   tt_view_state *vs = &ui->vs;
   SDL_Keycode c = k->keysym.sym;
   if (ui->editing) {
-    if (c == SDLK_ESCAPE) {
-      ui->editing = false;
-      SDL_StopTextInput();
-    } else if (c == SDLK_RETURN || c == SDLK_KP_ENTER) {
-      ui->editing = false;
-      SDL_StopTextInput();
-      tt_ui_retrace(ui);
-    } else if (c == SDLK_BACKSPACE) {
-      size_t n = strlen(ui->prompt);
-      while (n > 0 && ((unsigned char)ui->prompt[n - 1] & 0xC0) == 0x80) n--;
-      if (n > 0) n--;
-      ui->prompt[n] = 0;
-    }
-    ui->dirty = true;
+    prompt_key(ui, c);
     return;
   }
   if (ui->lesson && tt_ui_lesson_key(ui, k)) {
+    ui->dirty = true;  // the lesson's keys say things on the status line themselves
+    return;
+  }
+  if (scale_key(ui, c)) {
+    ui->status[0] = 0;
     ui->dirty = true;
     return;
   }
@@ -163,38 +204,6 @@ static void key(tt_ui *ui, const SDL_KeyboardEvent *k) {
       ui->prompt[0] = 0;  // a fresh prompt; Esc keeps the old trace
       SDL_StartTextInput();
       break;
-    case SDLK_EQUALS:
-    case SDLK_PLUS:
-    case SDLK_KP_PLUS:
-      if (bars_view(ui) || (vs->view == TT_VIEW_AUTO && vs->step >= 0 && tt_step_get(ui->tr, vs->step)->view == TT_VIEW_BARS))
-        vs->temperature = fminf(vs->temperature * 1.25f, 10.0f);
-      else
-        zoom_at(ui, 1.5f, -1, -1);
-      break;
-    case SDLK_MINUS:
-    case SDLK_KP_MINUS:
-      if (bars_view(ui) || (vs->view == TT_VIEW_AUTO && vs->step >= 0 && tt_step_get(ui->tr, vs->step)->view == TT_VIEW_BARS))
-        vs->temperature = fmaxf(vs->temperature / 1.25f, 0.1f);
-      else
-        zoom_at(ui, 1 / 1.5f, -1, -1);
-      break;
-    case SDLK_0:
-      vs->zoom = 1;
-      vs->pan_row = vs->pan_col = 0;
-      vs->temperature = 1;
-      break;
-    case SDLK_COMMA: {
-      int T = tt_trace_n_tokens(ui->tr);
-      int p = vs->position < 0 ? T - 1 : vs->position;
-      vs->position = p > 0 ? p - 1 : 0;
-      break;
-    }
-    case SDLK_PERIOD: {
-      int T = tt_trace_n_tokens(ui->tr);
-      int p = vs->position < 0 ? T - 1 : vs->position;
-      vs->position = p + 1 < T ? p + 1 : T - 1;
-      break;
-    }
     case SDLK_d: vs->theme = vs->theme == TT_THEME_DARK ? TT_THEME_LIGHT : TT_THEME_DARK; break;
     case SDLK_l: vs->lang = tt_lang_next(vs->lang); break;
     case SDLK_q: ui->quit = true; break;

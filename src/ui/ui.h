@@ -1,13 +1,12 @@
 // ui: the SDL2 window only: the step navigator, views, inspector and prompt box
 // (window.c, input.c), lessons in the window (lesson_window.c), `view A --compare B`
 // (compare.c) and the scripted input that drives it in tests (script.c). What views need
-// without a window (model-side data, the headless sequence) is in src/viewdata.
+// without a window (model-side data, the headless sequence) is in src/render.
 #ifndef TT_UI_H
 #define TT_UI_H
 
 #include "core/core.h"
 #include "render/render.h"
-#include "viewdata/viewdata.h"
 #include "trace/trace.h"
 
 // ---- the window -----------------------------------------------------------------------

@@ -56,6 +56,18 @@ def load_vocab(path):
     return out
 
 
+def load_merges(path, vocab_dec):
+    """rank -> (left, right) as the views show them (a leading space as ␣)."""
+    out = []
+    for line in open(path, encoding="utf-8").read().splitlines()[1:]:
+        if not line:
+            continue
+        a, b = line.split(" ")
+        out.append(tuple(checks.sn.token_display(bytes(vocab_dec[c] for c in x).decode("utf-8", errors="tt_hex"))
+                         for x in (a, b)))
+    return out
+
+
 def step_table(root):
     """(id, hook suffix, in_block) of every pipeline step, from the step table's source."""
     pat = re.compile(r'\{\{"(\w+)", "([\w.]+)", (true|false), TT_VIEW_\w+\}')
@@ -73,6 +85,7 @@ class Run:
         self.ttrace, self.root, self.out = ttrace, root, out
         self.jobs = []  # (name, argv, svg, traces)
         self.vocab = load_vocab(os.path.join(root, "assets", "tokenizer", "vocab.json"))
+        self.merges = load_merges(os.path.join(root, "assets", "tokenizer", "merges.txt"), bytes_to_unicode())
         self.traces = {}
 
     def trace(self, path):
@@ -105,7 +118,7 @@ class Run:
             texts = svgnum.texts(svg)
             if trs is None:  # a lesson page: ttrace names the trace files it shows
                 trs = dict(line.split(" ", 1) for line in p.stdout.splitlines() if line[:2] in ("A ", "B "))
-            c = checks.Checker({k: self.trace(v) for k, v in trs.items()}, self.vocab, name)
+            c = checks.Checker({k: self.trace(v) for k, v in trs.items()}, self.vocab, name, self.merges)
             fails += c.check(texts)
             n_texts += len(texts)
             n_checked += c.checked
@@ -218,10 +231,10 @@ def main():
     print("%d views, %d texts, %d checked against the traces, %d texts with numbers not yet marked "
           "(failures with --strict), %d failures (%.1f s)" %
           (len(run.jobs), n_texts, n_checked, len(unmarked), len(fails), time.time() - t0))
-    for f in fails[:400]:
+    for f in fails[:int(os.environ.get("TT_NUMBERS_SHOW", "400"))]:
         print("FAIL", f)
-    if len(fails) > 400:
-        print("... and %d more" % (len(fails) - 400))
+    if len(fails) > int(os.environ.get("TT_NUMBERS_SHOW", "400")):
+        print("... and %d more" % (len(fails) - int(os.environ.get("TT_NUMBERS_SHOW", "400"))))
     sys.exit(1 if fails else 0)
 
 

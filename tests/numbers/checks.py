@@ -131,9 +131,10 @@ def mean_sd(row):
 
 # ---- the checker ------------------------------------------------------------------------------
 class Checker:
-    def __init__(self, traces, vocab=None, name=""):
+    def __init__(self, traces, vocab=None, name="", merges=None):
         self.traces = traces
         self.vocab = vocab
+        self.merges = merges
         self.name = name
         self.fail = []
         self.checked = 0
@@ -192,6 +193,7 @@ class Checker:
         for t in texts:
             self.one(t)
         self.own_labels(texts)
+        self.finish(texts)
         return self.fail
 
     def own_labels(self, texts):
@@ -588,3 +590,175 @@ class Checker:
     def k_lesson_counter(self, t):
         if not t.s.startswith("%d / " % (int(t.note["step"]) + 1)):
             self.bad(t, "step %d" % (int(t.note["step"]) + 1))
+
+    # -- tokens, merges, heads, layers
+    def k_prompt(self, t):
+        p = self.trace_of(t).prompt
+        if ("\u201c%s\u201d" % p) not in t.s and "\u2026" not in t.s and p not in t.s:
+            self.bad(t, "the prompt is %r" % p)
+
+    def k_token_id(self, t):
+        ids = json.loads(self.trace_of(t).meta.get("token_ids", "[]"))
+        i = int(t.note["i"])
+        if t.s != str(ids[i]):
+            self.bad(t, "token %d has id %d" % (i, ids[i]))
+
+    def k_token_count(self, t):
+        T = len(self.trace_of(t).tokens)
+        if str(T) not in re.findall(r"\d+", t.s):
+            self.bad(t, "%d tokens" % T)
+
+    def k_merge(self, t):
+        m = re.fullmatch(r"(.+) \+ (.+) \u2192 (.+)  \(#(\d+)\)", t.s)
+        if not m:
+            return self.bad(t, "a merge line reads 'a + b \u2192 ab  (#rank)'")
+        a, b, ab, rank = m.group(1), m.group(2), m.group(3), int(m.group(4))
+        want = self.merges[rank] if self.merges and rank < len(self.merges) else None
+        if want is None or (a, b) != want:
+            self.bad(t, "merge #%d is %s + %s" % (rank, *(want or ("?", "?"))))
+        if ab != a + b:
+            self.bad(t, "%s + %s makes %s" % (a, b, a + b))
+
+    def k_merge_group(self, t):
+        self.groups = getattr(self, "groups", []) + [t.s]
+
+    def k_merge_more(self, t):
+        pass
+
+    def k_head_label(self, t):
+        if not re.fullmatch(r"(?:head|헤드) %s" % t.note["h"], t.s):
+            self.bad(t, "head %s" % t.note["h"])
+
+    def k_layer_label(self, t):
+        if not re.fullmatch(r"(?:layer|층|블록|block) %s" % t.note["l"], t.s):
+            self.bad(t, "layer %s" % t.note["l"])
+
+    def k_head_d(self, t):
+        cfg = self.trace_of(t).cfg
+        D = int(cfg["n_embd"]) // int(cfg["n_head"])
+        m = re.search(r"(\d+)\D+(\d+)$", t.s)
+        if not m or int(m.group(1)) != int(t.note["h"]) or int(m.group(2)) != D:
+            self.bad(t, "head %s, D = %d" % (t.note["h"], D))
+
+    def k_wte_shape(self, t):
+        cfg = self.trace_of(t).cfg
+        nums = [int(x) for x in re.findall(r"\d+", t.s)]
+        if nums[-2:] != [int(cfg["vocab_size"]), int(cfg["n_embd"])]:
+            self.bad(t, "W_E is %s \u00d7 %s" % (cfg["vocab_size"], cfg["n_embd"]))
+
+    def k_vocab_last(self, t):
+        if int(t.s) != int(self.trace_of(t).cfg["vocab_size"]) - 1:
+            self.bad(t, "the last id is V \u2212 1")
+
+    # -- the window's frame: navigator, step header, formula, shapes
+    def k_nav_block(self, t):
+        L = int(self.trace_of(t).cfg["n_layer"])
+        nums = [int(x) for x in re.findall(r"\d+", t.s)]
+        if nums != [int(t.scope["layer"]), 0, L - 1]:
+            self.bad(t, "block %s of 0\u2013%d" % (t.scope["layer"], L - 1))
+
+    def k_nav_step(self, t):
+        if not t.s.startswith("%d  " % (int(t.note["i"]) + 1)):
+            self.bad(t, "step %d" % (int(t.note["i"]) + 1))
+
+    def k_step_counter(self, t):
+        if not t.s.startswith("%d / " % (int(t.scope["step"]) + 1)):
+            self.bad(t, "step %d" % (int(t.scope["step"]) + 1))
+
+    def k_formula(self, t):
+        pass  # words and symbols; the minus signs are checked for every text
+
+    def k_shapes(self, t):
+        self.shapes = getattr(self, "shapes", []) + [t]
+
+    def k_axis_title(self, t):
+        """An axis named by a width letter says the width the tensor has along it."""
+        m = re.search(r"\((\d?)([CDFVT])\)", t.s)
+        hook = self.last_title
+        tr = self.trace_of(t)
+        if not m or not hook or tr.get(hook) is None:
+            return
+        cfg = tr.cfg
+        size = {"C": int(cfg["n_embd"]), "D": int(cfg["n_embd"]) // int(cfg["n_head"]),
+                "F": int(cfg.get("n_inner") or 4 * int(cfg["n_embd"])), "V": int(cfg["vocab_size"]),
+                "T": len(tr.tokens)}[m.group(2)] * int(m.group(1) or 1)
+        shape = tr.get(hook).shape
+        dim = shape[-1] if t.note.get("dir") == "col" else shape[-2] if len(shape) >= 2 else shape[0]
+        if dim != size:
+            self.bad(t, "this axis of %s has %d entries, not %s%s" % (hook, dim, m.group(1), m.group(2)))
+
+    def finish(self, texts):
+        """Checks that need the whole figure."""
+        tr = self.traces["A"]
+        for t in getattr(self, "shapes", []):
+            hook = self.last_title
+            if hook and tr.get(hook) is not None and "\u2192" in t.s:
+                shape = tuple(tr.get(hook).shape)
+                out = t.s.rsplit("\u2192", 1)[1]
+                m = re.match(r"\s*\(([0-9, ]+)\)", out)
+                if m and tuple(int(x) for x in m.group(1).split(",")) != shape:
+                    self.bad(t, "the step's output %s is %s" % (hook, shape))
+        groups = getattr(self, "groups", [])
+        if groups and len(groups) >= 1:
+            pieces = []
+            for g in groups:
+                g = re.sub(r"(:|  \(.*\))$", "", g)
+                pieces += [x for x in (g.split(" \u2192 ", 1)[-1]).split(" \u00b7 ")]
+            want = [sn.token_display(x) for x in tr.tokens]
+            if pieces != want[:len(pieces)] or (len(pieces) < len(want) and "\u2026" not in "".join(groups)):
+                self.fail.append("%s: the pre-tokens end as %s, not %s" % (self.name, want, pieces))
+
+    # -- a comparison's header: the largest |A − B| and where it is
+    def _diff(self, hook):
+        if hook == "norms":
+            return self.norms(self.traces["A"]) - self.norms(self.traces["B"])
+        a, b = self.traces["A"].get(hook), self.traces["B"].get(hook)
+        if a is None or b is None or a.shape != b.shape:
+            return None
+        with np.errstate(invalid="ignore"):
+            return a.astype(np.float32) - b.astype(np.float32)
+
+    def k_compare_max(self, t):
+        if "B" not in self.traces or t.scope["hook"] == "-" or "= " not in t.s:
+            return
+        d = self._diff(t.scope["hook"])
+        if d is None:
+            return
+        mode = int(t.scope["mode"])
+        hd = re.search(r"(?:head|헤드) (\d+)", t.s)
+        part = d[int(hd.group(1))] if hd and d.ndim == 3 else d
+        if mode == 2:  # every layer: the largest over all of them
+            suffix = t.scope["hook"].split(".", 2)[-1]
+            parts = [self._diff("blocks.%d.%s" % (l, suffix)) for l in range(int(self.traces["A"].cfg["n_layer"]))]
+            part = np.concatenate([np.abs(x[np.isfinite(x)]).ravel() for x in parts if x is not None])
+        fin = np.abs(part[np.isfinite(part)])
+        v = float(fin.max()) if fin.size else 0.0
+        got = re.search("= ([0-9.e+\u2212]+)", t.s).group(1).rstrip(":")
+        if v == 0:
+            if got != "0":
+                self.bad(t, "the traces agree here")
+        elif not sn.matches(got, v, formatter=lambda x: sn.fmt("%.4g", x), rel=1e-5):
+            self.bad(t, "max |A \u2212 B| = %s" % sn.fmt("%.4g", v))
+
+    def k_compare_where(self, t):
+        if "B" not in self.traces or t.scope["hook"] in ("-", "norms"):
+            return
+        d = self._diff(t.scope["hook"])
+        m = re.search(r"(?:row|행) (\d+)(?: (\S+))?, (?:column|열) (\d+)", t.s)
+        if d is None or not m:
+            return
+        r, c = int(m.group(1)), int(m.group(3))
+        hd = re.search(r"(?:head|헤드) (\d+)", t.s.split("\u00b7")[0])
+        h = int(hd.group(1)) if hd else int(t.scope["head"])
+        part = d[h] if d.ndim == 3 else d
+        fin = np.where(np.isfinite(part), np.abs(part), -1)
+        if fin[r, c] != fin.max():
+            idx = np.unravel_index(int(np.argmax(fin)), fin.shape)
+            self.bad(t, "the largest difference is at row %d, column %d" % idx)
+        if m.group(2) and m.group(2) != sn.token_display(self.traces["A"].tokens[r]):
+            self.bad(t, "row %d is %r" % (r, sn.token_display(self.traces["A"].tokens[r])))
+
+    def k_compare_side(self, t):
+        tr = self.trace_of(t)
+        if tr.prompt and "\u201c%s\u201d" % tr.prompt not in t.s and "\u2026" not in t.s:
+            self.bad(t, "this side's prompt is %r" % tr.prompt)

@@ -182,6 +182,48 @@ static void test_scale(void **state) {
   tt_trace_destroy(tr);
 }
 
+// Every step's shapes for GPT-2 small and 4 tokens, as printed.
+static void test_all_shapes(void **state) {
+  (void)state;
+  tt_config cfg;
+  tt_config_default(&cfg);
+  tt_trace *tr = trace_with(&cfg, NULL);
+#define A "\xE2\x86\x92"
+#define X "\xC3\x97"
+  const char *want[][2] = {
+      {"tokenize", "text " A " (T) = (4) pieces"},
+      {"ids", "(T) = (4) integers, each < V = 50257"},
+      {"embed", "W_E (50257, 768), ids (4) " A " (4, 768)"},
+      {"positions", "W_P (1024, 768), rows 0\xE2\x80\xA6" "3 " A " (4, 768)"},
+      {"sum", "(4, 768) + (4, 768) " A " (4, 768)"},
+      {"ln1", "(4, 768) " A " (4, 768), \xCE\xBC and \xCF\x83 per token (4)"},
+      {"qkv", "(4, 768) " X " (768, 2304) " A " (4, 2304)"},
+      {"split", "(4, 2304) " A " 3 " X " (12, 4, 64),  D = 768 / 12 = 64"},
+      {"scores", "(12, 4, 64) " X " (12, 64, 4) " A " (12, 4, 4)"},
+      {"mask", "(12, 4, 4) " A " (12, 4, 4)"},
+      {"softmax", "(12, 4, 4) " A " (12, 4, 4), each row sums to 1"},
+      {"weighted", "(12, 4, 4) " X " (12, 4, 64) " A " (12, 4, 64)"},
+      {"proj", "(4, 768) " X " (768, 768) " A " (4, 768)"},
+      {"resid1", "(4, 768) + (4, 768) " A " (4, 768)"},
+      {"ln2", "(4, 768) " A " (4, 768), \xCE\xBC and \xCF\x83 per token (4)"},
+      {"ffn_up", "(4, 768) " X " (768, 3072) " A " (4, 3072)"},
+      {"gelu", "(4, 3072) " A " (4, 3072), one number at a time"},
+      {"ffn_down", "(4, 3072) " X " (3072, 768) " A " (4, 768)"},
+      {"resid2", "(4, 768) + (4, 768) " A " (4, 768)"},
+      {"ln_final", "(4, 768) " A " (4, 768), \xCE\xBC and \xCF\x83 per token (4)"},
+      {"logits", "(4, 768) " X " (768, 50257) " A " (4, 50257)"},
+      {"probs", "(4, 50257) " A " (4, 50257), each row sums to 1"},
+  };
+#undef A
+#undef X
+  char buf[256];
+  for (size_t k = 0; k < sizeof want / sizeof *want; k++) {
+    shapes_of(tr, want[k][0], buf, sizeof buf);
+    if (strcmp(buf, want[k][1]) != 0) fail_msg("%s: '%s', want '%s'", want[k][0], buf, want[k][1]);
+  }
+  tt_trace_destroy(tr);
+}
+
 // Every language has every string and every step's title and text.
 static void test_languages_complete(void **state) {
   (void)state;
@@ -245,7 +287,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_block_order),   cmocka_unit_test(test_positions),
       cmocka_unit_test(test_activation),    cmocka_unit_test(test_logits),
-      cmocka_unit_test(test_scale),         cmocka_unit_test(test_languages_complete),
+      cmocka_unit_test(test_scale),         cmocka_unit_test(test_all_shapes),
+      cmocka_unit_test(test_languages_complete),
       cmocka_unit_test(test_korean_terms),  cmocka_unit_test(test_view_names),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -407,6 +407,7 @@ static void where_text(const tt_paint *p, const tt_tensor *t, int64_t i, bool wi
 static int header_line(tt_paint *p, SDL_Rect r, tt_derived *d, const tt_compare *cmp, int mode) {
   tt_canvas *cv = p->cv;
   int u = p->unit;
+  const tt_type type = tt_type_for(u);
   char buf[600], tail[600] = "", where[300];
   const tt_compare_info *in = &d->info;
   if (in->diff && in->max_at >= 0) {
@@ -466,13 +467,17 @@ static int header_line(tt_paint *p, SDL_Rect r, tt_derived *d, const tt_compare 
     else
       snprintf(buf, sizeof buf, tt_str(p->st->lang, TT_S_CMP_LACKS_FMT), ta ? "B" : "A");
   }
-  int px = u * 12 / 10;
+  int px = type.heading;
   char fit[600];
   tt_text_fit(cv->fonts, buf, px, TT_FONT_BOLD, r.w, fit, sizeof fit);
+  tt_note_scope(cv, "panel=compare_header hook=%s head=%d mode=%d", in->hook[0] ? in->hook : "-",
+                p->st->head < 0 ? 0 : p->st->head, mode);
+  tt_note(cv, "compare_max");
   tt_draw_text(cv, r.x, r.y, fit, px, TT_FONT_BOLD, in->diff ? p->pal->fg : p->pal->warn, TT_ALIGN_LEFT);
   int x = r.x + tt_text_width(cv->fonts, fit, px, TT_FONT_BOLD) + u;
   if (tail[0] && x < r.x + r.w - u * 4) {
     tt_text_fit(cv->fonts, tail, u, TT_FONT_SANS, r.x + r.w - x, fit, sizeof fit);
+    tt_note(cv, "compare_where");
     tt_draw_text(cv, x, r.y + (px - u) / 2 + u / 8, fit, u, TT_FONT_SANS, p->pal->dim, TT_ALIGN_LEFT);
   }
   return px * 3 / 2;
@@ -520,6 +525,8 @@ static void hover(tt_paint *p, SDL_Rect area, tt_derived *d, const tt_compare *c
   }
 
   int u = p->unit;
+
+  const tt_type type = tt_type_for(u);
   char l[6][200], num[32];
   static const char *const names[3] = {"A  ", "B  ", "A \xE2\x88\x92 B  "};
   for (int s = 0; s < 3; s++) {
@@ -536,7 +543,7 @@ static void hover(tt_paint *p, SDL_Rect area, tt_derived *d, const tt_compare *c
   if (pn->t->ndim == 3) snprintf(l[4], sizeof l[4], "%s[%d, %d, %d]", name, pn->head, pk.row, pk.col);
   else if (pn->t->ndim == 2) snprintf(l[4], sizeof l[4], "%s[%d, %d]", name, pk.row, pk.col);
   else snprintf(l[4], sizeof l[4], "%s[%d]", name, pk.row);
-  int px[5] = {u * 12 / 10, u * 12 / 10, u * 12 / 10, u * 9 / 10, u * 8 / 10};
+  int px[5] = {type.heading, type.heading, type.heading, type.label, type.small};
   tt_font_kind fk[5] = {TT_FONT_BOLD, TT_FONT_BOLD, TT_FONT_BOLD, TT_FONT_SANS, TT_FONT_MONO};
   int first = cmp ? 0 : 1, n = 0;
   if (!cmp) l[2][0] = 0;
@@ -575,6 +582,7 @@ void tt_paint_compare(tt_paint *p, SDL_Rect r, const tt_compare *cmp, tt_derived
   prepare(d, p->tr, cmp->b, st, layers, layers_b, n_layers);  // normally up to date already
   put_scales(d, p->rc, p->tr, cmp->b, st->hook, mode);
   int u = p->unit;
+  const tt_type type = tt_type_for(u);
   p->lay->view_rect = r;
   int hh = header_line(p, r, d, cmp, mode);
   SDL_Rect body = {r.x, r.y + hh, r.w, r.h - hh};
@@ -594,7 +602,7 @@ void tt_paint_compare(tt_paint *p, SDL_Rect r, const tt_compare *cmp, tt_derived
   if (sub.frame && mode == M_OTHER) sub.frame = false;
   tt_paint q = *p;
   q.st = &sub;
-  q.unit = u * 85 / 100 < 12 ? u : u * 85 / 100;
+  q.unit = type.cell < 12 ? u : type.cell;
 
   arrangement ar = {.n_boxes = 0};
   bool drawn = false;

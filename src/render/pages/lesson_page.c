@@ -106,6 +106,7 @@ static int narration_block(tt_canvas *cv, tt_fonts *f, const char *title, const 
 static void narration_panel(tt_paint *p, SDL_Rect r, const tt_lesson_page *pg) {
   tt_canvas *cv = p->cv;
   int u = p->unit;
+  const tt_type type = tt_type_for(u);
   cv->fill(cv, r.x, r.y, r.w, r.h, p->pal->panel);
   SDL_Rect in = {r.x + u, r.y + u, r.w - 2 * u, r.h - 2 * u};
   char *flat = reflow(pg->error ? pg->error : pg->narration ? pg->narration : "");
@@ -120,7 +121,7 @@ static void narration_panel(tt_paint *p, SDL_Rect r, const tt_lesson_page *pg) {
   tt_minus_signs(text, cap);
   tt_note_scope(cv, "panel=narration");
   // The largest type that fits, from 1.2 units down to 0.8.
-  int px = u * 12 / 10, min_px = u * 8 / 10 > 12 ? u * 8 / 10 : 12;
+  int px = type.heading, min_px = type.small > 12 ? type.small : 12;
   while (px > min_px && narration_block(cv, cv->fonts, pg->step_title, text, in, px, p->pal, false) > in.h) px--;
   cv->clip(cv, &r);
   if (pg->error) {
@@ -139,12 +140,13 @@ static int top_bar(tt_paint *p, SDL_Rect r, const tt_lesson_page *pg) {
   tt_canvas *cv = p->cv;
   const tt_palette *pal = p->pal;
   int u = p->unit, h = u * 3;
+  const tt_type type = tt_type_for(u);
   cv->fill(cv, r.x, r.y, r.w, h, pal->panel);
   char counter[64], fit[512];
   snprintf(counter, sizeof counter, "%d / %d", pg->step + 1, pg->n_steps);
   tt_note_scope(cv, "panel=lesson_bar");
   tt_note(cv, "lesson_counter step=%d", pg->step);
-  int cpx = u * 16 / 10;
+  int cpx = type.display;
   int cw = tt_text_width(cv->fonts, counter, cpx, TT_FONT_BOLD);
   tt_draw_text(cv, r.x + r.w - u, r.y + (h - cpx * 5 / 4) / 2, counter, cpx, TT_FONT_BOLD, pal->accent, TT_ALIGN_RIGHT);
   int right = r.x + r.w - u - cw - u;
@@ -152,15 +154,15 @@ static int top_bar(tt_paint *p, SDL_Rect r, const tt_lesson_page *pg) {
     // The step number being typed, boxed, left of the counter.
     char buf[64];
     snprintf(buf, sizeof buf, tt_str(p->st->lang, TT_S_JUMP_FMT), pg->jump);
-    int bw = tt_text_width(cv->fonts, buf, u * 12 / 10, TT_FONT_BOLD) + u;
+    int bw = tt_text_width(cv->fonts, buf, type.heading, TT_FONT_BOLD) + u;
     SDL_Rect b = {right - bw, r.y + u / 2, bw, h - u};
     cv->fill(cv, b.x, b.y, b.w, b.h, pal->bg);
     tt_draw_frame(cv, b.x, b.y, b.w, b.h, pal->accent, 2);
-    tt_draw_text(cv, b.x + u / 2, b.y + (b.h - u * 12 / 10 * 5 / 4) / 2, buf, u * 12 / 10, TT_FONT_BOLD, pal->fg,
+    tt_draw_text(cv, b.x + u / 2, b.y + (b.h - type.heading * 5 / 4) / 2, buf, type.heading, TT_FONT_BOLD, pal->fg,
                  TT_ALIGN_LEFT);
     right = b.x - u;
   }
-  int tpx = u * 13 / 10;
+  int tpx = type.title;
   tt_text_fit(cv->fonts, pg->lesson_title ? pg->lesson_title : "", tpx, TT_FONT_BOLD, right - r.x - u, fit, sizeof fit);
   tt_draw_text(cv, r.x + u, r.y + (h - tpx * 5 / 4) / 2, fit, tpx, TT_FONT_BOLD, pal->fg, TT_ALIGN_LEFT);
   tt_note_scope(cv, NULL);
@@ -204,6 +206,7 @@ static void paint_page(tt_render *rc, tt_canvas *cv, SDL_Rect area, const page_j
   tt_paint p = {cv, j->tr, st, &rc->ex, tt_palette_for(st->theme), j->lay, tt_unit_for(st, area.w, area.h), rc};
   memset(j->lay, 0, sizeof *j->lay);
   int u = p.unit;
+  const tt_type type = tt_type_for(u);
   cv->fill(cv, area.x, area.y, area.w, area.h, p.pal->bg);
   int top = top_bar(&p, area, pg);
   int keys_h = u * 2;
@@ -215,7 +218,7 @@ static void paint_page(tt_render *rc, tt_canvas *cv, SDL_Rect area, const page_j
   if (pg->narration_hidden) nar_w = 0;
   SDL_Rect nar = {area.x, area.y + top, nar_w, area.h - top - keys_h};
   if (nar_w > 0) narration_panel(&p, nar, pg);
-  SDL_Rect view = {area.x + nar_w + u, area.y + top + u * 3 / 4, area.w - nar_w - u * 2, area.h - top - keys_h - u * 3 / 2};
+  SDL_Rect view = {area.x + nar_w + u, area.y + top + u * 3 / 4, area.w - nar_w - u * 2, area.h - top - keys_h - type.line};
   p.lay->view_rect = view;
 
   if (pg->error) {

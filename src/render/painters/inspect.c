@@ -68,22 +68,15 @@ static double score_at(const tt_tensor *sc, const tt_tensor *q, const tt_tensor 
   return acc / sdiv;
 }
 
-static void attention_arithmetic(writer *w, const tt_trace *tr, int L, int h, int i, int j) {
+// Step 1: q_i · k_j as its D products, the largest first (as many as fit), and the rest
+// summed; *out gets the dot product. false when out of memory.
+static bool dot_terms(writer *w, const tt_tensor *q, const tt_tensor *k, int L, int h, int i, int j, double *out) {
   tt_paint *p = w->p;
   const tt_palette *pal = p->pal;
   tt_lang lang = p->st->lang;
-  const tt_tensor *q = tt_find_hook(tr, L, "attn.hook_q");
-  const tt_tensor *k = tt_find_hook(tr, L, "attn.hook_k");
-  if (!q || !k || q->ndim != 3) {
-    put(w, "", TT_FONT_SANS, pal->warn, "%s", tt_str(lang, TT_S_PIN_NO_QK));
-    return;
-  }
-  int D = (int)q->shape[2], T = (int)q->shape[1];
-  tt_config cfg;
-  bool have = tt_trace_config(tr, &cfg);
-  bool scale = !have || cfg.scale_attn, causal = !have || cfg.causal;
+  int D = (int)q->shape[2];
   term *terms = malloc(sizeof(term) * (size_t)D);
-  if (!terms) return;
+  if (!terms) return false;
   double sum = 0;
   for (int d = 0; d < D; d++) {
     terms[d].d = d;
@@ -109,18 +102,16 @@ static void attention_arithmetic(writer *w, const tt_trace *tr, int L, int h, in
   }
   snprintf(note, sizeof note, "pin_rest shown=%d", shown);
   if (shown < D) put(w, note, TT_FONT_MONO, pal->dim, " \xE2\x80\xA6 %d %s %s", D - shown, tt_str(lang, TT_S_PIN_MORE_SUM), num(w, "%.3f", rest));
-  const tt_tensor *raw = tt_find_hook(tr, L, "attn.hook_attn_scores_raw");
-  put(w, "pin_sum", TT_FONT_MONO, pal->accent, " \xCE\xA3 = %s", num(w, "%.4f", sum));
-  if (raw) put(w, "pin_recorded_raw", TT_FONT_SANS, pal->dim, "      %s %s", tt_str(lang, TT_S_PIN_RECORDED), num(w, "%+.4f", at3(raw, h, i, j)));
-  double sdiv = scale ? sqrt((double)D) : 1.0;
-  double s = sum / sdiv;
-  if (scale) put(w, "pin_scaled", TT_FONT_BOLD, pal->fg, "2.  \xC3\xB7 \xE2\x88\x9A%d = %s   \xE2\x86\x92 %s", D, num(w, "%.4g", sdiv), num(w, "%+.4f", s));
-  else put(w, "pin_unscaled", TT_FONT_BOLD, pal->fg, "2.  %s", tt_str(lang, TT_S_PIN_NOT_SCALED));
-  bool masked = causal && j > i;
-  put(w, masked ? "pin_mask masked=1" : "pin_mask masked=0", TT_FONT_BOLD, pal->fg, "3.  %s",
-      tt_str(lang, masked ? TT_S_PIN_MASKED : TT_S_PIN_VISIBLE));
-  // Softmax over row i, from the recorded scaled scores (or recomputed when absent).
-  const tt_tensor *sc = tt_find_hook(tr, L, "attn.hook_attn_scores");
+  free(terms);
+  *out = sum;
+  return true;
+}
+
+// Softmax over row i, from the recorded scaled scores sc (or recomputed when absent):
+// its maximum and the sum of exp(score − maximum) over the visible cells.
+static void row_softmax(const tt_tensor *sc, const tt_tensor *q, const tt_tensor *k, int h, int i, bool causal,
+                        double sdiv, double *mx_out, double *sum_out) {
+  int D = (int)q->shape[2], T = (int)q->shape[1];
   double mx = -INFINITY, row_sum = 0;
   for (int c = 0; c < T; c++) {
     if (causal && c > i) continue;
@@ -132,6 +123,38 @@ static void attention_arithmetic(writer *w, const tt_trace *tr, int L, int h, in
     double v = score_at(sc, q, k, h, i, c, D, sdiv);
     row_sum += exp(v - mx);
   }
+  *mx_out = mx;
+  *sum_out = row_sum;
+}
+
+static void attention_arithmetic(writer *w, const tt_trace *tr, int L, int h, int i, int j) {
+  tt_paint *p = w->p;
+  const tt_palette *pal = p->pal;
+  tt_lang lang = p->st->lang;
+  const tt_tensor *q = tt_find_hook(tr, L, "attn.hook_q");
+  const tt_tensor *k = tt_find_hook(tr, L, "attn.hook_k");
+  if (!q || !k || q->ndim != 3) {
+    put(w, "", TT_FONT_SANS, pal->warn, "%s", tt_str(lang, TT_S_PIN_NO_QK));
+    return;
+  }
+  int D = (int)q->shape[2];
+  tt_config cfg;
+  bool have = tt_trace_config(tr, &cfg);
+  bool scale = !have || cfg.scale_attn, causal = !have || cfg.causal;
+  double sum = 0;
+  if (!dot_terms(w, q, k, L, h, i, j, &sum)) return;
+  const tt_tensor *raw = tt_find_hook(tr, L, "attn.hook_attn_scores_raw");
+  put(w, "pin_sum", TT_FONT_MONO, pal->accent, " \xCE\xA3 = %s", num(w, "%.4f", sum));
+  if (raw) put(w, "pin_recorded_raw", TT_FONT_SANS, pal->dim, "      %s %s", tt_str(lang, TT_S_PIN_RECORDED), num(w, "%+.4f", at3(raw, h, i, j)));
+  double sdiv = scale ? sqrt((double)D) : 1.0;
+  double s = sum / sdiv;
+  if (scale) put(w, "pin_scaled", TT_FONT_BOLD, pal->fg, "2.  \xC3\xB7 \xE2\x88\x9A%d = %s   \xE2\x86\x92 %s", D, num(w, "%.4g", sdiv), num(w, "%+.4f", s));
+  else put(w, "pin_unscaled", TT_FONT_BOLD, pal->fg, "2.  %s", tt_str(lang, TT_S_PIN_NOT_SCALED));
+  bool masked = causal && j > i;
+  put(w, masked ? "pin_mask masked=1" : "pin_mask masked=0", TT_FONT_BOLD, pal->fg, "3.  %s",
+      tt_str(lang, masked ? TT_S_PIN_MASKED : TT_S_PIN_VISIBLE));
+  double mx, row_sum;
+  row_softmax(tt_find_hook(tr, L, "attn.hook_attn_scores"), q, k, h, i, causal, sdiv, &mx, &row_sum);
   double e = masked ? 0 : exp(s - mx);
   if (masked) {
     // The score is −∞ here: its exponential is 0 whatever the row holds.
@@ -147,7 +170,6 @@ static void attention_arithmetic(writer *w, const tt_trace *tr, int L, int h, in
   put(w, "pin_div", TT_FONT_BOLD, pal->accent, "6.  %s / %s = %s", num(w, "%.4f", e), num(w, "%.4f", row_sum), num(w, "%.4f", e / row_sum));
   const tt_tensor *pat = tt_find_hook(tr, L, "attn.hook_pattern");
   if (pat) put(w, "pin_recorded_w", TT_FONT_SANS, pal->dim, "      %s %s", tt_str(lang, TT_S_PIN_RECORDED_WEIGHT), num(w, "%.4f", at3(pat, h, i, j)));
-  free(terms);
 }
 
 void tt_paint_inspector(tt_paint *p, SDL_Rect r) {
@@ -155,6 +177,7 @@ void tt_paint_inspector(tt_paint *p, SDL_Rect r) {
   const tt_palette *pal = p->pal;
   const tt_view_state *st = p->st;
   int u = p->unit;
+  const tt_type type = tt_type_for(u);
   cv->fill(cv, r.x, r.y, r.w, r.h, pal->panel);
   tt_draw_frame(cv, r.x, r.y, r.w, r.h, pal->accent, 2);
   const tt_tensor *t = tt_trace_find(p->tr, st->hook);
@@ -163,7 +186,7 @@ void tt_paint_inspector(tt_paint *p, SDL_Rect r) {
   if (!tt_mat_of(p->tr, t, st->head, &m)) return;
   int i = st->pin_row, j = st->pin_col;
   if (i >= m.rows || j >= m.cols) return;
-  writer w = {.p = p, .r = {r.x + u / 4, r.y + u / 2, r.w - u / 2, r.h - u}, .y = r.y + u / 2, .px = u * 85 / 100};
+  writer w = {.p = p, .r = {r.x + u / 4, r.y + u / 2, r.w - u / 2, r.h - u}, .y = r.y + u / 2, .px = type.cell};
   char a[120], b[120];
   tt_note_scope(cv, "panel=inspector hook=%s head=%d r=%d c=%d", t->name, m.slice, i, j);
   put(&w, "", TT_FONT_BOLD, pal->accent, "%s", tt_str(st->lang, TT_S_PINNED));

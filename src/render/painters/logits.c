@@ -31,9 +31,11 @@ static int top_of(const tt_mat *m, int r, int k, int *idx) {
 
 static void top_table(tt_paint *p, SDL_Rect r, const tt_mat *m, const tt_scale *s, int row_w) {
   tt_canvas *cv = p->cv;
-  int u = p->unit, px = u * 85 / 100;
+  int u = p->unit;
+  const tt_type type = tt_type_for(u);
+  int px = type.cell;
   int k = TOP_K;
-  int cw = (r.w - row_w) / k, ch = (r.h - u * 3 / 2) / (m->rows ? m->rows : 1);
+  int cw = (r.w - row_w) / k, ch = (r.h - type.line) / (m->rows ? m->rows : 1);
   if (ch > u * 3) ch = u * 3;
   if (ch < px + 4) return;
   char buf[160], fit[160], num[32];
@@ -42,7 +44,7 @@ static void top_table(tt_paint *p, SDL_Rect r, const tt_mat *m, const tt_scale *
     tt_note(cv, "rank_header rank=%d", j);
     tt_draw_text(cv, r.x + row_w + j * cw + u / 4, r.y, buf, px, TT_FONT_BOLD, p->pal->dim, TT_ALIGN_LEFT);
   }
-  int y = r.y + u * 3 / 2;
+  int y = r.y + type.line;
   for (int i = 0; i < m->rows && y + ch <= r.y + r.h; i++, y += ch) {
     tt_axis_label(p->tr, p->ex, 'T', i, buf, sizeof buf);
     tt_text_fit(cv->fonts, buf, px, TT_FONT_SANS, row_w - u / 2, fit, sizeof fit);
@@ -71,9 +73,11 @@ static void top_table(tt_paint *p, SDL_Rect r, const tt_mat *m, const tt_scale *
 // Per row two strips over the vocabulary in bins: the bin's largest value, then its smallest.
 static void binned(tt_paint *p, SDL_Rect r, const tt_mat *m, const tt_scale *s, int row_w) {
   tt_canvas *cv = p->cv;
-  int u = p->unit, px = u * 8 / 10;
+  int u = p->unit;
+  const tt_type type = tt_type_for(u);
+  int px = type.small;
   int bins = m->cols < BINS ? m->cols : BINS;
-  SDL_Rect plot = {r.x + row_w, r.y + u * 3 / 2, r.w - row_w, r.h - u * 3};
+  SDL_Rect plot = {r.x + row_w, r.y + type.line, r.w - row_w, r.h - u * 3};
   if (plot.h < m->rows * 4 || bins < 1) return;
   tt_note(cv, "prose");
   tt_draw_text(cv, r.x, r.y,
@@ -127,11 +131,12 @@ void tt_paint_logits(tt_paint *p, SDL_Rect r, const tt_tensor *t) {
   tt_scale s;
   tt_scale_get(p, t, t->name, &s);
   int u = p->unit;
+  const tt_type type = tt_type_for(u);
   int legend_w = u * 6;
   char buf[160];
   int row_w = 0;
   for (int i = 0; i < m.rows && i < 256; i++) {
-    int w = tt_text_width(p->cv->fonts, tt_axis_label(p->tr, p->ex, 'T', i, buf, sizeof buf), u * 85 / 100, TT_FONT_SANS);
+    int w = tt_text_width(p->cv->fonts, tt_axis_label(p->tr, p->ex, 'T', i, buf, sizeof buf), type.cell, TT_FONT_SANS);
     if (w > row_w) row_w = w;
   }
   row_w += u;

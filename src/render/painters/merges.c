@@ -21,6 +21,7 @@ static void line(tt_paint *p, int x, int y, int w, const item *it, int px) {
   char fit[600];
   tt_font_kind k = it->head ? TT_FONT_BOLD : TT_FONT_MONO;
   tt_text_fit(p->cv->fonts, it->s, px, k, w, fit, sizeof fit);  // cuts only a line wider than the area
+  tt_note(p->cv, "%s", it->head ? "merge_group" : "merge");
   tt_draw_text(p->cv, x, y, fit, px, k, it->head ? p->pal->fg : p->pal->dim, TT_ALIGN_LEFT);
 }
 
@@ -114,6 +115,7 @@ void tt_paint_merges(tt_paint *p, SDL_Rect r) {
     char more[80];
     if (rest > 0) snprintf(more, sizeof more, tt_str(p->st->lang, TT_S_MERGES_MORE_FMT), rest, rest == 1 ? "" : "s");
     else snprintf(more, sizeof more, "\xE2\x80\xA6");
+    tt_note(p->cv, "merge_more");
     tt_draw_text(p->cv, ex_x + u, ex_y + px / 4, more, px, TT_FONT_SANS, p->pal->dim, TT_ALIGN_LEFT);
   }
   free(heads);

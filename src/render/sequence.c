@@ -5,10 +5,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "viewdata.h"
+#include "render.h"
 
-tt_status tt_viz_write_sequence(const tt_trace *tr, const tt_render_extras *ex, const char *dir, int w, int h,
-                                tt_lang lang, tt_theme theme, int *n, tt_error *err) {
+tt_status tt_render_write_sequence(const tt_trace *tr, const tt_render_extras *ex, const char *dir, int w, int h,
+                                   tt_lang lang, tt_theme theme, int *n, tt_error *err) {
   *n = 0;
   if (mkdir(dir, 0755) != 0 && errno != EEXIST)
     return tt_fail(err, TT_ERR_IO, "cannot create folder %s: %s", dir, strerror(errno));

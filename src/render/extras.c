@@ -5,7 +5,7 @@
 
 #include "model/model.h"
 #include "tokenizer/tokenizer.h"
-#include "viewdata.h"
+#include "render.h"
 
 struct tt_viz_data {
   tt_tokenizer *tok;
