@@ -238,6 +238,9 @@ static void print_wrapped(const char *text, int width) {
   }
 }
 
+// A caption in the lesson's language (en or ko).
+static const char *say(bool ko, const char *en, const char *ko_text) { return ko ? ko_text : en; }
+
 static int64_t row_index(const tt_lesson_step *st, const tt_trace *tr) {
   int T = tt_trace_n_tokens(tr);
   if (st->row == TT_LESSON_ALL_ROWS) return -1;
@@ -245,9 +248,10 @@ static int64_t row_index(const tt_lesson_step *st, const tt_trace *tr) {
 }
 
 // Lengths of each token's vector (T, C) → one line per tensor.
-static void print_norms(const tt_lesson_view *v, const tt_trace *tr) {
+static void print_norms(const tt_lesson_view *v, const tt_trace *tr, bool ko) {
   int T = tt_trace_n_tokens(tr);
-  printf("%-28s", "length |x| of each token's vector");
+  const char *cap = say(ko, "length |x| of each token's vector", "토큰 벡터의 길이 |x|");
+  printf("%s%*s", cap, 28 - tt_utf8_columns(cap) > 0 ? 28 - tt_utf8_columns(cap) : 0, "");
   for (int i = 0; i < T; i++) {
     char head[48];
     snprintf(head, sizeof head, "%d:%s", i, tt_trace_token(tr, i));
@@ -277,12 +281,16 @@ static void print_tokens(const tt_trace *tr) {
 }
 
 // (pre, post) pairs of the FFN activation for one token: the first features.
-static void print_activation(const tt_trace *tr, const tt_tensor *t, int64_t row) {
+static void print_activation(const tt_trace *tr, const tt_tensor *t, int64_t row, bool ko) {
   const tt_tensor *pre = tt_lesson_sibling(tr, t->name, "hook_pre"), *post = tt_lesson_sibling(tr, t->name, "hook_post");
   if (!pre || !post) return;
   int64_t F = pre->shape[1], r = row < 0 ? pre->shape[0] - 1 : row, n = F < 12 ? F : 12;
-  printf("token %lld '%s', the first %lld of %lld features:\n%-6s", (long long)r, tt_trace_token(tr, (int)r),
-         (long long)n, (long long)F, "pre");
+  if (ko)
+    printf("토큰 %lld '%s', 특징 %lld개 중 앞의 %lld개:\n%-6s", (long long)r, tt_trace_token(tr, (int)r), (long long)F,
+           (long long)n, "pre");
+  else
+    printf("token %lld '%s', the first %lld of %lld features:\n%-6s", (long long)r, tt_trace_token(tr, (int)r),
+           (long long)n, (long long)F, "pre");
   for (int64_t f = 0; f < n; f++) printf(" %8.4f", ((const float *)pre->data)[r * F + f]);
   printf("\n%-6s", "post");
   for (int64_t f = 0; f < n; f++) printf(" %8.4f", ((const float *)post->data)[r * F + f]);
@@ -291,7 +299,7 @@ static void print_activation(const tt_trace *tr, const tt_tensor *t, int64_t row
 
 // The next-token candidates at the step's temperature: p = softmax(logits / temperature).
 // From hook_probs alone: softmax(log p / temperature) is the same thing.
-static void print_bars(const tt_trace *tr, const tt_tensor *t, float temp, const tt_dump_opts *o) {
+static void print_bars(const tt_trace *tr, const tt_tensor *t, float temp, const tt_dump_opts *o, bool ko) {
   int64_t T = t->shape[0], V = t->shape[1];
   bool logits = strcmp(t->name, "hook_logits") == 0;
   float *p = malloc(sizeof *p * (size_t)(T * V));
@@ -308,20 +316,65 @@ static void print_bars(const tt_trace *tr, const tt_tensor *t, float temp, const
     for (int64_t v = 0; v < V; v++) y[v] = (float)(y[v] / sum);
   }
   tt_tensor probs = {.name = "hook_probs", .dtype = TT_F32, .ndim = 2, .shape = {T, V}, .data = p};
-  printf("next-token probabilities at temperature %g:\n", temp);
+  printf(say(ko, "next-token probabilities at temperature %g:\n", "온도 %g에서 다음 토큰의 확률:\n"), temp);
   tt_dump_tensor(stdout, tr, &probs, o);
   free(p);
 }
 
-static void print_tensor(const tt_lesson_step *st, const tt_trace *tr, const tt_tensor *t, tt_dump_opts *o) {
+// The FFN with the identity activation as one matrix: its recorded output beside
+// x·(W_fc·W_proj) + (b_fc·W_proj + b_proj), from the model the trace was made with (or the
+// default model), and their largest difference.
+static void print_collapse(const tt_trace *tr, const tt_tensor *out, bool ko) {
+  int layer = strncmp(out->name, "blocks.", 7) == 0 ? atoi(out->name + 7) : 0;
+  char xname[96];
+  snprintf(xname, sizeof xname, "blocks.%d.ln2.hook_out", layer);
+  const tt_tensor *x = tt_trace_find(tr, xname);
+  tt_model *m = NULL;
+  tt_error err = {0};
+  const char *dir = tt_trace_meta(tr, "model");
+  if (!dir || tt_model_load(dir, &m, &err) != TT_OK) {
+    char def[4096];
+    if (tt_model_default_dir(def, sizeof def)) tt_model_load(def, &m, &err);
+  }
+  tt_ffn_collapse c;
+  if (!x || !m || tt_ffn_collapse_compute(m, layer, x, out, &c, &err) != TT_OK) {
+    printf(say(ko, "(the collapse needs %s in the trace and the model's weights: %s)\n",
+               "(합친 행렬을 보이려면 트레이스의 %s와 모델 가중치가 필요합니다: %s)\n"),
+           xname, x && m ? err.msg : !x ? "no x" : err.msg);
+    tt_model_destroy(m);
+    return;
+  }
+  printf(say(ko, "W = W_fc\xC2\xB7W_proj: (%d, %d)\xC2\xB7(%d, %d) = (%d, %d); b = b_fc\xC2\xB7W_proj + b_proj\n",
+             "W = W_fc\xC2\xB7W_proj: (%d, %d)\xC2\xB7(%d, %d) = (%d, %d), b = b_fc\xC2\xB7W_proj + b_proj\n"),
+         c.C, c.F, c.F, c.C, c.C, c.C);
+  int n = c.C < 6 ? c.C : 6;
+  for (int t = 0; t < c.T; t++) {
+    printf(say(ko, "token %d '%s'\n", "토큰 %d '%s'\n"), t, tt_trace_token(tr, t));
+    const char *la = say(ko, "A: FFN output", "A: FFN 출력"), *lb = "B: x\xC2\xB7W + b";
+    printf("  %s%*s", la, 22 - tt_utf8_columns(la), "");
+    for (int j = 0; j < n; j++) printf(" %9.5f", ((const float *)out->data)[(size_t)t * c.C + j]);
+    printf("  \xE2\x80\xA6\n  %s%*s", lb, 22 - tt_utf8_columns(lb), "");
+    for (int j = 0; j < n; j++) printf(" %9.5f", c.direct[(size_t)t * c.C + j]);
+    printf("  \xE2\x80\xA6\n");
+  }
+  printf(say(ko, "largest difference |A - B| over all %d x %d numbers: %.3g (token %lld, column %lld)\n",
+             "숫자 %d x %d개 전체에서 가장 큰 차이 |A - B|: %.3g (토큰 %lld, %lld열)\n"),
+         c.T, c.C, c.max_diff, (long long)(c.max_at / c.C), (long long)(c.max_at % c.C));
+  tt_ffn_collapse_free(&c);
+  tt_model_destroy(m);
+}
+
+static void print_tensor(const tt_lesson_step *st, const tt_trace *tr, const tt_tensor *t, tt_dump_opts *o, bool ko) {
   tt_view_kind v = TT_VIEW_HEATMAP;  // "norms", a lesson-only view, prints as a table too
   tt_view_parse(st->view, &v);
   if (v == TT_VIEW_TOKENS) {
     print_tokens(tr);
   } else if (v == TT_VIEW_BARS) {
-    print_bars(tr, t, st->temperature, o);
+    print_bars(tr, t, st->temperature, o, ko);
   } else if (v == TT_VIEW_GELU) {
-    print_activation(tr, t, row_index(st, tr));
+    print_activation(tr, t, row_index(st, tr), ko);
+  } else if (v == TT_VIEW_COLLAPSE) {
+    print_collapse(tr, t, ko);
   } else if (v == TT_VIEW_LAYERNORM) {
     const char *names[] = {"hook_mean", "hook_scale"};
     for (int i = 0; i < 2; i++) {
@@ -340,12 +393,13 @@ static void print_tensor(const tt_lesson_step *st, const tt_trace *tr, const tt_
   }
 }
 
-static void largest_difference(const tt_tensor *a, const tt_tensor *b) {
+static void largest_difference(const tt_tensor *a, const tt_tensor *b, bool ko) {
   if (a->ndim != b->ndim || memcmp(a->shape, b->shape, sizeof(int64_t) * (size_t)a->ndim) != 0 ||
       a->dtype != TT_F32 || b->dtype != TT_F32) {
     char sa[64], sb[64];
-    printf("(shapes %s and %s: compared side by side, not cell by cell)\n", tt_shape_str(a->shape, a->ndim, sa, 64),
-           tt_shape_str(b->shape, b->ndim, sb, 64));
+    printf(say(ko, "(shapes %s and %s: compared side by side, not cell by cell)\n",
+               "(크기 %s와 %s: 칸끼리가 아니라 나란히 비교)\n"),
+           tt_shape_str(a->shape, a->ndim, sa, 64), tt_shape_str(b->shape, b->ndim, sb, 64));
     return;
   }
   double d = 0;
@@ -354,7 +408,7 @@ static void largest_difference(const tt_tensor *a, const tt_tensor *b) {
     double e = x == y ? 0 : fabs((double)x - y);
     if (!(e <= d)) d = e;
   }
-  printf("largest difference |A - B| in %s: %.4g\n", a->name, d);
+  printf(say(ko, "largest difference |A - B| in %s: %.4g\n", "%s에서 가장 큰 차이 |A - B|: %.4g\n"), a->name, d);
 }
 
 static tt_status show_step(const tt_lesson_player *p, tt_tokenizer *tok, tt_error *err) {
@@ -363,6 +417,7 @@ static tt_status show_step(const tt_lesson_player *p, tt_tokenizer *tok, tt_erro
   if (s) return s;
   const tt_lesson *l = p->lesson;
   const tt_lesson_step *st = v.step;
+  bool ko = strcmp(tt_lesson_lang(l), "ko") == 0;
   char title[512];
   snprintf(title, sizeof title, "%d/%d%s%s", p->step + 1, tt_lesson_n_steps(l), st->title[0] ? " \xC2\xB7 " : "",
            st->title);
@@ -375,32 +430,33 @@ static tt_status show_step(const tt_lesson_player *p, tt_tokenizer *tok, tt_erro
   o.head = st->head;
   o.vocab = tok;
   o.max_cols = 8;
+  o.korean = ko;
   const char *tname = tt_lesson_trace_at(l, st->trace)->name;
   for (int side = 0; side < (v.compare ? 2 : 1); side++) {
     const tt_trace *tr = side ? v.compare : v.trace;
     const char *name = side ? tt_lesson_trace_at(l, st->compare)->name : tname;
     printf("\xE2\x96\xB8 [%s] \"%s\"", name, tt_trace_meta(tr, "prompt") ? tt_trace_meta(tr, "prompt") : "");
     const char *variant = tt_trace_meta(tr, "variant");
-    if (variant && strcmp(variant, "{}") != 0) printf("  variant %s", variant);
-    printf("  \xC2\xB7 view %s", st->view);
-    if (st->head != TT_LESSON_ALL) printf(" \xC2\xB7 head %d", st->head);
+    if (variant && strcmp(variant, "{}") != 0) printf(say(ko, "  variant %s", "  변형 %s"), variant);
+    printf(say(ko, "  \xC2\xB7 view %s", "  \xC2\xB7 화면 %s"), st->view);
+    if (st->head != TT_LESSON_ALL) printf(say(ko, " \xC2\xB7 head %d", " \xC2\xB7 %d번 헤드"), st->head);
     int64_t r = row_index(st, tr);
-    if (r >= 0) printf(" \xC2\xB7 row %lld '%s'", (long long)r, tt_trace_token(tr, (int)r));
+    if (r >= 0) printf(say(ko, " \xC2\xB7 row %lld '%s'", " \xC2\xB7 %lld행 '%s'"), (long long)r, tt_trace_token(tr, (int)r));
     printf("\n\n");
     if (strcmp(st->view, "norms") == 0) {
       tt_lesson_view one = v;
       if (side) memcpy(one.tensors, v.compare_tensors, sizeof one.tensors);
-      print_norms(&one, tr);
+      print_norms(&one, tr, ko);
     } else {
       for (int k = 0; k < v.n_tensors; k++) {
         if (k) putchar('\n');
-        print_tensor(st, tr, side ? v.compare_tensors[k] : v.tensors[k], &o);
+        print_tensor(st, tr, side ? v.compare_tensors[k] : v.tensors[k], &o, ko);
       }
     }
     printf("\n");
   }
   if (v.compare && strcmp(st->view, "tokens") != 0)
-    for (int k = 0; k < v.n_tensors; k++) largest_difference(v.tensors[k], v.compare_tensors[k]);
+    for (int k = 0; k < v.n_tensors; k++) largest_difference(v.tensors[k], v.compare_tensors[k], ko);
   tt_lesson_view_free(&v);
   return TT_OK;
 }

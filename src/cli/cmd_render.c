@@ -55,7 +55,7 @@ static bool ends_with(const char *s, const char *suffix) {
 static bool needs_weights(const tt_view_state *vs) {
   tt_hook_ref ref;
   if (vs->view == TT_VIEW_AUTO) return tt_hook_lookup(vs->hook, &ref) && strcmp(ref.view, "embed") == 0;
-  return strcmp(tt_view_name(vs->view), "embed") == 0;
+  return vs->view == TT_VIEW_COLLAPSE || strcmp(tt_view_name(vs->view), "embed") == 0;
 }
 
 int tt_cmd_render(int argc, char **argv) {

@@ -159,7 +159,10 @@ static void print_top_k(FILE *out, const tt_trace *tr, const tt_tensor *t, const
   int k = o->top_k > 0 ? o->top_k : 5;
   ranked *row = malloc((size_t)V * sizeof *row);
   if (!row) return;
-  fprintf(out, "top %d of %lld per token (the next-token prediction after each position):\n", k, (long long)V);
+  if (o->korean)
+    fprintf(out, "토큰마다 %lld개 중 상위 %d개 (각 자리 다음 토큰의 예측):\n", (long long)V, k);
+  else
+    fprintf(out, "top %d of %lld per token (the next-token prediction after each position):\n", k, (long long)V);
   for (int64_t r = 0; r < T; r++) {
     for (int64_t v = 0; v < V; v++) row[v] = (ranked){(float)value_at(t, r * V + v), (int)v};
     qsort(row, (size_t)V, sizeof *row, by_value_desc);
@@ -185,9 +188,10 @@ void tt_dump_tensor(FILE *out, const tt_trace *tr, const tt_tensor *t, const tt_
   double lo, hi, mean;
   int64_t ninf;
   tt_dump_stats(t, &lo, &hi, &mean, &ninf);
-  fprintf(out, "%s  %s %s%s%s  min %.5g  max %.5g  mean %.5g", t->name, tt_dtype_name(t->dtype),
-          tt_shape_str(t->shape, t->ndim, shape, sizeof shape), axes ? " = " : "", axes ? axes : "", lo, hi, mean);
-  if (ninf) fprintf(out, "  (%lld masked: -inf)", (long long)ninf);
+  fprintf(out, o->korean ? "%s  %s %s%s%s  최솟값 %.5g  최댓값 %.5g  평균 %.5g" : "%s  %s %s%s%s  min %.5g  max %.5g  mean %.5g",
+          t->name, tt_dtype_name(t->dtype), tt_shape_str(t->shape, t->ndim, shape, sizeof shape), axes ? " = " : "",
+          axes ? axes : "", lo, hi, mean);
+  if (ninf) fprintf(out, o->korean ? "  (가려진 칸 %lld개: -inf)" : "  (%lld masked: -inf)", (long long)ninf);
   fputs("\n\n", out);
   if (t->ndim == 2 && strcmp(names[1], "V") == 0) {
     print_top_k(out, tr, t, o);
@@ -205,6 +209,6 @@ void tt_dump_tensor(FILE *out, const tt_trace *tr, const tt_tensor *t, const tt_
       fputc('\n', out);
     }
   } else {
-    fprintf(out, "(a %d-dimensional tensor: summary only)\n", t->ndim);
+    fprintf(out, o->korean ? "(%d차원 텐서: 요약만)\n" : "(a %d-dimensional tensor: summary only)\n", t->ndim);
   }
 }

@@ -14,6 +14,7 @@ typedef struct {
   int top_k;                  // (T,V) tensors: the k largest entries per row
   int precision;              // digits after the point
   const tt_tokenizer *vocab;  // labels for vocabulary ids (may be NULL: ids are shown)
+  bool korean;                // captions in Korean (the lesson player's ko lessons)
 } tt_dump_opts;
 
 void tt_dump_default_opts(tt_dump_opts *o);

@@ -241,6 +241,86 @@ static void put_number(strbuf *b, const tt_placeholder *ph, double v, bool integ
   if (ph->percent) sb_add(b, "%", 1);
 }
 
+// The slice a placeholder names: fixed axes from its index list, the others (':' or not
+// given) run in row-major order.
+typedef struct {
+  const tt_tensor *t;
+  int64_t lo[TT_MAX_DIMS], cnt[TT_MAX_DIMS];
+  int free_dims[TT_MAX_DIMS], n_free;
+  int64_t count;
+} slice_shape;
+
+static tt_status slice_shape_of(const tt_placeholder *ph, const tt_trace *tr, slice_shape *s, tt_error *err) {
+  memset(s, 0, sizeof *s);
+  const tt_tensor *t = tt_trace_find(tr, ph->ref);
+  if (!t) return tt_fail(err, TT_ERR_FORMAT, "no tensor %s", ph->ref);
+  if (ph->n_idx > t->ndim) return tt_fail(err, TT_ERR_FORMAT, "%d indices for a %d-D tensor", ph->n_idx, t->ndim);
+  s->t = t;
+  s->count = 1;
+  for (int d = 0; d < t->ndim; d++) {
+    if (d < ph->n_idx && ph->idx[d] != TT_PH_ANY) {
+      int64_t i = ph->idx[d] < 0 ? ph->idx[d] + t->shape[d] : ph->idx[d];
+      if (i < 0 || i >= t->shape[d])
+        return tt_fail(err, TT_ERR_ARG, "index %lld out of range for axis %d of size %lld", (long long)ph->idx[d], d,
+                       (long long)t->shape[d]);
+      s->lo[d] = i;
+      s->cnt[d] = 1;
+    } else {
+      s->cnt[d] = t->shape[d];
+      s->free_dims[s->n_free++] = d;
+    }
+    s->count *= s->cnt[d];
+  }
+  return TT_OK;
+}
+
+tt_status tt_lesson_slice(const tt_placeholder *ph, const tt_trace *tr, tt_slice *out, tt_error *err) {
+  memset(out, 0, sizeof *out);
+  slice_shape s;
+  tt_status st = slice_shape_of(ph, tr, &s, err);
+  if (st) return st;
+  if (s.count == 0) return tt_fail(err, TT_ERR_ARG, "the slice is empty");
+  const tt_tensor *t = s.t;
+  out->v = malloc(sizeof *out->v * (size_t)s.count);
+  if (!out->v) return tt_fail(err, TT_ERR_NOMEM, "out of memory");
+  out->n = s.count;
+  out->n_free = s.n_free;
+  out->integral = t->dtype == TT_I32 || t->dtype == TT_I64;
+  int64_t stride[TT_MAX_DIMS], step = 1, pos[TT_MAX_DIMS] = {0};
+  for (int d = t->ndim - 1; d >= 0; d--) stride[d] = step, step *= t->shape[d];
+  for (int64_t k = 0; k < s.count; k++) {
+    int64_t off = 0;
+    for (int d = 0; d < t->ndim; d++) off += (s.lo[d] + pos[d]) * stride[d];
+    out->v[k] = elem(t, off);
+    for (int d = t->ndim - 1; d >= 0; d--) {
+      if (++pos[d] < s.cnt[d]) break;
+      pos[d] = 0;
+    }
+  }
+  return TT_OK;
+}
+
+void tt_slice_free(tt_slice *s) {
+  free(s->v);
+  s->v = NULL;
+  s->n = 0;
+}
+
+// {{size ...}} and {{shape ...}}: the slice's element count, or the sizes of its free axes.
+static tt_status put_extent(strbuf *b, const tt_placeholder *ph, const tt_trace *tr, const char *where,
+                            tt_error *err) {
+  slice_shape s;
+  if (slice_shape_of(ph, tr, &s, err)) return tt_fail_prefix(err, "%s", where);
+  if (ph->func == TT_PH_SIZE) {
+    sb_printf(b, "%lld", (long long)s.count);
+    return TT_OK;
+  }
+  sb_add(b, "(", 1);
+  for (int k = 0; k < s.n_free; k++) sb_printf(b, k ? ", %lld" : "%lld", (long long)s.t->shape[s.free_dims[k]]);
+  sb_add(b, s.n_free == 1 ? ",)" : ")", s.n_free == 1 ? 2 : 1);
+  return TT_OK;
+}
+
 static tt_status fill_one(void *vctx, const char *open, const char *inner, size_t n, int line, tt_error *err) {
   fill_ctx *c = vctx;
   sb_add(&c->out, c->copied, (size_t)(open - c->copied));
@@ -282,73 +362,37 @@ static tt_status fill_one(void *vctx, const char *open, const char *inner, size_
   const tt_tensor *t = tt_trace_find(tr, ph.ref);
   if (!t)
     return tt_fail(err, TT_ERR_FORMAT, "%s: trace '%s' has no tensor %s", where, c->l->traces[ti].name, ph.ref);
-  if (ph.n_idx > t->ndim)
-    return tt_fail(err, TT_ERR_FORMAT, "%s: %d indices for a %d-D tensor", where, ph.n_idx, t->ndim);
-  // The slice: fixed dims from the index list, free dims (':' or not given) iterate.
-  int64_t lo[TT_MAX_DIMS], cnt[TT_MAX_DIMS], stride[TT_MAX_DIMS];
-  int free_dims[TT_MAX_DIMS], n_free = 0;
-  int64_t s = 1;
-  for (int d = t->ndim - 1; d >= 0; d--) {
-    stride[d] = s;
-    s *= t->shape[d];
-  }
-  int64_t count = 1;
-  for (int d = 0; d < t->ndim; d++) {
-    if (d < ph.n_idx && ph.idx[d] != TT_PH_ANY) {
-      int64_t i = ph.idx[d] < 0 ? ph.idx[d] + t->shape[d] : ph.idx[d];
-      if (i < 0 || i >= t->shape[d])
-        return tt_fail(err, TT_ERR_ARG, "%s: index %lld out of range for axis %d of size %lld", where,
-                       (long long)ph.idx[d], d, (long long)t->shape[d]);
-      lo[d] = i;
-      cnt[d] = 1;
-    } else {
-      lo[d] = 0;
-      cnt[d] = t->shape[d];
-      free_dims[n_free++] = d;
-    }
-    count *= cnt[d];
-  }
-  if (ph.func == TT_PH_SIZE) {
-    sb_printf(&c->out, "%lld", (long long)count);
-    return TT_OK;
-  }
-  if (ph.func == TT_PH_SHAPE) {
-    sb_add(&c->out, "(", 1);
-    for (int k = 0; k < n_free; k++) sb_printf(&c->out, k ? ", %lld" : "%lld", (long long)t->shape[free_dims[k]]);
-    sb_add(&c->out, n_free == 1 ? ",)" : ")", n_free == 1 ? 2 : 1);
-    return TT_OK;
-  }
-  if (count == 0) return tt_fail(err, TT_ERR_ARG, "%s: the slice is empty", where);
-  if (ph.func == TT_PH_VALUE && count != 1)
+  if (ph.func == TT_PH_SIZE || ph.func == TT_PH_SHAPE) return put_extent(&c->out, &ph, tr, where, err);
+  tt_slice sl;
+  if (tt_lesson_slice(&ph, tr, &sl, err)) return tt_fail_prefix(err, "%s", where);
+  if (ph.func == TT_PH_VALUE && sl.n != 1) {
+    tt_slice_free(&sl);
     return tt_fail(err, TT_ERR_FORMAT, "%s: a value needs all %d indices (or use max, mean, list, ...)", where,
                    t->ndim);
-  if (ph.func == TT_PH_LIST && count > 64)
-    return tt_fail(err, TT_ERR_FORMAT, "%s: list of %lld values is too long (64 at most)", where, (long long)count);
-  if ((ph.func == TT_PH_WORD) && n_free != 1)
+  }
+  if (ph.func == TT_PH_LIST && sl.n > 64) {
+    tt_slice_free(&sl);
+    return tt_fail(err, TT_ERR_FORMAT, "%s: list of %lld values is too long (64 at most)", where, (long long)sl.n);
+  }
+  if (ph.func == TT_PH_WORD && sl.n_free != 1) {
+    tt_slice_free(&sl);
     return tt_fail(err, TT_ERR_FORMAT, "%s: word needs a 1-D slice (e.g. hook_probs[-1])", where);
-  bool integral = t->dtype == TT_I32 || t->dtype == TT_I64;
+  }
+  bool integral = sl.integral;
   double best = 0, sum = 0, sumsq = 0;
   int64_t best_at = -1;
-  int64_t pos[TT_MAX_DIMS] = {0};
-  for (int64_t k = 0; k < count; k++) {
-    int64_t off = 0, flat = 0;
-    for (int d = 0; d < t->ndim; d++) {
-      off += (lo[d] + pos[d]) * stride[d];
-      flat = flat * cnt[d] + pos[d];
-    }
-    double v = elem(t, off);
+  for (int64_t k = 0; k < sl.n; k++) {
+    double v = sl.v[k];
     if (ph.func == TT_PH_LIST) {
       if (k) sb_add(&c->out, ", ", 2);
       put_number(&c->out, &ph, v, integral);
     }
     double key = ph.func == TT_PH_ABSMAX ? fabs(v) : ph.func == TT_PH_MIN || ph.func == TT_PH_ARGMIN ? -v : v;
-    if (best_at < 0 || key > best) best = key, best_at = flat;
+    if (best_at < 0 || key > best) best = key, best_at = k;
     if (isfinite(v)) sum += v, sumsq += v * v;
-    for (int d = t->ndim - 1; d >= 0; d--) {
-      if (++pos[d] < cnt[d]) break;
-      pos[d] = 0;
-    }
   }
+  int64_t count = sl.n;
+  tt_slice_free(&sl);
   switch (ph.func) {
     case TT_PH_LIST: break;
     case TT_PH_VALUE:

@@ -32,6 +32,17 @@ typedef struct {
   bool percent;     // fmt ended in 'p': multiply by 100 and add '%'
 } tt_placeholder;
 
+// The values of a placeholder's slice (fixed axes from its index list, the rest in row-major
+// order), as doubles; v is malloc'd (tt_slice_free).
+typedef struct {
+  double *v;
+  int64_t n;
+  int n_free;     // axes that were not fixed
+  bool integral;  // the tensor holds integers
+} tt_slice;
+tt_status tt_lesson_slice(const tt_placeholder *ph, const tt_trace *tr, tt_slice *out, tt_error *err);
+void tt_slice_free(tt_slice *s);
+
 // Parses the inside of one {{...}} (s, n bytes). The error names the problem, not the line.
 tt_status tt_placeholder_parse(const char *s, size_t n, tt_placeholder *ph, tt_error *err);
 // Checks every placeholder's syntax and trace name in a narration (at parse time).

@@ -48,6 +48,7 @@ typedef enum {
   TT_VIEW_EMBED,      // the embedding matrix with the looked-up rows highlighted
   TT_VIEW_POSITIONS,  // token embedding + position vectors = block input
   TT_VIEW_QKV,        // Q, K and V of one head side by side
+  TT_VIEW_COLLAPSE,   // identity-activation FFN: its output beside x·(W_fc·W_proj) + b (needs the model)
   TT_VIEW_COUNT
 } tt_view_kind;
 
@@ -205,5 +206,20 @@ tt_status tt_resolve_hook(const tt_trace *tr, const char *step, int layer, char 
 // unembedding is the embedding matrix (metadata "unembedding": "tied"; GPT-2, and traces
 // that do not say), false for a separate lm_head ("lm_head").
 bool tt_pipeline_tied(const tt_trace *tr);
+
+// ---- the identity-activation FFN as one matrix (lesson 9, the collapse view) ----------
+// With the identity activation, block layer's FFN is x·W + b with W = W_fc·W_proj (C,C) and
+// b = b_fc·W_proj + b_proj (C), read from the model. direct = x·W + b (T,C) for the FFN's
+// input x (ln2.hook_out), and max_diff = max |direct − out| at flat index max_at, out being
+// the FFN's recorded output (hook_mlp_out).
+typedef struct {
+  int T, C, F;
+  float *W, *b, *direct;  // (C,C), (C), (T,C); malloc'd
+  double max_diff;
+  int64_t max_at;
+} tt_ffn_collapse;
+tt_status tt_ffn_collapse_compute(const tt_model *m, int layer, const tt_tensor *x, const tt_tensor *out,
+                                  tt_ffn_collapse *c, tt_error *err);
+void tt_ffn_collapse_free(tt_ffn_collapse *c);
 
 #endif

@@ -164,5 +164,6 @@ void tt_viz_data_extras(tt_viz_data *d, const tt_trace *tr, tt_render_extras *ex
     ex->vocab = d->model->cfg.vocab_size;
     ex->width = d->model->cfg.n_embd;
     ex->n_pos = d->model->cfg.n_positions;
+    ex->model = d->model;
   }
 }

@@ -43,6 +43,7 @@ typedef struct {
   const float *wte;  // (V, C) embedding matrix
   const float *wpe;  // (P, C) position matrix
   int vocab, width, n_pos;
+  const struct tt_model *model;  // the model itself (the collapse view reads its FFN weights)
   // Writes a display string for a vocabulary id into buf (next-token candidates).
   const char *(*token_text)(void *ctx, int32_t id, char *buf, size_t len);
   void *token_ctx;

@@ -224,6 +224,12 @@ struct tt_render {
   tt_sdl_cache *cache;
   tt_render_extras ex;
   tt_tensor wte_view;  // ex.wte as a tensor: panels point at it after painting
+  // The collapse view's x·W + b, kept while it shows the same FFN output (panels point at it).
+  tt_ffn_collapse collapse;
+  const void *collapse_of;  // data of the hook_mlp_out it was computed for (NULL: none)
+  int collapse_layer;
+  char collapse_name[48];  // "collapse.blocks.L": what the SVG says its cells belong to
+  tt_tensor collapse_view;
   tt_scale_entry scales[TT_SCALE_CACHE];
   int next_scale;
 };
@@ -255,6 +261,7 @@ void tt_paint_gelu(tt_paint *p, SDL_Rect r, int layer);
 void tt_paint_embed(tt_paint *p, SDL_Rect r);
 void tt_paint_positions(tt_paint *p, SDL_Rect r);
 void tt_paint_qkv(tt_paint *p, SDL_Rect r, int layer, int head);
+void tt_paint_collapse(tt_paint *p, SDL_Rect r, int layer);  // painters/collapse.c
 void tt_paint_frame(tt_paint *p, SDL_Rect r);      // navigator, explanation, view (frame.c)
 void tt_paint_inspector(tt_paint *p, SDL_Rect r);  // hovered and pinned cell (inspect.c)
 void tt_paint_help(tt_paint *p, SDL_Rect r);       // key overlay (frame.c)

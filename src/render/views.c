@@ -164,6 +164,7 @@ void tt_paint_view(tt_paint *p, SDL_Rect r) {
     case TT_VIEW_EMBED: tt_paint_embed(p, body); break;
     case TT_VIEW_POSITIONS: tt_paint_positions(p, body); break;
     case TT_VIEW_QKV: tt_paint_qkv(p, body, layer, st->head); break;
+    case TT_VIEW_COLLAPSE: tt_paint_collapse(p, body, layer); break;
     case TT_VIEW_COUNT: break;
   }
   if (insp.w > 0) {

@@ -2,7 +2,8 @@
 """The what-if experiments the lessons rest on, checked independently with numpy.
 
   permutation   (lesson 3) With positions and the mask off, " dog bites man" and
-                " man bites dog" give the same output rows, permuted: A[i] = B[P[i]] for
+                " man bites dog" (and " I love you" and " you love I") give the same
+                output rows, permuted: A[i] = B[P[i]] for
                 every (T, C) tensor, where P maps A's tokens onto B's. `ttrace diff
                 --permute` says the same. With positions on, the rows differ.
   identity_ffn  (lesson 9) With the identity activation the FFN is one linear map:
@@ -39,8 +40,13 @@ def close(a, b):
 
 
 def permutation():
-    a, ma = load(os.path.join(TRACES, "03-perm-a.safetensors"))
-    b, mb = load(os.path.join(TRACES, "03-perm-b.safetensors"))
+    for pair in (("03-perm-a", "03-perm-b"), ("03-love-a", "03-love-b")):
+        permuted_pair(*pair)
+
+
+def permuted_pair(name_a, name_b):
+    a, ma = load(os.path.join(TRACES, name_a + ".safetensors"))
+    b, mb = load(os.path.join(TRACES, name_b + ".safetensors"))
     ta, tb = list(a["tokens"]), list(b["tokens"])
     check("same tokens, another order", sorted(ta) == sorted(tb) and ta != tb, f"{ta} vs {tb}")
     P = [tb.index(t) for t in ta]  # A's token i is B's token P[i]
@@ -55,12 +61,14 @@ def permutation():
         shown += 1
     check("the traces hold (T, C) tensors to compare", shown >= 3, str(shown))
     cmd = [TTRACE, "diff", "--permute", ",".join(map(str, P)), "--tol", "1e-4",
-           os.path.join(TRACES, "03-perm-a.safetensors"), os.path.join(TRACES, "03-perm-b.safetensors")]
+           os.path.join(TRACES, name_a + ".safetensors"), os.path.join(TRACES, name_b + ".safetensors")]
     r = subprocess.run(cmd, capture_output=True, text=True)
     check("ttrace diff --permute says SAME", r.returncode == 0 and "SAME: 0 problems" in r.stdout, r.stdout[-400:])
     r = subprocess.run(cmd[:2] + cmd[4:], capture_output=True, text=True)
     check("ttrace diff without --permute says DIFFERENT", r.returncode == 1 and "DIFFERENT" in r.stdout,
           r.stdout[-400:])
+    if name_a != "03-perm-a":
+        return
     # With positions on, order matters: the row of the same token differs.
     pa, _ = load(os.path.join(TRACES, "03-perm-pos-a.safetensors"))
     pb, _ = load(os.path.join(TRACES, "03-perm-pos-b.safetensors"))

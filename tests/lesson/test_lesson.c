@@ -435,6 +435,62 @@ static void test_claims(void **state) {
   }
 }
 
+// Expression claims: arithmetic over numbers and placeholders, whole slices compared
+// element by element, and ~= (rounds to the number as printed).
+static void test_claim_expressions(void **state) {
+  (void)state;
+  static const char *const holding[] = {
+      "-log(0.9) ~= 0.11",                                         // 0.105
+      "exp(2) / (exp(2) + exp(1) + 1) ~= 0.665",
+      "2 * pi ~= 6.3",
+      "{{blocks.0.attn.hook_pattern[0,1]}} == {{b:blocks.0.attn.hook_pattern[0,1]}} / 2",  // a row, element-wise
+      "{{blocks.0.hook_resid_post[0]}} >= 0",
+      "max(abs({{blocks.1.hook_resid_post[2]}} - {{blocks.0.hook_resid_post[2]}})) == 1",
+      "sum({{hook_probs[0]}}) ~= 1.0",
+      "mean({{hook_probs[2]}}, 0.2) ~= 0.2",
+      "{{max hook_probs[0]}} ~= 0.4",
+      "blocks.0.attn.hook_pattern[1,2] == {{b:blocks.0.attn.hook_pattern[1,2]}} / 2",
+      "2^3 == 8",
+      "-2^2 == -4",
+  };
+  static const char *const failing[][2] = {
+      {"-log(0.9) ~= 0.10", "(0.105361 ~= 0.1 is false)"},
+      {"{{blocks.0.attn.hook_pattern[0,1]}} == {{b:blocks.0.attn.hook_pattern[0,1]}}", "element 0: 10 == 20"},
+      {"{{blocks.0.hook_resid_post[2]}} == {{blocks.1.hook_resid_post[2]}}", "element 3: 0 == 1 is false"},
+      {"{{hook_probs[0]}} == {{hook_probs[:,0]}}", "do not match"},
+  };
+  tt_trace *a = make_trace(1.0f), *b = make_trace(2.0f);
+  const tt_trace *traces[2] = {a, b};
+  tt_error err = {0};
+  for (size_t i = 0; i < sizeof holding / sizeof *holding + sizeof failing / sizeof *failing; i++) {
+    bool ok = i < sizeof holding / sizeof *holding;
+    const char *claim = ok ? holding[i] : failing[i - sizeof holding / sizeof *holding][0];
+    char text[700];
+    snprintf(text, sizeof text, "title: t\nlang: en\ntrace a: prompt=\"x\" file=a.safetensors\n"
+             "trace b: prompt=\"y\" file=b.safetensors\n---\nshow: hook_probs\nview: bars\ncheck: %s\n\nT.\n", claim);
+    tt_lesson *l = NULL;
+    if (tt_lesson_parse(text, strlen(text), "e", &l, &err)) fail_msg("'%s': %s", claim, err.msg);
+    tt_status st = tt_lesson_check_claims(l, 0, traces, &err);
+    if (ok && st) fail_msg("'%s': %s", claim, err.msg);
+    if (!ok && (!st || !strstr(err.msg, failing[i - sizeof holding / sizeof *holding][1])))
+      fail_msg("'%s' should fail with '%s', got '%s'", claim, failing[i - sizeof holding / sizeof *holding][1],
+               st ? err.msg : "ok");
+    tt_lesson_destroy(l);
+  }
+  // Syntax: an unknown function, and ~= against something that is not a printed number.
+  const char *bad[][2] = {{"foo(1) == 1", "unknown function"}, {"1 ~= {{max hook_probs[0]}}", "right side of ~="}};
+  for (size_t i = 0; i < 2; i++) {
+    char text[400];
+    snprintf(text, sizeof text, "title: t\nlang: en\ntrace a: prompt=\"x\" file=a.safetensors\n---\n"
+             "show: tokens\nview: tokens\ncheck: %s\n\nT.\n", bad[i][0]);
+    tt_lesson *l = NULL;
+    assert_int_not_equal(tt_lesson_parse(text, strlen(text), "e", &l, &err), TT_OK);
+    if (!strstr(err.msg, bad[i][1])) fail_msg("'%s': got '%s'", bad[i][0], err.msg);
+  }
+  tt_trace_destroy(a);
+  tt_trace_destroy(b);
+}
+
 static void test_player(void **state) {
   (void)state;
   char dir[] = "/tmp/tt_lesson_XXXXXX";
@@ -488,7 +544,7 @@ static void test_player(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_parse_good), cmocka_unit_test(test_parse_errors), cmocka_unit_test(test_fill),
-      cmocka_unit_test(test_resolve),    cmocka_unit_test(test_claims),     cmocka_unit_test(test_verify),
+      cmocka_unit_test(test_resolve),    cmocka_unit_test(test_claims),     cmocka_unit_test(test_claim_expressions),     cmocka_unit_test(test_verify),
       cmocka_unit_test(test_player),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -28,6 +28,27 @@ class Trace:
         return self.t.get(name)
 
 
+# ---- the collapse view: the identity-activation FFN as one matrix, from the model file -------
+def collapsed(tr, layer):
+    """(x·W + b, max |x·W + b − out|, its flat index): W = W_fc·W_proj and b = b_fc·W_proj + b_proj
+    kept as float32 numbers (as the view keeps them), x = ln2.hook_out, out = hook_mlp_out."""
+    import os
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+    name = os.path.basename(tr.meta.get("model", "").rstrip("/")) or "default"
+    path = os.path.join(root, "assets", "models", name, "model.safetensors")
+    if not os.path.exists(path):
+        path = os.path.join(root, "assets", "models", "default", "model.safetensors")
+    w, _ = load(path)
+    w = {k[len("transformer."):] if k.startswith("transformer.") else k: v.astype(np.float64) for k, v in w.items()}
+    W1, W2 = w["h.%d.mlp.c_fc.weight" % layer], w["h.%d.mlp.c_proj.weight" % layer]      # (C, F), (F, C)
+    W = (W1 @ W2).astype(np.float32).astype(np.float64)                                 # (C, C)
+    b = (w["h.%d.mlp.c_fc.bias" % layer] @ W2 + w["h.%d.mlp.c_proj.bias" % layer]).astype(np.float32)
+    x = tr.get("blocks.%d.ln2.hook_out" % layer).astype(np.float64)                     # (T, C)
+    direct = x @ W + b.astype(np.float64)
+    d = np.abs(direct - tr.get("blocks.%d.hook_mlp_out" % layer).astype(np.float64))
+    return direct.astype(np.float32), float(d.max()), int(np.argmax(d))
+
+
 # ---- the colour scale of a tensor (the legend's numbers) ---------------------------------
 def scale_of(a, hook):
     f = np.asarray(a, dtype=np.float32).ravel()
@@ -137,6 +158,8 @@ class Checker:
             if t.trace == "D":
                 return self.norms(self.traces["A"]) - self.norms(self.traces["B"])
             return self.norms(self.trace_of(t))
+        if hook.startswith("collapse.blocks."):
+            return collapsed(self.trace_of(t), int(hook.split(".")[2]))[0]
         if t.trace == "D":
             a, b = self.traces["A"].get(hook), self.traces["B"].get(hook)
             if a is None or b is None:
@@ -258,6 +281,24 @@ class Checker:
             body = body[2:]
         if not sn.matches(body, v):
             self.bad(t, "colour-bar tick should be %s" % want)
+
+    # -- the collapse view (lesson 9)
+    def k_collapse_shapes(self, t):
+        cfg = self.trace_of(t).cfg
+        C = int(cfg["n_embd"])
+        F = int(cfg.get("n_inner") or 4 * C)
+        got = [int(v) for v in re.findall(r"\d+", t.s)]
+        if got != [C, F, F, C, C, C]:
+            self.bad(t, "W_fc·W_proj is (%d, %d)·(%d, %d) = (%d, %d)" % (C, F, F, C, C, C))
+
+    def k_collapse_max(self, t):
+        tr = self.trace_of(t)
+        _, dmax, at = collapsed(tr, int(t.note["layer"]))
+        C, T = int(tr.cfg["n_embd"]), len(tr.tokens)
+        m = re.search(r"= (\S+) \D+(\d+)\D+(\d+)\D+(\d+) \u00d7 (\d+)", t.s)
+        want = ("%.3g" % dmax, at // C, at % C, T, C)
+        if not m or (m.group(1), int(m.group(2)), int(m.group(3)), int(m.group(4)), int(m.group(5))) != want:
+            self.bad(t, "max |A \u2212 B| is %s at token %d, column %d of %d \u00d7 %d" % want)
 
     def k_window(self, t):
         m = re.search(r"(\d+)\D+(\d+)\D+(\d+)\D+(\d+)\D+(\d+)\D+(\d+)", t.s)

@@ -1,0 +1,80 @@
+// collapse: lesson 9's identity-activation FFN as one matrix. The model's two FFN matrices
+// are multiplied into W = W_fc·W_proj (C,C) and the biases into b = b_fc·W_proj + b_proj;
+// the FFN's recorded output (A, hook_mlp_out) is drawn beside x·W + b (B, from the FFN's
+// input x = ln2.hook_out alone), with the largest |A − B| under them.
+#include <stdio.h>
+#include <string.h>
+
+#include "render_int.h"
+
+static void note(tt_paint *p, SDL_Rect r, const char *msg) {
+  tt_draw_para(p->cv, r.x + p->unit, r.y + p->unit, r.w - 2 * p->unit, msg, p->unit, TT_FONT_SANS, p->pal->warn);
+}
+
+// x·W + b for the shown FFN output, computed once and kept in the render context.
+static const tt_tensor *direct_output(tt_paint *p, const tt_tensor *x, const tt_tensor *out, int layer,
+                                      tt_error *err) {
+  tt_render *rc = p->rc;
+  if (rc->collapse_of == out->data && rc->collapse_layer == layer) return &rc->collapse_view;
+  tt_ffn_collapse_free(&rc->collapse);
+  rc->collapse_of = NULL;
+  if (tt_ffn_collapse_compute(p->ex->model, layer, x, out, &rc->collapse, err) != TT_OK) return NULL;
+  rc->collapse_of = out->data;
+  rc->collapse_layer = layer;
+  snprintf(rc->collapse_name, sizeof rc->collapse_name, "collapse.blocks.%d", layer);
+  rc->collapse_view = (tt_tensor){.name = rc->collapse_name, .dtype = TT_F32, .ndim = 2,
+                                  .shape = {rc->collapse.T, rc->collapse.C}, .data = rc->collapse.direct};
+  return &rc->collapse_view;
+}
+
+void tt_paint_collapse(tt_paint *p, SDL_Rect r, int layer) {
+  bool ko = p->st->lang == TT_LANG_KO;
+  char xn[96], on[96], line[256];
+  snprintf(xn, sizeof xn, "blocks.%d.ln2.hook_out", layer);
+  snprintf(on, sizeof on, "blocks.%d.hook_mlp_out", layer);
+  const tt_tensor *x = tt_trace_find(p->tr, xn), *out = tt_trace_find(p->tr, on);
+  if (!x || !out) {
+    snprintf(line, sizeof line, ko ? "이 화면에는 트레이스의 %s와 %s가 필요합니다" : "this view needs %s and %s in the trace",
+             xn, on);
+    note(p, r, line);
+    return;
+  }
+  if (!p->ex || !p->ex->model) {
+    note(p, r, ko ? "이 화면은 모델 가중치(W_fc, W_proj)로 계산합니다. 모델을 찾지 못했습니다"
+                  : "this view computes from the model's weights (W_fc, W_proj); no model was found");
+    return;
+  }
+  tt_error err = {0};
+  const tt_tensor *direct = direct_output(p, x, out, layer, &err);
+  if (!direct) {
+    note(p, r, err.msg);
+    return;
+  }
+  const tt_ffn_collapse *c = &p->rc->collapse;
+  int u = p->unit;
+  snprintf(line, sizeof line, "W = W_fc\xC2\xB7W_proj: (%d, %d)\xC2\xB7(%d, %d) = (%d, %d)    b = b_fc\xC2\xB7W_proj + b_proj",
+           c->C, c->F, c->F, c->C, c->C, c->C);
+  tt_note_scope(p->cv, "panel=collapse hook=%s layer=%d", out->name, layer);
+  tt_note(p->cv, "collapse_shapes layer=%d", layer);
+  tt_draw_text(p->cv, r.x, r.y, line, u, TT_FONT_MONO, p->pal->fg, TT_ALIGN_LEFT);
+  int top = r.y + u * 2, bottom = r.y + r.h - u * 2, half = (r.w - u) / 2;
+  const char *labels[2] = {ko ? "A: 기록된 FFN 출력" : "A: the FFN's output, as recorded",
+                           ko ? "B: x\xC2\xB7W + b (입력 x만으로)" : "B: x\xC2\xB7W + b, from x alone"};
+  const tt_tensor *shown[2] = {out, direct};
+  for (int k = 0; k < 2; k++) {
+    SDL_Rect side = {r.x + k * (half + u), top, half, bottom - top};
+    tt_draw_text(p->cv, side.x, side.y, labels[k], u, TT_FONT_BOLD, p->pal->fg, TT_ALIGN_LEFT);
+    side.y += u * 3 / 2;
+    side.h -= u * 3 / 2;
+    tt_paint_heatmap(p, side, shown[k], 0, false);
+  }
+  char num[32];
+  snprintf(num, sizeof num, "%.3g", c->max_diff);
+  snprintf(line, sizeof line,
+           ko ? "가장 큰 차이 |A \xE2\x88\x92 B| = %s (토큰 %lld, %lld열), 숫자 %d \xC3\x97 %d개 전체에서"
+              : "largest difference |A \xE2\x88\x92 B| = %s (token %lld, column %lld) over all %d \xC3\x97 %d numbers",
+           num, (long long)(c->max_at / c->C), (long long)(c->max_at % c->C), c->T, c->C);
+  tt_note_scope(p->cv, "panel=collapse hook=%s layer=%d", out->name, layer);
+  tt_note(p->cv, "collapse_max layer=%d", layer);
+  tt_draw_text(p->cv, r.x, bottom + u / 2, line, u, TT_FONT_BOLD, p->pal->fg, TT_ALIGN_LEFT);
+}
