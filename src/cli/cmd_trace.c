@@ -11,7 +11,7 @@
 #include "session/session.h"
 
 static const char usage[] =
-    "usage: ttrace trace [-m MODEL_DIR] [-b BACKEND] [--set KEY=VALUE]... [--record GLOB]... -o FILE PROMPT\n"
+    "usage: ttrace trace [-m MODEL_DIR] [-b BACKEND] [--set KEY=VALUE]... [--record GLOB]... [--grad] -o FILE PROMPT\n"
     "\n"
     "Runs PROMPT through the model and saves every recorded tensor to FILE (safetensors;\n"
     "see docs/trace-format.md). PROMPT '-' reads standard input.\n"
@@ -24,7 +24,9 @@ static const char usage[] =
     "                      positions=learned|sinusoidal|none, activation=gelu_new|gelu|relu|silu|identity,\n"
     "                      residual=false, block=post_ln, norm=rmsnorm\n"
     "      --record GLOB   keep only hooks matching GLOB (repeatable), e.g. 'blocks.0.attn.*';\n"
-    "                      --record none keeps nothing (for timing)\n"
+    "                      --record none keeps nothing (for timing); it filters gradients too\n"
+    "      --grad          also run the backward pass of the mean next-token loss and record\n"
+    "                      grad.<hook> and grad.<weight> (the prompt needs at least 2 tokens)\n"
     "  -q, --quiet         print nothing on success\n";
 
 #define MAX_LIST 64
@@ -64,7 +66,8 @@ int tt_cmd_trace(int argc, char **argv) {
       {"model", required_argument, 0, 'm'}, {"backend", required_argument, 0, 'b'},
       {"output", required_argument, 0, 'o'}, {"set", required_argument, 0, 's'},
       {"record", required_argument, 0, 'r'}, {"quiet", no_argument, 0, 'q'},
-      {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
+      {"grad", no_argument, 0, 'g'},         {"help", no_argument, 0, 'h'},
+      {0, 0, 0, 0}};
   tt_session_opts opts = {0};
   const char *sets[MAX_LIST], *records[MAX_LIST], *output = NULL;
   int n_set = 0, n_record = 0, c;
@@ -84,6 +87,7 @@ int tt_cmd_trace(int argc, char **argv) {
         records[n_record++] = optarg;
         break;
       case 'q': quiet = true; break;
+      case 'g': opts.grad = true; break;
       case 'h': fputs(usage, stdout); return 0;
       default: return tt_cli_usage_error("trace", "unknown option");
     }
