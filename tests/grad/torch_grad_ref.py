@@ -151,7 +151,8 @@ def expected_names(cfg, w, tied):
     names += [f"blocks.{l}.{h}" for l in range(cfg.L) for h in BLOCK_HOOKS] + HEAD_HOOKS
     if cfg.L == 0:
         names.append("blocks.0.hook_resid_pre")
-    weights = [n for n in w if not (tied and n == "lm_head.weight")]
+    # wpe.weight only when the positions are learned (a file's wpe is unused otherwise)
+    weights = [n for n in w if not (tied and n == "lm_head.weight") and (n != "wpe.weight" or cfg.positions == "learned")]
     return ["grad." + n for n in names], ["grad." + n for n in weights]
 
 
