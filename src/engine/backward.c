@@ -27,19 +27,23 @@
 // The forward tensor of hook suffix in layer l, from the tape.
 #define TAPE(l, suffix, n) tt_workspace_tape(e, (l), (suffix), (n))
 
-// Where a step writes the gradient of its input: the hook (layer, suffix), or, with suffix
-// NULL, the scratch slot (a gradient the caller adds to another before naming it).
+// Where a step writes the gradient of its input: the hook (layer, suffix); with suffix NULL
+// the scratch slot (a gradient the caller adds to another before naming it); with suffix ""
+// the next stream slot, unnamed (the caller offers it under its names).
 typedef struct {
   int layer;
   const char *suffix;
 } grad_dst;
 static const grad_dst SCRATCH = {-1, NULL};
+static const grad_dst STREAM = {-1, ""};
 
 static tt_buf dst_buf(tt_engine *e, grad_dst d, size_t T, size_t C) {
-  return d.suffix ? OUT(d.layer, d.suffix, T, C) : tt_workspace_slot(e, "merged", T * C);
+  if (!d.suffix) return tt_workspace_slot(e, "merged", T * C);
+  if (!d.suffix[0]) return tt_workspace_slot(e, "hook_resid_pre", T * C);
+  return OUT(d.layer, d.suffix, T, C);
 }
 
-static tt_status back_head(tt_engine *e, grad_dst stream, tt_buf *g, tt_error *err);
+static tt_status back_head(tt_engine *e, tt_buf *g, tt_error *err);
 static tt_status back_block(tt_engine *e, int l, tt_buf *g, tt_error *err);
 static tt_status back_norm(tt_engine *e, int l, const norm_hooks *hk, tt_buf d_out, tt_buf gamma, tt_buf d_gamma,
                            tt_buf d_beta, grad_dst dst, tt_buf *dx, tt_error *err);
@@ -51,7 +55,6 @@ static tt_status back_embed(tt_engine *e, tt_buf g, tt_error *err);
 
 // The hook whose gradient is the stream's between block l and block l + 1 (or the head).
 static grad_dst block_output(const tt_engine *e, int l) {
-  if (l < 0) return (grad_dst){0, "hook_resid_pre"};  // no blocks: the embedding step's output
   return (grad_dst){l, e->cfg->post_ln ? "ln2.hook_out" : "hook_resid_post"};
 }
 
@@ -61,18 +64,21 @@ tt_status tt_backward(tt_engine *e, tt_error *err) {
   e->run.taping = false;
   tt_workspace_reset(e);
   RUN(e->be->zero(e->be, e->dw_all, e->dw_all.n, err));
-  tt_buf g;  // (T,C) the stream's gradient
-  TRY(back_head(e, block_output(e, L - 1), &g, err));
+  tt_buf g;  // (T,C) the stream's gradient, in a stream slot
+  TRY(back_head(e, &g, err));
   for (int l = L - 1; l >= 0; l--) {
-    if (l < L - 1) TRY(OFFER(block_output(e, l).layer, block_output(e, l).suffix, g, e->run.T, e->C));
+    TRY(OFFER(block_output(e, l).layer, block_output(e, l).suffix, g, e->run.T, e->C));
     TRY(back_block(e, l, &g, err));
   }
+  if (L == 0) TRY(OFFER(0, "hook_resid_pre", g, e->run.T, e->C));
   TRY(back_embed(e, g, err));
   return tt_grads_offer(e, err);
 }
 
 // ---- loss, probabilities, logits, final norm ---------------------------------------------
-static tt_status back_head(tt_engine *e, grad_dst stream, tt_buf *g, tt_error *err) {
+// g (T,C) out: the gradient of the stream entering the final norm (unnamed: it lives in a
+// stream slot, as the blocks need, not in the norm output slot of post-LN's ln2.hook_out).
+static tt_status back_head(tt_engine *e, tt_buf *g, tt_error *err) {
   tt_backend *be = e->be;
   int T = e->run.T, C = e->C, V = e->V;
   tt_buf probs = TAPE(-1, "hook_probs", (size_t)T * V), h = TAPE(-1, "ln_final.hook_out", (size_t)T * C);
@@ -82,7 +88,7 @@ static tt_status back_head(tt_engine *e, grad_dst stream, tt_buf *g, tt_error *e
   RUN(be->matmul_tn(be, e->dw.lm_head, d_logits, h, 1, T, V, C, true, err));
   tt_buf d_h = OUT(-1, "ln_final.hook_out", T, C);  // (T,C) = d_logits · W_U
   RUN(be->matmul(be, d_h, d_logits, e->w.lm_head, (tt_buf){0}, T, V, C, false, err));
-  return back_norm(e, -1, &LN_FINAL, d_h, e->w.lnf_w, e->dw.lnf_w, e->dw.lnf_b, stream, g, err);
+  return back_norm(e, -1, &LN_FINAL, d_h, e->w.lnf_w, e->dw.lnf_w, e->dw.lnf_b, STREAM, g, err);
 }
 
 // ---- one block, reversed ------------------------------------------------------------------------

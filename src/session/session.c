@@ -133,7 +133,7 @@ tt_status tt_session_trace(tt_session *s, const char *prompt, const char *const 
   if (st) return st;
   if (s->grad && T < 2) {
     free(ids);
-    return tt_fail(err, TT_ERR_ARG, "--grad needs a prompt of at least 2 tokens (the loss predicts each next token); this one has %d", T);
+    return tt_fail(err, TT_ERR_ARG, "gradients need a prompt of at least 2 tokens (the loss predicts each next token); this one has %d", T);
   }
   tt_trace *tr = tt_trace_create();
   if (!tr) st = tt_fail(err, TT_ERR_NOMEM, "out of memory");
