@@ -94,7 +94,9 @@ static bool token_axes(const tt_tensor *t, bool *is_T) {
 
 static void describe(const char *label, const char *path, const tt_trace *tr) {
   const char *prompt = tt_trace_meta(tr, "prompt"), *variant = tt_trace_meta(tr, "variant");
-  printf("%s: %s  \"%s\"  (%d tokens)", label, path, prompt ? prompt : "?", tt_trace_n_tokens(tr));
+  char count[32];
+  printf("%s: %s  \"%s\"  (%s)", label, path, prompt ? prompt : "?",
+         tt_cli_count(count, sizeof count, tt_trace_n_tokens(tr), "token", "tokens"));
   if (variant && strcmp(variant, "{}") != 0) printf("  variant %s", variant);
   printf("\n");
 }
@@ -111,7 +113,7 @@ int tt_cmd_diff(int argc, char **argv) {
   bool quiet = false;
   int c;
   optind = 1;
-  while ((c = getopt_long(argc, argv, "h", longs, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
     switch (c) {
       case 'p':
         if (!parse_perm(optarg, &perm))
@@ -125,7 +127,7 @@ int tt_cmd_diff(int argc, char **argv) {
       }
       case 'q': quiet = true; break;
       case 'h': fputs(usage, stdout); return 0;
-      default: return tt_cli_usage_error("diff", "unknown option");
+      default: return tt_cli_option_error("diff", c, argv);
     }
   }
   int nargs = argc - optind;
@@ -216,7 +218,8 @@ int tt_cmd_diff(int argc, char **argv) {
   }
   if (shared + only_a + only_b == 0) printf("no tensor in either trace matches '%s'\n", glob);
   if (print_all) {
-    printf("\n%d shared hooks, %d identical", shared, identical);
+    char count[32];
+    printf("\n%s, %d identical", tt_cli_count(count, sizeof count, shared, "shared hook", "shared hooks"), identical);
     if (worst) printf("; largest relative difference %.4e in %s", worst_rel, worst);
     printf("\n");
   }

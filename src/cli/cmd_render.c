@@ -79,7 +79,7 @@ int tt_cmd_render(int argc, char **argv) {
   int w = 1600, h = 1000, layer = -1, c;
   bool view_set = false;
   optind = 1;
-  while ((c = getopt_long(argc, argv, "m:o:h", longs, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, ":m:o:h", longs, NULL)) != -1) {
     switch (c) {
       case O_STEP: step = optarg; break;
       case O_LAYER: layer = atoi(optarg); break;
@@ -120,7 +120,7 @@ int tt_cmd_render(int argc, char **argv) {
       case 'o': output = optarg; break;
       case O_COMPARE: compare = optarg; break;
       case 'h': fputs(usage, stdout); return 0;
-      default: return tt_cli_usage_error("render", "unknown option");
+      default: return tt_cli_option_error("render", c, argv);
     }
   }
   if (optind >= argc) return tt_cli_usage_error("render", "missing TRACE");

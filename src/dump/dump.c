@@ -10,6 +10,7 @@ void tt_dump_default_opts(tt_dump_opts *o) {
   *o = (tt_dump_opts){.max_cols = 10, .head = -1, .top_k = 5, .precision = 4, .vocab = NULL};
 }
 
+// Any dtype the format has (a tensor outside the hook catalogue may be U8, I64, F64, ...).
 static double value_at(const tt_tensor *t, int64_t i) { return tt_tensor_get(t, i); }
 
 void tt_dump_stats(const tt_tensor *t, double *min, double *max, double *mean, int64_t *n_neg_inf) {

@@ -30,8 +30,7 @@ static void on_merge(void *ctx, const tt_merge_step *s) {
 
 // Runs the BPE of each span with the merges collected, then hands them to the trace.
 static tt_status record(const tt_tokenizer *tok, tt_trace *tr, const char *prompt, const tt_span *spans, int n,
-                        tt_trace_pretoken *p, merge_list *ml, tt_error *err) {
-  int token = 0;
+                        int token, tt_trace_pretoken *p, merge_list *ml, tt_error *err) {
   int *first_merge = calloc((size_t)n + 1, sizeof *first_merge);
   if (!first_merge) return tt_fail(err, TT_ERR_NOMEM, "out of memory");
   tt_status st = TT_OK;
@@ -47,20 +46,23 @@ static tt_status record(const tt_tokenizer *tok, tt_trace *tr, const char *promp
     token += count;
   }
   first_merge[n] = ml->n;
-  for (int i = 0; i < n && !st; i++) p[i].merges = ml->m + first_merge[i], p[i].n_merges = first_merge[i + 1] - first_merge[i];
+  for (int i = 0; i < n && !st; i++)
+    p[i].merges = ml->m + first_merge[i], p[i].n_merges = first_merge[i + 1] - first_merge[i];
   if (!st) st = tt_trace_set_pretokens(tr, p, n, err);
   free(first_merge);
   return st;
 }
 
 tt_status tt_session_record_pretokens(const tt_tokenizer *tok, tt_trace *tr, const char *prompt, tt_error *err) {
+  const char *bos = tt_trace_meta(tr, "bos");
+  int first_token = bos && strcmp(bos, "true") == 0 ? 1 : 0;  // the BOS of --bos is no pre-token's
   tt_span *spans = NULL;
   int n = 0;
   tt_status st = tt_tokenizer_pretokenize(tok, prompt, strlen(prompt), &spans, &n, err);
   tt_trace_pretoken *p = st ? NULL : calloc((size_t)n + 1, sizeof *p);
   if (!st && !p) st = tt_fail(err, TT_ERR_NOMEM, "out of memory");
   merge_list ml = {0};
-  if (!st) st = record(tok, tr, prompt, spans, n, p, &ml, err);
+  if (!st) st = record(tok, tr, prompt, spans, n, first_token, p, &ml, err);
   for (int i = 0; p && i < n; i++) free((char *)p[i].text);
   for (int i = 0; i < ml.n; i++) {
     free((char *)ml.m[i].left);

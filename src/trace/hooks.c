@@ -6,14 +6,15 @@
 
 #include "hooks.h"
 
-#define ROW(sfx, blk, ax, dt, st, vw, pt, wh, l0) {sfx, blk, ax, dt, st, vw, pt, wh, l0, false}
+#define ROW(sfx, blk, ax, dt, st, vw, pt, wh, l0) \
+  { sfx, blk, ax, dt, st, vw, pt, wh, l0, false }
 #define OUT(sfx, ax, st, vw, pt) ROW(sfx, false, ax, TT_F32, st, vw, pt, TT_HOOK_ANY, false)
 #define BLK(sfx, ax, st, vw, pt) ROW(sfx, true, ax, TT_F32, st, vw, pt, TT_HOOK_ANY, false)
 #define BLK_IF(sfx, ax, pt, wh) ROW(sfx, true, ax, TT_F32, NULL, "heatmap", pt, wh, false)
 // A LayerNorm (or RMSNorm) records four tensors under its prefix; its step shows hook_out.
-#define NORM(blk, pre, st, pt)                                                               \
-  ROW(pre "hook_mean", blk, "T", TT_F32, NULL, "heatmap", pt, TT_HOOK_ANY, false),           \
-      ROW(pre "hook_scale", blk, "T", TT_F32, NULL, "heatmap", pt, TT_HOOK_ANY, false),      \
+#define NORM(blk, pre, st, pt)                                                                 \
+  ROW(pre "hook_mean", blk, "T", TT_F32, NULL, "heatmap", pt, TT_HOOK_ANY, false),             \
+      ROW(pre "hook_scale", blk, "T", TT_F32, NULL, "heatmap", pt, TT_HOOK_ANY, false),        \
       ROW(pre "hook_normalized", blk, "T,C", TT_F32, NULL, "heatmap", pt, TT_HOOK_ANY, false), \
       ROW(pre "hook_out", blk, "T,C", TT_F32, st, "layernorm", pt, TT_HOOK_ANY, false)
 
@@ -91,8 +92,12 @@ static bool lookup_weight(const char *p, tt_hook_ref *r) {
   return false;
 }
 
-int tt_hook_def_count(void) { return N_DEFS; }
-const tt_hook_def *tt_hook_def_at(int i) { return i >= 0 && i < N_DEFS ? &table[i] : NULL; }
+int tt_hook_def_count(void) {
+  return N_DEFS;
+}
+const tt_hook_def *tt_hook_def_at(int i) {
+  return i >= 0 && i < N_DEFS ? &table[i] : NULL;
+}
 
 const tt_hook_def *tt_hook_def_find(const char *suffix) {
   for (int i = 0; i < N_DEFS; i++)
@@ -165,4 +170,6 @@ const char *tt_hook_name(const tt_hook_ref *ref, char *buf, size_t len) {
   return n >= 0 && (size_t)n < len ? buf : NULL;
 }
 
-tt_dtype tt_hook_dtype(const tt_hook_ref *ref) { return ref->grad ? TT_F32 : ref->def->dtype; }
+tt_dtype tt_hook_dtype(const tt_hook_ref *ref) {
+  return ref->grad ? TT_F32 : ref->def->dtype;
+}

@@ -36,29 +36,29 @@ typedef enum {
   TT_PART_ATTN,
   TT_PART_NORM2,
   TT_PART_MLP,
-  TT_PART_HEAD,   // after the blocks
+  TT_PART_HEAD,  // after the blocks
 } tt_hook_part;
 
 typedef struct {
-  const char *suffix;   // layer-free name: "attn.hook_pattern", "ln1.hook_scale", "hook_logits", "tokens"
-  bool in_block;        // the full name is "blocks.L.<suffix>"
-  const char *axes;     // shape letters "H,T,T" (legend in core.h); grad.<hook> has the hook's axes
+  const char *suffix;  // layer-free name: "attn.hook_pattern", "ln1.hook_scale", "hook_logits", "tokens"
+  bool in_block;       // the full name is "blocks.L.<suffix>"
+  const char *axes;    // shape letters "H,T,T" (legend in core.h); grad.<hook> has the hook's axes
   tt_dtype dtype;
-  const char *step;     // id of the pipeline step that shows it ("softmax", "qkv", ...), NULL if none
-  const char *view;     // its default view by name: "heatmap", "table", "layernorm", "bars", ...
+  const char *step;  // id of the pipeline step that shows it ("softmax", "qkv", ...), NULL if none
+  const char *view;  // its default view by name: "heatmap", "table", "layernorm", "bars", ...
   tt_hook_part part;
   tt_hook_when when;
-  bool step_layer0;     // step and view apply to blocks.0 only (elsewhere: no step, "heatmap")
-  bool weight;          // a weight's gradient: "grad.<suffix>" or, in_block, "grad.h.L.<suffix>"
-                        // (model.safetensors' names and layouts); never a forward hook
+  bool step_layer0;  // step and view apply to blocks.0 only (elsewhere: no step, "heatmap")
+  bool weight;       // a weight's gradient: "grad.<suffix>" or, in_block, "grad.h.L.<suffix>"
+                     // (model.safetensors' names and layouts); never a forward hook
 } tt_hook_def;
 
 typedef struct {
   const tt_hook_def *def;
-  int layer;            // -1 outside the blocks
-  bool grad;            // the name began "grad."
-  int decode;           // S for "decode.S.<hook>", else -1
-  const char *step;     // def->step and def->view for this layer (see step_layer0)
+  int layer;         // -1 outside the blocks
+  bool grad;         // the name began "grad."
+  int decode;        // S for "decode.S.<hook>", else -1
+  const char *step;  // def->step and def->view for this layer (see step_layer0)
   const char *view;
 } tt_hook_ref;
 
@@ -84,10 +84,10 @@ int tt_hook_shape(const char *axes, const tt_config *cfg, int T, int64_t *shape)
 
 // One hook of a forward pass, as the per-config walk hands it out.
 typedef struct {
-  char name[64];        // "blocks.0.attn.hook_pattern"
-  const char *suffix;   // "attn.hook_pattern" (layer-free), or the whole name outside blocks
-  int layer;            // -1 outside the blocks
-  const char *axes;     // letters of the shape: "H,T,T"
+  char name[64];       // "blocks.0.attn.hook_pattern"
+  const char *suffix;  // "attn.hook_pattern" (layer-free), or the whole name outside blocks
+  int layer;           // -1 outside the blocks
+  const char *axes;    // letters of the shape: "H,T,T"
   tt_dtype dtype;
   const tt_hook_def *def;
 } tt_hook;

@@ -7,11 +7,15 @@
 
 static bool applies(tt_hook_when when, const tt_config *cfg) {
   switch (when) {
-    case TT_HOOK_ANY: return true;
-    case TT_HOOK_POSITIONS: return cfg->positions != TT_POS_NONE;
-    // tt_config has no Llama-family knobs yet, so no config records these rows.
-    case TT_HOOK_ROTARY: return false;
-    case TT_HOOK_GATED_MLP: return false;
+  case TT_HOOK_ANY:
+    return true;
+  case TT_HOOK_POSITIONS:
+    return cfg->positions != TT_POS_NONE;
+  // tt_config has no Llama-family knobs yet, so no config records these rows.
+  case TT_HOOK_ROTARY:
+    return false;
+  case TT_HOOK_GATED_MLP:
+    return false;
   }
   return false;
 }
@@ -60,16 +64,26 @@ static int64_t axis_size(const char **p, const tt_config *cfg, int64_t first_T, 
   if (strncmp(*p, "T-1", 3) == 0) return *p += 3, T - 1;
   if (strncmp(*p, "3C", 2) == 0) return *p += 2, 3 * (int64_t)cfg->n_embd;
   switch (*(*p)++) {
-    case 'T': return T;
-    case 'C': return cfg->n_embd;
-    case 'H': return cfg->n_head;
-    case 'G': return cfg->n_head;  // no grouped-query attention in tt_config yet: H_kv = H
-    case 'D': return cfg->n_head ? cfg->n_embd / cfg->n_head : 0;
-    case 'F': return cfg->n_inner;
-    case 'V': return cfg->vocab_size;
-    case 'P': return cfg->n_positions;
-    case 'L': return cfg->n_layer;
-    default: return 0;
+  case 'T':
+    return T;
+  case 'C':
+    return cfg->n_embd;
+  case 'H':
+    return cfg->n_head;
+  case 'G':
+    return cfg->n_head;  // no grouped-query attention in tt_config yet: H_kv = H
+  case 'D':
+    return cfg->n_head ? cfg->n_embd / cfg->n_head : 0;
+  case 'F':
+    return cfg->n_inner;
+  case 'V':
+    return cfg->vocab_size;
+  case 'P':
+    return cfg->n_positions;
+  case 'L':
+    return cfg->n_layer;
+  default:
+    return 0;
   }
 }
 
@@ -94,4 +108,6 @@ int tt_hook_ref_shape(const tt_hook_ref *ref, const tt_config *cfg, int T, int64
   return shape_of(ref->def->axes, cfg, 1, (int64_t)T + ref->decode + 1, shape);
 }
 
-bool tt_glob_match(const char *pattern, const char *name) { return fnmatch(pattern, name, 0) == 0; }
+bool tt_glob_match(const char *pattern, const char *name) {
+  return fnmatch(pattern, name, 0) == 0;
+}

@@ -5,7 +5,9 @@
 
 #include "trace_internal.h"
 
-static uint64_t hash_name(const char *name) { return tt_fnv1a64(TT_FNV1A64_BASIS, name, strlen(name)); }
+static uint64_t hash_name(const char *name) {
+  return tt_fnv1a64(TT_FNV1A64_BASIS, name, strlen(name));
+}
 
 // The slot holding name, or the empty slot where it would go.
 static index_slot *probe(const tt_trace *tr, const char *name, uint64_t h) {

@@ -13,13 +13,16 @@ static tt_status check(const tt_trace *tr, const tt_trace_pretoken *p, int n, tt
   const char *prompt = tt_trace_meta(tr, "prompt");
   if (!prompt) return tt_fail(err, bad, "pre-tokens need the prompt in the metadata");
   size_t at = 0, len = strlen(prompt);
-  int token = 0;
+  const char *bos = tt_trace_meta(tr, "bos");
+  int token = bos && strcmp(bos, "true") == 0 ? 1 : 0;  // the BOS that --bos put first is no pre-token's
   for (int i = 0; i < n; i++) {
     if (!p[i].text || p[i].offset != at || p[i].len == 0 || p[i].len > len - at || strlen(p[i].text) != p[i].len ||
         memcmp(p[i].text, prompt + at, p[i].len) != 0)
-      return tt_fail(err, bad, "pre-token %d is not the prompt's bytes %zu.. (the pre-tokens must cover it in order)", i, at);
+      return tt_fail(err, bad, "pre-token %d is not the prompt's bytes %zu.. (the pre-tokens must cover it in order)",
+                     i, at);
     if (p[i].first_token != token || p[i].n_tokens < 1 || p[i].n_tokens > tr->n_tokens - token)
-      return tt_fail(err, bad, "pre-token %d does not cover the tokens from %d on (the tokens must follow in order)", i, token);
+      return tt_fail(err, bad, "pre-token %d does not cover the tokens from %d on (the tokens must follow in order)", i,
+                     token);
     for (int m = 0; m < p[i].n_merges; m++)
       if (!p[i].merges[m].left || !p[i].merges[m].right || !p[i].merges[m].merged || p[i].merges[m].rank < 0)
         return tt_fail(err, bad, "pre-token %d: merge %d is malformed", i, m);
@@ -62,9 +65,9 @@ static json_t *to_json(const tt_trace_pretoken *p, int n) {
       const tt_trace_merge *m = &p[i].merges[k];
       json_array_append_new(merges, json_pack("[s, s, s, i]", m->left, m->right, m->merged, m->rank));
     }
-    json_array_append_new(arr, json_pack("{s:s, s:I, s:I, s:[i, i], s:o}", "text", p[i].text, "offset",
-                                         (json_int_t)p[i].offset, "len", (json_int_t)p[i].len, "tokens",
-                                         p[i].first_token, p[i].n_tokens, "merges", merges));
+    json_array_append_new(
+        arr, json_pack("{s:s, s:I, s:I, s:[i, i], s:o}", "text", p[i].text, "offset", (json_int_t)p[i].offset, "len",
+                       (json_int_t)p[i].len, "tokens", p[i].first_token, p[i].n_tokens, "merges", merges));
   }
   return arr;
 }
@@ -102,8 +105,13 @@ static bool parse_pretoken(json_t *o, tt_trace_pretoken *p) {
     return false;
   json_int_t first = json_integer_value(json_array_get(tok, 0)), count = json_integer_value(json_array_get(tok, 1));
   if (first < 0 || first > 0x7fffffff || count < 0 || count > 0x7fffffff) return false;
-  *p = (tt_trace_pretoken){json_string_value(json_object_get(o, "text")), (size_t)json_integer_value(off),
-                           (size_t)json_integer_value(len), (int)first, (int)count, NULL, 0};
+  *p = (tt_trace_pretoken){json_string_value(json_object_get(o, "text")),
+                           (size_t)json_integer_value(off),
+                           (size_t)json_integer_value(len),
+                           (int)first,
+                           (int)count,
+                           NULL,
+                           0};
   size_t n = json_array_size(merges);
   tt_trace_merge *m = n ? calloc(n, sizeof *m) : NULL;
   p->merges = m;
@@ -119,7 +127,8 @@ tt_status tt_trace_load_pretokens(tt_trace *tr, tt_error *err) {
   json_t *arr = json_loads(text, 0, NULL);
   size_t n = json_array_size(arr);
   tt_trace_pretoken *p = calloc(n + 1, sizeof *p);
-  tt_status st = json_is_array(arr) && p ? TT_OK : tt_fail(err, TT_ERR_FORMAT, "metadata 'pretokens' is not a JSON array");
+  tt_status st =
+      json_is_array(arr) && p ? TT_OK : tt_fail(err, TT_ERR_FORMAT, "metadata 'pretokens' is not a JSON array");
   for (size_t i = 0; i < n && !st; i++)
     if (!parse_pretoken(json_array_get(arr, i), &p[i]))
       st = tt_fail(err, TT_ERR_FORMAT, "metadata 'pretokens': entry %zu is malformed", i);
@@ -132,7 +141,9 @@ tt_status tt_trace_load_pretokens(tt_trace *tr, tt_error *err) {
   return st;
 }
 
-int tt_trace_n_pretokens(const tt_trace *tr) { return tr->n_pretokens; }
+int tt_trace_n_pretokens(const tt_trace *tr) {
+  return tr->n_pretokens;
+}
 
 const tt_trace_pretoken *tt_trace_pretoken_at(const tt_trace *tr, int i) {
   return i >= 0 && i < tr->n_pretokens ? &tr->pretokens[i] : NULL;

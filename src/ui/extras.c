@@ -37,7 +37,7 @@ tt_status tt_viz_data_open_for(const char *model_dir, const tt_trace *tr, bool w
                           tt_model_default_dir(def, sizeof def) ? def : NULL};
   const char *dir = NULL;
   for (int i = 0; i < 3 && !dir; i++)
-    if (cands[i] && is_dir_with(cands[i], "vocab.json")) dir = cands[i];
+    if (cands[i] && tt_tokenizer_files_in(cands[i])) dir = cands[i];  // tokenizer.json or vocab.json + merges.txt
   if (dir) tt_tokenizer_load(dir, &d->tok, NULL);
   if (!d->tok && tt_asset_path("tokenizer", tokdir, sizeof tokdir)) tt_tokenizer_load(tokdir, &d->tok, NULL);
   // The model only when it is the one the trace came from (same width and vocabulary).

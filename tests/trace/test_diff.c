@@ -65,7 +65,9 @@ static void test_dtypes(void **state) {
   assert_int_equal(s.max_at, 2);
 }
 
-static int64_t reversed(void *ctx, int64_t i) { return *(const int64_t *)ctx - 1 - i; }
+static int64_t reversed(void *ctx, int64_t i) {
+  return *(const int64_t *)ctx - 1 - i;
+}
 
 static void test_mapping(void **state) {
   (void)state;

@@ -70,13 +70,37 @@ static void test_every_hook(void **state) {
 static void test_bad_names(void **state) {
   (void)state;
   const char *bad[] = {
-      "", "blocks", "blocks.", "blocks.0", "blocks.0.", "blocks.x.attn.hook_q", "blocks.-1.attn.hook_q",
-      "blocks.+1.attn.hook_q", "blocks.01.attn.hook_q", "blocks.2147483648.attn.hook_q",
-      "blocks.99999999999999999999.attn.hook_q", "blocks.0.attn.hook_qq", "blocks.0.hook_logits",
-      "attn.hook_q", "hook_resid_pre", "blocks.0.tokens", "Tokens", "tokens.", "grad.tokens", "grad.",
-      "decode.x.tokens", "decode.-1.tokens", "decode.2147483648.tokens", "decode.0", "decode.01.tokens",
-      "decode.0.grad.hook_logits", "grad.grad.hook_logits", "blocks.0.blocks.0.attn.hook_q", "my_probe",
-      "blocks.0.attn.hook_pattern ", "blocks.0.ln3.hook_out",
+      "",
+      "blocks",
+      "blocks.",
+      "blocks.0",
+      "blocks.0.",
+      "blocks.x.attn.hook_q",
+      "blocks.-1.attn.hook_q",
+      "blocks.+1.attn.hook_q",
+      "blocks.01.attn.hook_q",
+      "blocks.2147483648.attn.hook_q",
+      "blocks.99999999999999999999.attn.hook_q",
+      "blocks.0.attn.hook_qq",
+      "blocks.0.hook_logits",
+      "attn.hook_q",
+      "hook_resid_pre",
+      "blocks.0.tokens",
+      "Tokens",
+      "tokens.",
+      "grad.tokens",
+      "grad.",
+      "decode.x.tokens",
+      "decode.-1.tokens",
+      "decode.2147483648.tokens",
+      "decode.0",
+      "decode.01.tokens",
+      "decode.0.grad.hook_logits",
+      "grad.grad.hook_logits",
+      "blocks.0.blocks.0.attn.hook_q",
+      "my_probe",
+      "blocks.0.attn.hook_pattern ",
+      "blocks.0.ln3.hook_out",
   };
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     tt_hook_ref r = {0};
@@ -189,9 +213,9 @@ static void test_fnmatch_globs(void **state) {
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_every_hook),   cmocka_unit_test(test_bad_names),     cmocka_unit_test(test_fields),
-      cmocka_unit_test(test_future_rows),  cmocka_unit_test(test_decode_shapes), cmocka_unit_test(test_table),
-      cmocka_unit_test(test_fnmatch_globs)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_every_hook),    cmocka_unit_test(test_bad_names),
+                                     cmocka_unit_test(test_fields),        cmocka_unit_test(test_future_rows),
+                                     cmocka_unit_test(test_decode_shapes), cmocka_unit_test(test_table),
+                                     cmocka_unit_test(test_fnmatch_globs)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

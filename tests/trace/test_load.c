@@ -72,7 +72,8 @@ static void test_validation(void **state) {
   (void)state;
   int64_t T[1] = {2}, T1[1] = {3}, TC[2] = {2, 4}, HTT[3] = {2, 2, 2}, decode_HTT[3] = {2, 1, 4}, TV[2] = {2, 8};
   // Layers past n_layer (4): refused whatever their shape.
-  expect("blocks.7.ln1.hook_scale", TT_F32, 1, T1, "'blocks.7.ln1.hook_scale' is in layer 7 but the config has 4 layers");
+  expect("blocks.7.ln1.hook_scale", TT_F32, 1, T1,
+         "'blocks.7.ln1.hook_scale' is in layer 7 but the config has 4 layers");
   expect("blocks.4.ln1.hook_scale", TT_F32, 1, T, "in layer 4 but the config has 4 layers");
   expect("blocks.2147483647.attn.hook_pattern", TT_F32, 3, HTT, "in layer 2147483647");
   // Inside the layers, prefixed names and wrong shapes or dtypes are checked too.
@@ -172,7 +173,8 @@ static void test_many_tensors(void **state) {
   size_t before = tt_trace_name_compares(tr);
   for (size_t i = 0; i < tt_trace_count(tr); i++)
     assert_ptr_equal(tt_trace_find(tr, tt_trace_get(tr, i)->name), tt_trace_get(tr, i));
-  if (tt_trace_name_compares(tr) - before > 2 * n) fail_msg("finding every tensor once took %zu compares", tt_trace_name_compares(tr) - before);
+  if (tt_trace_name_compares(tr) - before > 2 * n)
+    fail_msg("finding every tensor once took %zu compares", tt_trace_name_compares(tr) - before);
   tt_trace_destroy(tr);
 }
 
@@ -191,14 +193,24 @@ static void test_add_many(void **state) {
   }
   tt_tensor dup = {"probe.7", TT_F32, 1, {1}, &x};
   assert_int_equal(tt_trace_add(tr, &dup, &err), TT_ERR_FORMAT);
-  if (tt_trace_name_compares(tr) > 4 * n) fail_msg("adding %zu tensors compared %zu names", n, tt_trace_name_compares(tr));
+  if (tt_trace_name_compares(tr) > 4 * n)
+    fail_msg("adding %zu tensors compared %zu names", n, tt_trace_name_compares(tr));
   tt_trace_destroy(tr);
+}
+
+// The index's hash is core's FNV-1a (64-bit), checked against the published test vectors.
+static void test_fnv(void **state) {
+  (void)state;
+  assert_true(tt_fnv1a64(TT_FNV1A64_BASIS, "", 0) == 0xcbf29ce484222325ull);
+  assert_true(tt_fnv1a64(TT_FNV1A64_BASIS, "a", 1) == 0xaf63dc4c8601ec8cull);
+  assert_true(tt_fnv1a64(TT_FNV1A64_BASIS, "foobar", 6) == 0x85944171f73967e8ull);
+  assert_true(tt_fnv1a64(tt_fnv1a64(TT_FNV1A64_BASIS, "foo", 3), "bar", 3) == 0x85944171f73967e8ull);
 }
 
 int main(void) {
   if (!mkdtemp(dir)) return 1;
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_validation), cmocka_unit_test(test_many_tensors),
-                                     cmocka_unit_test(test_add_many)};
+                                     cmocka_unit_test(test_add_many), cmocka_unit_test(test_fnv)};
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   char cmd[600];
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

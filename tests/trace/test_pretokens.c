@@ -95,10 +95,14 @@ static void test_refused(void **state) {
   assert_int_equal(tt_trace_set_pretokens(tr, rank, 2, &err), TT_ERR_ARG);
   assert_int_equal(tt_trace_n_pretokens(tr), 0);
   // Malformed metadata in a file: the trace is refused with one line naming it.
-  const char *bad[] = {"{}", "[1]", "[{\"text\":\"Hi there\",\"offset\":0,\"len\":8,\"tokens\":[0,1],\"merges\":[]}]",
-                       "[{\"text\":\"Hi there\",\"offset\":0,\"len\":8,\"tokens\":[0,2],\"merges\":[[\"a\",\"b\"]]}]",
-                       "[{\"text\":\"Hi there\",\"offset\":0,\"len\":8,\"tokens\":[0,2],\"merges\":[[\"a\",\"b\",\"ab\",-3]]}]",
-                       "[{\"text\":\"Hi there\",\"offset\":-1,\"len\":8,\"tokens\":[0,2],\"merges\":[]}]", "not json"};
+  const char *bad[] = {
+      "{}",
+      "[1]",
+      "[{\"text\":\"Hi there\",\"offset\":0,\"len\":8,\"tokens\":[0,1],\"merges\":[]}]",
+      "[{\"text\":\"Hi there\",\"offset\":0,\"len\":8,\"tokens\":[0,2],\"merges\":[[\"a\",\"b\"]]}]",
+      "[{\"text\":\"Hi there\",\"offset\":0,\"len\":8,\"tokens\":[0,2],\"merges\":[[\"a\",\"b\",\"ab\",-3]]}]",
+      "[{\"text\":\"Hi there\",\"offset\":-1,\"len\":8,\"tokens\":[0,2],\"merges\":[]}]",
+      "not json"};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     tt_trace_set_meta(tr, "pretokens", bad[i]);
     tt_trace *back = NULL;
@@ -130,8 +134,7 @@ static void merges_line(int rank, char *buf, size_t len) {
   assert_true(tt_asset_path("tokenizer/merges.txt", path, sizeof path));
   FILE *fp = fopen(path, "r");
   assert_non_null(fp);
-  for (int i = 0; i < rank + 2 && fgets(buf, (int)len, fp); i++) {
-  }
+  for (int i = 0; i < rank + 2 && fgets(buf, (int)len, fp); i++) {}
   fclose(fp);
   buf[strcspn(buf, "\n")] = 0;
 }
