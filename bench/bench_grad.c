@@ -89,7 +89,7 @@ int main(int argc, char **argv) {
   for (int t = 0; t < T; t++) ids[t] = (int32_t)(((int64_t)t * 7919 + 464) % m->cfg.vocab_size);
   double fwd[64], grad[64];
   tt_engine_run_grad(eng, ids, T, NULL, &err);  // warm: tape, gradient pages, threads
-  for (int r = 0; r < reps; r++) {            // interleaved, so others' load hits both alike
+  for (int r = 0; r < reps; r++) {              // interleaved, so others' load hits both alike
     double t0 = now();
     if (tt_engine_run(eng, ids, T, NULL, &err)) return fprintf(stderr, "bench_grad: %s\n", err.msg), 1;
     fwd[r] = now() - t0;

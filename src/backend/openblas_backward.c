@@ -55,8 +55,8 @@ static void norm_backward_row(float *dx, float *dn, const float *dout, const flo
 }
 
 static tt_status host_norm_backward(tt_backend *be, tt_buf dx, tt_buf d_normalized, tt_buf d_gamma, tt_buf d_beta,
-                                    tt_buf d_out, tt_buf normalized, tt_buf scale, tt_buf gamma, int T, int C,
-                                    bool rms, tt_error *err) {
+                                    tt_buf d_out, tt_buf normalized, tt_buf scale, tt_buf gamma, int T, int C, bool rms,
+                                    tt_error *err) {
   (void)be, (void)err;
   size_t n = (size_t)T * C;
   NEED(dx, n);
@@ -109,7 +109,8 @@ static tt_status host_activation_backward(tt_backend *be, tt_buf dx, tt_buf x, t
   NEED(dx, n);
   NEED(x, n);
   NEED(dy, n);
-  if ((unsigned)act > TT_ACT_IDENTITY) return tt_fail(err, TT_ERR_UNSUPPORTED, "openblas: unknown activation %d", (int)act);
+  if ((unsigned)act > TT_ACT_IDENTITY)
+    return tt_fail(err, TT_ERR_UNSUPPORTED, "openblas: unknown activation %d", (int)act);
   for (size_t i = 0; i < n; i++) out_of(dx)[i] = (float)(act_derivative(in(x)[i], act) * in(dy)[i]);
   return TT_OK;
 }

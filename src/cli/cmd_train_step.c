@@ -34,8 +34,12 @@ static const char usage[] =
     "  -q, --quiet         print nothing on success\n";
 
 // The files of a model folder train-step carries over besides the weights.
-static const char *const carried[] = {"config.json",      "vocab.json",          "merges.txt",
-                                      "tokenizer.json",   "tokenizer_config.json", "special_tokens_map.json",
+static const char *const carried[] = {"config.json",
+                                      "vocab.json",
+                                      "merges.txt",
+                                      "tokenizer.json",
+                                      "tokenizer_config.json",
+                                      "special_tokens_map.json",
                                       "generation_config.json"};
 
 typedef struct {
@@ -178,10 +182,10 @@ static tt_status write_moved(const char *model_dir, const tt_trace *tr, double l
 }
 
 // Traces prompt on model_dir (with its weight gradients when grad); *loss is the mean loss.
-static tt_status trace_loss(const train_args *a, const char *model_dir, const char *prompt, bool grad,
-                            tt_trace **tr, double *loss, tt_error *err) {
-  static const char *const with_grads[] = {"hook_loss",  "grad.wte.weight", "grad.wpe.weight",
-                                           "grad.h.*",   "grad.ln_f.*",     "grad.lm_head.weight"};
+static tt_status trace_loss(const train_args *a, const char *model_dir, const char *prompt, bool grad, tt_trace **tr,
+                            double *loss, tt_error *err) {
+  static const char *const with_grads[] = {"hook_loss", "grad.wte.weight", "grad.wpe.weight",
+                                           "grad.h.*",  "grad.ln_f.*",     "grad.lm_head.weight"};
   tt_session_opts opts = {.model_dir = model_dir, .backend = a->backend, .grad = grad};
   tt_session *s = NULL;
   tt_status st = tt_session_open(&opts, &s, err);
@@ -194,8 +198,7 @@ static tt_status trace_loss(const train_args *a, const char *model_dir, const ch
 }
 
 // The N steps into tmp; prints the loss before and after each.
-static tt_status train(const train_args *a, const char *model_dir, const char *prompt, const char *tmp,
-                       tt_error *err) {
+static tt_status train(const train_args *a, const char *model_dir, const char *prompt, const char *tmp, tt_error *err) {
   double before = 0.0, after = 0.0;
   const char *from = model_dir;
   tt_status st = TT_OK;
@@ -217,31 +220,41 @@ static tt_status train(const train_args *a, const char *model_dir, const char *p
 }
 
 static int parse(int argc, char **argv, train_args *a) {
-  static const struct option longs[] = {
-      {"model", required_argument, 0, 'm'}, {"backend", required_argument, 0, 'b'},
-      {"output", required_argument, 0, 'o'}, {"lr", required_argument, 0, 'l'},
-      {"steps", required_argument, 0, 'n'}, {"quiet", no_argument, 0, 'q'},
-      {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
+  static const struct option longs[] = {{"model", required_argument, 0, 'm'},  {"backend", required_argument, 0, 'b'},
+                                        {"output", required_argument, 0, 'o'}, {"lr", required_argument, 0, 'l'},
+                                        {"steps", required_argument, 0, 'n'},  {"quiet", no_argument, 0, 'q'},
+                                        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
   bool have_lr = false;
   int c;
   optind = 1;
   while ((c = getopt_long(argc, argv, "m:b:o:qh", longs, NULL)) != -1) {
     switch (c) {
-      case 'm': a->model_dir = optarg; break;
-      case 'b': a->backend = optarg; break;
-      case 'o': a->output = optarg; break;
-      case 'l':
-        if (!parse_positive(optarg, &a->lr))
-          return tt_cli_usage_error("train-step", "--lr %s: expected a positive number", optarg);
-        have_lr = true;
-        break;
-      case 'n':
-        if (!parse_steps(optarg, &a->steps))
-          return tt_cli_usage_error("train-step", "--steps %s: expected a whole number from 1 to 1000000", optarg);
-        break;
-      case 'q': a->quiet = true; break;
-      case 'h': fputs(usage, stdout); return -1;
-      default: return tt_cli_usage_error("train-step", "unknown option");
+    case 'm':
+      a->model_dir = optarg;
+      break;
+    case 'b':
+      a->backend = optarg;
+      break;
+    case 'o':
+      a->output = optarg;
+      break;
+    case 'l':
+      if (!parse_positive(optarg, &a->lr))
+        return tt_cli_usage_error("train-step", "--lr %s: expected a positive number", optarg);
+      have_lr = true;
+      break;
+    case 'n':
+      if (!parse_steps(optarg, &a->steps))
+        return tt_cli_usage_error("train-step", "--steps %s: expected a whole number from 1 to 1000000", optarg);
+      break;
+    case 'q':
+      a->quiet = true;
+      break;
+    case 'h':
+      fputs(usage, stdout);
+      return -1;
+    default:
+      return tt_cli_usage_error("train-step", "unknown option");
     }
   }
   if (!have_lr) return tt_cli_usage_error("train-step", "missing --lr LR");
@@ -257,14 +270,16 @@ int tt_cmd_train_step(int argc, char **argv) {
   char *prompt = NULL, model_dir[4096], tmp[4096];
   if (tt_prompt_from_args(argc - optind, argv + optind, &prompt, &err)) return tt_cli_fail("train-step", &err);
   tt_status st = TT_OK;
-  if (a.model_dir) snprintf(model_dir, sizeof model_dir, "%s", a.model_dir);
+  if (a.model_dir)
+    snprintf(model_dir, sizeof model_dir, "%s", a.model_dir);
   else if (!tt_model_default_dir(model_dir, sizeof model_dir))
     st = tt_fail(&err, TT_ERR_IO, "the default model is not installed (assets/models/); pass -m MODEL_DIR");
   if (!st) st = check_output(a.output, &err);
   size_t len = strlen(a.output);
   while (len > 1 && a.output[len - 1] == '/') len--;  // "out/" → "out.tmp-…", beside it
   snprintf(tmp, sizeof tmp, "%.*s.tmp-XXXXXX", (int)len, a.output);
-  if (!st && !mkdtemp(tmp)) st = tt_fail(&err, TT_ERR_IO, "cannot create a folder beside %s: %s", a.output, strerror(errno));
+  if (!st && !mkdtemp(tmp))
+    st = tt_fail(&err, TT_ERR_IO, "cannot create a folder beside %s: %s", a.output, strerror(errno));
   bool made = !st;
   if (!st) st = copy_carried(model_dir, tmp, &err);
   if (!st) st = train(&a, model_dir, prompt, tmp, &err);

@@ -98,7 +98,7 @@ static tt_status back_block(tt_engine *e, int l, tt_buf *g, tt_error *err) {
   tt_layer_bufs *dw = &e->dw.layers[l];
   int T = e->run.T, C = e->C;
   tt_buf d_h, d_branch, d_mid, d_post;  // (T,C) each
-  if (!e->cfg->post_ln) {  // x + attn(ln1(x)), then + mlp(ln2(·)), reversed
+  if (!e->cfg->post_ln) {               // x + attn(ln1(x)), then + mlp(ln2(·)), reversed
     TRY(OFFER(l, "hook_mlp_out", *g, T, C));
     TRY(back_mlp(e, l, *g, (grad_dst){l, "ln2.hook_out"}, &d_h, err));
     TRY(back_norm(e, l, &LN2, d_h, w->ln2_w, dw->ln2_w, dw->ln2_b, SCRATCH, &d_branch, err));
@@ -182,10 +182,10 @@ static tt_status back_attention(tt_engine *e, int l, tt_buf g, grad_dst dst, tt_
   tt_buf pattern = TAPE(l, "attn.hook_pattern", htt), z = TAPE(l, "attn.hook_z", tc);
   tt_buf merged = tt_workspace_slot(e, "merged", tc);  // (T,C) the forward's z, heads side by side
   TRY(be->merge_heads(be, merged, z, T, H, D, err));
-  RUN(be->matmul_tn(be, dw->attn_proj_w, merged, g, 1, T, C, C, true, err));  // d W_O (C,C) += mergedᵀ·g
-  RUN(be->add_row_sums(be, dw->attn_proj_b, g, T, C, err));                   // d b_O (C) += Σ_t g
+  RUN(be->matmul_tn(be, dw->attn_proj_w, merged, g, 1, T, C, C, true, err));        // d W_O (C,C) += mergedᵀ·g
+  RUN(be->add_row_sums(be, dw->attn_proj_b, g, T, C, err));                         // d b_O (C) += Σ_t g
   RUN(be->matmul(be, merged, g, w->attn_proj_w, (tt_buf){0}, T, C, C, true, err));  // d merged (T,C) = g·W_Oᵀ
-  tt_buf d_z = OUT(l, "attn.hook_z", H, T, D);  // (H,T,D) the heads of d merged
+  tt_buf d_z = OUT(l, "attn.hook_z", H, T, D);                                      // (H,T,D) the heads of d merged
   RUN(be->unmerge_heads(be, d_z, merged, T, H, D, err));
   tt_buf d_pattern = OUT(l, "attn.hook_pattern", H, T, T);  // (H,T,T) = d_z · vᵀ, every entry
   RUN(be->matmul_batched(be, d_pattern, d_z, v, H, T, D, T, true, 1.0f, err));

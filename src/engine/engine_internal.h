@@ -70,6 +70,7 @@ struct tt_engine {
   struct tt_workspace *ws;  // the slots (workspace.c)
   bool grad;                // tt_engine_enable_grad ran: the tape and dw exist
   tt_buf dw_all;            // every weight gradient, in one allocation (grads.c)
+  struct tt_grad_list *grad_list;  // their names, views and shapes (grads.c)
   tt_weight_bufs dw;        // views of dw_all shaped like w; dw.positions holds all
                             // n_positions rows of wpe (learned only); dw.lm_head is dw.wte when tied
 

@@ -29,12 +29,18 @@ static int list_grads(tt_engine *e, grad_entry *list) {
       tt_buf *buf;
       tt_dims shape;
     } rows[PER_LAYER] = {
-        {"ln_1.weight", &b->ln1_w, TT_DIMS(C)},          {"ln_1.bias", &b->ln1_b, TT_DIMS(C)},
-        {"attn.c_attn.weight", &b->attn_w, TT_DIMS(C, 3 * C)}, {"attn.c_attn.bias", &b->attn_b, TT_DIMS(3 * C)},
-        {"attn.c_proj.weight", &b->attn_proj_w, TT_DIMS(C, C)}, {"attn.c_proj.bias", &b->attn_proj_b, TT_DIMS(C)},
-        {"ln_2.weight", &b->ln2_w, TT_DIMS(C)},          {"ln_2.bias", &b->ln2_b, TT_DIMS(C)},
-        {"mlp.c_fc.weight", &b->fc_w, TT_DIMS(C, F)},     {"mlp.c_fc.bias", &b->fc_b, TT_DIMS(F)},
-        {"mlp.c_proj.weight", &b->fc_proj_w, TT_DIMS(F, C)}, {"mlp.c_proj.bias", &b->fc_proj_b, TT_DIMS(C)},
+        {"ln_1.weight", &b->ln1_w, TT_DIMS(C)},
+        {"ln_1.bias", &b->ln1_b, TT_DIMS(C)},
+        {"attn.c_attn.weight", &b->attn_w, TT_DIMS(C, 3 * C)},
+        {"attn.c_attn.bias", &b->attn_b, TT_DIMS(3 * C)},
+        {"attn.c_proj.weight", &b->attn_proj_w, TT_DIMS(C, C)},
+        {"attn.c_proj.bias", &b->attn_proj_b, TT_DIMS(C)},
+        {"ln_2.weight", &b->ln2_w, TT_DIMS(C)},
+        {"ln_2.bias", &b->ln2_b, TT_DIMS(C)},
+        {"mlp.c_fc.weight", &b->fc_w, TT_DIMS(C, F)},
+        {"mlp.c_fc.bias", &b->fc_b, TT_DIMS(F)},
+        {"mlp.c_proj.weight", &b->fc_proj_w, TT_DIMS(F, C)},
+        {"mlp.c_proj.bias", &b->fc_proj_b, TT_DIMS(C)},
     };
     for (int i = 0; i < PER_LAYER; i++) {
       grad_entry *g = &list[n++];
@@ -55,16 +61,20 @@ static size_t numel(tt_dims s) {
   return n;
 }
 
-static grad_entry *new_list(const tt_engine *e) {
-  return calloc((size_t)HEAD_ENTRIES + (size_t)PER_LAYER * e->cfg->n_layer, sizeof(grad_entry));
-}
+// The list, made once by tt_grads_setup and read by every run's tt_grads_offer.
+struct tt_grad_list {
+  int n;
+  grad_entry entries[];
+};
 
 tt_status tt_grads_setup(tt_engine *e, tt_error *err) {
   if (!(e->dw.layers = calloc(e->cfg->n_layer ? (size_t)e->cfg->n_layer : 1, sizeof *e->dw.layers)))
     return tt_fail(err, TT_ERR_NOMEM, "engine: out of memory");
-  grad_entry *list = new_list(e);
-  if (!list) return tt_fail(err, TT_ERR_NOMEM, "engine: out of memory");
-  int n = list_grads(e, list);
+  size_t room = (size_t)HEAD_ENTRIES + (size_t)PER_LAYER * e->cfg->n_layer;
+  if (!(e->grad_list = calloc(1, sizeof *e->grad_list + room * sizeof(grad_entry))))
+    return tt_fail(err, TT_ERR_NOMEM, "engine: out of memory");
+  grad_entry *list = e->grad_list->entries;
+  int n = e->grad_list->n = list_grads(e, list);
   size_t total = 0;
   for (int i = 0; i < n; i++) total += numel(list[i].shape);
   tt_status st = e->be->alloc(e->be, total, &e->dw_all, err);
@@ -72,7 +82,6 @@ tt_status tt_grads_setup(tt_engine *e, tt_error *err) {
   for (size_t used = 0, i = 0; st == TT_OK && i < (size_t)n; used += numel(list[i].shape), i++)
     *list[i].buf = tt_buf_view(e->dw_all, used, numel(list[i].shape));
   if (e->model->lm_head == e->model->wte) e->dw.lm_head = e->dw.wte;  // tied: one gradient, both uses
-  free(list);
   return st;
 }
 
@@ -80,14 +89,14 @@ void tt_grads_release(tt_engine *e) {
   if (e->dw_all.handle) e->be->release(e->be, &e->dw_all);
   free(e->dw.layers);
   e->dw.layers = NULL;
+  free(e->grad_list);
+  e->grad_list = NULL;
 }
 
 tt_status tt_grads_offer(tt_engine *e, tt_error *err) {
-  grad_entry *list = new_list(e);
-  if (!list) return tt_fail(err, TT_ERR_NOMEM, "engine: out of memory");
-  int n = list_grads(e, list);
+  const grad_entry *list = e->grad_list->entries;
   tt_status st = TT_OK;
-  for (int i = 0; i < n && st == TT_OK; i++) st = tt_engine_offer(e, -1, list[i].name, list[i].shape, *list[i].buf, err);
-  free(list);
+  for (int i = 0; i < e->grad_list->n && st == TT_OK; i++)
+    st = tt_engine_offer(e, -1, list[i].name, list[i].shape, *list[i].buf, err);
   return st;
 }

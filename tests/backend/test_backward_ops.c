@@ -6,10 +6,10 @@
 #include "ops_util.h"
 
 // Runs a backend call (which may name E, its tt_error*) and fails the test with its message.
-#define OK(call)                                      \
-  do {                                                \
-    tt_error err_ = {0};                              \
-    if ((call) != TT_OK) fail_msg("%s", err_.msg);    \
+#define OK(call)                                   \
+  do {                                             \
+    tt_error err_ = {0};                           \
+    if ((call) != TT_OK) fail_msg("%s", err_.msg); \
   } while (0)
 #define E (&err_)
 
@@ -218,8 +218,7 @@ static void test_nll_backward(void **state) {
   int32_t ids[6] = {3, 96, 0, 3, 50, 7};
   double *want = malloc(n * sizeof *want);
   for (int t = 0; t < T; t++)
-    for (int v = 0; v < V; v++)
-      want[t * V + v] = t == T - 1 ? 0.0 : (p[t * V + v] - (v == ids[t + 1])) / (T - 1);
+    for (int v = 0; v < V; v++) want[t * V + v] = t == T - 1 ? 0.0 : (p[t * V + v] - (v == ids[t + 1])) / (T - 1);
   tt_buf bp = up(be, p, n), out = up(be, p, n);  // out starts non-zero: the last row must be written
   OK(be->nll_backward(be, out, bp, ids, T, V, E));
   float *got = down(be, out, n);
@@ -249,10 +248,10 @@ static void test_embed_backward(void **state) {
 int main(int argc, char **argv) {
   if (argc > 1) backend_name = argv[1];
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_matmul_tn),          cmocka_unit_test(test_zero_row_sums),
-      cmocka_unit_test(test_norm_backward),      cmocka_unit_test(test_activation_backward),
-      cmocka_unit_test(test_softmax_backward),   cmocka_unit_test(test_unmerge_join_heads),
-      cmocka_unit_test(test_nll_backward),       cmocka_unit_test(test_embed_backward),
+      cmocka_unit_test(test_matmul_tn),        cmocka_unit_test(test_zero_row_sums),
+      cmocka_unit_test(test_norm_backward),    cmocka_unit_test(test_activation_backward),
+      cmocka_unit_test(test_softmax_backward), cmocka_unit_test(test_unmerge_join_heads),
+      cmocka_unit_test(test_nll_backward),     cmocka_unit_test(test_embed_backward),
   };
   return cmocka_run_group_tests_name(backend_name, tests, setup, teardown);
 }

@@ -21,6 +21,15 @@ def names(path):
         return sorted(k for k in json.loads(f.read(n)) if k != "__metadata__")
 
 
+def tensors(path):
+    """name -> raw bytes of each tensor."""
+    blob = open(path, "rb").read()
+    (n,) = struct.unpack("<Q", blob[:8])
+    header = json.loads(blob[8 : 8 + n])
+    header.pop("__metadata__", None)
+    return {k: blob[8 + n + v["data_offsets"][0] : 8 + n + v["data_offsets"][1]] for k, v in header.items()}
+
+
 def refused(ttrace, args, message, out):
     r = subprocess.run([ttrace, "trace", "-o", out] + args, capture_output=True, text=True)
     lines = r.stderr.strip().split("\n")
@@ -49,6 +58,15 @@ def main():
         good = got and all(n.startswith("grad.blocks.0.") for n in got) and "grad.blocks.0.attn.hook_pattern" in got
         print(f"{'ok  ' if good else 'FAIL'} --record grad.blocks.0.*: {len(got)} tensors")
         ok &= bool(good)
+        # The forward pass is the same with --grad (the tape only keeps copies): bit for bit.
+        plain, graded = os.path.join(tmp, "plain.safetensors"), os.path.join(tmp, "graded.safetensors")
+        for path, extra in ((plain, []), (graded, ["--grad"])):
+            subprocess.check_call([ttrace, "trace", "-q", "-m", model, "-o", path] + extra + ["The weather is nice"])
+        a, b = tensors(plain), tensors(graded)
+        same = all(b.get(n) == v for n, v in a.items()) and set(b) - set(a) and all(n.startswith("grad.")
+                                                                                   for n in set(b) - set(a))
+        print(f"{'ok  ' if same else 'FAIL'} the forward tensors of --grad equal those without, byte for byte")
+        ok &= bool(same)
         return 0 if ok else 1
     finally:
         subprocess.call(["rm", "-rf", tmp])

@@ -36,7 +36,7 @@ static void test_weight_names(void **state) {
   expect_shape("grad.ln_f.weight", &cfg, 1, 60, 0);
   expect_shape("grad.lm_head.weight", &cfg, 2, 300, 60);
   tt_hook_ref ref;
-  assert_false(tt_hook_lookup("wte.weight", &ref));            // a weight is not a hook
+  assert_false(tt_hook_lookup("wte.weight", &ref));  // a weight is not a hook
   assert_false(tt_hook_lookup("h.0.ln_1.weight", &ref));
   assert_false(tt_hook_lookup("grad.h.01.ln_1.weight", &ref));  // one spelling per layer
   assert_false(tt_hook_lookup("grad.h.0.wte.weight", &ref));    // not a block weight
