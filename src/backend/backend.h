@@ -1,4 +1,4 @@
-// backend: the numeric operations of the forward pass, behind a struct of function
+// backend: the numeric operations of the forward and backward passes, behind a struct of function
 // pointers. A backend owns its buffers (host memory for OpenBLAS, cl_mem for OpenCL);
 // the engine only holds tt_buf handles and moves data with upload/download.
 // All tensors are row-major and contiguous; sizes are counted in floats.
@@ -77,6 +77,40 @@ struct tt_backend {
   tt_status (*merge_heads)(tt_backend *be, tt_buf out, tt_buf z, int T, int H, int D, tt_error *err);
   // loss (T-1): loss[t] = logsumexp(logits[t]) - logits[t][ids[t+1]]   (= -log p of the next token)
   tt_status (*nll)(tt_backend *be, tt_buf loss, tt_buf logits, const int32_t *ids, int T, int V, tt_error *err);
+
+  // ---- the backward pass's ops (NULL on a backend that has no backward pass yet) ----
+  // out (n) = 0.
+  tt_status (*zero)(tt_backend *be, tt_buf out, size_t n, tt_error *err);
+  // for i < batch: out[i] (K,N) = a[i]ᵀ · b[i] with a[i] (M,K), b[i] (M,N); with accumulate
+  // the product is added to out[i] (weight gradients), else it replaces it.
+  tt_status (*matmul_tn)(tt_backend *be, tt_buf out, tt_buf a, tt_buf b, int batch, int M, int K, int N,
+                         bool accumulate, tt_error *err);
+  // out (N) += the sum of the M rows of x (M,N)   (bias gradients).
+  tt_status (*add_row_sums)(tt_backend *be, tt_buf out, tt_buf x, int M, int N, tt_error *err);
+  // The norm's backward from d_out (T,C) and the forward's normalized (T,C) and scale (T):
+  // d_normalized = d_out·γ; dx = (d_normalized − mean(d_normalized) − normalized·mean(d_normalized·normalized)) / scale
+  // per row (RMSNorm: without the first mean); d_gamma (C) += Σ_t d_out·normalized and,
+  // unless rms, d_beta (C) += Σ_t d_out. dx may not alias d_out.
+  tt_status (*norm_backward)(tt_backend *be, tt_buf dx, tt_buf d_normalized, tt_buf d_gamma, tt_buf d_beta,
+                             tt_buf d_out, tt_buf normalized, tt_buf scale, tt_buf gamma, int T, int C, bool rms,
+                             tt_error *err);
+  // dx (n) = act'(x) · dy.
+  tt_status (*activation_backward)(tt_backend *be, tt_buf dx, tt_buf x, tt_buf dy, size_t n, tt_act_kind act,
+                                   tt_error *err);
+  // Row-wise softmax backward from its output y (rows, cols): dx = y · (dy − Σ_j dy·y).
+  tt_status (*softmax_backward)(tt_backend *be, tt_buf dx, tt_buf y, tt_buf dy, int rows, int cols, tt_error *err);
+  // x (T,C) → z (H,T,D): the inverse of merge_heads.
+  tt_status (*unmerge_heads)(tt_backend *be, tt_buf z, tt_buf x, int T, int H, int D, tt_error *err);
+  // q, k, v (H,T,D) each → qkv (T,3C): the inverse of split_heads.
+  tt_status (*join_heads)(tt_backend *be, tt_buf qkv, tt_buf q, tt_buf k, tt_buf v, int T, int H, int D,
+                          tt_error *err);
+  // d_logits (T,V) of L = mean over t < T−1 of nll[t]: (probs[t] − onehot(ids[t+1])) / (T−1)
+  // for t < T−1, and 0 in the last row (whose next token is unknown). T ≥ 2.
+  tt_status (*nll_backward)(tt_backend *be, tt_buf d_logits, tt_buf probs, const int32_t *ids, int T, int V,
+                            tt_error *err);
+  // d_table (rows,C): row ids[t] += dx[t] (T,C) for each t (a token seen twice gets both).
+  tt_status (*embed_backward)(tt_backend *be, tt_buf d_table, tt_buf dx, const int32_t *ids, int T, int C,
+                              tt_error *err);
 
   void (*destroy)(tt_backend *be);
 };

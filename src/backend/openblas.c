@@ -6,32 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend.h"
 #include "host_kernels.h"
-
-typedef struct {
-  int max_threads;  // OpenBLAS's thread count at creation
-  int threads;      // the count currently set
-} openblas_impl;
-
-// The floats an op reads through view b (writable or read-only host memory).
-static inline const float *in(tt_buf b) {
-  TT_ASSERT(tt_buf_is_set(b));
-  return (b.handle ? (const float *)b.handle : (const float *)b.read_only) + b.offset;
-}
-// The floats an op writes through view b.
-static inline float *out_of(tt_buf b) {
-  TT_ASSERT(b.handle != NULL);
-  return (float *)b.handle + b.offset;
-}
-// View b holds at least the `count` floats an op reads or writes there (the OpenCL
-// backend's need() in assert form: a wrong view is a bug in the engine, not bad input).
-#define NEED(b, count) TT_ASSERT((b).n >= (size_t)(count))
+#include "openblas_internal.h"
 
 // Products with few rows or little work run faster on one thread than on two (the
 // threads' start-up and the split cost more than they save: measured on 2 cores, M = 4..16
 // rows ran 1.1-3.6x faster on one thread); larger ones use every thread.
-static void pick_threads(tt_backend *be, int M, int K, int N) {
+void tt_openblas_pick_threads(tt_backend *be, int M, int K, int N) {
   openblas_impl *im = be->impl;
   double work = (double)M * (double)K * (double)N;
   int want = (M < 32 || work < 4.0e6) ? 1 : im->max_threads;
@@ -99,7 +80,7 @@ static tt_status host_matmul(tt_backend *be, tt_buf out, tt_buf a, tt_buf b, tt_
     for (int i = 0; i < M; i++) memcpy(o + (size_t)i * N, bb, (size_t)N * sizeof(float));
     beta = 1.0f;
   }
-  pick_threads(be, M, K, N);
+  tt_openblas_pick_threads(be, M, K, N);
   cblas_sgemm(CblasRowMajor, CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, M, N, K, 1.0f, in(a), K, in(b),
               trans_b ? K : N, beta, o, N);
   return TT_OK;
@@ -112,7 +93,7 @@ static tt_status host_matmul_batched(tt_backend *be, tt_buf out, tt_buf a, tt_bu
   NEED(out, (size_t)batch * M * N);
   NEED(a, (size_t)batch * M * K);
   NEED(b, (size_t)batch * K * N);
-  pick_threads(be, M, K, N);
+  tt_openblas_pick_threads(be, M, K, N);
   for (int i = 0; i < batch; i++) {
     const float *ai = in(a) + (size_t)i * M * K;
     const float *bi = in(b) + (size_t)i * K * N;
@@ -350,6 +331,7 @@ tt_status tt_backend_openblas_create(tt_backend **out, tt_error *err) {
   be->split_heads = host_split_heads;
   be->merge_heads = host_merge_heads;
   be->nll = host_nll;
+  tt_openblas_set_backward(be);
   be->destroy = host_destroy;
   *out = be;
   return TT_OK;

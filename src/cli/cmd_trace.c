@@ -11,7 +11,7 @@
 #include "session/session.h"
 
 static const char usage[] =
-    "usage: ttrace trace [-m MODEL_DIR] [-b BACKEND] [--set KEY=VALUE]... [--record GLOB]... [--bos] -o FILE PROMPT\n"
+    "usage: ttrace trace [-m MODEL_DIR] [-b BACKEND] [--set KEY=VALUE]... [--record GLOB]... [--bos] [--grad] -o FILE PROMPT\n"
     "       ttrace trace [OPTIONS] -o FILE --ids ID,ID,...\n"
     "\n"
     "Runs PROMPT through the model and saves every recorded tensor to FILE (safetensors;\n"
@@ -27,11 +27,12 @@ static const char usage[] =
     "                      activation=gelu_new|gelu|relu|silu|identity, residual=false,\n"
     "                      block=post_ln, norm=rmsnorm\n"
     "      --record GLOB   keep only hooks matching GLOB (repeatable), e.g. 'blocks.0.attn.*';\n"
-    "                      --record none keeps nothing (for timing)\n"
-    "      --bos           put the BOS token first: <|endoftext|> (50256) for GPT-2, as\n"
-    "                      TransformerLens' prepend_bos does; for a tokenizer.json, its BOS\n"
-    "                      (or its <|endoftext|>); see docs/tokenizer.md\n"
-    "      --ids LIST      trace these token ids instead of a PROMPT: 464,6193,318,3621\n"
+    "                      --record none keeps nothing (for timing); it filters gradients too\n"
+    "      --grad          also run the backward pass of the mean next-token loss and record\n"
+    "                      grad.<hook> and grad.<weight> (the prompt needs at least 2 tokens)\n"
+    "      --bos           put the BOS token first: <|endoftext|> (50256) for GPT-2, as TransformerLens'\n"
+    "                      prepend_bos does; for a tokenizer.json, its BOS (or <|endoftext|>)\n"
+    "      --ids LIST      trace these token ids (comma-separated, e.g. 464,6193,318,3621) instead of a PROMPT\n"
     "  -q, --quiet         print nothing on success\n";
 
 #define MAX_LIST 64
@@ -96,7 +97,8 @@ int tt_cmd_trace(int argc, char **argv) {
       {"output", required_argument, 0, 'o'}, {"set", required_argument, 0, 's'},
       {"record", required_argument, 0, 'r'}, {"quiet", no_argument, 0, 'q'},
       {"bos", no_argument, 0, O_BOS},        {"ids", required_argument, 0, O_IDS},
-      {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
+      {"grad", no_argument, 0, 'g'},         {"help", no_argument, 0, 'h'},
+      {0, 0, 0, 0}};
   tt_session_opts opts = {0};
   tt_trace_input in = {0};
   const char *sets[MAX_LIST], *records[MAX_LIST], *output = NULL, *ids_arg = NULL;
@@ -119,6 +121,7 @@ int tt_cmd_trace(int argc, char **argv) {
       case 'q': quiet = true; break;
       case O_BOS: in.bos = true; break;
       case O_IDS: ids_arg = optarg; break;
+      case 'g': opts.grad = true; break;
       case 'h': fputs(usage, stdout); return 0;
       default: return tt_cli_option_error("trace", c, argv);
     }

@@ -18,12 +18,22 @@ static const command commands[] = {
 };
 static const size_t n_commands = sizeof commands / sizeof *commands;
 
+// A command's spelling on the command line: its C name with '-' for '_' ("train-step").
+static const char *spelled(const char *name, char *buf, size_t len) {
+  snprintf(buf, len, "%s", name);
+  for (char *p = buf; *p; p++)
+    if (*p == '_') *p = '-';
+  return buf;
+}
+
 static void print_help(FILE *out) {
   fprintf(out,
           "ttrace %s - a step-by-step transformer tracer and visualizer\n\n"
           "usage: ttrace COMMAND [OPTIONS] [ARGS]\n\ncommands:\n",
           TT_VERSION);
-  for (size_t i = 0; i < n_commands; i++) fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+  char buf[64];
+  for (size_t i = 0; i < n_commands; i++)
+    fprintf(out, "  %-10s %s\n", spelled(commands[i].name, buf, sizeof buf), commands[i].summary);
   fprintf(out,
           "\n`ttrace COMMAND --help` describes one command.\n"
           "Exit codes: 0 ok, 1 internal error, 2 usage error, 3 bad input (model, trace, prompt),\n"
@@ -87,8 +97,9 @@ int main(int argc, char **argv) {
     printf("ttrace %s\n", TT_VERSION);
     return 0;
   }
+  char buf[64];
   for (size_t i = 0; i < n_commands; i++)
-    if (strcmp(argv[1], commands[i].name) == 0) return commands[i].run(argc - 1, argv + 1);
+    if (strcmp(argv[1], spelled(commands[i].name, buf, sizeof buf)) == 0) return commands[i].run(argc - 1, argv + 1);
   fprintf(stderr, "ttrace: unknown command '%s' (see `ttrace --help`)\n", argv[1]);
   return TT_EXIT_USAGE;
 }

@@ -55,8 +55,26 @@ tt_status tt_engine_create(const tt_model *model, tt_backend *be, int max_T, tt_
   return TT_OK;
 }
 
+// The ops only the backward pass uses; a backend lacks all of them or none.
+static bool has_backward(const tt_backend *be) {
+  return be->zero && be->matmul_tn && be->add_row_sums && be->norm_backward && be->activation_backward &&
+         be->softmax_backward && be->unmerge_heads && be->join_heads && be->nll_backward && be->embed_backward;
+}
+
+tt_status tt_engine_enable_grad(tt_engine *e, tt_error *err) {
+  if (e->grad) return TT_OK;
+  if (!has_backward(e->be))
+    return tt_fail(err, TT_ERR_UNSUPPORTED, "gradients are not supported on the %s backend yet (use -b openblas)",
+                   e->be->name);
+  tt_status st = tt_workspace_setup_tape(e, err);
+  if (st == TT_OK) st = tt_grads_setup(e, err);
+  if (st == TT_OK) e->grad = true;
+  return st;
+}
+
 void tt_engine_destroy(tt_engine *e) {
   if (!e) return;
+  tt_grads_release(e);
   tt_workspace_release(e);
   tt_weights_release(e);
   free(e->w.layers);

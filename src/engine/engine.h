@@ -1,4 +1,5 @@
-// engine: the GPT-2 forward pass (forward.c, top-down, one function per step). After each
+// engine: the GPT-2 forward pass (forward.c, top-down, one function per step) and its
+// backward pass (backward.c, the same steps reversed). After each
 // op the engine offers the tensor to a recorder under its hook name (see trace/hooks.h);
 // the engine never knows who listens. How the files inside fit: engine_internal.h.
 #ifndef TT_ENGINE_H
@@ -16,6 +17,15 @@ tt_status tt_engine_create(const tt_model *model, tt_backend *be, int max_T, tt_
 // Runs ids (T) through the model, offering every hook to rec (which may be NULL).
 // Fails with TT_ERR_ARG when T is 0, T > max_T, T > n_positions or an id is >= V.
 tt_status tt_engine_run(tt_engine *eng, const int32_t *ids, int T, const tt_recorder *rec, tt_error *err);
+// Makes the engine able to run gradients: allocates the tape (what the backward pass reads
+// of the forward, for max_T tokens) and the weight gradients (as many floats as the weights)
+// once. TT_ERR_UNSUPPORTED on a backend without the backward pass's ops (OpenCL, for now).
+tt_status tt_engine_enable_grad(tt_engine *eng, tt_error *err);
+// tt_engine_run, then the backward pass of L = mean over t = 0..T−2 of hook_loss[t]: offers
+// grad.<hook> for every hook on the path to the loss (same shape) and grad.<weight> for
+// every weight (names and layouts of model.safetensors without "transformer."). Needs
+// tt_engine_enable_grad first and T >= 2 (TT_ERR_ARG otherwise).
+tt_status tt_engine_run_grad(tt_engine *eng, const int32_t *ids, int T, const tt_recorder *rec, tt_error *err);
 void tt_engine_destroy(tt_engine *eng);
 
 #endif

@@ -1,13 +1,17 @@
 // engine_internal: the engine's state and the three helpers the forward pass uses. Not a
 // public header. Who calls whom (nothing calls back up):
-//   engine.c  (create, destroy)  → weights.c, workspace.c
-//   forward.c (run, the steps)   → outputs.c (names, recording), workspace.c (slots)
-//   outputs.c                    → workspace.c
+//   engine.c  (create, destroy)   → weights.c, workspace.c
+//   forward.c (run, the steps)    → outputs.c (names, recording), workspace.c (slots),
+//                                   backward.c (after the forward pass of a gradient run)
+//   backward.c (the steps, reversed) → outputs.c, workspace.c (slots, the tape), grads.c
+//   grads.c (weight gradients)    → outputs.c
+//   outputs.c                     → workspace.c
 //
 // Where the next features go:
 //   a new hook        one OUT line and its op in forward.c; a row in workspace.c's
 //                     hook_slots (a new slot kind and its size there when no slot fits)
-//   grad.<hook>       a backward pass beside forward() that sets run.prefix = "grad."
+//   grad.<hook>       backward.c, with run.prefix = "grad." (the forward slots hold the
+//                     gradients; what the backward reads of the forward is on the tape)
 //   decode.S.<hook>   a decode step that sets run.prefix = "decode.S." and T = 1, with the
 //                     KV cache as two more slot kinds in workspace.c
 //   Llama blocks      RMSNorm is the norm op already; RoPE (attn.hook_rot_q/k), SwiGLU
@@ -64,12 +68,18 @@ struct tt_engine {
   int C, H, D, F, V;
   tt_weight_bufs w;
   struct tt_workspace *ws;  // the slots (workspace.c)
+  bool grad;                // tt_engine_enable_grad ran: the tape and dw exist
+  tt_buf dw_all;            // every weight gradient, in one allocation (grads.c)
+  struct tt_grad_list *grad_list;  // their names, views and shapes (grads.c)
+  tt_weight_bufs dw;        // views of dw_all shaped like w; dw.positions holds all
+                            // n_positions rows of wpe (learned only); dw.lm_head is dw.wte when tied
 
   struct {                   // the current run
     const tt_recorder *rec;  // NULL when nobody records
     const int32_t *ids;      // (T)
     int T;
     const char *prefix;                  // put before every hook name ("" for the forward pass)
+    bool taping;                         // keep what the backward pass reads on the tape
     tt_pending pending[TT_MAX_PENDING];  // recorded outputs of the current op
     int n_pending;
   } run;
@@ -78,6 +88,25 @@ struct tt_engine {
 static inline bool tt_engine_zero_copy(const tt_backend *be) {
   return be->host_memory && be->wrap;
 }
+
+// The four hooks of one normalization.
+typedef struct {
+  const char *mean, *scale, *normalized, *out;
+} norm_hooks;
+static const norm_hooks LN1 = {"ln1.hook_mean", "ln1.hook_scale", "ln1.hook_normalized", "ln1.hook_out"};
+static const norm_hooks LN2 = {"ln2.hook_mean", "ln2.hook_scale", "ln2.hook_normalized", "ln2.hook_out"};
+static const norm_hooks LN_FINAL = {"ln_final.hook_mean", "ln_final.hook_scale", "ln_final.hook_normalized",
+                                    "ln_final.hook_out"};
+
+// forward.c: the factor layer l's raw scores are multiplied by.
+float tt_attn_scale(const tt_config *cfg, int l, int D);
+// backward.c: the backward pass of the run's loss, after its forward pass with taping on.
+tt_status tt_backward(tt_engine *e, tt_error *err);
+// grads.c: the weight gradients' allocation (views in e->dw), and their recording.
+tt_status tt_grads_setup(tt_engine *e, tt_error *err);
+void tt_grads_release(tt_engine *e);
+// Offers every weight gradient as grad.<name in model.safetensors> (Conv1D layout).
+tt_status tt_grads_offer(tt_engine *e, tt_error *err);
 
 // weights.c: uploads (device) or wraps (host) every weight; frees what it allocated.
 tt_status tt_weights_setup(tt_engine *e, tt_error *err);
@@ -96,6 +125,12 @@ void tt_workspace_reset(tt_engine *e);  // before each run: every pair starts at
 // The slot for `name` as a view of n floats: a hook suffix, by its last dotted part
 // ("ln1.hook_out" → the norm output slot), or a slot that holds no hook ("merged").
 tt_buf tt_workspace_slot(tt_engine *e, const char *name, size_t n);
+// The tape: the forward tensors the backward pass reads (norm outputs, normalized values and
+// scales, q, k, v, pattern, z, FFN pre/post activations, probabilities), one buffer per layer
+// and hook, allocated by tt_workspace_setup_tape. tt_workspace_tape gives the buffer (n
+// floats) for hook suffix of layer (-1 outside the blocks), unset when it is not taped.
+tt_status tt_workspace_setup_tape(tt_engine *e, tt_error *err);
+tt_buf tt_workspace_tape(tt_engine *e, int layer, const char *suffix, size_t n);
 // The stream (T,C) leaving a block must outlive the next block's scratch: when *x lives in
 // a workspace slot other than the stream's (post-LN: ln2's output), it is copied (exactly)
 // into the next stream slot and *x points there.

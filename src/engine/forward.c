@@ -27,15 +27,6 @@
 // Offers an existing buffer as hook `suffix` of layer l, shape (dims...).
 #define OFFER(l, suffix, buf, ...) tt_engine_offer(e, (l), (suffix), TT_DIMS(__VA_ARGS__), (buf), err)
 
-// The four hooks of one normalization.
-typedef struct {
-  const char *mean, *scale, *normalized, *out;
-} norm_hooks;
-static const norm_hooks LN1 = {"ln1.hook_mean", "ln1.hook_scale", "ln1.hook_normalized", "ln1.hook_out"};
-static const norm_hooks LN2 = {"ln2.hook_mean", "ln2.hook_scale", "ln2.hook_normalized", "ln2.hook_out"};
-static const norm_hooks LN_FINAL = {"ln_final.hook_mean", "ln_final.hook_scale", "ln_final.hook_normalized",
-                                    "ln_final.hook_out"};
-
 static tt_status check_input(const tt_engine *e, const int32_t *ids, int T, tt_error *err);
 static tt_status forward(tt_engine *e, tt_error *err);
 static tt_status step_embed(tt_engine *e, tt_buf *x, tt_error *err);
@@ -48,20 +39,36 @@ static tt_status step_mlp(tt_engine *e, int l, tt_buf x, tt_buf *out, tt_error *
 static tt_status step_head(tt_engine *e, tt_buf x, tt_error *err);
 
 // ---- the run ---------------------------------------------------------------------------
-tt_status tt_engine_run(tt_engine *e, const int32_t *ids, int T, const tt_recorder *rec, tt_error *err) {
+// The forward pass, then, with grad, the backward pass.
+static tt_status run(tt_engine *e, const int32_t *ids, int T, const tt_recorder *rec, bool grad, tt_error *err) {
   tt_status st = check_input(e, ids, T, err);
   if (st != TT_OK) return st;
   e->run.rec = (rec && rec->reserve) ? rec : NULL;
   e->run.ids = ids;
   e->run.T = T;
   e->run.prefix = "";
+  e->run.taping = grad;
   e->run.n_pending = 0;
   tt_workspace_reset(e);
   st = forward(e, err);
+  if (st == TT_OK && grad) st = tt_backward(e, err);
   if (st == TT_OK && e->be->finish) st = e->be->finish(e->be, err);
   e->run.rec = NULL;
   e->run.ids = NULL;
+  e->run.taping = false;
   return st;
+}
+
+tt_status tt_engine_run(tt_engine *e, const int32_t *ids, int T, const tt_recorder *rec, tt_error *err) {
+  return run(e, ids, T, rec, false, err);
+}
+
+tt_status tt_engine_run_grad(tt_engine *e, const int32_t *ids, int T, const tt_recorder *rec, tt_error *err) {
+  if (!e->grad) return tt_fail(err, TT_ERR_ARG, "engine: gradients need tt_engine_enable_grad first");
+  if (T < 2)
+    return tt_fail(err, TT_ERR_ARG,
+                   "gradients need at least 2 tokens (the loss predicts each next token); the prompt has %d", T);
+  return run(e, ids, T, rec, true, err);
 }
 
 // The checks every run makes before touching the backend, each with its own message.
@@ -150,7 +157,7 @@ static tt_status step_norm(tt_engine *e, int l, const norm_hooks *hk, tt_buf x, 
 // The factor the raw scores are multiplied by in layer l: 1/√D (scale_attn) and 1/(l+1)
 // (scale_attn_by_inverse_layer_idx), folded into one number as Hugging Face's
 // reorder_and_upcast_attn does; 1 when neither is on.
-static float attn_scale(const tt_config *cfg, int l, int D) {
+float tt_attn_scale(const tt_config *cfg, int l, int D) {
   double s = 1.0;
   if (cfg->scale_attn) s /= sqrt((double)D);
   if (cfg->scale_attn_by_layer) s /= (double)(l + 1);
@@ -171,7 +178,7 @@ static tt_status step_attention(tt_engine *e, int l, tt_buf x, tt_buf *out, tt_e
   tt_buf raw = OUT(l, "attn.hook_attn_scores_raw", H, T, T);  // (H,T,T) = q·kᵀ per head
   RUN(be->matmul_batched(be, raw, q, k, H, T, D, T, true, 1.0f, err));
   tt_buf scaled = OUT(l, "attn.hook_attn_scores_scaled", H, T, T);  // (H,T,T) = raw · attn_scale
-  RUN(be->scale(be, scaled, raw, attn_scale(e->cfg, l, D), htt, err));
+  RUN(be->scale(be, scaled, raw, tt_attn_scale(e->cfg, l, D), htt, err));
   tt_buf masked = OUT(l, "attn.hook_attn_scores", H, T, T);  // (H,T,T) −∞ above the diagonal
   RUN(e->cfg->causal ? be->causal_mask(be, masked, scaled, H, T, err) : tt_engine_copy(e, masked, scaled, htt, err));
   tt_buf pattern = OUT(l, "attn.hook_pattern", H, T, T);  // (H,T,T) softmax of each row

@@ -32,10 +32,12 @@ static void *reserve(tt_engine *e, int layer, const char *suffix, tt_dtype dtype
 
 tt_buf tt_engine_out(tt_engine *e, int layer, const char *suffix, tt_dims shape) {
   size_t n = numel(shape);
-  tt_buf slot = tt_workspace_slot(e, suffix, n);
+  tt_buf taped = e->run.taping ? tt_workspace_tape(e, layer, suffix, n) : (tt_buf){0};
+  tt_buf slot = tt_buf_is_set(taped) ? taped : tt_workspace_slot(e, suffix, n);
   float *mem = reserve(e, layer, suffix, TT_F32, shape);
   if (!mem) return slot;
-  if (tt_engine_zero_copy(e->be)) return e->be->wrap(e->be, mem, n);  // compute into the trace
+  // compute into the trace, unless the tape must keep it (then it is copied there after the op)
+  if (tt_engine_zero_copy(e->be) && !tt_buf_is_set(taped)) return e->be->wrap(e->be, mem, n);
   TT_ASSERT(e->run.n_pending < TT_MAX_PENDING);
   e->run.pending[e->run.n_pending++] = (tt_pending){slot, mem, n};
   return slot;

@@ -36,7 +36,20 @@ struct tt_workspace {
   tt_buf all;                     // the one allocation
   tt_buf slot[TT_SLOT_COUNT][2];  // [1] is set for the two-slot kinds only
   int turn[TT_SLOT_COUNT];        // which of the two the next request gets
+  tt_buf tape_all;                // the tape's one allocation (unset until a gradient run is enabled)
+  tt_buf *tape;                   // (n_layer + 1) × TAPED: [l·TAPED + i] block l's taped_block[i],
+                                  // [n_layer·TAPED + i] taped_head[i]
 };
+
+// What the backward pass reads of the forward pass, in a block and after the blocks.
+static const char *const taped_block[] = {
+    "hook_resid_pre",      "ln1.hook_normalized", "ln1.hook_scale", "ln1.hook_out", "attn.hook_q",        "attn.hook_k",
+    "attn.hook_v",         "attn.hook_pattern", "attn.hook_z", "ln2.hook_normalized", "ln2.hook_scale",
+    "ln2.hook_out",        "mlp.hook_pre",   "mlp.hook_post",
+};
+static const char *const taped_head[] = {"ln_final.hook_normalized", "ln_final.hook_scale", "ln_final.hook_out",
+                                         "hook_probs"};
+enum { TAPED = sizeof taped_block / sizeof *taped_block, TAPED_HEAD = sizeof taped_head / sizeof *taped_head };
 
 // Which slot holds each hook, by the last dotted part of its name; "merged" holds no hook.
 static const struct {
@@ -120,6 +133,8 @@ tt_status tt_workspace_setup(tt_engine *e, tt_error *err) {
 
 void tt_workspace_release(tt_engine *e) {
   if (e->ws && e->ws->all.handle) e->be->release(e->be, &e->ws->all);
+  if (e->ws && e->ws->tape_all.handle) e->be->release(e->be, &e->ws->tape_all);
+  if (e->ws) free(e->ws->tape);
   free(e->ws);
   e->ws = NULL;
 }
@@ -135,12 +150,48 @@ static tt_buf take(tt_engine *e, tt_slot s, size_t n) {
   return tt_buf_view(b, 0, n);
 }
 
+static tt_slot slot_of(const char *name);
+
 tt_buf tt_workspace_slot(tt_engine *e, const char *name, size_t n) {
+  return take(e, slot_of(name), n);
+}
+
+// The slot kind that holds hook `name` (by its last dotted part).
+static tt_slot slot_of(const char *name) {
   const char *dot = strrchr(name, '.');
   const char *last = dot ? dot + 1 : name;
   for (size_t i = 0; i < sizeof hook_slots / sizeof *hook_slots; i++)
-    if (strcmp(hook_slots[i].hook, last) == 0) return take(e, hook_slots[i].slot, n);
+    if (strcmp(hook_slots[i].hook, last) == 0) return hook_slots[i].slot;
   TT_ASSERT(!"every tensor the engine computes has a slot");
+  return TT_SLOT_COUNT;
+}
+
+tt_status tt_workspace_setup_tape(tt_engine *e, tt_error *err) {
+  struct tt_workspace *ws = e->ws;
+  int L = e->cfg->n_layer;
+  size_t count = (size_t)L * TAPED + TAPED_HEAD, used = 0;
+  if (!(ws->tape = calloc(count, sizeof *ws->tape))) return tt_fail(err, TT_ERR_NOMEM, "engine: out of memory");
+  for (int pass = 0; pass < 2; pass++) {  // count, then carve
+    used = 0;
+    for (size_t i = 0; i < count; i++) {
+      const char *name = i < (size_t)L * TAPED ? taped_block[i % TAPED] : taped_head[i - (size_t)L * TAPED];
+      size_t n = slot_floats(e, slot_of(name));
+      if (pass == 1) ws->tape[i] = tt_buf_view(ws->tape_all, used, n);
+      used += (n + 15) & ~(size_t)15;
+    }
+    if (pass == 0 && e->be->alloc(e->be, used, &ws->tape_all, err) != TT_OK)
+      return tt_fail_prefix(err, "engine: the backward pass's tape for %d tokens", e->max_T);
+  }
+  return TT_OK;
+}
+
+tt_buf tt_workspace_tape(tt_engine *e, int layer, const char *suffix, size_t n) {
+  struct tt_workspace *ws = e->ws;
+  if (!ws->tape || layer >= e->cfg->n_layer) return (tt_buf){0};
+  const char *const *names = layer < 0 ? taped_head : taped_block;
+  size_t count = layer < 0 ? TAPED_HEAD : TAPED, base = (size_t)(layer < 0 ? e->cfg->n_layer : layer) * TAPED;
+  for (size_t i = 0; i < count; i++)
+    if (strcmp(names[i], suffix) == 0) return tt_buf_view(ws->tape[base + i], 0, n);
   return (tt_buf){0};
 }
 

@@ -74,6 +74,8 @@ tt_status tt_session_open(const tt_session_opts *opts, tt_session **out, tt_erro
   if (!st) st = tt_backend_create(opts->backend ? opts->backend : "openblas", &s->be, s->backend_note,
                                   sizeof s->backend_note, err);
   if (!st) st = tt_engine_create(s->model, s->be, s->model->cfg.n_positions, &s->eng, err);
+  if (!st && opts->grad) st = tt_engine_enable_grad(s->eng, err);
+  if (!st) s->grad = opts->grad;
   if (st) {
     tt_session_close(s);
     return st;
@@ -226,6 +228,12 @@ tt_status tt_session_trace_input(tt_session *s, const tt_trace_input *in, tt_tra
   int T = 0;
   tt_status st = tt_input_ids(s->tok, in, s->model->cfg.vocab_size, s->model->cfg.n_positions, &ids, &T, err);
   if (st) return st;
+  if (s->grad && T < 2) {
+    free(ids);
+    return tt_fail(err, TT_ERR_ARG,
+                   "gradients need a prompt of at least 2 tokens (the loss predicts each next token); this one has %d",
+                   T);
+  }
   tt_trace *tr = tt_trace_create();
   if (!tr) st = tt_fail(err, TT_ERR_NOMEM, "out of memory");
   if (!st) st = tt_trace_set_filter(tr, in->record, in->n_record, err);
@@ -235,7 +243,7 @@ tt_status tt_session_trace_input(tt_session *s, const tt_trace_input *in, tt_tra
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   tt_recorder rec = tt_trace_recorder(tr);
-  if (!st) st = tt_engine_run(s->eng, ids, T, &rec, err);
+  if (!st) st = s->grad ? tt_engine_run_grad(s->eng, ids, T, &rec, err) : tt_engine_run(s->eng, ids, T, &rec, err);
   clock_gettime(CLOCK_MONOTONIC, &t1);
   char ms[32];
   snprintf(ms, sizeof ms, "%.3f", (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);

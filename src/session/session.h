@@ -14,6 +14,7 @@ typedef struct {
   const char *backend;            // "openblas" (NULL), "opencl" or "auto"
   const char *const *set;         // variant knobs "key=value"
   int n_set;
+  bool grad;                      // traces also hold the backward pass (grad.<hook>, grad.<weight>)
 } tt_session_opts;
 
 typedef struct tt_session {
@@ -23,6 +24,7 @@ typedef struct tt_session {
   struct tt_engine *eng;
   tt_config base_cfg;      // the model's config.json before --set
   const char *tokenizer_files;  // "tokenizer.json", "vocab.json+merges.txt" or "bundled gpt2"
+  bool grad;                    // opened with opts.grad: every trace runs the backward pass too
   char backend_note[1024];  // which backend "auto" chose, kernels compiled; empty otherwise (the caller shows it)
 } tt_session;
 
@@ -30,7 +32,8 @@ tt_status tt_session_open(const tt_session_opts *opts, tt_session **out, tt_erro
 void tt_session_close(tt_session *s);
 
 // Tokenizes prompt (valid UTF-8, not empty, at most n_positions tokens) and runs it,
-// keeping the hooks that match the globs (NULL/0: all). Fills the trace's metadata.
+// keeping the hooks that match the globs (NULL/0: all). Fills the trace's metadata. With
+// grad, a prompt of fewer than 2 tokens is refused (TT_ERR_ARG).
 tt_status tt_session_trace(tt_session *s, const char *prompt, const char *const *record, int n_record,
                            tt_trace **out, tt_error *err);
 

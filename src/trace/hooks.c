@@ -7,7 +7,7 @@
 #include "hooks.h"
 
 #define ROW(sfx, blk, ax, dt, st, vw, pt, wh, l0) \
-  { sfx, blk, ax, dt, st, vw, pt, wh, l0 }
+  { sfx, blk, ax, dt, st, vw, pt, wh, l0, false }
 #define OUT(sfx, ax, st, vw, pt) ROW(sfx, false, ax, TT_F32, st, vw, pt, TT_HOOK_ANY, false)
 #define BLK(sfx, ax, st, vw, pt) ROW(sfx, true, ax, TT_F32, st, vw, pt, TT_HOOK_ANY, false)
 #define BLK_IF(sfx, ax, pt, wh) ROW(sfx, true, ax, TT_F32, NULL, "heatmap", pt, wh, false)
@@ -51,6 +51,46 @@ static const tt_hook_def table[] = {
 };
 
 enum { N_DEFS = sizeof table / sizeof *table };
+
+// The weights whose gradients a backward pass records (grad.<name>), in the file's layout
+// (Conv1D weights (in, out)). Not hooks of the forward pass: tt_hooks_each never lists them.
+#define WGT(sfx, blk, ax, pt) {sfx, blk, ax, TT_F32, NULL, "heatmap", pt, TT_HOOK_ANY, false, true}
+static const tt_hook_def weights[] = {
+    WGT("wte.weight", false, "V,C", TT_PART_EMBED),
+    WGT("wpe.weight", false, "P,C", TT_PART_EMBED),
+    WGT("ln_1.weight", true, "C", TT_PART_NORM1),
+    WGT("ln_1.bias", true, "C", TT_PART_NORM1),
+    WGT("attn.c_attn.weight", true, "C,3C", TT_PART_ATTN),
+    WGT("attn.c_attn.bias", true, "3C", TT_PART_ATTN),
+    WGT("attn.c_proj.weight", true, "C,C", TT_PART_ATTN),
+    WGT("attn.c_proj.bias", true, "C", TT_PART_ATTN),
+    WGT("ln_2.weight", true, "C", TT_PART_NORM2),
+    WGT("ln_2.bias", true, "C", TT_PART_NORM2),
+    WGT("mlp.c_fc.weight", true, "C,F", TT_PART_MLP),
+    WGT("mlp.c_fc.bias", true, "F", TT_PART_MLP),
+    WGT("mlp.c_proj.weight", true, "F,C", TT_PART_MLP),
+    WGT("mlp.c_proj.bias", true, "C", TT_PART_MLP),
+    WGT("ln_f.weight", false, "C", TT_PART_HEAD),
+    WGT("ln_f.bias", false, "C", TT_PART_HEAD),
+    WGT("lm_head.weight", false, "V,C", TT_PART_HEAD),
+};
+
+static bool take_number(const char **p, int *out);
+
+// "h.L.<suffix>" or "<suffix>" after "grad." as a weight row into *r; false if it is none.
+static bool lookup_weight(const char *p, tt_hook_ref *r) {
+  bool block = strncmp(p, "h.", 2) == 0;
+  if (block) {
+    p += 2;
+    if (!take_number(&p, &r->layer)) return false;
+  }
+  for (size_t i = 0; i < sizeof weights / sizeof *weights; i++)
+    if (weights[i].in_block == block && strcmp(weights[i].suffix, p) == 0) {
+      r->def = &weights[i];
+      return true;
+    }
+  return false;
+}
 
 int tt_hook_def_count(void) {
   return N_DEFS;
@@ -99,6 +139,11 @@ bool tt_hook_lookup(const char *name, tt_hook_ref *out) {
   tt_hook_ref r = {.layer = -1, .decode = -1};
   const char *p = name;
   if (strncmp(p, "grad.", 5) == 0) r.grad = true, p += 5;
+  if (r.grad && lookup_weight(p, &r)) {
+    resolve(&r);
+    *out = r;
+    return true;
+  }
   if (strncmp(p, "decode.", 7) == 0) {
     p += 7;
     if (!take_number(&p, &r.decode)) return false;
@@ -120,7 +165,7 @@ const char *tt_hook_name(const tt_hook_ref *ref, char *buf, size_t len) {
   if (!ref->def || len == 0) return NULL;
   char dec[32] = "", blk[32] = "";
   if (ref->decode >= 0) snprintf(dec, sizeof dec, "decode.%d.", ref->decode);
-  if (ref->def->in_block) snprintf(blk, sizeof blk, "blocks.%d.", ref->layer);
+  if (ref->def->in_block) snprintf(blk, sizeof blk, ref->def->weight ? "h.%d." : "blocks.%d.", ref->layer);
   int n = snprintf(buf, len, "%s%s%s%s", ref->grad ? "grad." : "", dec, blk, ref->def->suffix);
   return n >= 0 && (size_t)n < len ? buf : NULL;
 }

@@ -6,6 +6,8 @@
 //
 // Full names:  [grad.] [decode.S.] (blocks.L.<suffix> | <suffix>)
 //   grad.      the gradient of the loss with respect to the hook (same axes, F32)
+//   grad.<weight>  the gradient of a weight, named as in model.safetensors without
+//              "transformer." (grad.wte.weight, grad.h.L.attn.c_attn.weight, ...), in its layout
 //   decode.S.  the hook in decode step S (S = 0, 1, ...) of generation with a KV cache:
 //              one new token; the query axis (the first T) is 1 and every later T is the
 //              key count, prompt + S + 1
@@ -47,6 +49,8 @@ typedef struct {
   tt_hook_part part;
   tt_hook_when when;
   bool step_layer0;  // step and view apply to blocks.0 only (elsewhere: no step, "heatmap")
+  bool weight;       // a weight's gradient: "grad.<suffix>" or, in_block, "grad.h.L.<suffix>"
+                     // (model.safetensors' names and layouts); never a forward hook
 } tt_hook_def;
 
 typedef struct {

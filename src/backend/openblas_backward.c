@@ -1,0 +1,210 @@
+// openblas_backward: the host backend's ops for the backward pass. Products go to
+// cblas_sgemm; sums over rows and the derivatives are loops accumulated in double.
+// Shape legend: T tokens, C width, H heads, D = C/H, V vocabulary.
+#include <cblas.h>
+#include <math.h>
+#include <string.h>
+
+#include "openblas_internal.h"
+
+static tt_status host_zero(tt_backend *be, tt_buf out, size_t n, tt_error *err) {
+  (void)be, (void)err;
+  NEED(out, n);
+  memset(out_of(out), 0, n * sizeof(float));
+  return TT_OK;
+}
+
+// for i < batch: out[i] (K,N) (+)= a[i]ᵀ · b[i], a[i] (M,K), b[i] (M,N).
+static tt_status host_matmul_tn(tt_backend *be, tt_buf out, tt_buf a, tt_buf b, int batch, int M, int K, int N,
+                                bool accumulate, tt_error *err) {
+  (void)err;
+  NEED(out, (size_t)batch * K * N);
+  NEED(a, (size_t)batch * M * K);
+  NEED(b, (size_t)batch * M * N);
+  tt_openblas_pick_threads(be, K, M, N);
+  for (int i = 0; i < batch; i++)
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, K, N, M, 1.0f, in(a) + (size_t)i * M * K, K,
+                in(b) + (size_t)i * M * N, N, accumulate ? 1.0f : 0.0f, out_of(out) + (size_t)i * K * N, N);
+  return TT_OK;
+}
+
+// out (N) += Σ_m x[m] (M,N).
+static tt_status host_add_row_sums(tt_backend *be, tt_buf out, tt_buf x, int M, int N, tt_error *err) {
+  (void)be, (void)err;
+  NEED(out, N);
+  NEED(x, (size_t)M * N);
+  for (int j = 0; j < N; j++) {
+    double s = 0.0;
+    for (int m = 0; m < M; m++) s += in(x)[(size_t)m * N + j];
+    out_of(out)[j] += (float)s;
+  }
+  return TT_OK;
+}
+
+// One row of the norm's backward: dn (C) = d_out·γ and dx (C); returns nothing.
+static void norm_backward_row(float *dx, float *dn, const float *dout, const float *nrm, const float *g, float scale,
+                              int C, bool rms) {
+  double sum_dn = 0.0, sum_dn_n = 0.0;
+  for (int i = 0; i < C; i++) {
+    dn[i] = dout[i] * g[i];
+    sum_dn += dn[i];
+    sum_dn_n += (double)dn[i] * nrm[i];
+  }
+  double mean_dn = rms ? 0.0 : sum_dn / C, mean_dn_n = sum_dn_n / C;
+  for (int i = 0; i < C; i++) dx[i] = (float)(((double)dn[i] - mean_dn - (double)nrm[i] * mean_dn_n) / scale);
+}
+
+static tt_status host_norm_backward(tt_backend *be, tt_buf dx, tt_buf d_normalized, tt_buf d_gamma, tt_buf d_beta,
+                                    tt_buf d_out, tt_buf normalized, tt_buf scale, tt_buf gamma, int T, int C, bool rms,
+                                    tt_error *err) {
+  (void)be, (void)err;
+  size_t n = (size_t)T * C;
+  NEED(dx, n);
+  NEED(d_normalized, n);
+  NEED(d_out, n);
+  NEED(normalized, n);
+  NEED(scale, T);
+  NEED(gamma, C);
+  NEED(d_gamma, C);
+  if (!rms) NEED(d_beta, C);
+  for (int t = 0; t < T; t++)
+    norm_backward_row(out_of(dx) + (size_t)t * C, out_of(d_normalized) + (size_t)t * C, in(d_out) + (size_t)t * C,
+                      in(normalized) + (size_t)t * C, in(gamma), in(scale)[t], C, rms);
+  for (int i = 0; i < C; i++) {
+    double sg = 0.0, sb = 0.0;
+    for (int t = 0; t < T; t++) {
+      sg += (double)in(d_out)[(size_t)t * C + i] * in(normalized)[(size_t)t * C + i];
+      sb += in(d_out)[(size_t)t * C + i];
+    }
+    out_of(d_gamma)[i] += (float)sg;
+    if (!rms) out_of(d_beta)[i] += (float)sb;
+  }
+  return TT_OK;
+}
+
+// act'(a) in double.
+static double act_derivative(double a, tt_act_kind act) {
+  switch (act) {
+  case TT_ACT_GELU_TANH: {  // 0.5·a·(1 + tanh(u)), u = √(2/π)·(a + 0.044715·a³)
+    double k = 0.7978845608028654, th = tanh(k * (a + 0.044715 * a * a * a));
+    return 0.5 * (1.0 + th) + 0.5 * a * (1.0 - th * th) * k * (1.0 + 3.0 * 0.044715 * a * a);
+  }
+  case TT_ACT_GELU_ERF:  // Φ(a) + a·φ(a)
+    return 0.5 * (1.0 + erf(a * 0.7071067811865476)) + a * exp(-0.5 * a * a) * 0.3989422804014327;
+  case TT_ACT_RELU:
+    return a > 0.0 ? 1.0 : 0.0;
+  case TT_ACT_SILU: {  // σ(a)·(1 + a·(1 − σ(a)))
+    double s = 1.0 / (1.0 + exp(-a));
+    return s * (1.0 + a * (1.0 - s));
+  }
+  case TT_ACT_IDENTITY:
+    return 1.0;
+  }
+  return NAN;
+}
+
+static tt_status host_activation_backward(tt_backend *be, tt_buf dx, tt_buf x, tt_buf dy, size_t n, tt_act_kind act,
+                                          tt_error *err) {
+  (void)be;
+  NEED(dx, n);
+  NEED(x, n);
+  NEED(dy, n);
+  if ((unsigned)act > TT_ACT_IDENTITY)
+    return tt_fail(err, TT_ERR_UNSUPPORTED, "openblas: unknown activation %d", (int)act);
+  for (size_t i = 0; i < n; i++) out_of(dx)[i] = (float)(act_derivative(in(x)[i], act) * in(dy)[i]);
+  return TT_OK;
+}
+
+static tt_status host_softmax_backward(tt_backend *be, tt_buf dx, tt_buf y, tt_buf dy, int rows, int cols,
+                                       tt_error *err) {
+  (void)be, (void)err;
+  size_t n = (size_t)rows * cols;
+  NEED(dx, n);
+  NEED(y, n);
+  NEED(dy, n);
+  for (int r = 0; r < rows; r++) {
+    const float *p = in(y) + (size_t)r * cols, *g = in(dy) + (size_t)r * cols;
+    float *o = out_of(dx) + (size_t)r * cols;
+    double dot = 0.0;
+    for (int j = 0; j < cols; j++) dot += (double)p[j] * g[j];
+    for (int j = 0; j < cols; j++) o[j] = (float)((double)p[j] * ((double)g[j] - dot));
+  }
+  return TT_OK;
+}
+
+// x (T,C) → z (H,T,D).
+static tt_status host_unmerge_heads(tt_backend *be, tt_buf z, tt_buf x, int T, int H, int D, tt_error *err) {
+  (void)be, (void)err;
+  size_t C = (size_t)H * D;
+  NEED(z, (size_t)T * C);
+  NEED(x, (size_t)T * C);
+  for (int h = 0; h < H; h++)
+    for (int t = 0; t < T; t++)
+      memcpy(out_of(z) + ((size_t)h * T + t) * D, in(x) + (size_t)t * C + (size_t)h * D, (size_t)D * sizeof(float));
+  return TT_OK;
+}
+
+// q, k, v (H,T,D) → qkv (T,3C).
+static tt_status host_join_heads(tt_backend *be, tt_buf qkv, tt_buf q, tt_buf k, tt_buf v, int T, int H, int D,
+                                 tt_error *err) {
+  (void)be, (void)err;
+  size_t C = (size_t)H * D;
+  NEED(qkv, (size_t)T * 3 * C);
+  NEED(q, (size_t)T * C);
+  NEED(k, (size_t)T * C);
+  NEED(v, (size_t)T * C);
+  const float *src[3] = {in(q), in(k), in(v)};
+  for (int t = 0; t < T; t++) {
+    float *row = out_of(qkv) + (size_t)t * 3 * C;
+    for (int part = 0; part < 3; part++)
+      for (int h = 0; h < H; h++)
+        memcpy(row + part * C + (size_t)h * D, src[part] + ((size_t)h * T + t) * D, (size_t)D * sizeof(float));
+  }
+  return TT_OK;
+}
+
+static tt_status host_nll_backward(tt_backend *be, tt_buf d_logits, tt_buf probs, const int32_t *ids, int T, int V,
+                                   tt_error *err) {
+  (void)be, (void)err;
+  TT_ASSERT(T >= 2);
+  NEED(d_logits, (size_t)T * V);
+  NEED(probs, (size_t)T * V);
+  float inv = 1.0f / (float)(T - 1);
+  for (int t = 0; t < T; t++) {
+    float *o = out_of(d_logits) + (size_t)t * V;
+    const float *p = in(probs) + (size_t)t * V;
+    if (t == T - 1) {
+      memset(o, 0, (size_t)V * sizeof(float));
+      continue;
+    }
+    for (int v = 0; v < V; v++) o[v] = p[v] * inv;
+    o[ids[t + 1]] = (p[ids[t + 1]] - 1.0f) * inv;
+  }
+  return TT_OK;
+}
+
+static tt_status host_embed_backward(tt_backend *be, tt_buf d_table, tt_buf dx, const int32_t *ids, int T, int C,
+                                     tt_error *err) {
+  (void)be, (void)err;
+  NEED(dx, (size_t)T * C);
+  for (int t = 0; t < T; t++) {
+    NEED(d_table, ((size_t)ids[t] + 1) * C);
+    float *row = out_of(d_table) + (size_t)ids[t] * C;
+    const float *g = in(dx) + (size_t)t * C;
+    for (int c = 0; c < C; c++) row[c] += g[c];
+  }
+  return TT_OK;
+}
+
+void tt_openblas_set_backward(tt_backend *be) {
+  be->zero = host_zero;
+  be->matmul_tn = host_matmul_tn;
+  be->add_row_sums = host_add_row_sums;
+  be->norm_backward = host_norm_backward;
+  be->activation_backward = host_activation_backward;
+  be->softmax_backward = host_softmax_backward;
+  be->unmerge_heads = host_unmerge_heads;
+  be->join_heads = host_join_heads;
+  be->nll_backward = host_nll_backward;
+  be->embed_backward = host_embed_backward;
+}

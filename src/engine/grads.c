@@ -1,0 +1,102 @@
+// grads: the weight gradients. One allocation holds them all, carved into views shaped like
+// the weights (e->dw mirrors e->w); they are recorded as grad.<name> with the names and
+// layouts of model.safetensors (without "transformer.", Conv1D weights (in, out)).
+// Shape legend in engine_internal.h; P = n_positions.
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "engine_internal.h"
+
+// One weight gradient: its name in the file, its view in e->dw, its shape.
+typedef struct {
+  char name[64];
+  tt_buf *buf;
+  tt_dims shape;
+} grad_entry;
+
+enum { PER_LAYER = 12, HEAD_ENTRIES = 5 };
+
+// Lists every weight gradient of e's model into list (room for HEAD_ENTRIES + PER_LAYER·L); the count.
+static int list_grads(tt_engine *e, grad_entry *list) {
+  int n = 0, C = e->C, F = e->F, V = e->V, P = e->cfg->n_positions;
+  tt_weight_bufs *d = &e->dw;
+  list[n++] = (grad_entry){"wte.weight", &d->wte, TT_DIMS(V, C)};
+  if (e->cfg->positions == TT_POS_LEARNED) list[n++] = (grad_entry){"wpe.weight", &d->positions, TT_DIMS(P, C)};
+  for (int l = 0; l < e->cfg->n_layer; l++) {
+    tt_layer_bufs *b = &d->layers[l];
+    struct {
+      const char *part;
+      tt_buf *buf;
+      tt_dims shape;
+    } rows[PER_LAYER] = {
+        {"ln_1.weight", &b->ln1_w, TT_DIMS(C)},
+        {"ln_1.bias", &b->ln1_b, TT_DIMS(C)},
+        {"attn.c_attn.weight", &b->attn_w, TT_DIMS(C, 3 * C)},
+        {"attn.c_attn.bias", &b->attn_b, TT_DIMS(3 * C)},
+        {"attn.c_proj.weight", &b->attn_proj_w, TT_DIMS(C, C)},
+        {"attn.c_proj.bias", &b->attn_proj_b, TT_DIMS(C)},
+        {"ln_2.weight", &b->ln2_w, TT_DIMS(C)},
+        {"ln_2.bias", &b->ln2_b, TT_DIMS(C)},
+        {"mlp.c_fc.weight", &b->fc_w, TT_DIMS(C, F)},
+        {"mlp.c_fc.bias", &b->fc_b, TT_DIMS(F)},
+        {"mlp.c_proj.weight", &b->fc_proj_w, TT_DIMS(F, C)},
+        {"mlp.c_proj.bias", &b->fc_proj_b, TT_DIMS(C)},
+    };
+    for (int i = 0; i < PER_LAYER; i++) {
+      grad_entry *g = &list[n++];
+      snprintf(g->name, sizeof g->name, "h.%d.%s", l, rows[i].part);
+      g->buf = rows[i].buf;
+      g->shape = rows[i].shape;
+    }
+  }
+  list[n++] = (grad_entry){"ln_f.weight", &d->lnf_w, TT_DIMS(C)};
+  list[n++] = (grad_entry){"ln_f.bias", &d->lnf_b, TT_DIMS(C)};
+  if (e->model->lm_head != e->model->wte) list[n++] = (grad_entry){"lm_head.weight", &d->lm_head, TT_DIMS(V, C)};
+  return n;
+}
+
+static size_t numel(tt_dims s) {
+  size_t n = 1;
+  for (int i = 0; i < s.ndim; i++) n *= (size_t)s.d[i];
+  return n;
+}
+
+// The list, made once by tt_grads_setup and read by every run's tt_grads_offer.
+struct tt_grad_list {
+  int n;
+  grad_entry entries[];
+};
+
+tt_status tt_grads_setup(tt_engine *e, tt_error *err) {
+  if (!(e->dw.layers = calloc(e->cfg->n_layer ? (size_t)e->cfg->n_layer : 1, sizeof *e->dw.layers)))
+    return tt_fail(err, TT_ERR_NOMEM, "engine: out of memory");
+  size_t room = (size_t)HEAD_ENTRIES + (size_t)PER_LAYER * e->cfg->n_layer;
+  if (!(e->grad_list = calloc(1, sizeof *e->grad_list + room * sizeof(grad_entry))))
+    return tt_fail(err, TT_ERR_NOMEM, "engine: out of memory");
+  grad_entry *list = e->grad_list->entries;
+  int n = e->grad_list->n = list_grads(e, list);
+  size_t total = 0;
+  for (int i = 0; i < n; i++) total += numel(list[i].shape);
+  tt_status st = e->be->alloc(e->be, total, &e->dw_all, err);
+  if (st != TT_OK) tt_fail_prefix(err, "engine: weight gradients (%zu floats)", total);
+  for (size_t used = 0, i = 0; st == TT_OK && i < (size_t)n; used += numel(list[i].shape), i++)
+    *list[i].buf = tt_buf_view(e->dw_all, used, numel(list[i].shape));
+  if (e->model->lm_head == e->model->wte) e->dw.lm_head = e->dw.wte;  // tied: one gradient, both uses
+  return st;
+}
+
+void tt_grads_release(tt_engine *e) {
+  if (e->dw_all.handle) e->be->release(e->be, &e->dw_all);
+  free(e->dw.layers);
+  e->dw.layers = NULL;
+  free(e->grad_list);
+  e->grad_list = NULL;
+}
+
+tt_status tt_grads_offer(tt_engine *e, tt_error *err) {
+  const grad_entry *list = e->grad_list->entries;
+  tt_status st = TT_OK;
+  for (int i = 0; i < e->grad_list->n && st == TT_OK; i++)
+    st = tt_engine_offer(e, -1, list[i].name, list[i].shape, *list[i].buf, err);
+  return st;
+}
