@@ -168,7 +168,9 @@ static int cmd_list(const char *only_lang) {
         printf("  %-28s (does not parse: %s)\n", base, err.msg);
         continue;
       }
-      printf("  %-28.*s %s  (%d steps)\n", (int)(strlen(base) - 7), base, tt_lesson_title(l), tt_lesson_n_steps(l));
+      char steps[32];
+      printf("  %-28.*s %s  (%s)\n", (int)(strlen(base) - 7), base, tt_lesson_title(l),
+             tt_cli_count(steps, sizeof steps, tt_lesson_n_steps(l), "step", "steps"));
       tt_lesson_destroy(l);
     }
     free_list(files, n);
@@ -523,7 +525,10 @@ static int check_one(const char *path, const char *traces_dir, tt_tokenizer *tok
     n_claims += tt_lesson_step_at(p->lesson, i)->n_checks;
     tt_lesson_view_free(&v);
   }
-  if (!bad) printf("ok   %s: %d steps, %d claims\n", path, tt_lesson_n_steps(p->lesson), n_claims);
+  char steps[32], claims[32];
+  if (!bad)
+    printf("ok   %s: %s, %s\n", path, tt_cli_count(steps, sizeof steps, tt_lesson_n_steps(p->lesson), "step", "steps"),
+           tt_cli_count(claims, sizeof claims, n_claims, "claim", "claims"));
   tt_lesson_player_close(p);
   return bad;
 }

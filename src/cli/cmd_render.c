@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "trace_arg.h"
 #include "render/render.h"
 #include "trace/hooks.h"
 
@@ -134,7 +135,7 @@ int tt_cmd_render(int argc, char **argv) {
 
   tt_error err = {0};
   tt_trace *tr = NULL;
-  if (tt_trace_load(argv[optind], &tr, &err)) return tt_cli_fail("render", &err);
+  if (tt_cli_load_trace(argv[optind], &tr, &err)) return tt_cli_fail("render", &err);
   if (!step) step = "tokens";
   tt_status st = tt_resolve_hook(tr, step, layer, vs.hook, sizeof vs.hook, &err);
   if (st) {
@@ -172,7 +173,7 @@ int tt_cmd_render(int argc, char **argv) {
   tt_trace *b = NULL;
   tt_derived *d = NULL;
   if (!st && compare) {
-    st = tt_trace_load(compare, &b, &err);
+    st = tt_cli_load_trace(compare, &b, &err);
     if (!st) st = tt_derived_create(&d, &err);
   }
   if (!st) {

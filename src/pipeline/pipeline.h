@@ -153,6 +153,11 @@ typedef enum {
   TT_S_CMP_TOKENS_DIFFER,
   // logits
   TT_S_LOGITS_BINS,
+  // the window's status line
+  TT_S_STATUS_TRACE_FAILED_FMT,  // the error
+  TT_S_STATUS_TRACED_FMT,  // T, milliseconds
+  TT_S_STATUS_SHOT_SAVED_FMT,  // the file
+  TT_S_STATUS_SHOT_FAILED_FMT,  // the error
   TT_S_COUNT
 } tt_str_id;
 

@@ -123,6 +123,11 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_CMP_TOKENS_DIFFER] = " \xC2\xB7 tokens differ where rows say A\xE2\x89\xA0" "B",
     // logits
     [TT_S_LOGITS_BINS] = "the whole vocabulary in bins (each row: bin maximum above, minimum below)",
+    // the window's status line
+    [TT_S_STATUS_TRACE_FAILED_FMT] = "could not trace the prompt: %.500s",
+    [TT_S_STATUS_TRACED_FMT] = "traced %d tokens in %s ms",
+    [TT_S_STATUS_SHOT_SAVED_FMT] = "screenshot saved: %.500s",
+    [TT_S_STATUS_SHOT_FAILED_FMT] = "screenshot failed: %.500s",
 };
 
 static const tt_step_words steps[] = {

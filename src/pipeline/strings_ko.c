@@ -119,6 +119,11 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_CMP_TOKENS_DIFFER] = " \xC2\xB7 토큰이 다른 위치: A\xE2\x89\xA0" "B",
     // logits
     [TT_S_LOGITS_BINS] = "어휘 전체 (구간마다 위: 최댓값, 아래: 최솟값)",
+    // the window's status line
+    [TT_S_STATUS_TRACE_FAILED_FMT] = "프롬프트를 계산하지 못했습니다: %.500s",
+    [TT_S_STATUS_TRACED_FMT] = "토큰 %d개를 %s ms에 계산했습니다",
+    [TT_S_STATUS_SHOT_SAVED_FMT] = "화면 저장: %.500s",
+    [TT_S_STATUS_SHOT_FAILED_FMT] = "화면 저장 실패: %.500s",
 };
 
 static const tt_step_words steps[] = {

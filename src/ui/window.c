@@ -63,14 +63,14 @@ void tt_ui_retrace(tt_ui *ui) {
   tt_trace *tr = NULL;
   if (!st) st = tt_session_trace(ui->sess, ui->prompt, NULL, 0, &tr, &err);
   if (st) {
-    snprintf(ui->status, sizeof ui->status, "could not trace the prompt: %.500s", err.msg);
+    snprintf(ui->status, sizeof ui->status, tt_str(ui->vs.lang, TT_S_STATUS_TRACE_FAILED_FMT), err.msg);
     return;
   }
   tt_trace *old = ui->own;
   ui->own = tr;
   tt_ui_set_trace(ui, tr);
   tt_trace_destroy(old);
-  snprintf(ui->status, sizeof ui->status, "traced %d tokens in %s ms", tt_trace_n_tokens(tr),
+  snprintf(ui->status, sizeof ui->status, tt_str(ui->vs.lang, TT_S_STATUS_TRACED_FMT), tt_trace_n_tokens(tr),
            tt_trace_meta(tr, "time_ms") ? tt_trace_meta(tr, "time_ms") : "?");
 }
 
@@ -95,9 +95,9 @@ void tt_ui_shot_status(tt_ui *ui, const char *path) {
   char written[4400];
   tt_error err = {0};
   if (tt_ui_screenshot(ui, path, written, sizeof written, &err) == TT_OK)
-    snprintf(ui->status, sizeof ui->status, "screenshot saved: %.500s", written);
+    snprintf(ui->status, sizeof ui->status, tt_str(ui->vs.lang, TT_S_STATUS_SHOT_SAVED_FMT), written);
   else
-    snprintf(ui->status, sizeof ui->status, "screenshot failed: %.500s", err.msg);
+    snprintf(ui->status, sizeof ui->status, tt_str(ui->vs.lang, TT_S_STATUS_SHOT_FAILED_FMT), err.msg);
 }
 
 tt_status tt_ui_write_state(tt_ui *ui, const char *path, tt_error *err) {

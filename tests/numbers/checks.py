@@ -616,11 +616,15 @@ class Checker:
         want = self.merges[rank] if self.merges and rank < len(self.merges) else None
         if want is None or (a, b) != want:
             self.bad(t, "merge #%d is %s + %s" % (rank, *(want or ("?", "?"))))
-        if ab != a + b:
+        if ab != a + b and "\\x" not in a + b:  # bytes may join into a whole character
             self.bad(t, "%s + %s makes %s" % (a, b, a + b))
 
     def k_merge_group(self, t):
         self.groups = getattr(self, "groups", []) + [t.s]
+
+    def k_merge_group_again(self, t):
+        if not self.groups or t.s != self.groups[-1]:
+            self.bad(t, "a repeated heading repeats the last group's")
 
     def k_merge_more(self, t):
         pass
@@ -690,6 +694,16 @@ class Checker:
     def finish(self, texts):
         """Checks that need the whole figure."""
         tr = self.traces["A"]
+        # A (T, V) tensor shown as a matrix names each token's winners (top columns, with values).
+        vocab_cells = [t for t in texts if t.kind in ("cell", "tick") and t.scope.get("hook") in ("hook_logits", "hook_probs")
+                       and t.trace == ""]
+        if vocab_cells and not any(t.kind == "bars_head" for t in texts):
+            hook = vocab_cells[0].scope["hook"]
+            rows = {int(t.note["r"]) for t in texts if t.kind == "top_value" and t.note.get("rank") == "0"}
+            T = tr.get(hook).shape[0]
+            if rows != set(range(T)) and T <= 24:
+                self.fail.append("%s: %s shows the largest value of rows %s only, of %d rows" %
+                                 (self.name, hook, sorted(rows), T))
         for t in getattr(self, "shapes", []):
             hook = self.last_title
             if hook and tr.get(hook) is not None and "\u2192" in t.s:

@@ -568,6 +568,7 @@ static void info_box(tt_paint *p, SDL_Rect r, tt_derived *d) {
   lines[1] = tt_str(lang, d->info.diff ? TT_S_CMP_INFO_COLOURS : TT_S_CMP_INFO_SHAPES);
   lines[2] = tt_str(lang, TT_S_CMP_INFO_POINT);
   for (int i = 0; i < 3; i++) {
+    tt_note(cv, "prose");
     y += tt_draw_para(cv, r.x + u / 2, y, r.w - u, lines[i], u, i == 0 ? TT_FONT_BOLD : TT_FONT_SANS,
                       i == 0 ? p->pal->fg : p->pal->dim);
     y += u / 2;

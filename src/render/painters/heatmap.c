@@ -127,7 +127,7 @@ void tt_paint_axis_labels(tt_paint *p, const tt_panel *pn, const tt_mat *m, int 
       if (x < r.x || x > r.x + r.w) continue;
       cv->fill(cv, x, r.y + r.h, 1, px / 3, pal->dim);
       snprintf(buf, sizeof buf, "%d", i);
-      tt_note(cv, "label axis=%c i=%d dir=col", m->col_axis, i);
+      tt_note(cv, "index i=%d", i);
       tt_draw_text(cv, x, r.y + r.h + px / 3, buf, px, TT_FONT_SANS, pal->fg, TT_ALIGN_CENTER);
     }
   }

@@ -17,11 +17,12 @@ static int width_of(tt_paint *p, const item *it, int px) {
   return tt_text_width(p->cv->fonts, it->s, px, it->head ? TT_FONT_BOLD : TT_FONT_MONO);
 }
 
-static void line(tt_paint *p, int x, int y, int w, const item *it, int px) {
+// again: a heading repeated at the top of a column that continues its merges.
+static void line(tt_paint *p, int x, int y, int w, const item *it, int px, bool again) {
   char fit[600];
   tt_font_kind k = it->head ? TT_FONT_BOLD : TT_FONT_MONO;
   tt_text_fit(p->cv->fonts, it->s, px, k, w, fit, sizeof fit);  // cuts only a line wider than the area
-  tt_note(p->cv, "%s", it->head ? "merge_group" : "merge");
+  tt_note(p->cv, "%s", !it->head ? "merge" : again ? "merge_group_again" : "merge_group");
   tt_draw_text(p->cv, x, y, fit, px, k, it->head ? p->pal->fg : p->pal->dim, TT_ALIGN_LEFT);
 }
 
@@ -55,12 +56,12 @@ static int flow(tt_paint *p, SDL_Rect r, const item *it, int n, int px, bool dra
     if (draw) {
       int yy = r.y;
       if (repeat) {
-        line(p, x, yy, w, &it[it[i].group], px);
+        line(p, x, yy, w, &it[it[i].group], px, true);
         yy += lh;
       }
       for (int k = i; k < j; k++) {
         if (it[k].head && yy > r.y) yy += gap;
-        line(p, it[k].head ? x : x + indent, yy, it[k].head ? w : w - indent, &it[k], px);
+        line(p, it[k].head ? x : x + indent, yy, it[k].head ? w : w - indent, &it[k], px, false);
         yy += lh;
       }
     }
