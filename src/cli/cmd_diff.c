@@ -25,6 +25,8 @@ static const char usage[] =
     "                or has entries masked on one side only, or shapes differ, or a hook\n"
     "                is in one trace only (for tests and CI)\n"
     "  --quiet       with --tol: print only the tensors beyond the tolerance\n"
+    "  --shared      with --tol: hooks in one trace only are listed, not counted (for a trace\n"
+    "                made by `ttrace import`, which holds the hooks the other tool saved)\n"
     "With --tol, the first compared tensor beyond it, in the order A recorded them (the order\n"
     "they were computed), is named: where the two computations part.\n"
     "\n"
@@ -107,12 +109,13 @@ int tt_cmd_diff(int argc, char **argv) {
   static const struct option longs[] = {{"permute", required_argument, 0, 'p'},
                                         {"tol", required_argument, 0, 't'},
                                         {"quiet", no_argument, 0, 'q'},
+                                        {"shared", no_argument, 0, 's'},
                                         {"help", no_argument, 0, 'h'},
                                         {0, 0, 0, 0}};
   static permutation perm;
   perm.n = 0;
   double tol = -1;
-  bool quiet = false;
+  bool quiet = false, shared_only = false;
   int c;
   optind = 1;
   while ((c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
@@ -128,6 +131,7 @@ int tt_cmd_diff(int argc, char **argv) {
         break;
       }
       case 'q': quiet = true; break;
+      case 's': shared_only = true; break;
       case 'h': fputs(usage, stdout); return 0;
       default: return tt_cli_option_error("diff", c, argv);
     }
@@ -217,7 +221,7 @@ int tt_cmd_diff(int argc, char **argv) {
       }
       printf("\n");
     }
-    if (tol >= 0) bad += only_a + only_b;
+    if (tol >= 0 && !shared_only) bad += only_a + only_b;
   }
   if (shared + only_a + only_b == 0) printf("no tensor in either trace matches '%s'\n", glob);
   if (print_all) {

@@ -6,6 +6,7 @@ TT_COMMAND(tokenize, "split text into GPT-2 tokens and ids; --merges shows the B
 TT_COMMAND(trace, "run a prompt through a model and save every tensor to a trace file")
 TT_COMMAND(dump, "print a trace's tensors: summaries, or one tensor as a labelled table")
 TT_COMMAND(diff, "compare two traces hook by hook (max abs and relative difference)")
+TT_COMMAND(import, "another implementation's activations (Hugging Face, TransformerLens) as a trace")
 #if TT_HAVE_GUI
 TT_COMMAND(demo, "the classroom demo: trace \"The weather is nice\" and open the window")
 TT_COMMAND(view, "open a saved trace (or trace a prompt) in the window")
