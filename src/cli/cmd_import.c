@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "import/import.h"
 #include "trace/trace.h"
+#include "trace_arg.h"
 
 static const char usage[] =
     "usage: ttrace import FILE.safetensors --like TRACE -o OUT.safetensors\n"
@@ -57,7 +58,7 @@ int tt_cmd_import(int argc, char **argv) {
   tt_error err = {0};
   tt_trace *like = NULL, *tr = NULL;
   tt_import_report rep;
-  tt_status st = tt_trace_load(like_path, &like, &err);
+  tt_status st = tt_cli_load_trace(like_path, &like, &err);
   if (!st) st = tt_import(argv[optind], like, &tr, &rep, &err);
   if (!st) st = tt_trace_save(tr, out_path, &err);
   tt_trace_destroy(like);
