@@ -8,11 +8,11 @@
 #include "trace_arg.h"
 
 static const char usage[] =
-    "usage: ttrace import FILE.safetensors --like TRACE -o OUT.safetensors\n"
+    "usage: ttrace import FILE.safetensors|FILE.npz --like TRACE -o OUT.safetensors\n"
     "\n"
     "Reads activations another implementation saved for the same model and prompt and writes\n"
     "them as a trace, so that `ttrace diff --tol R TRACE OUT` names the first hook where the\n"
-    "two implementations part. FILE is one of:\n"
+    "two implementations part. FILE (safetensors, or .npz as np.savez writes it) is one of:\n"
     "  a Hugging Face output_hidden_states dump: hidden_states.N ([1,T,C] or [T,C]) and\n"
     "    optionally logits; hidden_states.N is blocks.N.hook_resid_pre, the last one (ln_f\n"
     "    applied) ln_final.hook_out, logits hook_logits;\n"

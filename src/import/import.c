@@ -4,13 +4,39 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "npz.h"
 #include "safetensors/safetensors.h"
 
 typedef enum { LAYOUT_PLAIN, LAYOUT_HEADS } layout;  // heads: [(1,)T,H,D] → [H,T,D]
 
-static bool is_hf(const tt_st_file *f) {
-  for (size_t i = 0; i < tt_st_count(f); i++)
-    if (strncmp(tt_st_get(f, i)->name, "hidden_states.", 14) == 0) return true;
+// The tensors of a safetensors file or of a .npz archive.
+typedef struct {
+  tt_st_file *st;
+  tt_npz *npz;
+} source;
+
+static size_t source_count(const source *s) {
+  return s->st ? tt_st_count(s->st) : tt_npz_count(s->npz);
+}
+static const tt_tensor *source_get(const source *s, size_t i) {
+  return s->st ? tt_st_get(s->st, i) : tt_npz_get(s->npz, i);
+}
+
+static tt_status source_open(const char *path, source *s, tt_error *err) {
+  size_t n = strlen(path);
+  memset(s, 0, sizeof *s);
+  if (n > 4 && strcmp(path + n - 4, ".npz") == 0) return tt_npz_open(path, &s->npz, err);
+  return tt_st_open(path, &s->st, err);
+}
+
+static void source_close(source *s) {
+  tt_st_close(s->st);
+  tt_npz_close(s->npz);
+}
+
+static bool is_hf(const source *s) {
+  for (size_t i = 0; i < source_count(s); i++)
+    if (strncmp(source_get(s, i)->name, "hidden_states.", 14) == 0) return true;
   return false;
 }
 
@@ -108,16 +134,16 @@ tt_status tt_import(const char *path, const tt_trace *like, tt_trace **out, tt_i
   memset(rep, 0, sizeof *rep);
   tt_config cfg;
   if (!tt_trace_config(like, &cfg)) return tt_fail(err, TT_ERR_FORMAT, "the --like trace has no readable config");
-  tt_st_file *f = NULL;
-  tt_status st = tt_st_open(path, &f, err);
+  source f;
+  tt_status st = source_open(path, &f, err);
   if (st) return st;
-  bool hf = is_hf(f);
+  bool hf = is_hf(&f);
   rep->kind = hf ? "huggingface" : "transformerlens";
   tt_trace *tr = tt_trace_create();
   st = tr ? copy_like(tr, like, path, err) : tt_fail(err, TT_ERR_NOMEM, "out of memory");
   if (!st) st = tt_trace_set_meta(tr, "import_kind", rep->kind) ? tt_fail(err, TT_ERR_NOMEM, "out of memory") : TT_OK;
-  for (size_t i = 0; i < tt_st_count(f) && !st; i++) {
-    const tt_tensor *in = tt_st_get(f, i);
+  for (size_t i = 0; i < source_count(&f) && !st; i++) {
+    const tt_tensor *in = source_get(&f, i);
     char hook[160];
     if (hf)
       hf_name(in->name, cfg.n_layer, hook, sizeof hook);
@@ -133,7 +159,7 @@ tt_status tt_import(const char *path, const tt_trace *like, tt_trace **out, tt_i
   if (!st && rep->imported == 0)
     st = tt_fail(err, TT_ERR_FORMAT, "%s: no tensor maps to a ttrace hook (neither hidden_states.N nor a hook name)",
                  path);
-  tt_st_close(f);
+  source_close(&f);
   if (st) {
     tt_trace_destroy(tr);
     return st;

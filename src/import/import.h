@@ -1,4 +1,5 @@
-// import: activations saved by another implementation → a ttrace trace, so that `ttrace diff`
+// import: activations saved by another implementation (safetensors, or a NumPy .npz written
+// by np.savez) → a ttrace trace, so that `ttrace diff`
 // can compare the two hook by hook. Two kinds of safetensors file are read:
 //  - a Hugging Face `output_hidden_states` dump: "hidden_states.N" ([1,T,C] or [T,C]) for N in
 //    0..n_layer and optionally "logits"; hidden_states.N is blocks.N.hook_resid_pre for

@@ -2,7 +2,7 @@
 """`ttrace import` and `ttrace diff` across implementations: an independent PyTorch GPT-2
 (torch_gpt2.py) saves a Hugging Face output_hidden_states dump and a TransformerLens-style
 cache for the prompt ttrace traced; imported, each agrees with ttrace's trace on every
-hook they share (diff --tol 1e-5 --shared), and a PyTorch pass with the erf GELU instead of
+hook they share (diff --tol 1e-5 --shared), also saved as .npz (np.savez), and a PyTorch pass with the erf GELU instead of
 GPT-2's tanh form parts from ttrace first at blocks.0.mlp.hook_post. Files that do not map
 are refused in one line with nothing written.
 
@@ -12,6 +12,8 @@ import os
 import shutil
 import subprocess
 import tempfile
+
+import numpy as np
 
 import common
 import stfile
@@ -45,6 +47,19 @@ def main():
                     r.returncode == 0 and "SAME: 0 problems" in r.stdout and LINE not in r.stdout, r.stdout[-600:])
             r = c.run("diff", "--tol", "1e-5", j("a.safetensors"), j(f"{kind}.trace"))
             c.check(f"without --shared, hooks the {kind} dump lacks count", r.returncode == 1, r.stdout[-300:])
+        for kind in ("hf", "tl"):  # the same dumps as NumPy .npz archives (np.savez)
+            entries, _ = stfile.read(j(f"{kind}-tanh.safetensors"))
+            arrays = {n: np.frombuffer(b, "<f4").reshape(s) for n, d, s, b in entries}
+            np.savez(j(f"{kind}.npz"), **arrays)
+            r = c.run("import", j(f"{kind}.npz"), "--like", j("a.safetensors"), "-o", j(f"{kind}-npz.trace"))
+            d = c.run("diff", "--tol", "0", "--shared", j(f"{kind}.trace"), j(f"{kind}-npz.trace"))
+            c.check(f"the {kind} dump as .npz imports as the safetensors one did",
+                    r.returncode == 0 and d.returncode == 0 and "SAME: 0 problems" in d.stdout, r.stderr + d.stdout[-400:])
+            if kind == "tl":
+                np.savez_compressed(j("tl-z.npz"), **arrays)
+                c.refused("a compressed .npz is refused", ["import", j("tl-z.npz"), "--like", j("a.safetensors"),
+                                                           "-o", j("z.trace")], 3, "np.savez_compressed",
+                          j("z.trace"))
         r = c.run("import", j("tl-erf.safetensors"), "--like", j("a.safetensors"), "-o", j("erf.trace"))
         c.check("import the erf-GELU cache", r.returncode == 0, r.stderr)
         r = c.run("diff", "--tol", "1e-5", "--shared", "--quiet", j("a.safetensors"), j("erf.trace"))
