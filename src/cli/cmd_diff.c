@@ -26,6 +26,10 @@ static const char usage[] =
     "                or has entries masked on one side only, or shapes differ, or a hook\n"
     "                is in one trace only (for tests and CI)\n"
     "  --quiet       with --tol: print only the tensors beyond the tolerance\n"
+    "  --shared      with --tol: hooks in one trace only are listed, not counted (for a trace\n"
+    "                made by `ttrace import`, which holds the hooks the other tool saved)\n"
+    "With --tol, the first compared tensor beyond it, in the order A recorded them (the order\n"
+    "they were computed), is named: where the two computations part.\n"
     "\n"
     "Exit status: 0 (also when the traces differ), 1 only with --tol as above.\n";
 
@@ -106,12 +110,13 @@ int tt_cmd_diff(int argc, char **argv) {
   static const struct option longs[] = {{"permute", required_argument, 0, 'p'},
                                         {"tol", required_argument, 0, 't'},
                                         {"quiet", no_argument, 0, 'q'},
+                                        {"shared", no_argument, 0, 's'},
                                         {"help", no_argument, 0, 'h'},
                                         {0, 0, 0, 0}};
   static permutation perm;
   perm.n = 0;
   double tol = -1;
-  bool quiet = false;
+  bool quiet = false, shared_only = false;
   int c;
   optind = 1;
   while ((c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
@@ -127,6 +132,7 @@ int tt_cmd_diff(int argc, char **argv) {
         break;
       }
       case 'q': quiet = true; break;
+      case 's': shared_only = true; break;
       case 'h': fputs(usage, stdout); return 0;
       default: return tt_cli_option_error("diff", c, argv);
     }
@@ -161,7 +167,7 @@ int tt_cmd_diff(int argc, char **argv) {
   }
   int shared = 0, identical = 0, bad = 0, only_a = 0, only_b = 0;
   double worst_rel = 0;
-  const char *worst = NULL;
+  const char *worst = NULL, *first_beyond = NULL;  // in A's order: the order the engine computed
   for (size_t i = 0; i < tt_trace_count(a); i++) {
     const tt_tensor *ta = tt_trace_get(a, i);
     if (!tt_glob_match(glob, ta->name)) continue;
@@ -191,6 +197,7 @@ int tt_cmd_diff(int argc, char **argv) {
     int64_t unmatched = r.n_one_sided + r.n_nonfinite;
     bool beyond = tol >= 0 && (r.max_diff > tol * (r.max_abs_a > 1 ? r.max_abs_a : 1) || unmatched);
     bad += beyond;
+    if (beyond && !first_beyond) first_beyond = ta->name;
     identical += tt_diff_identical(&r);
     if (!worst || rel > worst_rel) worst_rel = rel, worst = ta->name;
     if (print_all || beyond) {
@@ -215,7 +222,7 @@ int tt_cmd_diff(int argc, char **argv) {
       }
       printf("\n");
     }
-    if (tol >= 0) bad += only_a + only_b;
+    if (tol >= 0 && !shared_only) bad += only_a + only_b;
   }
   if (shared + only_a + only_b == 0) printf("no tensor in either trace matches '%s'\n", glob);
   if (print_all) {
@@ -225,6 +232,7 @@ int tt_cmd_diff(int argc, char **argv) {
     printf("\n");
   }
   if (tol >= 0) {
+    if (first_beyond) printf("first hook beyond tolerance, in A's order: %s\n", first_beyond);
     printf("%s: %d problem%s at tolerance %g x max(1, max|A|)\n", bad ? "DIFFERENT" : "SAME", bad, bad == 1 ? "" : "s",
            tol);
     rc = bad ? 1 : 0;

@@ -1,4 +1,5 @@
 // trace_arg: a trace file named on the command line.
+#include <string.h>
 #include <sys/stat.h>
 
 #include "trace_arg.h"
@@ -6,7 +7,11 @@
 // A safetensors file starts with its header's length (u64, little-endian) and the header's
 // '{'. A shorter file, or one that starts like that but is cut short, is left to
 // tt_trace_load, which says what is wrong with it.
+// A Git LFS pointer ("version https://git-lfs.github.com/spec/v1", ...) is left to it too: it
+// names one as such.
 static bool looks_like_safetensors(const unsigned char *head, size_t got) {
+  static const char lfs[] = "version https://git-lfs.github.com/spec/";
+  if (got >= sizeof lfs - 1 && memcmp(head, lfs, sizeof lfs - 1) == 0) return true;
   uint64_t n = 0;
   for (int i = 7; i >= 0; i--) n = n << 8 | head[i];
   return got < 9 || (head[8] == '{' && n >= 2 && n <= (100u << 20));
@@ -16,7 +21,7 @@ tt_status tt_cli_load_trace(const char *path, tt_trace **out, tt_error *err) {
   *out = NULL;
   FILE *fp = fopen(path, "rb");
   struct stat sb;
-  unsigned char head[9] = {0};
+  unsigned char head[48] = {0};
   bool other = false;
   if (fp && fstat(fileno(fp), &sb) == 0 && S_ISREG(sb.st_mode))
     other = !looks_like_safetensors(head, fread(head, 1, sizeof head, fp));

@@ -1,14 +1,14 @@
-// load: a model folder → tt_model. F32 tensors that are 4-byte aligned are used in place
+// load: a model folder (config.json + the checkpoint's tensors) → tt_model. F32 tensors that are 4-byte aligned are used in place
 // from the mapping; every other tensor is converted into one F32 allocation.
 #include <stdlib.h>
 #include <string.h>
 
+#include "checkpoint.h"
 #include "model.h"
-#include "safetensors/safetensors.h"
 
 struct tt_model_storage {
-  tt_st_file *file;
-  float *converted;  // one block for all F16/BF16 (or unaligned) tensors
+  tt_checkpoint *file;  // model.safetensors or its shards
+  float *converted;     // one block for all F16/BF16 (or unaligned) tensors
 };
 
 // One weight the model needs: its HF name (after the optional "transformer." prefix),
@@ -68,12 +68,12 @@ static int build_specs(tt_model *m, weight_spec *s) {
 }
 
 // Finds name with or without the "transformer." prefix (lm_head.weight is never prefixed).
-static const tt_tensor *find_weight(const tt_st_file *f, const char *name) {
-  const tt_tensor *t = tt_st_find(f, name);
+static const tt_tensor *find_weight(const tt_checkpoint *f, const char *name) {
+  const tt_tensor *t = tt_checkpoint_find(f, name);
   if (t) return t;
   char full[128];
   snprintf(full, sizeof full, "transformer.%s", name);
-  return tt_st_find(f, full);
+  return tt_checkpoint_find(f, full);
 }
 
 static bool usable_in_place(const tt_tensor *t) {
@@ -114,7 +114,8 @@ static tt_status check_tying(tt_model *m, const char *path, tt_error *err) {
   return TT_OK;
 }
 
-static tt_status bind_weights(tt_model *m, const char *path, tt_error *err) {
+static tt_status bind_weights(tt_model *m, tt_error *err) {
+  const char *path = tt_checkpoint_path(m->storage->file);
   int max_specs = 3 + 12 * m->cfg.n_layer + 3;
   weight_spec *specs = calloc((size_t)max_specs, sizeof *specs);
   const tt_tensor **found = calloc((size_t)max_specs, sizeof *found);
@@ -175,9 +176,8 @@ tt_status tt_model_load(const char *dir, tt_model **out, tt_error *err) {
   free(text);
   if (!st && !(m->layers = calloc((size_t)m->cfg.n_layer, sizeof *m->layers)))
     st = tt_fail(err, TT_ERR_NOMEM, "out of memory");
-  snprintf(path, sizeof path, "%s/model.safetensors", dir);
-  if (!st) st = tt_st_open(path, &m->storage->file, err);
-  if (!st) st = bind_weights(m, path, err);
+  if (!st) st = tt_checkpoint_open(dir, &m->storage->file, err);
+  if (!st) st = bind_weights(m, err);
   if (st) {
     tt_model_destroy(m);
     return st;
@@ -189,7 +189,7 @@ tt_status tt_model_load(const char *dir, tt_model **out, tt_error *err) {
 void tt_model_destroy(tt_model *m) {
   if (!m) return;
   if (m->storage) {
-    tt_st_close(m->storage->file);
+    tt_checkpoint_close(m->storage->file);
     free(m->storage->converted);
     free(m->storage);
   }

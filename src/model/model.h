@@ -71,7 +71,9 @@ typedef struct tt_model {
   struct tt_model_storage *storage;  // mapping and converted weights
 } tt_model;
 
-// Loads dir/config.json and dir/model.safetensors; names with or without "transformer.".
+// Loads dir/config.json and dir/model.safetensors (or Hugging Face's shards: dir/
+// model.safetensors.index.json and the files its weight_map names, each memory-mapped; see
+// checkpoint.h for what is refused); names with or without "transformer.".
 // Every tensor's shape is checked against the config. tie_word_embeddings false needs an
 // lm_head.weight; true (or absent) with an lm_head.weight that differs from wte.weight is
 // refused (which of the two Hugging Face would use is not defined).

@@ -87,8 +87,17 @@ static tt_status parse_tensor(tt_tensor *t, const char *name, json_t *info, cons
   return TT_OK;
 }
 
+// A Git LFS pointer (a clone without `git lfs pull`): "version https://git-lfs.github.com/spec/v1",
+// "oid sha256:...", "size N", about 130 bytes of text in place of the file.
+static bool is_lfs_pointer(const unsigned char *bytes, size_t len) {
+  static const char magic[] = "version https://git-lfs.github.com/spec/";
+  return len < 1024 && len >= sizeof magic - 1 && memcmp(bytes, magic, sizeof magic - 1) == 0;
+}
+
 static tt_status parse_header(tt_st_file *f, const char *path, tt_error *err) {
   const unsigned char *bytes = f->map;
+  if (is_lfs_pointer(bytes, f->map_len))
+    return tt_fail(err, TT_ERR_FORMAT, "%s: this is a Git LFS pointer, not the file itself; run `git lfs pull`", path);
   if (f->map_len < 8) return tt_fail(err, TT_ERR_FORMAT, "%s: too short to be a safetensors file", path);
   uint64_t hlen = 0;
   for (int i = 7; i >= 0; i--) hlen = (hlen << 8) | bytes[i];
