@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 // ---- status and errors -------------------------------------------------------------
 typedef enum {
@@ -82,18 +83,29 @@ char *tt_arena_strdup(tt_arena *a, const char *s);
 size_t tt_arena_used(const tt_arena *a);
 void tt_arena_destroy(tt_arena *a);
 
-// ---- atomic file writes: write a temporary file beside the target, then rename -----
+// ---- atomic file writes (atomic.c): the file appears complete or not at all --------
+// On Linux an unnamed temporary file (O_TMPFILE) linked into place at the commit, so an
+// interrupted or killed writer leaves nothing; elsewhere a named temporary file removed on
+// SIGINT/SIGTERM/SIGHUP. Only a regular file (or a symlink to one) is replaced; it keeps
+// its mode. A directory, FIFO, device or socket at path is refused (TT_ERR_IO).
 typedef struct {
   FILE *fp;
-  char *path;
-  char *tmp_path;
+  char *path;      // the file to replace, symlinks resolved
+  char *dir;       // its folder
+  char *tmp_path;  // the named temporary file, NULL when the file is unnamed
 } tt_atomic_file;
 tt_status tt_atomic_open(tt_atomic_file *af, const char *path, tt_error *err);
-tt_status tt_atomic_commit(tt_atomic_file *af, tt_error *err);  // flush, fsync, rename
-void tt_atomic_abort(tt_atomic_file *af);                       // remove the temporary file
+tt_status tt_atomic_commit(tt_atomic_file *af, tt_error *err);  // flush, fsync, link or rename
+void tt_atomic_abort(tt_atomic_file *af);                       // drop the temporary file
+// "a directory", "a FIFO", "a character device", ... for a stat mode.
+const char *tt_file_kind(mode_t mode);
 
-// Reads a whole file into a NUL-terminated malloc'd buffer.
+// Reads a whole regular file into a NUL-terminated malloc'd buffer; anything else (a FIFO,
+// a device, a directory) is refused without blocking.
 tt_status tt_read_file(const char *path, char **out, size_t *len, tt_error *err);
+// Opens a regular file for reading (*fd, *size its length); a FIFO, device or directory is
+// refused before it is opened and checked again after (O_NONBLOCK: nothing blocks).
+tt_status tt_open_regular(const char *path, int *fd, size_t *size, tt_error *err);
 
 // ---- text ---------------------------------------------------------------------------
 // True when s[0..len) is valid UTF-8; otherwise *bad_offset is the first bad byte.
