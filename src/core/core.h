@@ -30,7 +30,9 @@ typedef struct {
   char msg[1024];
 } tt_error;
 
-// Fills err (if not NULL) with a one-line message and returns st.
+// Fills err (if not NULL) with a one-line message and returns st. Control bytes coming from
+// the arguments (a name read from a file) are escaped as \n, \x1B, ...; newlines stay only
+// when fmt itself has one.
 tt_status tt_fail(tt_error *err, tt_status st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 // Prefixes the message already in err with "prefix: ".

@@ -85,9 +85,12 @@ static char *variant_json(const tt_config *base, const tt_config *cfg) {
 
 static tt_status tokenize_prompt(tt_session *s, const char *prompt, int32_t **ids, int *T, tt_error *err) {
   if (!prompt || !prompt[0]) return tt_fail(err, TT_ERR_ARG, "the prompt is empty");
-  tt_status st = tt_tokenizer_encode(s->tok, prompt, strlen(prompt), ids, T, NULL, NULL, err);
-  if (st) return st;
   int P = s->model->cfg.n_positions;
+  tt_status st = tt_tokenizer_encode_at_most(s->tok, prompt, strlen(prompt), P, ids, T, NULL, NULL, err);
+  if (st == TT_ERR_ARG && strstr(err->msg, "tokens long"))
+    return tt_fail(err, TT_ERR_ARG, "the prompt is more than %d tokens long; this model's context holds at most %d",
+                   P, P);
+  if (st) return st;
   if (*T > P) {
     free(*ids);
     *ids = NULL;
