@@ -5,26 +5,6 @@
 
 #include "core.h"
 
-// Copies src into dst (cap bytes) with control bytes escaped ("\n", "\x1B"), so a name
-// or text taken from a file cannot break the line or drive the terminal. Newlines stay
-// when keep_newlines (a message whose format itself spans lines).
-static void copy_escaped(char *dst, size_t cap, const char *src, bool keep_newlines) {
-  size_t j = 0;
-  for (const unsigned char *c = (const unsigned char *)src; *c && j + 1 < cap; c++) {
-    bool control = *c < 0x20 || *c == 0x7f;
-    if (!control || (*c == '\n' && keep_newlines)) {
-      dst[j++] = (char)*c;
-      continue;
-    }
-    char esc[5];
-    int n = *c == '\n' ? snprintf(esc, sizeof esc, "\\n") : snprintf(esc, sizeof esc, "\\x%02X", *c);
-    if (j + (size_t)n + 1 > cap) break;
-    memcpy(dst + j, esc, (size_t)n);
-    j += (size_t)n;
-  }
-  dst[j] = 0;
-}
-
 tt_status tt_fail(tt_error *err, tt_status st, const char *fmt, ...) {
   if (err) {
     char raw[sizeof err->msg];
@@ -32,7 +12,8 @@ tt_status tt_fail(tt_error *err, tt_status st, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
-    copy_escaped(err->msg, sizeof err->msg, raw, strchr(fmt, '\n') != NULL);
+    // A name or text taken from a file cannot break the line or drive the terminal.
+    tt_escape_text(raw, err->msg, sizeof err->msg, strchr(fmt, '\n') != NULL);
     err->status = st;
   }
   return st;

@@ -31,6 +31,17 @@ static tt_status find_model_dir(const tt_session_opts *opts, char *dir, size_t l
   return TT_OK;
 }
 
+// A model with more output rows than its tokenizer has tokens (vocab_size padded, as some
+// checkpoints do) predicts ids without text; say so once instead of showing <id N> silently.
+static void note_vocab_mismatch(tt_session *s) {
+  int V = s->model->cfg.vocab_size, known = tt_tokenizer_vocab_size(s->tok);
+  if (V <= known) return;
+  size_t used = strlen(s->backend_note);
+  snprintf(s->backend_note + used, sizeof s->backend_note - used,
+           "%sthe model's vocab_size %d is larger than its tokenizer's %d tokens: ids %d..%d have no text "
+           "and show as <id N>", used ? "; " : "", V, known, known, V - 1);
+}
+
 tt_status tt_session_open(const tt_session_opts *opts, tt_session **out, tt_error *err) {
   *out = NULL;
   tt_session *s = calloc(1, sizeof *s);
@@ -47,6 +58,7 @@ tt_status tt_session_open(const tt_session_opts *opts, tt_session **out, tt_erro
   if (!st) st = tt_tokenizer_load(tok_dir, &s->tok, err);
   if (!st) st = tt_backend_create(opts->backend ? opts->backend : "openblas", &s->be, s->backend_note,
                                   sizeof s->backend_note, err);
+  if (!st) note_vocab_mismatch(s);
   if (!st) st = tt_engine_create(s->model, s->be, s->model->cfg.n_positions, &s->eng, err);
   if (st) {
     tt_session_close(s);

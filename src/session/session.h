@@ -22,7 +22,8 @@ typedef struct tt_session {
   tt_backend *be;
   struct tt_engine *eng;
   tt_config base_cfg;      // the model's config.json before --set
-  char backend_note[1024];  // which backend "auto" chose, kernels compiled; empty otherwise (the caller shows it)
+  char backend_note[1024];  // which backend "auto" chose, kernels compiled, a vocab_size larger than the
+                            // tokenizer's; empty otherwise (the caller shows it once)
 } tt_session;
 
 tt_status tt_session_open(const tt_session_opts *opts, tt_session **out, tt_error *err);
