@@ -15,6 +15,7 @@ static tt_status create_opencl(tt_backend **out, tt_error *err) {
 #if TT_HAVE_OPENCL
   return tt_backend_opencl_create(-1, -1, out, err);
 #else
+  (void)out;
   return tt_fail(err, TT_ERR_UNSUPPORTED, "backend \"opencl\": this build has no OpenCL support");
 #endif
 }

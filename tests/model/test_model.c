@@ -69,7 +69,8 @@ static void make_model(const char *dir, const variant *v) {
   ADD("ln_f.bias", C, 0);
   if (v->untied) {
     snprintf(names[n], 128, "lm_head.weight");
-    ts[n++] = (tt_tensor){names[n - 1], v->dtype, 2, {V, C}, NULL};
+    ts[n] = (tt_tensor){names[n], v->dtype, 2, {V, C}, NULL};
+    n++;
   }
   if (v->int_wte) ts[0].dtype = TT_I32;
   for (int k = 0; k < n; k++) {
