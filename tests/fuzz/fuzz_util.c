@@ -8,13 +8,27 @@
 #include <string.h>
 #include <unistd.h>
 
-const char *fuzz_dir(void) {
-  static char dir[64];
-  if (!dir[0]) {
-    snprintf(dir, sizeof dir, "%s/tt_fuzz_XXXXXX", access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
-    if (!mkdtemp(dir)) fuzz_fail("cannot make the scratch folder");
+static char scratch[64];
+
+// Removes the scratch folder and what the harnesses write there (at exit).
+static void remove_scratch(void) {
+  static const char *const names[] = {"in.safetensors", "out.safetensors", "config.json", "model.safetensors",
+                                      "vocab.json", "merges.txt"};
+  char path[128];
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+    snprintf(path, sizeof path, "%s/%s", scratch, names[i]);
+    unlink(path);
   }
-  return dir;
+  rmdir(scratch);
+}
+
+const char *fuzz_dir(void) {
+  if (!scratch[0]) {
+    snprintf(scratch, sizeof scratch, "%s/tt_fuzz_XXXXXX", access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
+    if (!mkdtemp(scratch)) fuzz_fail("cannot make the scratch folder");
+    atexit(remove_scratch);
+  }
+  return scratch;
 }
 
 const char *fuzz_write(const char *name, const void *data, size_t n) {
