@@ -160,6 +160,19 @@ static void test_duplicates(void **state) {
                "duplicate object key");
 }
 
+// A name from the file with control bytes stays on one line, escaped, in the error.
+static void test_error_escapes(void **state) {
+  (void)state;
+  float d[2] = {0};
+  expect_error("{\"a\\n\\u001b[2Jb\":{\"dtype\":\"Q4\",\"shape\":[2],\"data_offsets\":[0,8]}}", d, 8, -1,
+               TT_ERR_UNSUPPORTED, "tensor 'a\\n\\x1B[2Jb' has unsupported dtype Q4");
+  char buf[64];
+  assert_string_equal(tt_escape_text("x\ty\r\x7f\xc2\x9b\xff\xea\xb0\x80", buf, sizeof buf, false),
+                      "x\\ty\\r\\x7F\\u009B\\xFF\xea\xb0\x80");
+  assert_string_equal(tt_escape_text("line\nnext", buf, sizeof buf, true), "line\nnext");
+  assert_string_equal(tt_escape_text("\x1b\x1b\x1b", buf, 9, false), "\\x1B\\x1B");  // cut before an escape
+}
+
 // A FIFO where a file should be is refused at once (opening it would block forever).
 static void test_fifo_not_opened(void **state) {
   (void)state;
@@ -311,7 +324,8 @@ int main(void) {
                                      cmocka_unit_test(test_shape_overflow), cmocka_unit_test(test_duplicates),
                                      cmocka_unit_test(test_fifo_not_opened), cmocka_unit_test(test_atomic_targets),
                                      cmocka_unit_test(test_atomic_mode_and_long_name),
-                                     cmocka_unit_test(test_atomic_named_fallback)};
+                                     cmocka_unit_test(test_atomic_named_fallback),
+                                     cmocka_unit_test(test_error_escapes)};
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   char cmd[600];
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
