@@ -18,7 +18,7 @@ import sys
 import tempfile
 import time
 
-TTRACE, ROOT = sys.argv[1], sys.argv[2]
+TTRACE, ROOT = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 passed, failed = 0, 0
 
 

@@ -17,7 +17,7 @@ import time
 
 import numpy as np
 
-TTRACE, ROOT = sys.argv[1], sys.argv[2]
+TTRACE, ROOT = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 MAKE_MODEL = os.path.join(ROOT, "tests", "reference", "make_model.py")
 WORDS = os.path.join(ROOT, "lessons", "traces", "02-words.safetensors")
 passed, failed = 0, 0
