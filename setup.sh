@@ -12,7 +12,7 @@ packages=(
   libjansson-dev libpcre2-dev libopenblas-dev
   libsdl2-dev libsdl2-ttf-dev libsdl2-image-dev
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd
-  libcmocka-dev python3-numpy xvfb xauth
+  libcmocka-dev python3-numpy python3-regex valgrind xvfb xauth
   clang libclang-rt-14-dev
 )
 

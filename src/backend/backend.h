@@ -10,44 +10,54 @@
 #include "model/model.h"
 
 // A view of n floats starting `offset` floats into a backend allocation.
-// For host backends, handle is the float* of the allocation.
+// For host backends, handle is the float* of the allocation, or NULL and read_only the
+// const float* of host memory that no op may write (a weight used in place, see
+// wrap_read_only). An unset buffer (an absent bias) has neither.
 typedef struct {
   void *handle;
   size_t offset, n;
+  const void *read_only;
 } tt_buf;
 
+// The n floats `offset` floats into b; they must lie inside b.
 static inline tt_buf tt_buf_view(tt_buf b, size_t offset, size_t n) {
-  return (tt_buf){b.handle, b.offset + offset, n};
+  TT_ASSERT(offset <= b.n && n <= b.n - offset);
+  return (tt_buf){b.handle, b.offset + offset, n, b.read_only};
+}
+
+static inline bool tt_buf_is_set(tt_buf b) {
+  return b.handle || b.read_only;
 }
 
 typedef struct tt_backend tt_backend;
 struct tt_backend {
-  const char *name;     // "openblas", "opencl"
-  char device[256];     // what it runs on, for the trace metadata and `ttrace devices`
-  char note[512];       // a one-time remark for the user (kernels compiled and cached); the
-                        // caller decides whether to show it. Empty when there is none.
-  bool host_memory;     // buffers are plain host memory: the engine may wrap recorder memory
+  const char *name;  // "openblas", "opencl"
+  char device[256];  // what it runs on, for the trace metadata and `ttrace devices`
+  char note[512];    // a one-time remark for the user (kernels compiled and cached); the
+                     // caller decides whether to show it. Empty when there is none.
+  bool host_memory;  // buffers are plain host memory: the engine may wrap recorder memory
   void *impl;
 
   // ---- memory ----
   tt_status (*alloc)(tt_backend *be, size_t n, tt_buf *out, tt_error *err);
   void (*release)(tt_backend *be, tt_buf *buf);
-  // Host memory as a buffer without a copy (host backends only; may be NULL).
+  // Host memory as a buffer without a copy (host backends only; may be NULL): writable
+  // (an op's output), or read-only (a weight; only ever an op's input).
   tt_buf (*wrap)(tt_backend *be, float *host, size_t n);
+  tt_buf (*wrap_read_only)(tt_backend *be, const float *host, size_t n);
   tt_status (*upload)(tt_backend *be, tt_buf dst, const float *src, size_t n, tt_error *err);
   tt_status (*download)(tt_backend *be, tt_buf src, float *dst, size_t n, tt_error *err);
   tt_status (*finish)(tt_backend *be, tt_error *err);  // wait for queued work; NULL if synchronous
 
   // ---- ops (out may alias x for the element-wise ones) ----
-  // out (M,N) = a (M,K) · b (K,N) + bias (N);  with trans_b, b is (N,K).  bias.handle may be NULL.
-  tt_status (*matmul)(tt_backend *be, tt_buf out, tt_buf a, tt_buf b, tt_buf bias, int M, int K, int N,
-                      bool trans_b, tt_error *err);
+  // out (M,N) = a (M,K) · b (K,N) + bias (N);  with trans_b, b is (N,K).  bias may be unset.
+  tt_status (*matmul)(tt_backend *be, tt_buf out, tt_buf a, tt_buf b, tt_buf bias, int M, int K, int N, bool trans_b,
+                      tt_error *err);
   // for i < batch: out[i] (M,N) = alpha · a[i] (M,K) · b[i] (K,N)   (b[i] is (N,K) with trans_b)
-  tt_status (*matmul_batched)(tt_backend *be, tt_buf out, tt_buf a, tt_buf b, int batch, int M, int K,
-                              int N, bool trans_b, float alpha, tt_error *err);
+  tt_status (*matmul_batched)(tt_backend *be, tt_buf out, tt_buf a, tt_buf b, int batch, int M, int K, int N,
+                              bool trans_b, float alpha, tt_error *err);
   // out (T,C) = table[ids[t]] rows; ids are host memory, checked < rows by the engine.
-  tt_status (*embed)(tt_backend *be, tt_buf out, tt_buf table, const int32_t *ids, int T, int C,
-                     tt_error *err);
+  tt_status (*embed)(tt_backend *be, tt_buf out, tt_buf table, const int32_t *ids, int T, int C, tt_error *err);
   tt_status (*add)(tt_backend *be, tt_buf out, tt_buf a, tt_buf b, size_t n, tt_error *err);
   tt_status (*scale)(tt_backend *be, tt_buf out, tt_buf x, float alpha, size_t n, tt_error *err);
   // out (H,T,T) = x with -inf where column > row.
@@ -57,8 +67,8 @@ struct tt_backend {
   // x (T,C) → mean (T), scale (T) = sqrt(var + eps), normalized (T,C) = (x - mean) / scale,
   // out (T,C) = normalized · gamma + beta.  For RMSNorm (rms = true): mean is written as 0,
   // scale = sqrt(mean(x²) + eps), normalized = x / scale, beta is ignored.
-  tt_status (*norm)(tt_backend *be, tt_buf out, tt_buf normalized, tt_buf mean, tt_buf scale, tt_buf x,
-                    tt_buf gamma, tt_buf beta, int T, int C, float eps, bool rms, tt_error *err);
+  tt_status (*norm)(tt_backend *be, tt_buf out, tt_buf normalized, tt_buf mean, tt_buf scale, tt_buf x, tt_buf gamma,
+                    tt_buf beta, int T, int C, float eps, bool rms, tt_error *err);
   tt_status (*activation)(tt_backend *be, tt_buf out, tt_buf x, size_t n, tt_act_kind act, tt_error *err);
   // qkv (T,3C) → q, k, v (H,T,D) each, head-major.
   tt_status (*split_heads)(tt_backend *be, tt_buf q, tt_buf k, tt_buf v, tt_buf qkv, int T, int H, int D,
@@ -66,8 +76,7 @@ struct tt_backend {
   // z (H,T,D) → out (T,C), heads side by side.
   tt_status (*merge_heads)(tt_backend *be, tt_buf out, tt_buf z, int T, int H, int D, tt_error *err);
   // loss (T-1): loss[t] = logsumexp(logits[t]) - logits[t][ids[t+1]]   (= -log p of the next token)
-  tt_status (*nll)(tt_backend *be, tt_buf loss, tt_buf logits, const int32_t *ids, int T, int V,
-                   tt_error *err);
+  tt_status (*nll)(tt_backend *be, tt_buf loss, tt_buf logits, const int32_t *ids, int T, int V, tt_error *err);
 
   void (*destroy)(tt_backend *be);
 };

@@ -1,16 +1,18 @@
-// host_kernels: the OpenBLAS backend's element-wise loops that call exp, written so the
-// compiler vectorizes them (a polynomial exp instead of libm's scalar expf). Internal.
+// host_kernels: the OpenBLAS backend's row loops that the compiler vectorizes: exp through
+// a polynomial (libm's scalar expf does not vectorize), its sums, the row max and the
+// sigmoid-gated activations. Internal to the backend.
 #ifndef TT_HOST_KERNELS_H
 #define TT_HOST_KERNELS_H
 
 #include <stddef.h>
 
-// o (n) = exp(x - sub) with relative error < 2e-7; x - sub below -87 gives exactly 0
-// (so -inf gives 0), above 88 gives +inf. Returns the sum of o (float, 8 partial sums).
+// o (n) = exp(x - sub), relative error about 1e-7 (Cephes' degree-7 polynomial); x - sub
+// below -87 gives exactly 0 (so -inf gives 0), above 88 gives +inf. Returns the sum of o,
+// accumulated in double over 8 partial sums and rounded to float once.
 float tt_host_exp_sub_sum(float *o, const float *x, float sub, size_t n);
-// The sum of exp(x - sub) over n entries, without storing them.
+// The same sum of exp(x - sub) over n entries (double, 8 partial sums), without storing them.
 float tt_host_exp_sum(const float *x, float sub, size_t n);
-// max of x (n ≥ 1); -inf when every entry is -inf.
+// max of x (n ≥ 1) over 8 partial maxima; -inf when every entry is -inf.
 float tt_host_max(const float *x, size_t n);
 // o (n) = x / (1 + exp(-k·(x + c·x³))): GELU (tanh form) with k = 2√(2/π), c = 0.044715;
 // SiLU with k = 1, c = 0. o may alias x.

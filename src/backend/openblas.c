@@ -1,6 +1,6 @@
 // openblas: the host backend. Buffers are plain malloc'd floats (tt_buf.handle is the
-// float* of the allocation), matrix products go to cblas_sgemm and everything else is a
-// plain loop. Shape legend: T tokens, C width, H heads, D = C/H, F FFN width, V vocabulary.
+// float* of the allocation; weights used in place are read-only views), matrix products
+// go to cblas_sgemm and everything else is a plain loop. Shape legend: T tokens, C width, H heads, D = C/H, F FFN width, V vocabulary.
 #include <cblas.h>
 #include <math.h>
 #include <stdlib.h>
@@ -14,8 +14,19 @@ typedef struct {
   int threads;      // the count currently set
 } openblas_impl;
 
-// The floats a view points at.
-static inline float *ptr(tt_buf b) { return (float *)b.handle + b.offset; }
+// The floats an op reads through view b (writable or read-only host memory).
+static inline const float *in(tt_buf b) {
+  TT_ASSERT(tt_buf_is_set(b));
+  return (b.handle ? (const float *)b.handle : (const float *)b.read_only) + b.offset;
+}
+// The floats an op writes through view b.
+static inline float *out_of(tt_buf b) {
+  TT_ASSERT(b.handle != NULL);
+  return (float *)b.handle + b.offset;
+}
+// View b holds at least the `count` floats an op reads or writes there (the OpenCL
+// backend's need() in assert form: a wrong view is a bug in the engine, not bad input).
+#define NEED(b, count) TT_ASSERT((b).n >= (size_t)(count))
 
 // Products with few rows or little work run faster on one thread than on two (the
 // threads' start-up and the split cost more than they save: measured on 2 cores, M = 4..16
@@ -35,9 +46,10 @@ static tt_status host_alloc(tt_backend *be, size_t n, tt_buf *out, tt_error *err
   (void)be;
   // malloc commits pages lazily: workspace that is never touched costs no memory.
   float *p = malloc((n ? n : 1) * sizeof(float));
-  if (!p) return tt_fail(err, TT_ERR_NOMEM, "openblas: cannot allocate %zu floats (%.1f MiB)", n,
-                         (double)n * 4.0 / 1048576.0);
-  *out = (tt_buf){p, 0, n};
+  if (!p)
+    return tt_fail(err, TT_ERR_NOMEM, "openblas: cannot allocate %zu floats (%.1f MiB)", n,
+                   (double)n * 4.0 / 1048576.0);
+  *out = (tt_buf){.handle = p, .n = n};
   return TT_OK;
 }
 
@@ -49,76 +61,97 @@ static void host_release(tt_backend *be, tt_buf *buf) {
 
 static tt_buf host_wrap(tt_backend *be, float *host, size_t n) {
   (void)be;
-  return (tt_buf){host, 0, n};
+  return (tt_buf){host, 0, n, NULL};
+}
+
+static tt_buf host_wrap_read_only(tt_backend *be, const float *host, size_t n) {
+  (void)be;
+  return (tt_buf){NULL, 0, n, host};
 }
 
 static tt_status host_upload(tt_backend *be, tt_buf dst, const float *src, size_t n, tt_error *err) {
   (void)be, (void)err;
-  if (ptr(dst) != src) memmove(ptr(dst), src, n * sizeof(float));
+  NEED(dst, n);
+  if (out_of(dst) != src) memmove(out_of(dst), src, n * sizeof(float));
   return TT_OK;
 }
 
 static tt_status host_download(tt_backend *be, tt_buf src, float *dst, size_t n, tt_error *err) {
   (void)be, (void)err;
-  if (ptr(src) != dst) memmove(dst, ptr(src), n * sizeof(float));
+  NEED(src, n);
+  if (in(src) != dst) memmove(dst, in(src), n * sizeof(float));
   return TT_OK;
 }
 
 // ---- matrix products ----------------------------------------------------------------
 // out (M,N) = a (M,K) · b (K,N) + bias (N); b is (N,K) with trans_b. out must not alias a or b.
-static tt_status host_matmul(tt_backend *be, tt_buf out, tt_buf a, tt_buf b, tt_buf bias, int M, int K,
-                             int N, bool trans_b, tt_error *err) {
+static tt_status host_matmul(tt_backend *be, tt_buf out, tt_buf a, tt_buf b, tt_buf bias, int M, int K, int N,
+                             bool trans_b, tt_error *err) {
   (void)err;
-  float *o = ptr(out);
+  NEED(out, (size_t)M * N);
+  NEED(a, (size_t)M * K);
+  NEED(b, (size_t)K * N);
+  float *o = out_of(out);
   float beta = 0.0f;
-  if (bias.handle) {
-    const float *bb = ptr(bias);
+  if (tt_buf_is_set(bias)) {
+    NEED(bias, N);
+    const float *bb = in(bias);
     for (int i = 0; i < M; i++) memcpy(o + (size_t)i * N, bb, (size_t)N * sizeof(float));
     beta = 1.0f;
   }
   pick_threads(be, M, K, N);
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, M, N, K, 1.0f, ptr(a), K,
-              ptr(b), trans_b ? K : N, beta, o, N);
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, M, N, K, 1.0f, in(a), K, in(b),
+              trans_b ? K : N, beta, o, N);
   return TT_OK;
 }
 
 // for i < batch: out[i] (M,N) = alpha · a[i] (M,K) · b[i] (K,N)  (b[i] is (N,K) with trans_b)
-static tt_status host_matmul_batched(tt_backend *be, tt_buf out, tt_buf a, tt_buf b, int batch, int M,
-                                     int K, int N, bool trans_b, float alpha, tt_error *err) {
+static tt_status host_matmul_batched(tt_backend *be, tt_buf out, tt_buf a, tt_buf b, int batch, int M, int K, int N,
+                                     bool trans_b, float alpha, tt_error *err) {
   (void)err;
+  NEED(out, (size_t)batch * M * N);
+  NEED(a, (size_t)batch * M * K);
+  NEED(b, (size_t)batch * K * N);
   pick_threads(be, M, K, N);
   for (int i = 0; i < batch; i++) {
-    const float *ai = ptr(a) + (size_t)i * M * K;
-    const float *bi = ptr(b) + (size_t)i * K * N;
-    float *oi = ptr(out) + (size_t)i * M * N;
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, M, N, K, alpha, ai, K,
-                bi, trans_b ? K : N, 0.0f, oi, N);
+    const float *ai = in(a) + (size_t)i * M * K;
+    const float *bi = in(b) + (size_t)i * K * N;
+    float *oi = out_of(out) + (size_t)i * M * N;
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, M, N, K, alpha, ai, K, bi,
+                trans_b ? K : N, 0.0f, oi, N);
   }
   return TT_OK;
 }
 
 // ---- element-wise and row-wise ops --------------------------------------------------
 // out (T,C) = table rows ids[t].
-static tt_status host_embed(tt_backend *be, tt_buf out, tt_buf table, const int32_t *ids, int T, int C,
-                            tt_error *err) {
+static tt_status host_embed(tt_backend *be, tt_buf out, tt_buf table, const int32_t *ids, int T, int C, tt_error *err) {
   (void)be, (void)err;
-  for (int t = 0; t < T; t++)
-    memcpy(ptr(out) + (size_t)t * C, ptr(table) + (size_t)ids[t] * C, (size_t)C * sizeof(float));
+  NEED(out, (size_t)T * C);
+  for (int t = 0; t < T; t++) {
+    NEED(table, ((size_t)ids[t] + 1) * C);
+    memcpy(out_of(out) + (size_t)t * C, in(table) + (size_t)ids[t] * C, (size_t)C * sizeof(float));
+  }
   return TT_OK;
 }
 
 static tt_status host_add(tt_backend *be, tt_buf out, tt_buf a, tt_buf b, size_t n, tt_error *err) {
   (void)be, (void)err;
-  float *o = ptr(out);
-  const float *x = ptr(a), *y = ptr(b);
+  NEED(out, n);
+  NEED(a, n);
+  NEED(b, n);
+  float *o = out_of(out);
+  const float *x = in(a), *y = in(b);
   for (size_t i = 0; i < n; i++) o[i] = x[i] + y[i];
   return TT_OK;
 }
 
 static tt_status host_scale(tt_backend *be, tt_buf out, tt_buf x, float alpha, size_t n, tt_error *err) {
   (void)be, (void)err;
-  float *o = ptr(out);
-  const float *v = ptr(x);
+  NEED(out, n);
+  NEED(x, n);
+  float *o = out_of(out);
+  const float *v = in(x);
   for (size_t i = 0; i < n; i++) o[i] = alpha * v[i];
   return TT_OK;
 }
@@ -126,10 +159,12 @@ static tt_status host_scale(tt_backend *be, tt_buf out, tt_buf x, float alpha, s
 // out (H,T,T) = x with -inf where column > row.
 static tt_status host_causal_mask(tt_backend *be, tt_buf out, tt_buf x, int H, int T, tt_error *err) {
   (void)be, (void)err;
+  NEED(out, (size_t)H * T * T);
+  NEED(x, (size_t)H * T * T);
   for (int h = 0; h < H; h++)
     for (int i = 0; i < T; i++) {
-      float *o = ptr(out) + ((size_t)h * T + i) * T;
-      const float *v = ptr(x) + ((size_t)h * T + i) * T;
+      float *o = out_of(out) + ((size_t)h * T + i) * T;
+      const float *v = in(x) + ((size_t)h * T + i) * T;
       for (int j = 0; j <= i; j++) o[j] = v[j];
       for (int j = i + 1; j < T; j++) o[j] = -INFINITY;
     }
@@ -140,9 +175,11 @@ static tt_status host_causal_mask(tt_backend *be, tt_buf out, tt_buf x, int H, i
 // that is all -inf gives all zeros.
 static tt_status host_softmax(tt_backend *be, tt_buf out, tt_buf x, int rows, int cols, tt_error *err) {
   (void)be, (void)err;
+  NEED(out, (size_t)rows * cols);
+  NEED(x, (size_t)rows * cols);
   for (int r = 0; r < rows; r++) {
-    const float *v = ptr(x) + (size_t)r * cols;
-    float *o = ptr(out) + (size_t)r * cols;
+    const float *v = in(x) + (size_t)r * cols;
+    float *o = out_of(out) + (size_t)r * cols;
     float mx = tt_host_max(v, (size_t)cols);
     if (mx == -INFINITY) {
       for (int j = 0; j < cols; j++) o[j] = 0.0f;
@@ -155,16 +192,22 @@ static tt_status host_softmax(tt_backend *be, tt_buf out, tt_buf x, int rows, in
 }
 
 // LayerNorm / RMSNorm over rows of x (T,C); statistics accumulated in double, two passes.
-static tt_status host_norm(tt_backend *be, tt_buf out, tt_buf normalized, tt_buf mean, tt_buf scale,
-                           tt_buf x, tt_buf gamma, tt_buf beta, int T, int C, float eps, bool rms,
-                           tt_error *err) {
+static tt_status host_norm(tt_backend *be, tt_buf out, tt_buf normalized, tt_buf mean, tt_buf scale, tt_buf x,
+                           tt_buf gamma, tt_buf beta, int T, int C, float eps, bool rms, tt_error *err) {
   (void)be, (void)err;
-  const float *g = ptr(gamma);
-  const float *b = (!rms && beta.handle) ? ptr(beta) : NULL;
+  NEED(out, (size_t)T * C);
+  NEED(normalized, (size_t)T * C);
+  NEED(mean, T);
+  NEED(scale, T);
+  NEED(x, (size_t)T * C);
+  NEED(gamma, C);
+  const float *g = in(gamma);
+  const float *b = (!rms && tt_buf_is_set(beta)) ? in(beta) : NULL;
+  if (b) NEED(beta, C);
   for (int t = 0; t < T; t++) {
-    const float *v = ptr(x) + (size_t)t * C;
-    float *nrm = ptr(normalized) + (size_t)t * C;
-    float *o = ptr(out) + (size_t)t * C;
+    const float *v = in(x) + (size_t)t * C;
+    float *nrm = out_of(normalized) + (size_t)t * C;
+    float *o = out_of(out) + (size_t)t * C;
     double m = 0.0;
     if (!rms) {
       for (int i = 0; i < C; i++) m += v[i];
@@ -177,8 +220,8 @@ static tt_status host_norm(tt_backend *be, tt_buf out, tt_buf normalized, tt_buf
     }
     var /= C;
     float s = (float)sqrt(var + (double)eps);
-    ptr(mean)[t] = (float)m;
-    ptr(scale)[t] = s;
+    out_of(mean)[t] = (float)m;
+    out_of(scale)[t] = s;
     double inv = 1.0 / sqrt(var + (double)eps);
     for (int i = 0; i < C; i++) {
       float n = (float)(((double)v[i] - m) * inv);  // read v[i] before any aliased write
@@ -189,11 +232,12 @@ static tt_status host_norm(tt_backend *be, tt_buf out, tt_buf normalized, tt_buf
   return TT_OK;
 }
 
-static tt_status host_activation(tt_backend *be, tt_buf out, tt_buf x, size_t n, tt_act_kind act,
-                                 tt_error *err) {
+static tt_status host_activation(tt_backend *be, tt_buf out, tt_buf x, size_t n, tt_act_kind act, tt_error *err) {
   (void)be;
-  float *o = ptr(out);
-  const float *v = ptr(x);
+  NEED(out, n);
+  NEED(x, n);
+  float *o = out_of(out);
+  const float *v = in(x);
   const float k_tanh = 0.7978845608028654f;  // sqrt(2/pi)
   const float k_erf = 0.7071067811865476f;   // 1/sqrt(2)
   switch (act) {
@@ -218,13 +262,17 @@ static tt_status host_activation(tt_backend *be, tt_buf out, tt_buf x, size_t n,
 }
 
 // qkv (T,3C) → q, k, v (H,T,D) each.
-static tt_status host_split_heads(tt_backend *be, tt_buf q, tt_buf k, tt_buf v, tt_buf qkv, int T, int H,
-                                  int D, tt_error *err) {
+static tt_status host_split_heads(tt_backend *be, tt_buf q, tt_buf k, tt_buf v, tt_buf qkv, int T, int H, int D,
+                                  tt_error *err) {
   (void)be, (void)err;
   size_t C = (size_t)H * D;
-  float *dst[3] = {ptr(q), ptr(k), ptr(v)};
+  NEED(q, (size_t)T * C);
+  NEED(k, (size_t)T * C);
+  NEED(v, (size_t)T * C);
+  NEED(qkv, (size_t)T * 3 * C);
+  float *dst[3] = {out_of(q), out_of(k), out_of(v)};
   for (int t = 0; t < T; t++) {
-    const float *row = ptr(qkv) + (size_t)t * 3 * C;
+    const float *row = in(qkv) + (size_t)t * 3 * C;
     for (int part = 0; part < 3; part++)
       for (int h = 0; h < H; h++)
         memcpy(dst[part] + ((size_t)h * T + t) * D, row + part * C + (size_t)h * D, (size_t)D * sizeof(float));
@@ -236,22 +284,24 @@ static tt_status host_split_heads(tt_backend *be, tt_buf q, tt_buf k, tt_buf v, 
 static tt_status host_merge_heads(tt_backend *be, tt_buf out, tt_buf z, int T, int H, int D, tt_error *err) {
   (void)be, (void)err;
   size_t C = (size_t)H * D;
+  NEED(out, (size_t)T * C);
+  NEED(z, (size_t)T * C);
   for (int h = 0; h < H; h++)
     for (int t = 0; t < T; t++)
-      memcpy(ptr(out) + (size_t)t * C + (size_t)h * D, ptr(z) + ((size_t)h * T + t) * D,
-             (size_t)D * sizeof(float));
+      memcpy(out_of(out) + (size_t)t * C + (size_t)h * D, in(z) + ((size_t)h * T + t) * D, (size_t)D * sizeof(float));
   return TT_OK;
 }
 
 // loss (T-1): logsumexp(logits[t]) - logits[t][ids[t+1]].
-static tt_status host_nll(tt_backend *be, tt_buf loss, tt_buf logits, const int32_t *ids, int T, int V,
-                          tt_error *err) {
+static tt_status host_nll(tt_backend *be, tt_buf loss, tt_buf logits, const int32_t *ids, int T, int V, tt_error *err) {
   (void)be, (void)err;
+  NEED(loss, T > 1 ? T - 1 : 0);
+  NEED(logits, (size_t)T * V);
   for (int t = 0; t + 1 < T; t++) {
-    const float *row = ptr(logits) + (size_t)t * V;
+    const float *row = in(logits) + (size_t)t * V;
     float mx = tt_host_max(row, (size_t)V);
     double sum = tt_host_exp_sum(row, mx, (size_t)V);
-    ptr(loss)[t] = (float)((double)mx + log(sum) - (double)row[ids[t + 1]]);
+    out_of(loss)[t] = (float)((double)mx + log(sum) - (double)row[ids[t + 1]]);
   }
   return TT_OK;
 }
@@ -276,14 +326,15 @@ tt_status tt_backend_openblas_create(tt_backend **out, tt_error *err) {
   im->threads = im->max_threads;
   be->name = "openblas";
   char *cfg = openblas_get_config();
-  snprintf(be->device, sizeof be->device, "CPU, %d thread%s (%s%s%s)", im->max_threads,
-           im->max_threads == 1 ? "" : "s", cfg ? cfg : "OpenBLAS", openblas_get_corename() ? ", " : "",
+  snprintf(be->device, sizeof be->device, "CPU, %d thread%s (%s%s%s)", im->max_threads, im->max_threads == 1 ? "" : "s",
+           cfg ? cfg : "OpenBLAS", openblas_get_corename() ? ", " : "",
            openblas_get_corename() ? openblas_get_corename() : "");
   be->host_memory = true;
   be->impl = im;
   be->alloc = host_alloc;
   be->release = host_release;
   be->wrap = host_wrap;
+  be->wrap_read_only = host_wrap_read_only;
   be->upload = host_upload;
   be->download = host_download;
   be->finish = NULL;

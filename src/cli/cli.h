@@ -17,6 +17,11 @@ int tt_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((for
 void tt_cli_note(const char *cmd, const char *note);
 // True when argv has -h or --help before any "--".
 bool tt_cli_wants_help(int argc, char **argv);
+// The one line for what getopt_long returned as c ('?' or ':'; getopt itself prints
+// nothing: main sets opterr = 0, and optstrings start with ':'). Returns TT_EXIT_USAGE.
+int tt_cli_option_error(const char *cmd, int c, char **argv);
+// "1 token", "2 tokens": n with the singular or the plural noun.
+const char *tt_cli_count(char *buf, size_t len, long long n, const char *one, const char *many);
 
 #define TT_COMMAND(name, summary) int tt_cmd_##name(int argc, char **argv);
 #include "commands.h"

@@ -1,11 +1,9 @@
 // ttrace diff: compare two traces hook by hook (max abs and relative difference).
 #include <getopt.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
-#include "dump/dump.h"
 #include "trace/hooks.h"
 #include "trace/trace.h"
 
@@ -16,13 +14,16 @@ static const char usage[] =
     "e.g. 'blocks.*.attn.hook_pattern') its shape, max|A|, max|A-B| and the relative\n"
     "difference max|A-B| / max|A|; then the hooks only one of them holds. Tensors of\n"
     "different shapes (prompts of different lengths) are named, not compared.\n"
-    "Masked entries (-inf in both) count as equal.\n"
+    "Masked entries (-inf in both) count as equal; entries finite on one side only (masked\n"
+    "in one trace, not the other) are counted apart, not subtracted; max|A| and max|A-B|\n"
+    "are over finite entries. Any dtype is compared by value.\n"
     "\n"
     "  --permute P   compare A's token i with B's token P[i] on every token axis, e.g.\n"
     "                --permute 2,1,0 for ' dog bites man' against ' man bites dog'\n"
     "                (hook_loss, whose positions are next-token targets, is skipped)\n"
     "  --tol R       exit 1 when a compared tensor differs by more than R x max(1, max|A|),\n"
-    "                or shapes differ, or a hook is in one trace only (for tests and CI)\n"
+    "                or has entries masked on one side only, or shapes differ, or a hook\n"
+    "                is in one trace only (for tests and CI)\n"
     "  --quiet       with --tol: print only the tensors beyond the tolerance\n"
     "\n"
     "Exit status: 0 (also when the traces differ), 1 only with --tol as above.\n";
@@ -54,47 +55,32 @@ static bool parse_perm(const char *s, permutation *p) {
   return p->n > 0;
 }
 
-static double at(const tt_tensor *t, int64_t i) {
-  if (t->dtype == TT_I32) return ((const int32_t *)t->data)[i];
-  float v;
-  tt_convert_to_f32(&v, (const char *)t->data + (size_t)i * tt_dtype_size(t->dtype), t->dtype, 1);
-  return v;
-}
+typedef struct {
+  const tt_tensor *t;
+  const bool *is_T;
+  const permutation *p;
+} b_map;
 
 // Index into B for A's flat index i: token axes (letters "T") mapped through the permutation.
-static int64_t b_index(const tt_tensor *t, int64_t i, const bool *is_T, const permutation *p) {
-  if (!p->n) return i;
+static int64_t b_index(void *ctx, int64_t i) {
+  const b_map *m = ctx;
+  const tt_tensor *t = m->t;
   int64_t idx[TT_MAX_DIMS], rest = i;
   for (int d = t->ndim - 1; d >= 0; d--) {
     idx[d] = rest % t->shape[d];
     rest /= t->shape[d];
   }
   int64_t out = 0;
-  for (int d = 0; d < t->ndim; d++) out = out * t->shape[d] + (is_T[d] ? p->perm[idx[d]] : idx[d]);
+  for (int d = 0; d < t->ndim; d++) out = out * t->shape[d] + (m->is_T[d] ? m->p->perm[idx[d]] : idx[d]);
   return out;
 }
 
-typedef struct {
-  double max_a, max_diff;
-} result;
-
-static result compare(const tt_tensor *a, const tt_tensor *b, const bool *is_T, const permutation *p) {
-  result r = {0, 0};
-  int64_t n = tt_tensor_numel(a);
-  for (int64_t i = 0; i < n; i++) {
-    double x = at(a, i), y = at(b, b_index(a, i, is_T, p));
-    if (isfinite(x) && fabs(x) > r.max_a) r.max_a = fabs(x);
-    double d = (x == y) ? 0.0 : fabs(x - y);  // -inf == -inf: masked in both
-    if (isnan(d) || d > r.max_diff) r.max_diff = isnan(d) ? INFINITY : d;
-  }
-  return r;
-}
-
-// Which axes of a hook are token axes, from the hook catalogue of A's config. Returns false
-// for hooks whose positions are not tokens (hook_loss: T-1) or that the catalogue lacks.
-static bool token_axes(const tt_trace *tr, const tt_tensor *t, bool *is_T) {
-  const char *axes = tt_dump_axes(tr, t->name);
-  if (!axes) return false;
+// Which axes of a hook are token axes, from the hook catalogue. Returns false for hooks
+// whose positions are not tokens (hook_loss: T-1, decode steps) or that the catalogue lacks.
+static bool token_axes(const tt_tensor *t, bool *is_T) {
+  tt_hook_ref ref;
+  if (!tt_hook_lookup(t->name, &ref) || ref.decode >= 0) return false;
+  const char *axes = ref.def->axes;
   int d = 0;
   for (const char *s = axes; *s && d < TT_MAX_DIMS; d++) {
     const char *comma = strchr(s, ',');
@@ -108,7 +94,9 @@ static bool token_axes(const tt_trace *tr, const tt_tensor *t, bool *is_T) {
 
 static void describe(const char *label, const char *path, const tt_trace *tr) {
   const char *prompt = tt_trace_meta(tr, "prompt"), *variant = tt_trace_meta(tr, "variant");
-  printf("%s: %s  \"%s\"  (%d tokens)", label, path, prompt ? prompt : "?", tt_trace_n_tokens(tr));
+  char count[32];
+  printf("%s: %s  \"%s\"  (%s)", label, path, prompt ? prompt : "?",
+         tt_cli_count(count, sizeof count, tt_trace_n_tokens(tr), "token", "tokens"));
   if (variant && strcmp(variant, "{}") != 0) printf("  variant %s", variant);
   printf("\n");
 }
@@ -125,7 +113,7 @@ int tt_cmd_diff(int argc, char **argv) {
   bool quiet = false;
   int c;
   optind = 1;
-  while ((c = getopt_long(argc, argv, "h", longs, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
     switch (c) {
       case 'p':
         if (!parse_perm(optarg, &perm))
@@ -139,7 +127,7 @@ int tt_cmd_diff(int argc, char **argv) {
       }
       case 'q': quiet = true; break;
       case 'h': fputs(usage, stdout); return 0;
-      default: return tt_cli_usage_error("diff", "unknown option");
+      default: return tt_cli_option_error("diff", c, argv);
     }
   }
   int nargs = argc - optind;
@@ -191,19 +179,25 @@ int tt_cmd_diff(int argc, char **argv) {
       continue;
     }
     bool is_T[TT_MAX_DIMS] = {false};
-    if (perm.n && !token_axes(a, ta, is_T)) {
+    if (perm.n && !token_axes(ta, is_T)) {
       if (print_all) printf("%-40s %-16s skipped: its positions do not permute with the tokens\n", ta->name, sa);
       continue;
     }
-    result r = compare(ta, tb, is_T, &perm);
-    double rel = r.max_a > 0 ? r.max_diff / r.max_a : r.max_diff;
-    bool beyond = tol >= 0 && r.max_diff > tol * (r.max_a > 1 ? r.max_a : 1);
+    tt_diff_stats r;
+    b_map map = {ta, is_T, &perm};
+    tt_diff_tensors(ta, tb, perm.n ? b_index : NULL, &map, &r);
+    double rel = tt_diff_relative(&r);
+    int64_t unmatched = r.n_one_sided + r.n_nonfinite;
+    bool beyond = tol >= 0 && (r.max_diff > tol * (r.max_abs_a > 1 ? r.max_abs_a : 1) || unmatched);
     bad += beyond;
-    identical += r.max_diff == 0;
+    identical += tt_diff_identical(&r);
     if (!worst || rel > worst_rel) worst_rel = rel, worst = ta->name;
-    if (print_all || beyond)
-      printf("%-40s %-16s %11.4e %11.4e %11.4e%s\n", ta->name, sa, r.max_a, r.max_diff, rel,
-             beyond ? "  beyond tolerance" : "");
+    if (print_all || beyond) {
+      printf("%-40s %-16s %11.4e %11.4e %11.4e", ta->name, sa, r.max_abs_a, r.max_diff, rel);
+      if (r.n_one_sided) printf("  %lld masked on one side only", (long long)r.n_one_sided);
+      if (r.n_nonfinite) printf("  %lld NaN or opposite infinities", (long long)r.n_nonfinite);
+      printf("%s\n", beyond ? "  beyond tolerance" : "");
+    }
   }
   for (size_t i = 0; i < tt_trace_count(b); i++) {
     const tt_tensor *tb = tt_trace_get(b, i);
@@ -224,7 +218,8 @@ int tt_cmd_diff(int argc, char **argv) {
   }
   if (shared + only_a + only_b == 0) printf("no tensor in either trace matches '%s'\n", glob);
   if (print_all) {
-    printf("\n%d shared hooks, %d identical", shared, identical);
+    char count[32];
+    printf("\n%s, %d identical", tt_cli_count(count, sizeof count, shared, "shared hook", "shared hooks"), identical);
     if (worst) printf("; largest relative difference %.4e in %s", worst_rel, worst);
     printf("\n");
   }

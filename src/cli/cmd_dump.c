@@ -21,14 +21,17 @@ static const char usage[] =
     "  --precision P  digits after the point (default 4)\n";
 
 static void print_metadata(const tt_trace *tr) {
-  static const char *keys[] = {"prompt", "token_ids", "token_strings", "model", "backend", "device",
-                               "variant", "record", "time_ms"};
+  static const char *keys[] = {"prompt", "token_ids", "token_strings", "model", "tokenizer", "bos", "from_ids",
+                               "backend", "device", "variant", "record", "time_ms"};
   for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
     char *v = tt_trace_meta(tr, keys[i]) ? tt_escape_text_dup(tt_trace_meta(tr, keys[i])) : NULL;
     if (v) printf("%-14s %s\n", keys[i], v);  // escaped: the file's text cannot drive the terminal
     free(v);
   }
-  printf("%-14s %zu tensors, %.2f MiB\n\n", "recorded", tt_trace_count(tr), (double)tt_trace_bytes(tr) / (1 << 20));
+  char count[32];
+  printf("%-14s %s, %.2f MiB\n\n", "recorded",
+         tt_cli_count(count, sizeof count, (long long)tt_trace_count(tr), "tensor", "tensors"),
+         (double)tt_trace_bytes(tr) / (1 << 20));
 }
 
 static tt_tokenizer *load_vocab(void) {
@@ -47,7 +50,7 @@ int tt_cmd_dump(int argc, char **argv) {
   tt_dump_default_opts(&o);
   int c;
   optind = 1;
-  while ((c = getopt_long(argc, argv, "h", longs, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
     switch (c) {
       case 'H': o.head = atoi(optarg); break;
       case 'f': o.max_cols = 0; break;
@@ -55,7 +58,7 @@ int tt_cmd_dump(int argc, char **argv) {
       case 'k': o.top_k = atoi(optarg); break;
       case 'p': o.precision = atoi(optarg) < 0 ? 0 : atoi(optarg) > 9 ? 9 : atoi(optarg); break;
       case 'h': fputs(usage, stdout); return 0;
-      default: return tt_cli_usage_error("dump", "unknown option");
+      default: return tt_cli_option_error("dump", c, argv);
     }
   }
   if (optind >= argc) return tt_cli_usage_error("dump", "missing TRACE");
@@ -69,7 +72,8 @@ int tt_cmd_dump(int argc, char **argv) {
     tt_dump_summary(stdout, tr);
   } else {
     const char *pattern = argv[optind + 1];
-    o.vocab = load_vocab();
+    tt_tokenizer *vocab = load_vocab();
+    o.vocab = vocab;
     int shown = 0;
     for (size_t i = 0; i < tt_trace_count(tr); i++) {
       const tt_tensor *t = tt_trace_get(tr, i);
@@ -82,7 +86,7 @@ int tt_cmd_dump(int argc, char **argv) {
               argv[optind]);
       rc = tt_cli_fail("dump", &err);
     }
-    tt_tokenizer_destroy((tt_tokenizer *)o.vocab);
+    tt_tokenizer_destroy(vocab);
   }
   tt_trace_destroy(tr);
   return rc;

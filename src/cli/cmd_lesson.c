@@ -651,7 +651,7 @@ int tt_cmd_lesson(int argc, char **argv) {
   const char *lang = NULL, *traces_dir = NULL, *out_dir = NULL, *model_dir = NULL, *theme = NULL;
   int step = 0, width = 0, height = 0, c;
   optind = 1;
-  while ((c = getopt_long(argc, argv, "o:m:h", longs, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, ":o:m:h", longs, NULL)) != -1) {
     switch (c) {
       case 't': mode = TEXT; break;
       case 's':
@@ -675,7 +675,7 @@ int tt_cmd_lesson(int argc, char **argv) {
         theme = optarg;
         break;
       case 'h': fputs(usage, stdout); return 0;
-      default: return tt_cli_usage_error("lesson", "unknown option");
+      default: return tt_cli_option_error("lesson", c, argv);
     }
   }
   char **rest = argv + optind;

@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "render/render.h"
+#include "trace/hooks.h"
 #include "ui/ui.h"
 
 static const char usage[] =
@@ -32,7 +33,8 @@ static const char usage[] =
     "  --position I       bars: the token whose next-token distribution is shown (default last)\n"
     "  --top K            bars: candidates shown (default 10)\n"
     "  --font-scale S     type size factor (default 1)\n"
-    "  -m, --model DIR    model folder for vocabulary strings and W_E (default: the trace's)\n"
+    "  -m, --model DIR    model folder for vocabulary strings and W_E (default: the trace's);\n"
+    "                     its weights are read only for the embed view\n"
     "  -o, --output FILE  .png or .svg (written atomically)\n";
 
 static bool parse_pair(const char *s, int *a, int *b) {
@@ -46,6 +48,14 @@ static bool parse_pair(const char *s, int *a, int *b) {
 static bool ends_with(const char *s, const char *suffix) {
   size_t n = strlen(s), m = strlen(suffix);
   return n >= m && strcasecmp(s + n - m, suffix) == 0;
+}
+
+// Only the embedding view draws weights (W_E); every other view reads the trace alone,
+// so the model folder (gigabytes for larger models) is not loaded for it.
+static bool needs_weights(const tt_view_state *vs) {
+  tt_hook_ref ref;
+  if (vs->view == TT_VIEW_AUTO) return tt_hook_lookup(vs->hook, &ref) && strcmp(ref.view, "embed") == 0;
+  return strcmp(tt_view_name(vs->view), "embed") == 0;
 }
 
 int tt_cmd_render(int argc, char **argv) {
@@ -69,7 +79,7 @@ int tt_cmd_render(int argc, char **argv) {
   int w = 1600, h = 1000, layer = -1, c;
   bool view_set = false;
   optind = 1;
-  while ((c = getopt_long(argc, argv, "m:o:h", longs, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, ":m:o:h", longs, NULL)) != -1) {
     switch (c) {
       case O_STEP: step = optarg; break;
       case O_LAYER: layer = atoi(optarg); break;
@@ -110,7 +120,7 @@ int tt_cmd_render(int argc, char **argv) {
       case 'o': output = optarg; break;
       case O_COMPARE: compare = optarg; break;
       case 'h': fputs(usage, stdout); return 0;
-      default: return tt_cli_usage_error("render", "unknown option");
+      default: return tt_cli_option_error("render", c, argv);
     }
   }
   if (optind >= argc) return tt_cli_usage_error("render", "missing TRACE");
@@ -133,8 +143,10 @@ int tt_cmd_render(int argc, char **argv) {
     // A step whose view draws several tensors (tokens, bars, layernorm, ...) may name a hook
     // that is not recorded itself.
     char full[96];
-    if (strncmp(step, "blocks.", 7) == 0 || tt_step_find(step, NULL) >= 0) snprintf(full, sizeof full, "%.95s", step);
-    else snprintf(full, sizeof full, "blocks.%d.%.60s", layer < 0 ? 0 : layer, step);
+    tt_hook_ref ref;
+    if (tt_hook_lookup(step, &ref) || !tt_hook_at(step, layer < 0 ? 0 : layer, &ref) ||
+        !tt_hook_name(&ref, full, sizeof full))
+      snprintf(full, sizeof full, "%.95s", step);
     int si = tt_step_find(full, NULL);
     tt_view_kind v = si >= 0 ? tt_step_get(si)->view : TT_VIEW_HEATMAP;
     if (v != TT_VIEW_HEATMAP && v != TT_VIEW_TABLE) {
@@ -154,7 +166,7 @@ int tt_cmd_render(int argc, char **argv) {
   tt_viz_data *vd = NULL;
   tt_render_extras ex;
   tt_render *rc = NULL;
-  st = tt_viz_data_open(model, tr, &vd, &err);
+  st = tt_viz_data_open_for(model, tr, needs_weights(&vs), &vd, &err);
   if (!st) {
     tt_viz_data_extras(vd, tr, &ex);
     st = tt_render_create(&rc, &err);

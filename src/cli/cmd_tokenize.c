@@ -5,24 +5,32 @@
 
 #include "cli.h"
 #include "prompt_arg.h"
+#include "session/session.h"
 #include "tokenizer/tokenizer.h"
 
 static const char usage[] =
-    "usage: ttrace tokenize [--ids | --merges] [--dir DIR] TEXT...\n"
+    "usage: ttrace tokenize [--ids | --merges] [--bos] [--dir DIR] TEXT...\n"
+    "       ttrace tokenize [--bos] [--dir DIR] --ids=ID,ID,...\n"
     "\n"
-    "Splits TEXT into GPT-2 tokens (byte-level BPE). The words of TEXT are joined with single\n"
-    "spaces; TEXT \"-\" reads standard input (one trailing newline dropped).\n"
+    "Splits TEXT into tokens with GPT-2's byte-level BPE (or the tokenizer in --dir). The words\n"
+    "of TEXT are joined with single spaces; TEXT \"-\" reads standard input (one trailing newline\n"
+    "dropped).\n"
     "Default output: one row per token with its index, id, the piece as vocab.json spells it\n"
     "(a space is \"Ġ\", a newline \"Ċ\") and as text (a space shown as \"␣\", a byte that is only\n"
     "part of a character as \\xNN).\n"
     "\n"
     "  --ids        only the ids, on one line: 464 6193 318 3621\n"
+    "  --ids=LIST   (with '=') the table for these token ids instead of a TEXT: --ids=464,6193\n"
+    "  --bos        put the BOS token first: <|endoftext|> (50256) for GPT-2; for a\n"
+    "               tokenizer.json, its BOS (or <|endoftext|>)\n"
     "  --merges     each pre-token's byte-pair merges in order, with their ranks (rank r is\n"
     "               line r + 2 of merges.txt; lower ranks merge first), then its pieces\n"
-    "  --dir DIR    a folder with vocab.json and merges.txt, such as a model folder\n"
-    "               (default: the bundled GPT-2 files in assets/tokenizer)\n"
+    "  --dir DIR    a folder with tokenizer.json, or vocab.json and merges.txt, such as a model\n"
+    "               folder; tokenizer.json wins when it has both (default: the bundled GPT-2\n"
+    "               files in assets/tokenizer)\n"
     "\n"
-    "\"<|endoftext|>\" in TEXT is ordinary text, split like any other characters.\n";
+    "\"<|endoftext|>\" in TEXT is ordinary text, split like any other characters (so is any\n"
+    "special token of a tokenizer.json; its non-special added tokens are found in TEXT).\n";
 
 static void print_padded(const char *s, int width) {
   fputs(s, stdout);
@@ -105,29 +113,45 @@ static tt_status print_merges(const tt_tokenizer *tok, const char *text, tt_erro
   return st;
 }
 
+// The ids to show: TEXT tokenized (with its merges printed first for --merges), or --ids=LIST.
+static tt_status input_ids(const tt_tokenizer *tok, const char *text, const char *ids_arg, bool bos, bool merges,
+                           int32_t **ids, int *n, tt_error *err) {
+  tt_trace_input in = {.prompt = text, .bos = bos};
+  int32_t *given = NULL;
+  tt_status st = ids_arg ? tt_ids_from_arg(ids_arg, &given, &in.n_ids, err) : TT_OK;
+  in.ids = given;
+  if (!st && merges) st = print_merges(tok, text, err);
+  if (!st) st = tt_input_ids(tok, &in, tt_tokenizer_vocab_size(tok), INT32_MAX, ids, n, err);
+  free(given);
+  return st;
+}
+
 int tt_cmd_tokenize(int argc, char **argv) {
-  static const struct option longs[] = {{"ids", no_argument, 0, 'i'}, {"merges", no_argument, 0, 'm'},
-                                        {"dir", required_argument, 0, 'd'}, {"help", no_argument, 0, 'h'},
-                                        {0, 0, 0, 0}};
-  bool ids_only = false, merges = false;
-  const char *dir = NULL;
+  enum { O_BOS = 256 };
+  static const struct option longs[] = {{"ids", optional_argument, 0, 'i'}, {"merges", no_argument, 0, 'm'},
+                                        {"dir", required_argument, 0, 'd'}, {"bos", no_argument, 0, O_BOS},
+                                        {"help", no_argument, 0, 'h'},      {0, 0, 0, 0}};
+  bool ids_only = false, merges = false, bos = false;
+  const char *dir = NULL, *ids_arg = NULL;
   int c;
   optind = 1;
   while ((c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
     switch (c) {
-      case 'i': ids_only = true; break;
+      case 'i':
+        if (optarg) ids_arg = optarg;
+        else ids_only = true;
+        break;
       case 'm': merges = true; break;
       case 'd': dir = optarg; break;
+      case O_BOS: bos = true; break;
       case 'h': fputs(usage, stdout); return 0;
-      case ':': return tt_cli_usage_error("tokenize", "option %s needs a value", argv[optind - 1]);
-      default:
-        if (strncmp(argv[optind - 1], "--", 2) == 0)
-          return tt_cli_usage_error("tokenize", "unknown option or unexpected value: %s", argv[optind - 1]);
-        return tt_cli_usage_error("tokenize", "unknown option -%c", optopt);
+      default: return tt_cli_option_error("tokenize", c, argv);
     }
   }
   if (ids_only && merges) return tt_cli_usage_error("tokenize", "--ids and --merges do not go together");
-  if (optind >= argc) return tt_cli_usage_error("tokenize", "missing TEXT");
+  if (ids_arg && merges) return tt_cli_usage_error("tokenize", "--ids=LIST has no text to show merges of");
+  if (ids_arg && optind < argc) return tt_cli_usage_error("tokenize", "--ids=LIST goes without a TEXT");
+  if (!ids_arg && optind >= argc) return tt_cli_usage_error("tokenize", "missing TEXT");
 
   tt_error err = {0};
   char found[4096];
@@ -142,10 +166,8 @@ int tt_cmd_tokenize(int argc, char **argv) {
   tt_tokenizer *tok = NULL;
   int32_t *ids = NULL;
   int n = 0;
-  if (tt_prompt_from_args(argc - optind, argv + optind, &text, &err) != TT_OK ||
-      tt_tokenizer_load(dir, &tok, &err) != TT_OK ||
-      (merges ? print_merges(tok, text, &err) : TT_OK) != TT_OK ||
-      tt_tokenizer_encode(tok, text, strlen(text), &ids, &n, NULL, NULL, &err) != TT_OK) {
+  if ((!ids_arg && tt_prompt_from_args(argc - optind, argv + optind, &text, &err) != TT_OK) ||
+      tt_tokenizer_load(dir, &tok, &err) != TT_OK || input_ids(tok, text, ids_arg, bos, merges, &ids, &n, &err)) {
     free(text);
     tt_tokenizer_destroy(tok);
     return tt_cli_fail("tokenize", &err);
@@ -153,7 +175,8 @@ int tt_cmd_tokenize(int argc, char **argv) {
   if (ids_only) {
     print_ids(ids, n);
   } else if (merges) {
-    printf("\n%d tokens:", n);
+    char count[32];
+    printf("\n%s:", tt_cli_count(count, sizeof count, n, "token", "tokens"));
     for (int i = 0; i < n; i++) printf(" %d", (int)ids[i]);
     putchar('\n');
   } else {

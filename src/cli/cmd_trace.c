@@ -11,20 +11,26 @@
 #include "session/session.h"
 
 static const char usage[] =
-    "usage: ttrace trace [-m MODEL_DIR] [-b BACKEND] [--set KEY=VALUE]... [--record GLOB]... -o FILE PROMPT\n"
+    "usage: ttrace trace [-m MODEL_DIR] [-b BACKEND] [--set KEY=VALUE]... [--record GLOB]... [--bos] -o FILE PROMPT\n"
+    "       ttrace trace [OPTIONS] -o FILE --ids ID,ID,...\n"
     "\n"
     "Runs PROMPT through the model and saves every recorded tensor to FILE (safetensors;\n"
     "see docs/trace-format.md). PROMPT '-' reads standard input.\n"
     "\n"
-    "  -m, --model DIR     a GPT-2 model folder (config.json, model.safetensors, vocab.json,\n"
-    "                      merges.txt); default: the embedded default model\n"
+    "  -m, --model DIR     a GPT-2 model folder (config.json, model.safetensors, and tokenizer.json\n"
+    "                      or vocab.json + merges.txt; GPT-2's bundled tokenizer when it has none);\n"
+    "                      default: the embedded default model\n"
     "  -b, --backend NAME  openblas (default), opencl, or auto (OpenCL when a device exists)\n"
     "  -o, --output FILE   the trace file to write (written atomically)\n"
-    "      --set KEY=VALUE change the forward pass (repeatable): scale_attn=false, causal=false,\n"
+    "      --set KEY=VALUE change the forward pass (repeatable; KEY=VALUE,KEY=VALUE sets several):\n"
+    "                      scale_attn=false, causal=false,\n"
     "                      positions=learned|sinusoidal|none, activation=gelu_new|gelu|relu|silu|identity,\n"
     "                      residual=false, block=post_ln, norm=rmsnorm\n"
     "      --record GLOB   keep only hooks matching GLOB (repeatable), e.g. 'blocks.0.attn.*';\n"
     "                      --record none keeps nothing (for timing)\n"
+    "      --bos           put the BOS token first: <|endoftext|> (50256) for GPT-2, as TransformerLens'\n"
+    "                      prepend_bos does; for a tokenizer.json, its BOS (or <|endoftext|>)\n"
+    "      --ids LIST      trace these token ids (comma-separated, e.g. 464,6193,318,3621) instead of a PROMPT\n"
     "  -q, --quiet         print nothing on success\n";
 
 #define MAX_LIST 64
@@ -59,18 +65,44 @@ static bool output_folder_writable(const char *path) {
   return ok;
 }
 
+// The input: --ids, or the prompt words.
+static tt_status read_input(int argc, char **argv, const char *ids_arg, tt_trace_input *in, char **prompt,
+                            int32_t **ids, tt_error *err) {
+  if (!ids_arg) {
+    tt_status st = tt_prompt_from_args(argc, argv, prompt, err);
+    in->prompt = *prompt;
+    return st;
+  }
+  (void)argc;
+  tt_status st = tt_ids_from_arg(ids_arg, ids, &in->n_ids, err);
+  in->ids = *ids;
+  return st;
+}
+
+static void print_summary(const tt_session *s, const tt_trace *tr, const char *output) {
+  char tokens[32], tensors[32];
+  printf("traced %s on %s in %s ms: %s, %.1f MiB -> %s\n", tt_cli_count(tokens, sizeof tokens, tt_trace_n_tokens(tr),
+         "token", "tokens"), s->be->name, tt_trace_meta(tr, "time_ms"),
+         tt_cli_count(tensors, sizeof tensors, (long long)tt_trace_count(tr), "tensor", "tensors"),
+         (double)tt_trace_bytes(tr) / (1 << 20), output);
+  print_prediction(s, tr);
+}
+
 int tt_cmd_trace(int argc, char **argv) {
+  enum { O_BOS = 256, O_IDS };
   static const struct option longs[] = {
       {"model", required_argument, 0, 'm'}, {"backend", required_argument, 0, 'b'},
       {"output", required_argument, 0, 'o'}, {"set", required_argument, 0, 's'},
       {"record", required_argument, 0, 'r'}, {"quiet", no_argument, 0, 'q'},
+      {"bos", no_argument, 0, O_BOS},        {"ids", required_argument, 0, O_IDS},
       {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
   tt_session_opts opts = {0};
-  const char *sets[MAX_LIST], *records[MAX_LIST], *output = NULL;
+  tt_trace_input in = {0};
+  const char *sets[MAX_LIST], *records[MAX_LIST], *output = NULL, *ids_arg = NULL;
   int n_set = 0, n_record = 0, c;
   bool quiet = false;
   optind = 1;
-  while ((c = getopt_long(argc, argv, "m:b:o:qh", longs, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, ":m:b:o:qh", longs, NULL)) != -1) {
     switch (c) {
       case 'm': opts.model_dir = optarg; break;
       case 'b': opts.backend = optarg; break;
@@ -84,35 +116,34 @@ int tt_cmd_trace(int argc, char **argv) {
         records[n_record++] = optarg;
         break;
       case 'q': quiet = true; break;
+      case O_BOS: in.bos = true; break;
+      case O_IDS: ids_arg = optarg; break;
       case 'h': fputs(usage, stdout); return 0;
-      default: return tt_cli_usage_error("trace", "unknown option");
+      default: return tt_cli_option_error("trace", c, argv);
     }
   }
   if (!output) return tt_cli_usage_error("trace", "missing -o FILE");
+  if (ids_arg && optind < argc) return tt_cli_usage_error("trace", "--ids goes without a PROMPT (got '%s')", argv[optind]);
   opts.set = sets;
   opts.n_set = n_set;
+  in.record = records;
+  in.n_record = n_record;
   tt_error err = {0};
   char *prompt = NULL;
-  if (tt_prompt_from_args(argc - optind, argv + optind, &prompt, &err)) return tt_cli_fail("trace", &err);
-  if (!output_folder_writable(output)) {
-    tt_fail(&err, TT_ERR_IO, "cannot write %s: %s", output, strerror(errno));
-    free(prompt);
-    return tt_cli_fail("trace", &err);
-  }
+  int32_t *ids = NULL;
+  tt_status st = read_input(argc - optind, argv + optind, ids_arg, &in, &prompt, &ids, &err);
+  if (!st && !output_folder_writable(output)) st = tt_fail(&err, TT_ERR_IO, "cannot write %s: %s", output, strerror(errno));
   tt_session *s = NULL;
   tt_trace *tr = NULL;
-  tt_status st = tt_session_open(&opts, &s, &err);
+  if (!st) st = tt_session_open(&opts, &s, &err);
   if (!st && !quiet) tt_cli_note("trace", s->backend_note);
-  if (!st) st = tt_session_trace(s, prompt, records, n_record, &tr, &err);
+  if (!st) st = tt_session_trace_input(s, &in, &tr, &err);
   if (!st) st = tt_trace_save(tr, output, &err);
-  if (!st && !quiet) {
-    printf("traced %d tokens on %s in %s ms: %zu tensors, %.1f MiB -> %s\n", tt_trace_n_tokens(tr), s->be->name,
-           tt_trace_meta(tr, "time_ms"), tt_trace_count(tr), (double)tt_trace_bytes(tr) / (1 << 20), output);
-    print_prediction(s, tr);
-  }
+  if (!st && !quiet) print_summary(s, tr, output);
   int rc = st ? tt_cli_fail("trace", &err) : 0;
   tt_trace_destroy(tr);
   tt_session_close(s);
   free(prompt);
+  free(ids);
   return rc;
 }

@@ -2,14 +2,16 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
-#include "session/session.h"
-#include "ui/ui.h"
+#include "prompt_arg.h"
+#include "view_args.h"
 
 static const char usage[] =
     "usage: ttrace view [OPTIONS] TRACE\n"
     "       ttrace view [OPTIONS] -m MODEL_DIR \"PROMPT\"\n"
+    "       ttrace view [OPTIONS] -m MODEL_DIR --ids ID,ID,...\n"
     "       ttrace view [OPTIONS] A.safetensors --compare B.safetensors\n"
     "\n"
     "Opens a trace in the window: the steps of the forward pass on the left, the formula,\n"
@@ -17,6 +19,8 @@ static const char usage[] =
     "Without a display it says so; `ttrace render` draws any view into a PNG or SVG.\n"
     "\n"
     "  -m, --model DIR     trace PROMPT with this model (and retrace typed prompts with it)\n"
+    "      --bos           with -m: put the BOS token first (<|endoftext|>, 50256, for GPT-2)\n"
+    "      --ids LIST      with -m: trace these token ids (464,6193,...) instead of a PROMPT\n"
     "      --compare B     show the same step of trace B beside it, with the difference A - B\n"
     "                      (max |A - B| on top; pointing at a cell shows A, B and A - B there)\n"
     "  -b, --backend NAME  openblas (default), opencl or auto, for tracing\n"
@@ -28,94 +32,152 @@ static const char usage[] =
     "      --script FILE   synthetic input (tests; see src/ui/script.c)\n"
     "      --state-out F   write the final view state to F (tests)\n";
 
-int tt_view_parse_ui_opts(int argc, char **argv, const char *cmd, tt_ui_opts *o, const char **model, int *rc);
-
-int tt_view_parse_ui_opts(int argc, char **argv, const char *cmd, tt_ui_opts *o, const char **model, int *rc) {
-  enum { O_LANG = 256, O_THEME, O_SIZE, O_PLAY, O_SHOTS, O_SCRIPT, O_STATE, O_COMPARE };
+void tt_view_parse_args(int argc, char **argv, const char *cmd, tt_view_args *a, int *rc) {
+  enum { O_LANG = 256, O_THEME, O_SIZE, O_PLAY, O_SHOTS, O_SCRIPT, O_STATE, O_COMPARE, O_BOS, O_IDS, O_OUT };
   static const struct option longs[] = {
       {"model", required_argument, 0, 'm'}, {"backend", required_argument, 0, 'b'},
       {"lang", required_argument, 0, O_LANG}, {"theme", required_argument, 0, O_THEME},
       {"size", required_argument, 0, O_SIZE}, {"play", no_argument, 0, O_PLAY},
       {"shots", required_argument, 0, O_SHOTS}, {"script", required_argument, 0, O_SCRIPT},
       {"state-out", required_argument, 0, O_STATE}, {"help", no_argument, 0, 'h'},
-      {"compare", required_argument, 0, O_COMPARE},
+      {"compare", required_argument, 0, O_COMPARE}, {"bos", no_argument, 0, O_BOS},
+      {"ids", required_argument, 0, O_IDS}, {"out", required_argument, 0, O_OUT},
       {0, 0, 0, 0}};
-  memset(o, 0, sizeof *o);
+  memset(a, 0, sizeof *a);
+  tt_ui_opts *o = &a->ui;
+  bool demo = strcmp(cmd, "demo") == 0;
   int c;
   optind = 1;
   *rc = -1;
-  while ((c = getopt_long(argc, argv, "m:b:h", longs, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, ":m:b:h", longs, NULL)) != -1) {
     switch (c) {
-      case 'm': *model = o->model_dir = optarg; break;
+      case 'm': a->model = o->model_dir = optarg; break;
       case 'b': o->backend = optarg; break;
       case O_LANG:
-        if (strcmp(optarg, "en") && strcmp(optarg, "ko")) return *rc = tt_cli_usage_error(cmd, "--lang is en or ko");
+        if (strcmp(optarg, "en") && strcmp(optarg, "ko")) {
+          *rc = tt_cli_usage_error(cmd, "--lang is en or ko");
+          return;
+        }
         o->lang = strcmp(optarg, "ko") == 0 ? TT_LANG_KO : TT_LANG_EN;
         break;
       case O_THEME:
-        if (strcmp(optarg, "light") && strcmp(optarg, "dark"))
-          return *rc = tt_cli_usage_error(cmd, "--theme is light or dark");
+        if (strcmp(optarg, "light") && strcmp(optarg, "dark")) {
+          *rc = tt_cli_usage_error(cmd, "--theme is light or dark");
+          return;
+        }
         o->theme = strcmp(optarg, "dark") == 0 ? TT_THEME_DARK : TT_THEME_LIGHT;
         break;
       case O_SIZE:
-        if (sscanf(optarg, "%dx%d", &o->width, &o->height) != 2 || o->width < 320 || o->height < 240)
-          return *rc = tt_cli_usage_error(cmd, "--size wants WxH of at least 320x240");
+        if (sscanf(optarg, "%dx%d", &o->width, &o->height) != 2 || o->width < 320 || o->height < 240) {
+          *rc = tt_cli_usage_error(cmd, "--size wants WxH of at least 320x240");
+          return;
+        }
         break;
       case O_PLAY: o->start_playing = true; break;
       case O_SHOTS: o->shot_dir = optarg; break;
       case O_SCRIPT: o->script = optarg; break;
       case O_STATE: o->state_out = optarg; break;
       case O_COMPARE:  // the path rides in label_b until the caller loads the trace
-        if (strcmp(cmd, "view") != 0) return *rc = tt_cli_usage_error(cmd, "--compare goes with `ttrace view`");
+        if (demo) {
+          *rc = tt_cli_usage_error(cmd, "--compare goes with `ttrace view`");
+          return;
+        }
         o->label_b = optarg;
         break;
-      case 'h': *rc = 0; return 0;
-      default: return *rc = tt_cli_usage_error(cmd, "unknown option");
+      case O_BOS: a->bos = true; break;
+      case O_IDS: a->ids = optarg; break;
+      case O_OUT:
+        if (!demo) {
+          *rc = tt_cli_usage_error(cmd, "--out goes with `ttrace demo`");
+          return;
+        }
+        a->out = optarg;
+        break;
+      case 'h': *rc = 0; return;
+      default: *rc = tt_cli_option_error(cmd, c, argv); return;
     }
   }
-  return 0;
+}
+
+tt_status tt_view_trace(tt_session *s, const tt_view_args *a, const char *prompt, tt_trace **out, tt_error *err) {
+  tt_trace_input in = {.prompt = prompt, .bos = a->bos};
+  int32_t *ids = NULL;
+  tt_status st = a->ids ? tt_ids_from_arg(a->ids, &ids, &in.n_ids, err) : TT_OK;
+  in.ids = ids;
+  if (!st) st = tt_session_trace_input(s, &in, out, err);
+  free(ids);
+  return st;
+}
+
+tt_status tt_cli_load_trace(const char *path, tt_trace **out, tt_error *err) {
+  *out = NULL;
+  FILE *fp = fopen(path, "rb");
+  struct stat sb;
+  unsigned char head[9];
+  if (fp && fstat(fileno(fp), &sb) == 0 && S_ISREG(sb.st_mode)) {
+    size_t got = fread(head, 1, sizeof head, fp);
+    uint64_t n = 0;
+    for (int i = 7; got == sizeof head && i >= 0; i--) n = n << 8 | head[i];
+    bool safetensors = got == sizeof head && n >= 2 && n <= (uint64_t)sb.st_size - 8 && head[8] == '{';
+    fclose(fp);
+    if (!safetensors)
+      return tt_fail(err, TT_ERR_FORMAT, "%s is not a trace file (traces are safetensors files written by `ttrace "
+                                         "trace`; this one does not start with a safetensors header)", path);
+  } else if (fp) {
+    fclose(fp);
+  }
+  return tt_trace_load(path, out, err);  // it also says why a file cannot be opened
+}
+
+// The words after the options joined with spaces (malloc'd).
+static char *join_words(int argc, char **argv) {
+  size_t len = 1;
+  for (int i = 0; i < argc; i++) len += strlen(argv[i]) + 1;
+  char *prompt = calloc(1, len);
+  for (int i = 0; prompt && i < argc; i++) {
+    if (i) strcat(prompt, " ");
+    strcat(prompt, argv[i]);
+  }
+  return prompt;
+}
+
+// The trace to show: traced on the spot with -m, else loaded from argv[optind].
+static tt_status view_input(const tt_view_args *a, int argc, char **argv, tt_trace **tr, tt_error *err) {
+  if (!a->model) return tt_cli_load_trace(argv[optind], tr, err);
+  char *prompt = a->ids ? NULL : join_words(argc - optind, argv + optind);
+  if (!a->ids && !prompt) return tt_fail(err, TT_ERR_NOMEM, "out of memory");
+  tt_session_opts so = {.model_dir = a->model, .backend = a->ui.backend};
+  tt_session *s = NULL;
+  tt_status st = tt_session_open(&so, &s, err);
+  if (!st) tt_cli_note("view", s->backend_note);
+  if (!st) st = tt_view_trace(s, a, prompt, tr, err);
+  tt_session_close(s);
+  free(prompt);
+  return st;
 }
 
 int tt_cmd_view(int argc, char **argv) {
-  tt_ui_opts o;
-  const char *model = NULL;
+  tt_view_args a;
   int rc;
-  tt_view_parse_ui_opts(argc, argv, "view", &o, &model, &rc);
+  tt_view_parse_args(argc, argv, "view", &a, &rc);
   if (rc == 0) {
     fputs(usage, stdout);
     return 0;
   }
   if (rc > 0) return rc;
-  if (optind >= argc) return tt_cli_usage_error("view", "missing TRACE (or -m MODEL_DIR and a PROMPT)");
+  tt_ui_opts o = a.ui;
+  const char *model = a.model;
+  if ((a.bos || a.ids) && !model) return tt_cli_usage_error("view", "--bos and --ids go with -m MODEL_DIR");
+  if (a.ids && optind < argc) return tt_cli_usage_error("view", "--ids goes without a PROMPT (got '%s')", argv[optind]);
+  if (optind >= argc && !a.ids) return tt_cli_usage_error("view", "missing TRACE (or -m MODEL_DIR and a PROMPT)");
   if (!model && argc - optind > 1) return tt_cli_usage_error("view", "one TRACE at a time");
   tt_error err = {0};
   tt_trace *tr = NULL;
-  tt_session *s = NULL;
-  tt_status st;
-  if (model) {
-    // The words after the options are the prompt.
-    size_t len = 1;
-    for (int i = optind; i < argc; i++) len += strlen(argv[i]) + 1;
-    char *prompt = calloc(1, len);
-    if (!prompt) return tt_cli_fail("view", &(tt_error){TT_ERR_NOMEM, "out of memory"});
-    for (int i = optind; i < argc; i++) {
-      if (i > optind) strcat(prompt, " ");
-      strcat(prompt, argv[i]);
-    }
-    tt_session_opts so = {.model_dir = model, .backend = o.backend};
-    st = tt_session_open(&so, &s, &err);
-    if (!st) tt_cli_note("view", s->backend_note);
-    if (!st) st = tt_session_trace(s, prompt, NULL, 0, &tr, &err);
-    free(prompt);
-  } else {
-    st = tt_trace_load(argv[optind], &tr, &err);
-  }
-  tt_session_close(s);
-  if (st) return tt_cli_fail("view", &err);
+  if (view_input(&a, argc, argv, &tr, &err)) return tt_cli_fail("view", &err);
   tt_trace *cmp = NULL;
   if (o.label_b) {
     const char *b_path = o.label_b;
-    if (tt_trace_load(b_path, &cmp, &err)) {
+    if (tt_cli_load_trace(b_path, &cmp, &err)) {
       tt_trace_destroy(tr);
       return tt_cli_fail("view", &err);
     }
@@ -134,7 +196,7 @@ int tt_cmd_view(int argc, char **argv) {
     tt_trace_destroy(cmp);
     return 5;  // the device (a display) is missing
   }
-  st = tt_ui_run(&o, tr, &err);
+  tt_status st = tt_ui_run(&o, tr, &err);
   tt_trace_destroy(tr);
   tt_trace_destroy(cmp);
   return st ? tt_cli_fail("view", &err) : 0;

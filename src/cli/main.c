@@ -1,4 +1,5 @@
 // main: dispatches `ttrace SUBCOMMAND ...` and prints help and version.
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -56,7 +57,24 @@ bool tt_cli_wants_help(int argc, char **argv) {
   return false;
 }
 
+int tt_cli_option_error(const char *cmd, int c, char **argv) {
+  const char *arg = argv[optind - 1];
+  bool is_long = strncmp(arg, "--", 2) == 0;
+  if (c == ':') {
+    if (is_long) return tt_cli_usage_error(cmd, "option %s needs a value", arg);
+    return tt_cli_usage_error(cmd, "option -%c needs a value", optopt);
+  }
+  if (is_long) return tt_cli_usage_error(cmd, "unknown option or unexpected value: %s", arg);
+  return tt_cli_usage_error(cmd, "unknown option -%c", optopt);
+}
+
+const char *tt_cli_count(char *buf, size_t len, long long n, const char *one, const char *many) {
+  snprintf(buf, len, "%lld %s", n, n == 1 ? one : many);
+  return buf;
+}
+
 int main(int argc, char **argv) {
+  opterr = 0;  // getopt prints nothing; each command says what is wrong in one line
   if (argc < 2) {
     print_help(stderr);
     return TT_EXIT_USAGE;

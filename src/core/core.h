@@ -3,7 +3,9 @@
 //
 // Shape legend used in comments across the project:
 //   T tokens, C width (n_embd), H heads, D = C/H head width, F FFN width (n_inner),
-//   V vocabulary size, P positions (n_positions), L layers.
+//   V vocabulary size, P positions (n_positions), L layers, G key/value heads (H_kv: fewer
+//   than H with grouped-query attention, else H). "3C" is three widths side by side, "T-1"
+//   one less than T (the next-token loss).
 #ifndef TT_CORE_H
 #define TT_CORE_H
 
@@ -11,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/types.h>
 
 // ---- status and errors -------------------------------------------------------------
@@ -40,6 +43,12 @@ tt_status tt_fail_prefix(tt_error *err, const char *fmt, ...) __attribute__((for
 const char *tt_status_name(tt_status st);
 // Process exit code for a status (documented in the README): 0 ok, 2 usage, 3 input, 4 io, 5 device.
 int tt_status_exit_code(tt_status st);
+// Stops the program with the file, line and condition when an internal invariant does not
+// hold: a bug in ttrace, never bad input (bad input is an error returned with tt_fail).
+#define TT_ASSERT(cond)                                                                             \
+  ((cond) ? (void)0                                                                                 \
+          : (fprintf(stderr, "%s:%d: internal error: '%s' does not hold\n", __FILE__, __LINE__, #cond), \
+             abort()))
 
 // ---- dtypes and tensor views -------------------------------------------------------
 // Every dtype the safetensors format defines, so any valid file opens; ttrace computes
@@ -76,6 +85,11 @@ void tt_convert_to_f32(float *dst, const void *src, tt_dtype dt, size_t n);
 // BOOL as 0/1, F16/BF16/F8 decoded (element.c). The one reader for tensors of unknown dtype.
 double tt_tensor_get(const tt_tensor *t, int64_t i);
 bool tt_dtype_is_integer(tt_dtype dt);  // I*, U* and BOOL
+
+// ---- hash ---------------------------------------------------------------------------
+// 64-bit FNV-1a of n bytes at p, continuing from h; start with TT_FNV1A64_BASIS (hash.c).
+#define TT_FNV1A64_BASIS 14695981039346656037ull
+uint64_t tt_fnv1a64(uint64_t h, const void *p, size_t n);
 
 // ---- arena: bump allocator in chunks; memory never moves, freed all at once --------
 typedef struct tt_arena tt_arena;

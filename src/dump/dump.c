@@ -36,21 +36,10 @@ void tt_dump_stats(const tt_tensor *t, double *min, double *max, double *mean, i
   *mean = counted && !nan ? sum / (double)counted : NAN;
 }
 
-typedef struct {
-  const char *name, *axes;
-} axes_lookup;
-
-static void find_axes(void *ctx, const tt_hook *h) {
-  axes_lookup *a = ctx;
-  if (!a->axes && strcmp(h->name, a->name) == 0) a->axes = h->axes;
-}
-
 const char *tt_dump_axes(const tt_trace *tr, const char *name) {
-  tt_config cfg;
-  if (!tt_trace_config(tr, &cfg)) return NULL;
-  axes_lookup a = {name, NULL};
-  tt_hooks_each(&cfg, find_axes, &a);
-  return a.axes;
+  (void)tr;  // tt_trace_load checked every catalogue tensor against the trace's config
+  tt_hook_ref ref;
+  return tt_hook_lookup(name, &ref) ? ref.def->axes : NULL;
 }
 
 void tt_dump_summary(FILE *out, const tt_trace *tr) {
@@ -73,14 +62,14 @@ void tt_dump_summary(FILE *out, const tt_trace *tr) {
 // ---- labels -----------------------------------------------------------------------------
 
 // The label of index i along an axis letter: a token for T, "hN" for H, the target token
-// for T-1 (loss), else the index.
+// for T-1 (loss), else the index. G (key/value heads) is labelled like H.
 static void axis_label(const tt_trace *tr, const char *axis, int64_t i, char *buf, size_t len) {
   char token[128];  // escaped: a token string from the file cannot drive the terminal
   if (strcmp(axis, "T") == 0)
     snprintf(buf, len, "%lld:%s", (long long)i, tt_escape_text(tt_trace_token(tr, (int)i), token, sizeof token, false));
   else if (strcmp(axis, "T-1") == 0)
     snprintf(buf, len, "→%s", tt_escape_text(tt_trace_token(tr, (int)i + 1), token, sizeof token, false));
-  else if (strcmp(axis, "H") == 0) snprintf(buf, len, "h%lld", (long long)i);
+  else if (strcmp(axis, "H") == 0 || strcmp(axis, "G") == 0) snprintf(buf, len, "h%lld", (long long)i);
   else snprintf(buf, len, "%lld", (long long)i);
 }
 

@@ -1,42 +1,60 @@
-// engine_internal: the engine's state, shared by engine.c (create, run, buffers) and
-// steps.c (one function per step of the forward pass). Not a public header.
+// engine_internal: the engine's state and the three helpers the forward pass uses. Not a
+// public header. Who calls whom (nothing calls back up):
+//   engine.c  (create, destroy)  → weights.c, workspace.c
+//   forward.c (run, the steps)   → outputs.c (names, recording), workspace.c (slots)
+//   outputs.c                    → workspace.c
+//
+// Where the next features go:
+//   a new hook        one OUT line and its op in forward.c; a row in workspace.c's
+//                     hook_slots (a new slot kind and its size there when no slot fits)
+//   grad.<hook>       a backward pass beside forward() that sets run.prefix = "grad."
+//   decode.S.<hook>   a decode step that sets run.prefix = "decode.S." and T = 1, with the
+//                     KV cache as two more slot kinds in workspace.c
+//   Llama blocks      RMSNorm is the norm op already; RoPE (attn.hook_rot_q/k), SwiGLU
+//                     (mlp.hook_pre_linear) and GQA are lines in step_attention/step_mlp
+//                     chosen by the config, and their weights rows in weights.c
+// Shape legend: T tokens, C width, H heads, D = C/H, F FFN width, V vocabulary.
 #ifndef TT_ENGINE_INTERNAL_H
 #define TT_ENGINE_INTERNAL_H
 
 #include "engine.h"
 
+// ---- weights as backend buffers (weights.c) -------------------------------------------
 typedef struct {
-  tt_buf ln1_w, ln1_b;          // (C)
-  tt_buf attn_w, attn_b;        // (C,3C), (3C)
+  tt_buf ln1_w, ln1_b;              // (C)
+  tt_buf attn_w, attn_b;            // (C,3C), (3C)
   tt_buf attn_proj_w, attn_proj_b;  // (C,C), (C)
-  tt_buf ln2_w, ln2_b;          // (C)
-  tt_buf fc_w, fc_b;            // (C,F), (F)
-  tt_buf fc_proj_w, fc_proj_b;  // (F,C), (C)
+  tt_buf ln2_w, ln2_b;              // (C)
+  tt_buf fc_w, fc_b;                // (C,F), (F)
+  tt_buf fc_proj_w, fc_proj_b;      // (F,C), (C)
 } tt_layer_bufs;
 
-// Workspace slots, each sized for max_T tokens; a step that nobody records writes into its
-// slot, a recorded step on a host backend writes straight into the recorder's memory.
 typedef struct {
-  tt_buf resid[2];   // (T,C) the residual stream, ping-pong
-  tt_buf embed;      // (T,C)
-  tt_buf pos;        // (T,C)
-  tt_buf ln_mean;    // (T)
-  tt_buf ln_scale;   // (T)
-  tt_buf ln_norm;    // (T,C)
-  tt_buf ln_out;     // (T,C)
-  tt_buf qkv;        // (T,3C)
-  tt_buf q, k, v;    // (H,T,D)
-  tt_buf scores[2];  // (H,T,T) raw → scaled → masked → pattern, ping-pong
-  tt_buf z;          // (H,T,D)
-  tt_buf merged;     // (T,C) z with heads side by side
-  tt_buf attn_out;   // (T,C)
-  tt_buf mlp_pre;    // (T,F)
-  tt_buf mlp_post;   // (T,F)
-  tt_buf mlp_out;    // (T,C)
-  tt_buf logits;     // (T,V)
-  tt_buf probs;      // (T,V)
-  tt_buf loss;       // (T)
-} tt_workspace;
+  tt_buf all;             // device backends: every weight in one allocation (unset on host)
+  tt_buf pos_table;       // host backends: the sinusoidal table (max_T,C) (unset otherwise)
+  tt_buf wte;             // (V,C)
+  tt_buf positions;       // (max_T,C) learned wpe rows or the sinusoidal table; unset for none
+  tt_buf lnf_w, lnf_b;    // (C)
+  tt_buf lm_head;         // (V,C)
+  tt_layer_bufs *layers;  // n_layer
+} tt_weight_bufs;
+
+// ---- the engine ----------------------------------------------------------------------
+// A shape: ndim sizes. TT_DIMS(T, C) writes one.
+typedef struct {
+  int ndim;
+  int64_t d[TT_MAX_DIMS];
+} tt_dims;
+#define TT_DIMS(...) ((tt_dims){(int)(sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t)), {__VA_ARGS__}})
+
+// A recorded output of the current op, computed in its slot on a device backend, to be
+// downloaded into the recorder's memory once the op has run.
+typedef struct {
+  tt_buf buf;
+  void *dst;
+  size_t n;
+} tt_pending;
+#define TT_MAX_PENDING 4  // outputs of one op (the norm has four)
 
 struct tt_engine {
   const tt_model *model;
@@ -44,50 +62,57 @@ struct tt_engine {
   tt_backend *be;
   int max_T;
   int C, H, D, F, V;
+  tt_weight_bufs w;
+  struct tt_workspace *ws;  // the slots (workspace.c)
 
-  tt_buf weights;       // device backends: every weight in one allocation (handle NULL on host)
-  tt_buf pos_table;     // sinusoidal table (max_T,C) on host backends (handle NULL otherwise)
-  tt_buf wte;           // (V,C)
-  tt_buf positions;     // (≥T,C) learned wpe or the sinusoidal table; handle NULL for none
-  tt_buf lnf_w, lnf_b;  // (C)
-  tt_buf lm_head;       // (V,C)
-  tt_layer_bufs *layers;
-
-  tt_buf work;  // the one workspace allocation
-  tt_workspace ws;
-
-  // Per run.
-  const tt_recorder *rec;
-  const int32_t *ids;
-  int T;
+  struct {                   // the current run
+    const tt_recorder *rec;  // NULL when nobody records
+    const int32_t *ids;      // (T)
+    int T;
+    const char *prefix;                  // put before every hook name ("" for the forward pass)
+    tt_pending pending[TT_MAX_PENDING];  // recorded outputs of the current op
+    int n_pending;
+  } run;
 };
 
-// A step's output: the buffer the op writes, and the recorder memory to fill after it
-// (NULL when nobody records the hook or the op already wrote there).
-typedef struct {
-  tt_buf buf;
-  float *pending;
-  size_t n;
-} tt_step_out;
+static inline bool tt_engine_zero_copy(const tt_backend *be) {
+  return be->host_memory && be->wrap;
+}
 
-// Picks where the hook `name` (shape dims) is computed: the recorder's memory on host
-// backends when the recorder wants it, else `slot` (resized to the hook's element count).
-tt_step_out tt_engine_out(tt_engine *e, const char *name, int ndim, const int64_t *shape, tt_buf slot);
-// Downloads the result into the recorder's memory when the op wrote elsewhere.
-tt_status tt_engine_done(tt_engine *e, tt_step_out o, tt_error *err);
-// Offers an existing buffer as the hook `name`: copies it into the recorder's memory if wanted.
-tt_status tt_engine_offer(tt_engine *e, const char *name, int ndim, const int64_t *shape, tt_buf buf,
-                          tt_error *err);
-
-// The forward pass, step by step (steps.c).
-tt_status tt_step_tokens(tt_engine *e, tt_error *err);
-// Embedding and positions; returns the residual stream entering block 0.
-tt_status tt_step_embed(tt_engine *e, tt_buf *resid, tt_error *err);
-tt_status tt_step_block(tt_engine *e, int layer, tt_buf *resid, tt_error *err);
-tt_status tt_step_head(tt_engine *e, tt_buf resid, tt_error *err);
-
+// weights.c: uploads (device) or wraps (host) every weight; frees what it allocated.
+tt_status tt_weights_setup(tt_engine *e, tt_error *err);
+void tt_weights_release(tt_engine *e);
 // Fills table (rows, C) with sinusoidal positions: PE(p,2i) = sin(p / 10000^(2i/C)),
 // PE(p,2i+1) = cos(p / 10000^(2i/C)).
 void tt_sinusoid_table(float *table, int rows, int C);
+
+// workspace.c: where every computed tensor lives when it is not computed straight into the
+// recorder's memory: one slot per kind, sized for max_T tokens, in one allocation; the
+// stream and the attention scores have two slots each, handed out in turn, so an op never
+// writes over its input. Nothing is allocated during a run.
+tt_status tt_workspace_setup(tt_engine *e, tt_error *err);
+void tt_workspace_release(tt_engine *e);
+void tt_workspace_reset(tt_engine *e);  // before each run: every pair starts at its first slot
+// The slot for `name` as a view of n floats: a hook suffix, by its last dotted part
+// ("ln1.hook_out" → the norm output slot), or a slot that holds no hook ("merged").
+tt_buf tt_workspace_slot(tt_engine *e, const char *name, size_t n);
+// The stream (T,C) leaving a block must outlive the next block's scratch: when *x lives in
+// a workspace slot other than the stream's (post-LN: ln2's output), it is copied (exactly)
+// into the next stream slot and *x points there.
+tt_status tt_workspace_keep_stream(tt_engine *e, tt_buf *x, tt_error *err);
+// out (n) = x (n), through the backend (multiplying by 1 is exact).
+tt_status tt_engine_copy(tt_engine *e, tt_buf out, tt_buf x, size_t n, tt_error *err);
+
+// outputs.c: naming and recording. A hook's name is run.prefix + "blocks.L." + suffix, or
+// run.prefix + suffix when layer < 0.
+// Where the op computing the hook writes: recorder memory (host backends, when recorded)
+// or the hook's slot; a device output that is recorded is downloaded by tt_engine_flush.
+tt_buf tt_engine_out(tt_engine *e, int layer, const char *suffix, tt_dims shape);
+// Hands the outputs of the op just run to the recorder (downloads them on device backends).
+tt_status tt_engine_flush(tt_engine *e, tt_error *err);
+// Offers an existing buffer (shape) as a hook: copied into the recorder's memory if wanted.
+tt_status tt_engine_offer(tt_engine *e, int layer, const char *suffix, tt_dims shape, tt_buf buf, tt_error *err);
+// Offers the run's token ids (T) as the int32 hook `name`.
+void tt_engine_offer_ids(tt_engine *e, const char *name);
 
 #endif

@@ -1,4 +1,5 @@
-// config: HF GPT-2 config.json fields plus ttrace's variant knobs (ttrace_* keys).
+// config: HF GPT-2 config.json fields plus ttrace's variant knobs (ttrace_* keys); keys
+// that would change the computation and that ttrace does not implement are refused.
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
@@ -12,9 +13,11 @@ typedef struct {
 } name_value;
 
 static const name_value activations[] = {
-    {"gelu_new", TT_ACT_GELU_TANH}, {"gelu_pytorch_tanh", TT_ACT_GELU_TANH}, {"gelu_tanh", TT_ACT_GELU_TANH},
-    {"gelu", TT_ACT_GELU_ERF},      {"relu", TT_ACT_RELU},                   {"silu", TT_ACT_SILU},
-    {"swish", TT_ACT_SILU},         {"identity", TT_ACT_IDENTITY},           {"linear", TT_ACT_IDENTITY},
+    {"gelu_new", TT_ACT_GELU_TANH},  {"gelu_pytorch_tanh", TT_ACT_GELU_TANH},
+    {"gelu_tanh", TT_ACT_GELU_TANH}, {"gelu", TT_ACT_GELU_ERF},
+    {"relu", TT_ACT_RELU},           {"silu", TT_ACT_SILU},
+    {"swish", TT_ACT_SILU},          {"identity", TT_ACT_IDENTITY},
+    {"linear", TT_ACT_IDENTITY},
 };
 static const name_value positions[] = {
     {"learned", TT_POS_LEARNED}, {"sinusoidal", TT_POS_SINUSOIDAL}, {"none", TT_POS_NONE}};
@@ -39,76 +42,138 @@ static const char *name_of(const name_value *t, size_t n, int value) {
   return "?";
 }
 
-const char *tt_act_name(tt_act_kind a) { return name_of(activations, COUNT(activations), (int)a); }
-
-void tt_config_default(tt_config *cfg) {
-  *cfg = (tt_config){.n_layer = 12, .n_head = 12, .n_embd = 768, .n_positions = 1024, .vocab_size = 50257,
-                     .n_inner = 3072, .ln_eps = 1e-5, .activation = TT_ACT_GELU_TANH, .positions = TT_POS_LEARNED,
-                     .norm = TT_NORM_LAYERNORM, .post_ln = false, .scale_attn = true, .causal = true,
-                     .residual = true};
+const char *tt_act_name(tt_act_kind a) {
+  return name_of(activations, COUNT(activations), (int)a);
 }
 
-// A knob: short name, config.json name, table of accepted values, where it goes.
+void tt_config_default(tt_config *cfg) {
+  *cfg = (tt_config){.n_layer = 12,
+                     .n_head = 12,
+                     .n_embd = 768,
+                     .n_positions = 1024,
+                     .vocab_size = 50257,
+                     .n_inner = 3072,
+                     .ln_eps = 1e-5,
+                     .activation = TT_ACT_GELU_TANH,
+                     .positions = TT_POS_LEARNED,
+                     .norm = TT_NORM_LAYERNORM,
+                     .post_ln = false,
+                     .scale_attn = true,
+                     .causal = true,
+                     .residual = true,
+                     .tie_word_embeddings = -1};
+}
+
+// A knob: short name, config.json name (and another name config.json may use for it),
+// table of accepted values.
 typedef struct {
-  const char *short_name, *json_name;
+  const char *short_name, *json_name, *alias;
   const name_value *values;
   size_t n_values;
 } knob;
 
 static const knob knobs[] = {
-    {"activation", "activation_function", activations, COUNT(activations)},
-    {"positions", "ttrace_positions", positions, COUNT(positions)},
-    {"norm", "ttrace_norm", norms, COUNT(norms)},
-    {"block", "ttrace_block", blocks, COUNT(blocks)},
-    {"scale_attn", "ttrace_scale_attn", booleans, COUNT(booleans)},
-    {"causal", "ttrace_causal", booleans, COUNT(booleans)},
-    {"residual", "ttrace_residual", booleans, COUNT(booleans)},
+    {"activation", "activation_function", NULL, activations, COUNT(activations)},
+    {"positions", "ttrace_positions", NULL, positions, COUNT(positions)},
+    {"norm", "ttrace_norm", NULL, norms, COUNT(norms)},
+    {"block", "ttrace_block", NULL, blocks, COUNT(blocks)},
+    {"scale_attn", "ttrace_scale_attn", "scale_attn_weights", booleans, COUNT(booleans)},
+    {"causal", "ttrace_causal", NULL, booleans, COUNT(booleans)},
+    {"residual", "ttrace_residual", NULL, booleans, COUNT(booleans)},
+    {"scale_attn_by_inverse_layer_idx", "scale_attn_by_inverse_layer_idx", NULL, booleans, COUNT(booleans)},
+    {"reorder_and_upcast_attn", "reorder_and_upcast_attn", NULL, booleans, COUNT(booleans)},
 };
 
 static void knob_store(tt_config *cfg, size_t k, int v) {
   switch (k) {
-    case 0: cfg->activation = (tt_act_kind)v; break;
-    case 1: cfg->positions = (tt_pos_kind)v; break;
-    case 2: cfg->norm = (tt_norm_kind)v; break;
-    case 3: cfg->post_ln = v; break;
-    case 4: cfg->scale_attn = v; break;
-    case 5: cfg->causal = v; break;
-    default: cfg->residual = v; break;
+  case 0:
+    cfg->activation = (tt_act_kind)v;
+    break;
+  case 1:
+    cfg->positions = (tt_pos_kind)v;
+    break;
+  case 2:
+    cfg->norm = (tt_norm_kind)v;
+    break;
+  case 3:
+    cfg->post_ln = v;
+    break;
+  case 4:
+    cfg->scale_attn = v;
+    break;
+  case 5:
+    cfg->causal = v;
+    break;
+  case 6:
+    cfg->residual = v;
+    break;
+  case 7:
+    cfg->scale_attn_by_layer = v;
+    break;
+  default:
+    cfg->reorder_upcast = v;
+    break;
   }
 }
 
 static int knob_load(const tt_config *cfg, size_t k) {
   switch (k) {
-    case 0: return cfg->activation;
-    case 1: return cfg->positions;
-    case 2: return cfg->norm;
-    case 3: return cfg->post_ln;
-    case 4: return cfg->scale_attn;
-    case 5: return cfg->causal;
-    default: return cfg->residual;
+  case 0:
+    return cfg->activation;
+  case 1:
+    return cfg->positions;
+  case 2:
+    return cfg->norm;
+  case 3:
+    return cfg->post_ln;
+  case 4:
+    return cfg->scale_attn;
+  case 5:
+    return cfg->causal;
+  case 6:
+    return cfg->residual;
+  case 7:
+    return cfg->scale_attn_by_layer;
+  default:
+    return cfg->reorder_upcast;
+  }
+}
+
+// "a, b, c" from n names into buf.
+static void join_names(char *buf, size_t len, const char *const *names, size_t n) {
+  buf[0] = 0;
+  for (size_t i = 0; i < n; i++) {
+    strncat(buf, names[i], len - strlen(buf) - 1);
+    if (i + 1 < n) strncat(buf, ", ", len - strlen(buf) - 1);
   }
 }
 
 static tt_status accepted_values(const knob *kb, const char *key, const char *value, tt_error *err) {
-  char list[256] = "";
-  for (size_t i = 0; i < kb->n_values; i++) {
-    strncat(list, kb->values[i].name, sizeof list - strlen(list) - 1);
-    if (i + 1 < kb->n_values) strncat(list, ", ", sizeof list - strlen(list) - 1);
-  }
+  const char *names[16];
+  for (size_t i = 0; i < kb->n_values; i++) names[i] = kb->values[i].name;
+  char list[256];
+  join_names(list, sizeof list, names, kb->n_values);
   return tt_fail(err, TT_ERR_ARG, "%s=%s: expected one of %s", key, value, list);
+}
+
+static bool knob_named(const knob *kb, const char *key) {
+  return strcmp(key, kb->short_name) == 0 || strcmp(key, kb->json_name) == 0 ||
+         (kb->alias && strcmp(key, kb->alias) == 0);
 }
 
 tt_status tt_config_set(tt_config *cfg, const char *key, const char *value, tt_error *err) {
   for (size_t k = 0; k < COUNT(knobs); k++) {
-    if (strcmp(key, knobs[k].short_name) != 0 && strcmp(key, knobs[k].json_name) != 0) continue;
+    if (!knob_named(&knobs[k], key)) continue;
     int v;
     if (!lookup(knobs[k].values, knobs[k].n_values, value, &v)) return accepted_values(&knobs[k], key, value, err);
     knob_store(cfg, k, v);
     return TT_OK;
   }
-  return tt_fail(err, TT_ERR_ARG,
-                 "unknown setting '%s' (settings: activation, positions, norm, block, scale_attn, causal, residual)",
-                 key);
+  const char *names[COUNT(knobs)];
+  for (size_t k = 0; k < COUNT(knobs); k++) names[k] = knobs[k].short_name;
+  char list[512];
+  join_names(list, sizeof list, names, COUNT(knobs));
+  return tt_fail(err, TT_ERR_ARG, "unknown setting '%s' (settings: %s)", key, list);
 }
 
 static tt_status get_int(json_t *root, const char *key, int fallback, int lo, int hi, int *out, tt_error *err) {
@@ -124,14 +189,68 @@ static tt_status get_int(json_t *root, const char *key, int fallback, int lo, in
   return TT_OK;
 }
 
+// The knob's value in config.json as text ("true" for true), NULL when absent; *key is
+// the name it was found under. Both names present with different values is an error.
+static tt_status knob_text(json_t *root, const knob *kb, const char **text, const char **key, tt_error *err) {
+  *text = NULL;
+  const char *names[2] = {kb->json_name, kb->alias};
+  for (int i = 0; i < 2 && names[i]; i++) {
+    json_t *v = json_object_get(root, names[i]);
+    if (!v || json_is_null(v)) continue;
+    const char *s = json_is_string(v)  ? json_string_value(v)
+                    : json_is_true(v)  ? "true"
+                    : json_is_false(v) ? "false"
+                                       : NULL;
+    if (!s) return tt_fail(err, TT_ERR_FORMAT, "'%s' has the wrong type", names[i]);
+    if (*text && strcmp(*text, s) != 0)
+      return tt_fail(err, TT_ERR_FORMAT, "'%s' (%s) and '%s' (%s) disagree", *key, *text, names[i], s);
+    *text = s;
+    *key = names[i];
+  }
+  return TT_OK;
+}
+
 static tt_status parse_knob(json_t *root, size_t k, tt_config *cfg, tt_error *err) {
-  json_t *v = json_object_get(root, knobs[k].json_name);
-  if (!v || json_is_null(v)) return TT_OK;
-  const char *s = json_is_string(v) ? json_string_value(v) : json_is_true(v) ? "true" : json_is_false(v) ? "false" : NULL;
-  if (!s) return tt_fail(err, TT_ERR_FORMAT, "'%s' has the wrong type", knobs[k].json_name);
-  tt_status st = tt_config_set(cfg, knobs[k].json_name, s, err);
-  if (st && err) err->status = TT_ERR_FORMAT;
-  return st ? TT_ERR_FORMAT : TT_OK;
+  const char *s = NULL, *key = NULL;
+  tt_status st = knob_text(root, &knobs[k], &s, &key, err);
+  if (st || !s) return st;
+  st = tt_config_set(cfg, key, s, err);
+  if (!st) return TT_OK;
+  tt_status kind = knobs[k].values == activations ? TT_ERR_UNSUPPORTED : TT_ERR_FORMAT;  // a name HF has, not us
+  if (err) err->status = kind;
+  return kind;
+}
+
+static bool is_knob_key(const char *key) {
+  for (size_t k = 0; k < COUNT(knobs); k++)
+    if (strcmp(key, knobs[k].json_name) == 0 || (knobs[k].alias && strcmp(key, knobs[k].alias) == 0)) return true;
+  return false;
+}
+
+// Keys that would change what the model computes and that ttrace does not implement.
+static tt_status refuse_unimplemented(json_t *root, tt_error *err) {
+  json_t *mt = json_object_get(root, "model_type");
+  if (mt && json_is_string(mt) && strcmp(json_string_value(mt), "gpt2") != 0)
+    return tt_fail(err, TT_ERR_UNSUPPORTED,
+                   "model_type '%s' is not supported (ttrace runs GPT-2 models, model_type 'gpt2')",
+                   json_string_value(mt));
+  if (json_is_true(json_object_get(root, "add_cross_attention")))
+    return tt_fail(err, TT_ERR_UNSUPPORTED,
+                   "add_cross_attention is true: cross-attention to an encoder is not implemented (ttrace runs "
+                   "decoder-only GPT-2)");
+  json_t *pruned = json_object_get(root, "pruned_heads");
+  if (pruned && !json_is_null(pruned) &&
+      !((json_is_object(pruned) && json_object_size(pruned) == 0) ||
+        (json_is_array(pruned) && json_array_size(pruned) == 0)))
+    return tt_fail(err, TT_ERR_UNSUPPORTED,
+                   "pruned_heads is not empty: models with pruned attention heads are not supported");
+  const char *key;
+  json_t *val;
+  json_object_foreach(root, key, val) {
+    if (strncmp(key, "ttrace_", 7) == 0 && !is_knob_key(key))
+      return tt_fail(err, TT_ERR_UNSUPPORTED, "unknown ttrace setting '%s'", key);
+  }
+  return TT_OK;
 }
 
 tt_status tt_config_from_json(const char *text, tt_config *cfg, tt_error *err) {
@@ -141,19 +260,30 @@ tt_status tt_config_from_json(const char *text, tt_config *cfg, tt_error *err) {
   tt_config_default(cfg);
   tt_status st = TT_OK;
   if (!json_is_object(root)) st = tt_fail(err, TT_ERR_FORMAT, "not a JSON object");
+  if (!st) st = refuse_unimplemented(root, err);
   if (!st) st = get_int(root, "n_layer", -1, 1, 1000, &cfg->n_layer, err);
   if (!st) st = get_int(root, "n_head", -1, 1, 1000, &cfg->n_head, err);
   if (!st) st = get_int(root, "n_embd", -1, 1, 1 << 16, &cfg->n_embd, err);
-  if (!st) st = get_int(root, "n_positions", -1, 1, 1 << 20, &cfg->n_positions, err);
+  json_t *np = json_object_get(root, "n_positions");
+  bool ctx_only = (!np || json_is_null(np)) && json_object_get(root, "n_ctx");  // older configs
+  if (!st) st = get_int(root, ctx_only ? "n_ctx" : "n_positions", -1, 1, 1 << 20, &cfg->n_positions, err);
   if (!st) st = get_int(root, "vocab_size", -1, 1, 1 << 22, &cfg->vocab_size, err);
   if (!st) st = get_int(root, "n_inner", 4 * cfg->n_embd, 1, 1 << 18, &cfg->n_inner, err);
   json_t *eps = json_object_get(root, "layer_norm_epsilon");
   if (!st && eps) {
     if (!json_is_number(eps) || json_number_value(eps) <= 0)
       st = tt_fail(err, TT_ERR_FORMAT, "'layer_norm_epsilon' must be a positive number");
-    else cfg->ln_eps = json_number_value(eps);
+    else
+      cfg->ln_eps = json_number_value(eps);
   }
   for (size_t k = 0; k < COUNT(knobs) && !st; k++) st = parse_knob(root, k, cfg, err);
+  json_t *tie = json_object_get(root, "tie_word_embeddings");
+  if (!st && tie && !json_is_null(tie)) {
+    if (!json_is_boolean(tie))
+      st = tt_fail(err, TT_ERR_FORMAT, "'tie_word_embeddings' must be true or false");
+    else
+      cfg->tie_word_embeddings = json_is_true(tie);
+  }
   if (!st && cfg->n_embd % cfg->n_head != 0)
     st = tt_fail(err, TT_ERR_FORMAT, "n_embd %d is not divisible by n_head %d", cfg->n_embd, cfg->n_head);
   json_decref(root);
@@ -166,8 +296,10 @@ char *tt_config_to_json(const tt_config *cfg) {
                            "n_inner", cfg->n_inner, "layer_norm_epsilon", cfg->ln_eps);
   for (size_t k = 0; k < COUNT(knobs); k++) {
     const char *name = name_of(knobs[k].values, knobs[k].n_values, knob_load(cfg, k));
-    if (knobs[k].values == booleans) json_object_set_new(root, knobs[k].json_name, json_boolean(knob_load(cfg, k)));
-    else json_object_set_new(root, knobs[k].json_name, json_string(name));
+    if (knobs[k].values == booleans)
+      json_object_set_new(root, knobs[k].json_name, json_boolean(knob_load(cfg, k)));
+    else
+      json_object_set_new(root, knobs[k].json_name, json_string(name));
   }
   char *s = json_dumps(root, JSON_PRESERVE_ORDER | JSON_COMPACT | JSON_REAL_PRECISION(15));
   json_decref(root);

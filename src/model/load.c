@@ -41,11 +41,11 @@ static int build_specs(tt_model *m, weight_spec *s) {
     tt_layer_weights *w = &m->layers[l];
     char p[32];
     snprintf(p, sizeof p, "h.%d.", l);
-#define LAYER(suffix, d0, d1, field)                                   \
-  do {                                                                 \
-    char full[96];                                                     \
-    snprintf(full, sizeof full, "%s%s", p, suffix);                    \
-    spec(&s[n++], full, d0, d1, &w->field);                            \
+#define LAYER(suffix, d0, d1, field)                \
+  do {                                              \
+    char full[96];                                  \
+    snprintf(full, sizeof full, "%s%s", p, suffix); \
+    spec(&s[n++], full, d0, d1, &w->field);         \
   } while (0)
     LAYER("ln_1.weight", C, 0, ln1_w);
     LAYER("ln_1.bias", C, 0, ln1_b);
@@ -115,8 +115,8 @@ static tt_status check_finite(const tt_tensor *t, const char *path, tt_error *er
 static tt_status check_weight(const tt_tensor *t, const weight_spec *s, const char *path, tt_error *err) {
   char want[64], got[64];
   if (t->dtype != TT_F32 && t->dtype != TT_F16 && t->dtype != TT_BF16)
-    return tt_fail(err, TT_ERR_UNSUPPORTED, "%s: tensor '%s' has dtype %s (F32, F16 or BF16 expected)", path,
-                   t->name, tt_dtype_name(t->dtype));
+    return tt_fail(err, TT_ERR_UNSUPPORTED, "%s: tensor '%s' has dtype %s (F32, F16 or BF16 expected)", path, t->name,
+                   tt_dtype_name(t->dtype));
   bool same = t->ndim == s->ndim;
   for (int d = 0; same && d < s->ndim; d++) same = t->shape[d] == s->shape[d];
   if (!same)
@@ -124,6 +124,26 @@ static tt_status check_weight(const tt_tensor *t, const weight_spec *s, const ch
                    t->name, tt_shape_str(s->shape, s->ndim, want, sizeof want),
                    tt_shape_str(t->shape, t->ndim, got, sizeof got));
   return check_finite(t, path, err);
+}
+
+// The unembedding as config.json's tie_word_embeddings says; lm_head = wte when tied.
+static tt_status check_tying(tt_model *m, const char *path, tt_error *err) {
+  int tie = m->cfg.tie_word_embeddings;
+  if (!m->lm_head) {
+    if (tie == 0)
+      return tt_fail(err, TT_ERR_FORMAT, "%s: tie_word_embeddings is false but there is no lm_head.weight", path);
+    m->lm_head = m->wte;
+    return TT_OK;
+  }
+  if (tie == 0) return TT_OK;
+  size_t n = (size_t)m->cfg.vocab_size * m->cfg.n_embd;
+  if (memcmp(m->lm_head, m->wte, n * sizeof(float)) != 0)
+    return tt_fail(err, TT_ERR_UNSUPPORTED,
+                   "%s: lm_head.weight differs from wte.weight but tie_word_embeddings is %s (set it to false to "
+                   "use lm_head.weight)",
+                   path, tie == 1 ? "true" : "absent (true)");
+  m->lm_head = m->wte;
+  return TT_OK;
 }
 
 static tt_status bind_weights(tt_model *m, const char *path, tt_error *err) {
@@ -162,7 +182,7 @@ static tt_status bind_weights(tt_model *m, const char *path, tt_error *err) {
       used += numel;
     }
   }
-  if (!st && !m->lm_head) m->lm_head = m->wte;  // tied unembedding
+  if (!st) st = check_tying(m, path, err);
   free(specs);
   free(found);
   return st;

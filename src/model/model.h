@@ -13,53 +13,68 @@ typedef enum { TT_NORM_LAYERNORM, TT_NORM_RMSNORM } tt_norm_kind;
 typedef struct {
   // From HF GPT-2's config.json.
   int n_layer, n_head, n_embd, n_positions, vocab_size;
-  int n_inner;  // F; config "n_inner" (null means 4 * n_embd)
-  double ln_eps;  // "layer_norm_epsilon" (the engine computes with it as a float)
+  int n_inner;             // F; config "n_inner" (null means 4 * n_embd)
+  double ln_eps;           // "layer_norm_epsilon" (the engine computes with it as a float)
   tt_act_kind activation;  // "activation_function": gelu_new (tanh form), gelu (erf), relu, silu, identity
   // ttrace's own keys ("ttrace_*" in config.json; `--set key=value` on the command line).
   tt_pos_kind positions;  // ttrace_positions: learned | sinusoidal | none
   tt_norm_kind norm;      // ttrace_norm: layernorm | rmsnorm
   bool post_ln;           // ttrace_block: pre_ln | post_ln (the original Transformer order)
-  bool scale_attn;        // ttrace_scale_attn: divide scores by sqrt(D)
+  bool scale_attn;        // ttrace_scale_attn (HF: scale_attn_weights): divide scores by sqrt(D)
   bool causal;            // ttrace_causal: mask positions above the diagonal
   bool residual;          // ttrace_residual: add the residual connections
+  // More of HF GPT-2's keys.
+  bool scale_attn_by_layer;  // scale_attn_by_inverse_layer_idx: scores of layer L also / (L+1)
+  bool reorder_upcast;       // reorder_and_upcast_attn: scores in float32 with the scale folded in;
+                             // ttrace always computes them so (the key is recorded, nothing changes)
+  int tie_word_embeddings;   // -1 absent (HF's default: tied), 0 false, 1 true; checked by the
+                             // loader against lm_head.weight, not part of the trace's config
 } tt_config;
 
-void tt_config_default(tt_config *cfg);  // GPT-2 small's values
-tt_status tt_config_from_json(const char *json, tt_config *cfg, tt_error *err);
+void tt_config_default(tt_config *cfg);         // GPT-2 small's values
 char *tt_config_to_json(const tt_config *cfg);  // malloc'd, one line
+// Reads config.json's text. A key whose meaning would change the computation and that
+// ttrace does not implement (add_cross_attention, pruned_heads, another model_type, an
+// unknown ttrace_* key, an activation it does not have) is refused with TT_ERR_UNSUPPORTED
+// (TT_ERR_FORMAT for a malformed value), naming the key. n_ctx stands in for a missing
+// n_positions.
+tt_status tt_config_from_json(const char *json, tt_config *cfg, tt_error *err);
 // Sets one variant knob by its short name (scale_attn, causal, positions, activation,
-// residual, block, norm) or its config.json name; values as in config.json or true/false.
+// residual, block, norm, scale_attn_by_inverse_layer_idx, reorder_and_upcast_attn) or its
+// config.json name; values as in config.json or true/false.
 tt_status tt_config_set(tt_config *cfg, const char *key, const char *value, tt_error *err);
 const char *tt_act_name(tt_act_kind a);
 
 typedef struct {
-  const float *ln1_w, *ln1_b;      // (C)
-  const float *attn_w;             // (C, 3C)  Conv1D layout: x (T,C) · W → (T,3C)
-  const float *attn_b;             // (3C)
-  const float *attn_proj_w;        // (C, C)
-  const float *attn_proj_b;        // (C)
-  const float *ln2_w, *ln2_b;      // (C)
-  const float *fc_w;               // (C, F)
-  const float *fc_b;               // (F)
-  const float *fc_proj_w;          // (F, C)
-  const float *fc_proj_b;          // (C)
+  const float *ln1_w, *ln1_b;  // (C)
+  const float *attn_w;         // (C, 3C)  Conv1D layout: x (T,C) · W → (T,3C)
+  const float *attn_b;         // (3C)
+  const float *attn_proj_w;    // (C, C)
+  const float *attn_proj_b;    // (C)
+  const float *ln2_w, *ln2_b;  // (C)
+  const float *fc_w;           // (C, F)
+  const float *fc_b;           // (F)
+  const float *fc_proj_w;      // (F, C)
+  const float *fc_proj_b;      // (C)
 } tt_layer_weights;
 
 typedef struct tt_model {
   tt_config cfg;
   char *dir;
-  const float *wte;           // (V, C)
-  const float *wpe;           // (P, C); NULL unless positions are learned
-  const float *lnf_w, *lnf_b; // (C)
-  const float *lm_head;       // (V, C); equals wte when tied
-  tt_layer_weights *layers;   // n_layer
+  const float *wte;            // (V, C)
+  const float *wpe;            // (P, C); NULL unless positions are learned
+  const float *lnf_w, *lnf_b;  // (C)
+  const float *lm_head;        // (V, C); equals wte when tied (tie_word_embeddings true or
+                               // absent, and lm_head.weight absent or equal to wte.weight)
+  tt_layer_weights *layers;    // n_layer
   size_t n_params;
   struct tt_model_storage *storage;  // mapping and converted weights
 } tt_model;
 
 // Loads dir/config.json and dir/model.safetensors; names with or without "transformer.".
-// Every tensor's shape is checked against the config.
+// Every tensor's shape is checked against the config. tie_word_embeddings false needs an
+// lm_head.weight; true (or absent) with an lm_head.weight that differs from wte.weight is
+// refused (which of the two Hugging Face would use is not defined).
 tt_status tt_model_load(const char *dir, tt_model **out, tt_error *err);
 void tt_model_destroy(tt_model *m);
 // The default model's folder (assets/models/...); false when it is not installed.

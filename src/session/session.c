@@ -8,14 +8,28 @@
 #include "engine/engine.h"
 #include "session.h"
 
+// One "key=value" knob.
+static tt_status apply_one(tt_config *cfg, const char *item, size_t len, tt_error *err) {
+  char buf[256], key[64];
+  snprintf(buf, sizeof buf, "%.*s", (int)len, item);
+  const char *eq = strchr(buf, '=');
+  if (!eq || eq == buf) return tt_fail(err, TT_ERR_ARG, "--set %s: expected key=value", buf);
+  snprintf(key, sizeof key, "%.*s", (int)(eq - buf), buf);
+  tt_status st = tt_config_set(cfg, key, eq + 1, err);
+  return st ? tt_fail_prefix(err, "--set") : TT_OK;
+}
+
+// Each --set is "key=value" or several joined by commas ("causal=false,residual=false"),
+// as lesson headers write them; no knob's value has a comma.
 static tt_status apply_settings(tt_config *cfg, const char *const *set, int n, tt_error *err) {
   for (int i = 0; i < n; i++) {
-    const char *eq = strchr(set[i], '=');
-    if (!eq) return tt_fail(err, TT_ERR_ARG, "--set %s: expected key=value", set[i]);
-    char key[64];
-    snprintf(key, sizeof key, "%.*s", (int)(eq - set[i]), set[i]);
-    tt_status st = tt_config_set(cfg, key, eq + 1, err);
-    if (st) return tt_fail_prefix(err, "--set");
+    for (const char *item = set[i];; ) {
+      size_t len = strcspn(item, ",");
+      tt_status st = apply_one(cfg, item, len, err);
+      if (st) return st;
+      if (!item[len]) break;
+      item += len + 1;
+    }
   }
   return TT_OK;
 }
@@ -42,20 +56,32 @@ static void note_vocab_mismatch(tt_session *s) {
            "and show as <id N>", used ? "; " : "", V, known, known, V - 1);
 }
 
+// The model folder's own tokenizer files (tokenizer.json wins over vocab.json + merges.txt),
+// else GPT-2's bundled ones from assets/tokenizer.
+static tt_status open_tokenizer(tt_session *s, const char *dir, tt_error *err) {
+  char tok_dir[4096];
+  s->tokenizer_files = tt_tokenizer_files_in(dir);
+  if (s->tokenizer_files) {
+    snprintf(tok_dir, sizeof tok_dir, "%s", dir);
+  } else {
+    if (!tt_asset_path("tokenizer", tok_dir, sizeof tok_dir))
+      return tt_fail(err, TT_ERR_IO, "model folder %s has no tokenizer files and the bundled GPT-2 tokenizer "
+                                     "(assets/tokenizer) is not installed", dir);
+    s->tokenizer_files = "bundled gpt2";
+  }
+  return tt_tokenizer_load(tok_dir, &s->tok, err);
+}
+
 tt_status tt_session_open(const tt_session_opts *opts, tt_session **out, tt_error *err) {
   *out = NULL;
   tt_session *s = calloc(1, sizeof *s);
   if (!s) return tt_fail(err, TT_ERR_NOMEM, "out of memory");
-  char dir[4096], tok_dir[4096], probe[4200];
+  char dir[4096];
   tt_status st = find_model_dir(opts, dir, sizeof dir, err);
   if (!st) st = tt_model_load(dir, &s->model, err);
   if (!st) s->base_cfg = s->model->cfg;
   if (!st) st = apply_settings(&s->model->cfg, opts->set, opts->n_set, err);
-  // The model folder's own vocab.json/merges.txt, else GPT-2's from assets/tokenizer.
-  snprintf(probe, sizeof probe, "%s/vocab.json", dir);
-  if (access(probe, F_OK) == 0) snprintf(tok_dir, sizeof tok_dir, "%s", dir);
-  else if (!tt_asset_path("tokenizer", tok_dir, sizeof tok_dir)) snprintf(tok_dir, sizeof tok_dir, "%s", dir);
-  if (!st) st = tt_tokenizer_load(tok_dir, &s->tok, err);
+  if (!st) st = open_tokenizer(s, dir, err);
   if (!st) st = tt_backend_create(opts->backend ? opts->backend : "openblas", &s->be, s->backend_note,
                                   sizeof s->backend_note, err);
   if (!st) note_vocab_mismatch(s);
@@ -95,25 +121,85 @@ static char *variant_json(const tt_config *base, const tt_config *cfg) {
   return out;
 }
 
-static tt_status tokenize_prompt(tt_session *s, const char *prompt, int32_t **ids, int *T, tt_error *err) {
-  if (!prompt || !prompt[0]) return tt_fail(err, TT_ERR_ARG, "the prompt is empty");
-  int P = s->model->cfg.n_positions;
-  tt_status st = tt_tokenizer_encode_at_most(s->tok, prompt, strlen(prompt), P, ids, T, NULL, NULL, err);
-  if (st == TT_ERR_ARG && strstr(err->msg, "tokens long"))
-    return tt_fail(err, TT_ERR_ARG, "the prompt is more than %d tokens long; this model's context holds at most %d",
-                   P, P);
-  if (st) return st;
-  if (*T > P) {
-    free(*ids);
-    *ids = NULL;
-    return tt_fail(err, TT_ERR_ARG, "the prompt is %d tokens long; this model's context holds at most %d", *T, P);
-  }
-  if (*T == 0) return tt_fail(err, TT_ERR_ARG, "the prompt has no tokens");
+static tt_status check_ids(const tt_tokenizer *tok, const int32_t *ids, int T, int vocab, int n_ctx, bool given,
+                           tt_error *err) {
+  const char *what = given ? "--ids: " : "";
+  if (T == 0) return tt_fail(err, TT_ERR_ARG, given ? "--ids: no token ids" : "the prompt has no tokens");
+  if (T > n_ctx)
+    return tt_fail(err, TT_ERR_ARG, "%s%s %d tokens long; this model's context holds at most %d", what,
+                   given ? "the ids are" : "the prompt is", T, n_ctx);
+  for (int i = 0; i < T; i++)
+    if (ids[i] < 0 || ids[i] >= vocab) {
+      char piece[64] = "";
+      if (tt_tokenizer_token_spelling(tok, ids[i])) {
+        char shown[48];
+        snprintf(piece, sizeof piece, " ('%s')", tt_tokenizer_token_display(tok, ids[i], shown, sizeof shown));
+      }
+      return tt_fail(err, TT_ERR_ARG, "%stoken id %d%s is outside the vocabulary (ids 0..%d)", what, (int)ids[i], piece,
+                     vocab - 1);
+    }
   return TT_OK;
 }
 
-static tt_status fill_metadata(tt_session *s, tt_trace *tr, const char *prompt, const int32_t *ids, int T,
-                               const char *const *record, int n_record, tt_error *err) {
+tt_status tt_input_ids(const tt_tokenizer *tok, const tt_trace_input *in, int vocab, int n_ctx, int32_t **ids, int *n,
+                       tt_error *err) {
+  *ids = NULL;
+  *n = 0;
+  int32_t bos = tt_tokenizer_bos(tok);
+  if (in->bos && bos < 0) return tt_fail(err, TT_ERR_ARG, "--bos: this tokenizer has no <|endoftext|> or BOS token");
+  int32_t *text_ids = NULL;
+  int m = in->n_ids;
+  if (!in->ids) {
+    if (!in->prompt || !in->prompt[0]) return tt_fail(err, TT_ERR_ARG, "the prompt is empty");
+    // Stops as soon as the prompt needs more tokens than the context holds (a 1 MiB word).
+    int room = n_ctx - (in->bos ? 1 : 0);
+    tt_status st = tt_tokenizer_encode_at_most(tok, in->prompt, strlen(in->prompt), room, &text_ids, &m, NULL, NULL, err);
+    if (st == TT_ERR_ARG && strstr(err->msg, "tokens long"))
+      return tt_fail(err, TT_ERR_ARG, "the prompt is more than %d tokens long; this model's context holds at most %d",
+                     room, n_ctx);
+    if (st) return st;
+  }
+  int T = m + (in->bos ? 1 : 0);
+  int32_t *all = malloc((size_t)(T ? T : 1) * sizeof *all);
+  if (!all) {
+    free(text_ids);
+    return tt_fail(err, TT_ERR_NOMEM, "out of memory");
+  }
+  if (in->bos) all[0] = bos;
+  if (m) memcpy(all + (in->bos ? 1 : 0), in->ids ? in->ids : text_ids, (size_t)m * sizeof *all);
+  free(text_ids);
+  tt_status st = check_ids(tok, all, T, vocab, n_ctx, in->ids != NULL, err);
+  if (st) {
+    free(all);
+    return st;
+  }
+  *ids = all;
+  *n = T;
+  return TT_OK;
+}
+
+// The prompt as the metadata keeps it: the text, or for --ids the tokens' display text joined.
+static char *prompt_text(const tt_session *s, const tt_trace_input *in, const int32_t *ids, int T) {
+  if (!in->ids) return strdup(in->prompt);
+  size_t cap = 1, at = 0;
+  char piece[256];
+  for (int i = 0; i < T; i++) cap += strlen(tt_tokenizer_token_display(s->tok, ids[i], piece, sizeof piece));
+  char *out = malloc(cap);
+  for (int i = 0; out && i < T; i++) {
+    size_t k = strlen(tt_tokenizer_token_display(s->tok, ids[i], piece, sizeof piece));
+    memcpy(out + at, piece, k);
+    at += k;
+  }
+  if (out) out[at] = 0;
+  return out;
+}
+
+static tt_status fill_metadata(tt_session *s, tt_trace *tr, const tt_trace_input *in, const int32_t *ids, int T,
+                               tt_error *err) {
+  const char *const *record = in->record;
+  int n_record = in->n_record;
+  int skip = in->bos ? 1 : 0;  // the BOS is not part of the prompt's text
+  char *prompt = prompt_text(s, in, ids + skip, T - skip);
   const char **strings = calloc((size_t)T, sizeof *strings);
   char(*bufs)[256] = calloc((size_t)T, sizeof *bufs);
   tt_status st = strings && bufs ? TT_OK : tt_fail(err, TT_ERR_NOMEM, "out of memory");
@@ -128,26 +214,35 @@ static tt_status fill_metadata(tt_session *s, tt_trace *tr, const char *prompt, 
   json_decref(rec);
   const char *pairs[][2] = {{"prompt", prompt},           {"config", cfg_json},   {"variant", var_json},
                             {"model", s->model->dir},     {"backend", s->be->name}, {"device", s->be->device},
-                            {"record", rec_json}};
+                            {"record", rec_json},       {"tokenizer", s->tokenizer_files},
+                            {"bos", in->bos ? "true" : "false"}, {"from_ids", in->ids ? "true" : "false"}};
   for (size_t i = 0; i < sizeof pairs / sizeof *pairs && !st; i++)
     if (!pairs[i][1] || tt_trace_set_meta(tr, pairs[i][0], pairs[i][1])) st = tt_fail(err, TT_ERR_NOMEM, "out of memory");
   free(rec_json);
   free(cfg_json);
   free(var_json);
+  free(prompt);
   return st;
 }
 
 tt_status tt_session_trace(tt_session *s, const char *prompt, const char *const *record, int n_record, tt_trace **out,
                            tt_error *err) {
+  tt_trace_input in = {.prompt = prompt, .record = record, .n_record = n_record};
+  return tt_session_trace_input(s, &in, out, err);
+}
+
+tt_status tt_session_trace_input(tt_session *s, const tt_trace_input *in, tt_trace **out, tt_error *err) {
   *out = NULL;
   int32_t *ids = NULL;
   int T = 0;
-  tt_status st = tokenize_prompt(s, prompt, &ids, &T, err);
+  tt_status st = tt_input_ids(s->tok, in, s->model->cfg.vocab_size, s->model->cfg.n_positions, &ids, &T, err);
   if (st) return st;
   tt_trace *tr = tt_trace_create();
   if (!tr) st = tt_fail(err, TT_ERR_NOMEM, "out of memory");
-  if (!st) st = tt_trace_set_filter(tr, record, n_record, err);
-  if (!st) st = fill_metadata(s, tr, prompt, ids, T, record, n_record, err);
+  if (!st) st = tt_trace_set_filter(tr, in->record, in->n_record, err);
+  if (!st) st = fill_metadata(s, tr, in, ids, T, err);
+  // The ids of --ids were not tokenized from a text: they have no pre-tokens.
+  if (!st && !in->ids) st = tt_session_record_pretokens(s->tok, tr, in->prompt, err);
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   tt_recorder rec = tt_trace_recorder(tr);

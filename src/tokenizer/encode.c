@@ -14,34 +14,74 @@ static tt_status check_text(const char *text, size_t len, tt_error *err) {
   return TT_OK;
 }
 
-// Calls fn for each pre-token of text (already checked as UTF-8). Like Python's findall,
-// text no alternative matches would be skipped; the pattern matches every character.
-static tt_status split(const tt_tokenizer *tok, const char *text, size_t len,
-                       tt_status (*fn)(void *ctx, size_t off, size_t len, tt_error *err), void *ctx,
-                       tt_error *err) {
-  pcre2_match_data *md = pcre2_match_data_create_from_pattern(tok->re, NULL);
-  if (!md) return tt_fail(err, TT_ERR_NOMEM, "out of memory");
+typedef tt_status (*piece_fn)(void *ctx, size_t off, size_t len, tt_error *err);
+
+// Splits text[off, off + len) by pre-tokenizer stage k and hands each piece on to stage
+// k + 1, past the last stage to fn. Each stage sees only its piece, as in Hugging Face's
+// Split; an ISOLATED stage keeps the text between matches as pieces too (GPT-2's pattern
+// matches every character, so there is none), a REMOVED stage drops the matches.
+static tt_status split_stage(const tt_tokenizer *tok, int k, pcre2_match_data **md, const char *text, size_t off,
+                             size_t len, piece_fn fn, void *ctx, tt_error *err) {
+  if (len == 0) return TT_OK;
+  if (k == tok->n_stages) return fn(ctx, off, len, err);
+  const tt_pretok_stage *s = &tok->stages[k];
+  const char *sub = text + off;
   tt_status st = TT_OK;
-  size_t pos = 0;
+  size_t pos = 0, gap = 0;  // gap: where the text not yet handed on starts
   while (pos < len && st == TT_OK) {
-    int rc = pcre2_match(tok->re, (PCRE2_SPTR)text, len, pos, PCRE2_NO_UTF_CHECK, md, NULL);
+    int rc = pcre2_match(s->re, (PCRE2_SPTR)sub, len, pos, PCRE2_NO_UTF_CHECK, md[k], NULL);
     if (rc == PCRE2_ERROR_NOMATCH) break;
     if (rc < 0) {
       PCRE2_UCHAR msg[256];
       pcre2_get_error_message(rc, msg, sizeof msg);
-      st = tt_fail(err, TT_ERR_ARG, "pre-tokenizer failed at byte offset %zu: %s", pos, (char *)msg);
-      break;
+      return tt_fail(err, TT_ERR_ARG, "pre-tokenizer failed at byte offset %zu: %s", off + pos, (char *)msg);
     }
-    const PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
-    if (ov[1] <= ov[0]) {  // an empty match (none of the alternatives allows one): step on
-      pos = ov[0] + 1;
-      while (pos < len && ((unsigned char)text[pos] & 0xC0) == 0x80) pos++;
+    const PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md[k]);
+    size_t a = ov[0], b = ov[1];
+    if (b <= a) {  // an empty match: step on by one character
+      pos = a + 1;
+      while (pos < len && ((unsigned char)sub[pos] & 0xC0) == 0x80) pos++;
       continue;
     }
-    st = fn(ctx, ov[0], ov[1] - ov[0], err);
-    pos = ov[1];
+    if (a > gap) st = split_stage(tok, k + 1, md, text, off + gap, a - gap, fn, ctx, err);
+    if (!st && s->kind == TT_SPLIT_ISOLATED) st = split_stage(tok, k + 1, md, text, off + a, b - a, fn, ctx, err);
+    gap = pos = b;
   }
-  pcre2_match_data_free(md);
+  if (!st && gap < len) st = split_stage(tok, k + 1, md, text, off + gap, len - gap, fn, ctx, err);
+  return st;
+}
+
+// The longest non-special added token that text starts with, or NULL.
+static const tt_added_token *added_at(const tt_tokenizer *tok, const char *text, size_t len) {
+  const tt_added_token *best = NULL;
+  for (int i = 0; i < tok->n_added; i++) {
+    const tt_added_token *a = &tok->added[i];
+    if (!a->special && a->len <= len && (!best || a->len > best->len) && memcmp(text, a->content, a->len) == 0) best = a;
+  }
+  return best;
+}
+
+// Calls fn for each pre-token of text (already checked as UTF-8): the non-special added
+// tokens are found first (leftmost, longest), each a piece of its own; the text between
+// them goes through the pre-tokenizer stages.
+static tt_status split(const tt_tokenizer *tok, const char *text, size_t len, piece_fn fn, void *ctx, tt_error *err) {
+  pcre2_match_data *md[TT_MAX_STAGES] = {0};
+  tt_status st = TT_OK;
+  for (int k = 0; k < tok->n_stages && !st; k++)
+    if (!(md[k] = pcre2_match_data_create_from_pattern(tok->stages[k].re, NULL))) st = tt_fail(err, TT_ERR_NOMEM, "out of memory");
+  size_t seg = 0;  // the start of the text since the last added token
+  for (size_t i = 0; i < len && !st;) {
+    const tt_added_token *a = tok->n_added ? added_at(tok, text + i, len - i) : NULL;
+    if (!a) {
+      i++;
+      continue;
+    }
+    st = split_stage(tok, 0, md, text, seg, i - seg, fn, ctx, err);
+    if (!st) st = fn(ctx, i, a->len, err);
+    seg = i += a->len;
+  }
+  if (!st) st = split_stage(tok, 0, md, text, seg, len - seg, fn, ctx, err);
+  for (int k = 0; k < tok->n_stages; k++) pcre2_match_data_free(md[k]);
   return st;
 }
 
@@ -182,7 +222,7 @@ typedef struct {
   size_t longest;       // bytes of the vocabulary's longest token (a bound on each id's bytes)
   tt_merge_fn on_merge;
   void *ctx;
-  char *spelled;  // room for 2 bytes per text byte + NUL, when on_merge is set
+  char *spelled;  // room for 2 bytes per text byte + NUL, when on_merge or ignore_merges is set
   bpe_work work;
 } encode_state;
 
@@ -190,20 +230,32 @@ static tt_status too_many(const encode_state *e, tt_error *err) {
   return tt_fail(err, TT_ERR_ARG, "the text is more than %d tokens long", e->max_tokens);
 }
 
+// One pre-token → ids: an added token is its id; with ignore_merges a pre-token that is a
+// whole vocabulary entry is that entry; otherwise its bytes, merged.
 static tt_status encode_piece(void *p, size_t off, size_t len, tt_error *err) {
   encode_state *e = p;
   const tt_tokenizer *tok = e->tok;
-  // A piece of len bytes becomes at least len / longest tokens: stop before merging it.
-  if ((size_t)e->n + (len + e->longest - 1) / e->longest > (size_t)e->max_tokens) return too_many(e, err);
-  if (!bpe_reserve(&e->work, len)) return tt_fail(err, TT_ERR_NOMEM, "out of memory encoding %zu bytes", len);
   int32_t *w = e->ids + e->n;
+  const tt_added_token *a = tok->n_added ? added_at(tok, (const char *)e->text + off, len) : NULL;
+  if (a && a->len == len) {
+    e->ids[e->n++] = a->id;
+    return e->n > e->max_tokens ? too_many(e, err) : TT_OK;
+  }
   for (size_t i = 0; i < len; i++) w[i] = tok->byte_id[e->text[off + i]];
-  if (e->on_merge) {
+  if (e->spelled) {
     char *q = e->spelled;
     for (size_t i = 0; i < len; i++)
       for (const char *c = tok->table.utf8[e->text[off + i]]; *c; c++) *q++ = *c;
     *q = 0;
   }
+  int32_t whole = tok->ignore_merges && len > 1 ? tt_tok_lookup(tok, e->spelled) : -1;
+  if (whole >= 0) {
+    e->ids[e->n++] = whole;
+    return e->n > e->max_tokens ? too_many(e, err) : TT_OK;
+  }
+  // A piece of len bytes becomes at least len / longest tokens: stop before merging it.
+  if ((size_t)e->n + (len + e->longest - 1) / e->longest > (size_t)e->max_tokens) return too_many(e, err);
+  if (!bpe_reserve(&e->work, len)) return tt_fail(err, TT_ERR_NOMEM, "out of memory encoding %zu bytes", len);
   e->n += merge_word(tok, &e->work, w, (int)len, e->on_merge, e->ctx, e->spelled);
   return e->n > e->max_tokens ? too_many(e, err) : TT_OK;
 }
@@ -219,10 +271,11 @@ static tt_status encode_bytes(const tt_tokenizer *tok, const char *text, size_t 
                               int32_t **ids, int *n, tt_merge_fn on_merge, void *ctx, tt_error *err) {
   *ids = NULL;
   *n = 0;
+  bool spell = on_merge || tok->ignore_merges;
   encode_state e = {tok, (const unsigned char *)text, malloc((len ? len : 1) * sizeof(int32_t)), 0, max_tokens,
                     max_tokens < INT_MAX ? longest_token(tok) : 1, on_merge, ctx,
-                    on_merge ? malloc(2 * len + 1) : NULL, {0}};
-  if (!e.ids || (on_merge && !e.spelled)) {
+                    spell ? malloc(2 * len + 1) : NULL, {0}};
+  if (!e.ids || (spell && !e.spelled)) {
     free(e.ids);
     free(e.spelled);
     return tt_fail(err, TT_ERR_NOMEM, "out of memory encoding %zu bytes", len);

@@ -1,11 +1,14 @@
-// tokenizer: GPT-2's byte-level BPE (vocab.json + merges.txt), identical ids to GPT-2.
-// Pre-tokenizer regex (PCRE2, Unicode classes):
+// tokenizer: byte-level BPE, from GPT-2's vocab.json + merges.txt (identical ids to GPT-2)
+// or from a Hugging Face tokenizer.json (load_json.c lists what it reads and refuses).
+// GPT-2's pre-tokenizer regex (PCRE2, Unicode classes):
 //   's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
 // where \s is the Unicode White_Space property, as in OpenAI's encoder.py (Python `regex`)
 // and tiktoken. (JavaScript ports differ: their \s misses U+0085 and adds U+FEFF.)
 // Each pre-token's UTF-8 bytes become one token each, then pairs merge by rank, lowest first.
 // "<|endoftext|>" in a prompt is ordinary text (it is split like any other characters),
-// exactly as GPT-2's encoder does by default; id 50256 is never produced from text.
+// exactly as GPT-2's encoder does by default; id 50256 is never produced from text. The same
+// holds for every special added token of a tokenizer.json (only --bos puts one in); its
+// non-special added tokens are found in the text before pre-tokenization.
 #ifndef TT_TOKENIZER_H
 #define TT_TOKENIZER_H
 
@@ -13,10 +16,21 @@
 
 typedef struct tt_tokenizer tt_tokenizer;
 
-// Loads vocab.json and merges.txt from dir (a model folder or assets/tokenizer).
+// Loads the tokenizer of dir (a model folder or assets/tokenizer): tokenizer.json when the
+// folder has one (it is the complete description: pre-tokenizer, added tokens), else
+// vocab.json + merges.txt. An unsupported tokenizer.json fails; there is no fallback.
 tt_status tt_tokenizer_load(const char *dir, tt_tokenizer **out, tt_error *err);
+// Which files tt_tokenizer_load would read in dir: "tokenizer.json", "vocab.json+merges.txt"
+// (when either of the two is there), or NULL when dir has no tokenizer files.
+const char *tt_tokenizer_files_in(const char *dir);
 void tt_tokenizer_destroy(tt_tokenizer *tok);
-int tt_tokenizer_vocab_size(const tt_tokenizer *tok);
+int tt_tokenizer_vocab_size(const tt_tokenizer *tok);  // every id, added tokens included
+// The files it was read from: "tokenizer.json" or "vocab.json+merges.txt".
+const char *tt_tokenizer_source(const tt_tokenizer *tok);
+// The id --bos prepends: "<|endoftext|>" (50256 for GPT-2); for a tokenizer.json, the
+// special token its TemplateProcessing post-processor puts first, else "<|endoftext|>".
+// -1 when the tokenizer has none.
+int32_t tt_tokenizer_bos(const tt_tokenizer *tok);
 
 // One merge step inside one pre-token: the pair (left, right) of rank `rank` became `merged`.
 // Pieces are shown in GPT-2's byte-to-unicode spelling (a space is "Ġ").
@@ -54,7 +68,8 @@ tt_status tt_tokenizer_bpe(const tt_tokenizer *tok, const char *piece, size_t le
 
 // The raw bytes of one token (not NUL-terminated; *len set). NULL for an unknown id.
 const char *tt_tokenizer_token_bytes(const tt_tokenizer *tok, int32_t id, size_t *len);
-// The token as vocab.json spells it (byte-to-unicode, e.g. "Ġweather"). NULL if unknown.
+// The token as vocab.json spells it (byte-to-unicode, e.g. "Ġweather"; an added token outside
+// the BPE vocabulary as its text, e.g. "<|begin_of_text|>"). NULL if unknown.
 const char *tt_tokenizer_token_spelling(const tt_tokenizer *tok, int32_t id);
 // Spells bytes as vocab.json would (byte-to-unicode: " weather" → "Ġweather") into buf,
 // truncated at a character boundary when buf is short; returns buf.

@@ -1,5 +1,6 @@
 // file: save a trace as safetensors (tensors in recorded order + __metadata__) and load
-// one back, checking its format name, version, tokens and every known hook's shape.
+// one back, checking its format name, version, tokens and every catalogue tensor's layer,
+// dtype and shape.
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,28 +50,24 @@ static tt_status load_tokens(tt_trace *tr, const char *path, tt_error *err) {
   return st;
 }
 
-typedef struct {
-  tt_trace *tr;
-  const tt_config *cfg;
-  const char *path;
-  tt_error *err;
-  tt_status st;
-} shape_check;
-
-static void check_hook(void *ctx, const tt_hook *h) {
-  shape_check *c = ctx;
-  const tt_tensor *t = tt_trace_find(c->tr, h->name);
-  if (!t || c->st) return;
+// A tensor the catalogue names must be in one of the config's layers and have the
+// catalogue's dtype and shape; any other tensor may be anything.
+static tt_status check_tensor(const tt_tensor *t, const tt_config *cfg, int T, const char *path, tt_error *err) {
+  tt_hook_ref ref;
+  if (!tt_hook_lookup(t->name, &ref)) return TT_OK;
+  if (ref.layer >= cfg->n_layer)
+    return tt_fail(err, TT_ERR_FORMAT, "%s: tensor '%s' is in layer %d but the config has %d layers", path, t->name,
+                   ref.layer, cfg->n_layer);
   int64_t want[TT_MAX_DIMS];
-  int ndim = tt_hook_shape(h->axes, c->cfg, c->tr->n_tokens, want);
-  bool same = t->ndim == ndim && t->dtype == h->dtype;
+  int ndim = tt_hook_ref_shape(&ref, cfg, T, want);
+  tt_dtype dtype = tt_hook_dtype(&ref);
+  bool same = t->ndim == ndim && t->dtype == dtype;
   for (int d = 0; same && d < ndim; d++) same = t->shape[d] == want[d];
-  if (!same) {
-    char a[64], b[64];
-    c->st = tt_fail(c->err, TT_ERR_FORMAT, "%s: tensor '%s' is %s %s, expected %s %s (%s)", c->path, h->name,
-                    tt_dtype_name(t->dtype), tt_shape_str(t->shape, t->ndim, a, sizeof a), tt_dtype_name(h->dtype),
-                    tt_shape_str(want, ndim, b, sizeof b), h->axes);
-  }
+  if (same) return TT_OK;
+  char a[64], b[64];
+  return tt_fail(err, TT_ERR_FORMAT, "%s: tensor '%s' is %s %s, expected %s %s (%s)", path, t->name,
+                 tt_dtype_name(t->dtype), tt_shape_str(t->shape, t->ndim, a, sizeof a), tt_dtype_name(dtype),
+                 tt_shape_str(want, ndim, b, sizeof b), ref.def->axes);
 }
 
 static tt_status check_contents(tt_trace *tr, const char *path, tt_error *err) {
@@ -82,12 +79,12 @@ static tt_status check_contents(tt_trace *tr, const char *path, tt_error *err) {
     return tt_fail(err, TT_ERR_UNSUPPORTED, "%s: trace format version %s is not supported (this ttrace reads %s)",
                    path, ver ? ver : "(missing)", TT_TRACE_VERSION);
   tt_status st = load_tokens(tr, path, err);
+  if (!st && (st = tt_trace_load_pretokens(tr, err))) tt_fail_prefix(err, "%s", path);
   if (st) return st;
   tt_config cfg;
   if (!tt_trace_config(tr, &cfg)) return tt_fail(err, TT_ERR_FORMAT, "%s: metadata 'config' is missing or invalid", path);
-  shape_check c = {tr, &cfg, path, err, TT_OK};
-  tt_hooks_each(&cfg, check_hook, &c);
-  if (c.st) return c.st;
+  for (size_t i = 0; i < tr->n; i++)
+    if ((st = check_tensor(&tr->tensors[i], &cfg, tr->n_tokens, path, err))) return st;
   const tt_tensor *tok = tt_trace_find(tr, "tokens");
   if (tok)
     for (int i = 0; i < tr->n_tokens; i++) {
@@ -116,7 +113,11 @@ tt_status tt_trace_load(const char *path, tt_trace **out, tt_error *err) {
     const tt_tensor *t = tt_st_get(tr->file, i);
     if ((uintptr_t)t->data % tt_dtype_size(t->dtype))
       st = tt_fail(err, TT_ERR_FORMAT, "%s: tensor '%s' is not aligned to its dtype", path, t->name);
-    tr->tensors[tr->n++] = *t;
+    tr->tensors[tr->n] = *t;
+    tt_status added = st ? TT_OK : tt_trace_index_add(tr, tr->n);
+    if (added) st = added == TT_ERR_NOMEM ? tt_fail(err, added, "out of memory")
+                                          : tt_fail(err, added, "%s: tensor '%s' appears twice", path, t->name);
+    tr->n++;
     tr->bytes += tt_tensor_nbytes(t);
   }
   tr->cap = tr->n;

@@ -1,153 +1,130 @@
-// hooks: the hook catalogue, in the order the engine computes the tensors.
+// hooks: the catalogue table, in the order the engine computes the tensors, and the
+// parsing of full names (grad., decode.S., blocks.L.) into rows and back.
+#include <limits.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "hooks.h"
 
-typedef struct {
-  const char *suffix, *axes;
-} hook_def;
+#define ROW(sfx, blk, ax, dt, st, vw, pt, wh, l0) \
+  { sfx, blk, ax, dt, st, vw, pt, wh, l0 }
+#define OUT(sfx, ax, st, vw, pt) ROW(sfx, false, ax, TT_F32, st, vw, pt, TT_HOOK_ANY, false)
+#define BLK(sfx, ax, st, vw, pt) ROW(sfx, true, ax, TT_F32, st, vw, pt, TT_HOOK_ANY, false)
+#define BLK_IF(sfx, ax, pt, wh) ROW(sfx, true, ax, TT_F32, NULL, "heatmap", pt, wh, false)
+// A LayerNorm (or RMSNorm) records four tensors under its prefix; its step shows hook_out.
+#define NORM(blk, pre, st, pt)                                                                 \
+  ROW(pre "hook_mean", blk, "T", TT_F32, NULL, "heatmap", pt, TT_HOOK_ANY, false),             \
+      ROW(pre "hook_scale", blk, "T", TT_F32, NULL, "heatmap", pt, TT_HOOK_ANY, false),        \
+      ROW(pre "hook_normalized", blk, "T,C", TT_F32, NULL, "heatmap", pt, TT_HOOK_ANY, false), \
+      ROW(pre "hook_out", blk, "T,C", TT_F32, st, "layernorm", pt, TT_HOOK_ANY, false)
 
-// A LayerNorm (or RMSNorm) step records four tensors under its prefix.
-static const hook_def norm_hooks[] = {
-    {"hook_mean", "T"}, {"hook_scale", "T"}, {"hook_normalized", "T,C"}, {"hook_out", "T,C"}};
-
-static const hook_def attn_hooks[] = {
-    {"attn.hook_qkv", "T,3C"},
-    {"attn.hook_q", "H,T,D"},
-    {"attn.hook_k", "H,T,D"},
-    {"attn.hook_v", "H,T,D"},
-    {"attn.hook_attn_scores_raw", "H,T,T"},
-    {"attn.hook_attn_scores_scaled", "H,T,T"},
-    {"attn.hook_attn_scores", "H,T,T"},
-    {"attn.hook_pattern", "H,T,T"},
-    {"attn.hook_z", "H,T,D"},
-    {"hook_attn_out", "T,C"},
-    {"hook_resid_mid", "T,C"},
+static const tt_hook_def table[] = {
+    ROW("tokens", false, "T", TT_I32, "tokenize", "tokens", TT_PART_EMBED, TT_HOOK_ANY, false),
+    OUT("hook_embed", "T,C", "embed", "embed", TT_PART_EMBED),
+    ROW("hook_pos_embed", false, "T,C", TT_F32, "positions", "positions", TT_PART_EMBED, TT_HOOK_POSITIONS, false),
+    // The sum of embedding and positions is block 0's input.
+    ROW("hook_resid_pre", true, "T,C", TT_F32, "sum", "positions", TT_PART_RESID, TT_HOOK_ANY, true),
+    NORM(true, "ln1.", "ln1", TT_PART_NORM1),
+    BLK("attn.hook_qkv", "T,3C", "qkv", "heatmap", TT_PART_ATTN),
+    BLK("attn.hook_q", "H,T,D", "split", "heatmap", TT_PART_ATTN),
+    BLK("attn.hook_k", "G,T,D", NULL, "heatmap", TT_PART_ATTN),
+    BLK("attn.hook_v", "G,T,D", NULL, "heatmap", TT_PART_ATTN),
+    BLK_IF("attn.hook_rot_q", "H,T,D", TT_PART_ATTN, TT_HOOK_ROTARY),
+    BLK_IF("attn.hook_rot_k", "G,T,D", TT_PART_ATTN, TT_HOOK_ROTARY),
+    BLK("attn.hook_attn_scores_raw", "H,T,T", "scores", "heatmap", TT_PART_ATTN),
+    BLK("attn.hook_attn_scores_scaled", "H,T,T", "scale", "heatmap", TT_PART_ATTN),
+    BLK("attn.hook_attn_scores", "H,T,T", "mask", "heatmap", TT_PART_ATTN),
+    BLK("attn.hook_pattern", "H,T,T", "softmax", "heatmap", TT_PART_ATTN),
+    BLK("attn.hook_z", "H,T,D", "weighted", "heatmap", TT_PART_ATTN),
+    BLK("hook_attn_out", "T,C", "proj", "heatmap", TT_PART_ATTN),
+    BLK("hook_resid_mid", "T,C", "resid1", "heatmap", TT_PART_ATTN),
+    NORM(true, "ln2.", "ln2", TT_PART_NORM2),
+    BLK("mlp.hook_pre", "T,F", "ffn_up", "heatmap", TT_PART_MLP),
+    BLK_IF("mlp.hook_pre_linear", "T,F", TT_PART_MLP, TT_HOOK_GATED_MLP),
+    BLK("mlp.hook_post", "T,F", "gelu", "gelu", TT_PART_MLP),
+    BLK("hook_mlp_out", "T,C", "ffn_down", "heatmap", TT_PART_MLP),
+    BLK("hook_resid_post", "T,C", "resid2", "heatmap", TT_PART_MLP),
+    NORM(false, "ln_final.", "ln_final", TT_PART_HEAD),
+    OUT("hook_logits", "T,V", "logits", "heatmap", TT_PART_HEAD),
+    OUT("hook_probs", "T,V", "probs", "bars", TT_PART_HEAD),
+    OUT("hook_loss", "T-1", NULL, "heatmap", TT_PART_HEAD),
 };
 
-static const hook_def mlp_hooks[] = {
-    {"mlp.hook_pre", "T,F"}, {"mlp.hook_post", "T,F"}, {"hook_mlp_out", "T,C"}, {"hook_resid_post", "T,C"}};
+enum { N_DEFS = sizeof table / sizeof *table };
 
-typedef struct {
-  const tt_config *cfg;
-  void (*fn)(void *, const tt_hook *);
-  void *ctx;
-  int count;
-} walker;
-
-static void emit(walker *w, int layer, const char *prefix, const char *suffix, const char *axes, tt_dtype dt) {
-  tt_hook h = {.layer = layer, .axes = axes, .dtype = dt};
-  if (layer >= 0) snprintf(h.name, sizeof h.name, "blocks.%d.%s%s", layer, prefix, suffix);
-  else snprintf(h.name, sizeof h.name, "%s%s", prefix, suffix);
-  // The layer-free part: "attn.hook_pattern", "ln1.hook_out", "hook_logits".
-  h.suffix = strchr(h.name, '.') && layer >= 0 ? strchr(strchr(h.name, '.') + 1, '.') + 1 : h.name;
-  if (w->fn) w->fn(w->ctx, &h);
-  w->count++;
+int tt_hook_def_count(void) {
+  return N_DEFS;
+}
+const tt_hook_def *tt_hook_def_at(int i) {
+  return i >= 0 && i < N_DEFS ? &table[i] : NULL;
 }
 
-static void emit_norm(walker *w, int layer, const char *prefix) {
-  for (size_t i = 0; i < sizeof norm_hooks / sizeof *norm_hooks; i++)
-    emit(w, layer, prefix, norm_hooks[i].suffix, norm_hooks[i].axes, TT_F32);
+const tt_hook_def *tt_hook_def_find(const char *suffix) {
+  for (int i = 0; i < N_DEFS; i++)
+    if (strcmp(table[i].suffix, suffix) == 0) return &table[i];
+  return NULL;
 }
 
-static void emit_list(walker *w, int layer, const hook_def *defs, size_t n) {
-  for (size_t i = 0; i < n; i++) emit(w, layer, "", defs[i].suffix, defs[i].axes, TT_F32);
-}
-
-#define LIST(a) a, sizeof(a) / sizeof *(a)
-
-int tt_hooks_each(const tt_config *cfg, void (*fn)(void *ctx, const tt_hook *h), void *ctx) {
-  walker w = {cfg, fn, ctx, 0};
-  emit(&w, -1, "", "tokens", "T", TT_I32);
-  emit(&w, -1, "", "hook_embed", "T,C", TT_F32);
-  if (cfg->positions != TT_POS_NONE) emit(&w, -1, "", "hook_pos_embed", "T,C", TT_F32);
-  for (int l = 0; l < cfg->n_layer; l++) {
-    emit(&w, l, "", "hook_resid_pre", "T,C", TT_F32);
-    if (cfg->post_ln) {
-      // Original order: x = LN1(x + attn(x)); x = LN2(x + mlp(x)).
-      emit_list(&w, l, LIST(attn_hooks));
-      emit_norm(&w, l, "ln1.");
-      emit_list(&w, l, LIST(mlp_hooks));
-      emit_norm(&w, l, "ln2.");
-    } else {
-      // GPT-2 order: x = x + attn(LN1(x)); x = x + mlp(LN2(x)).
-      emit_norm(&w, l, "ln1.");
-      emit_list(&w, l, LIST(attn_hooks));
-      emit_norm(&w, l, "ln2.");
-      emit_list(&w, l, LIST(mlp_hooks));
-    }
+// A canonical non-negative decimal int at *p ("0", "12"; not "012", "+1", "-1", or past
+// INT_MAX) followed by '.'; advances *p past the dot.
+static bool take_number(const char **p, int *out) {
+  const char *s = *p;
+  if (s[0] < '0' || s[0] > '9' || (s[0] == '0' && s[1] >= '0' && s[1] <= '9')) return false;
+  long long v = 0;
+  for (; *s >= '0' && *s <= '9'; s++) {
+    v = v * 10 + (*s - '0');
+    if (v > INT_MAX) return false;
   }
-  emit_norm(&w, -1, "ln_final.");
-  emit(&w, -1, "", "hook_logits", "T,V", TT_F32);
-  emit(&w, -1, "", "hook_probs", "T,V", TT_F32);
-  emit(&w, -1, "", "hook_loss", "T-1", TT_F32);
-  return w.count;
+  if (*s != '.') return false;
+  *out = (int)v;
+  *p = s + 1;
+  return true;
 }
 
-int tt_hook_shape(const char *axes, const tt_config *cfg, int T, int64_t *shape) {
-  int ndim = 0;
-  for (const char *p = axes; *p && ndim < TT_MAX_DIMS;) {
-    int64_t v = 0;
-    if (strncmp(p, "T-1", 3) == 0) v = T - 1, p += 3;
-    else if (strncmp(p, "3C", 2) == 0) v = 3 * (int64_t)cfg->n_embd, p += 2;
-    else {
-      switch (*p) {
-        case 'T': v = T; break;
-        case 'C': v = cfg->n_embd; break;
-        case 'H': v = cfg->n_head; break;
-        case 'D': v = cfg->n_embd / cfg->n_head; break;
-        case 'F': v = cfg->n_inner; break;
-        case 'V': v = cfg->vocab_size; break;
-        case 'P': v = cfg->n_positions; break;
-        default: v = 0; break;
-      }
-      p++;
-    }
-    shape[ndim++] = v;
-    if (*p == ',') p++;
-  }
-  return ndim;
+static void resolve(tt_hook_ref *r) {
+  bool shown = !r->def->step_layer0 || r->layer == 0;
+  r->step = shown ? r->def->step : NULL;
+  r->view = shown ? r->def->view : "heatmap";
 }
 
-static bool class_match(const char **pp, char c) {
-  const char *p = *pp + 1;  // after '['
-  bool negate = *p == '!' || *p == '^', hit = false;
-  if (negate) p++;
-  for (bool first = true; *p && (first || *p != ']'); first = false, p++) {
-    if (p[1] == '-' && p[2] && p[2] != ']') {
-      if (c >= p[0] && c <= p[2]) hit = true;
-      p += 2;
-    } else if (*p == c) {
-      hit = true;
-    }
-  }
-  *pp = *p == ']' ? p + 1 : p;
-  return hit != negate;
+bool tt_hook_at(const char *suffix, int layer, tt_hook_ref *out) {
+  const tt_hook_def *d = tt_hook_def_find(suffix);
+  if (!d || (d->in_block && layer < 0)) return false;
+  *out = (tt_hook_ref){.def = d, .layer = d->in_block ? layer : -1, .decode = -1};
+  resolve(out);
+  return true;
 }
 
-bool tt_glob_match(const char *pat, const char *s) {
-  const char *star = NULL, *resume = NULL;
-  while (*s) {
-    if (*pat == '*') {
-      star = ++pat;
-      resume = s;
-      continue;
-    }
-    const char *next = pat;
-    bool ok = false;
-    if (*pat == '?') ok = true, next = pat + 1;
-    else if (*pat == '[') ok = class_match(&next, *s);
-    else if (*pat) ok = *pat == *s, next = pat + 1;
-    if (ok) {
-      pat = next;
-      s++;
-    } else if (star) {
-      pat = star;
-      s = ++resume;
-    } else {
-      return false;
-    }
+bool tt_hook_lookup(const char *name, tt_hook_ref *out) {
+  tt_hook_ref r = {.layer = -1, .decode = -1};
+  const char *p = name;
+  if (strncmp(p, "grad.", 5) == 0) r.grad = true, p += 5;
+  if (strncmp(p, "decode.", 7) == 0) {
+    p += 7;
+    if (!take_number(&p, &r.decode)) return false;
   }
-  while (*pat == '*') pat++;
-  return *pat == 0;
+  bool block = strncmp(p, "blocks.", 7) == 0;
+  if (block) {
+    p += 7;
+    if (!take_number(&p, &r.layer)) return false;
+  }
+  r.def = tt_hook_def_find(p);
+  if (!r.def || r.def->in_block != block) return false;
+  if (r.grad && tt_dtype_is_integer(r.def->dtype)) return false;
+  resolve(&r);
+  *out = r;
+  return true;
+}
+
+const char *tt_hook_name(const tt_hook_ref *ref, char *buf, size_t len) {
+  if (!ref->def || len == 0) return NULL;
+  char dec[32] = "", blk[32] = "";
+  if (ref->decode >= 0) snprintf(dec, sizeof dec, "decode.%d.", ref->decode);
+  if (ref->def->in_block) snprintf(blk, sizeof blk, "blocks.%d.", ref->layer);
+  int n = snprintf(buf, len, "%s%s%s%s", ref->grad ? "grad." : "", dec, blk, ref->def->suffix);
+  return n >= 0 && (size_t)n < len ? buf : NULL;
+}
+
+tt_dtype tt_hook_dtype(const tt_hook_ref *ref) {
+  return ref->grad ? TT_F32 : ref->def->dtype;
 }

@@ -11,7 +11,10 @@ tt_trace *tt_trace_create(void) {
   tt_trace *tr = calloc(1, sizeof *tr);
   if (!tr) return NULL;
   tr->arena = tt_arena_create(64u << 20);
-  if (!tr->arena) {
+  tr->name_compares = calloc(1, sizeof *tr->name_compares);
+  if (!tr->arena || !tr->name_compares) {
+    tt_arena_destroy(tr->arena);
+    free(tr->name_compares);
     free(tr);
     return NULL;
   }
@@ -26,9 +29,11 @@ void tt_trace_destroy(tt_trace *tr) {
   }
   free(tr->meta);
   free(tr->tensors);
+  free(tr->index);
   free(tr->filters);
   free(tr->token_ids);
   free(tr->token_strings);
+  free(tr->name_compares);
   tt_arena_destroy(tr->arena);
   if (tr->file) tt_st_close(tr->file);
   free(tr);
@@ -77,7 +82,7 @@ static tt_tensor *append(tt_trace *tr, const char *name, tt_dtype dt, int ndim, 
   memcpy(t->shape, shape, (size_t)ndim * sizeof *shape);
   size_t bytes = tt_tensor_nbytes(t);
   t->data = tt_arena_alloc(tr->arena, bytes ? bytes : 1, 64);
-  if (!t->name || !t->data) return NULL;
+  if (!t->name || !t->data || tt_trace_index_add(tr, tr->n)) return NULL;  // a second tensor of a name too
   tr->bytes += bytes;
   tr->n++;
   return t;
@@ -104,11 +109,7 @@ size_t tt_trace_count(const tt_trace *tr) { return tr->n; }
 const tt_tensor *tt_trace_get(const tt_trace *tr, size_t i) { return i < tr->n ? &tr->tensors[i] : NULL; }
 size_t tt_trace_bytes(const tt_trace *tr) { return tr->bytes; }
 
-const tt_tensor *tt_trace_find(const tt_trace *tr, const char *name) {
-  for (size_t i = 0; i < tr->n; i++)
-    if (strcmp(tr->tensors[i].name, name) == 0) return &tr->tensors[i];
-  return NULL;
-}
+size_t tt_trace_name_compares(const tt_trace *tr) { return *tr->name_compares; }
 
 tt_status tt_trace_set_meta(tt_trace *tr, const char *key, const char *value) {
   char *v = strdup(value);

@@ -32,7 +32,7 @@ size_t tt_trace_bytes(const tt_trace *tr);  // recorded tensor bytes
 // Metadata: string keys and values (copied). Known keys: format, format_version, prompt,
 // token_ids (JSON array), token_strings (JSON array), config (JSON), backend, device,
 // record (JSON array of globs), variant (JSON object of knobs that differ from the model),
-// model, time_ms.
+// model, time_ms, pretokens (JSON array, below; set with tt_trace_set_pretokens).
 tt_status tt_trace_set_meta(tt_trace *tr, const char *key, const char *value);
 const char *tt_trace_meta(const tt_trace *tr, const char *key);
 size_t tt_trace_meta_count(const tt_trace *tr);
@@ -47,9 +47,66 @@ int32_t tt_trace_token_id(const tt_trace *tr, int i);
 // The model config stored in the metadata (false when absent or unreadable).
 bool tt_trace_config(const tt_trace *tr, tt_config *cfg);
 
+// ---- the tokenizer's work on the prompt, recorded at trace time (metadata "pretokens") ----
+// The pre-tokens cover the prompt in order, byte for byte, and their tokens cover the
+// trace's tokens in order; each lists the BPE merges applied to it, lowest rank first as
+// the tokenizer did them. Pieces are spelled as in vocab.json and merges.txt (byte-to-
+// unicode: a space is "Ġ"), so every string is valid UTF-8 even when a token is half a
+// character. Traces made before this key existed have none (tt_trace_n_pretokens is 0).
+typedef struct {
+  const char *left, *right, *merged;  // the pair and what it became
+  int rank;                           // 0-based line of merges.txt (its rank)
+} tt_trace_merge;
+typedef struct {
+  const char *text;              // the pre-token's prompt text
+  size_t offset, len;            // its bytes in the prompt
+  int first_token, n_tokens;     // the trace's tokens it became
+  const tt_trace_merge *merges;  // in the order applied
+  int n_merges;
+} tt_trace_pretoken;
+// Copies p (n pre-tokens) into the trace and its metadata; checks them against the
+// prompt and tokens already set (TT_ERR_ARG with a one-line reason otherwise).
+tt_status tt_trace_set_pretokens(tt_trace *tr, const tt_trace_pretoken *p, int n, tt_error *err);
+int tt_trace_n_pretokens(const tt_trace *tr);
+const tt_trace_pretoken *tt_trace_pretoken_at(const tt_trace *tr, int i);  // NULL out of range
+
+// ---- differences: the one rule for comparing two tensors element by element (diff.c) ----
+// A cell finite in both A and B differs by |a - b|. The same infinity in both (a masked
+// score, -inf in A and B) is equal. A cell finite on one side only (masked in one trace,
+// not the other; or NaN on one side) is not a number to subtract: it is counted in
+// n_one_sided. Non-finite in both but not the same infinity (NaN, or +inf against -inf)
+// is counted in n_nonfinite. Elements are read with tt_tensor_get, so any dtype compares.
+typedef enum {
+  TT_CELL_FINITE,     // finite in both: |a - b| counts
+  TT_CELL_SAME_INF,   // the same infinity in both: equal
+  TT_CELL_ONE_SIDED,  // finite on one side only
+  TT_CELL_NONFINITE,  // non-finite in both, not the same infinity
+} tt_cell_kind;
+tt_cell_kind tt_diff_cell(double a, double b);
+
+typedef struct {
+  double max_abs_a;      // max |a| over finite cells of A (0 when none)
+  double max_diff;       // max |a - b| over cells finite in both (0 when none)
+  int64_t max_at;        // A's flat index of max_diff; -1 when no cell is finite in both
+  int64_t n;             // cells compared
+  int64_t n_one_sided;   // TT_CELL_ONE_SIDED cells
+  int64_t n_nonfinite;   // TT_CELL_NONFINITE cells
+} tt_diff_stats;
+
+// Compares every element of a with b's element b_index(ctx, i) (NULL: the same index).
+// b must have at least as many elements as b_index can return.
+void tt_diff_tensors(const tt_tensor *a, const tt_tensor *b, int64_t (*b_index)(void *ctx, int64_t i), void *ctx,
+                     tt_diff_stats *out);
+// max_diff / max_abs_a (max_diff when max |A| is 0).
+double tt_diff_relative(const tt_diff_stats *s);
+// True when every cell is equal: no difference and no cell counted separately.
+bool tt_diff_identical(const tt_diff_stats *s);
+
 // Atomic write; the file lists tensors in recorded order.
 tt_status tt_trace_save(const tt_trace *tr, const char *path, tt_error *err);
-// Reads and checks a trace file: format name and version, metadata, tensor shapes.
+// Reads and checks a trace file: format name and version, tokens, pre-tokens, and every
+// tensor the hook catalogue names (in one of the config's layers, with its dtype and
+// shape); other tensors may have any dtype and shape. Tensors are indexed by name once.
 tt_status tt_trace_load(const char *path, tt_trace **out, tt_error *err);
 
 #endif

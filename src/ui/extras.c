@@ -24,6 +24,11 @@ static bool is_dir_with(const char *dir, const char *file) {
 }
 
 tt_status tt_viz_data_open(const char *model_dir, const tt_trace *tr, tt_viz_data **out, tt_error *err) {
+  return tt_viz_data_open_for(model_dir, tr, true, out, err);
+}
+
+tt_status tt_viz_data_open_for(const char *model_dir, const tt_trace *tr, bool weights, tt_viz_data **out,
+                               tt_error *err) {
   tt_viz_data *d = calloc(1, sizeof *d);
   if (!d) return tt_fail(err, TT_ERR_NOMEM, "out of memory");
   char def[4096], tokdir[4096];
@@ -31,11 +36,11 @@ tt_status tt_viz_data_open(const char *model_dir, const tt_trace *tr, tt_viz_dat
                           tt_model_default_dir(def, sizeof def) ? def : NULL};
   const char *dir = NULL;
   for (int i = 0; i < 3 && !dir; i++)
-    if (cands[i] && is_dir_with(cands[i], "vocab.json")) dir = cands[i];
+    if (cands[i] && tt_tokenizer_files_in(cands[i])) dir = cands[i];  // tokenizer.json or vocab.json + merges.txt
   if (dir) tt_tokenizer_load(dir, &d->tok, NULL);
   if (!d->tok && tt_asset_path("tokenizer", tokdir, sizeof tokdir)) tt_tokenizer_load(tokdir, &d->tok, NULL);
   // The model only when it is the one the trace came from (same width and vocabulary).
-  for (int i = 0; i < 3 && !d->model; i++) {
+  for (int i = 0; i < 3 && weights && !d->model; i++) {
     if (!cands[i] || !is_dir_with(cands[i], "model.safetensors")) continue;
     tt_model *m = NULL;
     if (tt_model_load(cands[i], &m, NULL) != TT_OK) continue;

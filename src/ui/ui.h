@@ -15,6 +15,10 @@ typedef struct tt_viz_data tt_viz_data;
 // Never fails for a missing model: views then show ids instead of pieces. *out may be
 // used with any later trace of the same model.
 tt_status tt_viz_data_open(const char *model_dir, const tt_trace *tr, tt_viz_data **out, tt_error *err);
+// The same, loading the model's weights only when `weights` (views that draw W_E); the
+// tokenizer alone is cheap, a model folder may be gigabytes.
+tt_status tt_viz_data_open_for(const char *model_dir, const tt_trace *tr, bool weights, tt_viz_data **out,
+                               tt_error *err);
 void tt_viz_data_close(tt_viz_data *d);
 // Fills ex for tr (merges are recomputed from tr's prompt). ex stays valid until the next
 // call or tt_viz_data_close.

@@ -8,6 +8,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "backend/backend.h"
@@ -422,6 +425,57 @@ static void test_factory(void **state) {
   assert_non_null(strstr(err.msg, "cuda"));
 }
 
+// ---- view sizes ------------------------------------------------------------------------------
+// Runs fn(be) in a child process; true when the child was stopped by abort() (TT_ASSERT).
+static bool aborts(tt_backend *be, void (*fn)(tt_backend *be)) {
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid == 0) {
+    fn(be);
+    _exit(0);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT;
+}
+
+static tt_status add_into_short_view(tt_backend *be) {
+  tt_buf a = up(be, NULL, 8), b = up(be, NULL, 8), out = up(be, NULL, 8);
+  tt_error err = {0};
+  return be->add(be, tt_buf_view(out, 0, 3), a, b, 8, &err);  // out holds 3 of the 8 floats
+}
+static void add_short(tt_backend *be) { (void)add_into_short_view(be); }
+static void matmul_short_b(tt_backend *be) {
+  tt_buf a = up(be, NULL, 6), b = up(be, NULL, 12), out = up(be, NULL, 8);
+  tt_error err = {0};
+  (void)be->matmul(be, out, a, tt_buf_view(b, 0, 5), (tt_buf){0}, 2, 3, 4, false, &err);  // b needs 12
+}
+static void view_past_end(tt_backend *be) {
+  tt_buf a = up(be, NULL, 8);
+  (void)tt_buf_view(a, 6, 4);  // floats 6..9 of 8
+}
+static void write_read_only(tt_backend *be) {
+  static const float weights[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  tt_buf w = be->wrap_read_only(be, weights, 8), a = up(be, NULL, 8);
+  tt_error err = {0};
+  (void)be->scale(be, w, a, 2.0f, 8, &err);  // a weight as an op's output
+}
+
+// A view too small for an op is a bug in the caller: host backends stop at a TT_ASSERT
+// (OpenCL returns TT_ERR_ARG from need()); a view past its parent and a write through a
+// read-only weight view stop too.
+static void test_view_sizes(void **state) {
+  fixture *f = *state;
+  if (!f->be->host_memory) {
+    assert_int_equal(add_into_short_view(f->be), TT_ERR_ARG);
+    return;
+  }
+  assert_true(aborts(f->be, add_short));
+  assert_true(aborts(f->be, matmul_short_b));
+  assert_true(aborts(f->be, view_past_end));
+  assert_true(aborts(f->be, write_read_only));
+}
+
 int main(int argc, char **argv) {
   if (argc > 1) backend_name = argv[1];
   const struct CMUnitTest tests[] = {
@@ -430,7 +484,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_causal_mask),  cmocka_unit_test(test_softmax),
       cmocka_unit_test(test_norm),         cmocka_unit_test(test_activation),
       cmocka_unit_test(test_split_merge_heads), cmocka_unit_test(test_nll),
-      cmocka_unit_test(test_factory),
+      cmocka_unit_test(test_factory),      cmocka_unit_test(test_view_sizes),
   };
   return cmocka_run_group_tests_name(backend_name, tests, setup, teardown);
 }

@@ -291,7 +291,8 @@ static void check_steps(const rec_store *s, const tt_model *m, const int32_t *id
     size_t HTT = (size_t)H * T * T;
     expect_close(raw, w, HTT, 1e-5, "scores_raw", l);
     const float *scaled = get(s, "blocks.%d.attn.hook_attn_scores_scaled", l);
-    for (size_t i = 0; i < HTT; i++) w[i] = raw[i] * (c->scale_attn ? 1.0 / sqrt(D) : 1.0);
+    for (size_t i = 0; i < HTT; i++)
+      w[i] = raw[i] * (c->scale_attn ? 1.0 / sqrt(D) : 1.0) / (c->scale_attn_by_layer ? l + 1.0 : 1.0);
     expect_close(scaled, w, HTT, 1e-6, "scores_scaled", l);
     const float *masked = get(s, "blocks.%d.attn.hook_attn_scores", l);
     for (int h = 0; h < H; h++)
@@ -435,6 +436,8 @@ static void test_variants(void **state) {
   c = base, c.post_ln = true, c.residual = false, check_variant(c, false, 5);
   c = base, c.norm = TT_NORM_RMSNORM, check_variant(c, true, 6);
   c = base, c.scale_attn = false, check_variant(c, true, 6);
+  c = base, c.scale_attn_by_layer = true, c.n_layer = 3, check_variant(c, true, 6);
+  c = base, c.scale_attn_by_layer = true, c.scale_attn = false, c.reorder_upcast = true, check_variant(c, false, 5);
   c = base, c.causal = false, check_variant(c, true, 6);
   c = base, c.residual = false, check_variant(c, true, 6);
   const tt_act_kind acts[] = {TT_ACT_GELU_ERF, TT_ACT_RELU, TT_ACT_SILU, TT_ACT_IDENTITY};

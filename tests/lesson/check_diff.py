@@ -42,13 +42,14 @@ def rows(out):
 
 
 def expected(a, b, name):
+    """The rule of trace.h: |A-B| over entries finite in both; the same infinity in both is
+    equal; entries finite on one side only are counted apart (the third value)."""
     x, y = a[name].astype(np.float64), b[name].astype(np.float64)
-    with np.errstate(invalid="ignore"):
-        d = np.where(x == y, 0.0, np.abs(x - y))  # -inf in both counts as equal
     fin = np.isfinite(x)
+    both = fin & np.isfinite(y)
     ma = float(np.max(np.abs(x[fin]))) if fin.any() else 0.0
-    md = float(np.max(d))
-    return ma, md, (md / ma if ma > 0 else md)
+    md = float(np.max(np.abs(x[both] - y[both]))) if both.any() else 0.0
+    return ma, md, (md / ma if ma > 0 else md), int(np.sum(fin != np.isfinite(y)))
 
 
 def near(u, v):
@@ -74,7 +75,7 @@ with tempfile.TemporaryDirectory() as tmp:
     got = rows(r.stdout)
     check("exit 0 when the traces differ", r.returncode == 0, r.stderr)
     check("every shared hook has a row", set(got) == set(a) & set(b), str(set(a) ^ set(got)))
-    bad = [n for n in got if not all(near(u, v) for u, v in zip(got[n], expected(a, b, n)))]
+    bad = [n for n in got if not all(near(u, v) for u, v in zip(got[n], expected(a, b, n)[:3]))]
     check("max|A|, max|A-B| and rel agree with numpy", not bad, f"{bad[:3]}: {[got[n] for n in bad[:3]]} vs "
           f"{[expected(a, b, n) for n in bad[:3]]}")
     check("scaling off changes the scaled scores", got["blocks.0.attn.hook_attn_scores_scaled"][1] > 0)
@@ -106,6 +107,22 @@ with tempfile.TemporaryDirectory() as tmp:
           r.stdout[-300:])
     check("... and are not problems without --tol", r.returncode == 0)
     check("... but are with --tol", run("diff", A, D, "--tol", "1").returncode == 1)
+
+    # Reversed tokens: A's masked scores (j > i) meet B's unmasked ones (P[j] < P[i]).
+    r = run("diff", "--permute", "3,2,1,0", A, E, "blocks.0.attn.hook_attn_scores")
+    e = load(E)[0]
+    ea = a["blocks.0.attn.hook_attn_scores"].astype(np.float64)
+    eb = e["blocks.0.attn.hook_attn_scores"].astype(np.float64)[:, ::-1, ::-1]
+    fin = np.isfinite(ea) & np.isfinite(eb)
+    want_one_sided = int(np.sum(np.isfinite(ea) != np.isfinite(eb)))
+    want_md = float(np.max(np.abs(ea[fin] - eb[fin])))
+    line = [l for l in r.stdout.splitlines() if l.startswith("blocks.0.attn.hook_attn_scores ")]
+    m = re.match(r"^\S+\s+\(.*?\)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\d+) masked on one side only$", line[0]) if line else None
+    check("masked on one side only: counted apart, max|A-B| over entries finite in both",
+          m is not None and int(m.group(4)) == want_one_sided and near(float(m.group(2)), want_md),
+          f"{line} want {want_one_sided} one-sided, max {want_md}")
+    r = run("diff", "--permute", "3,2,1,0", A, E, "blocks.0.attn.hook_attn_scores", "--tol", "1e9")
+    check("... and are a problem with --tol", r.returncode == 1 and "DIFFERENT: 1 problem" in r.stdout, r.stdout[-300:])
 
     r = run("diff", "--permute", "1,0", A, E)
     check("--permute of the wrong length: usage error", r.returncode == 2 and "4 tokens" in r.stderr, r.stderr)

@@ -105,7 +105,7 @@ static tt_status load_variant(const variant *v, tt_model **m, tt_error *err) {
 static void test_loads_each_storage(void **state) {
   (void)state;
   const variant variants[] = {{.prefix = "", .dtype = TT_F32}, {.prefix = "transformer.", .dtype = TT_F32}, {.prefix = "", .dtype = TT_F16},
-                              {.prefix = "transformer.", .dtype = TT_BF16}, {.prefix = "", .dtype = TT_F32, .untied = true}};
+                              {.prefix = "transformer.", .dtype = TT_BF16}, {.prefix = "", .dtype = TT_F32, .untied = true, .extra_config = ", \"tie_word_embeddings\": false"}};
   for (size_t i = 0; i < sizeof variants / sizeof *variants; i++) {
     tt_model *m = NULL;
     tt_error err = {0};
@@ -139,8 +139,17 @@ static void test_load_errors(void **state) {
   expect_load_error(&(variant){.prefix = "", .dtype = TT_F32, .wrong_qkv = true}, TT_ERR_SHAPE,
                     "'h.0.attn.c_attn.weight' should have shape (4, 12) for this config.json, found (4, 8)");
   expect_load_error(&(variant){.prefix = "", .dtype = TT_F32, .int_wte = true}, TT_ERR_UNSUPPORTED, "dtype I32");
-  expect_load_error(&(variant){.prefix = "", .dtype = TT_F32, .extra_config = ", \"activation_function\": \"tanhh\""}, TT_ERR_FORMAT,
-                    "tanhh");
+  expect_load_error(&(variant){.prefix = "", .dtype = TT_F32, .extra_config = ", \"activation_function\": \"tanhh\""},
+                    TT_ERR_UNSUPPORTED, "tanhh");
+  expect_load_error(&(variant){.prefix = "", .dtype = TT_F32, .extra_config = ", \"add_cross_attention\": true"},
+                    TT_ERR_UNSUPPORTED, "add_cross_attention is true");
+  // The unembedding must be what tie_word_embeddings says.
+  expect_load_error(&(variant){.prefix = "", .dtype = TT_F32, .untied = true}, TT_ERR_UNSUPPORTED,
+                    "lm_head.weight differs from wte.weight but tie_word_embeddings is absent (true)");
+  expect_load_error(&(variant){.prefix = "", .dtype = TT_F32, .untied = true, .extra_config = ", \"tie_word_embeddings\": true"},
+                    TT_ERR_UNSUPPORTED, "tie_word_embeddings is true");
+  expect_load_error(&(variant){.prefix = "", .dtype = TT_F32, .extra_config = ", \"tie_word_embeddings\": false"},
+                    TT_ERR_FORMAT, "tie_word_embeddings is false but there is no lm_head.weight");
   tt_model *m = NULL;
   tt_error err = {0};
   assert_int_equal(tt_model_load("/nonexistent/model", &m, &err), TT_ERR_IO);
@@ -174,10 +183,98 @@ static void test_config_knobs(void **state) {
   assert_non_null(strstr(err.msg, "n_head"));
 }
 
+// config.json text with the tiny model's sizes plus `extra` (", \"key\": value").
+static tt_status parse_with(const char *extra, tt_config *cfg, tt_error *err) {
+  char json[1024];
+  snprintf(json, sizeof json, "{\"n_layer\": 2, \"n_head\": 2, \"n_embd\": 4, \"n_positions\": 8, \"vocab_size\": 10%s}",
+           extra);
+  return tt_config_from_json(json, cfg, err);
+}
+
+// Every GPT-2 key that changes the computation and that ttrace does not implement is
+// refused with a one-line message naming it; the ones it implements are read.
+static void test_config_refusals(void **state) {
+  (void)state;
+  const struct {
+    const char *extra;
+    tt_status want;
+    const char *fragment;
+  } cases[] = {
+      {", \"add_cross_attention\": true", TT_ERR_UNSUPPORTED, "add_cross_attention is true"},
+      {", \"pruned_heads\": {\"0\": [1]}", TT_ERR_UNSUPPORTED, "pruned_heads"},
+      {", \"model_type\": \"llama\"", TT_ERR_UNSUPPORTED, "model_type 'llama'"},
+      {", \"activation_function\": \"tanh\"", TT_ERR_UNSUPPORTED, "activation_function=tanh"},
+      {", \"activation_function\": \"quick_gelu\"", TT_ERR_UNSUPPORTED, "activation_function=quick_gelu"},
+      {", \"ttrace_scale\": false", TT_ERR_UNSUPPORTED, "unknown ttrace setting 'ttrace_scale'"},
+      {", \"scale_attn_weights\": 1.5", TT_ERR_FORMAT, "'scale_attn_weights' has the wrong type"},
+      {", \"scale_attn_by_inverse_layer_idx\": \"sometimes\"", TT_ERR_FORMAT, "scale_attn_by_inverse_layer_idx=sometimes"},
+      {", \"scale_attn_weights\": false, \"ttrace_scale_attn\": true", TT_ERR_FORMAT, "disagree"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    tt_config cfg;
+    tt_error err = {0};
+    tt_status st = parse_with(cases[i].extra, &cfg, &err);
+    if (st != cases[i].want || !strstr(err.msg, cases[i].fragment) || strchr(err.msg, '\n'))
+      fail_msg("%s: got %d '%s', wanted %d with '%s'", cases[i].extra, st, err.msg, cases[i].want, cases[i].fragment);
+  }
+  const char *accepted[] = {", \"add_cross_attention\": false", ", \"pruned_heads\": {}", ", \"model_type\": \"gpt2\"",
+                            ", \"resid_pdrop\": 0.1, \"use_cache\": true, \"summary_type\": \"cls_index\""};
+  for (size_t i = 0; i < sizeof accepted / sizeof *accepted; i++) {
+    tt_config cfg;
+    tt_error err = {0};
+    if (parse_with(accepted[i], &cfg, &err) != TT_OK) fail_msg("%s: refused: %s", accepted[i], err.msg);
+  }
+}
+
+static void test_config_attention_scale_keys(void **state) {
+  (void)state;
+  tt_config cfg, back;
+  tt_error err = {0};
+  assert_int_equal(parse_with("", &cfg, &err), TT_OK);
+  assert_true(cfg.scale_attn);
+  assert_false(cfg.scale_attn_by_layer);
+  assert_false(cfg.reorder_upcast);
+  assert_int_equal(parse_with(", \"scale_attn_weights\": false, \"scale_attn_by_inverse_layer_idx\": true, "
+                              "\"reorder_and_upcast_attn\": true",
+                              &cfg, &err),
+                   TT_OK);
+  assert_false(cfg.scale_attn);
+  assert_true(cfg.scale_attn_by_layer);
+  assert_true(cfg.reorder_upcast);
+  // The trace's config records them, and reads back the same.
+  char *json = tt_config_to_json(&cfg);
+  assert_non_null(strstr(json, "\"scale_attn_by_inverse_layer_idx\":true"));
+  assert_non_null(strstr(json, "\"reorder_and_upcast_attn\":true"));
+  assert_non_null(strstr(json, "\"ttrace_scale_attn\":false"));
+  assert_int_equal(tt_config_from_json(json, &back, &err), TT_OK);
+  char *again = tt_config_to_json(&back);
+  assert_string_equal(again, json);
+  free(again);
+  free(json);
+  assert_true(!back.scale_attn && back.scale_attn_by_layer && back.reorder_upcast);
+  // The command line's names: short, config.json's and HF's.
+  tt_config_default(&cfg);
+  assert_int_equal(tt_config_set(&cfg, "scale_attn_by_inverse_layer_idx", "true", &err), TT_OK);
+  assert_int_equal(tt_config_set(&cfg, "scale_attn_weights", "false", &err), TT_OK);
+  assert_int_equal(tt_config_set(&cfg, "reorder_and_upcast_attn", "on", &err), TT_OK);
+  assert_true(cfg.scale_attn_by_layer && !cfg.scale_attn && cfg.reorder_upcast);
+  // n_ctx stands in for a missing n_positions; n_positions wins when both are there.
+  assert_int_equal(tt_config_from_json("{\"n_layer\": 1, \"n_head\": 1, \"n_embd\": 4, \"n_ctx\": 40, \"vocab_size\": 10}",
+                                       &cfg, &err),
+                   TT_OK);
+  assert_int_equal(cfg.n_positions, 40);
+  assert_int_equal(parse_with(", \"n_ctx\": 40", &cfg, &err), TT_OK);
+  assert_int_equal(cfg.n_positions, 8);
+  assert_int_equal(tt_config_from_json("{\"n_layer\": 1, \"n_head\": 1, \"n_embd\": 4, \"vocab_size\": 10}", &cfg, &err),
+                   TT_ERR_FORMAT);
+  assert_non_null(strstr(err.msg, "n_positions"));
+}
+
 int main(void) {
   if (!mkdtemp(root)) return 1;
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_loads_each_storage), cmocka_unit_test(test_load_errors),
-                                     cmocka_unit_test(test_config_knobs)};
+                                     cmocka_unit_test(test_config_knobs), cmocka_unit_test(test_config_refusals),
+                                     cmocka_unit_test(test_config_attention_scale_keys)};
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   char cmd[600];
   snprintf(cmd, sizeof cmd, "rm -rf %s", root);

@@ -51,7 +51,7 @@ int main(int argc, char **argv) {
     float *a = malloc(na * sizeof *a), *b = malloc(nb * sizeof *b), *o = malloc(no * sizeof *o);
     for (size_t i = 0; i < na; i++) a[i] = (float)(i % 7) * 0.1f;
     for (size_t i = 0; i < nb; i++) b[i] = (float)(i % 5) * 0.1f;
-    tt_buf da, db, dout, bias = {NULL, 0, 0};
+    tt_buf da, db, dout, bias = {0};
     if (be->alloc(be, na, &da, &err) || be->alloc(be, nb, &db, &err) || be->alloc(be, no, &dout, &err) ||
         be->upload(be, da, a, na, &err) || be->upload(be, db, b, nb, &err))
       return die(&err);

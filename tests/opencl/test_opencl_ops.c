@@ -48,7 +48,7 @@ static float *get(tt_buf b, size_t n) {
   return v;
 }
 static void drop(tt_buf b) {
-  tt_buf whole = {b.handle, 0, 0};
+  tt_buf whole = {.handle = b.handle};
   be->release(be, &whole);
 }
 
@@ -88,11 +88,11 @@ static void check_gemm(int batch, int M, int K, int N, bool trans_b, bool with_b
   tt_buf da = put(a, na, 3), db = put(b, nb, 5), dbias = put(bias, (size_t)N, 1);
   float *zeros = calloc(no + 14, sizeof *zeros);
   tt_buf dout = put(zeros, no, 7);
-  tt_buf after_out = tt_buf_view((tt_buf){dout.handle, 0, no + 14}, no + 7, 7);
+  tt_buf after_out = tt_buf_view((tt_buf){.handle = dout.handle, .n = no + 14}, no + 7, 7);
   float *pad_before = get(after_out, 7);
   tt_status st;
   if (batch == 1 && alpha == 1.0f)
-    st = be->matmul(be, dout, da, db, with_bias ? dbias : (tt_buf){NULL, 0, 0}, M, K, N, trans_b, &err);
+    st = be->matmul(be, dout, da, db, with_bias ? dbias : (tt_buf){0}, M, K, N, trans_b, &err);
   else
     st = be->matmul_batched(be, dout, da, db, batch, M, K, N, trans_b, alpha, &err);
   if (st != TT_OK) fail_msg("%s", err.msg);
@@ -370,7 +370,7 @@ static void test_norm(void **state) {
       tt_error err;
       tt_buf dx = put(x, n, 1), dg = put(gamma, (size_t)C, 2), db = put(beta, (size_t)C, 3);
       tt_buf dout = put(x, n, 1), dnorm = put(x, n, 2), dmean = put(x, (size_t)T, 3), dscale = put(x, (size_t)T, 4);
-      if (be->norm(be, dout, dnorm, dmean, dscale, dx, dg, rms ? (tt_buf){NULL, 0, 0} : db, T, C, eps, rms, &err) !=
+      if (be->norm(be, dout, dnorm, dmean, dscale, dx, dg, rms ? (tt_buf){0} : db, T, C, eps, rms, &err) !=
           TT_OK)
         fail_msg("%s", err.msg);
       float *g_out = get(dout, n), *g_norm = get(dnorm, n), *g_mean = get(dmean, (size_t)T),
@@ -458,7 +458,7 @@ static void test_errors(void **state) {
   // A view that runs past its buffer is refused with a message, not read on the device.
   float x[8] = {0};
   tt_buf d = put(x, 8, 0);
-  tt_buf past = {d.handle, 4, 8};
+  tt_buf past = {.handle = d.handle, .offset = 4, .n = 8};
   assert_int_equal(be->add(be, past, d, d, 8, &err), TT_ERR_ARG);
   assert_non_null(strstr(err.msg, "runs past"));
   assert_int_equal(be->add(be, d, tt_buf_view(d, 0, 4), d, 8, &err), TT_ERR_ARG);

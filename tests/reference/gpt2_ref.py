@@ -5,7 +5,8 @@
 
 Reads MODEL_DIR/model.safetensors and the trace (both parsed here with numpy, not with
 ttrace's code), runs the tokens recorded in the trace through the model with the config
-stored in the trace's metadata (so `--set` variants are covered), and compares every
+stored in the trace's metadata (never config.json's knobs or the command line: a knob
+the engine records but applies wrongly fails here), and compares every
 recorded tensor: max |trace - ref| <= tol * max(1, max |ref|), with -inf only where the
 reference has -inf. Every hook the forward pass should record must be there (unless the
 trace's record filter left it out) and no other tensor may be. Prints one row per tensor
@@ -48,8 +49,24 @@ def read_safetensors(path):
 
 
 # ---- the model ---------------------------------------------------------------------------
+# Every key of the trace's `config` metadata this reference implements; any other key is a
+# knob it does not know, and the check refuses to guess.
+KNOWN_KEYS = {
+    "n_layer", "n_head", "n_embd", "n_positions", "vocab_size", "n_inner", "layer_norm_epsilon",
+    "activation_function", "ttrace_positions", "ttrace_norm", "ttrace_block", "ttrace_scale_attn",
+    "ttrace_causal", "ttrace_residual", "scale_attn_by_inverse_layer_idx", "reorder_and_upcast_attn",
+}
+
+
 class Config:
+    """The configuration the trace says its forward pass ran with (its `config` metadata),
+    never the model folder's config.json or the command line: a knob the engine records
+    but applies wrongly must fail here."""
+
     def __init__(self, d):
+        unknown = sorted(set(d) - KNOWN_KEYS)
+        if unknown:
+            raise SystemExit(f"gpt2_ref.py: the trace's config has keys this reference does not implement: {unknown}")
         self.L, self.H, self.C = d["n_layer"], d["n_head"], d["n_embd"]
         self.P, self.V = d["n_positions"], d["vocab_size"]
         self.F = d.get("n_inner") or 4 * self.C
@@ -62,6 +79,17 @@ class Config:
         self.scale_attn = bool(d.get("ttrace_scale_attn", True))
         self.causal = bool(d.get("ttrace_causal", True))
         self.residual = bool(d.get("ttrace_residual", True))
+        self.scale_by_layer = bool(d.get("scale_attn_by_inverse_layer_idx", False))
+        # reorder_and_upcast_attn changes only the float32 rounding order (HF folds the scale
+        # into the score product and computes it in float32); in float64 it is the same math.
+        self.reorder_upcast = bool(d.get("reorder_and_upcast_attn", False))
+
+
+def check_variant(cfg_json, variant):
+    """Every knob the trace's `variant` metadata names must have that value in its config."""
+    for key, value in variant.items():
+        if cfg_json.get(key) != value:
+            raise SystemExit(f"gpt2_ref.py: the trace's variant says {key}={value!r} but its config says {cfg_json.get(key)!r}")
 
 
 def weights_of(model_tensors):
@@ -126,7 +154,11 @@ def forward(cfg, w, ids):
         out[p + "attn.hook_q"], out[p + "attn.hook_k"], out[p + "attn.hook_v"] = q, k, v
         raw = q @ k.transpose(0, 2, 1)
         out[p + "attn.hook_attn_scores_raw"] = raw
-        scaled = raw / math.sqrt(D) if cfg.scale_attn else raw.copy()
+        scaled = raw.copy()
+        if cfg.scale_attn:  # scale_attn_weights: ÷ √d_k
+            scaled = scaled / math.sqrt(D)
+        if cfg.scale_by_layer:  # scale_attn_by_inverse_layer_idx: layer l (from 0) also ÷ (l + 1)
+            scaled = scaled / (l + 1)
         out[p + "attn.hook_attn_scores_scaled"] = scaled
         masked = scaled.copy()
         if cfg.causal:
@@ -228,11 +260,16 @@ def main():
     if meta.get("format") != "ttrace-trace":
         sys.exit(f"gpt2_ref.py: {args.trace} is not a ttrace trace (format {meta.get('format')!r})")
     cfg_json = json.loads(meta["config"])
+    check_variant(cfg_json, json.loads(meta.get("variant", "{}") or "{}"))
     cfg = Config(cfg_json)
     ids = [int(i) for i in json.loads(meta["token_ids"])]
     model, _ = read_safetensors(args.model_dir + "/model.safetensors")
     with open(args.model_dir + "/config.json") as f:
         file_cfg = json.load(f)
+    if file_cfg.get("n_positions") is None:  # older configs name the context n_ctx
+        file_cfg["n_positions"] = file_cfg.get("n_ctx")
+    # Only the sizes are compared with the folder (they pick the weights' shapes); every
+    # knob of the computation comes from the trace.
     for key in ("n_layer", "n_head", "n_embd", "vocab_size", "n_positions"):
         if file_cfg[key] != cfg_json[key]:
             sys.exit(f"gpt2_ref.py: trace config {key}={cfg_json[key]} but the model's is {file_cfg[key]}")

@@ -102,6 +102,8 @@ def make(args):
     }
     if args.pos != "learned":
         config["ttrace_positions"] = args.pos
+    if args.ctx_only:  # an older config: the context is n_ctx, there is no n_positions
+        del config["n_positions"]
     for kv in args.set:
         key, _, value = kv.partition("=")
         config[key] = {"true": True, "false": False}.get(value, value)
@@ -129,6 +131,7 @@ def main():
     ap.add_argument("--pos", choices=["learned", "sinusoidal", "none"], default="learned")
     ap.add_argument("--shuffle", action="store_true", help="store the tensors in a random order")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="extra config.json key")
+    ap.add_argument("--ctx-only", action="store_true", help="write n_ctx and no n_positions")
     ap.add_argument("--seed", type=int, default=1)
     make(ap.parse_args())
 

@@ -42,6 +42,8 @@ static void encode_ok(const tt_tokenizer *tok, const char *text, size_t len, int
 
 static void test_vocab(void **state) {
   const tt_tokenizer *tok = *state;
+  assert_string_equal(tt_tokenizer_source(tok), env("TT_TOKENIZER_SOURCE"));
+  assert_int_equal(tt_tokenizer_bos(tok), 50256);
   assert_int_equal(tt_tokenizer_vocab_size(tok), 50257);
   assert_string_equal(tt_tokenizer_token_spelling(tok, 6193), "\xC4\xA0weather");  // Ġweather
   size_t len;
@@ -221,6 +223,7 @@ typedef struct {
 static merge_list read_merges(void) {
   char path[4096];
   snprintf(path, sizeof path, "%s/merges.txt", env("TT_TOKENIZER_DIR"));
+  if (getenv("TT_TOKENIZER_MERGES")) snprintf(path, sizeof path, "%s", getenv("TT_TOKENIZER_MERGES"));
   FILE *fp = fopen(path, "r");
   assert_non_null(fp);
   merge_list m = {malloc(60000 * sizeof(char *)), malloc(60000 * sizeof(char *)), 0};

@@ -33,7 +33,8 @@ def main() -> int:
     body = ',\n'.join('  ' + c_literal(line) for line in lines)
     with open(dst, 'w', encoding='utf-8') as f:
         f.write('// Generated from kernels.cl by embed_cl.py; do not edit.\n')
-        f.write('static const char *const tt_opencl_kernel_lines[] = {\n%s\n};\n' % body)
+        # const char *[] (not *const[]): clCreateProgramWithSource takes const char **.
+        f.write('static const char *tt_opencl_kernel_lines[] = {\n%s\n};\n' % body)
         f.write('static const unsigned tt_opencl_kernel_n_lines = %d;\n' % len(lines))
     return 0
 

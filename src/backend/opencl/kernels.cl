@@ -1,8 +1,11 @@
 // kernels.cl: the OpenCL C 1.2 kernels of ttrace's OpenCL backend.
 //
 // Every buffer argument comes with an offset counted in floats (the engine's tt_buf
-// views); the kernel adds it once at the start. All math is float; reductions
-// accumulate in float, like the OpenBLAS backend.
+// views); the kernel adds it once at the start. All math is float, reductions too
+// (double is optional in OpenCL 1.2): the row max, the softmax and loss sums and the norm
+// statistics are spread over TT_RW work-items x 16 vector lanes and combined as a tree,
+// so every partial sum is short. The OpenBLAS backend accumulates the same sums in
+// double; the two agree to the parity tests' tolerance, not bit for bit.
 //
 // Compile-time constants (set by opencl_program.c through -D, per device type):
 //   TT_TS   the matmul work-group is TT_TS x TT_TS work-items
@@ -199,7 +202,8 @@ __kernel void tt_merge_heads(__global float *out, ulong out_off, __global const 
 
 // ---- row reductions: one work-group of TT_RW work-items per row -----------------------
 // Work-item l reads the row's 16-float blocks l, l + TT_RW, ... as vectors, then its
-// share of the tail (the last cols % 16 entries), then the group combines in local memory.
+// share of the tail (the last cols % 16 entries); its 16 lanes are added (or maxed)
+// pairwise, then the group combines its TT_RW values as a tree in local memory, in float.
 inline float tt_reduce_max(__local float *s, float v) {
   const int l = get_local_id(0);
   s[l] = v;

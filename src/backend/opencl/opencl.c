@@ -132,7 +132,7 @@ static tt_status cl_alloc(tt_backend *be, size_t n, tt_buf *out, tt_error *err) 
     return tt_cl_fail(err, rc, what);
   }
   cl->in_use += bytes;
-  *out = (tt_buf){m, 0, n};
+  *out = (tt_buf){.handle = m, .n = n};
   return TT_OK;
 }
 
@@ -144,7 +144,7 @@ static void cl_release(tt_backend *be, tt_buf *buf) {
       impl(be)->in_use -= bytes;
     clReleaseMemObject((cl_mem)buf->handle);
   }
-  if (buf) *buf = (tt_buf){NULL, 0, 0};
+  if (buf) *buf = (tt_buf){0};
 }
 
 // Checks that [offset, offset + n) floats lies inside the buffer's allocation.

@@ -111,7 +111,7 @@ static tt_status gemm(tt_cl *cl, tt_buf out, tt_buf a, tt_buf b, tt_buf bias, in
   NEED(out, bt * M * N, "out");
   NEED(a, bt * M * K, "a");
   NEED(b, bt * K * N, "b");
-  bool has_bias = bias.handle != NULL;
+  bool has_bias = tt_buf_is_set(bias);
   if (has_bias) NEED(bias, N, "bias");
   // Few rows (a short prompt): one row per work-item instead of a mostly empty large tile.
   int wpt = (size_t)M * 4 <= (size_t)cl->ts * cl->wpt ? 1 : cl->wpt;
@@ -141,7 +141,7 @@ static tt_status cl_matmul(tt_backend *be, tt_buf out, tt_buf a, tt_buf b, tt_bu
 // out[i] (M,N) = alpha · a[i] (M,K) · b[i] (K,N), i < batch; with trans_b, b[i] is (N,K).
 static tt_status cl_matmul_batched(tt_backend *be, tt_buf out, tt_buf a, tt_buf b, int batch, int M, int K, int N,
                                    bool trans_b, float alpha, tt_error *err) {
-  tt_buf none = {NULL, 0, 0};
+  tt_buf none = {0};
   return gemm(impl(be), out, a, b, none, batch, M, K, N, trans_b, alpha, "matmul_batched", err);
 }
 

@@ -239,7 +239,7 @@ tt_status tt_cl_build(tt_cl *cl, tt_error *err) {
 
   double t0 = now_s();
   cl_int rc;
-  cl->program = clCreateProgramWithSource(cl->ctx, tt_opencl_kernel_n_lines, (const char **)tt_opencl_kernel_lines,
+  cl->program = clCreateProgramWithSource(cl->ctx, tt_opencl_kernel_n_lines, tt_opencl_kernel_lines,
                                           NULL, &rc);
   if (rc != CL_SUCCESS) return tt_cl_fail(err, rc, "clCreateProgramWithSource");
   rc = clBuildProgram(cl->program, 1, &cl->device, options, NULL, NULL);

@@ -1,0 +1,227 @@
+// forward: the forward pass, top-down, in the order of the walkthrough and of the hooks
+// (see trace/hooks.h): tokens → embedding → positions → per block (LayerNorm 1, fused Q/K/V,
+// heads, raw scores, scale, mask, softmax, z, output projection, residual, LayerNorm 2, FFN
+// in, activation, FFN out, residual) → final LayerNorm → logits → probabilities → loss.
+//
+// Each op is two lines: OUT names the tensor it computes (layer, hook suffix, shape) and
+// gets the buffer to write; RUN calls the backend and hands the result to the recorder.
+// Which slot a tensor lives in is workspace.c's business, recording is outputs.c's.
+// Shape legend: T tokens, C width, H heads, D = C/H, F FFN width, V vocabulary.
+#include <math.h>
+
+#include "engine_internal.h"
+
+#define TRY(expr)                 \
+  do {                            \
+    tt_status st_ = (expr);       \
+    if (st_ != TT_OK) return st_; \
+  } while (0)
+// Runs one backend op, then hands its recorded outputs to the recorder.
+#define RUN(op)                   \
+  do {                            \
+    TRY(op);                      \
+    TRY(tt_engine_flush(e, err)); \
+  } while (0)
+// The buffer for hook `suffix` of layer l (-1 outside the blocks), shape (dims...).
+#define OUT(l, suffix, ...) tt_engine_out(e, (l), (suffix), TT_DIMS(__VA_ARGS__))
+// Offers an existing buffer as hook `suffix` of layer l, shape (dims...).
+#define OFFER(l, suffix, buf, ...) tt_engine_offer(e, (l), (suffix), TT_DIMS(__VA_ARGS__), (buf), err)
+
+// The four hooks of one normalization.
+typedef struct {
+  const char *mean, *scale, *normalized, *out;
+} norm_hooks;
+static const norm_hooks LN1 = {"ln1.hook_mean", "ln1.hook_scale", "ln1.hook_normalized", "ln1.hook_out"};
+static const norm_hooks LN2 = {"ln2.hook_mean", "ln2.hook_scale", "ln2.hook_normalized", "ln2.hook_out"};
+static const norm_hooks LN_FINAL = {"ln_final.hook_mean", "ln_final.hook_scale", "ln_final.hook_normalized",
+                                    "ln_final.hook_out"};
+
+static tt_status check_input(const tt_engine *e, const int32_t *ids, int T, tt_error *err);
+static tt_status forward(tt_engine *e, tt_error *err);
+static tt_status step_embed(tt_engine *e, tt_buf *x, tt_error *err);
+static tt_status step_block(tt_engine *e, int l, tt_buf *x, tt_error *err);
+static tt_status step_norm(tt_engine *e, int l, const norm_hooks *hk, tt_buf x, tt_buf gamma, tt_buf beta, tt_buf *out,
+                           tt_error *err);
+static tt_status step_attention(tt_engine *e, int l, tt_buf x, tt_buf *out, tt_error *err);
+static tt_status step_residual(tt_engine *e, int l, const char *suffix, tt_buf a, tt_buf b, tt_buf *out, tt_error *err);
+static tt_status step_mlp(tt_engine *e, int l, tt_buf x, tt_buf *out, tt_error *err);
+static tt_status step_head(tt_engine *e, tt_buf x, tt_error *err);
+
+// ---- the run ---------------------------------------------------------------------------
+tt_status tt_engine_run(tt_engine *e, const int32_t *ids, int T, const tt_recorder *rec, tt_error *err) {
+  tt_status st = check_input(e, ids, T, err);
+  if (st != TT_OK) return st;
+  e->run.rec = (rec && rec->reserve) ? rec : NULL;
+  e->run.ids = ids;
+  e->run.T = T;
+  e->run.prefix = "";
+  e->run.n_pending = 0;
+  tt_workspace_reset(e);
+  st = forward(e, err);
+  if (st == TT_OK && e->be->finish) st = e->be->finish(e->be, err);
+  e->run.rec = NULL;
+  e->run.ids = NULL;
+  return st;
+}
+
+// The checks every run makes before touching the backend, each with its own message.
+static tt_status check_input(const tt_engine *e, const int32_t *ids, int T, tt_error *err) {
+  if (T < 1) return tt_fail(err, TT_ERR_ARG, "engine: no tokens to run (the prompt is empty)");
+  if (T > e->cfg->n_positions)
+    return tt_fail(err, TT_ERR_ARG, "engine: %d tokens is more than the model's n_positions (%d)", T,
+                   e->cfg->n_positions);
+  if (T > e->max_T)
+    return tt_fail(err, TT_ERR_ARG, "engine: %d tokens is more than this engine was created for (%d)", T, e->max_T);
+  for (int t = 0; t < T; t++)
+    if (ids[t] < 0 || ids[t] >= e->V)
+      return tt_fail(err, TT_ERR_ARG, "engine: token %d has id %d, outside the vocabulary (0..%d)", t, (int)ids[t],
+                     e->V - 1);
+  return TT_OK;
+}
+
+static tt_status forward(tt_engine *e, tt_error *err) {
+  tt_engine_offer_ids(e, "tokens");  // tokens (T) i32
+  tt_buf x;                          // (T,C) the residual stream
+  TRY(step_embed(e, &x, err));
+  for (int l = 0; l < e->cfg->n_layer; l++) TRY(step_block(e, l, &x, err));
+  return step_head(e, x, err);
+}
+
+// ---- embedding and positions -----------------------------------------------------------
+// x (T,C) = blocks.0.hook_resid_pre: the token embeddings plus the position rows.
+static tt_status step_embed(tt_engine *e, tt_buf *x, tt_error *err) {
+  tt_backend *be = e->be;
+  int T = e->run.T, C = e->C;
+  size_t n = (size_t)T * C;
+  tt_buf emb = OUT(-1, "hook_embed", T, C);  // (T,C) = W_E[ids]
+  RUN(be->embed(be, emb, e->w.wte, e->run.ids, T, C, err));
+  if (e->cfg->positions == TT_POS_NONE) {
+    *x = OUT(0, "hook_resid_pre", T, C);  // (T,C) = the embeddings alone
+    RUN(tt_engine_copy(e, *x, emb, n, err));
+    return TT_OK;
+  }
+  tt_buf pos = tt_buf_view(e->w.positions, 0, n);  // (T,C) the first T rows: no computation
+  TRY(OFFER(-1, "hook_pos_embed", pos, T, C));
+  *x = OUT(0, "hook_resid_pre", T, C);  // (T,C) = embeddings + positions
+  RUN(be->add(be, *x, emb, pos, n, err));
+  return TT_OK;
+}
+
+// ---- one block -----------------------------------------------------------------------------
+// x (T,C): blocks.L.hook_resid_pre in, the stream entering block L+1 out.
+static tt_status step_block(tt_engine *e, int l, tt_buf *x, tt_error *err) {
+  const tt_layer_bufs *w = &e->w.layers[l];
+  tt_buf h, attn, mid, mlp, post;  // (T,C) each
+  // Block 0's resid_pre is the embedding step's output; later ones are the stream so far.
+  if (l > 0) TRY(OFFER(l, "hook_resid_pre", *x, e->run.T, e->C));
+  if (!e->cfg->post_ln) {  // pre-LN (GPT-2): x + attn(ln1(x)), then + mlp(ln2(·))
+    TRY(step_norm(e, l, &LN1, *x, w->ln1_w, w->ln1_b, &h, err));
+    TRY(step_attention(e, l, h, &attn, err));
+    TRY(step_residual(e, l, "hook_resid_mid", *x, attn, &mid, err));
+    TRY(step_norm(e, l, &LN2, mid, w->ln2_w, w->ln2_b, &h, err));
+    TRY(step_mlp(e, l, h, &mlp, err));
+    TRY(step_residual(e, l, "hook_resid_post", mid, mlp, x, err));
+  } else {  // post-LN (the original Transformer): ln1(x + attn(x)), then ln2(· + mlp(·))
+    TRY(step_attention(e, l, *x, &attn, err));
+    TRY(step_residual(e, l, "hook_resid_mid", *x, attn, &mid, err));
+    TRY(step_norm(e, l, &LN1, mid, w->ln1_w, w->ln1_b, &h, err));
+    TRY(step_mlp(e, l, h, &mlp, err));
+    TRY(step_residual(e, l, "hook_resid_post", h, mlp, &post, err));
+    TRY(step_norm(e, l, &LN2, post, w->ln2_w, w->ln2_b, x, err));
+  }
+  return tt_workspace_keep_stream(e, x, err);
+}
+
+// ---- normalization ---------------------------------------------------------------------------
+// x (T,C) → mean (T), scale (T) = √(σ² + ε), normalized (T,C), out (T,C) = normalized·γ + β.
+static tt_status step_norm(tt_engine *e, int l, const norm_hooks *hk, tt_buf x, tt_buf gamma, tt_buf beta, tt_buf *out,
+                           tt_error *err) {
+  tt_backend *be = e->be;
+  int T = e->run.T, C = e->C;
+  bool rms = e->cfg->norm == TT_NORM_RMSNORM;
+  tt_buf mean = OUT(l, hk->mean, T), scale = OUT(l, hk->scale, T);  // (T) each
+  tt_buf nrm = OUT(l, hk->normalized, T, C);                        // (T,C)
+  *out = OUT(l, hk->out, T, C);                                     // (T,C)
+  RUN(be->norm(be, *out, nrm, mean, scale, x, gamma, beta, T, C, (float)e->cfg->ln_eps, rms, err));
+  return TT_OK;
+}
+
+// ---- attention -------------------------------------------------------------------------------
+// The factor the raw scores are multiplied by in layer l: 1/√D (scale_attn) and 1/(l+1)
+// (scale_attn_by_inverse_layer_idx), folded into one number as Hugging Face's
+// reorder_and_upcast_attn does; 1 when neither is on.
+static float attn_scale(const tt_config *cfg, int l, int D) {
+  double s = 1.0;
+  if (cfg->scale_attn) s /= sqrt((double)D);
+  if (cfg->scale_attn_by_layer) s /= (double)(l + 1);
+  return (float)s;
+}
+
+// x (T,C) → hook_attn_out (T,C): fused projection, heads, scores, pattern, z, output projection.
+static tt_status step_attention(tt_engine *e, int l, tt_buf x, tt_buf *out, tt_error *err) {
+  tt_backend *be = e->be;
+  const tt_layer_bufs *w = &e->w.layers[l];
+  int T = e->run.T, C = e->C, H = e->H, D = e->D;
+  size_t htt = (size_t)H * T * T;
+  tt_buf qkv = OUT(l, "attn.hook_qkv", T, 3 * C);  // (T,3C) = x·W_QKV + b
+  RUN(be->matmul(be, qkv, x, w->attn_w, w->attn_b, T, C, 3 * C, false, err));
+  // q, k, v (H,T,D) each: the thirds of qkv, head-major
+  tt_buf q = OUT(l, "attn.hook_q", H, T, D), k = OUT(l, "attn.hook_k", H, T, D), v = OUT(l, "attn.hook_v", H, T, D);
+  RUN(be->split_heads(be, q, k, v, qkv, T, H, D, err));
+  tt_buf raw = OUT(l, "attn.hook_attn_scores_raw", H, T, T);  // (H,T,T) = q·kᵀ per head
+  RUN(be->matmul_batched(be, raw, q, k, H, T, D, T, true, 1.0f, err));
+  tt_buf scaled = OUT(l, "attn.hook_attn_scores_scaled", H, T, T);  // (H,T,T) = raw · attn_scale
+  RUN(be->scale(be, scaled, raw, attn_scale(e->cfg, l, D), htt, err));
+  tt_buf masked = OUT(l, "attn.hook_attn_scores", H, T, T);  // (H,T,T) −∞ above the diagonal
+  RUN(e->cfg->causal ? be->causal_mask(be, masked, scaled, H, T, err) : tt_engine_copy(e, masked, scaled, htt, err));
+  tt_buf pattern = OUT(l, "attn.hook_pattern", H, T, T);  // (H,T,T) softmax of each row
+  RUN(be->softmax(be, pattern, masked, H * T, T, err));
+  tt_buf z = OUT(l, "attn.hook_z", H, T, D);  // (H,T,D) = pattern·v per head
+  RUN(be->matmul_batched(be, z, pattern, v, H, T, T, D, false, 1.0f, err));
+  tt_buf merged = tt_workspace_slot(e, "merged", (size_t)T * C);  // (T,C) heads side by side
+  TRY(be->merge_heads(be, merged, z, T, H, D, err));
+  *out = OUT(l, "hook_attn_out", T, C);  // (T,C) = merged·W_O + b
+  RUN(be->matmul(be, *out, merged, w->attn_proj_w, w->attn_proj_b, T, C, C, false, err));
+  return TT_OK;
+}
+
+// ---- residual --------------------------------------------------------------------------------
+// The hook `suffix` (T,C) = a + b, or b alone when residual connections are off.
+static tt_status step_residual(tt_engine *e, int l, const char *suffix, tt_buf a, tt_buf b, tt_buf *out,
+                               tt_error *err) {
+  size_t n = (size_t)e->run.T * e->C;
+  *out = OUT(l, suffix, e->run.T, e->C);  // (T,C)
+  RUN(e->cfg->residual ? e->be->add(e->be, *out, a, b, n, err) : tt_engine_copy(e, *out, b, n, err));
+  return TT_OK;
+}
+
+// ---- feed-forward ----------------------------------------------------------------------------
+// x (T,C) → hook_pre (T,F) → activation → hook_post (T,F) → hook_mlp_out (T,C).
+static tt_status step_mlp(tt_engine *e, int l, tt_buf x, tt_buf *out, tt_error *err) {
+  tt_backend *be = e->be;
+  const tt_layer_bufs *w = &e->w.layers[l];
+  int T = e->run.T, C = e->C, F = e->F;
+  tt_buf pre = OUT(l, "mlp.hook_pre", T, F);  // (T,F) = x·W_in + b
+  RUN(be->matmul(be, pre, x, w->fc_w, w->fc_b, T, C, F, false, err));
+  tt_buf post = OUT(l, "mlp.hook_post", T, F);  // (T,F) = act(pre)
+  RUN(be->activation(be, post, pre, (size_t)T * F, e->cfg->activation, err));
+  *out = OUT(l, "hook_mlp_out", T, C);  // (T,C) = post·W_out + b
+  RUN(be->matmul(be, *out, post, w->fc_proj_w, w->fc_proj_b, T, F, C, false, err));
+  return TT_OK;
+}
+
+// ---- final norm, logits, probabilities, loss -------------------------------------------------
+static tt_status step_head(tt_engine *e, tt_buf x, tt_error *err) {
+  tt_backend *be = e->be;
+  int T = e->run.T, C = e->C, V = e->V;
+  tt_buf h;  // (T,C)
+  TRY(step_norm(e, -1, &LN_FINAL, x, e->w.lnf_w, e->w.lnf_b, &h, err));
+  tt_buf logits = OUT(-1, "hook_logits", T, V);  // (T,V) = h·W_Uᵀ
+  RUN(be->matmul(be, logits, h, e->w.lm_head, (tt_buf){0}, T, C, V, true, err));
+  tt_buf probs = OUT(-1, "hook_probs", T, V);  // (T,V) softmax of each row
+  RUN(be->softmax(be, probs, logits, T, V, err));
+  if (T < 2) return TT_OK;                    // the loss needs a next token
+  tt_buf loss = OUT(-1, "hook_loss", T - 1);  // (T-1) = −log p(next token)
+  RUN(be->nll(be, loss, logits, e->run.ids, T, V, err));
+  return TT_OK;
+}

@@ -1,0 +1,60 @@
+// outputs: hook names and the recorder. Each computed tensor is offered to the recorder
+// under its hook name (see trace/hooks.h); the engine never knows who listens. On host
+// backends a recorded tensor is computed straight into the recorder's memory; on device
+// backends it is computed in its slot and downloaded after the op (tt_engine_flush).
+#include <stdio.h>
+#include <string.h>
+
+#include "engine_internal.h"
+
+static size_t numel(tt_dims s) {
+  size_t n = 1;
+  for (int i = 0; i < s.ndim; i++) n *= (size_t)s.d[i];
+  return n;
+}
+
+// run.prefix + "blocks.L." + suffix (or run.prefix + suffix when layer < 0) into buf.
+static const char *hook_name(const tt_engine *e, int layer, const char *suffix, char *buf, size_t len) {
+  if (layer < 0)
+    snprintf(buf, len, "%s%s", e->run.prefix, suffix);
+  else
+    snprintf(buf, len, "%sblocks.%d.%s", e->run.prefix, layer, suffix);
+  return buf;
+}
+
+// The recorder's memory for the hook (NULL when nobody records it).
+static void *reserve(tt_engine *e, int layer, const char *suffix, tt_dtype dtype, tt_dims shape) {
+  if (!e->run.rec) return NULL;
+  char name[160];
+  return e->run.rec->reserve(e->run.rec->ctx, hook_name(e, layer, suffix, name, sizeof name), dtype, shape.ndim,
+                             shape.d);
+}
+
+tt_buf tt_engine_out(tt_engine *e, int layer, const char *suffix, tt_dims shape) {
+  size_t n = numel(shape);
+  tt_buf slot = tt_workspace_slot(e, suffix, n);
+  float *mem = reserve(e, layer, suffix, TT_F32, shape);
+  if (!mem) return slot;
+  if (tt_engine_zero_copy(e->be)) return e->be->wrap(e->be, mem, n);  // compute into the trace
+  TT_ASSERT(e->run.n_pending < TT_MAX_PENDING);
+  e->run.pending[e->run.n_pending++] = (tt_pending){slot, mem, n};
+  return slot;
+}
+
+tt_status tt_engine_flush(tt_engine *e, tt_error *err) {
+  tt_status st = TT_OK;
+  for (int i = 0; i < e->run.n_pending && st == TT_OK; i++)
+    st = e->be->download(e->be, e->run.pending[i].buf, e->run.pending[i].dst, e->run.pending[i].n, err);
+  e->run.n_pending = 0;
+  return st;
+}
+
+tt_status tt_engine_offer(tt_engine *e, int layer, const char *suffix, tt_dims shape, tt_buf buf, tt_error *err) {
+  float *mem = reserve(e, layer, suffix, TT_F32, shape);
+  return mem ? e->be->download(e->be, buf, mem, numel(shape), err) : TT_OK;
+}
+
+void tt_engine_offer_ids(tt_engine *e, const char *name) {
+  int32_t *mem = reserve(e, -1, name, TT_I32, TT_DIMS(e->run.T));
+  if (mem) memcpy(mem, e->run.ids, (size_t)e->run.T * sizeof *mem);
+}

@@ -1,0 +1,113 @@
+// weights: the model's weights as backend buffers. Host backends use the model's memory in
+// place (read-only views); device backends get every weight uploaded into consecutive
+// views of one allocation. Shape legend in engine_internal.h.
+#include <math.h>
+#include <stdlib.h>
+
+#include "engine_internal.h"
+
+// Walks every weight once: wraps it (host), uploads it into the next view of w->e's
+// allocation (device), or, with count_only, only adds up the floats needed.
+typedef struct {
+  tt_engine *e;
+  bool count_only;
+  size_t used;  // floats placed so far
+  tt_status st;
+  tt_error *err;
+} weight_walk;
+
+static tt_buf place(weight_walk *w, const float *src, size_t n) {
+  tt_engine *e = w->e;
+  if (w->count_only) {
+    w->used += n;
+    return (tt_buf){0};
+  }
+  if (tt_engine_zero_copy(e->be)) return e->be->wrap_read_only(e->be, src, n);
+  tt_buf view = tt_buf_view(e->w.all, w->used, n);
+  w->used += n;
+  if (w->st == TT_OK) w->st = e->be->upload(e->be, view, src, n, w->err);
+  return view;
+}
+
+static void place_layer(weight_walk *w, const tt_layer_weights *s, tt_layer_bufs *d) {
+  size_t C = (size_t)w->e->C, F = (size_t)w->e->F;
+  d->ln1_w = place(w, s->ln1_w, C);
+  d->ln1_b = place(w, s->ln1_b, C);
+  d->attn_w = place(w, s->attn_w, C * 3 * C);
+  d->attn_b = place(w, s->attn_b, 3 * C);
+  d->attn_proj_w = place(w, s->attn_proj_w, C * C);
+  d->attn_proj_b = place(w, s->attn_proj_b, C);
+  d->ln2_w = place(w, s->ln2_w, C);
+  d->ln2_b = place(w, s->ln2_b, C);
+  d->fc_w = place(w, s->fc_w, C * F);
+  d->fc_b = place(w, s->fc_b, F);
+  d->fc_proj_w = place(w, s->fc_proj_w, F * C);
+  d->fc_proj_b = place(w, s->fc_proj_b, C);
+}
+
+// sinusoid: the position table (max_T,C) in host memory, NULL unless positions are sinusoidal.
+static void walk_weights(weight_walk *w, const float *sinusoid) {
+  tt_engine *e = w->e;
+  const tt_model *m = e->model;
+  size_t C = (size_t)e->C, V = (size_t)e->V, rows = (size_t)e->max_T;
+  e->w.wte = place(w, m->wte, V * C);
+  if (e->cfg->positions == TT_POS_LEARNED)
+    e->w.positions = place(w, m->wpe, rows * C);  // only the rows a run can use
+  else if (e->cfg->positions == TT_POS_SINUSOIDAL)
+    e->w.positions = tt_engine_zero_copy(e->be) ? e->w.pos_table : place(w, sinusoid, rows * C);
+  e->w.lnf_w = place(w, m->lnf_w, C);
+  e->w.lnf_b = place(w, m->lnf_b, C);
+  e->w.lm_head = (m->lm_head == m->wte) ? e->w.wte : place(w, m->lm_head, V * C);
+  for (int l = 0; l < e->cfg->n_layer; l++) place_layer(w, &m->layers[l], &e->w.layers[l]);
+}
+
+// The sinusoidal table (max_T,C): in its own backend buffer on host backends (*table points
+// into it), in malloc'd memory (*owned, for the upload) on device backends.
+static tt_status make_sinusoid(tt_engine *e, const float **table, float **owned, tt_error *err) {
+  size_t n = (size_t)e->max_T * e->C;
+  float *mem;
+  if (tt_engine_zero_copy(e->be)) {
+    tt_status st = e->be->alloc(e->be, n, &e->w.pos_table, err);
+    if (st != TT_OK) return st;
+    mem = e->w.pos_table.handle;
+  } else if (!(mem = *owned = malloc(n * sizeof(float)))) {
+    return tt_fail(err, TT_ERR_NOMEM, "engine: out of memory for the position table");
+  }
+  tt_sinusoid_table(mem, e->max_T, e->C);
+  *table = mem;
+  return TT_OK;
+}
+
+tt_status tt_weights_setup(tt_engine *e, tt_error *err) {
+  const float *sinusoid = NULL;
+  float *owned = NULL;
+  tt_status st = TT_OK;
+  if (e->cfg->positions == TT_POS_SINUSOIDAL && (st = make_sinusoid(e, &sinusoid, &owned, err)) != TT_OK) return st;
+  weight_walk w = {e, true, 0, TT_OK, err};
+  if (!tt_engine_zero_copy(e->be)) {
+    walk_weights(&w, sinusoid);  // count
+    if ((st = e->be->alloc(e->be, w.used, &e->w.all, err)) != TT_OK) {
+      free(owned);
+      return tt_fail_prefix(err, "engine: weights (%zu floats)", w.used);
+    }
+  }
+  w = (weight_walk){e, false, 0, TT_OK, err};
+  walk_weights(&w, sinusoid);
+  free(owned);
+  if (w.st == TT_OK && e->be->finish) w.st = e->be->finish(e->be, err);
+  return w.st;
+}
+
+void tt_weights_release(tt_engine *e) {
+  if (e->w.all.handle) e->be->release(e->be, &e->w.all);
+  if (e->w.pos_table.handle) e->be->release(e->be, &e->w.pos_table);
+}
+
+void tt_sinusoid_table(float *table, int rows, int C) {
+  for (int p = 0; p < rows; p++)
+    for (int c = 0; c < C; c++) {
+      int two_i = c & ~1;  // 2i for both members of a sin/cos pair
+      double angle = (double)p / pow(10000.0, (double)two_i / (double)C);
+      table[(size_t)p * C + c] = (float)((c & 1) ? cos(angle) : sin(angle));
+    }
+}

@@ -1,0 +1,171 @@
+// workspace: the slots every computed tensor can live in, carved out of one allocation
+// sized for max_T tokens, and the bookkeeping of who gets which (the two-slot kinds handed
+// out in turn, the stream kept in a stream slot between blocks). All of the engine's
+// buffer bookkeeping is here. Nothing is allocated during a run. Shape legend in
+// engine_internal.h.
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine_internal.h"
+
+typedef enum {
+  TT_SLOT_STREAM,           // (T,C) the residual stream: two slots
+  TT_SLOT_EMBED,            // (T,C)
+  TT_SLOT_NORM_MEAN,        // (T)
+  TT_SLOT_NORM_SCALE,       // (T)
+  TT_SLOT_NORM_NORMALIZED,  // (T,C)
+  TT_SLOT_NORM_OUT,         // (T,C)
+  TT_SLOT_QKV,              // (T,3C)
+  TT_SLOT_Q,                // (H,T,D)
+  TT_SLOT_K,                // (H,T,D)
+  TT_SLOT_V,                // (H,T,D)
+  TT_SLOT_SCORES,           // (H,T,T) raw → scaled → masked → pattern: two slots
+  TT_SLOT_Z,                // (H,T,D)
+  TT_SLOT_MERGED,           // (T,C) z with the heads side by side (not a hook)
+  TT_SLOT_ATTN_OUT,         // (T,C)
+  TT_SLOT_MLP_PRE,          // (T,F)
+  TT_SLOT_MLP_POST,         // (T,F)
+  TT_SLOT_MLP_OUT,          // (T,C)
+  TT_SLOT_LOGITS,           // (T,V)
+  TT_SLOT_PROBS,            // (T,V)
+  TT_SLOT_LOSS,             // (T-1)
+  TT_SLOT_COUNT
+} tt_slot;
+
+struct tt_workspace {
+  tt_buf all;                     // the one allocation
+  tt_buf slot[TT_SLOT_COUNT][2];  // [1] is set for the two-slot kinds only
+  int turn[TT_SLOT_COUNT];        // which of the two the next request gets
+};
+
+// Which slot holds each hook, by the last dotted part of its name; "merged" holds no hook.
+static const struct {
+  const char *hook;
+  tt_slot slot;
+} hook_slots[] = {
+    {"merged", TT_SLOT_MERGED},
+    {"hook_embed", TT_SLOT_EMBED},
+    {"hook_resid_pre", TT_SLOT_STREAM},
+    {"hook_resid_mid", TT_SLOT_STREAM},
+    {"hook_resid_post", TT_SLOT_STREAM},
+    {"hook_mean", TT_SLOT_NORM_MEAN},
+    {"hook_scale", TT_SLOT_NORM_SCALE},
+    {"hook_normalized", TT_SLOT_NORM_NORMALIZED},
+    {"hook_out", TT_SLOT_NORM_OUT},
+    {"hook_qkv", TT_SLOT_QKV},
+    {"hook_q", TT_SLOT_Q},
+    {"hook_k", TT_SLOT_K},
+    {"hook_v", TT_SLOT_V},
+    {"hook_attn_scores_raw", TT_SLOT_SCORES},
+    {"hook_attn_scores_scaled", TT_SLOT_SCORES},
+    {"hook_attn_scores", TT_SLOT_SCORES},
+    {"hook_pattern", TT_SLOT_SCORES},
+    {"hook_z", TT_SLOT_Z},
+    {"hook_attn_out", TT_SLOT_ATTN_OUT},
+    {"hook_pre", TT_SLOT_MLP_PRE},
+    {"hook_post", TT_SLOT_MLP_POST},
+    {"hook_mlp_out", TT_SLOT_MLP_OUT},
+    {"hook_logits", TT_SLOT_LOGITS},
+    {"hook_probs", TT_SLOT_PROBS},
+    {"hook_loss", TT_SLOT_LOSS},
+};
+
+static bool is_pair(tt_slot s) {
+  return s == TT_SLOT_STREAM || s == TT_SLOT_SCORES;
+}
+
+// The floats one slot of kind s holds, for max_T tokens.
+static size_t slot_floats(const tt_engine *e, tt_slot s) {
+  size_t T = (size_t)e->max_T, C = (size_t)e->C, H = (size_t)e->H, F = (size_t)e->F, V = (size_t)e->V;
+  switch (s) {
+  case TT_SLOT_NORM_MEAN:
+  case TT_SLOT_NORM_SCALE:
+  case TT_SLOT_LOSS:
+    return T;
+  case TT_SLOT_QKV:
+    return T * 3 * C;
+  case TT_SLOT_SCORES:
+    return H * T * T;
+  case TT_SLOT_MLP_PRE:
+  case TT_SLOT_MLP_POST:
+    return T * F;
+  case TT_SLOT_LOGITS:
+  case TT_SLOT_PROBS:
+    return T * V;
+  default:
+    return T * C;  // (T,C) and (H,T,D)
+  }
+}
+
+// Carves the slots out of base (or, with base unset, only counts the floats).
+static size_t carve(tt_engine *e, tt_buf base) {
+  size_t used = 0;
+  for (int s = 0; s < TT_SLOT_COUNT; s++)
+    for (int i = 0; i < (is_pair((tt_slot)s) ? 2 : 1); i++) {
+      size_t n = slot_floats(e, (tt_slot)s);
+      if (base.handle) e->ws->slot[s][i] = tt_buf_view(base, used, n);
+      used += (n + 15) & ~(size_t)15;  // keep every slot 64-byte aligned
+    }
+  return used;
+}
+
+tt_status tt_workspace_setup(tt_engine *e, tt_error *err) {
+  if (!(e->ws = calloc(1, sizeof *e->ws))) return tt_fail(err, TT_ERR_NOMEM, "engine: out of memory");
+  size_t n = carve(e, (tt_buf){0});
+  if (e->be->alloc(e->be, n, &e->ws->all, err) != TT_OK)
+    return tt_fail_prefix(err, "engine: workspace for %d tokens", e->max_T);
+  carve(e, e->ws->all);
+  return TT_OK;
+}
+
+void tt_workspace_release(tt_engine *e) {
+  if (e->ws && e->ws->all.handle) e->be->release(e->be, &e->ws->all);
+  free(e->ws);
+  e->ws = NULL;
+}
+
+void tt_workspace_reset(tt_engine *e) {
+  memset(e->ws->turn, 0, sizeof e->ws->turn);
+}
+
+// The next slot of kind s, as a view of n floats.
+static tt_buf take(tt_engine *e, tt_slot s, size_t n) {
+  tt_buf b = e->ws->slot[s][e->ws->turn[s]];
+  if (is_pair(s)) e->ws->turn[s] ^= 1;
+  return tt_buf_view(b, 0, n);
+}
+
+tt_buf tt_workspace_slot(tt_engine *e, const char *name, size_t n) {
+  const char *dot = strrchr(name, '.');
+  const char *last = dot ? dot + 1 : name;
+  for (size_t i = 0; i < sizeof hook_slots / sizeof *hook_slots; i++)
+    if (strcmp(hook_slots[i].hook, last) == 0) return take(e, hook_slots[i].slot, n);
+  TT_ASSERT(!"every tensor the engine computes has a slot");
+  return (tt_buf){0};
+}
+
+static bool in_stream_slot(const tt_engine *e, tt_buf x) {
+  for (int i = 0; i < 2; i++) {
+    tt_buf s = e->ws->slot[TT_SLOT_STREAM][i];
+    if (x.handle == s.handle && x.offset == s.offset) return true;
+  }
+  return false;
+}
+
+static bool in_workspace(const tt_engine *e, tt_buf x) {
+  const tt_buf all = e->ws->all;
+  return x.handle == all.handle && x.offset >= all.offset && x.offset < all.offset + all.n;
+}
+
+tt_status tt_workspace_keep_stream(tt_engine *e, tt_buf *x, tt_error *err) {
+  if (!in_workspace(e, *x) || in_stream_slot(e, *x)) return TT_OK;
+  size_t n = (size_t)e->run.T * e->C;
+  tt_buf dst = take(e, TT_SLOT_STREAM, n);
+  tt_status st = tt_engine_copy(e, dst, *x, n, err);
+  if (st == TT_OK) *x = dst;
+  return st;
+}
+
+tt_status tt_engine_copy(tt_engine *e, tt_buf out, tt_buf x, size_t n, tt_error *err) {
+  return e->be->scale(e->be, out, x, 1.0f, n, err);
+}
