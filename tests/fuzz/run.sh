@@ -82,13 +82,14 @@ jobs=${FUZZ_JOBS:-1}
 if [ "$jobs" -le 1 ]; then
   for n in "${names[@]}"; do run_one "$n" || fail=1; done
 else
-  pids=()
   for n in "${names[@]}"; do
     run_one "$n" >"$work/logs/$n.summary" &
-    pids+=($!)
     while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do sleep 1; done
   done
-  for p in "${pids[@]}"; do wait "$p" || fail=1; done
-  for n in "${names[@]}"; do cat "$work/logs/$n.summary"; done
+  wait
+  for n in "${names[@]}"; do
+    cat "$work/logs/$n.summary"
+    grep -q FAILED "$work/logs/$n.summary" && fail=1
+  done
 fi
 exit $fail

@@ -292,12 +292,30 @@ def test_lesson_numbers(tmp):  # defect 10: placeholders and the temperature
           and "1.0000" in out, out[-500:])
 
 
+def test_gelu_hostile_values(tmp):  # found by fuzz_render: 1e38 or inf in the FFN's activations
+    src = os.path.join(ROOT, "lessons", "traces", "09-relu.safetensors")
+    header, data = read_st(src)
+    if "blocks.0.mlp.hook_post" not in header:
+        check("09-relu holds blocks.0.mlp.hook_post", False)
+        return
+    data = bytearray(data)
+    for name, values in (("blocks.0.mlp.hook_post", (-1.03e38, math.inf)), ("blocks.0.mlp.hook_pre", (math.nan, 3e37))):
+        begin = header[name]["data_offsets"][0]
+        data[begin:begin + 8] = struct.pack("<2f", *values)
+    p = os.path.join(tmp, "hostile_gelu.safetensors")
+    write_st(p, header, bytes(data))
+    out = os.path.join(tmp, "gelu.png")
+    r = run("render", p, "--step", "mlp.hook_post", "--view", "gelu", "--size", "640x400", "-o", out, timeout=60)
+    check("the gelu view of 1e38, inf and NaN activations draws (no hang, no overflow)",
+          r is not None and r.returncode == 0 and os.path.getsize(out) > 0, r and r.stderr)
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["TTRACE_ASSETS"] = os.path.join(ROOT, "assets")
         for t in (test_shapes_that_wrap, test_duplicates, test_dtypes_read_as_they_are, test_nan_shown, test_escapes,
                   test_token_ids_range, test_fifo_does_not_hang, test_output_targets, test_nul_in_prompt,
-                  test_long_word, test_non_finite_weights, test_vocab_note, test_lesson_numbers):
+                  test_long_word, test_non_finite_weights, test_vocab_note, test_lesson_numbers, test_gelu_hostile_values):
             sub = os.path.join(tmp, t.__name__)
             os.mkdir(sub)
             os.chdir(sub)

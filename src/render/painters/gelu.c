@@ -16,6 +16,21 @@ static double act(tt_act_kind a, double x) {
   }
 }
 
+// Values beyond a million are drawn at the edge (a hostile trace may hold 1e38, or inf,
+// whose axis would not fit an int); NaN does not widen the axes.
+#define PLOT_LIMIT 1e6f
+static float plotted(float v) { return isnan(v) ? 0.0f : fmaxf(-PLOT_LIMIT, fminf(PLOT_LIMIT, v)); }
+
+// Grid spacing: 1 up to a span of 20, then 5, 50, 500, ... so at most about 20 lines.
+static int grid_step(float span) {
+  int step = span > 20 ? 5 : 1;
+  while (span / (float)step > 20.0f) step *= 10;
+  return step;
+}
+
+// The first multiple of step at or above lo.
+static int first_line(float lo, int step) { return (int)ceilf(lo / (float)step) * step; }
+
 void tt_paint_gelu(tt_paint *p, SDL_Rect r, int layer) {
   tt_canvas *cv = p->cv;
   const tt_palette *pal = p->pal;
@@ -35,7 +50,7 @@ void tt_paint_gelu(tt_paint *p, SDL_Rect r, int layer) {
   int64_t n = tt_tensor_numel(pre);
   float xmin = 0, xmax = 0;
   for (int64_t i = 0; i < n; i++) {
-    float v = tt_tensor_at(pre, i);
+    float v = plotted(tt_tensor_at(pre, i));
     if (v < xmin) xmin = v;
     if (v > xmax) xmax = v;
   }
@@ -44,7 +59,7 @@ void tt_paint_gelu(tt_paint *p, SDL_Rect r, int layer) {
   xmax = fmaxf(ceilf(xmax), 3.0f);
   float ymin = fminf((float)act(a, xmin), -1.0f), ymax = (float)act(a, xmax);
   for (int64_t i = 0; i < n; i++) {
-    float v = tt_tensor_at(post, i);
+    float v = plotted(tt_tensor_at(post, i));
     if (v < ymin) ymin = v;
     if (v > ymax) ymax = v;
   }
@@ -57,16 +72,14 @@ void tt_paint_gelu(tt_paint *p, SDL_Rect r, int layer) {
 #define PY(yv) (plot.y + plot.h - (int)(((yv) - ymin) * sy))
   cv->fill(cv, plot.x, plot.y, plot.w, plot.h, pal->panel);
   char buf[48];
-  for (int gx = (int)xmin; gx <= (int)xmax; gx++) {
-    int step = (xmax - xmin) > 20 ? 5 : 1;
-    if (gx % step) continue;
+  int step = grid_step(xmax - xmin);
+  for (int gx = first_line(xmin, step); gx <= (int)xmax; gx += step) {
     cv->fill(cv, PX(gx), plot.y, 1, plot.h, gx == 0 ? pal->dim : pal->bg);
     snprintf(buf, sizeof buf, "%d", gx);
     tt_draw_text(cv, PX(gx), plot.y + plot.h + u / 3, buf, u * 9 / 10, TT_FONT_SANS, pal->fg, TT_ALIGN_CENTER);
   }
-  int ystep = (ymax - ymin) > 20 ? 5 : 1;
-  for (int gy = (int)ceilf(ymin); gy <= (int)ymax; gy++) {
-    if (gy % ystep) continue;
+  int ystep = grid_step(ymax - ymin);
+  for (int gy = first_line(ceilf(ymin), ystep); gy <= (int)ymax; gy += ystep) {
     cv->fill(cv, plot.x, PY(gy), plot.w, 1, gy == 0 ? pal->dim : pal->bg);
     snprintf(buf, sizeof buf, "%d", gy);
     tt_draw_text(cv, plot.x - u / 2, PY(gy) - u / 2, buf, u * 9 / 10, TT_FONT_SANS, pal->fg, TT_ALIGN_RIGHT);
@@ -82,12 +95,13 @@ void tt_paint_gelu(tt_paint *p, SDL_Rect r, int layer) {
     if (img) {
       for (int i = 0; i < gw * gh; i++) img[i] = pal->panel;
       // Light grid lines again (the image covers them).
-      for (int gx = (int)xmin; gx <= (int)xmax; gx++) {
+      int fine = xmax - xmin > 100 ? step : 1, yfine = ymax - ymin > 100 ? ystep : 1;
+      for (int gx = first_line(xmin, fine); gx <= (int)xmax; gx += fine) {
         int c = (int)(((float)gx - xmin) / (xmax - xmin) * (float)gw);
         if (c >= 0 && c < gw)
           for (int y = 0; y < gh; y++) img[y * gw + c] = gx == 0 ? pal->dim : pal->bg;
       }
-      for (int gy = (int)ceilf(ymin); gy <= (int)ymax; gy++) {
+      for (int gy = first_line(ceilf(ymin), yfine); gy <= (int)ymax; gy += yfine) {
         int rr = gh - 1 - (int)(((float)gy - ymin) / (ymax - ymin) * (float)gh);
         if (rr >= 0 && rr < gh)
           for (int x = 0; x < gw; x++) img[rr * gw + x] = gy == 0 ? pal->dim : pal->bg;
@@ -96,6 +110,8 @@ void tt_paint_gelu(tt_paint *p, SDL_Rect r, int layer) {
       tt_rgba dc = pal->accent;
       for (int64_t i = 0; i < n; i++) {
         float x = tt_tensor_at(pre, i), y = tt_tensor_at(post, i);
+        if (!isfinite(x) || !isfinite(y)) continue;  // NaN and infinities have no place on the plot
+        x = plotted(x), y = plotted(y);
         int c = (int)((x - xmin) / (xmax - xmin) * (float)(gw - 1));
         int rr = gh - 1 - (int)((y - ymin) / (ymax - ymin) * (float)(gh - 1));
         for (int dy = -dot; dy <= dot; dy++)
