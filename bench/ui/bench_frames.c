@@ -111,7 +111,7 @@ int main(int argc, char **argv) {
     tt_view_state vs;
     tt_view_state_init(&vs);
     vs.frame = true;
-    tt_view_goto_step(&vs, tr, tt_step_find("blocks.0.attn.hook_pattern", NULL));
+    tt_view_goto_step(&vs, tr, tt_step_find(tr, "blocks.0.attn.hook_pattern", NULL));
     vs.head = 3;
     if (scene == 1) vs.zoom = 4;
     if (scene == 2) vs.view = TT_VIEW_GRID;

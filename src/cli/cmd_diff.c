@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "trace_arg.h"
 #include "trace/hooks.h"
 #include "trace/trace.h"
 
@@ -136,8 +137,8 @@ int tt_cmd_diff(int argc, char **argv) {
   const char *path_a = argv[optind], *path_b = argv[optind + 1], *glob = nargs == 3 ? argv[optind + 2] : "*";
   tt_error err = {0};
   tt_trace *a = NULL, *b = NULL;
-  if (tt_trace_load(path_a, &a, &err)) return tt_cli_fail("diff", &err);
-  if (tt_trace_load(path_b, &b, &err)) {
+  if (tt_cli_load_trace(path_a, &a, &err)) return tt_cli_fail("diff", &err);
+  if (tt_cli_load_trace(path_b, &b, &err)) {
     tt_trace_destroy(a);
     return tt_cli_fail("diff", &err);
   }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "trace_arg.h"
 #include "dump/dump.h"
 #include "trace/hooks.h"
 
@@ -65,7 +66,7 @@ int tt_cmd_dump(int argc, char **argv) {
   if (argc - optind > 2) return tt_cli_usage_error("dump", "too many arguments");
   tt_error err = {0};
   tt_trace *tr = NULL;
-  if (tt_trace_load(argv[optind], &tr, &err)) return tt_cli_fail("dump", &err);
+  if (tt_cli_load_trace(argv[optind], &tr, &err)) return tt_cli_fail("dump", &err);
   int rc = 0;
   if (argc - optind == 1) {
     print_metadata(tr);

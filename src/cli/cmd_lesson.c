@@ -14,15 +14,15 @@
 #include "dump/dump.h"
 #include "lesson/lesson.h"
 #include "session/session.h"
-#if TT_HAVE_GUI && defined(__has_include)
-#if __has_include("ui/ui.h")
+#include "pipeline/pipeline.h"
+#if TT_HAVE_GUI
 #include "ui/ui.h"
-#endif
 #endif
 
 static const char usage[] =
     "usage: ttrace lesson [OPTIONS] LESSON\n"
     "       ttrace lesson --text LESSON [--step N]\n"
+    "       ttrace lesson --svg FIG.svg --step N [--size WxH] LESSON\n"
     "       ttrace lesson --list\n"
     "       ttrace lesson --check [LESSON...]\n"
     "       ttrace lesson --make-traces [-o DIR] [-m MODEL_DIR] [LESSON...]\n"
@@ -33,7 +33,9 @@ static const char usage[] =
     "\n"
     "  --text          play in the terminal: narration, then the step's tensors as tables;\n"
     "                  interactive on a terminal (Enter next, b back, a number jumps, q quits)\n"
-    "  --step N        only step N (1-based; with --text)\n"
+    "  --step N        only step N (1-based; with --text or --svg)\n"
+    "  --svg FIG.svg   draw step N as the window does, without a display, as SVG; prints\n"
+    "                  the trace files it shows (\"A FILE\", \"B FILE\")\n"
     "  --lang en|ko    which language LESSON names and --list use (default en)\n"
     "  --traces DIR    where the saved traces are (default: lessons/traces)\n"
     "  --size WxH      window size (default 1280x800)\n"
@@ -166,7 +168,9 @@ static int cmd_list(const char *only_lang) {
         printf("  %-28s (does not parse: %s)\n", base, err.msg);
         continue;
       }
-      printf("  %-28.*s %s  (%d steps)\n", (int)(strlen(base) - 7), base, tt_lesson_title(l), tt_lesson_n_steps(l));
+      char steps[32];
+      printf("  %-28.*s %s  (%s)\n", (int)(strlen(base) - 7), base, tt_lesson_title(l),
+             tt_cli_count(steps, sizeof steps, tt_lesson_n_steps(l), "step", "steps"));
       tt_lesson_destroy(l);
     }
     free_list(files, n);
@@ -317,21 +321,22 @@ static void print_bars(const tt_trace *tr, const tt_tensor *t, float temp, const
 }
 
 static void print_tensor(const tt_lesson_step *st, const tt_trace *tr, const tt_tensor *t, tt_dump_opts *o) {
-  const char *v = st->view;
-  if (strcmp(v, "tokens") == 0) {
+  tt_view_kind v = TT_VIEW_HEATMAP;  // "norms", a lesson-only view, prints as a table too
+  tt_view_parse(st->view, &v);
+  if (v == TT_VIEW_TOKENS) {
     print_tokens(tr);
-  } else if (strcmp(v, "bars") == 0) {
+  } else if (v == TT_VIEW_BARS) {
     print_bars(tr, t, st->temperature, o);
-  } else if (strcmp(v, "gelu") == 0) {
+  } else if (v == TT_VIEW_GELU) {
     print_activation(tr, t, row_index(st, tr));
-  } else if (strcmp(v, "layernorm") == 0) {
+  } else if (v == TT_VIEW_LAYERNORM) {
     const char *names[] = {"hook_mean", "hook_scale"};
     for (int i = 0; i < 2; i++) {
       const tt_tensor *s = tt_lesson_sibling(tr, t->name, names[i]);
       if (s && s != t) tt_dump_tensor(stdout, tr, s, o), putchar('\n');
     }
     tt_dump_tensor(stdout, tr, t, o);
-  } else if (strcmp(v, "qkv") == 0) {
+  } else if (v == TT_VIEW_QKV) {
     const char *names[] = {"hook_q", "hook_k", "hook_v"};
     for (int i = 0; i < 3; i++) {
       const tt_tensor *s = tt_lesson_sibling(tr, t->name, names[i]);
@@ -471,7 +476,10 @@ static int check_one(const char *path, const char *traces_dir, tt_tokenizer *tok
     n_claims += tt_lesson_step_at(p->lesson, i)->n_checks;
     tt_lesson_view_free(&v);
   }
-  if (!bad) printf("ok   %s: %d steps, %d claims\n", path, tt_lesson_n_steps(p->lesson), n_claims);
+  char steps[32], claims[32];
+  if (!bad)
+    printf("ok   %s: %s, %s\n", path, tt_cli_count(steps, sizeof steps, tt_lesson_n_steps(p->lesson), "step", "steps"),
+           tt_cli_count(claims, sizeof claims, n_claims, "claim", "claims"));
   tt_lesson_player_close(p);
   return bad;
 }
@@ -623,7 +631,7 @@ static int cmd_make(char **args, int n_args, const char *out_dir, const char *mo
 // width/height 0 and theme NULL keep the defaults (or the TTRACE_UI_* variables).
 static int play_window(const char *path, const char *traces_dir, const char *lang, int width, int height,
                        const char *theme) {
-#ifdef TT_UI_LESSON_API
+#if TT_HAVE_GUI
   tt_error err = {0};
   tt_ui_opts o;
   tt_ui_lesson_env_opts(&o);
@@ -639,16 +647,34 @@ static int play_window(const char *path, const char *traces_dir, const char *lan
   return play_text(path, traces_dir, 0);
 }
 
+// ---- --svg: one step drawn headless ------------------------------------------------------------
+static int export_svg(const char *path, const char *traces_dir, int step, int width, int height, const char *out) {
+#if TT_HAVE_GUI
+  tt_error err = {0};
+  char traces[8400];
+  tt_status st = tt_ui_lesson_svg(path, traces_dir, step - 1, width ? width : 1280, height ? height : 800, out, traces,
+                                  sizeof traces, &err);
+  if (st) return tt_cli_fail("lesson", &err);
+  fputs(traces, stdout);
+  return 0;
+#else
+  (void)path, (void)traces_dir, (void)step, (void)width, (void)height, (void)out;
+  tt_error err;
+  tt_fail(&err, TT_ERR_UNSUPPORTED, "this build has no renderer for --svg");
+  return tt_cli_fail("lesson", &err);
+#endif
+}
+
 int tt_cmd_lesson(int argc, char **argv) {
-  enum { PLAY, TEXT, LIST, CHECK, MAKE } mode = PLAY;
+  enum { PLAY, TEXT, LIST, CHECK, MAKE, SVG } mode = PLAY;
   static const struct option longs[] = {
       {"text", no_argument, 0, 't'},        {"step", required_argument, 0, 's'},
       {"lang", required_argument, 0, 'l'},  {"traces", required_argument, 0, 'T'},
       {"list", no_argument, 0, 'L'},        {"check", no_argument, 0, 'c'},
       {"make-traces", no_argument, 0, 'M'}, {"help", no_argument, 0, 'h'},
       {"size", required_argument, 0, 'S'},  {"theme", required_argument, 0, 'H'},
-      {0, 0, 0, 0}};
-  const char *lang = NULL, *traces_dir = NULL, *out_dir = NULL, *model_dir = NULL, *theme = NULL;
+      {"svg", required_argument, 0, 'V'},   {0, 0, 0, 0}};
+  const char *lang = NULL, *traces_dir = NULL, *out_dir = NULL, *model_dir = NULL, *theme = NULL, *svg = NULL;
   int step = 0, width = 0, height = 0, c;
   optind = 1;
   while ((c = getopt_long(argc, argv, ":o:m:h", longs, NULL)) != -1) {
@@ -663,6 +689,7 @@ int tt_cmd_lesson(int argc, char **argv) {
       case 'L': mode = LIST; break;
       case 'c': mode = CHECK; break;
       case 'M': mode = MAKE; break;
+      case 'V': mode = SVG, svg = optarg; break;
       case 'o': out_dir = optarg; break;
       case 'm': model_dir = optarg; break;
       case 'S':
@@ -681,7 +708,8 @@ int tt_cmd_lesson(int argc, char **argv) {
   char **rest = argv + optind;
   int n_rest = argc - optind;
   if ((out_dir || model_dir) && mode != MAKE) return tt_cli_usage_error("lesson", "-o and -m go with --make-traces");
-  if (step && mode != TEXT && mode != PLAY) return tt_cli_usage_error("lesson", "--step goes with --text");
+  if (step && mode != TEXT && mode != PLAY && mode != SVG) return tt_cli_usage_error("lesson", "--step goes with --text");
+  if (mode == SVG && !step) return tt_cli_usage_error("lesson", "--svg wants --step N");
   if (mode == LIST) return n_rest ? tt_cli_usage_error("lesson", "--list takes no LESSON") : cmd_list(lang);
   if (mode == CHECK) return cmd_check(rest, n_rest, traces_dir);
   if (mode == MAKE) {
@@ -699,6 +727,7 @@ int tt_cmd_lesson(int argc, char **argv) {
     tt_fail(&err, TT_ERR_IO, "no lesson '%s' (a file, or a number or name from `ttrace lesson --list`)", rest[0]);
     return tt_cli_fail("lesson", &err);
   }
+  if (mode == SVG) return export_svg(path, traces_dir, step, width, height, svg);
   if (mode == TEXT || step) return play_text(path, traces_dir, step);
   return play_window(path, traces_dir, lang, width, height, theme);
 }

@@ -5,13 +5,13 @@
 #include <string.h>
 
 #include "cli.h"
+#include "trace_arg.h"
 #include "render/render.h"
 #include "trace/hooks.h"
-#include "ui/ui.h"
 
 static const char usage[] =
     "usage: ttrace render TRACE --step HOOK [OPTIONS] -o FIG.png|FIG.svg\n"
-    "       ttrace render A --compare B --step HOOK [OPTIONS] -o FIG.png\n"
+    "       ttrace render A --compare B --step HOOK [OPTIONS] -o FIG.png|FIG.svg\n"
     "\n"
     "Draws one view of a saved trace without a display, with the same painters as the window.\n"
     "\n"
@@ -22,7 +22,7 @@ static const char usage[] =
     "  --view NAME        heatmap, table, grid (all heads), overview (layers x heads), tokens,\n"
     "                     bars, layernorm, gelu, embed, positions, qkv (default: the step's own)\n"
     "  --frame            draw the step navigator, formula and explanation as the window does\n"
-    "  --compare B        the same view of trace B beside it and the difference A - B (PNG)\n"
+    "  --compare B        the same view of trace B beside it and the difference A - B\n"
     "  --size WxH         image size in pixels (default 1600x1000)\n"
     "  --theme light|dark colours (default light)\n"
     "  --lang en|ko       language of labels and explanations (default en)\n"
@@ -128,7 +128,6 @@ int tt_cmd_render(int argc, char **argv) {
   if (!output) return tt_cli_usage_error("render", "missing -o FIG.png or FIG.svg");
   bool svg = ends_with(output, ".svg");
   if (!svg && !ends_with(output, ".png")) return tt_cli_usage_error("render", "-o must end in .png or .svg");
-  if (svg && compare) return tt_cli_usage_error("render", "--compare draws PNG only");
   if (!(vs.zoom >= 1)) return tt_cli_usage_error("render", "--zoom must be 1 or more");
   if (!(vs.temperature > 0)) return tt_cli_usage_error("render", "--temperature must be above 0");
   if (!(vs.font_scale > 0.2f && vs.font_scale < 5)) return tt_cli_usage_error("render", "--font-scale between 0.2 and 5");
@@ -136,7 +135,7 @@ int tt_cmd_render(int argc, char **argv) {
 
   tt_error err = {0};
   tt_trace *tr = NULL;
-  if (tt_trace_load(argv[optind], &tr, &err)) return tt_cli_fail("render", &err);
+  if (tt_cli_load_trace(argv[optind], &tr, &err)) return tt_cli_fail("render", &err);
   if (!step) step = "tokens";
   tt_status st = tt_resolve_hook(tr, step, layer, vs.hook, sizeof vs.hook, &err);
   if (st) {
@@ -147,8 +146,8 @@ int tt_cmd_render(int argc, char **argv) {
     if (tt_hook_lookup(step, &ref) || !tt_hook_at(step, layer < 0 ? 0 : layer, &ref) ||
         !tt_hook_name(&ref, full, sizeof full))
       snprintf(full, sizeof full, "%.95s", step);
-    int si = tt_step_find(full, NULL);
-    tt_view_kind v = si >= 0 ? tt_step_get(si)->view : TT_VIEW_HEATMAP;
+    int si = tt_step_find(tr, full, NULL);
+    tt_view_kind v = si >= 0 ? tt_step_get(tr, si)->view : TT_VIEW_HEATMAP;
     if (v != TT_VIEW_HEATMAP && v != TT_VIEW_TABLE) {
       snprintf(vs.hook, sizeof vs.hook, "%s", full);
       st = TT_OK;
@@ -159,7 +158,7 @@ int tt_cmd_render(int argc, char **argv) {
     return tt_cli_fail("render", &err);
   }
   int L = -1;
-  vs.step = tt_step_find(vs.hook, &L);
+  vs.step = tt_step_find(tr, vs.hook, &L);
   vs.layer = L >= 0 ? L : (layer < 0 ? 0 : layer);
   if (!view_set) vs.view = TT_VIEW_AUTO;
 
@@ -174,7 +173,7 @@ int tt_cmd_render(int argc, char **argv) {
   tt_trace *b = NULL;
   tt_derived *d = NULL;
   if (!st && compare) {
-    st = tt_trace_load(compare, &b, &err);
+    st = tt_cli_load_trace(compare, &b, &err);
     if (!st) st = tt_derived_create(&d, &err);
   }
   if (!st) {
@@ -183,7 +182,8 @@ int tt_cmd_render(int argc, char **argv) {
       const char *la = strrchr(argv[optind], '/') ? strrchr(argv[optind], '/') + 1 : argv[optind];
       const char *lb = strrchr(compare, '/') ? strrchr(compare, '/') + 1 : compare;
       tt_compare cmp = {b, la, lb};
-      st = tt_render_compare_png(rc, tr, &cmp, &vs, w, h, d, output, &err);
+      st = svg ? tt_render_compare_svg(rc, tr, &cmp, &vs, w, h, d, output, &err)
+               : tt_render_compare_png(rc, tr, &cmp, &vs, w, h, d, output, &err);
       tt_compare_info in;
       tt_derived_info(d, &in);
       if (!st && in.diff) printf("max |A - B| = %.6g in %s\n", (double)in.max_abs, in.hook);

@@ -23,14 +23,15 @@ static const char usage[] =
     "  -b, --backend NAME  openblas (default), opencl, or auto (OpenCL when a device exists)\n"
     "  -o, --output FILE   the trace file to write (written atomically)\n"
     "      --set KEY=VALUE change the forward pass (repeatable; KEY=VALUE,KEY=VALUE sets several):\n"
-    "                      scale_attn=false, causal=false,\n"
-    "                      positions=learned|sinusoidal|none, activation=gelu_new|gelu|relu|silu|identity,\n"
-    "                      residual=false, block=post_ln, norm=rmsnorm\n"
+    "                      scale_attn=false, causal=false, positions=learned|sinusoidal|none,\n"
+    "                      activation=gelu_new|gelu|relu|silu|identity, residual=false,\n"
+    "                      block=post_ln, norm=rmsnorm\n"
     "      --record GLOB   keep only hooks matching GLOB (repeatable), e.g. 'blocks.0.attn.*';\n"
     "                      --record none keeps nothing (for timing)\n"
-    "      --bos           put the BOS token first: <|endoftext|> (50256) for GPT-2, as TransformerLens'\n"
-    "                      prepend_bos does; for a tokenizer.json, its BOS (or <|endoftext|>)\n"
-    "      --ids LIST      trace these token ids (comma-separated, e.g. 464,6193,318,3621) instead of a PROMPT\n"
+    "      --bos           put the BOS token first: <|endoftext|> (50256) for GPT-2, as\n"
+    "                      TransformerLens' prepend_bos does; for a tokenizer.json, its BOS\n"
+    "                      (or its <|endoftext|>); see docs/tokenizer.md\n"
+    "      --ids LIST      trace these token ids instead of a PROMPT: 464,6193,318,3621\n"
     "  -q, --quiet         print nothing on success\n";
 
 #define MAX_LIST 64

@@ -2,10 +2,10 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli.h"
 #include "prompt_arg.h"
+#include "trace_arg.h"
 #include "view_args.h"
 
 static const char usage[] =
@@ -107,26 +107,6 @@ tt_status tt_view_trace(tt_session *s, const tt_view_args *a, const char *prompt
   if (!st) st = tt_session_trace_input(s, &in, out, err);
   free(ids);
   return st;
-}
-
-tt_status tt_cli_load_trace(const char *path, tt_trace **out, tt_error *err) {
-  *out = NULL;
-  FILE *fp = fopen(path, "rb");
-  struct stat sb;
-  unsigned char head[9];
-  if (fp && fstat(fileno(fp), &sb) == 0 && S_ISREG(sb.st_mode)) {
-    size_t got = fread(head, 1, sizeof head, fp);
-    uint64_t n = 0;
-    for (int i = 7; got == sizeof head && i >= 0; i--) n = n << 8 | head[i];
-    bool safetensors = got == sizeof head && n >= 2 && n <= (uint64_t)sb.st_size - 8 && head[8] == '{';
-    fclose(fp);
-    if (!safetensors)
-      return tt_fail(err, TT_ERR_FORMAT, "%s is not a trace file (traces are safetensors files written by `ttrace "
-                                         "trace`; this one does not start with a safetensors header)", path);
-  } else if (fp) {
-    fclose(fp);
-  }
-  return tt_trace_load(path, out, err);  // it also says why a file cannot be opened
 }
 
 // The words after the options joined with spaces (malloc'd).

@@ -1,5 +1,4 @@
-// view_args: the options `ttrace view` and `ttrace demo` share (cmd_view.c parses them),
-// and loading a trace named on the command line.
+// view_args: the options `ttrace view` and `ttrace demo` share (cmd_view.c parses them).
 #ifndef TT_VIEW_ARGS_H
 #define TT_VIEW_ARGS_H
 
@@ -20,9 +19,5 @@ void tt_view_parse_args(int argc, char **argv, const char *cmd, tt_view_args *a,
 
 // Traces what a asks for (--ids LIST, or prompt, with --bos) in session s.
 tt_status tt_view_trace(tt_session *s, const tt_view_args *a, const char *prompt, tt_trace **out, tt_error *err);
-
-// tt_trace_load, first checking that path starts like a safetensors file, so that a file
-// of another kind is "not a trace file" rather than a header-length number.
-tt_status tt_cli_load_trace(const char *path, tt_trace **out, tt_error *err);
 
 #endif

@@ -39,7 +39,7 @@ typedef struct {
   int layer;             // block index, TT_LESSON_NONE outside the blocks, TT_LESSON_ALL_LAYERS
   int head;              // head index, or TT_LESSON_ALL
   int row;               // token row (negative counts from the end), or TT_LESSON_ALL_ROWS
-  const char *view;      // one of tt_lesson_views()
+  const char *view;      // a view name (tt_lesson_view_known)
   int compare;           // index of a second trace to show beside it, or -1
   float temperature;     // for views of next-token probabilities (1 = as recorded)
   const char *text;      // narration: paragraphs separated by blank lines, {{...}} placeholders
@@ -54,8 +54,9 @@ typedef struct {
 
 typedef struct tt_lesson tt_lesson;
 
-// The view names a step may use, NULL-terminated (documented in lessons/README.md).
-const char *const *tt_lesson_views(void);
+// Whether a step may use this view: a pipeline view name (tt_view_parse) other than
+// "auto", or "norms" (documented in lessons/README.md).
+bool tt_lesson_view_known(const char *name);
 
 // Parses a lesson. name is used in error messages ("lessons/en/01.lesson:12: ...").
 tt_status tt_lesson_parse(const char *text, size_t len, const char *name, tt_lesson **out, tt_error *err);
@@ -132,7 +133,7 @@ tt_status tt_lesson_fill(const tt_lesson *l, int default_trace, const char *text
 // "norms", which is lesson-only (a vector-length table; a heatmap will do). With
 // view.compare, draw view.compare_tensors[k] beside it and, when the shapes agree, their
 // difference. Next/previous call tt_lesson_player_next/prev; a teacher jumps with
-// tt_lesson_player_jump. The CLI calls, when ui/ui.h defines TT_UI_LESSON_API:
+// tt_lesson_player_jump. The CLI calls, in builds with the window (TT_HAVE_GUI):
 //   tt_status tt_ui_run_lesson(const char *path, const char *traces_dir, const char *lang,
 //                              tt_error *err);  // TT_ERR_UNSUPPORTED: no display
 // and otherwise plays the lesson as text.

@@ -6,12 +6,22 @@
 #include <string.h>
 
 #include "lesson_internal.h"
+#include "pipeline/pipeline.h"
 
-// The window's view names (src/render tt_view_parse) plus "norms", a lesson-only view.
-static const char *const views[] = {"tokens", "heatmap",   "table", "grid",  "overview",  "bars", "layernorm",
-                                    "gelu",   "embed",     "positions", "qkv", "norms",   NULL};
+// The pipeline's view names (tt_view_parse) but "auto", plus "norms", a lesson-only view.
+bool tt_lesson_view_known(const char *name) {
+  tt_view_kind k;
+  return strcmp(name, "norms") == 0 || (tt_view_parse(name, &k) && k != TT_VIEW_AUTO);
+}
 
-const char *const *tt_lesson_views(void) { return views; }
+// "tokens, heatmap, ..., norms" for error messages.
+static void view_list(char *buf, size_t len) {
+  size_t n = 0;
+  buf[0] = 0;
+  for (int k = TT_VIEW_AUTO + 1; k < TT_VIEW_COUNT && n < len; k++)
+    n += (size_t)snprintf(buf + n, len - n, "%s, ", tt_view_name((tt_view_kind)k));
+  if (n < len) snprintf(buf + n, len - n, "norms");
+}
 
 typedef struct {
   tt_lesson *l;
@@ -367,13 +377,11 @@ static tt_status apply_fields(parser *p, tt_lesson_step *st, const step_fields *
   if (!f->show) return fail_at(p, st->line, "step has no 'show:' (the hook to show)");
   if (!f->view) return fail_at(p, st->line, "step has no 'view:'");
   if (!valid_hook(f->show)) return fail_at(p, f->show_line, "show: '%s' is not a hook name", f->show);
-  bool known_view = false;
-  for (const char *const *v = views; *v; v++) known_view |= strcmp(*v, f->view) == 0;
-  if (!known_view)
-    return fail_at(p, f->view_line,
-                   "unknown view '%s' (known: tokens, heatmap, table, grid, overview, bars, layernorm, "
-                   "gelu, embed, positions, qkv, norms)",
-                   f->view);
+  if (!tt_lesson_view_known(f->view)) {
+    char known[256];
+    view_list(known, sizeof known);
+    return fail_at(p, f->view_line, "unknown view '%s' (known: %s)", f->view, known);
+  }
   st->view = f->view;
   if (f->trace) {
     st->trace = tt_lesson_find_trace(l, f->trace);

@@ -54,6 +54,12 @@ int tt_unit_for(const tt_view_state *st, int w, int h) {
   return (int)lrintf(u);
 }
 
+tt_type tt_type_for(int u) {
+  return (tt_type){.display = u * 16 / 10, .formula = u * 14 / 10, .title = u * 13 / 10, .heading = u * 12 / 10,
+                   .large = u * 11 / 10, .body = u, .cell = u * 85 / 100, .label = u * 9 / 10, .small = u * 8 / 10,
+                   .big = u * 3 / 2, .line = u * 3 / 2, .line_loose = u * 17 / 10};
+}
+
 static void paint(tt_render *rc, tt_canvas *cv, SDL_Rect area, const tt_trace *tr, const tt_view_state *st,
                   tt_layout *lay) {
   tt_paint p = {cv, tr, st, &rc->ex, tt_palette_for(st->theme), lay, tt_unit_for(st, area.w, area.h), rc};

@@ -8,29 +8,10 @@
 #include <SDL.h>
 
 #include "core/core.h"
+#include "pipeline/pipeline.h"
 #include "trace/trace.h"
 
-typedef enum {
-  TT_VIEW_AUTO,       // the step's own view (heatmap for most tensors)
-  TT_VIEW_HEATMAP,    // one tensor (one head of a head-major tensor) as coloured cells
-  TT_VIEW_TABLE,      // the same cells as numbers
-  TT_VIEW_GRID,       // all heads of one layer
-  TT_VIEW_OVERVIEW,   // layers × heads
-  TT_VIEW_TOKENS,     // token pieces with their ids (and BPE merges when known)
-  TT_VIEW_BARS,       // top-k next tokens with probabilities at a temperature
-  TT_VIEW_LAYERNORM,  // mean and scale per token, input and output rows
-  TT_VIEW_GELU,       // the activation curve with the layer's actual (pre, post) points
-  TT_VIEW_EMBED,      // the embedding matrix with the looked-up rows highlighted
-  TT_VIEW_POSITIONS,  // token embedding + position vectors = block input
-  TT_VIEW_QKV,        // Q, K and V of one head side by side
-  TT_VIEW_COUNT
-} tt_view_kind;
-
-const char *tt_view_name(tt_view_kind v);            // "heatmap", "table", ...
-bool tt_view_parse(const char *name, tt_view_kind *out);
-
 typedef enum { TT_THEME_LIGHT, TT_THEME_DARK } tt_theme;
-typedef enum { TT_LANG_EN, TT_LANG_KO } tt_lang;
 
 // Everything a view depends on besides the trace. Plain data: copy it freely.
 typedef struct {
@@ -89,7 +70,7 @@ typedef struct {
   float row0, col0;        // first visible cell (fractional when panned)
   float cell_w, cell_h;    // pixels per cell
   int layer, head;         // -1 when not applicable
-  int row_axis, col_axis;  // axis letters: 'T', 'C', 'D', 'F', 'V', 'P', '1'
+  int row_axis, col_axis;  // axis letters: 'T', 'C', 'D', 'F', 'V', 'P', 'Q' (3C), 'L' (T-1), '1'
 } tt_panel;
 
 #define TT_MAX_PANELS 400
@@ -176,6 +157,9 @@ void tt_render_draw_compare(tt_render *rc, SDL_Renderer *r, SDL_Rect area, const
 // Headless: the comparison as a figure (or with the window's frame when st->frame).
 tt_status tt_render_compare_png(tt_render *rc, const tt_trace *a, const tt_compare *cmp, const tt_view_state *st,
                                 int w, int h, tt_derived *d, const char *path, tt_error *err);
+// The same as SVG (texts say which trace they come from: data-tt-trace A, B or D).
+tt_status tt_render_compare_svg(tt_render *rc, const tt_trace *a, const tt_compare *cmp, const tt_view_state *st,
+                                int w, int h, tt_derived *d, const char *path, tt_error *err);
 
 // One step of a lesson: the lesson title and "3 / 9" on top, the narration on the left,
 // and on the right exactly the step's view (st), or a comparison, or the lengths of the
@@ -201,28 +185,35 @@ void tt_render_draw_lesson(tt_render *rc, SDL_Renderer *r, SDL_Rect area, const 
                            const tt_lesson_page *pg, tt_derived *d, tt_layout *lay);
 tt_status tt_render_lesson_png(tt_render *rc, const tt_trace *tr, const tt_view_state *st, const tt_lesson_page *pg,
                                int w, int h, tt_derived *d, const char *path, tt_error *err);
+tt_status tt_render_lesson_svg(tt_render *rc, const tt_trace *tr, const tt_view_state *st, const tt_lesson_page *pg,
+                               int w, int h, tt_derived *d, const char *path, tt_error *err);
 
-// ---- the pipeline steps, as the navigator lists them ----------------------------------
-typedef struct {
-  const char *id;          // "softmax"
-  const char *suffix;      // hook suffix ("attn.hook_pattern") or whole name outside blocks
-  bool in_block;           // the hook is "blocks.L.<suffix>"
-  tt_view_kind view;       // the view this step opens with
-} tt_step;
+// ---- model-side data for views (extras.c): what the window, `ttrace render` and the demo
+// add to the trace --------------------------------------------------------------------------
+typedef struct tt_viz_data tt_viz_data;
+// Loads the tokenizer (and, when it matches the trace, the model for W_E) from model_dir,
+// else the trace's "model" metadata, else the default model, else assets/tokenizer.
+// Never fails for a missing model: views then show ids instead of pieces. *out may be
+// used with any later trace of the same model.
+tt_status tt_viz_data_open(const char *model_dir, const tt_trace *tr, tt_viz_data **out, tt_error *err);
+// The same, loading the model's weights only when `weights` (views that draw W_E); the
+// tokenizer alone is cheap, a model folder may be gigabytes.
+tt_status tt_viz_data_open_for(const char *model_dir, const tt_trace *tr, bool weights, tt_viz_data **out,
+                               tt_error *err);
+void tt_viz_data_close(tt_viz_data *d);
+// Fills ex for tr (merges are recomputed from tr's prompt). ex stays valid until the next
+// call or tt_viz_data_close.
+void tt_viz_data_extras(tt_viz_data *d, const tt_trace *tr, tt_render_extras *ex);
 
-int tt_step_count(void);
-const tt_step *tt_step_get(int i);
-const char *tt_step_title(int i, tt_lang lang);
-// Points st at step i (hook name for st->layer, the step's view, zoom and pan reset).
+// ---- the headless step sequence (sequence.c) ----------------------------------------------
+// Writes the whole step sequence (every step; block steps for each layer, up to 4
+// layers, else the first and last) as numbered PNGs (001-tokenize.png, ...) into dir,
+// creating it. Returns the number written in *n.
+tt_status tt_render_write_sequence(const tt_trace *tr, const tt_render_extras *ex, const char *dir, int w, int h,
+                                   tt_lang lang, tt_theme theme, int *n, tt_error *err);
+
+// Points st at step i of tr's step list (pipeline.h): the hook for st->layer, the step's
+// view, zoom and pan reset.
 void tt_view_goto_step(tt_view_state *st, const tt_trace *tr, int i);
-// The full hook name of step i at layer L.
-void tt_step_hook(int i, int layer, char *buf, size_t len);
-// The step whose hook is `hook` (full name), or -1.
-int tt_step_find(const char *hook, int *layer);
-
-// Resolves --step: a full hook name present in the trace, or a layer-free suffix
-// ("attn.hook_pattern") completed with layer. Writes the full name into buf.
-tt_status tt_resolve_hook(const tt_trace *tr, const char *step, int layer, char *buf, size_t len,
-                          tt_error *err);
 
 #endif

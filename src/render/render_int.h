@@ -73,7 +73,18 @@ struct tt_canvas {
   int max_cells;  // how many cells per axis a cell image may have (SVG keeps files small)
   tt_fonts *fonts;
   void *impl;
+  // What the texts say, for a reader of the output (the SVG canvas writes them as the
+  // data-tt and data-tt-panel attributes; tt_note, tt_note_scope).
+  char note[160];   // the next text only: its kind and indices ("cell r=2 c=0")
+  char scope[256];  // every text until changed: what they belong to ("hook=... head=3")
+  char trace[4];    // which trace of a comparison the texts come from: "A", "B", "D" (a − b)
 };
+// Says what the next text drawn is: a kind and key=value indices, never its value
+// ("cell r=2 c=0", "label axis=T i=3", "tick i=0"). Cleared by that text.
+void tt_note(tt_canvas *cv, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+// Says what the following texts belong to ("panel=heatmap hook=blocks.0.attn.hook_pattern
+// head=3 trace=A"), until the next call; NULL clears it.
+void tt_note_scope(tt_canvas *cv, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 // Canvas over an SDL renderer; the cache of text and cell textures lives in rc.
 typedef struct tt_sdl_cache tt_sdl_cache;
@@ -117,6 +128,25 @@ void tt_draw_tooltip(tt_canvas *cv, const tt_palette *pal, SDL_Rect area, int mx
 // Type size for an area: large enough for a projector, scaled with the area, times the
 // state's font_scale.
 int tt_unit_for(const tt_view_state *st, int w, int h);
+
+// The type scale: every text size and text line of a drawing, named, from its unit u
+// (tt_unit_for: the area and st->font_scale). Painters take sizes from here, never as
+// ratios of u.
+typedef struct {
+  int display;   // u·16/10  the window header's step title and counter
+  int formula;   // u·14/10  the step's formula
+  int title;     // u·13/10  view titles, key-table titles, a tooltip's value
+  int heading;   // u·12/10  lesson narration, headings of bars and comparisons
+  int large;     // u·11/10  panel titles, the shapes line
+  int body;      // u        paragraphs, table rows, cell labels
+  int cell;      // u·85/100 the inspector's lines, values in small cells, narrow panels
+  int label;     // u·9/10   axis titles and ticks, notes, legends
+  int small;     // u·8/10   fine print, slider ticks
+  int big;       // u·3/2    letters over panels (Q K V), the prompt being typed
+  int line;      // u·3/2    one line of body or label text with its gap
+  int line_loose;// u·17/10  a line in key tables and under formulas
+} tt_type;
+tt_type tt_type_for(int u);
 // Draws with fn into a software renderer of w × h (textures in a private cache) and
 // returns the picture as an RGB24 surface in *out (free it); *out is untouched on failure.
 typedef void (*tt_headless_fn)(tt_render *rc, SDL_Renderer *r, SDL_Rect area, void *ctx);
@@ -140,6 +170,15 @@ static inline float tt_mat_at(const tt_mat *m, int r, int c) {
 }
 // The axes letters of a hook ("H,T,T" → "HTT"), from the catalogue, else from the shape.
 void tt_hook_axes(const tt_trace *tr, const tt_tensor *t, char *axes, size_t len);
+// Hook names through the catalogue (trace/hooks.h). The tensor `suffix` of block `layer`
+// (ignored outside the blocks) in tr, NULL when not recorded or not a catalogue hook;
+// the same hook as `name` in another block (NULL when name is not a block hook); the
+// block of a full name (-1 outside the blocks or not a catalogue hook); its layer-free
+// suffix ("attn.hook_pattern"; the name itself when not a catalogue hook).
+const tt_tensor *tt_find_hook(const tt_trace *tr, int layer, const char *suffix);
+const char *tt_hook_relayer(const char *name, int layer, char *buf, size_t len);
+int tt_hook_block(const char *name);
+const char *tt_hook_suffix(const char *name);
 // A matrix view of t: head-major (H, T, X) tensors give head `head` (clamped);
 // 1-D tensors are one column. false for tensors with more dims.
 bool tt_mat_of(const tt_trace *tr, const tt_tensor *t, int head, tt_mat *m);
@@ -165,6 +204,12 @@ void tt_scale_get(tt_paint *p, const tt_tensor *t, const char *hook, tt_scale *s
 tt_rgba tt_scale_color(const tt_scale *s, float v);
 // Value formatted compactly for cells and labels ("0.25", "-12.3", "1.2e+03", "−∞").
 const char *tt_fmt_value(float v, char *buf, size_t len);
+// One number by a printf format ("%.4f", "%+.3f"): every minus sign U+2212 (also in the
+// exponent), infinities as ∞ / −∞. Every number a painter prints goes through one of these.
+const char *tt_fmt_num(double v, const char *fmt, char *buf, size_t len);
+// Turns each ASCII '-' that is a number's sign in s (before a digit, '.' or ∞, not inside a
+// word) into U+2212, in place, within len bytes.
+void tt_minus_signs(char *s, size_t len);
 
 // ---- the render context ---------------------------------------------------------------------
 #define TT_SCALE_CACHE 48
@@ -199,6 +244,9 @@ struct tt_paint {
 void tt_paint_view(tt_paint *p, SDL_Rect r);  // dispatches on the view kind (views.c)
 void tt_paint_heatmap(tt_paint *p, SDL_Rect r, const tt_tensor *t, int head, bool table);
 void tt_paint_grid(tt_paint *p, SDL_Rect r, const tt_tensor *t);
+// A (T, V) tensor: per token the top columns with their token texts, and the vocabulary
+// in bins drawn by their largest and smallest values (logits.c; the heatmap of a V axis).
+void tt_paint_logits(tt_paint *p, SDL_Rect r, const tt_tensor *t);
 void tt_paint_overview(tt_paint *p, SDL_Rect r, const char *suffix);
 void tt_paint_tokens(tt_paint *p, SDL_Rect r);
 void tt_paint_bars(tt_paint *p, SDL_Rect r);
@@ -245,20 +293,6 @@ void tt_paint_thirds(tt_paint *p, const tt_panel *pn, int C);
 // Which visible window of a matrix a zoom/pan state gives for a plot of w × h pixels.
 void tt_view_window(const tt_view_state *st, int rows, int cols, int w, int h, bool square,
                     int unit, tt_cells_opts *o);
-
-// Strings of the UI in the chosen language (strings.c).
-typedef enum {
-  TT_S_LAYER, TT_S_HEAD, TT_S_MASKED, TT_S_NOT_RECORDED, TT_S_PROMPT, TT_S_STEPS, TT_S_BLOCK,
-  TT_S_KEYS, TT_S_PINNED, TT_S_HOVER, TT_S_QUERY, TT_S_KEY, TT_S_DIM, TT_S_TOKEN, TT_S_POSITION,
-  TT_S_NEXT_AFTER, TT_S_TEMPERATURE, TT_S_DOWNSAMPLED, TT_S_CLICK_TO_PIN, TT_S_PLAYING,
-  TT_S_TYPE_PROMPT, TT_S_MEAN, TT_S_SCALE, TT_S_INPUT, TT_S_OUTPUT, TT_S_ROW, TT_S_COLUMN, TT_S_COUNT
-} tt_str_id;
-const char *tt_str(tt_lang lang, tt_str_id id);
-// Explanation texts of step i (steps.c).
-const char *tt_step_text(int i, tt_lang lang);
-const char *tt_step_formula(int i, const tt_trace *tr);
-// "(4, 768) × (768, 2304) → (4, 2304)" for step i with the trace's config and T.
-void tt_step_shapes(int i, const tt_trace *tr, tt_lang lang, char *buf, size_t len);
 
 // 64-bit FNV-1a over bytes, for cache keys.
 uint64_t tt_hash(uint64_t h, const void *p, size_t n);

@@ -6,19 +6,15 @@
 
 #include "render_int.h"
 
-static const char *const view_names[TT_VIEW_COUNT] = {
-    "auto", "heatmap", "table", "grid", "overview", "tokens", "bars",
-    "layernorm", "gelu", "embed", "positions", "qkv"};
-
-const char *tt_view_name(tt_view_kind v) { return v < TT_VIEW_COUNT ? view_names[v] : "?"; }
-
-bool tt_view_parse(const char *name, tt_view_kind *out) {
-  for (int i = 0; i < TT_VIEW_COUNT; i++)
-    if (strcmp(name, view_names[i]) == 0) {
-      *out = (tt_view_kind)i;
-      return true;
-    }
-  return false;
+void tt_view_goto_step(tt_view_state *st, const tt_trace *tr, int i) {
+  if (i < 0) i = 0;
+  if (i >= tt_step_count()) i = tt_step_count() - 1;
+  st->step = i;
+  tt_step_hook(tr, i, st->layer, st->hook, sizeof st->hook);
+  st->view = tt_step_get(tr, i)->view;
+  st->zoom = 1;
+  st->pan_row = st->pan_col = 0;
+  st->pin_row = st->pin_col = -1;
 }
 
 void tt_view_state_init(tt_view_state *st) {
@@ -37,21 +33,16 @@ void tt_view_state_init(tt_view_state *st) {
 }
 
 // The view a hook opens with when none is chosen.
-static tt_view_kind auto_view(const char *hook) {
+static tt_view_kind auto_view(const tt_trace *tr, const char *hook) {
   int layer;
-  int s = tt_step_find(hook, &layer);
+  int s = tt_step_find(tr, hook, &layer);
   if (s >= 0) {
-    tt_view_kind v = tt_step_get(s)->view;
+    tt_view_kind v = tt_step_get(tr, s)->view;
     if (v == TT_VIEW_QKV) return TT_VIEW_HEATMAP;  // a single Q/K/V tensor shows as itself
     return v;
   }
   if (strcmp(hook, "tokens") == 0) return TT_VIEW_TOKENS;
   return TT_VIEW_HEATMAP;
-}
-
-static int hook_layer(const char *hook) {
-  if (strncmp(hook, "blocks.", 7) != 0) return -1;
-  return atoi(hook + 7);
 }
 
 static void message(tt_paint *p, SDL_Rect r, const char *msg) {
@@ -70,6 +61,7 @@ static void hover(tt_paint *p, SDL_Rect area) {
   // Tooltip: value, row and column labels, the tensor and index.
   char l0[200], l1[200], l2[200], l3[200], num[32], lab[160];
   int u = p->unit;
+  const tt_type type = tt_type_for(u);
   tt_axis_label(p->tr, p->ex, pn->row_axis, pk.row, lab, sizeof lab);
   snprintf(l1, sizeof l1, "%s %d: %s", tt_str(st->lang, TT_S_ROW), pk.row, lab);
   tt_axis_label(p->tr, p->ex, pn->col_axis, pk.col, lab, sizeof lab);
@@ -79,10 +71,10 @@ static void hover(tt_paint *p, SDL_Rect area) {
   if (pk.t->ndim == 3) snprintf(l3, sizeof l3, "%s[%d, %d, %d]", pk.t->name, pk.head, pk.row, pk.col);
   else if (pk.t->ndim == 2) snprintf(l3, sizeof l3, "%s[%d, %d]", pk.t->name, pk.row, pk.col);
   else snprintf(l3, sizeof l3, "%s[%d]", pk.t->name, pk.row);
-  const tt_tip_line lines[4] = {{l0, u * 13 / 10, TT_FONT_BOLD, p->pal->fg},
+  const tt_tip_line lines[4] = {{l0, type.title, TT_FONT_BOLD, p->pal->fg},
                                 {l1, u, TT_FONT_SANS, p->pal->dim},
                                 {l2, u, TT_FONT_SANS, p->pal->dim},
-                                {l3, u * 8 / 10, TT_FONT_MONO, p->pal->dim}};
+                                {l3, type.small, TT_FONT_MONO, p->pal->dim}};
   tt_draw_tooltip(p->cv, p->pal, area, st->mouse_x, st->mouse_y, u, lines, 4);
 }
 
@@ -106,24 +98,24 @@ void tt_paint_view(tt_paint *p, SDL_Rect r) {
   const tt_view_state *st = p->st;
   const tt_trace *tr = p->tr;
   p->lay->view_rect = r;
-  tt_view_kind kind = st->view == TT_VIEW_AUTO ? auto_view(st->hook) : st->view;
+  tt_view_kind kind = st->view == TT_VIEW_AUTO ? auto_view(tr, st->hook) : st->view;
   const tt_tensor *t = tt_trace_find(tr, st->hook);
-  int layer = hook_layer(st->hook);
+  int layer = tt_hook_block(st->hook);
   if (layer < 0) layer = st->layer;
 
   // Title: the tensor, layer, head; subtitle: the step, the prompt, the shape.
   char title[256], sub[512], shape[96] = "";
   int n = snprintf(title, sizeof title, "%s", st->hook);
   bool headed = t && t->ndim == 3 && (kind == TT_VIEW_HEATMAP || kind == TT_VIEW_TABLE);
-  if (hook_layer(st->hook) >= 0 && n < (int)sizeof title)
+  if (tt_hook_block(st->hook) >= 0 && n < (int)sizeof title)
     n += snprintf(title + n, sizeof title - (size_t)n, "  \xC2\xB7  %s %d", tt_str(st->lang, TT_S_LAYER), layer);
   if (headed && n < (int)sizeof title)
     snprintf(title + n, sizeof title - (size_t)n, "  \xC2\xB7  %s %d", tt_str(st->lang, TT_S_HEAD),
              st->head < 0 ? 0 : st->head >= t->shape[0] ? (int)t->shape[0] - 1 : st->head);
   if (t) tt_shape_str(t->shape, t->ndim, shape, sizeof shape);
-  int step = tt_step_find(st->hook, NULL);
+  int step = tt_step_find(tr, st->hook, NULL);
   const char *prompt = tt_trace_meta(tr, "prompt");
-  snprintf(sub, sizeof sub, "%s%s\xE2\x80\x9C%s\xE2\x80\x9D   %s", step >= 0 ? tt_step_title(step, st->lang) : "",
+  snprintf(sub, sizeof sub, "%s%s\xE2\x80\x9C%s\xE2\x80\x9D   %s", step >= 0 ? tt_step_title(tr, step, st->lang) : "",
            step >= 0 ? "   " : "", prompt ? prompt : "", shape);
   int th = st->frame ? 0 : tt_paint_title(p, r, title, sub);
   SDL_Rect body = {r.x, r.y + th, r.w, r.h - th};
@@ -131,6 +123,7 @@ void tt_paint_view(tt_paint *p, SDL_Rect r) {
     // In the window the header already names the step; keep one line naming the tensor.
     char line[400];
     snprintf(line, sizeof line, "%s   %s", title, shape);
+    tt_note(p->cv, "title");
     tt_draw_text(p->cv, r.x, r.y, line, p->unit, TT_FONT_MONO, p->pal->dim, TT_ALIGN_LEFT);
     body.y += p->unit * 3 / 2;
     body.h -= p->unit * 3 / 2;
@@ -156,12 +149,7 @@ void tt_paint_view(tt_paint *p, SDL_Rect r) {
       if (t->ndim == 3) tt_paint_grid(p, body, t);
       else tt_paint_heatmap(p, body, t, st->head, false);
       break;
-    case TT_VIEW_OVERVIEW: {
-      const char *suffix = st->hook;
-      if (strncmp(suffix, "blocks.", 7) == 0 && strchr(suffix + 7, '.')) suffix = strchr(suffix + 7, '.') + 1;
-      tt_paint_overview(p, body, suffix);
-      break;
-    }
+    case TT_VIEW_OVERVIEW: tt_paint_overview(p, body, tt_hook_suffix(st->hook)); break;
     case TT_VIEW_TOKENS: tt_paint_tokens(p, body); break;
     case TT_VIEW_BARS: tt_paint_bars(p, body); break;
     case TT_VIEW_LAYERNORM: {

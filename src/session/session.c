@@ -178,9 +178,14 @@ tt_status tt_input_ids(const tt_tokenizer *tok, const tt_trace_input *in, int vo
   return TT_OK;
 }
 
-// The prompt as the metadata keeps it: the text, or for --ids the tokens' display text joined.
+// The prompt as the metadata keeps it: the text; for --ids the ids decoded, or where that
+// is not valid UTF-8 (half a character) the tokens' display strings joined (\xNN).
 static char *prompt_text(const tt_session *s, const tt_trace_input *in, const int32_t *ids, int T) {
   if (!in->ids) return strdup(in->prompt);
+  char *text = tt_tokenizer_decode(s->tok, ids, T);
+  size_t bad;
+  if (text && tt_utf8_valid(text, strlen(text), &bad)) return text;
+  free(text);
   size_t cap = 1, at = 0;
   char piece[256];
   for (int i = 0; i < T; i++) cap += strlen(tt_tokenizer_token_display(s->tok, ids[i], piece, sizeof piece));
@@ -215,7 +220,8 @@ static tt_status fill_metadata(tt_session *s, tt_trace *tr, const tt_trace_input
   const char *pairs[][2] = {{"prompt", prompt},           {"config", cfg_json},   {"variant", var_json},
                             {"model", s->model->dir},     {"backend", s->be->name}, {"device", s->be->device},
                             {"record", rec_json},       {"tokenizer", s->tokenizer_files},
-                            {"bos", in->bos ? "true" : "false"}, {"from_ids", in->ids ? "true" : "false"}};
+                            {"bos", in->bos ? "true" : "false"}, {"from_ids", in->ids ? "true" : "false"},
+                            {"unembedding", s->model->lm_head == s->model->wte ? "tied" : "lm_head"}};
   for (size_t i = 0; i < sizeof pairs / sizeof *pairs && !st; i++)
     if (!pairs[i][1] || tt_trace_set_meta(tr, pairs[i][0], pairs[i][1])) st = tt_fail(err, TT_ERR_NOMEM, "out of memory");
   free(rec_json);

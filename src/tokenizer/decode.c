@@ -36,16 +36,10 @@ const char *tt_tokenizer_spell(const tt_tokenizer *tok, const char *bytes, size_
   return buf;
 }
 
-static const char *display(const tt_tokenizer *tok, int32_t id, char *buf, size_t cap, bool visible) {
+static const char *display_bytes(const char *s, size_t n, char *buf, size_t cap, bool visible) {
   if (cap == 0) return buf;
   buf[0] = 0;
   size_t at = 0;
-  if (!known(tok, id)) {
-    snprintf(buf, cap, "<id %d>", (int)id);
-    return buf;
-  }
-  const char *s = tok->bytes[id];
-  size_t n = tok->nbytes[id];
   for (size_t i = 0; i < n;) {
     uint32_t cp;
     int k = tt_utf8_decode(s + i, n - i, &cp);
@@ -66,6 +60,36 @@ static const char *display(const tt_tokenizer *tok, int32_t id, char *buf, size_
     if (!put(buf, cap, &at, out, len)) break;
     i += (size_t)k;
   }
+  return buf;
+}
+
+static const char *display(const tt_tokenizer *tok, int32_t id, char *buf, size_t cap, bool visible) {
+  if (cap > 0 && !known(tok, id)) {
+    snprintf(buf, cap, "<id %d>", (int)id);
+    return buf;
+  }
+  return display_bytes(tok->bytes[id], tok->nbytes[id], buf, cap, visible);
+}
+
+const char *tt_tokenizer_spelling_visible(const tt_tokenizer *tok, const char *spelling, char *buf, size_t len) {
+  size_t n = strlen(spelling);
+  char *raw = malloc(n + 1);
+  if (!raw) {
+    if (len) buf[0] = 0;
+    return buf;
+  }
+  // Byte-to-unicode characters back to their bytes; other characters stay as they are.
+  size_t k = 0;
+  for (size_t i = 0; i < n;) {
+    uint32_t cp;
+    int c = tt_utf8_decode(spelling + i, n - i, &cp);
+    if (c == 0) c = 1, cp = 0xFFFFFFFFu;
+    if (cp < TT_BYTE_CP_LIMIT && tok->table.byte[cp] >= 0) raw[k++] = (char)tok->table.byte[cp];
+    else memcpy(raw + k, spelling + i, (size_t)c), k += (size_t)c;
+    i += (size_t)c;
+  }
+  display_bytes(raw, k, buf, len, true);
+  free(raw);
   return buf;
 }
 

@@ -81,6 +81,8 @@ const char *tt_tokenizer_spell(const tt_tokenizer *tok, const char *bytes, size_
 const char *tt_tokenizer_token_display(const tt_tokenizer *tok, int32_t id, char *buf, size_t len);
 // As token_display, with each space shown as U+2423 "␣" (" weather" → "␣weather").
 const char *tt_tokenizer_token_visible(const tt_tokenizer *tok, int32_t id, char *buf, size_t len);
+// As token_visible, for a byte-to-unicode spelling ("Ġweather", the pieces of a merge).
+const char *tt_tokenizer_spelling_visible(const tt_tokenizer *tok, const char *spelling, char *buf, size_t len);
 // Decodes ids back to text (malloc'd, NUL-terminated; bytes as they are). NULL when an id
 // is unknown or memory runs out.
 char *tt_tokenizer_decode(const tt_tokenizer *tok, const int32_t *ids, int n);

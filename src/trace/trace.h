@@ -32,7 +32,8 @@ size_t tt_trace_bytes(const tt_trace *tr);  // recorded tensor bytes
 // Metadata: string keys and values (copied). Known keys: format, format_version, prompt,
 // token_ids (JSON array), token_strings (JSON array), config (JSON), backend, device,
 // record (JSON array of globs), variant (JSON object of knobs that differ from the model),
-// model, time_ms, pretokens (JSON array, below; set with tt_trace_set_pretokens).
+// model, time_ms, pretokens (JSON array, below; set with tt_trace_set_pretokens),
+// unembedding ("tied": the logits use W_E; "lm_head": a separate matrix).
 tt_status tt_trace_set_meta(tt_trace *tr, const char *key, const char *value);
 const char *tt_trace_meta(const tt_trace *tr, const char *key);
 size_t tt_trace_meta_count(const tt_trace *tr);

@@ -18,21 +18,21 @@ void tt_ui_step(tt_ui *ui, int delta) {
   int n = tt_step_count(), s = ui->vs.step < 0 ? 0 : ui->vs.step + delta;
   // Walking off the end of a block continues in the next (or previous) block.
   if (ui->vs.step >= 0 && s >= 0 && s < n) {
-    const tt_step *cur = tt_step_get(ui->vs.step), *next = tt_step_get(s);
+    const tt_step *cur = tt_step_get(ui->tr, ui->vs.step), *next = tt_step_get(ui->tr, s);
     if (cur->in_block && !next->in_block) {
       if (delta > 0 && ui->vs.layer + 1 < ui->n_layers) {
         ui->vs.layer++;
-        while (s - 1 >= 0 && tt_step_get(s - 1)->in_block) s--;
+        while (s - 1 >= 0 && tt_step_get(ui->tr, s - 1)->in_block) s--;
       } else if (delta < 0 && ui->vs.layer > 0) {
         ui->vs.layer--;
-        while (s + 1 < n && tt_step_get(s + 1)->in_block) s++;
+        while (s + 1 < n && tt_step_get(ui->tr, s + 1)->in_block) s++;
       }
     }
   }
   if (s < 0) s = 0;
   if (s >= n) s = n - 1;
   goto_step(ui, s);
-  tt_step_hook(s, ui->vs.layer, ui->vs.hook, sizeof ui->vs.hook);
+  tt_step_hook(ui->tr, s, ui->vs.layer, ui->vs.hook, sizeof ui->vs.hook);
 }
 
 static void set_layer(tt_ui *ui, int layer) {
@@ -40,8 +40,8 @@ static void set_layer(tt_ui *ui, int layer) {
   if (layer >= ui->n_layers) layer = ui->n_layers - 1;
   if (layer < 0) layer = 0;
   ui->vs.layer = layer;
-  if (ui->vs.step >= 0 && tt_step_get(ui->vs.step)->in_block)
-    tt_step_hook(ui->vs.step, layer, ui->vs.hook, sizeof ui->vs.hook);
+  if (ui->vs.step >= 0 && tt_step_get(ui->tr, ui->vs.step)->in_block)
+    tt_step_hook(ui->tr, ui->vs.step, layer, ui->vs.hook, sizeof ui->vs.hook);
   ui->vs.pin_row = ui->vs.pin_col = -1;
   ui->dirty = true;
 }
@@ -89,7 +89,7 @@ static void toggle_view(tt_ui *ui, tt_view_kind v) {
     const tt_tensor *t = tt_trace_find(ui->tr, ui->vs.hook);
     if (!t || t->ndim != 3) {
       for (int i = 0; i < tt_step_count(); i++)
-        if (strcmp(tt_step_get(i)->id, "softmax") == 0) {
+        if (strcmp(tt_step_get(ui->tr, i)->id, "softmax") == 0) {
           tt_view_kind keep = ui->vs.view;
           goto_step(ui, i);
           ui->vs.view = keep;
@@ -101,27 +101,68 @@ static void toggle_view(tt_ui *ui, tt_view_kind v) {
   ui->dirty = true;
 }
 
+// A key while the prompt is being typed: Esc cancels, Enter traces, Backspace deletes a
+// character (a whole UTF-8 sequence).
+static void prompt_key(tt_ui *ui, SDL_Keycode c) {
+  if (c == SDLK_ESCAPE) {
+    ui->editing = false;
+    SDL_StopTextInput();
+  } else if (c == SDLK_RETURN || c == SDLK_KP_ENTER) {
+    ui->editing = false;
+    SDL_StopTextInput();
+    tt_ui_retrace(ui);
+  } else if (c == SDLK_BACKSPACE) {
+    size_t n = strlen(ui->prompt);
+    while (n > 0 && ((unsigned char)ui->prompt[n - 1] & 0xC0) == 0x80) n--;
+    if (n > 0) n--;
+    ui->prompt[n] = 0;
+  }
+  ui->dirty = true;
+}
+
+// + and − change the temperature on the bars view, else zoom; 0 resets both; , and .
+// move the bars' token. false when c is none of these.
+static bool scale_key(tt_ui *ui, SDL_Keycode c) {
+  tt_view_state *vs = &ui->vs;
+  bool bars = bars_view(ui) ||
+              (vs->view == TT_VIEW_AUTO && vs->step >= 0 && tt_step_get(ui->tr, vs->step)->view == TT_VIEW_BARS);
+  int T = tt_trace_n_tokens(ui->tr), pos = vs->position < 0 ? T - 1 : vs->position;
+  switch (c) {
+    case SDLK_EQUALS:
+    case SDLK_PLUS:
+    case SDLK_KP_PLUS:
+      if (bars) vs->temperature = fminf(vs->temperature * 1.25f, 10.0f);
+      else zoom_at(ui, 1.5f, -1, -1);
+      return true;
+    case SDLK_MINUS:
+    case SDLK_KP_MINUS:
+      if (bars) vs->temperature = fmaxf(vs->temperature / 1.25f, 0.1f);
+      else zoom_at(ui, 1 / 1.5f, -1, -1);
+      return true;
+    case SDLK_0:
+      vs->zoom = 1;
+      vs->pan_row = vs->pan_col = 0;
+      vs->temperature = 1;
+      return true;
+    case SDLK_COMMA: vs->position = pos > 0 ? pos - 1 : 0; return true;
+    case SDLK_PERIOD: vs->position = pos + 1 < T ? pos + 1 : T - 1; return true;
+    default: return false;
+  }
+}
+
 static void key(tt_ui *ui, const SDL_KeyboardEvent *k) {
   tt_view_state *vs = &ui->vs;
   SDL_Keycode c = k->keysym.sym;
   if (ui->editing) {
-    if (c == SDLK_ESCAPE) {
-      ui->editing = false;
-      SDL_StopTextInput();
-    } else if (c == SDLK_RETURN || c == SDLK_KP_ENTER) {
-      ui->editing = false;
-      SDL_StopTextInput();
-      tt_ui_retrace(ui);
-    } else if (c == SDLK_BACKSPACE) {
-      size_t n = strlen(ui->prompt);
-      while (n > 0 && ((unsigned char)ui->prompt[n - 1] & 0xC0) == 0x80) n--;
-      if (n > 0) n--;
-      ui->prompt[n] = 0;
-    }
-    ui->dirty = true;
+    prompt_key(ui, c);
     return;
   }
   if (ui->lesson && tt_ui_lesson_key(ui, k)) {
+    ui->dirty = true;  // the lesson's keys say things on the status line themselves
+    return;
+  }
+  if (scale_key(ui, c)) {
+    ui->status[0] = 0;
     ui->dirty = true;
     return;
   }
@@ -163,40 +204,8 @@ static void key(tt_ui *ui, const SDL_KeyboardEvent *k) {
       ui->prompt[0] = 0;  // a fresh prompt; Esc keeps the old trace
       SDL_StartTextInput();
       break;
-    case SDLK_EQUALS:
-    case SDLK_PLUS:
-    case SDLK_KP_PLUS:
-      if (bars_view(ui) || (vs->view == TT_VIEW_AUTO && vs->step >= 0 && tt_step_get(vs->step)->view == TT_VIEW_BARS))
-        vs->temperature = fminf(vs->temperature * 1.25f, 10.0f);
-      else
-        zoom_at(ui, 1.5f, -1, -1);
-      break;
-    case SDLK_MINUS:
-    case SDLK_KP_MINUS:
-      if (bars_view(ui) || (vs->view == TT_VIEW_AUTO && vs->step >= 0 && tt_step_get(vs->step)->view == TT_VIEW_BARS))
-        vs->temperature = fmaxf(vs->temperature / 1.25f, 0.1f);
-      else
-        zoom_at(ui, 1 / 1.5f, -1, -1);
-      break;
-    case SDLK_0:
-      vs->zoom = 1;
-      vs->pan_row = vs->pan_col = 0;
-      vs->temperature = 1;
-      break;
-    case SDLK_COMMA: {
-      int T = tt_trace_n_tokens(ui->tr);
-      int p = vs->position < 0 ? T - 1 : vs->position;
-      vs->position = p > 0 ? p - 1 : 0;
-      break;
-    }
-    case SDLK_PERIOD: {
-      int T = tt_trace_n_tokens(ui->tr);
-      int p = vs->position < 0 ? T - 1 : vs->position;
-      vs->position = p + 1 < T ? p + 1 : T - 1;
-      break;
-    }
     case SDLK_d: vs->theme = vs->theme == TT_THEME_DARK ? TT_THEME_LIGHT : TT_THEME_DARK; break;
-    case SDLK_l: vs->lang = vs->lang == TT_LANG_KO ? TT_LANG_EN : TT_LANG_KO; break;
+    case SDLK_l: vs->lang = tt_lang_next(vs->lang); break;
     case SDLK_q: ui->quit = true; break;
     default: return;
   }
@@ -210,7 +219,7 @@ static void click(tt_ui *ui, int x, int y) {
     SDL_Rect r = lay->nav_rects[i];
     if (x >= r.x && y >= r.y && x < r.x + r.w && y < r.y + r.h) {
       goto_step(ui, lay->nav_steps[i]);
-      tt_step_hook(ui->vs.step, ui->vs.layer, ui->vs.hook, sizeof ui->vs.hook);
+      tt_step_hook(ui->tr, ui->vs.step, ui->vs.layer, ui->vs.hook, sizeof ui->vs.hook);
       return;
     }
   }

@@ -28,33 +28,36 @@ struct tt_ui_lesson {
 };
 
 static tt_lang lang_of(const char *code, tt_lang fallback) {
-  if (code && strcmp(code, "ko") == 0) return TT_LANG_KO;
-  if (code && strcmp(code, "en") == 0) return TT_LANG_EN;
-  return fallback;
+  tt_lang lang = fallback;
+  tt_lang_parse(code, &lang);
+  return lang;
 }
 
-// lessons/en/05-x.lesson ↔ lessons/ko/05-x.lesson, when that file exists.
+// The same lesson in language `to` when the path names language `from`'s folder
+// (lessons/en/05-x.lesson → lessons/ko/05-x.lesson); false when that file is absent.
+static bool twin_path(const char *path, const char *from, const char *to, char *out, size_t len) {
+  char dir[16];
+  snprintf(dir, sizeof dir, "/%s/", from);
+  size_t k = strlen(dir);
+  const char *hit = NULL;
+  for (const char *p = strstr(path, dir); p; p = strstr(p + 1, dir)) hit = p;
+  int n;
+  if (hit) n = snprintf(out, len, "%.*s/%s/%s", (int)(hit - path), path, to, hit + k);
+  else if (strncmp(path, dir + 1, k - 1) == 0) n = snprintf(out, len, "%s/%s", to, path + k - 1);  // "en/05-x.lesson"
+  else return false;
+  return n > 0 && (size_t)n < len && access(out, R_OK) == 0;
+}
+
+// The twin in the next interface language that has one (tt_lang_next, round).
 static void find_twin(tt_ui_lesson *ls) {
   ls->twin[0] = ls->twin_lang[0] = 0;
-  static const char *const pairs[][2] = {{"/en/", "ko"}, {"/ko/", "en"}};
-  for (int i = 0; i < 2; i++) {
-    const char *hit = NULL;
-    for (const char *p = strstr(ls->path, pairs[i][0]); p; p = strstr(p + 1, pairs[i][0])) hit = p;
-    char cand[4096];
-    int n;
-    if (hit) {
-      n = snprintf(cand, sizeof cand, "%.*s/%s/%s", (int)(hit - ls->path), ls->path, pairs[i][1], hit + 4);
-    } else if (strncmp(ls->path, pairs[i][0] + 1, 3) == 0) {  // "en/05-x.lesson"
-      n = snprintf(cand, sizeof cand, "%s/%s", pairs[i][1], ls->path + 3);
-    } else {
-      continue;
-    }
-    if (n > 0 && (size_t)n < sizeof cand && access(cand, R_OK) == 0) {
-      snprintf(ls->twin, sizeof ls->twin, "%s", cand);
-      snprintf(ls->twin_lang, sizeof ls->twin_lang, "%s", pairs[i][1]);
-      return;
-    }
-  }
+  for (int a = 0; a < TT_LANG_COUNT; a++)
+    for (tt_lang b = tt_lang_next((tt_lang)a); b != (tt_lang)a; b = tt_lang_next(b))
+      if (twin_path(ls->path, tt_lang_code((tt_lang)a), tt_lang_code(b), ls->twin, sizeof ls->twin)) {
+        snprintf(ls->twin_lang, sizeof ls->twin_lang, "%s", tt_lang_code(b));
+        return;
+      }
+  ls->twin[0] = 0;
 }
 
 static const char *trace_name(const tt_lesson *l, int i) {
@@ -74,8 +77,7 @@ static void apply_step(tt_ui *ui) {
   pg->step = ls->pl->step;
   pg->n_steps = tt_lesson_n_steps(l);
   pg->row = -1;
-  pg->other_lang = ls->twin[0] ? (strcmp(ls->twin_lang, "ko") == 0 ? "\xED\x95\x9C\xEA\xB5\xAD\xEC\x96\xB4" : "English")
-                               : NULL;
+  pg->other_lang = ls->twin[0] ? tt_lang_label(lang_of(ls->twin_lang, TT_LANG_EN)) : NULL;
   const tt_lesson_step *step = tt_lesson_step_at(l, ls->pl->step);
   pg->step_title = step && step->title ? step->title : "";
   tt_view_state *vs = &ui->vs;
@@ -99,7 +101,7 @@ static void apply_step(tt_ui *ui) {
   if (!norms && !tt_view_parse(step->view, &kind)) kind = TT_VIEW_AUTO;
   vs->view = kind;
   int L = -1;
-  vs->step = tt_step_find(vs->hook, &L);
+  vs->step = tt_step_find(ui->tr, vs->hook, &L);
   vs->layer = L >= 0 ? L : 0;
   bool all_heads = kind == TT_VIEW_GRID || kind == TT_VIEW_OVERVIEW;
   vs->head = step->head >= 0 ? step->head : all_heads ? -1 : 0;
@@ -126,9 +128,8 @@ static void apply_step(tt_ui *ui) {
 // Replaces the lesson by its twin in the other language, at the same step.
 static void switch_language(tt_ui *ui) {
   tt_ui_lesson *ls = ui->lesson;
-  bool ko = ui->vs.lang == TT_LANG_KO;
   if (!ls->twin[0]) {
-    snprintf(ui->status, sizeof ui->status, "%s", ko ? "이 수업은 다른 언어판이 없습니다" : "this lesson has no other language");
+    snprintf(ui->status, sizeof ui->status, "%s", tt_str(ui->vs.lang, TT_S_LESSON_NO_TWIN));
     return;
   }
   tt_lesson_player *np = NULL;
@@ -183,7 +184,6 @@ bool tt_ui_lesson_key(tt_ui *ui, const SDL_KeyboardEvent *k) {
   tt_ui_lesson *ls = ui->lesson;
   tt_lesson_player *pl = ls->pl;
   SDL_Keycode c = k->keysym.sym;
-  bool ko = ui->vs.lang == TT_LANG_KO;
   int n = tt_lesson_n_steps(pl->lesson);
   int dg = digit_of(c);
   if (dg >= 0) {
@@ -203,7 +203,7 @@ bool tt_ui_lesson_key(tt_ui *ui, const SDL_KeyboardEvent *k) {
         if (tt_lesson_player_jump(pl, want - 1)) {
           go(ui, true);
         } else {
-          snprintf(ui->status, sizeof ui->status, ko ? "%d단계는 없습니다 (1\xE2\x80\x93%d)" : "there is no step %d (1\xE2\x80\x93%d)",
+          snprintf(ui->status, sizeof ui->status, tt_str(ui->vs.lang, TT_S_LESSON_NO_STEP_FMT),
                    want, n);
         }
       } else {
@@ -322,6 +322,52 @@ tt_status tt_ui_run_lesson_opts(const tt_ui_opts *o, const char *path, const cha
   if (ls->has_view) tt_lesson_view_free(&ls->v);
   tt_lesson_player *pl = ls->pl;
   tt_ui_close(ui);  // before the traces it shows go away
+  tt_lesson_player_close(pl);
+  free(ls);
+  return st;
+}
+
+// The page of one step drawn headless as SVG: the window's state without a window.
+static tt_status lesson_svg(tt_ui *ui, tt_ui_lesson *ls, int step, int w, int h, const char *out, tt_error *err) {
+  tt_lesson *l = ls->pl->lesson;
+  if (!tt_lesson_player_jump(ls->pl, step))
+    return tt_fail(err, TT_ERR_ARG, "--step %d: the lesson has steps 1 to %d", step + 1, tt_lesson_n_steps(l));
+  ui->lay = calloc(1, sizeof *ui->lay);
+  tt_status st = ui->lay ? TT_OK : tt_fail(err, TT_ERR_NOMEM, "out of memory");
+  if (!st) st = tt_render_create(&ui->rc, err);
+  if (!st) st = tt_derived_create(&ui->derived, err);
+  if (!st) st = tt_viz_data_open(NULL, ls->pl->traces[0], &ui->vd, err);
+  if (st) return st;
+  tt_view_state_init(&ui->vs);
+  ui->vs.lang = lang_of(tt_lesson_lang(l), TT_LANG_EN);
+  tt_ui_set_trace(ui, ls->pl->traces[0]);
+  apply_step(ui);
+  if (ls->page.error) return tt_fail(err, TT_ERR_FORMAT, "step %d: %s", step + 1, ls->page.error);
+  return tt_render_lesson_svg(ui->rc, ui->tr, &ui->vs, &ls->page, w, h, ui->derived, out, err);
+}
+
+tt_status tt_ui_lesson_svg(const char *path, const char *traces_dir, int step, int w, int h, const char *out,
+                           char *traces, size_t len, tt_error *err) {
+  tt_ui_lesson *ls = calloc(1, sizeof *ls);
+  tt_ui *ui = calloc(1, sizeof *ui);
+  tt_status st = ls && ui ? TT_OK : tt_fail(err, TT_ERR_NOMEM, "out of memory");
+  if (!st) {
+    snprintf(ls->path, sizeof ls->path, "%s", path);
+    ui->lesson = ls;
+    st = tt_lesson_player_open(path, traces_dir, &ls->pl, err);
+  }
+  if (!st) st = lesson_svg(ui, ls, step, w, h, out, err);
+  if (!st && traces) {  // which trace files the page shows (A, and B beside it)
+    const tt_lesson_step *s = tt_lesson_step_at(ls->pl->lesson, step);
+    char a[4096] = "", b[4096] = "";
+    tt_error e2;
+    tt_lesson_trace_path(ls->pl->lesson, s->trace, traces_dir, a, sizeof a, &e2);
+    if (s->compare >= 0) tt_lesson_trace_path(ls->pl->lesson, s->compare, traces_dir, b, sizeof b, &e2);
+    snprintf(traces, len, "A %s\n%s%s%s", a, b[0] ? "B " : "", b, b[0] ? "\n" : "");
+  }
+  if (ls && ls->has_view) tt_lesson_view_free(&ls->v);
+  tt_lesson_player *pl = ls ? ls->pl : NULL;
+  if (ui) tt_ui_close(ui);  // before the traces it shows go away
   tt_lesson_player_close(pl);
   free(ls);
   return st;

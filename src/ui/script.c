@@ -62,6 +62,114 @@ static void fail_line(tt_ui *ui, const char *line) {
 }
 
 // Runs script lines until one needs the event loop (events pushed, or a wait).
+static void push_key(tt_ui *ui, SDL_Keycode k, bool shift) {
+  SDL_Event e = {0};
+  e.type = SDL_KEYDOWN;
+  e.key.windowID = SDL_GetWindowID(ui->win);
+  e.key.state = SDL_PRESSED;
+  e.key.keysym.sym = k;
+  e.key.keysym.scancode = SDL_GetScancodeFromKey(k);
+  e.key.keysym.mod = shift ? KMOD_LSHIFT : KMOD_NONE;
+  SDL_PushEvent(&e);
+  e.type = SDL_KEYUP;
+  e.key.state = SDL_RELEASED;
+  SDL_PushEvent(&e);
+}
+
+// "cell R C [PANEL]" / "clickcell ...": the pointer to the centre of a drawn cell.
+static bool push_cell(tt_ui *ui, const char *cmd, const char *arg, int a, int b) {
+  int c = 0;
+  if (sscanf(arg, "%d %d %d", &a, &b, &c) != 3) c = 0;
+  if (c < 0 || c >= ui->lay->n_panels) {
+    fail_line(ui, "cell: no such panel on screen");
+    return false;
+  }
+  const tt_panel *pn = &ui->lay->panels[c];
+  // Window coordinates of the cell's centre (the layout is in renderer pixels).
+  float px = (float)pn->rect.x + ((float)b - pn->col0 + 0.5f) * pn->cell_w;
+  float py = (float)pn->rect.y + ((float)a - pn->row0 + 0.5f) * pn->cell_h;
+  int x = (int)(px / ui->scale), y = (int)(py / ui->scale);
+  push_motion(ui, x, y);
+  if (cmd[0] == 'c' && cmd[1] == 'l') {
+    push_button(ui, SDL_MOUSEBUTTONDOWN, x, y);
+    push_button(ui, SDL_MOUSEBUTTONUP, x, y);
+  }
+  return true;
+}
+
+// The pointer commands (move, cell, clickcell, click, drag, wheel): 1 when events were
+// pushed, 0 when it failed (said so), -1 when cmd is not one of them.
+static int pointer_command(tt_ui *ui, const char *cmd, const char *arg) {
+  int a = 0, b = 0, c = 0, d = 0;
+  if (!strcmp(cmd, "move") && sscanf(arg, "%d %d", &a, &b) == 2) {
+    push_motion(ui, a, b);
+  } else if ((!strcmp(cmd, "cell") || !strcmp(cmd, "clickcell")) && sscanf(arg, "%d %d", &a, &b) == 2) {
+    return push_cell(ui, cmd, arg, a, b) ? 1 : 0;
+  } else if (!strcmp(cmd, "click") && sscanf(arg, "%d %d", &a, &b) == 2) {
+    push_motion(ui, a, b);
+    push_button(ui, SDL_MOUSEBUTTONDOWN, a, b);
+    push_button(ui, SDL_MOUSEBUTTONUP, a, b);
+  } else if (!strcmp(cmd, "drag") && sscanf(arg, "%d %d %d %d", &a, &b, &c, &d) == 4) {
+    push_motion(ui, a, b);
+    push_button(ui, SDL_MOUSEBUTTONDOWN, a, b);
+    for (int i = 1; i <= 8; i++) push_motion(ui, a + (c - a) * i / 8, b + (d - b) * i / 8);
+    push_button(ui, SDL_MOUSEBUTTONUP, c, d);
+  } else if (!strcmp(cmd, "wheel") && sscanf(arg, "%d", &a) == 1) {
+    SDL_Event e = {0};
+    e.type = SDL_MOUSEWHEEL;
+    e.wheel.windowID = SDL_GetWindowID(ui->win);
+    e.wheel.y = a;
+    SDL_PushEvent(&e);
+  } else {
+    return -1;
+  }
+  return 1;
+}
+
+// One script command: true when the pump should stop here (events pushed, a wait, quit).
+static bool run_command(tt_ui *ui, const char *cmd, const char *arg) {
+  tt_script *s = &ui->script;
+  int a = 0;
+  if (!strcmp(cmd, "key")) {
+    char name[64] = "", mod[16] = "";
+    sscanf(arg, "%63s %15s", name, mod);
+    SDL_Keycode k = SDL_GetKeyFromName(name);
+    if (k == SDLK_UNKNOWN) {
+      fail_line(ui, arg);
+      return false;
+    }
+    push_key(ui, k, strcmp(mod, "shift") == 0);
+    return true;
+  } else if (!strcmp(cmd, "text")) {
+    SDL_Event e = {0};
+    e.type = SDL_TEXTINPUT;
+    e.text.windowID = SDL_GetWindowID(ui->win);
+    snprintf(e.text.text, sizeof e.text.text, "%s", arg);
+    SDL_PushEvent(&e);
+    return true;
+  } else if (!strcmp(cmd, "wait") && sscanf(arg, "%d", &a) == 1) {
+    s->resume_at = SDL_GetTicks() + (uint32_t)a;
+    if (!s->resume_at) s->resume_at = 1;
+    return true;
+  } else if (!strcmp(cmd, "shot")) {
+    char written[4200];
+    tt_error err = {0};
+    if (tt_ui_screenshot(ui, arg, written, sizeof written, &err)) fprintf(stderr, "ttrace: %s\n", err.msg);
+  } else if (!strcmp(cmd, "state")) {
+    tt_error err = {0};
+    if (tt_ui_write_state(ui, arg, &err)) fprintf(stderr, "ttrace: %s\n", err.msg);
+  } else if (!strcmp(cmd, "quit")) {
+    ui->quit = true;
+    s->done = true;
+    return true;
+  } else {
+    int r = pointer_command(ui, cmd, arg);
+    if (r < 0) fail_line(ui, cmd);
+    return r > 0;
+  }
+  return false;
+}
+
 void tt_script_pump(tt_ui *ui) {
   tt_script *s = &ui->script;
   if (SDL_PeepEvents(NULL, 0, SDL_PEEKEVENT, SDL_FIRSTEVENT, SDL_LASTEVENT) > 0) return;  // let pushed ones run
@@ -77,90 +185,7 @@ void tt_script_pump(tt_ui *ui) {
     char *arg = strchr(cmd, ' ');
     if (arg) *arg++ = 0;
     else arg = cmd + strlen(cmd);
-    int a = 0, b = 0, c = 0, d = 0;
-    if (!strcmp(cmd, "key")) {
-      char name[64] = "", mod[16] = "";
-      sscanf(arg, "%63s %15s", name, mod);
-      SDL_Keycode k = SDL_GetKeyFromName(name);
-      if (k == SDLK_UNKNOWN) {
-        fail_line(ui, arg);
-        continue;
-      }
-      SDL_Event e = {0};
-      e.type = SDL_KEYDOWN;
-      e.key.windowID = SDL_GetWindowID(ui->win);
-      e.key.state = SDL_PRESSED;
-      e.key.keysym.sym = k;
-      e.key.keysym.scancode = SDL_GetScancodeFromKey(k);
-      e.key.keysym.mod = strcmp(mod, "shift") == 0 ? KMOD_LSHIFT : KMOD_NONE;
-      SDL_PushEvent(&e);
-      e.type = SDL_KEYUP;
-      e.key.state = SDL_RELEASED;
-      SDL_PushEvent(&e);
-      return;
-    } else if (!strcmp(cmd, "text")) {
-      SDL_Event e = {0};
-      e.type = SDL_TEXTINPUT;
-      e.text.windowID = SDL_GetWindowID(ui->win);
-      snprintf(e.text.text, sizeof e.text.text, "%s", arg);
-      SDL_PushEvent(&e);
-      return;
-    } else if (!strcmp(cmd, "move") && sscanf(arg, "%d %d", &a, &b) == 2) {
-      push_motion(ui, a, b);
-      return;
-    } else if ((!strcmp(cmd, "cell") || !strcmp(cmd, "clickcell")) && sscanf(arg, "%d %d", &a, &b) == 2) {
-      if (sscanf(arg, "%d %d %d", &a, &b, &c) != 3) c = 0;
-      if (c < 0 || c >= ui->lay->n_panels) {
-        fail_line(ui, "cell: no such panel on screen");
-        continue;
-      }
-      const tt_panel *pn = &ui->lay->panels[c];
-      // Window coordinates of the cell's centre (the layout is in renderer pixels).
-      float px = (float)pn->rect.x + ((float)b - pn->col0 + 0.5f) * pn->cell_w;
-      float py = (float)pn->rect.y + ((float)a - pn->row0 + 0.5f) * pn->cell_h;
-      int x = (int)(px / ui->scale), y = (int)(py / ui->scale);
-      push_motion(ui, x, y);
-      if (cmd[0] == 'c' && cmd[1] == 'l') {
-        push_button(ui, SDL_MOUSEBUTTONDOWN, x, y);
-        push_button(ui, SDL_MOUSEBUTTONUP, x, y);
-      }
-      return;
-    } else if (!strcmp(cmd, "click") && sscanf(arg, "%d %d", &a, &b) == 2) {
-      push_motion(ui, a, b);
-      push_button(ui, SDL_MOUSEBUTTONDOWN, a, b);
-      push_button(ui, SDL_MOUSEBUTTONUP, a, b);
-      return;
-    } else if (!strcmp(cmd, "drag") && sscanf(arg, "%d %d %d %d", &a, &b, &c, &d) == 4) {
-      push_motion(ui, a, b);
-      push_button(ui, SDL_MOUSEBUTTONDOWN, a, b);
-      for (int i = 1; i <= 8; i++) push_motion(ui, a + (c - a) * i / 8, b + (d - b) * i / 8);
-      push_button(ui, SDL_MOUSEBUTTONUP, c, d);
-      return;
-    } else if (!strcmp(cmd, "wheel") && sscanf(arg, "%d", &a) == 1) {
-      SDL_Event e = {0};
-      e.type = SDL_MOUSEWHEEL;
-      e.wheel.windowID = SDL_GetWindowID(ui->win);
-      e.wheel.y = a;
-      SDL_PushEvent(&e);
-      return;
-    } else if (!strcmp(cmd, "wait") && sscanf(arg, "%d", &a) == 1) {
-      s->resume_at = SDL_GetTicks() + (uint32_t)a;
-      if (!s->resume_at) s->resume_at = 1;
-      return;
-    } else if (!strcmp(cmd, "shot")) {
-      char written[4200];
-      tt_error err = {0};
-      if (tt_ui_screenshot(ui, arg, written, sizeof written, &err)) fprintf(stderr, "ttrace: %s\n", err.msg);
-    } else if (!strcmp(cmd, "state")) {
-      tt_error err = {0};
-      if (tt_ui_write_state(ui, arg, &err)) fprintf(stderr, "ttrace: %s\n", err.msg);
-    } else if (!strcmp(cmd, "quit")) {
-      ui->quit = true;
-      s->done = true;
-      return;
-    } else {
-      fail_line(ui, cmd);
-    }
+    if (run_command(ui, cmd, arg)) return;
   }
   s->done = true;
 }

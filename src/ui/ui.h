@@ -1,28 +1,13 @@
-// ui: the SDL2 window (step navigator, views, inspector, prompt box) and what the
-// commands need around it: the model-side data that enriches views (vocabulary strings,
-// the embedding matrix, BPE merges) and the headless step sequence.
+// ui: the SDL2 window only: the step navigator, views, inspector and prompt box
+// (window.c, input.c), lessons in the window (lesson_window.c), `view A --compare B`
+// (compare.c) and the scripted input that drives it in tests (script.c). What views need
+// without a window (model-side data, the headless sequence) is in src/render.
 #ifndef TT_UI_H
 #define TT_UI_H
 
 #include "core/core.h"
 #include "render/render.h"
 #include "trace/trace.h"
-
-// ---- model-side data for views ------------------------------------------------------
-typedef struct tt_viz_data tt_viz_data;
-// Loads the tokenizer (and, when it matches the trace, the model for W_E) from model_dir,
-// else the trace's "model" metadata, else the default model, else assets/tokenizer.
-// Never fails for a missing model: views then show ids instead of pieces. *out may be
-// used with any later trace of the same model.
-tt_status tt_viz_data_open(const char *model_dir, const tt_trace *tr, tt_viz_data **out, tt_error *err);
-// The same, loading the model's weights only when `weights` (views that draw W_E); the
-// tokenizer alone is cheap, a model folder may be gigabytes.
-tt_status tt_viz_data_open_for(const char *model_dir, const tt_trace *tr, bool weights, tt_viz_data **out,
-                               tt_error *err);
-void tt_viz_data_close(tt_viz_data *d);
-// Fills ex for tr (merges are recomputed from tr's prompt). ex stays valid until the next
-// call or tt_viz_data_close.
-void tt_viz_data_extras(tt_viz_data *d, const tt_trace *tr, tt_render_extras *ex);
 
 // ---- the window -----------------------------------------------------------------------
 typedef struct {
@@ -31,7 +16,7 @@ typedef struct {
   tt_lang lang;
   tt_theme theme;
   int width, height;        // initial window size (0: 1280 × 800)
-  const char *script;       // synthetic input for tests: a file of lines, see ui_script.c
+  const char *script;       // synthetic input for tests: a file of lines, see script.c
   const char *state_out;    // file to write the final view state to (tests), or NULL
   const char *shot_dir;     // where S saves screenshots (NULL: the current folder)
   bool start_playing;
@@ -56,18 +41,15 @@ tt_status tt_ui_run(const tt_ui_opts *o, const tt_trace *tr, tt_error *err);
 // tt_ui_run_lesson reads the test options (script, state file, size, screenshot folder,
 // theme) from TTRACE_UI_SCRIPT, TTRACE_UI_STATE_OUT, TTRACE_UI_SIZE (WxH), TTRACE_UI_SHOTS
 // and TTRACE_UI_THEME (light|dark) when they are set.
-#define TT_UI_LESSON_API 1
 tt_status tt_ui_run_lesson(const char *path, const char *traces_dir, const char *lang, tt_error *err);
 tt_status tt_ui_run_lesson_opts(const tt_ui_opts *o, const char *path, const char *traces_dir, const char *lang,
                                 tt_error *err);
+// Step `step` (0-based) of a lesson drawn headless as the window draws it, as SVG at w × h
+// (no display needed). traces (may be NULL) receives "A <trace file>\n" and, for a
+// comparison, "B <trace file>\n".
+tt_status tt_ui_lesson_svg(const char *path, const char *traces_dir, int step, int w, int h, const char *out,
+                           char *traces, size_t len, tt_error *err);
 // The options tt_ui_run_lesson starts from (the TTRACE_UI_* variables above).
 void tt_ui_lesson_env_opts(tt_ui_opts *o);
-
-// ---- headless step sequence ---------------------------------------------------------------
-// Writes the whole step sequence (every step; block steps for each layer, up to 4
-// layers, else the first and last) as numbered PNGs (001-tokenize.png, ...) into dir,
-// creating it. Returns the number written in *n.
-tt_status tt_ui_write_sequence(const tt_trace *tr, const tt_render_extras *ex, const char *dir, int w, int h,
-                               tt_lang lang, tt_theme theme, int *n, tt_error *err);
 
 #endif

@@ -42,7 +42,7 @@ void tt_ui_set_trace(tt_ui *ui, const tt_trace *tr) {
   if (ui->vs.head >= ui->n_heads) ui->vs.head = ui->n_heads - 1;
   ui->vs.position = -1;
   ui->vs.pin_row = ui->vs.pin_col = -1;
-  if (ui->vs.step >= 0) tt_step_hook(ui->vs.step, ui->vs.layer, ui->vs.hook, sizeof ui->vs.hook);
+  if (ui->vs.step >= 0) tt_step_hook(ui->tr, ui->vs.step, ui->vs.layer, ui->vs.hook, sizeof ui->vs.hook);
   snprintf(ui->prompt, sizeof ui->prompt, "%s", tt_trace_meta(tr, "prompt") ? tt_trace_meta(tr, "prompt") : "");
   ui->dirty = true;
 }
@@ -63,14 +63,14 @@ void tt_ui_retrace(tt_ui *ui) {
   tt_trace *tr = NULL;
   if (!st) st = tt_session_trace(ui->sess, ui->prompt, NULL, 0, &tr, &err);
   if (st) {
-    snprintf(ui->status, sizeof ui->status, "could not trace the prompt: %.500s", err.msg);
+    snprintf(ui->status, sizeof ui->status, tt_str(ui->vs.lang, TT_S_STATUS_TRACE_FAILED_FMT), err.msg);
     return;
   }
   tt_trace *old = ui->own;
   ui->own = tr;
   tt_ui_set_trace(ui, tr);
   tt_trace_destroy(old);
-  snprintf(ui->status, sizeof ui->status, "traced %d tokens in %s ms", tt_trace_n_tokens(tr),
+  snprintf(ui->status, sizeof ui->status, tt_str(ui->vs.lang, TT_S_STATUS_TRACED_FMT), tt_trace_n_tokens(tr),
            tt_trace_meta(tr, "time_ms") ? tt_trace_meta(tr, "time_ms") : "?");
 }
 
@@ -95,9 +95,9 @@ void tt_ui_shot_status(tt_ui *ui, const char *path) {
   char written[4400];
   tt_error err = {0};
   if (tt_ui_screenshot(ui, path, written, sizeof written, &err) == TT_OK)
-    snprintf(ui->status, sizeof ui->status, "screenshot saved: %.500s", written);
+    snprintf(ui->status, sizeof ui->status, tt_str(ui->vs.lang, TT_S_STATUS_SHOT_SAVED_FMT), written);
   else
-    snprintf(ui->status, sizeof ui->status, "screenshot failed: %.500s", err.msg);
+    snprintf(ui->status, sizeof ui->status, tt_str(ui->vs.lang, TT_S_STATUS_SHOT_FAILED_FMT), err.msg);
 }
 
 tt_status tt_ui_write_state(tt_ui *ui, const char *path, tt_error *err) {
@@ -107,11 +107,11 @@ tt_status tt_ui_write_state(tt_ui *ui, const char *path, tt_error *err) {
   FILE *fp = af.fp;
   const tt_view_state *vs = &ui->vs;
   fprintf(fp, "step %d\n", vs->step);
-  fprintf(fp, "step_id %s\n", vs->step >= 0 ? tt_step_get(vs->step)->id : "-");
+  fprintf(fp, "step_id %s\n", vs->step >= 0 ? tt_step_get(ui->tr, vs->step)->id : "-");
   fprintf(fp, "hook %s\n", vs->hook);
   fprintf(fp, "layer %d\nhead %d\nview %s\n", vs->layer, vs->head, tt_view_name(vs->view));
   fprintf(fp, "zoom %.4g\npan %.4g %.4g\n", (double)vs->zoom, (double)vs->pan_row, (double)vs->pan_col);
-  fprintf(fp, "theme %s\nlang %s\n", vs->theme == TT_THEME_DARK ? "dark" : "light", vs->lang == TT_LANG_KO ? "ko" : "en");
+  fprintf(fp, "theme %s\nlang %s\n", vs->theme == TT_THEME_DARK ? "dark" : "light", tt_lang_code(vs->lang));
   fprintf(fp, "pin %d %d\nplaying %d\nhelp %d\n", vs->pin_row, vs->pin_col, vs->playing, vs->show_help);
   fprintf(fp, "temperature %.4g\nposition %d\n", (double)vs->temperature, vs->position);
   fprintf(fp, "prompt %s\ntokens %d\n", tt_trace_meta(ui->tr, "prompt") ? tt_trace_meta(ui->tr, "prompt") : "",

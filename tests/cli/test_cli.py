@@ -123,6 +123,17 @@ def command_line(tmp, good):
     finally:
         os.close(fd)
     expect_failure("unreadable trace exits 4", ["dump", os.path.join(tmp, "no-such.safetensors")], 4, "no-such")
+    readme = os.path.join(ROOT, "README.md")
+    expect_failure("dump README.md: not a trace file", ["dump", readme], 3, "README.md is not a trace file")
+    expect_failure("diff with README.md: not a trace file", ["diff", readme, readme], 3, "is not a trace file")
+    cut = os.path.join(tmp, "cut.safetensors")
+    r = run("trace", "-m", good, "-o", cut, "hi")
+    with open(cut, "r+b") as f:
+        f.truncate(os.path.getsize(cut) // 2)
+    expect_failure("a truncated trace is called truncated, not 'not a trace file'", ["dump", cut], 3, "truncated")
+    if gui:
+        expect_failure("render README.md: not a trace file", ["render", readme, "--step", "tokens", "-o",
+                                                              os.path.join(tmp, "r.png")], 3, "is not a trace file")
     # One line per error: getopt prints nothing of its own, for every command.
     for cmd in ("trace", "tokenize", "dump", "diff", "lesson", "devices") + (("view", "demo", "render") if gui else ()):
         expect_failure(f"{cmd} --bogus: one line, exit 2", [cmd, "--bogus"], 2, "--bogus")
@@ -187,6 +198,11 @@ def singular_plural(tmp, good):
     check("trace says 'traced 1 token'", r.returncode == 0 and r.stdout.startswith(b"traced 1 token on "), r.stdout)
     r = run("trace", "-m", good, "--record", "tokens", "-o", o, "hi")
     check("trace says '1 tensor'", r.returncode == 0 and b": 1 tensor, " in r.stdout, r.stdout)
+    en = os.path.join(ROOT, "lessons", "en")
+    r = run("lesson", "--check", *[os.path.join(en, f) for f in sorted(os.listdir(en)) if f.endswith(".lesson")][:4])
+    counts = re.findall(rb": (\d+) (steps?), (\d+) (claims?)\n", r.stdout)
+    check("lesson --check counts steps and claims in the singular for one", r.returncode == 0 and counts and all(
+        (n == b"1") == (w in (b"step", b"claim")) for c in counts for n, w in (c[0:2], c[2:4])), r.stdout)
     r = run("dump", o)
     check("dump says 'recorded 1 tensor' and shows tokenizer, bos, from_ids",
           r.returncode == 0 and re.search(rb"\nrecorded +1 tensor, ", r.stdout) is not None
@@ -240,6 +256,13 @@ def bos_and_ids(tmp, good):
     if m:
         check("--ids gives the same tensors as the prompt",
               (trace_tensor(ids_trace, "hook_logits") == trace_tensor(text_trace, "hook_logits")).all())
+    r = run("trace", "-m", good, "--ids", "40,198,168", "-o", ids_trace)  # "I", "\n", half of a Hangul syllable
+    m = trace_meta(ids_trace) if r.returncode == 0 else {}
+    check("--ids: a prompt that is not whole UTF-8 is kept as display strings", m.get("prompt") == "I\\n\\xEC",
+          (r.stderr, m.get("prompt")))
+    r = run("trace", "-m", good, "--ids", "40,198,40", "-o", ids_trace)
+    m = trace_meta(ids_trace) if r.returncode == 0 else {}
+    check("--ids: the prompt is the ids decoded", m.get("prompt") == "I\nI", (r.stderr, m.get("prompt")))
     r = run("trace", "-m", good, "--bos", "--ids", "464", "-o", ids_trace)
     m = trace_meta(ids_trace) if r.returncode == 0 else {}
     check("--bos with --ids", m.get("token_ids") == "[50256,464]" and m.get("bos") == "true", (r.stderr, m))

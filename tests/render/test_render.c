@@ -57,17 +57,17 @@ static void test_resolve_hook(void **state) {
   assert_int_equal(tt_resolve_hook(tr, "attn.hook_nothing", 0, buf, sizeof buf, &err), TT_ERR_ARG);
   assert_non_null(strstr(err.msg, "attn.hook_nothing"));
   int layer = -1;
-  int s = tt_step_find("blocks.1.attn.hook_pattern", &layer);
+  int s = tt_step_find(tr, "blocks.1.attn.hook_pattern", &layer);
   assert_true(s >= 0);
-  assert_string_equal(tt_step_get(s)->id, "softmax");
+  assert_string_equal(tt_step_get(tr, s)->id, "softmax");
   assert_int_equal(layer, 1);
-  tt_step_hook(s, 1, buf, sizeof buf);
+  tt_step_hook(tr, s, 1, buf, sizeof buf);
   assert_string_equal(buf, "blocks.1.attn.hook_pattern");
   // Every step's hook exists in a full trace (the fixture records all but hook_probs).
   for (int i = 0; i < tt_step_count(); i++) {
-    tt_step_hook(i, 1, buf, sizeof buf);
+    tt_step_hook(tr, i, 1, buf, sizeof buf);
     if (strcmp(buf, "hook_probs") == 0) continue;
-    if (!tt_trace_find(tr, buf)) fail_msg("step %s names %s, which the trace lacks", tt_step_get(i)->id, buf);
+    if (!tt_trace_find(tr, buf)) fail_msg("step %s names %s, which the trace lacks", tt_step_get(tr, i)->id, buf);
   }
   tt_trace_destroy(tr);
 }
@@ -135,8 +135,9 @@ static void test_pick_matches_pixels(void **state) {
   tt_trace_destroy(tr);
 }
 
-// A (4, 50257) tensor is drawn whole; one spike survives the downsampling; zoom reaches
-// a single cell.
+// A (4, 50257) tensor zoomed to half its columns is still downsampled, and one spike
+// survives that; zoom reaches a single cell. (At zoom 1 a vocabulary axis shows the top
+// columns and the binned overview instead, checked by tests/numbers.)
 static void test_large_tensor(void **state) {
   (void)state;
   enum { T = 4, V = 50257 };
@@ -153,16 +154,19 @@ static void test_large_tensor(void **state) {
   tt_view_state vs;
   tt_view_state_init(&vs);
   vs.view = TT_VIEW_HEATMAP;
+  vs.zoom = 2;  // rows 2–3, columns V/2 … V − 1
+  vs.pan_row = 2;
+  vs.pan_col = V / 2;
   snprintf(vs.hook, sizeof vs.hook, "hook_logits");
   tt_layout *lay = calloc(1, sizeof *lay);
   SDL_Surface *s = NULL;
   assert_int_equal(tt_render_surface(rc, tr, &vs, 1000, 600, &s, lay, &err), TT_OK);
   const tt_panel *pn = &lay->panels[0];
   assert_int_equal(pn->cols, V);
-  assert_true(pn->cell_w < 1);  // the whole width in view
+  assert_true(pn->cell_w < 1);  // half the width in view: 25129 columns on fewer pixels
   // Row 2 holds a pixel with the spike's colour (dark red, the end of the scale).
   tt_rgba want = tt_cmap_diverging(1);
-  int y = pn->rect.y + (int)(2.5f * pn->cell_h), hits = 0;
+  int y = pn->rect.y + (int)((2.5f - pn->row0) * pn->cell_h), hits = 0;
   for (int x = pn->rect.x; x < pn->rect.x + pn->rect.w; x++) {
     tt_rgba p = pixel(s, x, y);
     if (abs(p.r - want.r) < 4 && abs(p.g - want.g) < 4 && abs(p.b - want.b) < 4) hits++;
@@ -264,7 +268,7 @@ static void test_golden(void **state) {
     vs.lang = g->lang;
     vs.pin_row = g->pin_row;
     vs.pin_col = g->pin_col;
-    vs.step = tt_step_find(g->hook, NULL);
+    vs.step = tt_step_find(tr, g->hook, NULL);
     SDL_Surface *s = NULL;
     assert_int_equal(tt_render_surface(rc, tr, &vs, 960, 600, &s, NULL, &err), TT_OK);
     failures += tt_golden_check(golden_dir, g->name, s);
@@ -303,6 +307,42 @@ static void test_svg(void **state) {
   tt_trace_destroy(tr);
 }
 
+// Axis letters come from the hook catalogue: the fused Q/K/V tensor is (T, 3C) and its
+// x-axis says 3C; the loss is one prediction per token pair (T-1).
+static void test_catalogue_axes(void **state) {
+  (void)state;
+  tt_trace *tr = load_fixture();
+  char axes[8];
+  const struct {
+    const char *hook, *axes;
+  } cases[] = {{"blocks.0.attn.hook_qkv", "TQ"}, {"hook_loss", "L"}, {"blocks.1.attn.hook_pattern", "HTT"},
+               {"blocks.0.attn.hook_v", "HTD"}, {"blocks.0.ln1.hook_scale", "T"}, {"hook_logits", "TV"},
+               {"blocks.0.mlp.hook_pre", "TF"}, {"hook_embed", "TC"}};
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+    const tt_tensor *t = tt_trace_find(tr, cases[k].hook);
+    if (!t) continue;  // not recorded in the fixture
+    tt_hook_axes(tr, t, axes, sizeof axes);
+    if (strcmp(axes, cases[k].axes) != 0) fail_msg("%s: axes %s, want %s", cases[k].hook, axes, cases[k].axes);
+  }
+  tt_render *rc = NULL;
+  tt_error err = {0};
+  assert_int_equal(tt_render_create(&rc, &err), TT_OK);
+  tt_view_state vs;
+  tt_view_state_init(&vs);
+  snprintf(vs.hook, sizeof vs.hook, "blocks.0.attn.hook_qkv");
+  const char *path = "render_qkv_axes.svg";
+  assert_int_equal(tt_render_svg(rc, tr, &vs, 900, 600, path, &err), TT_OK);
+  char *text = NULL;
+  size_t len = 0;
+  assert_int_equal(tt_read_file(path, &text, &len, &err), TT_OK);
+  assert_non_null(strstr(text, "(3C)"));
+  assert_null(strstr(text, "dimension (C)"));
+  free(text);
+  remove(path);
+  tt_render_destroy(rc);
+  tt_trace_destroy(tr);
+}
+
 int main(int argc, char **argv) {
   if (argc != 3) {
     fprintf(stderr, "usage: test_render GOLDEN_DIR FIXTURE\n");
@@ -312,7 +352,7 @@ int main(int argc, char **argv) {
   fixture = argv[2];
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_colormaps),   cmocka_unit_test(test_resolve_hook), cmocka_unit_test(test_pick_matches_pixels),
-      cmocka_unit_test(test_large_tensor), cmocka_unit_test(test_svg),         cmocka_unit_test(test_golden),
+      cmocka_unit_test(test_large_tensor), cmocka_unit_test(test_svg), cmocka_unit_test(test_catalogue_axes),         cmocka_unit_test(test_golden),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -257,6 +257,9 @@ def main():
         edit(tiny, d, lambda doc: doc.update(added_tokens=[], model=dict(doc["model"], merges=[["h", "i"]], vocab=dict(
             {B2U[b]: b for b in range(256)}, hi=256))))
         check("the tiny tokenizer.json works", ids_of(tiny, "hi hi") == [256, 32, 256], ids_of(tiny, "hi hi"))
+        rc, out, err = tokenize(tiny, "--bos", text="hi")
+        check("--bos without a BOS token is refused in one line", rc == 3 and err.count("\n") == 1 and "--bos" in err,
+              (rc, err))
         for name, change, needle in bad_files:
             folder = edit(os.path.join(tmp, "bad-" + name.replace(" ", "-")), tiny, change)
             rc, out, err = tokenize(folder, text="hi")

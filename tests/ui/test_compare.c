@@ -97,7 +97,7 @@ static void test_difference_cell(void **state) {
   tt_view_state_init(&st);
   snprintf(st.hook, sizeof st.hook, "blocks.0.attn.hook_pattern");
   st.head = 1;
-  st.step = tt_step_find(st.hook, &st.layer);
+  st.step = tt_step_find(NULL, st.hook, &st.layer);
   tt_compare cmp = {b, "A", "B"};
   draw_compare(rc, a, &cmp, &st, d, lay);
   // A, B and A − B of head 1: three panels of the same name; the third holds the difference.
@@ -141,7 +141,7 @@ static void test_difference_cell(void **state) {
 
   // Block 1's masked scores against unmasked ones: every masked cell is one-sided.
   snprintf(st.hook, sizeof st.hook, "blocks.1.attn.hook_attn_scores");
-  st.step = tt_step_find(st.hook, &st.layer);
+  st.step = tt_step_find(NULL, st.hook, &st.layer);
   st.mouse_x = st.mouse_y = -1;
   draw_compare(rc, a, &cmp, &st, d, lay);
   tt_derived_info(d, &in);
@@ -225,7 +225,7 @@ static void test_golden(void **state) {
   tt_view_state_init(&st);
   snprintf(st.hook, sizeof st.hook, "blocks.0.attn.hook_pattern");
   st.head = 2;
-  st.step = tt_step_find(st.hook, &st.layer);
+  st.step = tt_step_find(NULL, st.hook, &st.layer);
   tt_compare cmp = {b, "weather", "squared"};
   assert_int_equal(tt_render_compare_png(rc, a, &cmp, &st, 960, 600, d, "compare_pattern.got.png", &err), TT_OK);
   bad += golden_check("compare_pattern", "compare_pattern.got.png");
@@ -237,7 +237,7 @@ static void test_golden(void **state) {
   snprintf(ls.hook, sizeof ls.hook, "blocks.1.attn.hook_pattern");
   ls.head = 3;
   ls.view = TT_VIEW_HEATMAP;
-  ls.step = tt_step_find(ls.hook, &ls.layer);
+  ls.step = tt_step_find(NULL, ls.hook, &ls.layer);
   ls.lang = TT_LANG_KO;
   ls.theme = TT_THEME_DARK;
   tt_lesson_page pg = {

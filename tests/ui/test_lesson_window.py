@@ -393,7 +393,8 @@ with tempfile.TemporaryDirectory() as tmp:
           f"render --compare writes the figure and the largest difference: {rr.stdout.strip()!r}")
     rs = subprocess.run([ttrace, "render", main, "--compare", flat, "--step", "tokens", "-o", S("x.svg")],
                         capture_output=True, text=True, env=dict(os.environ, SDL_VIDEODRIVER="dummy"))
-    check(rs.returncode == 2, f"render --compare refuses SVG (exit {rs.returncode})")
+    check(rs.returncode == 0 and os.path.exists(S("x.svg")) and 'data-tt-trace="B"' in open(S("x.svg"), encoding="utf-8").read(),
+          f"render --compare writes SVG whose texts say which trace they come from (exit {rs.returncode})")
     keep = os.environ.get("TT_KEEP_SHOTS")
     if keep:
         for name in ("step2.png", "step3.png", "ko.png", "compare.png", "fig.png"):

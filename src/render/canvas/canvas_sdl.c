@@ -140,6 +140,7 @@ static SDL_Texture *text_texture(tt_canvas *cv, const char *s, int px, tt_font_k
 static void sdl_text(tt_canvas *cv, int x, int y, const char *s, int px, tt_font_kind k, tt_rgba c,
                      bool rot90) {
   tt_sdl_cache *im = cv->impl;
+  cv->note[0] = 0;  // notes are for readers of SVG
   if (!s || !s[0]) return;
   int w = 0, h = 0;
   SDL_Texture *tex = text_texture(cv, s, px, k, c, &w, &h);

@@ -1,6 +1,10 @@
 // canvas_svg: the canvas as SVG elements: rectangles for cells (runs of equal colour
 // merged), <text> for labels with the same fonts named, a hatch pattern for masked cells.
+// Each text carries what it is (data-tt: "cell r=2 c=0", "label axis=T i=3", ...) and what
+// it belongs to (data-tt-panel: the hook, head, layer, trace), so that a checker can
+// recompute every printed number; never the value itself.
 #include <math.h>
+#include <stdarg.h>
 #include <string.h>
 
 #include "render_int.h"
@@ -44,9 +48,28 @@ static void escaped(FILE *fp, const char *s) {
   }
 }
 
+void tt_note(tt_canvas *cv, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(cv->note, sizeof cv->note, fmt, ap);
+  va_end(ap);
+}
+
+void tt_note_scope(tt_canvas *cv, const char *fmt, ...) {
+  cv->scope[0] = 0;
+  if (!fmt) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(cv->scope, sizeof cv->scope, fmt, ap);
+  va_end(ap);
+}
+
 static void svg_text(tt_canvas *cv, int x, int y, const char *s, int px, tt_font_kind k, tt_rgba c,
                      bool rot90) {
   tt_svg_state *sv = cv->impl;
+  char note[sizeof cv->note];
+  memcpy(note, cv->note, sizeof note);
+  cv->note[0] = 0;
   if (!s || !s[0]) return;
   tt_text_run runs[64];
   int w, h;
@@ -63,6 +86,21 @@ static void svg_text(tt_canvas *cv, int x, int y, const char *s, int px, tt_font
   // Pin the width to what the layout measured, so the SVG matches the PNG's geometry.
   fprintf(sv->fp, " textLength=\"%d\" lengthAdjust=\"spacingAndGlyphs\" xml:space=\"preserve\"", w);
   color(sv->fp, "fill", c);
+  if (note[0]) {
+    fputs(" data-tt=\"", sv->fp);
+    escaped(sv->fp, note);
+    fputc('"', sv->fp);
+  }
+  if (cv->scope[0]) {
+    fputs(" data-tt-panel=\"", sv->fp);
+    escaped(sv->fp, cv->scope);
+    fputc('"', sv->fp);
+  }
+  if (cv->trace[0]) {
+    fputs(" data-tt-trace=\"", sv->fp);
+    escaped(sv->fp, cv->trace);
+    fputc('"', sv->fp);
+  }
   fputc('>', sv->fp);
   escaped(sv->fp, s);
   fputs("</text>\n", sv->fp);

@@ -6,7 +6,10 @@
 
 void tt_draw_text(tt_canvas *cv, int x, int y, const char *s, int px, tt_font_kind k, tt_rgba c,
                   int align) {
-  if (!s || !s[0]) return;
+  if (!s || !s[0]) {
+    cv->note[0] = 0;  // the note was for this text
+    return;
+  }
   if (align != TT_ALIGN_LEFT) {
     int w = tt_text_width(cv->fonts, s, px, k);
     x -= align == TT_ALIGN_CENTER ? w / 2 : w;
@@ -26,6 +29,9 @@ void tt_draw_frame(tt_canvas *cv, int x, int y, int w, int h, tt_rgba c, int t) 
 }
 
 int tt_draw_para(tt_canvas *cv, int x, int y, int w, const char *s, int px, tt_font_kind k, tt_rgba c) {
+  char note[sizeof cv->note];  // a note on a paragraph is on each of its lines
+  memcpy(note, cv->note, sizeof note);
+  cv->note[0] = 0;
   if (!s) return 0;
   int lh = px * 13 / 10, used = 0;
   char line[1024];
@@ -52,6 +58,7 @@ int tt_draw_para(tt_canvas *cv, int x, int y, int w, const char *s, int px, tt_f
     }
     memcpy(line, p, n);
     line[n] = 0;
+    memcpy(cv->note, note, sizeof note);
     cv->text(cv, x, y + used, line, px, k, c, false);
     used += lh;
     p += n;

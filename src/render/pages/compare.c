@@ -51,10 +51,10 @@ void tt_derived_destroy(tt_derived *d) {
 void tt_derived_info(const tt_derived *d, tt_compare_info *out) { *out = d->info; }
 
 // ---- helpers ------------------------------------------------------------------------------
-static tt_view_kind kind_of(const tt_view_state *st) {
+static tt_view_kind kind_of(const tt_trace *tr, const tt_view_state *st) {
   if (st->view != TT_VIEW_AUTO) return st->view;
-  int s = tt_step_find(st->hook, NULL);
-  if (s >= 0) return tt_step_get(s)->view == TT_VIEW_QKV ? TT_VIEW_HEATMAP : tt_step_get(s)->view;
+  int s = tt_step_find(tr, st->hook, NULL);
+  if (s >= 0) return tt_step_get(tr, s)->view == TT_VIEW_QKV ? TT_VIEW_HEATMAP : tt_step_get(tr, s)->view;
   return strcmp(st->hook, "tokens") == 0 ? TT_VIEW_TOKENS : TT_VIEW_HEATMAP;
 }
 
@@ -68,11 +68,6 @@ static int mode_of(tt_view_kind k, int n_layers) {
     case TT_VIEW_OVERVIEW: return M_OVERVIEW;
     default: return M_OTHER;
   }
-}
-
-static const char *suffix_of(const char *hook) {
-  if (strncmp(hook, "blocks.", 7) == 0 && strchr(hook + 7, '.')) return strchr(hook + 7, '.') + 1;
-  return hook;
 }
 
 static bool same_shape(const tt_tensor *a, const tt_tensor *b) {
@@ -166,14 +161,14 @@ static void add_diff(tt_derived *d, const tt_tensor *ta, const tt_tensor *tb) {
 // dropped (tt_derived_update), which only may happen before a frame is drawn.
 static bool prepare(tt_derived *d, const tt_trace *a, const tt_trace *b, const tt_view_state *st,
                     const tt_tensor *const *la, const tt_tensor *const *lb, int n_layers) {
-  int mode = mode_of(kind_of(st), n_layers);
+  int mode = mode_of(kind_of(a, st), n_layers);
   bool remade = false;
   if (mode == M_NORMS) {
     remade |= norms_of(d, 0, la, n_layers);
     if (b) remade |= norms_of(d, 1, lb, n_layers);
   }
   char key[160];
-  snprintf(key, sizeof key, "%d|%s", mode, mode == M_OVERVIEW ? suffix_of(st->hook) : st->hook);
+  snprintf(key, sizeof key, "%d|%s", mode, mode == M_OVERVIEW ? tt_hook_suffix(st->hook) : st->hook);
   if (d->valid && d->a == a && d->b == b && strcmp(d->key, key) == 0) return remade;
   tt_trace_destroy(d->diff);
   d->diff = tt_trace_create();
@@ -185,20 +180,28 @@ static bool prepare(tt_derived *d, const tt_trace *a, const tt_trace *b, const t
   d->has_joint = false;
   d->valid = true;
   if (!d->diff || !b) return true;
-  // Tokens and config of a, so labels and the overview read as a's.
-  int T = tt_trace_n_tokens(a);
+  // Tokens and config of a, so labels and the overview read as a's; where b has another
+  // token at a position the label says both ("␣dog≠␣man").
+  int T = tt_trace_n_tokens(a), Tb = tt_trace_n_tokens(b);
   int32_t *ids = malloc(sizeof(int32_t) * (size_t)(T > 0 ? T : 1));
   const char **strs = malloc(sizeof(char *) * (size_t)(T > 0 ? T : 1));
-  if (ids && strs) {
+  char (*both)[160] = malloc(sizeof *both * (size_t)(T > 0 ? T : 1));
+  if (ids && strs && both) {
     for (int i = 0; i < T; i++) {
       ids[i] = tt_trace_token_id(a, i);
       strs[i] = tt_trace_token(a, i);
+      const char *tb = i < Tb ? tt_trace_token(b, i) : NULL;
+      if (tb && strs[i] && strcmp(tb, strs[i]) != 0) {
+        snprintf(both[i], sizeof both[i], "%.70s\xE2\x89\xA0%.70s", strs[i], tb);
+        strs[i] = both[i];
+      }
     }
     tt_error err;
     tt_trace_set_tokens(d->diff, ids, strs, T, &err);
   }
   free(ids);
   free(strs);
+  free(both);
   const char *cfg = tt_trace_meta(a, "config");
   if (cfg) tt_trace_set_meta(d->diff, "config", cfg);
   tt_trace_set_meta(d->diff, "prompt", "A \xE2\x88\x92 B");
@@ -213,8 +216,8 @@ static bool prepare(tt_derived *d, const tt_trace *a, const tt_trace *b, const t
   } else if (mode == M_OVERVIEW) {
     char name[160];
     for (int l = 0;; l++) {
-      snprintf(name, sizeof name, "blocks.%d.%s", l, suffix_of(st->hook));
-      const tt_tensor *ta = tt_trace_find(a, name), *tb = tt_trace_find(b, name);
+      const char *hook = tt_hook_relayer(st->hook, l, name, sizeof name);
+      const tt_tensor *ta = hook ? tt_trace_find(a, hook) : NULL, *tb = hook ? tt_trace_find(b, hook) : NULL;
       if (!ta) break;
       if (same_shape(ta, tb)) add_diff(d, ta, tb);
     }
@@ -285,7 +288,7 @@ static void paint_side(tt_paint *p, SDL_Rect r, int side, int mode, tt_view_kind
       if (t->ndim == 3) tt_paint_grid(p, r, t);
       else tt_paint_heatmap(p, r, t, st->head, false);
       break;
-    case M_OVERVIEW: tt_paint_overview(p, r, suffix_of(st->hook)); break;
+    case M_OVERVIEW: tt_paint_overview(p, r, tt_hook_suffix(st->hook)); break;
     case M_NORMS: {
       tt_scale s;
       if (side < 2 && d->has_joint) s = d->joint;
@@ -358,13 +361,12 @@ static void index_text(const tt_paint *p, const tt_panel *pn, int row, int col, 
   char rl[96], cl[96];
   tt_axis_label(p->tr, p->ex, pn->row_axis, row, rl, sizeof rl);
   tt_axis_label(p->tr, p->ex, pn->col_axis, col, cl, sizeof cl);
-  bool ko = p->st->lang == TT_LANG_KO;
   int n = 0;
   if (pn->head >= 0 && pn->t->ndim == 3)
     n = snprintf(buf, len, "%s %d, ", tt_str(p->st->lang, TT_S_HEAD), pn->head);
   if (n < 0 || (size_t)n >= len) return;
   if (pn->row_axis == 'T' && pn->col_axis == 'C' && strcmp(pn->t->name, "norms") == 0)
-    snprintf(buf + n, len - (size_t)n, ko ? "%s %d %s, 블록 %d" : "%s %d %s, block %d", tt_str(p->st->lang, TT_S_ROW),
+    snprintf(buf + n, len - (size_t)n, tt_str(p->st->lang, TT_S_CMP_NORMS_INDEX_FMT), tt_str(p->st->lang, TT_S_ROW),
              row, rl, col);
   else
     snprintf(buf + n, len - (size_t)n, "%s %d %s, %s %d %s", tt_str(p->st->lang, TT_S_ROW), row, rl,
@@ -373,7 +375,6 @@ static void index_text(const tt_paint *p, const tt_panel *pn, int row, int col, 
 
 // "head 0, row 3 ␣nice, column 1 ␣weather" for flat index i of t (norms: "…, block 2").
 static void where_text(const tt_paint *p, const tt_tensor *t, int64_t i, bool with_head, char *buf, size_t len) {
-  bool ko = p->st->lang == TT_LANG_KO;
   int64_t idx[8] = {0}, rest = i;
   for (int k = t->ndim - 1; k >= 0; k--) {
     idx[k] = rest % t->shape[k];
@@ -384,8 +385,8 @@ static void where_text(const tt_paint *p, const tt_tensor *t, int64_t i, bool wi
   bool norms = strcmp(t->name, "norms") == 0;
   int n = 0, k0 = 0;
   buf[0] = 0;
-  if (strncmp(t->name, "blocks.", 7) == 0 && with_head && t->ndim == 3)
-    n += snprintf(buf + n, len - (size_t)n, "%s %d, ", tt_str(p->st->lang, TT_S_LAYER), atoi(t->name + 7));
+  if (tt_hook_block(t->name) >= 0 && with_head && t->ndim == 3)
+    n += snprintf(buf + n, len - (size_t)n, "%s %d, ", tt_str(p->st->lang, TT_S_LAYER), tt_hook_block(t->name));
   if (t->ndim == 3) {
     if (with_head) n += snprintf(buf + n, len - (size_t)n, "%s %d, ", tt_str(p->st->lang, TT_S_HEAD), (int)idx[0]);
     k0 = 1;
@@ -394,7 +395,7 @@ static void where_text(const tt_paint *p, const tt_tensor *t, int64_t i, bool wi
   for (int k = k0; k < t->ndim && n < (int)len; k++) {
     int ax = norms ? (k == 0 ? 'T' : 'B') : axes[k];
     const char *what = k == k0 ? tt_str(p->st->lang, TT_S_ROW) : tt_str(p->st->lang, TT_S_COLUMN);
-    if (ax == 'B') what = ko ? "블록" : "block";
+    if (ax == 'B') what = tt_str(p->st->lang, TT_S_BLOCK);
     bool text = ax == 'T' || ax == 'V' || ax == 'L';
     n += snprintf(buf + n, len - (size_t)n, "%s%s %d%s%s", k > k0 ? ", " : "", what, (int)idx[k], text ? " " : "",
                   text ? tt_axis_label(p->tr, p->ex, ax, (int)idx[k], lab, sizeof lab) : "");
@@ -405,8 +406,8 @@ static void where_text(const tt_paint *p, const tt_tensor *t, int64_t i, bool wi
 // head of a head-major tensor, the largest difference in that head first.
 static int header_line(tt_paint *p, SDL_Rect r, tt_derived *d, const tt_compare *cmp, int mode) {
   tt_canvas *cv = p->cv;
-  bool ko = p->st->lang == TT_LANG_KO;
   int u = p->unit;
+  const tt_type type = tt_type_for(u);
   char buf[600], tail[600] = "", where[300];
   const tt_compare_info *in = &d->info;
   if (in->diff && in->max_at >= 0) {
@@ -423,14 +424,14 @@ static int header_line(tt_paint *p, SDL_Rect r, tt_derived *d, const tt_compare 
           at = i;
         }
       }
-      snprintf(buf, sizeof buf, ko ? "max |A \xE2\x88\x92 B| = %.4g (헤드 %d)" : "max |A \xE2\x88\x92 B| = %.4g in head %d",
+      snprintf(buf, sizeof buf, tt_str(p->st->lang, TT_S_CMP_MAX_HEAD_FMT),
                (double)mx, h);
       if (at >= 0 && mx > 0) {
         where_text(p, t, at, false, where, sizeof where);
-        snprintf(tail, sizeof tail, ko ? "%s   \xC2\xB7   모든 헤드: %.4g" : "at %s   \xC2\xB7   all heads: %.4g", where,
+        snprintf(tail, sizeof tail, tt_str(p->st->lang, TT_S_CMP_AT_ALL_HEADS_FMT), where,
                  (double)in->max_abs);
       } else {
-        snprintf(tail, sizeof tail, ko ? "모든 헤드: %.4g" : "all heads: %.4g", (double)in->max_abs);
+        snprintf(tail, sizeof tail, tt_str(p->st->lang, TT_S_CMP_ALL_HEADS_FMT), (double)in->max_abs);
       }
       if (in->max_abs > mx) {
         where_text(p, t, in->max_at, true, where, sizeof where);
@@ -438,42 +439,45 @@ static int header_line(tt_paint *p, SDL_Rect r, tt_derived *d, const tt_compare 
         snprintf(tail + l, sizeof tail - l, " (%s)", where);
       }
     } else if (in->max_abs == 0) {
-      snprintf(buf, sizeof buf, ko ? "max |A \xE2\x88\x92 B| = 0: 두 트레이스가 여기서 같습니다"
-                                   : "max |A \xE2\x88\x92 B| = 0: the traces agree here");
+      snprintf(buf, sizeof buf, "%s", tt_str(p->st->lang, TT_S_CMP_EQUAL));
     } else {
       snprintf(buf, sizeof buf, "max |A \xE2\x88\x92 B| = %.4g", (double)in->max_abs);
       if (t) {
         where_text(p, t, in->max_at, true, where, sizeof where);
-        snprintf(tail, sizeof tail, ko ? "위치: %s" : "at %s", where);
+        snprintf(tail, sizeof tail, tt_str(p->st->lang, TT_S_CMP_AT_FMT), where);
       }
     }
     if (in->n_one_sided > 0) {
       size_t l = strlen(tail);
-      snprintf(tail + l, sizeof tail - l, ko ? "   (한쪽만 가려진 칸 %lld개)" : "   (%lld cells masked on one side only)",
+      snprintf(tail + l, sizeof tail - l, tt_str(p->st->lang, TT_S_CMP_ONE_SIDED_FMT),
                (long long)in->n_one_sided);
     }
   } else if (!cmp->b) {
-    snprintf(buf, sizeof buf, "%s", ko ? "비교할 트레이스가 없습니다" : "no second trace");
+    snprintf(buf, sizeof buf, "%s", tt_str(p->st->lang, TT_S_CMP_NO_B));
   } else {
     const tt_tensor *ta = side_tensor(d, p->tr, 0, mode, p->st->hook), *tb = side_tensor(d, cmp->b, 1, mode, p->st->hook);
     char sa[64] = "", sb[64] = "";
     if (ta) tt_shape_str(ta->shape, ta->ndim, sa, sizeof sa);
     if (tb) tt_shape_str(tb->shape, tb->ndim, sb, sizeof sb);
     if (ta && tb)
-      snprintf(buf, sizeof buf, ko ? "모양이 다릅니다: %s 와 %s, 차이는 그리지 않습니다" : "the shapes differ, %s and %s: no difference", sa,
+      snprintf(buf, sizeof buf, tt_str(p->st->lang, TT_S_CMP_SHAPES_DIFFER_FMT), sa,
                sb);
     else if (mode == M_OTHER || mode == M_OVERVIEW)
-      snprintf(buf, sizeof buf, "%s", ko ? "이 보기에서는 차이를 계산하지 않습니다" : "no difference for this view");
+      snprintf(buf, sizeof buf, "%s", tt_str(p->st->lang, TT_S_CMP_NO_DIFF_VIEW));
     else
-      snprintf(buf, sizeof buf, ko ? "%s 쪽에 이 텐서가 없습니다" : "%s lacks this tensor", ta ? "B" : "A");
+      snprintf(buf, sizeof buf, tt_str(p->st->lang, TT_S_CMP_LACKS_FMT), ta ? "B" : "A");
   }
-  int px = u * 12 / 10;
+  int px = type.heading;
   char fit[600];
   tt_text_fit(cv->fonts, buf, px, TT_FONT_BOLD, r.w, fit, sizeof fit);
+  tt_note_scope(cv, "panel=compare_header hook=%s head=%d mode=%d", in->hook[0] ? in->hook : "-",
+                p->st->head < 0 ? 0 : p->st->head, mode);
+  tt_note(cv, "compare_max");
   tt_draw_text(cv, r.x, r.y, fit, px, TT_FONT_BOLD, in->diff ? p->pal->fg : p->pal->warn, TT_ALIGN_LEFT);
   int x = r.x + tt_text_width(cv->fonts, fit, px, TT_FONT_BOLD) + u;
   if (tail[0] && x < r.x + r.w - u * 4) {
     tt_text_fit(cv->fonts, tail, u, TT_FONT_SANS, r.x + r.w - x, fit, sizeof fit);
+    tt_note(cv, "compare_where");
     tt_draw_text(cv, x, r.y + (px - u) / 2 + u / 8, fit, u, TT_FONT_SANS, p->pal->dim, TT_ALIGN_LEFT);
   }
   return px * 3 / 2;
@@ -521,6 +525,8 @@ static void hover(tt_paint *p, SDL_Rect area, tt_derived *d, const tt_compare *c
   }
 
   int u = p->unit;
+
+  const tt_type type = tt_type_for(u);
   char l[6][200], num[32];
   static const char *const names[3] = {"A  ", "B  ", "A \xE2\x88\x92 B  "};
   for (int s = 0; s < 3; s++) {
@@ -537,7 +543,7 @@ static void hover(tt_paint *p, SDL_Rect area, tt_derived *d, const tt_compare *c
   if (pn->t->ndim == 3) snprintf(l[4], sizeof l[4], "%s[%d, %d, %d]", name, pn->head, pk.row, pk.col);
   else if (pn->t->ndim == 2) snprintf(l[4], sizeof l[4], "%s[%d, %d]", name, pk.row, pk.col);
   else snprintf(l[4], sizeof l[4], "%s[%d]", name, pk.row);
-  int px[5] = {u * 12 / 10, u * 12 / 10, u * 12 / 10, u * 9 / 10, u * 8 / 10};
+  int px[5] = {type.heading, type.heading, type.heading, type.label, type.small};
   tt_font_kind fk[5] = {TT_FONT_BOLD, TT_FONT_BOLD, TT_FONT_BOLD, TT_FONT_SANS, TT_FONT_MONO};
   int first = cmp ? 0 : 1, n = 0;
   if (!cmp) l[2][0] = 0;
@@ -553,17 +559,16 @@ static void hover(tt_paint *p, SDL_Rect area, tt_derived *d, const tt_compare *c
 // The fourth box of the 2 × 2 arrangement: how to read the difference.
 static void info_box(tt_paint *p, SDL_Rect r, tt_derived *d) {
   tt_canvas *cv = p->cv;
-  bool ko = p->st->lang == TT_LANG_KO;
   int u = p->unit;
   cv->fill(cv, r.x, r.y, r.w, r.h, p->pal->panel);
   int y = r.y + u / 2;
   const char *lines[3];
-  lines[0] = ko ? "A \xE2\x88\x92 B는 같은 칸끼리 뺀 값입니다." : "A \xE2\x88\x92 B subtracts cell by cell.";
-  lines[1] = ko ? "흰색은 0(같음), 빨강은 A가 큼, 파랑은 B가 큼. A와 B는 같은 색 눈금을 씁니다."
-                : "White is 0 (equal), red: A is larger, blue: B is larger. A and B share one colour scale.";
-  lines[2] = ko ? "칸에 포인터를 올리면 세 값이 함께 보입니다." : "Point at a cell to see the three values.";
-  if (!d->info.diff) lines[1] = ko ? "두 텐서의 모양이 달라 뺄 수 없습니다." : "The shapes differ, so there is nothing to subtract.";
+  tt_lang lang = p->st->lang;
+  lines[0] = tt_str(lang, TT_S_CMP_INFO_SUBTRACT);
+  lines[1] = tt_str(lang, d->info.diff ? TT_S_CMP_INFO_COLOURS : TT_S_CMP_INFO_SHAPES);
+  lines[2] = tt_str(lang, TT_S_CMP_INFO_POINT);
   for (int i = 0; i < 3; i++) {
+    tt_note(cv, "prose");
     y += tt_draw_para(cv, r.x + u / 2, y, r.w - u, lines[i], u, i == 0 ? TT_FONT_BOLD : TT_FONT_SANS,
                       i == 0 ? p->pal->fg : p->pal->dim);
     y += u / 2;
@@ -573,11 +578,12 @@ static void info_box(tt_paint *p, SDL_Rect r, tt_derived *d) {
 void tt_paint_compare(tt_paint *p, SDL_Rect r, const tt_compare *cmp, tt_derived *d, const tt_tensor *const *layers,
                       const tt_tensor *const *layers_b, int n_layers, int row) {
   const tt_view_state *st = p->st;
-  tt_view_kind kind = kind_of(st);
+  tt_view_kind kind = kind_of(p->tr, st);
   int mode = mode_of(kind, n_layers);
   prepare(d, p->tr, cmp->b, st, layers, layers_b, n_layers);  // normally up to date already
   put_scales(d, p->rc, p->tr, cmp->b, st->hook, mode);
   int u = p->unit;
+  const tt_type type = tt_type_for(u);
   p->lay->view_rect = r;
   int hh = header_line(p, r, d, cmp, mode);
   SDL_Rect body = {r.x, r.y + hh, r.w, r.h - hh};
@@ -597,7 +603,7 @@ void tt_paint_compare(tt_paint *p, SDL_Rect r, const tt_compare *cmp, tt_derived
   if (sub.frame && mode == M_OTHER) sub.frame = false;
   tt_paint q = *p;
   q.st = &sub;
-  q.unit = u * 85 / 100 < 12 ? u : u * 85 / 100;
+  q.unit = type.cell < 12 ? u : type.cell;
 
   arrangement ar = {.n_boxes = 0};
   bool drawn = false;
@@ -614,6 +620,7 @@ void tt_paint_compare(tt_paint *p, SDL_Rect r, const tt_compare *cmp, tt_derived
     for (int s = 0; s < n; s++) {
       tt_paint qs = q;
       qs.tr = trs[s] ? trs[s] : p->tr;
+      snprintf(qs.cv->trace, sizeof qs.cv->trace, "%s", s == 0 ? "A" : s == 1 ? "B" : "D");
       SDL_Rect box = ar.box[s];
       tt_paint_compare_label(&qs, box, s, cmp, trs[s]);
       int lh = qs.unit * 17 / 10;
@@ -627,6 +634,7 @@ void tt_paint_compare(tt_paint *p, SDL_Rect r, const tt_compare *cmp, tt_derived
       d->groups[s][1] = p->lay->n_panels;
     }
   }
+  p->cv->trace[0] = 0;
   if (ar.n_boxes == 4) info_box(p, ar.box[3], d);
   p->lay->view_rect = r;
   tt_paint_row_marks(p, row, 0);
@@ -638,10 +646,8 @@ void tt_paint_cell_hover(tt_paint *p, SDL_Rect area, tt_derived *d) { hover(p, a
 // Title and subtitle of the vector lengths of layers (one "norms" view).
 static void norms_title(const tt_paint *p, const tt_tensor *const *layers, int n_layers, char *title, size_t tl,
                         char *sub, size_t sl) {
-  bool ko = p->st->lang == TT_LANG_KO;
-  const char *suffix = n_layers > 0 && layers && layers[0] ? suffix_of(layers[0]->name) : "";
-  snprintf(title, tl, ko ? "%s \xC2\xB7 모든 블록의 벡터 길이 \xE2\x80\x96x\xE2\x80\x96"
-                         : "%s \xC2\xB7 vector length \xE2\x80\x96x\xE2\x80\x96 in every block", suffix);
+  const char *suffix = n_layers > 0 && layers && layers[0] ? tt_hook_suffix(layers[0]->name) : "";
+  snprintf(title, tl, tt_str(p->st->lang, TT_S_CMP_NORMS_TITLE_FMT), suffix);
   snprintf(sub, sl, "\xE2\x80\x96x\xE2\x80\x96 = \xE2\x88\x9A(\xCE\xA3 x\xE1\xB5\xA2\xC2\xB2)   ");
 }
 
@@ -679,18 +685,18 @@ int tt_paint_compare_title(tt_paint *p, SDL_Rect r, const tt_compare *cmp, const
     return tt_paint_title(p, r, title, sub);
   }
   const tt_tensor *t = tt_trace_find(p->tr, st->hook);
-  tt_view_kind k = kind_of(st);
-  int n = snprintf(title, sizeof title, "%s", k == TT_VIEW_OVERVIEW ? suffix_of(st->hook) : st->hook);
+  tt_view_kind k = kind_of(p->tr, st);
+  int n = snprintf(title, sizeof title, "%s", k == TT_VIEW_OVERVIEW ? tt_hook_suffix(st->hook) : st->hook);
   if (k == TT_VIEW_OVERVIEW)
     snprintf(title + n, sizeof title - (size_t)n, "  \xC2\xB7  %s",
-             st->lang == TT_LANG_KO ? "모든 층 \xC3\x97 헤드" : "every layer \xC3\x97 head");
-  else if (strncmp(st->hook, "blocks.", 7) == 0 && n < (int)sizeof title)
-    n += snprintf(title + n, sizeof title - (size_t)n, "  \xC2\xB7  %s %d", tt_str(st->lang, TT_S_LAYER), atoi(st->hook + 7));
+             tt_str(st->lang, TT_S_CMP_EVERY_LAYER_HEAD));
+  else if (tt_hook_block(st->hook) >= 0 && n < (int)sizeof title)
+    n += snprintf(title + n, sizeof title - (size_t)n, "  \xC2\xB7  %s %d", tt_str(st->lang, TT_S_LAYER), tt_hook_block(st->hook));
   if (t && t->ndim == 3 && (k == TT_VIEW_HEATMAP || k == TT_VIEW_TABLE) && n < (int)sizeof title)
     snprintf(title + n, sizeof title - (size_t)n, "  \xC2\xB7  %s %d", tt_str(st->lang, TT_S_HEAD),
              st->head < 0 ? 0 : st->head);
-  int step = tt_step_find(st->hook, NULL);
-  snprintf(sub, sizeof sub, "%s%sA: %s   B: %s", step >= 0 ? tt_step_title(step, st->lang) : "", step >= 0 ? "   " : "",
+  int step = tt_step_find(p->tr, st->hook, NULL);
+  snprintf(sub, sizeof sub, "%s%sA: %s   B: %s", step >= 0 ? tt_step_title(p->tr, step, st->lang) : "", step >= 0 ? "   " : "",
            cmp->label_a ? cmp->label_a : "", cmp->label_b ? cmp->label_b : "");
   return tt_paint_title(p, r, title, sub);
 }
@@ -753,6 +759,29 @@ void tt_render_draw_compare(tt_render *rc, SDL_Renderer *r, SDL_Rect area, const
 static void compare_fn(tt_render *rc, SDL_Renderer *r, SDL_Rect area, void *ctx) {
   compare_job *j = ctx;
   tt_render_draw_compare(rc, r, area, j->a, j->cmp, j->st, j->d, j->lay);
+}
+
+tt_status tt_render_compare_svg(tt_render *rc, const tt_trace *a, const tt_compare *cmp, const tt_view_state *st,
+                                int w, int h, tt_derived *d, const char *path, tt_error *err) {
+  if (w < 64 || h < 64 || w > 16384 || h > 16384)
+    return tt_fail(err, TT_ERR_ARG, "image size %dx%d is out of range (64 to 16384 pixels a side)", w, h);
+  tt_layout *lay = malloc(sizeof *lay);
+  if (!lay) return tt_fail(err, TT_ERR_NOMEM, "out of memory");
+  tt_atomic_file af;
+  tt_status s = tt_atomic_open(&af, path, err);
+  if (s != TT_OK) {
+    free(lay);
+    return s;
+  }
+  tt_derived_update(d, rc, a, cmp->b, st, NULL, NULL, 0);
+  tt_canvas cv;
+  tt_svg_state svg;
+  tt_canvas_svg(&cv, &svg, af.fp, rc->fonts, w, h);
+  compare_job j = {a, cmp, st, d, lay};
+  paint_compare_page(rc, &cv, (SDL_Rect){0, 0, w, h}, &j);
+  tt_canvas_svg_end(&cv);
+  free(lay);
+  return tt_atomic_commit(&af, err);
 }
 
 tt_status tt_render_compare_png(tt_render *rc, const tt_trace *a, const tt_compare *cmp, const tt_view_state *st,

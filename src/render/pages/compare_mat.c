@@ -10,10 +10,10 @@
 
 void tt_paint_compare_label(tt_paint *p, SDL_Rect r, int side, const tt_compare *cmp, const tt_trace *tr) {
   tt_canvas *cv = p->cv;
-  bool ko = p->st->lang == TT_LANG_KO;
   int u = p->unit;
+  const tt_type type = tt_type_for(u);
   static const char *const letters[3] = {"A", "B", "A \xE2\x88\x92 B"};
-  int px = u * 11 / 10;
+  int px = type.large;
   tt_rgba col = side == 2 ? p->pal->accent : p->pal->fg;
   tt_draw_text(cv, r.x, r.y, letters[side], px, TT_FONT_BOLD, col, TT_ALIGN_LEFT);
   int x = r.x + tt_text_width(cv->fonts, letters[side], px, TT_FONT_BOLD) + u / 2;
@@ -23,13 +23,30 @@ void tt_paint_compare_label(tt_paint *p, SDL_Rect r, int side, const tt_compare 
     const char *prompt = tr ? tt_trace_meta(tr, "prompt") : NULL;
     snprintf(buf, sizeof buf, "%s  \xE2\x80\x9C%s\xE2\x80\x9D", label ? label : "", prompt ? prompt : "");
   } else {
-    snprintf(buf, sizeof buf, "%s", ko ? "빨강: A가 더 큼 \xC2\xB7 파랑: B가 더 큼" : "red: A is larger \xC2\xB7 blue: B is larger");
+    // The difference is taken position by position: say so when the tokens there differ.
+    bool differ = false;
+    for (int i = 0; tr && i < tt_trace_n_tokens(tr) && !differ; i++)
+      differ = tt_trace_token(tr, i) && strstr(tt_trace_token(tr, i), "\xE2\x89\xA0");
+    snprintf(buf, sizeof buf, "%s%s", tt_str(p->st->lang, TT_S_CMP_COLOURS),
+             differ ? tt_str(p->st->lang, TT_S_CMP_TOKENS_DIFFER) : "");
   }
-  tt_text_fit(cv->fonts, buf, u * 9 / 10, TT_FONT_SANS, r.x + r.w - x - u / 2, fit, sizeof fit);
-  tt_draw_text(cv, x, r.y + (px - u * 9 / 10) / 2, fit, u * 9 / 10, TT_FONT_SANS, p->pal->dim, TT_ALIGN_LEFT);
+  tt_text_fit(cv->fonts, buf, type.label, TT_FONT_SANS, r.x + r.w - x - u / 2, fit, sizeof fit);
+  tt_note(cv, "%s", side < 2 ? "compare_side" : "prose");
+  tt_draw_text(cv, x, r.y + (px - type.label) / 2, fit, type.label, TT_FONT_SANS, p->pal->dim, TT_ALIGN_LEFT);
 }
 
 static bool text_axis(int axis) { return axis == 'T' || axis == 'L'; }
+
+// The two traces have other tokens (or another count of them).
+static bool tokens_differ(const tt_trace *a, const tt_trace *b) {
+  if (!a || !b) return false;
+  if (tt_trace_n_tokens(a) != tt_trace_n_tokens(b)) return true;
+  for (int i = 0; i < tt_trace_n_tokens(a); i++) {
+    const char *x = tt_trace_token(a, i), *y = tt_trace_token(b, i);
+    if (x && y && strcmp(x, y) != 0) return true;
+  }
+  return false;
+}
 
 // Widest label along an axis (the first 256 indices).
 static int label_width(tt_paint *p, const tt_mat *m, int axis, int n, int px) {
@@ -72,31 +89,44 @@ static void add_row(plan *pl, const int *sides, int k, int n_sides) {
   (void)n_sides;
 }
 
-bool tt_paint_matrix_trio(tt_paint *p, SDL_Rect r, const tt_compare *cmp, const tt_tensor *const *t,
-                          const tt_trace *const *trs, const tt_scale *sc, int n, bool table, int groups[3][2]) {
-  const tt_view_state *st = p->st;
-  tt_mat m[3];
-  memset(m, 0, sizeof m);
-  if (n < 1 || n > 3) return false;
-  for (int i = 0; i < n; i++)
-    if (!t[i] || !tt_mat_of(trs[i] ? trs[i] : p->tr, t[i], st->head, &m[i])) return false;
-  int R = m[0].rows, K = m[0].cols;
-  if (n >= 2 && (m[1].rows != R || m[1].cols != K)) return false;
-  bool square = m[0].row_axis == 'T' && m[0].col_axis == 'T';
-  int u = p->unit, px = u, gap = u;
-  int row_w = label_width(p, &m[0], m[0].row_axis, R, px);
-  if (row_w > r.w / 6) row_w = r.w / 6;
-  int lead = row_w + px / 2;          // row labels left of each panel row
-  int legend_w = u * 9 / 2;
-  int label_h = u * 17 / 10;
-  int col_w_label = label_width(p, &m[0], m[0].col_axis, K, px);
+// The sizes every arrangement shares.
+typedef struct {
+  int u, px, gap, row_w, lead, legend_w, label_h, col_w_label;
+  bool own_rows, square, table;
   tt_cells_opts o;
-  tt_view_window(st, R, K, r.w / n, r.h / 2, square, u, &o);
-  o.numbers = true;
-  o.table = table;
-  o.layer = st->layer;
+} trio_sizes;
 
-  // The candidates: in a row, 2 × 2 (a b / d), stacked.
+// Fills pl's cell size and column-label height for r; the cell area it gives.
+static float fit_plan(plan *pl, SDL_Rect r, const trio_sizes *z, const tt_mat *m0) {
+  int u = z->u, px = z->px;
+  float cw = INFINITY;
+  for (int rr = 0; rr < pl->n_rows; rr++) {
+    int legends = 0;
+    for (int i = 0; i < pl->n_in[rr]; i++) legends += pl->legend_after[rr][i];
+    float w = (float)(r.w - z->lead * (z->own_rows ? pl->n_in[rr] : 1) - (pl->n_in[rr] - 1) * z->gap -
+                      legends * z->legend_w);
+    cw = fminf(cw, w / (float)(pl->n_in[rr] * z->o.vis_cols));
+  }
+  // Column labels lie flat under wide cells, else they are turned (and cut at 4 units).
+  int col_h = !text_axis(m0->col_axis) ? px * 3 / 2
+              : (float)(z->col_w_label + px) <= cw ? px * 3 / 2
+                                                    : (z->col_w_label + px / 2 < u * 3 ? z->col_w_label + px / 2 : u * 3);
+  float h = (float)(r.h - pl->n_rows * (z->label_h + col_h + z->gap));
+  float ch = h / (float)(pl->n_rows * z->o.vis_rows);
+  float cap = (float)u * 8;
+  if (z->square) cw = ch = fminf(fminf(cw, ch), cap);
+  else {
+    cw = fminf(cw, cap * 2);
+    ch = fminf(ch, cap);
+  }
+  pl->cell_w = cw;
+  pl->cell_h = ch;
+  pl->col_h = col_h;
+  return cw > 0 && ch > 0 ? cw * ch : -1;
+}
+
+// The arrangement with the largest cells: in a row, 2 × 2 (a b / d), stacked.
+static bool best_plan(SDL_Rect r, const trio_sizes *z, const tt_mat *m0, int n, plan *out) {
   plan cands[3];
   int n_cands = 0;
   static const int all[3] = {0, 1, 2};
@@ -108,43 +138,21 @@ bool tt_paint_matrix_trio(tt_paint *p, SDL_Rect r, const tt_compare *cmp, const 
   }
   for (int i = 0; i < n; i++) add_row(&cands[n_cands], all + i, 1, n);
   n_cands++;
-
   int best = -1;
   float best_area = -1;
   for (int c = 0; c < n_cands; c++) {
-    plan *pl = &cands[c];
-    float cw = INFINITY;
-    for (int rr = 0; rr < pl->n_rows; rr++) {
-      int legends = 0;
-      for (int i = 0; i < pl->n_in[rr]; i++) legends += pl->legend_after[rr][i];
-      float w = (float)(r.w - lead - (pl->n_in[rr] - 1) * gap - legends * legend_w);
-      cw = fminf(cw, w / (float)(pl->n_in[rr] * o.vis_cols));
-    }
-    // Column labels lie flat under wide cells, else they are turned (and cut at 4 units).
-    int col_h = !text_axis(m[0].col_axis) ? px * 3 / 2
-                : (float)(col_w_label + px) <= cw ? px * 3 / 2
-                                                   : (col_w_label + px / 2 < u * 3 ? col_w_label + px / 2 : u * 3);
-    float h = (float)(r.h - pl->n_rows * (label_h + col_h + gap));
-    float ch = h / (float)(pl->n_rows * o.vis_rows);
-    float cap = (float)u * 8;
-    if (square) cw = ch = fminf(fminf(cw, ch), cap);
-    else {
-      cw = fminf(cw, cap * 2);
-      ch = fminf(ch, cap);
-    }
-    pl->cell_w = cw;
-    pl->cell_h = ch;
-    pl->col_h = col_h;
-    float area = cw * ch;
-    if (cw > 0 && ch > 0 && area > best_area) {
-      best_area = area;
-      best = c;
-    }
+    float area = fit_plan(&cands[c], r, z, m0);
+    if (area > best_area) best_area = area, best = c;
   }
-  if (best < 0) return false;
-  plan *pl = &cands[best];
-  int pw = (int)(pl->cell_w * (float)o.vis_cols), ph = (int)(pl->cell_h * (float)o.vis_rows);
-  if (pw < 4 || ph < 4) return false;
+  if (best >= 0) *out = cands[best];
+  return best >= 0;
+}
+
+// The panels as planned, each with its label, row labels where they belong and legends.
+static void draw_plan(tt_paint *p, SDL_Rect r, const plan *pl, trio_sizes *z, const tt_compare *cmp, const tt_mat *m,
+                      const tt_trace *const *trs, const tt_scale *sc, int groups[3][2]) {
+  int u = z->u, lead = z->lead;
+  int pw = (int)(pl->cell_w * (float)z->o.vis_cols), ph = (int)(pl->cell_h * (float)z->o.vis_rows);
   int y = r.y;
   for (int rr = 0; rr < pl->n_rows; rr++) {
     int x = r.x + lead;
@@ -153,24 +161,67 @@ bool tt_paint_matrix_trio(tt_paint *p, SDL_Rect r, const tt_compare *cmp, const 
       int s = pl->rows[rr][i];
       tt_paint q = *p;
       q.tr = trs[s] ? trs[s] : p->tr;
-      int label_w = pw + (pl->legend_after[rr][i] ? legend_w : gap);
-      tt_paint_compare_label(&q, (SDL_Rect){i == 0 ? r.x : x, y, label_w + (i == 0 ? lead : 0), label_h}, s, cmp, trs[s]);
-      SDL_Rect dst = {x, y + label_h, pw, ph};
-      o.head = m[s].slice;
+      if (z->own_rows && i > 0) x += lead;
+      bool labels_here = i == 0 || z->own_rows;
+      snprintf(q.cv->trace, sizeof q.cv->trace, "%s", s == 0 ? "A" : s == 1 ? "B" : "D");
+      int label_w = pw + (pl->legend_after[rr][i] ? z->legend_w : z->gap);
+      tt_paint_compare_label(&q, (SDL_Rect){labels_here ? x - lead : x, y, label_w + (labels_here ? lead : 0), z->label_h},
+                             s, cmp, trs[s]);
+      SDL_Rect dst = {x, y + z->label_h, pw, ph};
+      z->o.head = m[s].slice;
       groups[s][0] = p->lay->n_panels;
-      int pi = tt_paint_cells(&q, dst, &m[s], &sc[s], &o);
+      int pi = tt_paint_cells(&q, dst, &m[s], &sc[s], &z->o);
       groups[s][1] = p->lay->n_panels;
       tt_draw_rect(q.cv, dst.x - 1, dst.y - 1, dst.w + 2, dst.h + 2, q.pal->dim);
-      if (pi >= 0) tt_paint_axis_labels(&q, &p->lay->panels[pi], &m[s], px, i == 0 ? row_w : 0, pl->col_h);
+      if (pi >= 0) tt_paint_axis_labels(&q, &p->lay->panels[pi], &m[s], z->px, labels_here ? z->row_w : 0, pl->col_h);
       x += pw;
       if (pl->legend_after[rr][i]) {
-        if (!table) tt_paint_legend(&q, (SDL_Rect){x + u / 2, dst.y, legend_w - u / 2, row_h}, &sc[s]);
-        x += legend_w;
+        if (!z->table) tt_paint_legend(&q, (SDL_Rect){x + u / 2, dst.y, z->legend_w - u / 2, row_h}, &sc[s]);
+        x += z->legend_w;
       } else {
-        x += gap;
+        x += z->gap;
       }
     }
-    y += label_h + row_h + pl->col_h + gap;
+    y += z->label_h + row_h + pl->col_h + z->gap;
   }
+  p->cv->trace[0] = 0;
+}
+
+bool tt_paint_matrix_trio(tt_paint *p, SDL_Rect r, const tt_compare *cmp, const tt_tensor *const *t,
+                          const tt_trace *const *trs, const tt_scale *sc, int n, bool table, int groups[3][2]) {
+  const tt_view_state *st = p->st;
+  tt_mat m[3];
+  memset(m, 0, sizeof m);
+  if (n < 1 || n > 3) return false;
+  for (int i = 0; i < n; i++)
+    if (!t[i] || !tt_mat_of(trs[i] ? trs[i] : p->tr, t[i], st->head, &m[i])) return false;
+  int R = m[0].rows, K = m[0].cols;
+  if (n >= 2 && (m[1].rows != R || m[1].cols != K)) return false;
+  int u = p->unit;
+  const tt_type type = tt_type_for(u);
+  trio_sizes z = {.u = u, .px = u, .gap = u, .square = m[0].row_axis == 'T' && m[0].col_axis == 'T', .table = table};
+  // Each side is labelled with its own tokens; when they differ every panel gets its row labels.
+  z.own_rows = text_axis(m[0].row_axis) && n >= 2 && tokens_differ(trs[0], trs[1]);
+  z.row_w = label_width(p, &m[0], m[0].row_axis, R, z.px);
+  for (int i = 1; z.own_rows && i < n; i++) {
+    tt_paint qi = *p;
+    qi.tr = trs[i] ? trs[i] : p->tr;
+    int w = label_width(&qi, &m[i], m[i].row_axis, R, z.px);
+    if (w > z.row_w) z.row_w = w;
+  }
+  if (z.row_w > r.w / (z.own_rows ? 9 : 6)) z.row_w = r.w / (z.own_rows ? 9 : 6);
+  z.lead = z.row_w + z.px / 2;  // row labels left of each panel row
+  z.legend_w = u * 9 / 2;
+  z.label_h = type.line_loose;
+  z.col_w_label = label_width(p, &m[0], m[0].col_axis, K, z.px);
+  tt_view_window(st, R, K, r.w / n, r.h / 2, z.square, u, &z.o);
+  z.o.numbers = true;
+  z.o.table = table;
+  z.o.layer = st->layer;
+  plan pl;
+  if (!best_plan(r, &z, &m[0], n, &pl)) return false;
+  int pw = (int)(pl.cell_w * (float)z.o.vis_cols), ph = (int)(pl.cell_h * (float)z.o.vis_rows);
+  if (pw < 4 || ph < 4) return false;
+  draw_plan(p, r, &pl, &z, cmp, m, trs, sc, groups);
   return true;
 }

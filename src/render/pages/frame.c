@@ -10,6 +10,7 @@ static void navigator(tt_paint *p, SDL_Rect r) {
   const tt_palette *pal = p->pal;
   const tt_view_state *st = p->st;
   int u = p->unit;
+  const tt_type type = tt_type_for(u);
   cv->fill(cv, r.x, r.y, r.w, r.h, pal->panel);
   int n = tt_step_count();
   tt_config cfg;
@@ -20,15 +21,17 @@ static void navigator(tt_paint *p, SDL_Rect r) {
   int px = lh * 62 / 100;
   if (px > u) px = u;
   int y = r.y + u / 2;
+  tt_note_scope(cv, "panel=navigator layer=%d", st->layer);
   tt_draw_text(cv, r.x + u / 2, y, tt_str(st->lang, TT_S_STEPS), px * 12 / 10, TT_FONT_BOLD, pal->fg, TT_ALIGN_LEFT);
   y += lh * 13 / 10;
   bool in_block = false;
   char buf[160], fit[160];
   for (int i = 0; i < n; i++) {
-    const tt_step *s = tt_step_get(i);
+    const tt_step *s = tt_step_get(p->tr, i);
     if (s->in_block != in_block) {
       if (s->in_block) {
         snprintf(buf, sizeof buf, "%s %d   (\xE2\x86\x91\xE2\x86\x93 0\xE2\x80\x93%d)", tt_str(st->lang, TT_S_BLOCK), st->layer, L - 1);
+        tt_note(cv, "nav_block");
         tt_draw_text(cv, r.x + u / 2, y + (lh - px) / 2, buf, px, TT_FONT_BOLD, pal->dim, TT_ALIGN_LEFT);
       } else {
         cv->fill(cv, r.x + u / 2, y + lh / 2, r.w - u, 1, pal->dim);
@@ -37,13 +40,14 @@ static void navigator(tt_paint *p, SDL_Rect r) {
       in_block = s->in_block;
     }
     bool cur = i == st->step;
-    int indent = s->in_block ? u * 3 / 2 : u / 2;
+    int indent = s->in_block ? type.line : u / 2;
     if (cur) {
       cv->fill(cv, r.x, y, r.w, lh, pal->accent_bg);
       cv->fill(cv, r.x, y, u / 4 > 3 ? u / 4 : 3, lh, pal->accent);
     }
-    snprintf(buf, sizeof buf, "%d  %s", i + 1, tt_step_title(i, st->lang));
+    snprintf(buf, sizeof buf, "%d  %s", i + 1, tt_step_title(p->tr, i, st->lang));
     tt_text_fit(cv->fonts, buf, px, cur ? TT_FONT_BOLD : TT_FONT_SANS, r.w - indent - u / 2, fit, sizeof fit);
+    tt_note(cv, "nav_step i=%d", i);
     tt_draw_text(cv, r.x + indent, y + (lh - px * 5 / 4) / 2, fit, px, cur ? TT_FONT_BOLD : TT_FONT_SANS,
                  cur ? pal->fg : pal->dim, TT_ALIGN_LEFT);
     if (p->lay->n_nav < TT_MAX_NAV) {
@@ -59,27 +63,34 @@ static int header(tt_paint *p, SDL_Rect r) {
   const tt_palette *pal = p->pal;
   const tt_view_state *st = p->st;
   int u = p->unit;
+  const tt_type type = tt_type_for(u);
   int y = r.y;
   char buf[600];
   int step = st->step;
   if (step < 0) return 0;
-  snprintf(buf, sizeof buf, "%d / %d   %s", step + 1, tt_step_count(), tt_step_title(step, st->lang));
-  tt_draw_text(cv, r.x, y, buf, u * 16 / 10, TT_FONT_BOLD, pal->fg, TT_ALIGN_LEFT);
+  snprintf(buf, sizeof buf, "%d / %d   %s", step + 1, tt_step_count(), tt_step_title(p->tr, step, st->lang));
+  tt_note_scope(cv, "panel=header step=%d layer=%d", step, st->layer);
+  tt_note(cv, "step_counter");
+  tt_draw_text(cv, r.x, y, buf, type.display, TT_FONT_BOLD, pal->fg, TT_ALIGN_LEFT);
   if (st->playing) {
-    tt_draw_text(cv, r.x + r.w, y, "\xE2\x96\xB6", u * 16 / 10, TT_FONT_BOLD, pal->accent, TT_ALIGN_RIGHT);
+    tt_draw_text(cv, r.x + r.w, y, "\xE2\x96\xB6", type.display, TT_FONT_BOLD, pal->accent, TT_ALIGN_RIGHT);
   }
   y += u * 23 / 10;
-  const char *f = tt_step_formula(step, p->tr);
+  const char *f = tt_step_formula(p->tr, step);
   if (f && f[0]) {
-    tt_draw_text(cv, r.x, y, f, u * 14 / 10, TT_FONT_SANS, pal->accent, TT_ALIGN_LEFT);
+    tt_note(cv, "formula");
+    tt_draw_text(cv, r.x, y, f, type.formula, TT_FONT_SANS, pal->accent, TT_ALIGN_LEFT);
     y += u * 2;
   }
-  tt_step_shapes(step, p->tr, st->lang, buf, sizeof buf);
+  tt_step_shapes(p->tr, step, st->lang, buf, sizeof buf);
   if (buf[0]) {
-    tt_draw_text(cv, r.x, y, buf, u * 11 / 10, TT_FONT_MONO, pal->fg, TT_ALIGN_LEFT);
-    y += u * 17 / 10;
+    tt_note(cv, "shapes");
+    tt_draw_text(cv, r.x, y, buf, type.large, TT_FONT_MONO, pal->fg, TT_ALIGN_LEFT);
+    y += type.line_loose;
   }
-  y += tt_draw_para(cv, r.x, y, r.w, tt_step_text(step, st->lang), u, TT_FONT_SANS, pal->fg);
+  tt_note(cv, "prose");
+  y += tt_draw_para(cv, r.x, y, r.w, tt_step_text(p->tr, step, st->lang), u, TT_FONT_SANS, pal->fg);
+  tt_note_scope(cv, NULL);
   y += u / 2;
   cv->fill(cv, r.x, y, r.w, 1, pal->dim);
   return y + u / 2 - r.y;
@@ -89,93 +100,61 @@ void tt_paint_key_line(tt_paint *p, SDL_Rect r, const char *keys) {
   tt_canvas *cv = p->cv;
   const tt_view_state *st = p->st;
   int u = p->unit;
+  const tt_type type = tt_type_for(u);
   cv->fill(cv, r.x, r.y, r.w, r.h, p->pal->panel);
   bool status = st->status && st->status[0];
-  int px = u * 9 / 10;
+  int px = type.label;
   char fit[600];
   tt_text_fit(cv->fonts, status ? st->status : keys, px, TT_FONT_SANS, r.w - u, fit, sizeof fit);
+  tt_note(cv, "prose");
   tt_draw_text(cv, r.x + u / 2, r.y + (r.h - px * 5 / 4) / 2, fit, px, TT_FONT_SANS, status ? p->pal->accent : p->pal->dim,
                TT_ALIGN_LEFT);
 }
 
 static void key_line(tt_paint *p, SDL_Rect r) {
-  const char *keys = p->st->lang == TT_LANG_KO
-                         ? "\xE2\x86\x90\xE2\x86\x92 단계   \xE2\x86\x91\xE2\x86\x93 층   [ ] 헤드   Tab 표   G 헤드 격자   Space 재생   S 화면 저장   P 프롬프트   F1 도움말"
-                         : "\xE2\x86\x90\xE2\x86\x92 step   \xE2\x86\x91\xE2\x86\x93 layer   [ ] head   Tab table   G heads grid   Space play   S screenshot   P prompt   F1 help";
-  tt_paint_key_line(p, r, keys);
+  tt_paint_key_line(p, r, tt_str(p->st->lang, TT_S_KEYS_WINDOW));
 }
 
 static void prompt_box(tt_paint *p, SDL_Rect r) {
   tt_canvas *cv = p->cv;
   const tt_palette *pal = p->pal;
   int u = p->unit;
+  const tt_type type = tt_type_for(u);
   SDL_Rect b = {r.x + r.w / 10, r.y + r.h / 3, r.w * 8 / 10, u * 6};
   cv->fill(cv, b.x, b.y, b.w, b.h, pal->panel);
   tt_draw_frame(cv, b.x, b.y, b.w, b.h, pal->accent, 3);
-  tt_draw_text(cv, b.x + u, b.y + u / 2, tt_str(p->st->lang, TT_S_TYPE_PROMPT), u * 9 / 10, TT_FONT_SANS, pal->dim,
+  tt_draw_text(cv, b.x + u, b.y + u / 2, tt_str(p->st->lang, TT_S_TYPE_PROMPT), type.label, TT_FONT_SANS, pal->dim,
                TT_ALIGN_LEFT);
   char buf[600], fit[600];
   snprintf(buf, sizeof buf, "%s\xE2\x96\x8F", p->st->prompt_edit);  // text and a caret
   // Keep the end visible: cut from the left when too long.
   const char *s = buf;
-  while (tt_text_width(cv->fonts, s, u * 3 / 2, TT_FONT_SANS) > b.w - u * 2 && *s) {
+  while (tt_text_width(cv->fonts, s, type.big, TT_FONT_SANS) > b.w - u * 2 && *s) {
     s++;
     while ((*s & 0xC0) == 0x80) s++;
   }
   snprintf(fit, sizeof fit, "%s", s);
-  tt_draw_text(cv, b.x + u, b.y + u * 2 + u / 2, fit, u * 3 / 2, TT_FONT_SANS, pal->fg, TT_ALIGN_LEFT);
+  tt_draw_text(cv, b.x + u, b.y + u * 2 + u / 2, fit, type.big, TT_FONT_SANS, pal->fg, TT_ALIGN_LEFT);
 }
 
 void tt_paint_help(tt_paint *p, SDL_Rect r) {
   int u = p->unit;
-  bool ko = p->st->lang == TT_LANG_KO;
-  static const char *const en[][2] = {
-      {"\xE2\x86\x90 / \xE2\x86\x92", "previous / next step"},
-      {"\xE2\x86\x91 / \xE2\x86\x93", "previous / next layer"},
-      {"[ / ]", "previous / next head"},
-      {"Tab", "heatmap \xE2\x86\x94 numeric table"},
-      {"G / O", "all heads of the layer / layers \xC3\x97 heads"},
-      {"Space", "play / pause (a step every 3 seconds)"},
-      {"S", "save a screenshot (the bottom line says where)"},
-      {"P", "type a new prompt; Enter traces it"},
-      {"wheel, + / \xE2\x88\x92", "zoom in / out (down to single cells); 0 resets"},
-      {"drag", "pan a zoomed view"},
-      {"click", "pin a cell: its arithmetic appears on the right"},
-      {", / .", "bars: earlier / later token; \xE2\x88\x92 / = temperature"},
-      {"D", "light / dark theme"},
-      {"L", "English / 한국어"},
-      {"F1 or ?", "this help;  Esc closes it, Q quits"},
-  };
-  static const char *const ko_keys[][2] = {
-      {"\xE2\x86\x90 / \xE2\x86\x92", "이전 / 다음 단계"},
-      {"\xE2\x86\x91 / \xE2\x86\x93", "이전 / 다음 층"},
-      {"[ / ]", "이전 / 다음 헤드"},
-      {"Tab", "히트맵 \xE2\x86\x94 숫자 표"},
-      {"G / O", "층의 모든 헤드 / 층 \xC3\x97 헤드 개요"},
-      {"Space", "재생 / 멈춤 (3초마다 한 단계)"},
-      {"S", "화면 저장 (저장 위치는 아래 줄에 표시)"},
-      {"P", "새 프롬프트 입력, Enter로 다시 계산"},
-      {"휠, + / \xE2\x88\x92", "확대 / 축소 (한 칸까지), 0은 원래대로"},
-      {"끌기", "확대한 그림 옮기기"},
-      {"클릭", "칸 고정: 오른쪽에 계산 과정 표시"},
-      {", / .", "막대: 앞 / 뒤 토큰, \xE2\x88\x92 / = 온도"},
-      {"D", "밝은 / 어두운 테마"},
-      {"L", "English / 한국어"},
-      {"F1 또는 ?", "이 도움말, Esc로 닫기, Q로 끝내기"},
-  };
-  tt_paint_key_table(p, r, u * 2, ko ? ko_keys : en, (int)(sizeof en / sizeof *en), 25, -1);
+  int n = 0;
+  const tt_key_row *rows = tt_key_help(p->st->lang, TT_KEYS_WINDOW, &n);
+  tt_paint_key_table(p, r, u * 2, rows, n, 25, -1);
 }
 
 void tt_paint_key_table(tt_paint *p, SDL_Rect r, int top, const char *const (*rows)[2], int n, int col2_pct, int skip) {
   tt_canvas *cv = p->cv;
   const tt_palette *pal = p->pal;
   int u = p->unit;
-  int lh = u * 17 / 10;
+  const tt_type type = tt_type_for(u);
+  int lh = type.line_loose;
   SDL_Rect b = {r.x + r.w / 8, r.y + top, r.w * 3 / 4, lh * (n + 2) + u};
   if (b.h > r.h - u * 2) b.h = r.h - u * 2;
   cv->fill(cv, b.x, b.y, b.w, b.h, pal->bg);
   tt_draw_frame(cv, b.x, b.y, b.w, b.h, pal->accent, 3);
-  tt_draw_text(cv, b.x + u, b.y + u / 2, tt_str(p->st->lang, TT_S_KEYS), u * 13 / 10, TT_FONT_BOLD, pal->fg,
+  tt_draw_text(cv, b.x + u, b.y + u / 2, tt_str(p->st->lang, TT_S_KEYS), type.title, TT_FONT_BOLD, pal->fg,
                TT_ALIGN_LEFT);
   int y = b.y + lh + u / 2;
   for (int i = 0; i < n && y + lh <= b.y + b.h; i++) {

@@ -106,12 +106,22 @@ static int narration_block(tt_canvas *cv, tt_fonts *f, const char *title, const 
 static void narration_panel(tt_paint *p, SDL_Rect r, const tt_lesson_page *pg) {
   tt_canvas *cv = p->cv;
   int u = p->unit;
+  const tt_type type = tt_type_for(u);
   cv->fill(cv, r.x, r.y, r.w, r.h, p->pal->panel);
   SDL_Rect in = {r.x + u, r.y + u, r.w - 2 * u, r.h - 2 * u};
-  char *text = reflow(pg->error ? pg->error : pg->narration ? pg->narration : "");
-  if (!text) return;
+  char *flat = reflow(pg->error ? pg->error : pg->narration ? pg->narration : "");
+  if (!flat) return;
+  // The numbers the narration quotes get real minus signs, as every other number on screen.
+  size_t cap = strlen(flat) * 3 + 1;
+  char *text = realloc(flat, cap);
+  if (!text) {
+    free(flat);
+    return;
+  }
+  tt_minus_signs(text, cap);
+  tt_note_scope(cv, "panel=narration");
   // The largest type that fits, from 1.2 units down to 0.8.
-  int px = u * 12 / 10, min_px = u * 8 / 10 > 12 ? u * 8 / 10 : 12;
+  int px = type.heading, min_px = type.small > 12 ? type.small : 12;
   while (px > min_px && narration_block(cv, cv->fonts, pg->step_title, text, in, px, p->pal, false) > in.h) px--;
   cv->clip(cv, &r);
   if (pg->error) {
@@ -121,6 +131,7 @@ static void narration_panel(tt_paint *p, SDL_Rect r, const tt_lesson_page *pg) {
     narration_block(cv, cv->fonts, pg->step_title, text, in, px, p->pal, true);
   }
   cv->clip(cv, NULL);
+  tt_note_scope(cv, NULL);
   free(text);
 }
 
@@ -129,29 +140,32 @@ static int top_bar(tt_paint *p, SDL_Rect r, const tt_lesson_page *pg) {
   tt_canvas *cv = p->cv;
   const tt_palette *pal = p->pal;
   int u = p->unit, h = u * 3;
+  const tt_type type = tt_type_for(u);
   cv->fill(cv, r.x, r.y, r.w, h, pal->panel);
   char counter[64], fit[512];
   snprintf(counter, sizeof counter, "%d / %d", pg->step + 1, pg->n_steps);
-  int cpx = u * 16 / 10;
+  tt_note_scope(cv, "panel=lesson_bar");
+  tt_note(cv, "lesson_counter step=%d", pg->step);
+  int cpx = type.display;
   int cw = tt_text_width(cv->fonts, counter, cpx, TT_FONT_BOLD);
   tt_draw_text(cv, r.x + r.w - u, r.y + (h - cpx * 5 / 4) / 2, counter, cpx, TT_FONT_BOLD, pal->accent, TT_ALIGN_RIGHT);
   int right = r.x + r.w - u - cw - u;
   if (pg->jump && pg->jump[0]) {
     // The step number being typed, boxed, left of the counter.
     char buf[64];
-    bool ko = p->st->lang == TT_LANG_KO;
-    snprintf(buf, sizeof buf, ko ? "%s단계로 \xE2\x86\xB5" : "go to %s \xE2\x86\xB5", pg->jump);
-    int bw = tt_text_width(cv->fonts, buf, u * 12 / 10, TT_FONT_BOLD) + u;
+    snprintf(buf, sizeof buf, tt_str(p->st->lang, TT_S_JUMP_FMT), pg->jump);
+    int bw = tt_text_width(cv->fonts, buf, type.heading, TT_FONT_BOLD) + u;
     SDL_Rect b = {right - bw, r.y + u / 2, bw, h - u};
     cv->fill(cv, b.x, b.y, b.w, b.h, pal->bg);
     tt_draw_frame(cv, b.x, b.y, b.w, b.h, pal->accent, 2);
-    tt_draw_text(cv, b.x + u / 2, b.y + (b.h - u * 12 / 10 * 5 / 4) / 2, buf, u * 12 / 10, TT_FONT_BOLD, pal->fg,
+    tt_draw_text(cv, b.x + u / 2, b.y + (b.h - type.heading * 5 / 4) / 2, buf, type.heading, TT_FONT_BOLD, pal->fg,
                  TT_ALIGN_LEFT);
     right = b.x - u;
   }
-  int tpx = u * 13 / 10;
+  int tpx = type.title;
   tt_text_fit(cv->fonts, pg->lesson_title ? pg->lesson_title : "", tpx, TT_FONT_BOLD, right - r.x - u, fit, sizeof fit);
   tt_draw_text(cv, r.x + u, r.y + (h - tpx * 5 / 4) / 2, fit, tpx, TT_FONT_BOLD, pal->fg, TT_ALIGN_LEFT);
+  tt_note_scope(cv, NULL);
   // Progress: one segment per step, the done ones filled.
   int ph = u / 4 > 3 ? u / 4 : 3;
   cv->fill(cv, r.x, r.y + h, r.w, ph, pal->grid);
@@ -160,54 +174,21 @@ static int top_bar(tt_paint *p, SDL_Rect r, const tt_lesson_page *pg) {
 }
 
 static void key_line(tt_paint *p, SDL_Rect r, const tt_lesson_page *pg) {
-  bool ko = p->st->lang == TT_LANG_KO;
+  tt_lang lang = p->st->lang;
   char keys[400];
-  snprintf(keys, sizeof keys, "%s%s%s%s",
-           ko ? "\xE2\x86\x92 Space 다음   \xE2\x86\x90 이전   Home End   숫자+Enter 단계 이동   "
-              : "\xE2\x86\x92 Space next   \xE2\x86\x90 back   Home End   number+Enter: go to step   ",
-           pg->other_lang ? "L " : "", pg->other_lang ? pg->other_lang : "",
-           ko ? (pg->other_lang ? "   S 화면 저장   F1 도움말   Esc 끝" : "S 화면 저장   F1 도움말   Esc 끝")
-              : (pg->other_lang ? "   S screenshot   F1 help   Esc quit" : "S screenshot   F1 help   Esc quit"));
+  snprintf(keys, sizeof keys, "%s%s%s%s%s", tt_str(lang, TT_S_KEYS_LESSON_NAV), pg->other_lang ? "L " : "",
+           pg->other_lang ? pg->other_lang : "", pg->other_lang ? "   " : "", tt_str(lang, TT_S_KEYS_LESSON_END));
   tt_paint_key_line(p, r, keys);
 }
 
 static void help(tt_paint *p, SDL_Rect r, const tt_lesson_page *pg) {
   int u = p->unit;
-  bool ko = p->st->lang == TT_LANG_KO;
-  static const char *const en[][2] = {
-      {"\xE2\x86\x92  Space  PgDn", "next step"},
-      {"\xE2\x86\x90  PgUp", "previous step"},
-      {"Home / End", "first / last step"},
-      {"7  Enter", "go to step 7 (type the number, then Enter)"},
-      {"L", "the same lesson in the other language"},
-      {"N", "hide / show the narration (more room for the view)"},
-      {"[ / ]", "previous / next head"},
-      {"Tab", "heatmap \xE2\x86\x94 numbers"},
-      {"wheel, + / \xE2\x88\x92, drag", "zoom and pan"},
-      {"click", "pin a cell: its arithmetic appears"},
-      {"S", "save a screenshot (the bottom line says where)"},
-      {"D", "light / dark theme"},
-      {"F1 or ?", "this help"},
-      {"Esc / Q", "close the help, then quit"},
-  };
-  static const char *const ko_keys[][2] = {
-      {"\xE2\x86\x92  Space  PgDn", "다음 단계"},
-      {"\xE2\x86\x90  PgUp", "이전 단계"},
-      {"Home / End", "처음 / 마지막 단계"},
-      {"7  Enter", "7단계로 이동 (숫자를 치고 Enter)"},
-      {"L", "같은 수업을 다른 언어로"},
-      {"N", "설명 숨기기 / 보이기 (그림을 크게)"},
-      {"[ / ]", "이전 / 다음 헤드"},
-      {"Tab", "히트맵 \xE2\x86\x94 숫자"},
-      {"휠, + / \xE2\x88\x92, 끌기", "확대와 이동"},
-      {"클릭", "칸 고정: 계산 과정 표시"},
-      {"S", "화면 저장 (저장 위치는 아래 줄에 표시)"},
-      {"D", "밝은 / 어두운 테마"},
-      {"F1 또는 ?", "이 도움말"},
-      {"Esc / Q", "도움말 닫기, 그다음 끝내기"},
-  };
+  int n = 0, skip = -1;
+  const tt_key_row *rows = tt_key_help(p->st->lang, TT_KEYS_LESSON, &n);
   // Without a twin in the other language the L row is left out.
-  tt_paint_key_table(p, r, u, ko ? ko_keys : en, (int)(sizeof en / sizeof *en), 30, pg->other_lang ? -1 : 4);
+  for (int i = 0; i < n && !pg->other_lang; i++)
+    if (strcmp(rows[i][0], "L") == 0) skip = i;
+  tt_paint_key_table(p, r, u, rows, n, 30, skip);
 }
 
 // ---- the page -------------------------------------------------------------------------------
@@ -225,6 +206,7 @@ static void paint_page(tt_render *rc, tt_canvas *cv, SDL_Rect area, const page_j
   tt_paint p = {cv, j->tr, st, &rc->ex, tt_palette_for(st->theme), j->lay, tt_unit_for(st, area.w, area.h), rc};
   memset(j->lay, 0, sizeof *j->lay);
   int u = p.unit;
+  const tt_type type = tt_type_for(u);
   cv->fill(cv, area.x, area.y, area.w, area.h, p.pal->bg);
   int top = top_bar(&p, area, pg);
   int keys_h = u * 2;
@@ -236,7 +218,7 @@ static void paint_page(tt_render *rc, tt_canvas *cv, SDL_Rect area, const page_j
   if (pg->narration_hidden) nar_w = 0;
   SDL_Rect nar = {area.x, area.y + top, nar_w, area.h - top - keys_h};
   if (nar_w > 0) narration_panel(&p, nar, pg);
-  SDL_Rect view = {area.x + nar_w + u, area.y + top + u * 3 / 4, area.w - nar_w - u * 2, area.h - top - keys_h - u * 3 / 2};
+  SDL_Rect view = {area.x + nar_w + u, area.y + top + u * 3 / 4, area.w - nar_w - u * 2, area.h - top - keys_h - type.line};
   p.lay->view_rect = view;
 
   if (pg->error) {
@@ -295,4 +277,28 @@ tt_status tt_render_lesson_png(tt_render *rc, const tt_trace *tr, const tt_view_
   tt_status s = tt_headless_png(rc, w, h, page_fn, &j, path, err);
   free(lay);
   return s;
+}
+
+tt_status tt_render_lesson_svg(tt_render *rc, const tt_trace *tr, const tt_view_state *st, const tt_lesson_page *pg,
+                               int w, int h, tt_derived *d, const char *path, tt_error *err) {
+  if (w < 64 || h < 64 || w > 16384 || h > 16384)
+    return tt_fail(err, TT_ERR_ARG, "image size %dx%d is out of range (64 to 16384 pixels a side)", w, h);
+  tt_layout *lay = malloc(sizeof *lay);
+  if (!lay) return tt_fail(err, TT_ERR_NOMEM, "out of memory");
+  tt_atomic_file af;
+  tt_status s = tt_atomic_open(&af, path, err);
+  if (s != TT_OK) {
+    free(lay);
+    return s;
+  }
+  if (!pg->error && ((pg->compare && pg->compare->b) || pg->n_layers > 0))
+    tt_derived_update(d, rc, tr, pg->compare ? pg->compare->b : NULL, st, pg->layers, pg->layers_b, pg->n_layers);
+  tt_canvas cv;
+  tt_svg_state svg;
+  tt_canvas_svg(&cv, &svg, af.fp, rc->fonts, w, h);
+  page_job j = {tr, st, pg, d, lay};
+  paint_page(rc, &cv, (SDL_Rect){0, 0, w, h}, &j);
+  tt_canvas_svg_end(&cv);
+  free(lay);
+  return tt_atomic_commit(&af, err);
 }

@@ -6,12 +6,126 @@
 
 #include "render_int.h"
 
+// The top K next tokens of row pos (ranks do not change with τ) and the softmax
+// denominator over all V at temperature tau.
+typedef struct {
+  int top[30];
+  float topv[30];  // their logits
+  int nk;
+  double maxz, sum;
+} candidates;
+
+static float logit_at(const tt_tensor *src, bool logits, int64_t i) {
+  float z = tt_tensor_at(src, i);
+  return logits ? z : logf(fmaxf(z, 1e-30f));
+}
+
+static void top_k(const tt_tensor *src, bool logits, int pos, int K, float tau, candidates *c) {
+  int V = (int)src->shape[1];
+  c->nk = 0;
+  c->maxz = -INFINITY;
+  for (int v = 0; v < V; v++) {
+    float z = logit_at(src, logits, (int64_t)pos * V + v);
+    if (z > c->maxz) c->maxz = z;
+    if (c->nk < K || z > c->topv[c->nk - 1]) {
+      int i = c->nk < K ? c->nk++ : K - 1;
+      while (i > 0 && c->topv[i - 1] < z) {
+        c->topv[i] = c->topv[i - 1];
+        c->top[i] = c->top[i - 1];
+        i--;
+      }
+      c->topv[i] = z;
+      c->top[i] = v;
+    }
+  }
+  c->sum = 0;
+  for (int v = 0; v < V; v++) c->sum += exp(((double)logit_at(src, logits, (int64_t)pos * V + v) - c->maxz) / tau);
+}
+
+// The temperature line and its slider (log scale from 0.1 to 10) at y = sy.
+static void slider(tt_paint *p, SDL_Rect r, int sy, float tau) {
+  tt_canvas *cv = p->cv;
+  const tt_palette *pal = p->pal;
+  const tt_view_state *st = p->st;
+  int u = p->unit;
+  const tt_type type = tt_type_for(u);
+  char line[400];
+  snprintf(line, sizeof line, "%s \xCF\x84 = %.2f", tt_str(st->lang, TT_S_TEMPERATURE), (double)tau);
+  tt_note(cv, "bars_tau");
+  tt_draw_text(cv, r.x, sy, line, u, TT_FONT_SANS, pal->fg, TT_ALIGN_LEFT);
+  int tw = tt_text_width(cv->fonts, "temperature \xCF\x84 = 10.00", u, TT_FONT_SANS) + u;
+  int slx = r.x + tw, slw = r.w / 3;
+  cv->fill(cv, slx, sy + u / 2, slw, u / 4 > 2 ? u / 4 : 2, pal->dim);
+  float f = (log10f(tau) + 1) / 2;
+  f = fminf(fmaxf(f, 0), 1);
+  cv->fill(cv, slx + (int)(f * (float)slw) - u / 3, sy, u * 2 / 3, u + u / 4, pal->accent);
+  tt_note(cv, "fixed");
+  tt_draw_text(cv, slx, sy + type.line, "0.1", type.small, TT_FONT_SANS, pal->dim, TT_ALIGN_CENTER);
+  tt_note(cv, "fixed");
+  tt_draw_text(cv, slx + slw / 2, sy + type.line, "1", type.small, TT_FONT_SANS, pal->dim, TT_ALIGN_CENTER);
+  tt_note(cv, "fixed");
+  tt_draw_text(cv, slx + slw, sy + type.line, "10", type.small, TT_FONT_SANS, pal->dim, TT_ALIGN_CENTER);
+  tt_draw_text(cv, slx + slw + u * 2, sy, tt_str(st->lang, TT_S_BARS_KEYS), type.small, TT_FONT_SANS,
+               pal->dim, TT_ALIGN_LEFT);
+}
+
+// One bar: the token, its id, the bar and the probability.
+static void bar(tt_paint *p, SDL_Rect r, int i, int y, int bar_h, int px, int lab_w, int bx, int bw, const char *label,
+                int id, double prob) {
+  tt_canvas *cv = p->cv;
+  const tt_palette *pal = p->pal;
+  int u = p->unit;
+  char fit[160], num[48];
+  tt_text_fit(cv->fonts, label, px, TT_FONT_MONO, lab_w, fit, sizeof fit);
+  tt_note(cv, "bar_token rank=%d", i);
+  tt_draw_text(cv, r.x + lab_w, y + (bar_h - px * 5 / 4) / 2, fit, px, TT_FONT_MONO, pal->fg, TT_ALIGN_RIGHT);
+  snprintf(num, sizeof num, "%d", id);
+  tt_note(cv, "bar_id rank=%d", i);
+  tt_draw_text(cv, r.x + lab_w + u / 2, y + (bar_h - px * 5 / 4) / 2, num, px * 8 / 10, TT_FONT_SANS, pal->dim,
+               TT_ALIGN_LEFT);
+  int w = (int)(prob * bw);
+  tt_rgba c = tt_cmap_viridis((float)(0.25 + 0.75 * prob));
+  cv->fill(cv, bx, y + bar_h / 8, w > 1 ? w : 1, bar_h * 3 / 4, c);
+  snprintf(num, sizeof num, "%.1f%%", prob * 100);
+  if (prob < 0.001) snprintf(num, sizeof num, "%.3f%%", prob * 100);
+  tt_note(cv, "bar_p rank=%d", i);
+  tt_draw_text(cv, bx + w + u / 2, y + (bar_h - px * 5 / 4) / 2, num, px, TT_FONT_BOLD, pal->fg, TT_ALIGN_LEFT);
+}
+
+// The bars from top_y down: labels sized to the widest, bars scaled to the width left.
+static void bars(tt_paint *p, SDL_Rect r, int top_y, const candidates *c, float tau) {
+  tt_canvas *cv = p->cv;
+  int u = p->unit, nk = c->nk;
+  int bar_h = (r.y + r.h - top_y - u * 2) / (nk ? nk : 1);
+  if (bar_h > u * 3) bar_h = u * 3;
+  int px = bar_h * 55 / 100 < u ? bar_h * 55 / 100 : u;
+  if (px < 9) px = 9;
+  int lab_w = 0;
+  char labels[30][160];
+  for (int i = 0; i < nk; i++) {
+    char t[160];
+    const char *s = p->ex && p->ex->token_text ? p->ex->token_text(p->ex->token_ctx, c->top[i], t, sizeof t) : NULL;
+    char d[160];
+    if (s) snprintf(labels[i], sizeof labels[i], "%s", tt_token_display(s, d, sizeof d));
+    else snprintf(labels[i], sizeof labels[i], "id %d", c->top[i]);
+    int w = tt_text_width(cv->fonts, labels[i], px, TT_FONT_MONO);
+    if (w > lab_w) lab_w = w;
+  }
+  if (lab_w > r.w / 4) lab_w = r.w / 4;
+  int id_w = tt_text_width(cv->fonts, "50256", px, TT_FONT_SANS) + u;
+  int bx = r.x + lab_w + id_w + u;
+  int bw = r.w - (bx - r.x) - u * 6;
+  for (int i = 0; i < nk; i++)
+    bar(p, r, i, top_y + i * bar_h, bar_h, px, lab_w, bx, bw, labels[i], c->top[i],
+        exp(((double)c->topv[i] - c->maxz) / tau) / c->sum);
+}
+
 void tt_paint_bars(tt_paint *p, SDL_Rect r) {
   tt_canvas *cv = p->cv;
   const tt_palette *pal = p->pal;
   const tt_view_state *st = p->st;
   int u = p->unit;
-  bool ko = st->lang == TT_LANG_KO;
+  const tt_type type = tt_type_for(u);
   const tt_tensor *lg = tt_trace_find(p->tr, "hook_logits");
   const tt_tensor *pr = tt_trace_find(p->tr, "hook_probs");
   const tt_tensor *src = lg ? lg : pr;
@@ -23,91 +137,19 @@ void tt_paint_bars(tt_paint *p, SDL_Rect r) {
   int pos = st->position < 0 || st->position >= T ? T - 1 : st->position;
   float tau = st->temperature > 0.01f ? st->temperature : 0.01f;
   int K = st->top_k < 1 ? 10 : st->top_k > 30 ? 30 : st->top_k;
-  // Top K of the logits (ranks do not change with τ), then probabilities over all V.
-  int top[30];
-  float topv[30];
-  int nk = 0;
-  double maxz = -INFINITY;
-  for (int v = 0; v < V; v++) {
-    float z = tt_tensor_at(src, (int64_t)pos * V + v);
-    if (!lg) z = logf(fmaxf(z, 1e-30f));
-    if (z > maxz) maxz = z;
-    if (nk < K || z > topv[nk - 1]) {
-      int i = nk < K ? nk++ : K - 1;
-      while (i > 0 && topv[i - 1] < z) {
-        topv[i] = topv[i - 1];
-        top[i] = top[i - 1];
-        i--;
-      }
-      topv[i] = z;
-      top[i] = v;
-    }
-  }
-  double sum = 0;
-  for (int v = 0; v < V; v++) {
-    float z = tt_tensor_at(src, (int64_t)pos * V + v);
-    if (!lg) z = logf(fmaxf(z, 1e-30f));
-    sum += exp(((double)z - maxz) / tau);
-  }
-  char line[400], tok[160], num[48];
+  candidates c;
+  top_k(src, lg != NULL, pos, K, tau, &c);
+  char line[400], tok[160];
   tt_axis_label(p->tr, p->ex, 'T', pos, tok, sizeof tok);
   snprintf(line, sizeof line, "%s \xE2\x80\x9C%s\xE2\x80\x9D (%s %d)", tt_str(st->lang, TT_S_NEXT_AFTER), tok,
            tt_str(st->lang, TT_S_POSITION), pos);
-  tt_draw_text(cv, r.x, r.y, line, u * 12 / 10, TT_FONT_BOLD, pal->fg, TT_ALIGN_LEFT);
-  // Temperature slider (log scale from 0.1 to 10).
+  tt_note_scope(cv, "panel=bars source=%s pos=%d tau=%.9g k=%d", lg ? "hook_logits" : "hook_probs", pos, (double)tau, c.nk);
+  tt_note(cv, "bars_head");
+  tt_draw_text(cv, r.x, r.y, line, type.heading, TT_FONT_BOLD, pal->fg, TT_ALIGN_LEFT);
   int sy = r.y + u * 2;
-  snprintf(line, sizeof line, "%s \xCF\x84 = %.2f", tt_str(st->lang, TT_S_TEMPERATURE), (double)tau);
-  tt_draw_text(cv, r.x, sy, line, u, TT_FONT_SANS, pal->fg, TT_ALIGN_LEFT);
-  int tw = tt_text_width(cv->fonts, "temperature \xCF\x84 = 10.00", u, TT_FONT_SANS) + u;
-  int slx = r.x + tw, slw = r.w / 3;
-  cv->fill(cv, slx, sy + u / 2, slw, u / 4 > 2 ? u / 4 : 2, pal->dim);
-  float f = (log10f(tau) + 1) / 2;
-  f = fminf(fmaxf(f, 0), 1);
-  cv->fill(cv, slx + (int)(f * (float)slw) - u / 3, sy, u * 2 / 3, u + u / 4, pal->accent);
-  tt_draw_text(cv, slx, sy + u * 3 / 2, "0.1", u * 8 / 10, TT_FONT_SANS, pal->dim, TT_ALIGN_CENTER);
-  tt_draw_text(cv, slx + slw / 2, sy + u * 3 / 2, "1", u * 8 / 10, TT_FONT_SANS, pal->dim, TT_ALIGN_CENTER);
-  tt_draw_text(cv, slx + slw, sy + u * 3 / 2, "10", u * 8 / 10, TT_FONT_SANS, pal->dim, TT_ALIGN_CENTER);
-  tt_draw_text(cv, slx + slw + u * 2, sy, ko ? "(− / = 키로 조절)" : "(keys − and =)", u * 8 / 10, TT_FONT_SANS,
-               pal->dim, TT_ALIGN_LEFT);
-
-  int top_y = sy + u * 4;
-  int bar_h = (r.y + r.h - top_y - u * 2) / (nk ? nk : 1);
-  if (bar_h > u * 3) bar_h = u * 3;
-  int px = bar_h * 55 / 100 < u ? bar_h * 55 / 100 : u;
-  if (px < 9) px = 9;
-  int lab_w = 0;
-  char labels[30][160];
-  for (int i = 0; i < nk; i++) {
-    char t[160];
-    const char *s = p->ex && p->ex->token_text ? p->ex->token_text(p->ex->token_ctx, top[i], t, sizeof t) : NULL;
-    char d[160];
-    if (s) snprintf(labels[i], sizeof labels[i], "%s", tt_token_display(s, d, sizeof d));
-    else snprintf(labels[i], sizeof labels[i], "id %d", top[i]);
-    int w = tt_text_width(cv->fonts, labels[i], px, TT_FONT_MONO);
-    if (w > lab_w) lab_w = w;
-  }
-  if (lab_w > r.w / 4) lab_w = r.w / 4;
-  int id_w = tt_text_width(cv->fonts, "50256", px, TT_FONT_SANS) + u;
-  int bx = r.x + lab_w + id_w + u;
-  int bw = r.w - (bx - r.x) - u * 6;
-  for (int i = 0; i < nk; i++) {
-    double prob = exp(((double)topv[i] - maxz) / tau) / sum;
-    int y = top_y + i * bar_h;
-    char fit[160];
-    tt_text_fit(cv->fonts, labels[i], px, TT_FONT_MONO, lab_w, fit, sizeof fit);
-    tt_draw_text(cv, r.x + lab_w, y + (bar_h - px * 5 / 4) / 2, fit, px, TT_FONT_MONO, pal->fg, TT_ALIGN_RIGHT);
-    snprintf(num, sizeof num, "%d", top[i]);
-    tt_draw_text(cv, r.x + lab_w + u / 2, y + (bar_h - px * 5 / 4) / 2, num, px * 8 / 10, TT_FONT_SANS, pal->dim,
-                 TT_ALIGN_LEFT);
-    int w = (int)(prob * bw);
-    tt_rgba c = tt_cmap_viridis((float)(0.25 + 0.75 * prob));
-    cv->fill(cv, bx, y + bar_h / 8, w > 1 ? w : 1, bar_h * 3 / 4, c);
-    snprintf(num, sizeof num, "%.1f%%", prob * 100);
-    if (prob < 0.001) snprintf(num, sizeof num, "%.3f%%", prob * 100);
-    tt_draw_text(cv, bx + w + u / 2, y + (bar_h - px * 5 / 4) / 2, num, px, TT_FONT_BOLD, pal->fg, TT_ALIGN_LEFT);
-  }
-  if (ko) snprintf(line, sizeof line, "%s의 %d번째 행, 어휘 %d개 중 상위 %d개", lg ? "hook_logits" : "hook_probs", pos, V, nk);
-  else snprintf(line, sizeof line, "row %d of %s, top %d of %d vocabulary entries", pos,
-                lg ? "hook_logits" : "hook_probs", nk, V);
-  tt_draw_text(cv, r.x, r.y + r.h - u * 3 / 2, line, u * 9 / 10, TT_FONT_SANS, pal->dim, TT_ALIGN_LEFT);
+  slider(p, r, sy, tau);
+  bars(p, r, sy + u * 4, &c, tau);
+  snprintf(line, sizeof line, tt_str(st->lang, TT_S_BARS_FOOT_FMT), pos, lg ? "hook_logits" : "hook_probs", c.nk, V);
+  tt_note(cv, "bars_foot");
+  tt_draw_text(cv, r.x, r.y + r.h - type.line, line, type.label, TT_FONT_SANS, pal->dim, TT_ALIGN_LEFT);
 }

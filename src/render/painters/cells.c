@@ -69,104 +69,120 @@ static tt_rgba mix(tt_rgba a, tt_rgba b, float t) {
 
 static float luminance(tt_rgba c) { return 0.2126f * c.r + 0.7152f * c.g + 0.0722f * c.b; }
 
-int tt_paint_cells(tt_paint *p, SDL_Rect dst, const tt_mat *m, const tt_scale *s, const tt_cells_opts *o) {
-  tt_canvas *cv = p->cv;
-  const tt_palette *pal = p->pal;
-  if (dst.w <= 0 || dst.h <= 0 || o->vis_rows <= 0 || o->vis_cols <= 0) return -1;
-  float cell_w = (float)dst.w / (float)o->vis_cols, cell_h = (float)dst.h / (float)o->vis_rows;
-  int r_first = (int)floorf(o->row0), c_first = (int)floorf(o->col0);
-  int r_last = (int)ceilf(o->row0 + (float)o->vis_rows), c_last = (int)ceilf(o->col0 + (float)o->vis_cols);
-  if (r_last > m->rows) r_last = m->rows;
-  if (c_last > m->cols) c_last = m->cols;
-  int nr = r_last - r_first, nc = c_last - c_first;
+// The visible cells of one panel and how they map to the pixels of dst.
+typedef struct {
+  int r_first, c_first, r_last, c_last;  // visible cells [first, last)
+  int nr, nc, out_r, out_c;              // visible cells, drawn blocks (fewer when downsampled)
+  bool down;
+  float cell_w, cell_h;                  // pixels per cell
+} cell_window;
+
+static cell_window window_of(const tt_canvas *cv, SDL_Rect dst, const tt_mat *m, const tt_cells_opts *o) {
+  cell_window w;
+  w.cell_w = (float)dst.w / (float)o->vis_cols, w.cell_h = (float)dst.h / (float)o->vis_rows;
+  w.r_first = (int)floorf(o->row0), w.c_first = (int)floorf(o->col0);
+  w.r_last = (int)ceilf(o->row0 + (float)o->vis_rows), w.c_last = (int)ceilf(o->col0 + (float)o->vis_cols);
+  if (w.r_last > m->rows) w.r_last = m->rows;
+  if (w.c_last > m->cols) w.c_last = m->cols;
+  w.nr = w.r_last - w.r_first, w.nc = w.c_last - w.c_first;
   // Downsample when there are more cells than pixels (or than the canvas allows).
   int lim_r = dst.h < cv->max_cells ? dst.h : cv->max_cells;
   int lim_c = dst.w < cv->max_cells ? dst.w : cv->max_cells;
-  int out_r = nr > lim_r ? lim_r : nr, out_c = nc > lim_c ? lim_c : nc;
-  bool down = out_r < nr || out_c < nc;
+  w.out_r = w.nr > lim_r ? lim_r : w.nr, w.out_c = w.nc > lim_c ? lim_c : w.nc;
+  w.down = w.out_r < w.nr || w.out_c < w.nc;
+  return w;
+}
 
+// The cell image (one block per drawn cell, hatched where masked), cached under key.
+static void cell_image(tt_paint *p, SDL_Rect dst, const tt_mat *m, const tt_scale *s, const tt_cells_opts *o,
+                       const cell_window *w, uint64_t key) {
+  tt_canvas *cv = p->cv;
+  const tt_palette *pal = p->pal;
+  int out_r = w->out_r, out_c = w->out_c, nr = w->nr, nc = w->nc;
+  tt_rgba *rgb = malloc(sizeof(tt_rgba) * (size_t)out_r * (size_t)out_c);
+  uint8_t *mask = malloc((size_t)out_r * (size_t)out_c);
+  if (rgb && mask) {
+    bool any_mask = false;
+    for (int i = 0; i < out_r; i++) {
+      int ra = w->r_first + (int)((int64_t)i * nr / out_r), rb = w->r_first + (int)((int64_t)(i + 1) * nr / out_r);
+      for (int j = 0; j < out_c; j++) {
+        int ca = w->c_first + (int)((int64_t)j * nc / out_c), cb = w->c_first + (int)((int64_t)(j + 1) * nc / out_c);
+        agg a = w->down ? block_value(m, ra, rb, ca, cb) : (agg){tt_mat_at(m, ra, ca), false};
+        if (!w->down && !isfinite(a.v)) a.masked = true;
+        size_t k = (size_t)i * (size_t)out_c + (size_t)j;
+        mask[k] = a.masked;
+        any_mask |= a.masked;
+        tt_rgba c = a.masked ? pal->masked : tt_scale_color(s, a.v);
+        if (o->table && !a.masked) c = mix(c, pal->bg, 0.55f);
+        rgb[k] = c;
+      }
+    }
+    tt_cells cells = {
+        .rows = out_r,
+        .cols = out_c,
+        .rgb = rgb,
+        .masked = any_mask ? mask : NULL,
+        .cell_w = w->down ? (float)dst.w / (float)out_c : w->cell_w,
+        .cell_h = w->down ? (float)dst.h / (float)out_r : w->cell_h,
+        .off_x = w->down ? 0 : (o->col0 - (float)w->c_first) * w->cell_w,
+        .off_y = w->down ? 0 : (o->row0 - (float)w->r_first) * w->cell_h,
+        .grid = !w->down,
+        .grid_rgb = pal->grid,
+        .mask_bg = pal->masked,
+        .mask_line = pal->masked_line,
+    };
+    cv->cells(cv, key, &cells, dst);
+  }
+  free(rgb);
+  free(mask);
+}
+
+// Numbers inside cells that are large enough to hold them.
+static void cell_numbers(tt_paint *p, SDL_Rect dst, const tt_mat *m, const tt_scale *s, const tt_cells_opts *o,
+                         const cell_window *w) {
+  tt_canvas *cv = p->cv;
+  const tt_palette *pal = p->pal;
+  float cell_w = w->cell_w, cell_h = w->cell_h;
+  int px = (int)fminf((float)p->unit * 1.2f, fminf(cell_h * 0.45f, cell_w * 0.22f));
+  char buf[32];
+  if (px < 10 || tt_text_width(cv->fonts, "\xE2\x88\x92" "0.00", px, TT_FONT_SANS) + 6 > cell_w) return;
+  cv->clip(cv, &dst);
+  for (int r = w->r_first; r < w->r_last; r++) {
+    for (int c = w->c_first; c < w->c_last; c++) {
+      float v = tt_mat_at(m, r, c);
+      int x = dst.x + (int)(((float)c - o->col0 + 0.5f) * cell_w);
+      int y = dst.y + (int)(((float)r - o->row0 + 0.5f) * cell_h) - px * 6 / 10;
+      tt_rgba bgc = isfinite(v) ? tt_scale_color(s, v) : pal->masked;
+      if (o->table && isfinite(v)) bgc = mix(bgc, pal->bg, 0.55f);
+      tt_rgba fg = luminance(bgc) > 140 ? (tt_rgba){0, 0, 0, 255} : (tt_rgba){255, 255, 255, 255};
+      tt_note(cv, "cell r=%d c=%d", r, c);
+      tt_draw_text(cv, x, y, tt_fmt_value(v, buf, sizeof buf), px, TT_FONT_SANS, fg, TT_ALIGN_CENTER);
+    }
+  }
+  cv->clip(cv, NULL);
+}
+
+int tt_paint_cells(tt_paint *p, SDL_Rect dst, const tt_mat *m, const tt_scale *s, const tt_cells_opts *o) {
+  tt_canvas *cv = p->cv;
+  if (dst.w <= 0 || dst.h <= 0 || o->vis_rows <= 0 || o->vis_cols <= 0) return -1;
+  cell_window w = window_of(cv, dst, m, o);
   uint64_t key = tt_hash(0, &m->t->data, sizeof m->t->data);
   float kf[8] = {o->row0, o->col0, (float)o->vis_rows, (float)o->vis_cols, s->lo, s->hi, (float)o->table,
                  (float)p->st->theme};
   key = tt_hash(key, kf, sizeof kf);
   key = tt_hash(key, &m->offset, sizeof m->offset);
-  if (!cv->cells_cached(cv, key, dst)) {
-    tt_rgba *rgb = malloc(sizeof(tt_rgba) * (size_t)out_r * (size_t)out_c);
-    uint8_t *mask = malloc((size_t)out_r * (size_t)out_c);
-    if (rgb && mask) {
-      bool any_mask = false;
-      for (int i = 0; i < out_r; i++) {
-        int ra = r_first + (int)((int64_t)i * nr / out_r), rb = r_first + (int)((int64_t)(i + 1) * nr / out_r);
-        for (int j = 0; j < out_c; j++) {
-          int ca = c_first + (int)((int64_t)j * nc / out_c), cb = c_first + (int)((int64_t)(j + 1) * nc / out_c);
-          agg a = down ? block_value(m, ra, rb, ca, cb) : (agg){tt_mat_at(m, ra, ca), false};
-          if (!down && !isfinite(a.v)) a.masked = true;
-          size_t k = (size_t)i * (size_t)out_c + (size_t)j;
-          mask[k] = a.masked;
-          any_mask |= a.masked;
-          tt_rgba c = a.masked ? pal->masked : tt_scale_color(s, a.v);
-          if (o->table && !a.masked) c = mix(c, pal->bg, 0.55f);
-          rgb[k] = c;
-        }
-      }
-      tt_cells cells = {
-          .rows = out_r,
-          .cols = out_c,
-          .rgb = rgb,
-          .masked = any_mask ? mask : NULL,
-          .cell_w = down ? (float)dst.w / (float)out_c : cell_w,
-          .cell_h = down ? (float)dst.h / (float)out_r : cell_h,
-          .off_x = down ? 0 : (o->col0 - (float)c_first) * cell_w,
-          .off_y = down ? 0 : (o->row0 - (float)r_first) * cell_h,
-          .grid = !down,
-          .grid_rgb = pal->grid,
-          .mask_bg = pal->masked,
-          .mask_line = pal->masked_line,
-      };
-      cv->cells(cv, key, &cells, dst);
-    }
-    free(rgb);
-    free(mask);
-  }
+  if (!cv->cells_cached(cv, key, dst)) cell_image(p, dst, m, s, o, &w, key);
 
-  // Numbers inside cells that are large enough to hold them.
-  if ((o->numbers || o->table) && !down) {
-    int px = (int)fminf((float)p->unit * 1.2f, fminf(cell_h * 0.45f, cell_w * 0.22f));
-    char buf[32];
-    if (px >= 10 && tt_text_width(cv->fonts, "\xE2\x88\x92" "0.00", px, TT_FONT_SANS) + 6 <= cell_w) {
-      cv->clip(cv, &dst);
-      for (int r = r_first; r < r_last; r++) {
-        for (int c = c_first; c < c_last; c++) {
-          float v = tt_mat_at(m, r, c);
-          int x = dst.x + (int)(((float)c - o->col0 + 0.5f) * cell_w);
-          int y = dst.y + (int)(((float)r - o->row0 + 0.5f) * cell_h) - px * 6 / 10;
-          tt_rgba bgc = isfinite(v) ? tt_scale_color(s, v) : pal->masked;
-          if (o->table && isfinite(v)) bgc = mix(bgc, pal->bg, 0.55f);
-          tt_rgba fg = luminance(bgc) > 140 ? (tt_rgba){0, 0, 0, 255} : (tt_rgba){255, 255, 255, 255};
-          tt_draw_text(cv, x, y, tt_fmt_value(v, buf, sizeof buf), px, TT_FONT_SANS, fg, TT_ALIGN_CENTER);
-        }
-      }
-      cv->clip(cv, NULL);
-    }
-  }
+  // What the texts of this panel (numbers, labels, legend) belong to.
+  tt_note_scope(cv, "panel=cells hook=%s head=%d", m->t->name ? m->t->name : "?", m->slice);
+  if ((o->numbers || o->table) && !w.down) cell_numbers(p, dst, m, s, o, &w);
 
   tt_layout *lay = p->lay;
   if (lay->n_panels >= TT_MAX_PANELS) return -1;
-  tt_panel *pn = &lay->panels[lay->n_panels];
-  pn->rect = dst;
-  pn->t = m->t;
-  pn->offset = m->offset;
-  pn->row_stride = m->row_stride;
-  pn->rows = m->rows;
-  pn->cols = m->cols;
-  pn->row0 = o->row0;
-  pn->col0 = o->col0;
-  pn->cell_w = cell_w;
-  pn->cell_h = cell_h;
-  pn->layer = o->layer;
-  pn->head = o->head;
-  pn->row_axis = m->row_axis;
-  pn->col_axis = m->col_axis;
+  lay->panels[lay->n_panels] = (tt_panel){.rect = dst, .t = m->t, .offset = m->offset, .row_stride = m->row_stride,
+                                          .rows = m->rows, .cols = m->cols, .row0 = o->row0, .col0 = o->col0,
+                                          .cell_w = w.cell_w, .cell_h = w.cell_h, .layer = o->layer, .head = o->head,
+                                          .row_axis = m->row_axis, .col_axis = m->col_axis};
   return lay->n_panels++;
 }
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "render_int.h"
+#include "trace/hooks.h"
 
 // Any dtype the format has (a tensor outside the hook catalogue may be F64, U8, ...).
 float tt_tensor_at(const tt_tensor *t, int64_t i) { return (float)tt_tensor_get(t, i); }
@@ -14,35 +15,62 @@ static bool ends_with(const char *s, const char *suffix) {
   return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-// The catalogue's axes (hooks.h) by the end of the hook name.
-static const struct {
-  const char *suffix, *axes;
-} axes_table[] = {
-    {"attn.hook_attn_scores_raw", "HTT"}, {"attn.hook_attn_scores_scaled", "HTT"},
-    {"attn.hook_attn_scores", "HTT"},     {"attn.hook_pattern", "HTT"},
-    {"attn.hook_q", "HTD"},               {"attn.hook_k", "HTD"},
-    {"attn.hook_v", "HTD"},               {"attn.hook_z", "HTD"},
-    {"attn.hook_qkv", "TC"},              {"hook_mean", "T"},
-    {"hook_scale", "T"},                  {"mlp.hook_pre", "TF"},
-    {"mlp.hook_post", "TF"},              {"hook_logits", "TV"},
-    {"hook_probs", "TV"},                 {"hook_loss", "L"},
-    {"tokens", "T"},
-};
+// The render's letter for one of the catalogue's axes: the letter itself, 'Q' for "3C"
+// (the fused Q/K/V width), 'L' for "T-1" (predictions: token → next token), 'H' for the
+// key/value heads G.
+static int axis_letter(const char *a, size_t n) {
+  if (n == 2 && memcmp(a, "3C", 2) == 0) return 'Q';
+  if (n == 3 && memcmp(a, "T-1", 3) == 0) return 'L';
+  if (n == 1) return a[0] == 'G' ? 'H' : a[0];
+  return '?';
+}
+
+// The catalogue's axes of t as letters; false when t is not a catalogue hook of that rank.
+static bool catalogue_axes(const tt_tensor *t, char *axes, size_t len) {
+  tt_hook_ref ref;
+  if (!t->name || !tt_hook_lookup(t->name, &ref)) return false;
+  size_t n = 0;
+  for (const char *p = ref.def->axes; *p && n + 1 < len;) {
+    size_t k = strcspn(p, ",");
+    axes[n++] = (char)axis_letter(p, k);
+    p += k + (p[k] == ',');
+  }
+  axes[n] = 0;
+  return (int)n == t->ndim;
+}
 
 void tt_hook_axes(const tt_trace *tr, const tt_tensor *t, char *axes, size_t len) {
   (void)tr;
-  const char *name = t->name ? t->name : "";
-  for (size_t i = 0; i < sizeof axes_table / sizeof *axes_table; i++) {
-    if (ends_with(name, axes_table[i].suffix) && (size_t)t->ndim == strlen(axes_table[i].axes)) {
-      snprintf(axes, len, "%s", axes_table[i].axes);
-      return;
-    }
-  }
+  if (catalogue_axes(t, axes, len)) return;
   // Anything else recorded per token: rows are tokens, columns the width.
   if (t->ndim == 1) snprintf(axes, len, "T");
   else if (t->ndim == 2) snprintf(axes, len, "TC");
   else if (t->ndim == 3) snprintf(axes, len, t->shape[1] == t->shape[2] ? "HTT" : "HTD");
   else snprintf(axes, len, "????");
+}
+
+const tt_tensor *tt_find_hook(const tt_trace *tr, int layer, const char *suffix) {
+  tt_hook_ref ref;
+  char name[160];
+  if (!tt_hook_at(suffix, layer, &ref) || !tt_hook_name(&ref, name, sizeof name)) return NULL;
+  return tt_trace_find(tr, name);
+}
+
+const char *tt_hook_relayer(const char *name, int layer, char *buf, size_t len) {
+  tt_hook_ref ref;
+  if (!tt_hook_lookup(name, &ref) || !ref.def->in_block || layer < 0) return NULL;
+  ref.layer = layer;
+  return tt_hook_name(&ref, buf, len);
+}
+
+int tt_hook_block(const char *name) {
+  tt_hook_ref ref;
+  return tt_hook_lookup(name, &ref) ? ref.layer : -1;
+}
+
+const char *tt_hook_suffix(const char *name) {
+  tt_hook_ref ref;
+  return tt_hook_lookup(name, &ref) ? ref.def->suffix : name;
 }
 
 bool tt_mat_of(const tt_trace *tr, const tt_tensor *t, int head, tt_mat *m) {
@@ -192,22 +220,43 @@ tt_rgba tt_scale_color(const tt_scale *s, float v) {
   return tt_cmap_viridis(span > 0 ? (v - s->lo) / span : 0.5f);
 }
 
-const char *tt_fmt_value(float v, char *buf, size_t len) {
-  float a = fabsf(v);
+void tt_minus_signs(char *s, size_t len) {
+  size_t n = strlen(s);
+  for (size_t i = 0; i < n; i++) {
+    if (s[i] != '-') continue;
+    unsigned char next = (unsigned char)s[i + 1];
+    bool numeric = (next >= '0' && next <= '9') || next == '.' || (unsigned char)s[i + 1] == 0xE2;  // −∞ / ∞
+    bool word = i > 0 && (((unsigned char)s[i - 1] >= 'A' && (unsigned char)s[i - 1] <= 'Z' && s[i - 1] != 'E') ||
+                          ((unsigned char)s[i - 1] >= 'a' && (unsigned char)s[i - 1] <= 'z' && s[i - 1] != 'e') ||
+                          s[i - 1] == '_');
+    if (!numeric || word || n + 3 > len) continue;  // a hyphen in a word, or no room
+    memmove(s + i + 3, s + i + 1, n - i);  // with the terminating 0
+    memcpy(s + i, "\xE2\x88\x92", 3);
+    n += 2;
+    i += 2;
+  }
+}
+
+const char *tt_fmt_num(double v, const char *fmt, char *buf, size_t len) {
   if (isinf(v)) snprintf(buf, len, v < 0 ? "\xE2\x88\x92\xE2\x88\x9E" : "\xE2\x88\x9E");  // −∞ / ∞
   else if (isnan(v)) snprintf(buf, len, "NaN");
-  else if (v == 0) snprintf(buf, len, "0");
+  else snprintf(buf, len, fmt, v);
+  tt_minus_signs(buf, len);
+  return buf;
+}
+
+const char *tt_fmt_value(float v, char *buf, size_t len) {
+  float a = fabsf(v);
+  if (!isfinite(v)) return tt_fmt_num(v, "%g", buf, len);
+  if (v == 0) snprintf(buf, len, "0");
   else if (a >= 10000) snprintf(buf, len, "%.1e", v);
   else if (a >= 100) snprintf(buf, len, "%.0f", v);
   else if (a >= 10) snprintf(buf, len, "%.1f", v);
   else if (a >= 0.01f) snprintf(buf, len, "%.2f", v);
   else if (a >= 0.001f) snprintf(buf, len, "%.3f", v);
   else snprintf(buf, len, "%.0e", v);
-  // A real minus sign reads better on a projector.
-  if (buf[0] == '-' && strlen(buf) + 3 < len) {
-    memmove(buf + 3, buf + 1, strlen(buf));
-    memcpy(buf, "\xE2\x88\x92", 3);
-  }
+  // A real minus sign reads better on a projector (also in exponents).
+  tt_minus_signs(buf, len);
   return buf;
 }
 

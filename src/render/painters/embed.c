@@ -10,7 +10,7 @@ void tt_paint_embed(tt_paint *p, SDL_Rect r) {
   tt_canvas *cv = p->cv;
   const tt_palette *pal = p->pal;
   int u = p->unit;
-  bool ko = p->st->lang == TT_LANG_KO;
+  const tt_type type = tt_type_for(u);
   const tt_tensor *e = tt_trace_find(p->tr, "hook_embed");
   if (!e) {
     tt_draw_para(cv, r.x, r.y, r.w, tt_str(p->st->lang, TT_S_NOT_RECORDED), u, TT_FONT_SANS, pal->warn);
@@ -25,8 +25,9 @@ void tt_paint_embed(tt_paint *p, SDL_Rect r) {
     SDL_Rect left = {r.x + u * 7, r.y + u * 2, r.w * 2 / 5 - u * 7, r.h - u * 5};
     right = (SDL_Rect){r.x + r.w * 2 / 5 + u, r.y, r.w - r.w * 2 / 5 - u, r.h};
     char buf[200];
-    snprintf(buf, sizeof buf, ko ? "임베딩 행렬 W_E (%d \xC3\x97 %d)" : "embedding matrix W_E (%d \xC3\x97 %d)", ex->vocab,
+    snprintf(buf, sizeof buf, tt_str(p->st->lang, TT_S_EMBED_MATRIX_FMT), ex->vocab,
              ex->width);
+    tt_note(cv, "wte_shape");
     tt_draw_text(cv, r.x, r.y, buf, u, TT_FONT_BOLD, pal->fg, TT_ALIGN_LEFT);
     const tt_tensor *w = &p->rc->wte_view;  // lives in the render context: the panel points at it
     tt_mat m = {.t = w, .rows = ex->vocab, .cols = ex->width, .row_stride = ex->width, .row_axis = 'V',
@@ -37,9 +38,11 @@ void tt_paint_embed(tt_paint *p, SDL_Rect r) {
     tt_paint_cells(p, left, &m, &sc, &o);
     tt_draw_rect(cv, left.x - 1, left.y - 1, left.w + 2, left.h + 2, pal->dim);
     snprintf(buf, sizeof buf, "0");
-    tt_draw_text(cv, left.x + left.w + u / 3, left.y - u / 2, buf, u * 8 / 10, TT_FONT_SANS, pal->dim, TT_ALIGN_LEFT);
+    tt_note(cv, "index i=0");
+    tt_draw_text(cv, left.x + left.w + u / 3, left.y - u / 2, buf, type.small, TT_FONT_SANS, pal->dim, TT_ALIGN_LEFT);
     snprintf(buf, sizeof buf, "%d", ex->vocab - 1);
-    tt_draw_text(cv, left.x + left.w + u / 3, left.y + left.h - u / 2, buf, u * 8 / 10, TT_FONT_SANS, pal->dim,
+    tt_note(cv, "vocab_last");
+    tt_draw_text(cv, left.x + left.w + u / 3, left.y + left.h - u / 2, buf, type.small, TT_FONT_SANS, pal->dim,
                  TT_ALIGN_LEFT);
     int last_y = -1000;
     for (int i = 0; i < T; i++) {
@@ -48,15 +51,16 @@ void tt_paint_embed(tt_paint *p, SDL_Rect r) {
       cv->fill(cv, left.x - u / 2, y - 1, left.w + u, 3, pal->highlight);
       if (y - last_y >= u) {
         snprintf(buf, sizeof buf, "%d", id);
-        tt_draw_text(cv, left.x - u, y - u / 2, buf, u * 8 / 10, TT_FONT_BOLD, pal->highlight, TT_ALIGN_RIGHT);
+        tt_note(cv, "token_id i=%d", i);
+        tt_draw_text(cv, left.x - u, y - u / 2, buf, type.small, TT_FONT_BOLD, pal->highlight, TT_ALIGN_RIGHT);
         last_y = y;
       }
     }
     tt_draw_text(cv, left.x, left.y + left.h + u / 2,
-                 ko ? "분홍 선: 프롬프트 토큰의 행" : "pink lines: the prompt's rows", u * 9 / 10, TT_FONT_SANS,
+                 tt_str(p->st->lang, TT_S_EMBED_ROWS_HINT), type.label, TT_FONT_SANS,
                  pal->dim, TT_ALIGN_LEFT);
   }
-  tt_draw_text(cv, right.x, right.y, ko ? "찾아온 행 x = W_E[id] (토큰 \xC3\x97 차원)" : "looked-up rows x = W_E[id] (tokens \xC3\x97 dims)",
+  tt_draw_text(cv, right.x, right.y, tt_str(p->st->lang, TT_S_EMBED_LOOKED_UP),
                u, TT_FONT_BOLD, pal->fg, TT_ALIGN_LEFT);
   SDL_Rect rr = {right.x, right.y + u * 2, right.w, right.h - u * 2};
   tt_paint_heatmap(p, rr, e, 0, false);
@@ -67,11 +71,10 @@ void tt_paint_positions(tt_paint *p, SDL_Rect r) {
   tt_canvas *cv = p->cv;
   const tt_palette *pal = p->pal;
   int u = p->unit;
-  bool ko = p->st->lang == TT_LANG_KO;
+  const tt_type type = tt_type_for(u);
   const tt_tensor *ts[3] = {tt_trace_find(p->tr, "hook_embed"), tt_trace_find(p->tr, "hook_pos_embed"),
-                            tt_trace_find(p->tr, "blocks.0.hook_resid_pre")};
-  const char *en[3] = {"token x", "position p", "x + p"};
-  const char *kot[3] = {"토큰 x", "위치 p", "x + p"};
+                            tt_find_hook(p->tr, 0, "hook_resid_pre")};
+  const char *titles[3] = {tt_str(p->st->lang, TT_S_POS_TOKEN), tt_str(p->st->lang, TT_S_POS_POSITION), "x + p"};
   int n = 0;
   for (int i = 0; i < 3; i++) n += ts[i] != NULL;
   if (!ts[0] || !ts[2]) {
@@ -105,23 +108,24 @@ void tt_paint_positions(tt_paint *p, SDL_Rect r) {
     tt_mat m;
     tt_mat_of(p->tr, ts[i], 0, &m);
     SDL_Rect dst = {x0 + k * (pw + sign_w), r.y + u * 2, pw, ph};
-    tt_draw_text(cv, dst.x, r.y, (ko ? kot : en)[i], u * 11 / 10, TT_FONT_BOLD, pal->fg, TT_ALIGN_LEFT);
+    tt_draw_text(cv, dst.x, r.y, titles[i], type.large, TT_FONT_BOLD, pal->fg, TT_ALIGN_LEFT);
     tt_cells_opts o = {.vis_rows = m.rows, .vis_cols = m.cols, .layer = i == 2 ? 0 : -1, .head = -1};
     int pi = tt_paint_cells(p, dst, &m, &sc, &o);
     tt_draw_rect(cv, dst.x - 1, dst.y - 1, dst.w + 2, dst.h + 2, pal->dim);
-    if (pi >= 0) tt_paint_axis_labels(p, &p->lay->panels[pi], &m, u * 9 / 10, k == 0 ? row_w : 0, u * 3 / 2);
+    if (pi >= 0) tt_paint_axis_labels(p, &p->lay->panels[pi], &m, type.label, k == 0 ? row_w : 0, type.line);
     if (k > 0)
       tt_draw_text(cv, dst.x - sign_w / 2, dst.y + ph / 2 - u, i == 2 ? "=" : "+", u * 2, TT_FONT_BOLD, pal->fg,
                    TT_ALIGN_CENTER);
     k++;
   }
   if (!ts[1]) {
-    tt_draw_text(cv, x0, r.y + u * 4 + ph, ko ? "이 모델에는 위치 벡터가 없습니다." : "This model adds no position vectors.", u,
+    tt_draw_text(cv, x0, r.y + u * 4 + ph, tt_str(p->st->lang, TT_S_POS_NONE), u,
                  TT_FONT_SANS, pal->warn, TT_ALIGN_LEFT);
   } else {
+    tt_note(cv, "prose");
     tt_draw_text(cv, x0, r.y + u * 4 + ph,
-                 ko ? "열: 차원 0 \xE2\x80\xA6 C\xE2\x88\x92" "1, 세 그림 모두 같은 색 척도" : "columns: dimensions 0 \xE2\x80\xA6 C\xE2\x88\x92" "1; one colour scale for all three",
-                 u * 9 / 10, TT_FONT_SANS, pal->dim, TT_ALIGN_LEFT);
+                 tt_str(p->st->lang, TT_S_POS_COLUMNS),
+                 type.label, TT_FONT_SANS, pal->dim, TT_ALIGN_LEFT);
   }
   SDL_Rect lr = {r.x + r.w - legend_w + u / 2, r.y + u * 2, legend_w - u / 2, ph > u * 10 ? ph : u * 10};
   tt_paint_legend(p, lr, &sc);

@@ -31,22 +31,17 @@ static int grid_step(float span) {
 // The first multiple of step at or above lo.
 static int first_line(float lo, int step) { return (int)ceilf(lo / (float)step) * step; }
 
-void tt_paint_gelu(tt_paint *p, SDL_Rect r, int layer) {
-  tt_canvas *cv = p->cv;
-  const tt_palette *pal = p->pal;
-  int u = p->unit;
-  bool ko = p->st->lang == TT_LANG_KO;
-  char name[128];
-  snprintf(name, sizeof name, "blocks.%d.mlp.hook_pre", layer);
-  const tt_tensor *pre = tt_trace_find(p->tr, name);
-  snprintf(name, sizeof name, "blocks.%d.mlp.hook_post", layer);
-  const tt_tensor *post = tt_trace_find(p->tr, name);
-  if (!pre || !post || tt_tensor_numel(pre) != tt_tensor_numel(post)) {
-    tt_draw_para(cv, r.x, r.y, r.w, tt_str(p->st->lang, TT_S_NOT_RECORDED), u, TT_FONT_SANS, pal->warn);
-    return;
-  }
-  tt_config cfg;
-  tt_act_kind a = tt_trace_config(p->tr, &cfg) ? cfg.activation : TT_ACT_GELU_TANH;
+// The plot: its rectangle and the value ranges on its axes.
+typedef struct {
+  SDL_Rect plot;
+  float xmin, xmax, ymin, ymax, sx, sy;  // sx, sy: pixels per unit
+} figure;
+// Equal units on both axes would squash the plot; it uses the space and marks the axes.
+#define PX(f, xv) ((f)->plot.x + (int)(((xv) - (f)->xmin) * (f)->sx))
+#define PY(f, yv) ((f)->plot.y + (f)->plot.h - (int)(((yv) - (f)->ymin) * (f)->sy))
+
+// The ranges: at least [-4, 3] on x (the bend stays visible), at most what the data needs.
+static void ranges(figure *f, tt_act_kind a, const tt_tensor *pre, const tt_tensor *post) {
   int64_t n = tt_tensor_numel(pre);
   float xmin = 0, xmax = 0;
   for (int64_t i = 0; i < n; i++) {
@@ -54,7 +49,6 @@ void tt_paint_gelu(tt_paint *p, SDL_Rect r, int layer) {
     if (v < xmin) xmin = v;
     if (v > xmax) xmax = v;
   }
-  // Keep the bend visible: at least [-4, 3], at most what the data needs.
   xmin = fminf(floorf(xmin), -4.0f);
   xmax = fmaxf(ceilf(xmax), 3.0f);
   float ymin = fminf((float)act(a, xmin), -1.0f), ymax = (float)act(a, xmax);
@@ -63,88 +57,121 @@ void tt_paint_gelu(tt_paint *p, SDL_Rect r, int layer) {
     if (v < ymin) ymin = v;
     if (v > ymax) ymax = v;
   }
-  int lab = u * 4;
-  SDL_Rect plot = {r.x + lab, r.y + u, r.w - lab - u * 2, r.h - u * 6};
-  if (plot.w < 40 || plot.h < 40) return;
-  // Equal units on both axes would squash the plot; use the space and mark the axes.
-  float sx = (float)plot.w / (xmax - xmin), sy = (float)plot.h / (ymax - ymin);
-#define PX(xv) (plot.x + (int)(((xv) - xmin) * sx))
-#define PY(yv) (plot.y + plot.h - (int)(((yv) - ymin) * sy))
-  cv->fill(cv, plot.x, plot.y, plot.w, plot.h, pal->panel);
+  f->xmin = xmin, f->xmax = xmax, f->ymin = ymin, f->ymax = ymax;
+  f->sx = (float)f->plot.w / (xmax - xmin), f->sy = (float)f->plot.h / (ymax - ymin);
+}
+
+// Grid lines with their numbers.
+static void axes(tt_paint *p, const figure *f) {
+  tt_canvas *cv = p->cv;
+  const tt_palette *pal = p->pal;
+  int u = p->unit;
+  const tt_type type = tt_type_for(u);
+  cv->fill(cv, f->plot.x, f->plot.y, f->plot.w, f->plot.h, pal->panel);
   char buf[48];
-  int step = grid_step(xmax - xmin);
-  for (int gx = first_line(xmin, step); gx <= (int)xmax; gx += step) {
-    cv->fill(cv, PX(gx), plot.y, 1, plot.h, gx == 0 ? pal->dim : pal->bg);
-    snprintf(buf, sizeof buf, "%d", gx);
-    tt_draw_text(cv, PX(gx), plot.y + plot.h + u / 3, buf, u * 9 / 10, TT_FONT_SANS, pal->fg, TT_ALIGN_CENTER);
+  int step = grid_step(f->xmax - f->xmin);
+  for (int gx = first_line(f->xmin, step); gx <= (int)f->xmax; gx += step) {
+    cv->fill(cv, PX(f, gx), f->plot.y, 1, f->plot.h, gx == 0 ? pal->dim : pal->bg);
+    tt_fmt_num(gx, "%.0f", buf, sizeof buf);
+    tt_note(cv, "axis_number");
+    tt_draw_text(cv, PX(f, gx), f->plot.y + f->plot.h + u / 3, buf, type.label, TT_FONT_SANS, pal->fg, TT_ALIGN_CENTER);
   }
-  int ystep = grid_step(ymax - ymin);
-  for (int gy = first_line(ceilf(ymin), ystep); gy <= (int)ymax; gy += ystep) {
-    cv->fill(cv, plot.x, PY(gy), plot.w, 1, gy == 0 ? pal->dim : pal->bg);
-    snprintf(buf, sizeof buf, "%d", gy);
-    tt_draw_text(cv, plot.x - u / 2, PY(gy) - u / 2, buf, u * 9 / 10, TT_FONT_SANS, pal->fg, TT_ALIGN_RIGHT);
+  int ystep = grid_step(f->ymax - f->ymin);
+  for (int gy = first_line(ceilf(f->ymin), ystep); gy <= (int)f->ymax; gy += ystep) {
+    cv->fill(cv, f->plot.x, PY(f, gy), f->plot.w, 1, gy == 0 ? pal->dim : pal->bg);
+    tt_fmt_num(gy, "%.0f", buf, sizeof buf);
+    tt_note(cv, "axis_number");
+    tt_draw_text(cv, f->plot.x - u / 2, PY(f, gy) - u / 2, buf, type.label, TT_FONT_SANS, pal->fg, TT_ALIGN_RIGHT);
   }
-  // The points, rasterised (a few hundred thousand for long prompts): one cell image.
-  int gw = plot.w < p->cv->max_cells ? plot.w : p->cv->max_cells;
-  int gh = plot.h < p->cv->max_cells ? plot.h : p->cv->max_cells;
+}
+
+// The points rasterised into a gw × gh image (light grid lines again: the image covers them).
+static void dot_image(const tt_paint *p, const figure *f, const tt_tensor *pre, const tt_tensor *post, int gw, int gh,
+                      tt_rgba *img) {
+  const tt_palette *pal = p->pal;
+  float xmin = f->xmin, xmax = f->xmax, ymin = f->ymin, ymax = f->ymax;
+  for (int i = 0; i < gw * gh; i++) img[i] = pal->panel;
+  int fine = xmax - xmin > 100 ? grid_step(xmax - xmin) : 1, yfine = ymax - ymin > 100 ? grid_step(ymax - ymin) : 1;
+  for (int gx = first_line(xmin, fine); gx <= (int)xmax; gx += fine) {
+    int c = (int)(((float)gx - xmin) / (xmax - xmin) * (float)gw);
+    if (c >= 0 && c < gw)
+      for (int y = 0; y < gh; y++) img[y * gw + c] = gx == 0 ? pal->dim : pal->bg;
+  }
+  for (int gy = first_line(ceilf(ymin), yfine); gy <= (int)ymax; gy += yfine) {
+    int rr = gh - 1 - (int)(((float)gy - ymin) / (ymax - ymin) * (float)gh);
+    if (rr >= 0 && rr < gh)
+      for (int x = 0; x < gw; x++) img[rr * gw + x] = gy == 0 ? pal->dim : pal->bg;
+  }
+  int dot = gw > 300 ? 2 : 1;
+  int64_t n = tt_tensor_numel(pre);
+  for (int64_t i = 0; i < n; i++) {
+    float x = tt_tensor_at(pre, i), y = tt_tensor_at(post, i);
+    if (!isfinite(x) || !isfinite(y)) continue;  // NaN and infinities have no place on the plot
+    x = plotted(x), y = plotted(y);
+    int c = (int)((x - xmin) / (xmax - xmin) * (float)(gw - 1));
+    int rr = gh - 1 - (int)((y - ymin) / (ymax - ymin) * (float)(gh - 1));
+    for (int dy = -dot; dy <= dot; dy++)
+      for (int dx = -dot; dx <= dot; dx++) {
+        int yy = rr + dy, xx = c + dx;
+        if (yy >= 0 && yy < gh && xx >= 0 && xx < gw) img[yy * gw + xx] = pal->accent;
+      }
+  }
+}
+
+// The points (a few hundred thousand for long prompts) as one cached cell image.
+static void dots(tt_paint *p, const figure *f, tt_act_kind a, const tt_tensor *pre, const tt_tensor *post) {
+  tt_canvas *cv = p->cv;
+  int gw = f->plot.w < cv->max_cells ? f->plot.w : cv->max_cells;
+  int gh = f->plot.h < cv->max_cells ? f->plot.h : cv->max_cells;
   uint64_t key = tt_hash(0, &pre->data, sizeof pre->data);
   int kk[4] = {gw, gh, (int)p->st->theme, (int)a};
   key = tt_hash(key, kk, sizeof kk);
-  if (!cv->cells_cached(cv, key, plot)) {
-    tt_rgba *img = malloc(sizeof(tt_rgba) * (size_t)gw * (size_t)gh);
-    if (img) {
-      for (int i = 0; i < gw * gh; i++) img[i] = pal->panel;
-      // Light grid lines again (the image covers them).
-      int fine = xmax - xmin > 100 ? step : 1, yfine = ymax - ymin > 100 ? ystep : 1;
-      for (int gx = first_line(xmin, fine); gx <= (int)xmax; gx += fine) {
-        int c = (int)(((float)gx - xmin) / (xmax - xmin) * (float)gw);
-        if (c >= 0 && c < gw)
-          for (int y = 0; y < gh; y++) img[y * gw + c] = gx == 0 ? pal->dim : pal->bg;
-      }
-      for (int gy = first_line(ceilf(ymin), yfine); gy <= (int)ymax; gy += yfine) {
-        int rr = gh - 1 - (int)(((float)gy - ymin) / (ymax - ymin) * (float)gh);
-        if (rr >= 0 && rr < gh)
-          for (int x = 0; x < gw; x++) img[rr * gw + x] = gy == 0 ? pal->dim : pal->bg;
-      }
-      int dot = gw > 300 ? 2 : 1;
-      tt_rgba dc = pal->accent;
-      for (int64_t i = 0; i < n; i++) {
-        float x = tt_tensor_at(pre, i), y = tt_tensor_at(post, i);
-        if (!isfinite(x) || !isfinite(y)) continue;  // NaN and infinities have no place on the plot
-        x = plotted(x), y = plotted(y);
-        int c = (int)((x - xmin) / (xmax - xmin) * (float)(gw - 1));
-        int rr = gh - 1 - (int)((y - ymin) / (ymax - ymin) * (float)(gh - 1));
-        for (int dy = -dot; dy <= dot; dy++)
-          for (int dx = -dot; dx <= dot; dx++) {
-            int yy = rr + dy, xx = c + dx;
-            if (yy >= 0 && yy < gh && xx >= 0 && xx < gw) img[yy * gw + xx] = dc;
-          }
-      }
-      tt_cells cells = {.rows = gh, .cols = gw, .rgb = img, .cell_w = (float)plot.w / (float)gw,
-                        .cell_h = (float)plot.h / (float)gh};
-      cv->cells(cv, key, &cells, plot);
-      free(img);
-    }
+  if (cv->cells_cached(cv, key, f->plot)) return;
+  tt_rgba *img = malloc(sizeof(tt_rgba) * (size_t)gw * (size_t)gh);
+  if (!img) return;
+  dot_image(p, f, pre, post, gw, gh, img);
+  tt_cells cells = {.rows = gh, .cols = gw, .rgb = img, .cell_w = (float)f->plot.w / (float)gw,
+                    .cell_h = (float)f->plot.h / (float)gh};
+  cv->cells(cv, key, &cells, f->plot);
+  free(img);
+}
+
+void tt_paint_gelu(tt_paint *p, SDL_Rect r, int layer) {
+  tt_canvas *cv = p->cv;
+  const tt_palette *pal = p->pal;
+  int u = p->unit;
+  const tt_type type = tt_type_for(u);
+  const tt_tensor *pre = tt_find_hook(p->tr, layer, "mlp.hook_pre");
+  const tt_tensor *post = tt_find_hook(p->tr, layer, "mlp.hook_post");
+  if (!pre || !post || tt_tensor_numel(pre) != tt_tensor_numel(post)) {
+    tt_draw_para(cv, r.x, r.y, r.w, tt_str(p->st->lang, TT_S_NOT_RECORDED), u, TT_FONT_SANS, pal->warn);
+    return;
   }
+  tt_config cfg;
+  tt_act_kind a = tt_trace_config(p->tr, &cfg) ? cfg.activation : TT_ACT_GELU_TANH;
+  int lab = u * 4;
+  figure f = {.plot = {r.x + lab, r.y + u, r.w - lab - u * 2, r.h - u * 6}};
+  if (f.plot.w < 40 || f.plot.h < 40) return;
+  ranges(&f, a, pre, post);
+  axes(p, &f);
+  dots(p, &f, a, pre, post);
   // The curve on top.
   int segs = 240;
   for (int i = 0; i < segs; i++) {
-    double x0 = xmin + (xmax - xmin) * i / segs, x1 = xmin + (xmax - xmin) * (i + 1) / segs;
-    int X0 = PX(x0), Y0 = PY(act(a, x0)), X1 = PX(x1), Y1 = PY(act(a, x1));
-    for (int w = -1; w <= 1; w++) {
-      cv->line(cv, X0, Y0 + w, X1, Y1 + w, pal->fg);
-    }
+    double x0 = f.xmin + (f.xmax - f.xmin) * i / segs, x1 = f.xmin + (f.xmax - f.xmin) * (i + 1) / segs;
+    int X0 = PX(&f, x0), Y0 = PY(&f, act(a, x0)), X1 = PX(&f, x1), Y1 = PY(&f, act(a, x1));
+    for (int w = -1; w <= 1; w++) cv->line(cv, X0, Y0 + w, X1, Y1 + w, pal->fg);
   }
+  SDL_Rect plot = f.plot;
   tt_draw_rect(cv, plot.x - 1, plot.y - 1, plot.w + 2, plot.h + 2, pal->dim);
+  char line[300];
+  snprintf(line, sizeof line, tt_str(p->st->lang, TT_S_GELU_DOTS_FMT), tt_act_name(a), (long long)tt_tensor_numel(pre),
+           layer);
+  tt_note(cv, "gelu_count layer=%d", layer);
+  tt_draw_text(cv, plot.x, r.y + r.h - u * 3, line, u, TT_FONT_SANS, pal->fg, TT_ALIGN_LEFT);
+  tt_draw_text(cv, plot.x + plot.w, plot.y + plot.h + type.line, "u (hook_pre)", type.label, TT_FONT_SANS, pal->dim,
+               TT_ALIGN_RIGHT);
+  tt_draw_text(cv, plot.x + u / 2, plot.y + u / 3, "g (hook_post)", type.label, TT_FONT_SANS, pal->dim, TT_ALIGN_LEFT);
+}
 #undef PX
 #undef PY
-  char line[300];
-  if (!ko) snprintf(line, sizeof line, "curve: %s.  dots: the %lld (input u, output g) pairs of blocks.%d.mlp", tt_act_name(a),
-                    (long long)n, layer);
-  else snprintf(line, sizeof line, "곡선: %s.  점: blocks.%d.mlp의 (입력 u, 출력 g) 쌍 %lld개", tt_act_name(a), layer,
-                (long long)n);
-  tt_draw_text(cv, plot.x, r.y + r.h - u * 3, line, u, TT_FONT_SANS, pal->fg, TT_ALIGN_LEFT);
-  tt_draw_text(cv, plot.x + plot.w, plot.y + plot.h + u * 3 / 2, ko ? "u (hook_pre)" : "u (hook_pre)", u * 9 / 10,
-               TT_FONT_SANS, pal->dim, TT_ALIGN_RIGHT);
-  tt_draw_text(cv, plot.x + u / 2, plot.y + u / 3, "g (hook_post)", u * 9 / 10, TT_FONT_SANS, pal->dim, TT_ALIGN_LEFT);
-}

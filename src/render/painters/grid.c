@@ -24,6 +24,7 @@ static int grid_cols(int n, int w, int h, float aspect) {
 void tt_paint_grid(tt_paint *p, SDL_Rect r, const tt_tensor *t) {
   tt_canvas *cv = p->cv;
   int u = p->unit;
+  const tt_type type = tt_type_for(u);
   int H = (int)t->shape[0];
   tt_scale sc;
   tt_scale_get(p, t, t->name, &sc);
@@ -32,7 +33,7 @@ void tt_paint_grid(tt_paint *p, SDL_Rect r, const tt_tensor *t) {
   tt_mat m0;
   tt_mat_of(p->tr, t, 0, &m0);
   float aspect = m0.rows > 0 ? fminf(fmaxf((float)m0.cols / (float)m0.rows, 0.1f), 10.0f) : 1.0f;
-  int label = u * 9 / 10;
+  int label = type.label;
   int cols = grid_cols(H, area.w, area.h - label * 2, aspect);
   int rows = (H + cols - 1) / cols;
   int cw = area.w / cols, ch = area.h / rows;
@@ -47,6 +48,7 @@ void tt_paint_grid(tt_paint *p, SDL_Rect r, const tt_tensor *t) {
     char buf[48];
     snprintf(buf, sizeof buf, "%s %d", tt_str(p->st->lang, TT_S_HEAD), h);
     bool cur = h == p->st->head;
+    tt_note(cv, "head_label h=%d", h);
     tt_draw_text(cv, x, y, buf, label, cur ? TT_FONT_BOLD : TT_FONT_SANS, cur ? p->pal->accent : p->pal->fg,
                  TT_ALIGN_LEFT);
     tt_mat m;
@@ -60,27 +62,23 @@ void tt_paint_grid(tt_paint *p, SDL_Rect r, const tt_tensor *t) {
   SDL_Rect lr = {area.x + cols * cw + u, r.y + u, legend_w - u, (r.h - u * 3) < u * 20 ? r.h - u * 3 : u * 20};
   tt_paint_legend(p, lr, &sc);
   char note[160];
-  snprintf(note, sizeof note, "%s", p->st->lang == TT_LANG_KO ? "칸에 포인터를 올리면 토큰과 값이 보입니다"
-                                                              : "point at a cell for its tokens and value");
-  tt_draw_text(cv, r.x, r.y + r.h - u * 3 / 2, note, u * 9 / 10, TT_FONT_SANS, p->pal->dim, TT_ALIGN_LEFT);
+  snprintf(note, sizeof note, "%s", tt_str(p->st->lang, TT_S_GRID_HINT));
+  tt_draw_text(cv, r.x, r.y + r.h - type.line, note, type.label, TT_FONT_SANS, p->pal->dim, TT_ALIGN_LEFT);
 }
 
 void tt_paint_overview(tt_paint *p, SDL_Rect r, const char *suffix) {
   tt_canvas *cv = p->cv;
   int u = p->unit;
+  const tt_type type = tt_type_for(u);
   // Which layers have this hook.
   int L = 0, H = 0;
-  char name[128];
   for (;; L++) {
-    snprintf(name, sizeof name, "blocks.%d.%s", L, suffix);
-    const tt_tensor *t = tt_trace_find(p->tr, name);
+    const tt_tensor *t = tt_find_hook(p->tr, L, suffix);
     if (!t) break;
     if (t->ndim == 3 && (int)t->shape[0] > H) H = (int)t->shape[0];
   }
   if (L == 0 || H == 0) {
-    tt_draw_para(cv, r.x, r.y, r.w, p->st->lang == TT_LANG_KO ? "이 단계에는 층 × 헤드 개요가 없습니다."
-                                                              : "The overview shows attention tensors (H, T, T) of every layer.",
-                 u, TT_FONT_SANS, p->pal->warn);
+    tt_draw_para(cv, r.x, r.y, r.w, tt_str(p->st->lang, TT_S_OVERVIEW_NONE), u, TT_FONT_SANS, p->pal->warn);
     return;
   }
   int lab_w = tt_text_width(cv->fonts, "layer 00", u, TT_FONT_SANS) + u;
@@ -90,24 +88,25 @@ void tt_paint_overview(tt_paint *p, SDL_Rect r, const char *suffix) {
   int side = (cw < ch ? cw : ch) - (u / 4 > 2 ? u / 4 : 2);
   if (side < 4) side = 4;
   tt_scale sc;
-  snprintf(name, sizeof name, "blocks.0.%s", suffix);
-  tt_scale_get(p, tt_trace_find(p->tr, name), name, &sc);
+  const tt_tensor *t0 = tt_find_hook(p->tr, 0, suffix);
+  tt_scale_get(p, t0, t0->name, &sc);
   char buf[48];
   for (int h = 0; h < H; h++) {
     snprintf(buf, sizeof buf, "%d", h);
-    tt_draw_text(cv, r.x + lab_w + h * (side + u / 4) + side / 2, r.y, buf, u * 9 / 10, TT_FONT_SANS,
+    tt_note(cv, "index i=%d", h);
+    tt_draw_text(cv, r.x + lab_w + h * (side + u / 4) + side / 2, r.y, buf, type.label, TT_FONT_SANS,
                  h == p->st->head ? p->pal->accent : p->pal->fg, TT_ALIGN_CENTER);
   }
-  tt_draw_text(cv, r.x, r.y, tt_str(p->st->lang, TT_S_HEAD), u * 9 / 10, TT_FONT_SANS, p->pal->dim, TT_ALIGN_LEFT);
+  tt_draw_text(cv, r.x, r.y, tt_str(p->st->lang, TT_S_HEAD), type.label, TT_FONT_SANS, p->pal->dim, TT_ALIGN_LEFT);
   for (int l = 0; l < L; l++) {
-    snprintf(name, sizeof name, "blocks.%d.%s", l, suffix);
-    const tt_tensor *t = tt_trace_find(p->tr, name);
+    const tt_tensor *t = tt_find_hook(p->tr, l, suffix);
     int y = r.y + top + l * (side + u / 4);
     snprintf(buf, sizeof buf, "%s %d", tt_str(p->st->lang, TT_S_LAYER), l);
-    tt_draw_text(cv, r.x, y + side / 2 - u / 2, buf, u * 9 / 10, TT_FONT_SANS,
+    tt_note(cv, "layer_label l=%d", l);
+    tt_draw_text(cv, r.x, y + side / 2 - u / 2, buf, type.label, TT_FONT_SANS,
                  l == p->st->layer ? p->pal->accent : p->pal->fg, TT_ALIGN_LEFT);
     tt_scale ls;
-    tt_scale_get(p, t, name, &ls);
+    tt_scale_get(p, t, t->name, &ls);
     if (ls.diverging) ls = sc.diverging ? (tt_scale){true, -fmaxf(sc.hi, ls.hi), fmaxf(sc.hi, ls.hi), false, ls.has_masked} : ls;
     for (int h = 0; h < (int)t->shape[0]; h++) {
       tt_mat m;
@@ -126,21 +125,19 @@ void tt_paint_overview(tt_paint *p, SDL_Rect r, const char *suffix) {
 void tt_paint_qkv(tt_paint *p, SDL_Rect r, int layer, int head) {
   tt_canvas *cv = p->cv;
   int u = p->unit;
-  static const char *const parts[3] = {"q", "k", "v"};
-  static const char *const en[3] = {"Q  query: what I look for", "K  key: what I offer", "V  value: what I pass on"};
-  static const char *const ko[3] = {"Q  쿼리: 찾는 것", "K  키: 가진 것", "V  값: 건네줄 것"};
+  const tt_type type = tt_type_for(u);
+  static const char *const parts[3] = {"attn.hook_q", "attn.hook_k", "attn.hook_v"};
+  static const tt_str_id labels[3] = {TT_S_QKV_Q, TT_S_QKV_K, TT_S_QKV_V};
   const tt_tensor *ts[3];
-  char name[128];
   float lim = 0;
   for (int i = 0; i < 3; i++) {
-    snprintf(name, sizeof name, "blocks.%d.attn.hook_%s", layer, parts[i]);
-    ts[i] = tt_trace_find(p->tr, name);
+    ts[i] = tt_find_hook(p->tr, layer, parts[i]);
     if (!ts[i]) {
       tt_draw_para(cv, r.x, r.y, r.w, tt_str(p->st->lang, TT_S_NOT_RECORDED), u, TT_FONT_SANS, p->pal->warn);
       return;
     }
     tt_scale s;
-    tt_scale_get(p, ts[i], name, &s);
+    tt_scale_get(p, ts[i], ts[i]->name, &s);
     lim = fmaxf(lim, fmaxf(fabsf(s.lo), fabsf(s.hi)));
   }
   tt_scale sc = {true, -lim, lim, false, false};
@@ -163,18 +160,19 @@ void tt_paint_qkv(tt_paint *p, SDL_Rect r, int layer, int head) {
     tt_mat_of(p->tr, ts[i], head, &m);
     SDL_Rect dst = {x0 + i * (pw + u), r.y + u * 2, pw, (int)(cell_h * (float)m.rows)};
     // "Q" large, then its question fitted to the panel's width.
-    const char *label = (p->st->lang == TT_LANG_KO ? ko : en)[i];
+    const char *label = tt_str(p->st->lang, labels[i]);
     char fit[160];
-    tt_draw_text(cv, dst.x, r.y - u / 4, (char[2]){label[0], 0}, u * 3 / 2, TT_FONT_BOLD, p->pal->fg, TT_ALIGN_LEFT);
-    int qw = tt_text_width(cv->fonts, "QQ", u * 3 / 2, TT_FONT_BOLD);
-    tt_text_fit(cv->fonts, label + 3, u * 85 / 100, TT_FONT_SANS, pw - qw, fit, sizeof fit);
-    tt_draw_text(cv, dst.x + qw, r.y + u / 4, fit, u * 85 / 100, TT_FONT_SANS, p->pal->dim, TT_ALIGN_LEFT);
+    tt_draw_text(cv, dst.x, r.y - u / 4, (char[2]){label[0], 0}, type.big, TT_FONT_BOLD, p->pal->fg, TT_ALIGN_LEFT);
+    int qw = tt_text_width(cv->fonts, "QQ", type.big, TT_FONT_BOLD);
+    tt_text_fit(cv->fonts, label + 3, type.cell, TT_FONT_SANS, pw - qw, fit, sizeof fit);
+    tt_draw_text(cv, dst.x + qw, r.y + u / 4, fit, type.cell, TT_FONT_SANS, p->pal->dim, TT_ALIGN_LEFT);
     tt_cells_opts o = {.vis_rows = m.rows, .vis_cols = m.cols, .layer = layer, .head = m.slice};
     int pi = tt_paint_cells(p, dst, &m, &sc, &o);
     tt_draw_rect(cv, dst.x - 1, dst.y - 1, dst.w + 2, dst.h + 2, p->pal->dim);
-    if (pi >= 0) tt_paint_axis_labels(p, &p->lay->panels[pi], &m, u, i == 0 ? row_w : 0, u * 3 / 2);
+    if (pi >= 0) tt_paint_axis_labels(p, &p->lay->panels[pi], &m, u, i == 0 ? row_w : 0, type.line);
   }
   snprintf(buf, sizeof buf, "%s %d  \xC2\xB7  D = %d", tt_str(p->st->lang, TT_S_HEAD), m0.slice, m0.cols);
+  tt_note(cv, "head_d h=%d", m0.slice);
   tt_draw_text(cv, x0, r.y + u * 2 + (int)(cell_h * (float)m0.rows) + u * 2, buf, u, TT_FONT_SANS, p->pal->dim,
                TT_ALIGN_LEFT);
   SDL_Rect lr = {r.x + r.w - legend_w + u / 2, r.y + u * 2, legend_w - u / 2,

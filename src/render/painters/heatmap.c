@@ -7,17 +7,14 @@
 #include "render_int.h"
 
 static const char *axis_title(tt_lang lang, int axis, bool rows, bool attention) {
-  bool ko = lang == TT_LANG_KO;
   switch (axis) {
-    case 'T':
-      if (!attention) return ko ? "토큰" : "token";
-      return rows ? (ko ? "토큰 (쿼리: 이 토큰이 본다)" : "token (query: who looks)")
-                  : (ko ? "토큰 (키: 보이는 쪽)" : "token (key: looked at)");
-    case 'C': return ko ? "차원 (C)" : "dimension (C)";
-    case 'D': return ko ? "헤드 안의 차원 (D)" : "dimension in the head (D)";
-    case 'F': return ko ? "FFN 뉴런 (F)" : "FFN neuron (F)";
-    case 'V': return ko ? "어휘 id (V)" : "vocabulary id (V)";
-    case 'L': return ko ? "예측 위치" : "prediction";
+    case 'T': return tt_str(lang, !attention ? TT_S_AXIS_TOKEN : rows ? TT_S_AXIS_QUERY : TT_S_AXIS_KEY);
+    case 'C': return tt_str(lang, TT_S_AXIS_C);
+    case 'Q': return tt_str(lang, TT_S_AXIS_3C);
+    case 'D': return tt_str(lang, TT_S_AXIS_D);
+    case 'F': return tt_str(lang, TT_S_AXIS_F);
+    case 'V': return tt_str(lang, TT_S_AXIS_V);
+    case 'L': return tt_str(lang, TT_S_AXIS_PREDICTION);
     case '1': return "";
   }
   return "";
@@ -86,6 +83,7 @@ void tt_paint_axis_labels(tt_paint *p, const tt_panel *pn, const tt_mat *m, int 
       snprintf(buf, sizeof buf, "%.120s", tmp);
     }
     tt_text_fit(cv->fonts, buf, px, TT_FONT_SANS, row_w, fit, sizeof fit);
+    tt_note(cv, "label axis=%c i=%d dir=row%s", m->row_axis, i, rstep > 1 && text_axis(m->row_axis) ? " indexed=1" : "");
     tt_draw_text(cv, r.x - px / 2, y, fit, px, TT_FONT_SANS, pal->fg, TT_ALIGN_RIGHT);
   }
   // Columns: text labels rotated when the cells are narrow; indices at round steps.
@@ -109,6 +107,7 @@ void tt_paint_axis_labels(tt_paint *p, const tt_panel *pn, const tt_mat *m, int 
         snprintf(tmp, sizeof tmp, "%d %.100s", i, buf);
         snprintf(buf, sizeof buf, "%.120s", tmp);
       }
+      tt_note(cv, "label axis=%c i=%d dir=col%s", m->col_axis, i, cstep > 1 ? " indexed=1" : "");
       if (flat) {
         tt_draw_text(cv, x, r.y + r.h + px / 3, buf, px, TT_FONT_SANS, pal->fg, TT_ALIGN_CENTER);
       } else {
@@ -128,9 +127,89 @@ void tt_paint_axis_labels(tt_paint *p, const tt_panel *pn, const tt_mat *m, int 
       if (x < r.x || x > r.x + r.w) continue;
       cv->fill(cv, x, r.y + r.h, 1, px / 3, pal->dim);
       snprintf(buf, sizeof buf, "%d", i);
+      tt_note(cv, "index i=%d", i);
       tt_draw_text(cv, x, r.y + r.h + px / 3, buf, px, TT_FONT_SANS, pal->fg, TT_ALIGN_CENTER);
     }
   }
+}
+
+// The table's window: fixed readable cells; the zoom does not apply, panning moves it.
+static void table_window(tt_paint *p, const tt_mat *m, SDL_Rect *plot, tt_cells_opts *o) {
+  const tt_view_state *st = p->st;
+  int u = p->unit, px = u;
+  tt_canvas *cv = p->cv;
+  // Fixed readable cells; the zoom does not apply, panning moves the window.
+  char buf[32];
+  int cw = tt_text_width(cv->fonts, tt_fmt_value(-88.88f, buf, sizeof buf), px, TT_FONT_SANS) + u;
+  int ch = u * 2;
+  memset(o, 0, sizeof *o);
+  o->vis_cols = plot->w / cw < m->cols ? plot->w / cw : m->cols;
+  o->vis_rows = plot->h / ch < m->rows ? plot->h / ch : m->rows;
+  if (o->vis_cols < 1) o->vis_cols = 1;
+  if (o->vis_rows < 1) o->vis_rows = 1;
+  o->row0 = fminf(fmaxf(0, st->pan_row), (float)(m->rows - o->vis_rows));
+  o->col0 = fminf(fmaxf(0, st->pan_col), (float)(m->cols - o->vis_cols));
+  o->row0 = floorf(o->row0);
+  o->col0 = floorf(o->col0);
+  plot->w = o->vis_cols * cw;
+  plot->h = o->vis_rows * ch;
+  o->table = true;
+}
+
+// The heatmap's window for the zoom and pan, with cells square for (T, T) and capped.
+static void heat_window(tt_paint *p, const tt_mat *m, bool square, SDL_Rect *plot, tt_cells_opts *o) {
+  const tt_view_state *st = p->st;
+  int u = p->unit;
+  tt_view_window(st, m->rows, m->cols, plot->w, plot->h, square, u, o);
+  float cw = (float)plot->w / (float)o->vis_cols, ch = (float)plot->h / (float)o->vis_rows;
+  float cap = (float)u * 8;
+  if (square) cw = ch = fminf(cw, ch);
+  if (!square && ch > cap && cw < ch) ch = fmaxf(cap, fminf(ch, cw));
+  if (!square && cw > cap * 2 && m->cols <= 4) cw = cap * 2;
+  if (cw >= 1) plot->w = (int)(cw * (float)o->vis_cols);
+  if (ch >= 1) plot->h = (int)(ch * (float)o->vis_rows);
+}
+
+// Axis titles: the rows' rotated at the left edge of r, the columns' under the labels.
+static void axis_titles(tt_paint *p, SDL_Rect r, SDL_Rect plot, const tt_mat *m, bool square, int col_h) {
+  tt_canvas *cv = p->cv;
+  const tt_palette *pal = p->pal;
+  const tt_view_state *st = p->st;
+  int u = p->unit;
+  const tt_type type = tt_type_for(u);
+  const char *rt = axis_title(st->lang, m->row_axis, true, square),
+             *ct = axis_title(st->lang, m->col_axis, false, square);
+  int sp = type.label;
+  if (rt[0]) {
+    int w = tt_text_width(cv->fonts, rt, sp, TT_FONT_SANS);
+    tt_note(cv, "axis_title axis=%c dir=row", m->row_axis);
+    if (w < plot.h) cv->text(cv, r.x, plot.y + (plot.h - w) / 2, rt, sp, TT_FONT_SANS, pal->dim, true);
+  }
+  tt_note(cv, "axis_title axis=%c dir=col", m->col_axis);
+  if (ct[0])
+    tt_draw_text(cv, plot.x + plot.w / 2, plot.y + plot.h + col_h + u / 3, ct, sp, TT_FONT_SANS, pal->dim,
+                 TT_ALIGN_CENTER);
+}
+
+// The note under the plot: what part of the tensor is visible and how it is drawn.
+static void window_note(tt_paint *p, SDL_Rect r, SDL_Rect plot, const tt_mat *m, const tt_cells_opts *o, bool table,
+                        int note_h) {
+  tt_canvas *cv = p->cv;
+  const tt_palette *pal = p->pal;
+  const tt_view_state *st = p->st;
+  int u = p->unit;
+  const tt_type type = tt_type_for(u);
+  char note[320];
+  int r_end = (int)(o->row0 + (float)o->vis_rows), c_end = (int)(o->col0 + (float)o->vis_cols);
+  int n = 0;
+  if (o->vis_rows < m->rows || o->vis_cols < m->cols)
+    n += snprintf(note + n, sizeof note - (size_t)n, tt_str(st->lang, TT_S_WINDOW_FMT),
+                  (int)o->row0, r_end - 1, m->rows, (int)o->col0, c_end - 1, m->cols);
+  float cwf = (float)plot.w / (float)o->vis_cols, chf = (float)plot.h / (float)o->vis_rows;
+  if (!table && (cwf < 1 || chf < 1) && n < (int)sizeof note)
+    n += snprintf(note + n, sizeof note - (size_t)n, "%s", tt_str(st->lang, TT_S_DOWNSAMPLED));
+  tt_note(cv, "window rows=%d cols=%d", m->rows, m->cols);
+  if (n) tt_draw_text(cv, plot.x, r.y + r.h - note_h + u / 2, note, type.label, TT_FONT_SANS, pal->dim, TT_ALIGN_LEFT);
 }
 
 void tt_paint_heatmap(tt_paint *p, SDL_Rect r, const tt_tensor *t, int head, bool table) {
@@ -139,9 +218,14 @@ void tt_paint_heatmap(tt_paint *p, SDL_Rect r, const tt_tensor *t, int head, boo
   const tt_view_state *st = p->st;
   tt_mat m;
   if (!tt_mat_of(p->tr, t, head, &m)) return;
+  if (!table && m.col_axis == 'V' && st->zoom <= 1) {  // tens of thousands of columns: top-k and bins
+    tt_paint_logits(p, r, t);
+    return;
+  }
   tt_scale sc;
   tt_scale_get(p, t, t->name, &sc);
   int u = p->unit, px = u;
+  const tt_type type = tt_type_for(u);
   bool square = m.row_axis == 'T' && m.col_axis == 'T';
 
   // Space: legend on the right, row labels left, column labels and the note below.
@@ -149,11 +233,11 @@ void tt_paint_heatmap(tt_paint *p, SDL_Rect r, const tt_tensor *t, int head, boo
   tt_scale_get(p, t, t->name, &sc0);
   int legend_w = table ? 0 : u * 6;
   if (!table && sc0.has_masked) {
-    int mw = tt_text_width(cv->fonts, tt_str(st->lang, TT_S_MASKED), u * 9 / 10, TT_FONT_SANS) + u * 3;
+    int mw = tt_text_width(cv->fonts, tt_str(st->lang, TT_S_MASKED), type.label, TT_FONT_SANS) + u * 3;
     if (mw > legend_w) legend_w = mw;
   }
   int row_w = row_label_width(p, &m, px, r.w / 4);
-  int axis_t = u * 3 / 2;  // rotated axis title column
+  int axis_t = type.line;  // rotated axis title column
   // Flat column labels when the cells of the visible window are wide enough.
   float guess_w = (float)(r.w - legend_w - axis_t - row_w - 2 * u) /
                   fmaxf(1.0f, ceilf((float)m.cols / fmaxf(st->zoom, 1.0f)));
@@ -168,33 +252,8 @@ void tt_paint_heatmap(tt_paint *p, SDL_Rect r, const tt_tensor *t, int head, boo
   if (plot.w < 20 || plot.h < 20) return;
 
   tt_cells_opts o;
-  if (table) {
-    // Fixed readable cells; the zoom does not apply, panning moves the window.
-    char buf[32];
-    int cw = tt_text_width(cv->fonts, tt_fmt_value(-88.88f, buf, sizeof buf), px, TT_FONT_SANS) + u;
-    int ch = u * 2;
-    memset(&o, 0, sizeof o);
-    o.vis_cols = plot.w / cw < m.cols ? plot.w / cw : m.cols;
-    o.vis_rows = plot.h / ch < m.rows ? plot.h / ch : m.rows;
-    if (o.vis_cols < 1) o.vis_cols = 1;
-    if (o.vis_rows < 1) o.vis_rows = 1;
-    o.row0 = fminf(fmaxf(0, st->pan_row), (float)(m.rows - o.vis_rows));
-    o.col0 = fminf(fmaxf(0, st->pan_col), (float)(m.cols - o.vis_cols));
-    o.row0 = floorf(o.row0);
-    o.col0 = floorf(o.col0);
-    plot.w = o.vis_cols * cw;
-    plot.h = o.vis_rows * ch;
-    o.table = true;
-  } else {
-    tt_view_window(st, m.rows, m.cols, plot.w, plot.h, square, u, &o);
-    float cw = (float)plot.w / (float)o.vis_cols, ch = (float)plot.h / (float)o.vis_rows;
-    float cap = (float)u * 8;
-    if (square) cw = ch = fminf(cw, ch);
-    if (!square && ch > cap && cw < ch) ch = fmaxf(cap, fminf(ch, cw));
-    if (!square && cw > cap * 2 && m.cols <= 4) cw = cap * 2;
-    if (cw >= 1) plot.w = (int)(cw * (float)o.vis_cols);
-    if (ch >= 1) plot.h = (int)(ch * (float)o.vis_rows);
-  }
+  if (table) table_window(p, &m, &plot, &o);
+  else heat_window(p, &m, square, &plot, &o);
   o.layer = p->st->layer;
   o.head = m.slice;
   int pi = tt_paint_cells(p, plot, &m, &sc, &o);
@@ -203,17 +262,7 @@ void tt_paint_heatmap(tt_paint *p, SDL_Rect r, const tt_tensor *t, int head, boo
   tt_paint_axis_labels(p, &p->lay->panels[pi], &m, px, row_w, col_h);
   if (thirds) tt_paint_thirds(p, &p->lay->panels[pi], thirds);
 
-  // Axis titles.
-  const char *rt = axis_title(st->lang, m.row_axis, true, square),
-             *ct = axis_title(st->lang, m.col_axis, false, square);
-  int sp = u * 9 / 10;
-  if (rt[0]) {
-    int w = tt_text_width(cv->fonts, rt, sp, TT_FONT_SANS);
-    if (w < plot.h) cv->text(cv, r.x, plot.y + (plot.h - w) / 2, rt, sp, TT_FONT_SANS, pal->dim, true);
-  }
-  if (ct[0])
-    tt_draw_text(cv, plot.x + plot.w / 2, plot.y + plot.h + col_h + u / 3, ct, sp, TT_FONT_SANS, pal->dim,
-                 TT_ALIGN_CENTER);
+  axis_titles(p, r, plot, &m, square, col_h);
 
   if (!table) {
     SDL_Rect lr = {plot.x + plot.w + u, plot.y, legend_w, plot.h < u * 8 ? u * 8 : plot.h};
@@ -221,24 +270,15 @@ void tt_paint_heatmap(tt_paint *p, SDL_Rect r, const tt_tensor *t, int head, boo
     tt_paint_legend(p, lr, &sc);
   }
 
-  // The note: what part of the tensor is visible and how it is drawn.
-  char note[320];
-  int r_end = (int)(o.row0 + (float)o.vis_rows), c_end = (int)(o.col0 + (float)o.vis_cols);
-  bool ko = st->lang == TT_LANG_KO;
-  int n = 0;
-  if (o.vis_rows < m.rows || o.vis_cols < m.cols)
-    n += snprintf(note + n, sizeof note - (size_t)n, ko ? "행 %d–%d / %d, 열 %d–%d / %d   " : "rows %d–%d of %d, columns %d–%d of %d   ",
-                  (int)o.row0, r_end - 1, m.rows, (int)o.col0, c_end - 1, m.cols);
-  float cwf = (float)plot.w / (float)o.vis_cols, chf = (float)plot.h / (float)o.vis_rows;
-  if (!table && (cwf < 1 || chf < 1) && n < (int)sizeof note)
-    n += snprintf(note + n, sizeof note - (size_t)n, "%s", tt_str(st->lang, TT_S_DOWNSAMPLED));
-  if (n) tt_draw_text(cv, plot.x, r.y + r.h - note_h + u / 2, note, u * 9 / 10, TT_FONT_SANS, pal->dim, TT_ALIGN_LEFT);
+  window_note(p, r, plot, &m, &o, table, note_h);
 }
 
 void tt_paint_legend(tt_paint *p, SDL_Rect r, const tt_scale *s) {
   tt_canvas *cv = p->cv;
   const tt_palette *pal = p->pal;
-  int u = p->unit, px = u * 9 / 10;
+  int u = p->unit;
+  const tt_type type = tt_type_for(u);
+  int px = type.label;
   int bar_w = u;
   int mask_h = s->has_masked ? u * 4 : 0;
   SDL_Rect bar = {r.x, r.y + px / 2, bar_w, r.h - px - mask_h};
@@ -263,6 +303,7 @@ void tt_paint_legend(tt_paint *p, SDL_Rect r, const tt_scale *s) {
     if (s->clipped && i == 0) snprintf(buf, sizeof buf, "\xE2\x89\xA5 %s", num);       // ≥
     else if (s->clipped && i == 4) snprintf(buf, sizeof buf, "\xE2\x89\xA4 %s", num);  // ≤
     else snprintf(buf, sizeof buf, "%s", num);
+    tt_note(cv, "tick i=%d n=5", i);
     tt_draw_text(cv, bar.x + bar.w + u / 2, y - px * 6 / 10, buf, px, TT_FONT_SANS, pal->fg, TT_ALIGN_LEFT);
   }
   if (s->has_masked) {
@@ -281,15 +322,18 @@ void tt_paint_legend(tt_paint *p, SDL_Rect r, const tt_scale *s) {
 int tt_paint_title(tt_paint *p, SDL_Rect r, const char *title, const char *subtitle) {
   tt_canvas *cv = p->cv;
   int u = p->unit;
+  const tt_type type = tt_type_for(u);
   char fit[512];
-  int tp = u * 13 / 10;
+  int tp = type.title;
   tt_text_fit(cv->fonts, title, tp, TT_FONT_BOLD, r.w, fit, sizeof fit);
+  tt_note(cv, "title");
   tt_draw_text(cv, r.x, r.y, fit, tp, TT_FONT_BOLD, p->pal->fg, TT_ALIGN_LEFT);
   int h = tp * 3 / 2;
   if (subtitle && subtitle[0]) {
     tt_text_fit(cv->fonts, subtitle, u, TT_FONT_SANS, r.w, fit, sizeof fit);
+    tt_note(cv, "subtitle");
     tt_draw_text(cv, r.x, r.y + h, fit, u, TT_FONT_SANS, p->pal->dim, TT_ALIGN_LEFT);
-    h += u * 3 / 2;
+    h += type.line;
   }
   return h;
 }

@@ -23,16 +23,28 @@ typedef struct {
   tt_paint *p;
   SDL_Rect r;
   int y, px;
+  char nums[12][48];  // numbers formatted for the line being written (num())
+  int n_nums;
 } writer;
 
-static bool put(writer *w, tt_font_kind k, tt_rgba c, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static bool put(writer *w, tt_font_kind k, tt_rgba c, const char *fmt, ...) {
+// v formatted by fmt with real minus signs, valid until the line is written.
+static const char *num(writer *w, const char *fmt, double v) {
+  char *b = w->nums[w->n_nums++ % 12];
+  return tt_fmt_num(v, fmt, b, sizeof w->nums[0]);
+}
+
+// Writes one line; note says what it is (the SVG's data-tt), "" for none.
+static bool put(writer *w, const char *note, tt_font_kind k, tt_rgba c, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static bool put(writer *w, const char *note, tt_font_kind k, tt_rgba c, const char *fmt, ...) {
+  w->n_nums = 0;
   if (w->y + w->px * 5 / 4 > w->r.y + w->r.h) return false;
   char buf[400], fit[400];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(buf, sizeof buf, fmt, ap);
   va_end(ap);
+  if (note[0]) tt_note(w->p->cv, "%s", note);
   if (k == TT_FONT_MONO) {
     tt_text_fit(w->p->cv->fonts, buf, w->px, k, w->r.w - w->px, fit, sizeof fit);
     tt_draw_text(w->p->cv, w->r.x + w->px / 2, w->y, fit, w->px, k, c, TT_ALIGN_LEFT);
@@ -56,25 +68,15 @@ static double score_at(const tt_tensor *sc, const tt_tensor *q, const tt_tensor 
   return acc / sdiv;
 }
 
-static void attention_arithmetic(writer *w, const tt_trace *tr, int L, int h, int i, int j) {
+// Step 1: q_i · k_j as its D products, the largest first (as many as fit), and the rest
+// summed; *out gets the dot product. false when out of memory.
+static bool dot_terms(writer *w, const tt_tensor *q, const tt_tensor *k, int L, int h, int i, int j, double *out) {
   tt_paint *p = w->p;
   const tt_palette *pal = p->pal;
-  bool ko = p->st->lang == TT_LANG_KO;
-  char name[128];
-  snprintf(name, sizeof name, "blocks.%d.attn.hook_q", L);
-  const tt_tensor *q = tt_trace_find(tr, name);
-  snprintf(name, sizeof name, "blocks.%d.attn.hook_k", L);
-  const tt_tensor *k = tt_trace_find(tr, name);
-  if (!q || !k || q->ndim != 3) {
-    put(w, TT_FONT_SANS, pal->warn, "%s", ko ? "Q와 K가 기록되지 않아 계산을 보일 수 없습니다." : "Q and K are not in the trace.");
-    return;
-  }
-  int D = (int)q->shape[2], T = (int)q->shape[1];
-  tt_config cfg;
-  bool have = tt_trace_config(tr, &cfg);
-  bool scale = !have || cfg.scale_attn, causal = !have || cfg.causal;
+  tt_lang lang = p->st->lang;
+  int D = (int)q->shape[2];
   term *terms = malloc(sizeof(term) * (size_t)D);
-  if (!terms) return;
+  if (!terms) return false;
   double sum = 0;
   for (int d = 0; d < D; d++) {
     terms[d].d = d;
@@ -82,33 +84,34 @@ static void attention_arithmetic(writer *w, const tt_trace *tr, int L, int h, in
     sum += terms[d].prod;
   }
   qsort(terms, (size_t)D, sizeof(term), by_magnitude);
-  put(w, TT_FONT_BOLD, pal->fg, "1.  q%d \xC2\xB7 k%d  (%s, D = %d)", i, j, ko ? "차원별 곱, 큰 것부터" : "products per dimension, largest first", D);
+  tt_note_scope(p->cv, "panel=inspector layer=%d head=%d r=%d c=%d", L, h, i, j);
+  put(w, "pin_dot", TT_FONT_BOLD, pal->fg, "1.  q%d \xC2\xB7 k%d  (%s, D = %d)", i, j,
+      tt_str(lang, TT_S_PIN_PRODUCTS), D);
   int shown = 0;
   int room = (w->r.y + w->r.h - w->y) / (w->px * 13 / 10) - 12;
   if (room > 8) room = 8;
   if (room < 2) room = 2;
   double rest = sum;
+  char note[48];
   for (int n = 0; n < D && shown < room; n++, shown++) {
     int d = terms[n].d;
-    put(w, TT_FONT_MONO, pal->fg, " d%-3d %6.3f \xC3\x97 %6.3f = %6.3f", d, (double)at3(q, h, i, d),
-        (double)at3(k, h, j, d), terms[n].prod);
+    snprintf(note, sizeof note, "pin_term d=%d", d);
+    put(w, note, TT_FONT_MONO, pal->fg, " d%-3d %s \xC3\x97 %s = %s", d, num(w, "%6.3f", at3(q, h, i, d)),
+        num(w, "%6.3f", at3(k, h, j, d)), num(w, "%6.3f", terms[n].prod));
     rest -= terms[n].prod;
   }
-  if (shown < D) put(w, TT_FONT_MONO, pal->dim, " \xE2\x80\xA6 %d %s %.3f", D - shown, ko ? "개 더, 합" : "more, sum", rest);
-  snprintf(name, sizeof name, "blocks.%d.attn.hook_attn_scores_raw", L);
-  const tt_tensor *raw = tt_trace_find(tr, name);
-  put(w, TT_FONT_MONO, pal->accent, " \xCE\xA3 = %.4f", sum);
-  if (raw) put(w, TT_FONT_SANS, pal->dim, "      %s %+.4f", ko ? "기록된 값" : "recorded", (double)at3(raw, h, i, j));
-  double sdiv = scale ? sqrt((double)D) : 1.0;
-  double s = sum / sdiv;
-  if (scale) put(w, TT_FONT_BOLD, pal->fg, "2.  \xC3\xB7 \xE2\x88\x9A%d = %.4g   \xE2\x86\x92 %+.4f", D, sdiv, s);
-  else put(w, TT_FONT_BOLD, pal->fg, "2.  %s", ko ? "나누지 않음 (scale_attn = false)" : "not scaled (scale_attn = false)");
-  bool masked = causal && j > i;
-  put(w, TT_FONT_BOLD, pal->fg, "3.  %s", masked ? (ko ? "j > i: 가림 \xE2\x86\x92 \xE2\x88\x92\xE2\x88\x9E, 가중치 0" : "j > i: masked \xE2\x86\x92 \xE2\x88\x92\xE2\x88\x9E, weight 0")
-                                              : (ko ? "j \xE2\x89\xA4 i: 보이는 칸, 그대로" : "j \xE2\x89\xA4 i: visible, kept"));
-  // Softmax over row i, from the recorded scaled scores (or recomputed when absent).
-  snprintf(name, sizeof name, "blocks.%d.attn.hook_attn_scores", L);
-  const tt_tensor *sc = tt_trace_find(tr, name);
+  snprintf(note, sizeof note, "pin_rest shown=%d", shown);
+  if (shown < D) put(w, note, TT_FONT_MONO, pal->dim, " \xE2\x80\xA6 %d %s %s", D - shown, tt_str(lang, TT_S_PIN_MORE_SUM), num(w, "%.3f", rest));
+  free(terms);
+  *out = sum;
+  return true;
+}
+
+// Softmax over row i, from the recorded scaled scores sc (or recomputed when absent):
+// its maximum and the sum of exp(score − maximum) over the visible cells.
+static void row_softmax(const tt_tensor *sc, const tt_tensor *q, const tt_tensor *k, int h, int i, bool causal,
+                        double sdiv, double *mx_out, double *sum_out) {
+  int D = (int)q->shape[2], T = (int)q->shape[1];
   double mx = -INFINITY, row_sum = 0;
   for (int c = 0; c < T; c++) {
     if (causal && c > i) continue;
@@ -120,16 +123,53 @@ static void attention_arithmetic(writer *w, const tt_trace *tr, int L, int h, in
     double v = score_at(sc, q, k, h, i, c, D, sdiv);
     row_sum += exp(v - mx);
   }
+  *mx_out = mx;
+  *sum_out = row_sum;
+}
+
+static void attention_arithmetic(writer *w, const tt_trace *tr, int L, int h, int i, int j) {
+  tt_paint *p = w->p;
+  const tt_palette *pal = p->pal;
+  tt_lang lang = p->st->lang;
+  const tt_tensor *q = tt_find_hook(tr, L, "attn.hook_q");
+  const tt_tensor *k = tt_find_hook(tr, L, "attn.hook_k");
+  if (!q || !k || q->ndim != 3) {
+    put(w, "", TT_FONT_SANS, pal->warn, "%s", tt_str(lang, TT_S_PIN_NO_QK));
+    return;
+  }
+  int D = (int)q->shape[2];
+  tt_config cfg;
+  bool have = tt_trace_config(tr, &cfg);
+  bool scale = !have || cfg.scale_attn, causal = !have || cfg.causal;
+  double sum = 0;
+  if (!dot_terms(w, q, k, L, h, i, j, &sum)) return;
+  const tt_tensor *raw = tt_find_hook(tr, L, "attn.hook_attn_scores_raw");
+  put(w, "pin_sum", TT_FONT_MONO, pal->accent, " \xCE\xA3 = %s", num(w, "%.4f", sum));
+  if (raw) put(w, "pin_recorded_raw", TT_FONT_SANS, pal->dim, "      %s %s", tt_str(lang, TT_S_PIN_RECORDED), num(w, "%+.4f", at3(raw, h, i, j)));
+  double sdiv = scale ? sqrt((double)D) : 1.0;
+  double s = sum / sdiv;
+  if (scale) put(w, "pin_scaled", TT_FONT_BOLD, pal->fg, "2.  \xC3\xB7 \xE2\x88\x9A%d = %s   \xE2\x86\x92 %s", D, num(w, "%.4g", sdiv), num(w, "%+.4f", s));
+  else put(w, "pin_unscaled", TT_FONT_BOLD, pal->fg, "2.  %s", tt_str(lang, TT_S_PIN_NOT_SCALED));
+  bool masked = causal && j > i;
+  put(w, masked ? "pin_mask masked=1" : "pin_mask masked=0", TT_FONT_BOLD, pal->fg, "3.  %s",
+      tt_str(lang, masked ? TT_S_PIN_MASKED : TT_S_PIN_VISIBLE));
+  double mx, row_sum;
+  row_softmax(tt_find_hook(tr, L, "attn.hook_attn_scores"), q, k, h, i, causal, sdiv, &mx, &row_sum);
   double e = masked ? 0 : exp(s - mx);
-  put(w, TT_FONT_BOLD, pal->fg, "4.  exp(%.4f \xE2\x88\x92 %.4f) = %.4f", s, mx, e);
-  if (ko) put(w, TT_FONT_SANS, pal->dim, "     (행의 최댓값 %.4f를 빼도 결과는 같고 넘침을 막습니다)", mx);
-  else put(w, TT_FONT_SANS, pal->dim, "     (minus the row maximum %.4f: same result, no overflow)", mx);
-  put(w, TT_FONT_BOLD, pal->fg, "5.  %s = %.4f", ko ? "행의 합 \xCE\xA3 exp" : "row sum \xCE\xA3 exp", row_sum);
-  put(w, TT_FONT_BOLD, pal->accent, "6.  %.4f / %.4f = %.4f", e, row_sum, e / row_sum);
-  snprintf(name, sizeof name, "blocks.%d.attn.hook_pattern", L);
-  const tt_tensor *pat = tt_trace_find(tr, name);
-  if (pat) put(w, TT_FONT_SANS, pal->dim, "      %s %.4f", ko ? "기록된 가중치" : "recorded weight", (double)at3(pat, h, i, j));
-  free(terms);
+  if (masked) {
+    // The score is −∞ here: its exponential is 0 whatever the row holds.
+    put(w, "pin_exp_masked", TT_FONT_BOLD, pal->fg, "4.  exp(\xE2\x88\x92\xE2\x88\x9E) = 0");
+    put(w, "prose", TT_FONT_SANS, pal->dim, "%s",
+        tt_str(lang, TT_S_PIN_MASKED_EXP));
+  } else {
+    put(w, "pin_exp", TT_FONT_BOLD, pal->fg, "4.  exp(%s \xE2\x88\x92 %s) = %s", num(w, "%.4f", s), mx < 0 ? num(w, "(%.4f)", mx) : num(w, "%.4f", mx),
+        num(w, "%.4f", e));
+    put(w, "pin_max", TT_FONT_SANS, pal->dim, tt_str(lang, TT_S_PIN_ROW_MAX_FMT), num(w, "%.4f", mx));
+  }
+  put(w, "pin_rowsum", TT_FONT_BOLD, pal->fg, "5.  %s = %s", tt_str(lang, TT_S_PIN_ROW_SUM), num(w, "%.4f", row_sum));
+  put(w, "pin_div", TT_FONT_BOLD, pal->accent, "6.  %s / %s = %s", num(w, "%.4f", e), num(w, "%.4f", row_sum), num(w, "%.4f", e / row_sum));
+  const tt_tensor *pat = tt_find_hook(tr, L, "attn.hook_pattern");
+  if (pat) put(w, "pin_recorded_w", TT_FONT_SANS, pal->dim, "      %s %s", tt_str(lang, TT_S_PIN_RECORDED_WEIGHT), num(w, "%.4f", at3(pat, h, i, j)));
 }
 
 void tt_paint_inspector(tt_paint *p, SDL_Rect r) {
@@ -137,6 +177,7 @@ void tt_paint_inspector(tt_paint *p, SDL_Rect r) {
   const tt_palette *pal = p->pal;
   const tt_view_state *st = p->st;
   int u = p->unit;
+  const tt_type type = tt_type_for(u);
   cv->fill(cv, r.x, r.y, r.w, r.h, pal->panel);
   tt_draw_frame(cv, r.x, r.y, r.w, r.h, pal->accent, 2);
   const tt_tensor *t = tt_trace_find(p->tr, st->hook);
@@ -145,26 +186,27 @@ void tt_paint_inspector(tt_paint *p, SDL_Rect r) {
   if (!tt_mat_of(p->tr, t, st->head, &m)) return;
   int i = st->pin_row, j = st->pin_col;
   if (i >= m.rows || j >= m.cols) return;
-  writer w = {p, {r.x + u / 4, r.y + u / 2, r.w - u / 2, r.h - u}, r.y + u / 2, u * 85 / 100};
+  writer w = {.p = p, .r = {r.x + u / 4, r.y + u / 2, r.w - u / 2, r.h - u}, .y = r.y + u / 2, .px = type.cell};
   char a[120], b[120];
-  put(&w, TT_FONT_BOLD, pal->accent, "%s", tt_str(st->lang, TT_S_PINNED));
-  if (t->ndim == 3) put(&w, TT_FONT_MONO, pal->fg, "%s[%d, %d, %d]", t->name, m.slice, i, j);
-  else put(&w, TT_FONT_MONO, pal->fg, "%s[%d, %d]", t->name, i, j);
-  put(&w, TT_FONT_SANS, pal->fg, "%s %d: %s   %s %d: %s", tt_str(st->lang, TT_S_ROW), i,
+  tt_note_scope(cv, "panel=inspector hook=%s head=%d r=%d c=%d", t->name, m.slice, i, j);
+  put(&w, "", TT_FONT_BOLD, pal->accent, "%s", tt_str(st->lang, TT_S_PINNED));
+  if (t->ndim == 3) put(&w, "pin_index", TT_FONT_MONO, pal->fg, "%s[%d, %d, %d]", t->name, m.slice, i, j);
+  else put(&w, "pin_index", TT_FONT_MONO, pal->fg, "%s[%d, %d]", t->name, i, j);
+  put(&w, "pin_labels", TT_FONT_SANS, pal->fg, "%s %d: %s   %s %d: %s", tt_str(st->lang, TT_S_ROW), i,
       tt_axis_label(p->tr, p->ex, m.row_axis, i, a, sizeof a), tt_str(st->lang, TT_S_COLUMN), j,
       tt_axis_label(p->tr, p->ex, m.col_axis, j, b, sizeof b));
   float v = tt_mat_at(&m, i, j);
-  put(&w, TT_FONT_BOLD, pal->fg, "= %s", isfinite(v) ? (snprintf(a, sizeof a, "%.6g", (double)v), a) : tt_fmt_value(v, a, sizeof a));
+  put(&w, "pin_value", TT_FONT_BOLD, pal->fg, "= %s", tt_fmt_num(v, "%.6g", a, sizeof a));
   w.y += u / 3;
   const char *hook = st->hook;
   bool attn = strstr(hook, "attn.hook_attn_scores") || strstr(hook, "attn.hook_pattern");
-  if (attn && strncmp(hook, "blocks.", 7) == 0) {
-    attention_arithmetic(&w, p->tr, atoi(hook + 7), m.slice, i, j);
+  if (attn && tt_hook_block(hook) >= 0) {
+    attention_arithmetic(&w, p->tr, tt_hook_block(hook), m.slice, i, j);
   } else {
-    int step = tt_step_find(hook, NULL);
+    int step = tt_step_find(p->tr, hook, NULL);
     if (step >= 0) {
-      const char *f = tt_step_formula(step, p->tr);
-      if (f && f[0]) put(&w, TT_FONT_SANS, pal->dim, "%s", f);
+      const char *f = tt_step_formula(p->tr, step);
+      if (f && f[0]) put(&w, "formula", TT_FONT_SANS, pal->dim, "%s", f);
     }
   }
 }

@@ -1,5 +1,6 @@
 // layernorm: a LayerNorm step: the rows going in and coming out as heatmaps, and per
-// token the recorded mean μ and scale 1/√(σ²+ε) with the spread before and after.
+// token the recorded mean μ, the spread σ and 1/√(σ²+ε) (the trace's hook_scale is
+// √(σ²+ε)), with the mean and spread after the norm and after γ, β.
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,114 +20,137 @@ static void row_stats(const tt_tensor *t, int row, double *mean, double *sd) {
   *sd = sqrt(var > 0 ? var : 0);
 }
 
-void tt_paint_layernorm(tt_paint *p, SDL_Rect r, const char *prefix) {
-  tt_canvas *cv = p->cv;
-  const tt_palette *pal = p->pal;
-  int u = p->unit;
-  bool ko = p->st->lang == TT_LANG_KO;
+// The tensors of one norm: what went in, its outputs and per-token statistics.
+typedef struct {
+  const tt_tensor *in, *out, *norm, *mean, *scale;
+  double eps;
+} norm_tensors;
+
+// What went in: the residual stream before the norm (GPT-2's pre-LN order; post-LN
+// does not record it separately). The final norm reads the last block's output.
+static const tt_tensor *input_of(const tt_paint *p, const char *prefix, const tt_config *cfg) {
+  if (cfg && cfg->post_ln) return NULL;
   char name[160];
-  tt_config cfg;
-  bool have_cfg = tt_trace_config(p->tr, &cfg);
-  // What went in: the residual stream before the norm (GPT-2's pre-LN order).
-  const tt_tensor *in = NULL;
-  if (!have_cfg || !cfg.post_ln) {
-    if (strncmp(prefix, "blocks.", 7) == 0) {
-      int L = atoi(prefix + 7);
-      bool second = strstr(prefix, "ln2") != NULL;
-      snprintf(name, sizeof name, "blocks.%d.%s", L, second ? "hook_resid_mid" : "hook_resid_pre");
-      in = tt_trace_find(p->tr, name);
-    } else {
-      for (int L = 0;; L++) {
-        snprintf(name, sizeof name, "blocks.%d.hook_resid_post", L);
-        const tt_tensor *t = tt_trace_find(p->tr, name);
-        if (!t) break;
-        in = t;
-      }
-    }
-  }
   snprintf(name, sizeof name, "%s.hook_out", prefix);
-  const tt_tensor *out = tt_trace_find(p->tr, name);
-  snprintf(name, sizeof name, "%s.hook_normalized", prefix);
-  const tt_tensor *norm = tt_trace_find(p->tr, name);
-  snprintf(name, sizeof name, "%s.hook_mean", prefix);
-  const tt_tensor *mean = tt_trace_find(p->tr, name);
-  snprintf(name, sizeof name, "%s.hook_scale", prefix);
-  const tt_tensor *scale = tt_trace_find(p->tr, name);
-  if (!out && !norm) {
-    tt_draw_para(cv, r.x, r.y, r.w, tt_str(p->st->lang, TT_S_NOT_RECORDED), u, TT_FONT_SANS, pal->warn);
-    return;
+  int block = tt_hook_block(name);
+  if (block >= 0) return tt_find_hook(p->tr, block, strstr(prefix, "ln2") ? "hook_resid_mid" : "hook_resid_pre");
+  const tt_tensor *in = NULL;
+  for (int L = 0;; L++) {
+    const tt_tensor *t = tt_find_hook(p->tr, L, "hook_resid_post");
+    if (!t) return in;
+    in = t;
   }
-  if (!out) out = norm;
-  int T = (int)out->shape[0];
-  // Top: input and output rows.
-  int top_h = r.h * 52 / 100;
-  SDL_Rect left = {r.x, r.y + u * 3 / 2, r.w / 2 - u, top_h - u * 3 / 2};
-  SDL_Rect right = {r.x + r.w / 2, r.y + u * 3 / 2, r.w / 2, top_h - u * 3 / 2};
+}
+
+static const tt_tensor *part(const tt_paint *p, const char *prefix, const char *suffix) {
+  char name[160];
+  snprintf(name, sizeof name, "%s.%s", prefix, suffix);
+  return tt_trace_find(p->tr, name);
+}
+
+// Top: the input and output rows as heatmaps in slightly smaller type.
+static void rows_on_top(tt_paint *p, SDL_Rect r, int top_h, const norm_tensors *n) {
+  tt_canvas *cv = p->cv;
+  int u = p->unit;
+  const tt_type type = tt_type_for(u);
+  SDL_Rect left = {r.x, r.y + type.line, r.w / 2 - u, top_h - type.line};
+  SDL_Rect right = {r.x + r.w / 2, r.y + type.line, r.w / 2, top_h - type.line};
   tt_view_state st = *p->st;
   st.zoom = 1;
   st.pan_row = st.pan_col = 0;
-  st.lang = p->st->lang;
   tt_paint q = *p;
   q.st = &st;
-  q.unit = u * 85 / 100;
-  if (in) {
-    tt_draw_text(cv, left.x, r.y, ko ? "입력 x (잔차 흐름)" : "input x (residual stream)", u, TT_FONT_BOLD, pal->fg,
-                 TT_ALIGN_LEFT);
-    tt_paint_heatmap(&q, left, in, 0, false);
+  q.unit = type.cell;
+  if (n->in) {
+    tt_draw_text(cv, left.x, r.y, tt_str(st.lang, TT_S_LN_INPUT), u, TT_FONT_BOLD, p->pal->fg, TT_ALIGN_LEFT);
+    tt_paint_heatmap(&q, left, n->in, 0, false);
   } else {
-    tt_draw_para(cv, left.x, left.y, left.w,
-                 ko ? "입력 행은 이 순서에서 따로 기록되지 않습니다." : "The input rows are not recorded separately in this block order.",
-                 u, TT_FONT_SANS, pal->dim);
+    tt_draw_para(cv, left.x, left.y, left.w, tt_str(st.lang, TT_S_LN_INPUT_NOT_RECORDED), u, TT_FONT_SANS, p->pal->dim);
   }
-  tt_draw_text(cv, right.x, r.y, ko ? "출력 y = 정규화 \xC2\xB7 \xCE\xB3 + \xCE\xB2" : "output y = normalized \xC2\xB7 \xCE\xB3 + \xCE\xB2", u,
-               TT_FONT_BOLD, pal->fg, TT_ALIGN_LEFT);
-  tt_paint_heatmap(&q, right, out, 0, false);
+  tt_draw_text(cv, right.x, r.y, tt_str(st.lang, TT_S_LN_OUTPUT), u, TT_FONT_BOLD, p->pal->fg, TT_ALIGN_LEFT);
+  tt_paint_heatmap(&q, right, n->out, 0, false);
+}
 
-  // Bottom: per-token numbers.
-  int y = r.y + top_h + u / 2;
-  const char *heads_en[] = {"token", "\xCE\xBC (mean)", "\xCF\x83 (spread)", "1/\xE2\x88\x9A(\xCF\x83\xC2\xB2+\xCE\xB5)",
-                            "normalized \xCE\xBC / \xCF\x83", "y: \xCE\xBC / \xCF\x83"};
-  const char *heads_ko[] = {"토큰", "\xCE\xBC (평균)", "\xCF\x83 (퍼짐)", "1/\xE2\x88\x9A(\xCF\x83\xC2\xB2+\xCE\xB5)",
-                            "정규화 후 \xCE\xBC / \xCF\x83", "y: \xCE\xBC / \xCF\x83"};
-  const char **heads = ko ? heads_ko : heads_en;
+// One token's row of the table: label, μ, σ, 1/√(σ²+ε), then mean / std of the normalized
+// and of the output row.
+static void table_row(tt_paint *p, const norm_tensors *n, int i, const int *colx, int first_w, int y) {
+  tt_canvas *cv = p->cv;
+  int u = p->unit;
+  tt_rgba fg = p->pal->fg;
+  char buf[160], fit[160], a[32], b[32];
+  tt_axis_label(p->tr, p->ex, 'T', i, buf, sizeof buf);
+  tt_text_fit(cv->fonts, buf, u, TT_FONT_SANS, first_w - u / 2, fit, sizeof fit);
+  tt_note(cv, "label axis=T i=%d", i);
+  tt_draw_text(cv, colx[0], y, fit, u, TT_FONT_SANS, fg, TT_ALIGN_LEFT);
+  tt_note(cv, "ln col=mean r=%d", i);
+  if (n->mean) tt_draw_text(cv, colx[1], y, tt_fmt_value(tt_tensor_at(n->mean, i), a, sizeof a), u, TT_FONT_SANS, fg, TT_ALIGN_LEFT);
+  if (n->scale) {
+    // hook_scale is √(σ² + ε) (RMSNorm: √(mean(x²) + ε)): σ = √(scale² − ε), and the
+    // factor the centred row is multiplied by is 1 / scale.
+    double s = tt_tensor_at(n->scale, i);
+    double sd = sqrt(fmax(s * s - n->eps, 0));
+    tt_note(cv, "ln col=sigma r=%d", i);
+    tt_draw_text(cv, colx[2], y, tt_fmt_value((float)sd, a, sizeof a), u, TT_FONT_SANS, fg, TT_ALIGN_LEFT);
+    tt_note(cv, "ln col=rstd r=%d", i);
+    tt_draw_text(cv, colx[3], y, tt_fmt_value(s > 0 ? (float)(1.0 / s) : INFINITY, a, sizeof a), u, TT_FONT_SANS, fg,
+                 TT_ALIGN_LEFT);
+  }
+  double m, sd;
+  if (n->norm) {
+    row_stats(n->norm, i, &m, &sd);
+    snprintf(buf, sizeof buf, "%s / %s", tt_fmt_value(fabs(m) < 5e-4 ? 0.0f : (float)m, a, sizeof a),
+             tt_fmt_value((float)sd, b, sizeof b));
+    tt_note(cv, "ln col=norm_stats r=%d", i);
+    tt_draw_text(cv, colx[4], y, buf, u, TT_FONT_SANS, fg, TT_ALIGN_LEFT);
+  }
+  row_stats(n->out, i, &m, &sd);
+  snprintf(buf, sizeof buf, "%s / %s", tt_fmt_value((float)m, a, sizeof a), tt_fmt_value((float)sd, b, sizeof b));
+  tt_note(cv, "ln col=out_stats r=%d", i);
+  tt_draw_text(cv, colx[5], y, buf, u, TT_FONT_SANS, fg, TT_ALIGN_LEFT);
+}
+
+// Bottom: the per-token numbers, from row st->pan_row on.
+static void table(tt_paint *p, SDL_Rect r, int y, const norm_tensors *n, const char *prefix) {
+  tt_canvas *cv = p->cv;
+  const tt_palette *pal = p->pal;
+  int u = p->unit;
+  const tt_type type = tt_type_for(u);
+  tt_lang lang = p->st->lang;
+  const char *heads[] = {tt_str(lang, TT_S_TOKEN), tt_str(lang, TT_S_LN_COL_MEAN), tt_str(lang, TT_S_LN_COL_SIGMA),
+                         "1/\xE2\x88\x9A(\xCF\x83\xC2\xB2+\xCE\xB5)", tt_str(lang, TT_S_LN_COL_NORMALIZED),
+                         "y: \xCE\xBC / \xCF\x83"};
   int colx[6];
   int first_w = r.w * 16 / 100, cw = (r.w - first_w) / 5;
   colx[0] = r.x;
   for (int i = 1; i < 6; i++) colx[i] = r.x + first_w + (i - 1) * cw;
   char hfit[120];
+  static const char *const col_ids[6] = {"token", "mean", "sigma", "rstd", "norm_stats", "out_stats"};
+  tt_note_scope(cv, "panel=layernorm prefix=%s", prefix);
   for (int i = 0; i < 6; i++) {
-    tt_text_fit(cv->fonts, heads[i], u * 9 / 10, TT_FONT_BOLD, (i ? cw : first_w) - u / 2, hfit, sizeof hfit);
-    tt_draw_text(cv, colx[i], y, hfit, u * 9 / 10, TT_FONT_BOLD, pal->fg, TT_ALIGN_LEFT);
+    tt_note(cv, "header col=%s", col_ids[i]);
+    tt_text_fit(cv->fonts, heads[i], type.label, TT_FONT_BOLD, (i ? cw : first_w) - u / 2, hfit, sizeof hfit);
+    tt_draw_text(cv, colx[i], y, hfit, type.label, TT_FONT_BOLD, pal->fg, TT_ALIGN_LEFT);
   }
-  y += u * 3 / 2;
+  y += type.line;
   cv->fill(cv, r.x, y, r.w, 1, pal->dim);
   y += u / 3;
-  int lh = u * 3 / 2;
-  char buf[160], a[32], b[32];
+  int lh = type.line, T = (int)n->out->shape[0];
   int first = (int)fmaxf(0, fminf(p->st->pan_row, (float)T - 1));
-  for (int i = first; i < T && y + lh <= r.y + r.h; i++) {
-    tt_axis_label(p->tr, p->ex, 'T', i, buf, sizeof buf);
-    char fit[160];
-    tt_text_fit(cv->fonts, buf, u, TT_FONT_SANS, first_w - u / 2, fit, sizeof fit);
-    tt_draw_text(cv, colx[0], y, fit, u, TT_FONT_SANS, pal->fg, TT_ALIGN_LEFT);
-    if (mean) tt_draw_text(cv, colx[1], y, tt_fmt_value(tt_tensor_at(mean, i), a, sizeof a), u, TT_FONT_SANS, pal->fg, TT_ALIGN_LEFT);
-    if (scale) {
-      float s = tt_tensor_at(scale, i);
-      double eps = have_cfg ? cfg.ln_eps : 1e-5;
-      double sd = s > 0 ? sqrt(fmax(1.0 / ((double)s * s) - eps, 0)) : 0;
-      tt_draw_text(cv, colx[2], y, tt_fmt_value((float)sd, a, sizeof a), u, TT_FONT_SANS, pal->fg, TT_ALIGN_LEFT);
-      tt_draw_text(cv, colx[3], y, tt_fmt_value(s, a, sizeof a), u, TT_FONT_SANS, pal->fg, TT_ALIGN_LEFT);
-    }
-    double m, sd;
-    if (norm) {
-      row_stats(norm, i, &m, &sd);
-      snprintf(buf, sizeof buf, "%s / %s", tt_fmt_value(fabs(m) < 5e-4 ? 0.0f : (float)m, a, sizeof a),
-               tt_fmt_value((float)sd, b, sizeof b));
-      tt_draw_text(cv, colx[4], y, buf, u, TT_FONT_SANS, pal->fg, TT_ALIGN_LEFT);
-    }
-    row_stats(out, i, &m, &sd);
-    snprintf(buf, sizeof buf, "%s / %s", tt_fmt_value((float)m, a, sizeof a), tt_fmt_value((float)sd, b, sizeof b));
-    tt_draw_text(cv, colx[5], y, buf, u, TT_FONT_SANS, pal->fg, TT_ALIGN_LEFT);
-    y += lh;
+  for (int i = first; i < T && y + lh <= r.y + r.h; i++, y += lh) table_row(p, n, i, colx, first_w, y);
+}
+
+void tt_paint_layernorm(tt_paint *p, SDL_Rect r, const char *prefix) {
+  tt_config cfg;
+  bool have_cfg = tt_trace_config(p->tr, &cfg);
+  norm_tensors n = {input_of(p, prefix, have_cfg ? &cfg : NULL), part(p, prefix, "hook_out"),
+                    part(p, prefix, "hook_normalized"), part(p, prefix, "hook_mean"), part(p, prefix, "hook_scale"),
+                    have_cfg ? cfg.ln_eps : 1e-5};
+  if (!n.out && !n.norm) {
+    tt_draw_para(p->cv, r.x, r.y, r.w, tt_str(p->st->lang, TT_S_NOT_RECORDED), p->unit, TT_FONT_SANS, p->pal->warn);
+    return;
   }
+  if (!n.out) n.out = n.norm;
+  int top_h = r.h * 52 / 100;
+  rows_on_top(p, r, top_h, &n);
+  table(p, r, r.y + top_h + p->unit / 2, &n, prefix);
 }

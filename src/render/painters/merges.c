@@ -17,10 +17,12 @@ static int width_of(tt_paint *p, const item *it, int px) {
   return tt_text_width(p->cv->fonts, it->s, px, it->head ? TT_FONT_BOLD : TT_FONT_MONO);
 }
 
-static void line(tt_paint *p, int x, int y, int w, const item *it, int px) {
+// again: a heading repeated at the top of a column that continues its merges.
+static void line(tt_paint *p, int x, int y, int w, const item *it, int px, bool again) {
   char fit[600];
   tt_font_kind k = it->head ? TT_FONT_BOLD : TT_FONT_MONO;
   tt_text_fit(p->cv->fonts, it->s, px, k, w, fit, sizeof fit);  // cuts only a line wider than the area
+  tt_note(p->cv, "%s", !it->head ? "merge" : again ? "merge_group_again" : "merge_group");
   tt_draw_text(p->cv, x, y, fit, px, k, it->head ? p->pal->fg : p->pal->dim, TT_ALIGN_LEFT);
 }
 
@@ -54,12 +56,12 @@ static int flow(tt_paint *p, SDL_Rect r, const item *it, int n, int px, bool dra
     if (draw) {
       int yy = r.y;
       if (repeat) {
-        line(p, x, yy, w, &it[it[i].group], px);
+        line(p, x, yy, w, &it[it[i].group], px, true);
         yy += lh;
       }
       for (int k = i; k < j; k++) {
         if (it[k].head && yy > r.y) yy += gap;
-        line(p, it[k].head ? x : x + indent, yy, it[k].head ? w : w - indent, &it[k], px);
+        line(p, it[k].head ? x : x + indent, yy, it[k].head ? w : w - indent, &it[k], px, false);
         yy += lh;
       }
     }
@@ -74,7 +76,6 @@ static int flow(tt_paint *p, SDL_Rect r, const item *it, int n, int px, bool dra
 void tt_paint_merges(tt_paint *p, SDL_Rect r) {
   const tt_render_extras *ex = p->ex;
   int u = p->unit;
-  bool ko = p->st->lang == TT_LANG_KO;
   int ng = ex->n_merge_groups, n = ng + ex->n_merges;
   item *it = malloc(sizeof *it * (size_t)n);
   char(*heads)[600] = ng ? malloc(sizeof *heads * (size_t)ng) : NULL;
@@ -93,7 +94,7 @@ void tt_paint_merges(tt_paint *p, SDL_Rect r) {
     int o = snprintf(heads[g], sizeof heads[g], "%s", text);
     if (mg->pieces[0] && strcmp(mg->pieces, text) != 0)
       o += snprintf(heads[g] + o, sizeof heads[g] - (size_t)o, " \xE2\x86\x92 %s", mg->pieces);
-    if (mg->count == 0) snprintf(heads[g] + o, sizeof heads[g] - (size_t)o, ko ? "  (병합 없음)" : "  (no merge)");
+    if (mg->count == 0) snprintf(heads[g] + o, sizeof heads[g] - (size_t)o, "%s", tt_str(p->st->lang, TT_S_MERGES_NONE));
     else snprintf(heads[g] + o, sizeof heads[g] - (size_t)o, ":");
     int hk = k;
     it[k++] = (item){heads[g], true, -1};
@@ -113,8 +114,9 @@ void tt_paint_merges(tt_paint *p, SDL_Rect r) {
     int shown = flow(p, less, it, n, px, true, &ex_x, &ex_y), rest = 0;
     for (int i = shown; i < n; i++) rest += !it[i].head;
     char more[80];
-    if (rest > 0) snprintf(more, sizeof more, ko ? "\xE2\x80\xA6 병합 %d개 더" : "\xE2\x80\xA6 %d more merge%s", rest, rest == 1 ? "" : "s");
+    if (rest > 0) snprintf(more, sizeof more, tt_str(p->st->lang, TT_S_MERGES_MORE_FMT), rest, rest == 1 ? "" : "s");
     else snprintf(more, sizeof more, "\xE2\x80\xA6");
+    tt_note(p->cv, "merge_more");
     tt_draw_text(p->cv, ex_x + u, ex_y + px / 4, more, px, TT_FONT_SANS, p->pal->dim, TT_ALIGN_LEFT);
   }
   free(heads);

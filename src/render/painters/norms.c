@@ -39,8 +39,8 @@ bool tt_norms_compute(const tt_tensor *const *layers, int n, tt_tensor *out) {
 int tt_paint_norms(tt_paint *p, SDL_Rect r, const tt_tensor *t, const tt_scale *s) {
   tt_canvas *cv = p->cv;
   const tt_palette *pal = p->pal;
-  bool ko = p->st->lang == TT_LANG_KO;
   int u = p->unit;
+  const tt_type type = tt_type_for(u);
   int T = (int)t->shape[0], L = (int)t->shape[1];
   tt_mat m = {.t = t, .offset = 0, .row_stride = L, .rows = T, .cols = L, .row_axis = 'T', .col_axis = 'C', .slice = -1};
   char buf[160], fit[160];
@@ -50,7 +50,7 @@ int tt_paint_norms(tt_paint *p, SDL_Rect r, const tt_tensor *t, const tt_scale *
     if (w > row_w) row_w = w;
   }
   if (row_w > r.w / 4) row_w = r.w / 4;
-  int legend_w = u * 6, axis_t = u * 3 / 2, top = u * 2;
+  int legend_w = u * 6, axis_t = type.line, top = u * 2;
   int x0 = r.x + axis_t + row_w + u;
   int avail_w = r.x + r.w - legend_w - u - x0, avail_h = r.y + r.h - top - u - r.y;
   if (avail_w < 20 || avail_h < 20) return -1;
@@ -61,9 +61,10 @@ int tt_paint_norms(tt_paint *p, SDL_Rect r, const tt_tensor *t, const tt_scale *
   tt_draw_rect(cv, dst.x - 1, dst.y - 1, dst.w + 2, dst.h + 2, pal->dim);
   // Layers across the top ("block 0", or only the number when narrow), tokens on the left.
   for (int l = 0; l < L; l++) {
-    snprintf(buf, sizeof buf, "%s %d", ko ? "블록" : "block", l);
-    int px = u * 9 / 10;
+    snprintf(buf, sizeof buf, "%s %d", tt_str(p->st->lang, TT_S_BLOCK), l);
+    int px = type.label;
     if (tt_text_width(cv->fonts, buf, px, TT_FONT_SANS) > (int)cw - u / 4) snprintf(buf, sizeof buf, "%d", l);
+    tt_note(cv, "block_label l=%d", l);
     tt_draw_text(cv, dst.x + (int)((float)l * cw + cw / 2), r.y + u / 3, buf, px, TT_FONT_SANS, pal->fg,
                  TT_ALIGN_CENTER);
   }
@@ -72,11 +73,12 @@ int tt_paint_norms(tt_paint *p, SDL_Rect r, const tt_tensor *t, const tt_scale *
     if (ch < (float)u && i % (int)ceilf((float)u / ch) != 0) continue;
     tt_text_fit(cv->fonts, tt_axis_label(p->tr, p->ex, 'T', i, buf, sizeof buf), u, TT_FONT_SANS, row_w, fit,
                 sizeof fit);
+    tt_note(cv, "label axis=T i=%d dir=row", i);
     tt_draw_text(cv, dst.x - u / 2, y, fit, u, TT_FONT_SANS, pal->fg, TT_ALIGN_RIGHT);
   }
-  const char *rt = ko ? "토큰" : "token";
-  int tw = tt_text_width(cv->fonts, rt, u * 9 / 10, TT_FONT_SANS);
-  if (tw < dst.h) cv->text(cv, r.x, dst.y + (dst.h - tw) / 2, rt, u * 9 / 10, TT_FONT_SANS, pal->dim, true);
+  const char *rt = tt_str(p->st->lang, TT_S_TOKEN);
+  int tw = tt_text_width(cv->fonts, rt, type.label, TT_FONT_SANS);
+  if (tw < dst.h) cv->text(cv, r.x, dst.y + (dst.h - tw) / 2, rt, type.label, TT_FONT_SANS, pal->dim, true);
   SDL_Rect lr = {dst.x + dst.w + u, dst.y, legend_w, dst.h < u * 8 ? u * 8 : dst.h};
   if (lr.y + lr.h > r.y + r.h) lr.h = r.y + r.h - lr.y;
   tt_paint_legend(p, lr, s);

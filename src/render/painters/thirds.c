@@ -3,11 +3,12 @@
 #include <string.h>
 
 #include "render_int.h"
+#include "trace/hooks.h"
 
 int tt_qkv_third(const tt_tensor *t) {
-  static const char suffix[] = "attn.hook_qkv";
-  size_t n = strlen(t->name), k = sizeof suffix - 1;
-  if (t->ndim != 2 || n < k || strcmp(t->name + n - k, suffix) != 0) return 0;
+  tt_hook_ref ref;
+  if (t->ndim != 2 || !t->name || !tt_hook_lookup(t->name, &ref) || strcmp(ref.def->suffix, "attn.hook_qkv") != 0)
+    return 0;
   if (t->shape[1] < 3 || t->shape[1] % 3 != 0) return 0;
   return (int)(t->shape[1] / 3);  // C
 }

@@ -8,17 +8,18 @@ void tt_paint_tokens(tt_paint *p, SDL_Rect r) {
   tt_canvas *cv = p->cv;
   const tt_palette *pal = p->pal;
   int u = p->unit;
+  const tt_type type = tt_type_for(u);
   int T = tt_trace_n_tokens(p->tr);
-  bool ko = p->st->lang == TT_LANG_KO;
   const char *prompt = tt_trace_meta(p->tr, "prompt");
   int y = r.y;
   if (prompt) {
     char line[600];
     snprintf(line, sizeof line, "%s: \xE2\x80\x9C%s\xE2\x80\x9D", tt_str(p->st->lang, TT_S_PROMPT), prompt);
-    y += tt_draw_para(cv, r.x, y, r.w, line, u * 13 / 10, TT_FONT_SANS, pal->fg) + u;
+    tt_note(cv, "prompt");
+    y += tt_draw_para(cv, r.x, y, r.w, line, type.title, TT_FONT_SANS, pal->fg) + u;
   }
   // Box size: large for a classroom prompt, smaller when there are many tokens.
-  int big = T <= 12 ? u * 2 : T <= 40 ? u * 3 / 2 : u;
+  int big = T <= 12 ? u * 2 : T <= 40 ? type.big : u;
   int small = big * 6 / 10 < 11 ? 11 : big * 6 / 10;
   int box_h = big * 2 + small * 3;
   int x = r.x;
@@ -42,25 +43,28 @@ void tt_paint_tokens(tt_paint *p, SDL_Rect r) {
     cv->fill(cv, x, y, bw, box_h, tints[i % 4]);
     tt_draw_frame(cv, x, y, bw, box_h, hov ? pal->highlight : pal->dim, hov ? 3 : 1);
     snprintf(buf, sizeof buf, "%d", i);
+    tt_note(cv, "index i=%d", i);
     tt_draw_text(cv, x + bw / 2, y + small / 3, buf, small, TT_FONT_SANS, pal->dim, TT_ALIGN_CENTER);
+    tt_note(cv, "label axis=T i=%d", i);
     tt_draw_text(cv, x + bw / 2, y + small * 3 / 2, piece, big, TT_FONT_MONO, pal->fg, TT_ALIGN_CENTER);
     cv->fill(cv, x + big / 3, y + small * 3 / 2 + big * 3 / 2, bw - big * 2 / 3, 1, pal->dim);
     snprintf(buf, sizeof buf, "%d", tt_trace_token_id(p->tr, i));
+    tt_note(cv, "token_id i=%d", i);
     tt_draw_text(cv, x + bw / 2, y + small * 2 + big * 3 / 2, buf, big, TT_FONT_BOLD, pal->accent, TT_ALIGN_CENTER);
     x += bw + u / 2;
   }
   y += box_h + u;
   char note[300];
   snprintf(note, sizeof note,
-           ko ? "위: 위치 · 가운데: 조각 (␣ = 공백) · 아래: 어휘 id.  토큰 %d개" :
-                "top: position · middle: piece (␣ = space) · bottom: vocabulary id.  %d tokens", T);
+           tt_str(p->st->lang, TT_S_TOKENS_NOTE_FMT), T);
+  tt_note(cv, "token_count");
   tt_draw_text(cv, r.x, y, note, u, TT_FONT_SANS, pal->dim, TT_ALIGN_LEFT);
   y += u * 2;
   const tt_render_extras *ex = p->ex;
   if (ex && ex->n_merges > 0 && y + u * 3 < r.y + r.h) {
-    tt_draw_text(cv, r.x, y, ko ? "사전 토큰별 BPE 병합 (순위가 낮은 쌍부터)" : "BPE merges per pre-token (lowest rank first)", u, TT_FONT_BOLD,
+    tt_draw_text(cv, r.x, y, tt_str(p->st->lang, TT_S_MERGES_TITLE), u, TT_FONT_BOLD,
                  pal->fg, TT_ALIGN_LEFT);
-    y += u * 3 / 2;
+    y += type.line;
     tt_paint_merges(p, (SDL_Rect){r.x, y, r.w, r.y + r.h - y});
   }
 }

@@ -6,7 +6,7 @@
 
 #include "model/model.h"
 #include "tokenizer/tokenizer.h"
-#include "ui.h"
+#include "render.h"
 
 struct tt_viz_data {
   tt_tokenizer *tok;
@@ -79,22 +79,6 @@ static const char *token_text(void *ctx, int32_t id, char *buf, size_t len) {
   return d->tok ? tt_tokenizer_token_display(d->tok, id, buf, len) : NULL;
 }
 
-// Copies a piece in GPT-2's byte-to-unicode spelling with its space mark "Ġ" shown as "␣"
-// (the tokens view's sign for a space).
-static void spaced(const char *s, char *out, size_t len) {
-  size_t o = 0;
-  for (; *s && o + 4 < len; s++) {
-    if ((unsigned char)s[0] == 0xC4 && (unsigned char)s[1] == 0xA0) {
-      memcpy(out + o, "\xE2\x90\xA3", 3);
-      o += 3;
-      s++;
-    } else {
-      out[o++] = *s;
-    }
-  }
-  out[o] = 0;
-}
-
 static void on_merge(void *ctx, const tt_merge_step *s) {
   tt_viz_data *d = ctx;
   if (d->n_merges == d->cap_merges) {
@@ -104,10 +88,12 @@ static void on_merge(void *ctx, const tt_merge_step *s) {
     d->merges = m;
     d->cap_merges = cap;
   }
+  // The pieces as the tokens view shows them: bytes that are no whole character as \xNN,
+  // a space as ␣ (not GPT-2's byte-to-unicode letters).
   char l[80], r[80], m[80], line[256];
-  spaced(s->left, l, sizeof l);
-  spaced(s->right, r, sizeof r);
-  spaced(s->merged, m, sizeof m);
+  tt_tokenizer_spelling_visible(d->tok, s->left, l, sizeof l);
+  tt_tokenizer_spelling_visible(d->tok, s->right, r, sizeof r);
+  tt_tokenizer_spelling_visible(d->tok, s->merged, m, sizeof m);
   snprintf(line, sizeof line, "%s + %s \xE2\x86\x92 %s  (#%d)", l, r, m, s->rank);
   char *copy = strdup(line);
   if (copy) d->merges[d->n_merges++] = copy;

@@ -1,0 +1,30 @@
+// trace_arg: a trace file named on the command line.
+#include <sys/stat.h>
+
+#include "trace_arg.h"
+
+// A safetensors file starts with its header's length (u64, little-endian) and the header's
+// '{'. A shorter file, or one that starts like that but is cut short, is left to
+// tt_trace_load, which says what is wrong with it.
+static bool looks_like_safetensors(const unsigned char *head, size_t got) {
+  uint64_t n = 0;
+  for (int i = 7; i >= 0; i--) n = n << 8 | head[i];
+  return got < 9 || (head[8] == '{' && n >= 2 && n <= (100u << 20));
+}
+
+tt_status tt_cli_load_trace(const char *path, tt_trace **out, tt_error *err) {
+  *out = NULL;
+  FILE *fp = fopen(path, "rb");
+  struct stat sb;
+  unsigned char head[9] = {0};
+  bool other = false;
+  if (fp && fstat(fileno(fp), &sb) == 0 && S_ISREG(sb.st_mode))
+    other = !looks_like_safetensors(head, fread(head, 1, sizeof head, fp));
+  if (fp) fclose(fp);
+  if (other)
+    return tt_fail(err, TT_ERR_FORMAT,
+                   "%s is not a trace file (traces are safetensors files written by `ttrace "
+                   "trace`; this one does not start with a safetensors header)",
+                   path);
+  return tt_trace_load(path, out, err);  // it also says why a file cannot be opened
+}

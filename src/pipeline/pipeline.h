@@ -1,0 +1,209 @@
+// pipeline: what the forward pass is made of, in words, for every front end (the window,
+// the headless export, the lesson player, the terminal): the step list with its hooks,
+// titles, formulas, shapes and explanations; the one list of view names; the interface
+// languages and their strings. No SDL: the lesson player and the CLI use it without the
+// painters.
+#ifndef TT_PIPELINE_H
+#define TT_PIPELINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/core.h"
+#include "model/model.h"
+#include "trace/trace.h"
+
+// ---- languages ---------------------------------------------------------------------------
+// One line per interface language: the enum tag, its code, its name in itself. A language
+// is this line plus its strings file (strings_<code>.c, see strings_int.h).
+#define TT_LANGUAGES(X) \
+  X(EN, en, "English")  \
+  X(KO, ko, "\xED\x95\x9C\xEA\xB5\xAD\xEC\x96\xB4")
+
+typedef enum {
+#define TT_LANG_ENUM(tag, code, name) TT_LANG_##tag,
+  TT_LANGUAGES(TT_LANG_ENUM)
+#undef TT_LANG_ENUM
+  TT_LANG_COUNT
+} tt_lang;
+
+const char *tt_lang_code(tt_lang lang);  // "en", "ko"
+const char *tt_lang_label(tt_lang lang); // "English", "한국어"
+bool tt_lang_parse(const char *code, tt_lang *out);
+tt_lang tt_lang_next(tt_lang lang);      // the L key: the next language, round
+
+// ---- views -------------------------------------------------------------------------------
+// The views a step can be shown with. Their names are the `--view` words of `ttrace render`
+// and the `view:` words of lessons.
+typedef enum {
+  TT_VIEW_AUTO,       // the step's own view (heatmap for most tensors)
+  TT_VIEW_HEATMAP,    // one tensor (one head of a head-major tensor) as coloured cells
+  TT_VIEW_TABLE,      // the same cells as numbers
+  TT_VIEW_GRID,       // all heads of one layer
+  TT_VIEW_OVERVIEW,   // layers × heads
+  TT_VIEW_TOKENS,     // token pieces with their ids (and BPE merges when known)
+  TT_VIEW_BARS,       // top-k next tokens with probabilities at a temperature
+  TT_VIEW_LAYERNORM,  // mean and scale per token, input and output rows
+  TT_VIEW_GELU,       // the activation curve with the layer's actual (pre, post) points
+  TT_VIEW_EMBED,      // the embedding matrix with the looked-up rows highlighted
+  TT_VIEW_POSITIONS,  // token embedding + position vectors = block input
+  TT_VIEW_QKV,        // Q, K and V of one head side by side
+  TT_VIEW_COUNT
+} tt_view_kind;
+
+const char *tt_view_name(tt_view_kind v);  // "heatmap", "table", ...; "?" out of range
+bool tt_view_parse(const char *name, tt_view_kind *out);
+
+// ---- interface strings -------------------------------------------------------------------
+// Every word the views print, one table per language (strings_en.c, strings_ko.c). Ids
+// named *_FMT are printf formats; their arguments are listed beside them in strings_en.c.
+typedef enum {
+  // words of the views
+  TT_S_LAYER, TT_S_HEAD, TT_S_MASKED, TT_S_NOT_RECORDED, TT_S_PROMPT, TT_S_STEPS, TT_S_BLOCK,
+  TT_S_KEYS, TT_S_PINNED, TT_S_HOVER, TT_S_QUERY, TT_S_KEY, TT_S_DIM, TT_S_TOKEN, TT_S_POSITION,
+  TT_S_NEXT_AFTER, TT_S_TEMPERATURE, TT_S_DOWNSAMPLED, TT_S_CLICK_TO_PIN, TT_S_PLAYING,
+  TT_S_TYPE_PROMPT, TT_S_MEAN, TT_S_SCALE, TT_S_INPUT, TT_S_OUTPUT, TT_S_ROW, TT_S_COLUMN,
+  // shapes of the steps (tt_step_shapes)
+  TT_S_SHAPE_TOKENIZE_FMT,   // arrow, "(T)"
+  TT_S_SHAPE_IDS_FMT,        // "(T)", V
+  TT_S_SHAPE_POS_LEARNED_FMT,  // "(P, C)", T - 1, arrow, "(T, C)"
+  TT_S_SHAPE_POS_SINUSOIDAL_FMT,  // arrow, "(T, C)"
+  TT_S_SHAPE_POS_NONE,
+  TT_S_SHAPE_NORM_FMT,       // "(T, C)", arrow, "(T, C)", "(T)"
+  TT_S_SHAPE_ROWS_SUM_TO_1_FMT,  // shape, arrow, shape
+  TT_S_SHAPE_ELEMENTWISE_FMT,    // shape, arrow, shape
+  // views (painters)
+  TT_S_GRID_HINT,
+  TT_S_OVERVIEW_NONE,
+  TT_S_QKV_Q,  // "Q", two spaces, the question
+  TT_S_QKV_K,
+  TT_S_QKV_V,
+  TT_S_GELU_DOTS_FMT,  // activation, pairs, layer
+  TT_S_AXIS_TOKEN,
+  TT_S_AXIS_QUERY,
+  TT_S_AXIS_KEY,
+  TT_S_AXIS_C,
+  TT_S_AXIS_3C,
+  TT_S_AXIS_D,
+  TT_S_AXIS_F,
+  TT_S_AXIS_V,
+  TT_S_AXIS_PREDICTION,
+  TT_S_WINDOW_FMT,  // first row, last row, rows, first column, last column, columns
+  TT_S_EMBED_MATRIX_FMT,  // V, C
+  TT_S_EMBED_ROWS_HINT,
+  TT_S_EMBED_LOOKED_UP,
+  TT_S_POS_TOKEN,
+  TT_S_POS_POSITION,
+  TT_S_POS_NONE,
+  TT_S_POS_COLUMNS,
+  // views (LayerNorm, tokens, inspector)
+  TT_S_LN_INPUT,
+  TT_S_LN_INPUT_NOT_RECORDED,
+  TT_S_LN_OUTPUT,
+  TT_S_LN_COL_MEAN,  // the LayerNorm table's columns
+  TT_S_LN_COL_SIGMA,
+  TT_S_LN_COL_NORMALIZED,
+  TT_S_TOKENS_NOTE_FMT,  // T
+  TT_S_MERGES_TITLE,
+  TT_S_PIN_NO_QK,  // the inspector's arithmetic
+  TT_S_PIN_PRODUCTS,
+  TT_S_PIN_MORE_SUM,
+  TT_S_PIN_RECORDED,
+  TT_S_PIN_NOT_SCALED,
+  TT_S_PIN_MASKED,
+  TT_S_PIN_VISIBLE,
+  TT_S_PIN_MASKED_EXP,
+  TT_S_PIN_ROW_MAX_FMT,  // the maximum
+  TT_S_PIN_ROW_SUM,
+  TT_S_PIN_RECORDED_WEIGHT,
+  // views (merges, bars)
+  TT_S_MERGES_NONE,
+  TT_S_MERGES_MORE_FMT,  // count, "s" or "" (English plural)
+  TT_S_BARS_KEYS,
+  TT_S_BARS_FOOT_FMT,  // row, hook, top k, V
+  // key lines
+  TT_S_JUMP_FMT,  // the typed step number
+  TT_S_KEYS_LESSON_NAV,  // the lesson page's key line: NAV, "L <language>   " when there is a twin, END
+  TT_S_KEYS_LESSON_END,
+  TT_S_KEYS_WINDOW,  // the window's key line
+  // comparisons
+  TT_S_CMP_NORMS_INDEX_FMT,  // "row", row, its token, block
+  TT_S_CMP_MAX_HEAD_FMT,  // max, head
+  TT_S_CMP_AT_ALL_HEADS_FMT,  // where, max over all heads
+  TT_S_CMP_ALL_HEADS_FMT,  // max over all heads
+  TT_S_CMP_EQUAL,
+  TT_S_CMP_AT_FMT,  // where
+  TT_S_CMP_ONE_SIDED_FMT,  // count
+  TT_S_CMP_NO_B,
+  TT_S_CMP_SHAPES_DIFFER_FMT,  // shape A, shape B
+  TT_S_CMP_NO_DIFF_VIEW,
+  TT_S_CMP_LACKS_FMT,  // "A" or "B"
+  TT_S_CMP_INFO_SUBTRACT,
+  TT_S_CMP_INFO_COLOURS,
+  TT_S_CMP_INFO_POINT,
+  TT_S_CMP_INFO_SHAPES,
+  TT_S_CMP_NORMS_TITLE_FMT,  // the hook suffix
+  TT_S_CMP_EVERY_LAYER_HEAD,
+  TT_S_CMP_COLOURS,
+  // the lesson window
+  TT_S_LESSON_NO_TWIN,
+  TT_S_LESSON_NO_STEP_FMT,  // step, steps
+  // comparisons (continued)
+  TT_S_CMP_TOKENS_DIFFER,
+  // logits
+  TT_S_LOGITS_BINS,
+  // the window's status line
+  TT_S_STATUS_TRACE_FAILED_FMT,  // the error
+  TT_S_STATUS_TRACED_FMT,  // T, milliseconds
+  TT_S_STATUS_SHOT_SAVED_FMT,  // the file
+  TT_S_STATUS_SHOT_FAILED_FMT,  // the error
+  TT_S_COUNT
+} tt_str_id;
+
+// The string in lang; a string a language lacks is taken from English.
+const char *tt_str(tt_lang lang, tt_str_id id);
+
+// Help tables: rows of (keys, what they do). Every language lists the same keys in the
+// same order; a language without a table gets English's.
+typedef const char *const tt_key_row[2];
+typedef enum { TT_KEYS_WINDOW, TT_KEYS_LESSON, TT_KEYS_COUNT } tt_key_table;
+const tt_key_row *tt_key_help(tt_lang lang, tt_key_table table, int *n);
+
+// ---- the steps ---------------------------------------------------------------------------
+// The forward pass as a list a class can follow. Its order follows the trace's config:
+// pre-LN blocks (GPT-2) normalize before attention and the FFN, post-LN blocks (the
+// original Transformer) after each residual sum. Step indices are positions in that
+// order; tr may be NULL (GPT-2's order and texts).
+typedef struct {
+  const char *id;          // "softmax"
+  const char *suffix;      // the catalogue suffix of its hook ("attn.hook_pattern"; trace/hooks.h)
+  bool in_block;           // listed per block (a block hook outside this list is block 0's)
+  tt_view_kind view;       // the view this step opens with
+} tt_step;
+
+int tt_step_count(void);
+const tt_step *tt_step_get(const tt_trace *tr, int i);  // NULL out of range
+// The step's title and explanation in lang; the explanation follows the config (the
+// activation, the positions, a tied or separate unembedding).
+const char *tt_step_title(const tt_trace *tr, int i, tt_lang lang);
+const char *tt_step_text(const tt_trace *tr, int i, tt_lang lang);
+// Its formula for the trace's config ("" when none).
+const char *tt_step_formula(const tt_trace *tr, int i);
+// "(4, 768) × (768, 2304) → (4, 2304)" for step i with the trace's config and T.
+void tt_step_shapes(const tt_trace *tr, int i, tt_lang lang, char *buf, size_t len);
+// The full hook name of step i at layer L (L < 0: 0).
+void tt_step_hook(const tt_trace *tr, int i, int layer, char *buf, size_t len);
+// The step whose hook is `hook` (full name), or -1; *layer (may be NULL) gets its block.
+int tt_step_find(const tt_trace *tr, const char *hook, int *layer);
+
+// Resolves --step: a full hook name present in the trace, or a layer-free suffix
+// ("attn.hook_pattern") completed with layer. Writes the full name into buf.
+tt_status tt_resolve_hook(const tt_trace *tr, const char *step, int layer, char *buf, size_t len,
+                          tt_error *err);
+
+// How the trace's model turns the last hidden state into logits: true when the
+// unembedding is the embedding matrix (metadata "unembedding": "tied"; GPT-2, and traces
+// that do not say), false for a separate lm_head ("lm_head").
+bool tt_pipeline_tied(const tt_trace *tr);
+
+#endif

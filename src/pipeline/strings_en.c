@@ -1,0 +1,266 @@
+// strings_en: the interface in English.
+#include "strings_int.h"
+
+static const char *const str[TT_S_COUNT] = {
+    [TT_S_LAYER] = "layer",
+    [TT_S_HEAD] = "head",
+    [TT_S_MASKED] = "masked (\xE2\x88\x92\xE2\x88\x9E)",
+    [TT_S_NOT_RECORDED] = "This tensor is not in the trace (record it with `ttrace trace --record`).",
+    [TT_S_PROMPT] = "prompt",
+    [TT_S_STEPS] = "Steps",
+    [TT_S_BLOCK] = "block",
+    [TT_S_KEYS] = "Keys",
+    [TT_S_PINNED] = "pinned cell",
+    [TT_S_HOVER] = "under the pointer",
+    [TT_S_QUERY] = "query",
+    [TT_S_KEY] = "key",
+    [TT_S_DIM] = "dim",
+    [TT_S_TOKEN] = "token",
+    [TT_S_POSITION] = "position",
+    [TT_S_NEXT_AFTER] = "next token after",
+    [TT_S_TEMPERATURE] = "temperature",
+    [TT_S_DOWNSAMPLED] = "downsampled: each pixel shows the largest |value| of its block (zoom in for single cells)",
+    [TT_S_CLICK_TO_PIN] = "click a cell to see how it was computed",
+    [TT_S_PLAYING] = "playing",
+    [TT_S_TYPE_PROMPT] = "type a prompt, Enter traces it, Esc cancels",
+    [TT_S_MEAN] = "mean \xCE\xBC",
+    [TT_S_SCALE] = "scale 1/\xE2\x88\x9A(\xCF\x83\xC2\xB2+\xCE\xB5)",
+    [TT_S_INPUT] = "input",
+    [TT_S_OUTPUT] = "output",
+    [TT_S_ROW] = "row",
+    [TT_S_COLUMN] = "column",
+    // arguments: arrow, (T)
+    [TT_S_SHAPE_TOKENIZE_FMT] = "text %s (T) = %s pieces",
+    // (T), V
+    [TT_S_SHAPE_IDS_FMT] = "(T) = %s integers, each < V = %lld",
+    // (P, C), T - 1, arrow, (T, C)
+    [TT_S_SHAPE_POS_LEARNED_FMT] = "W_P %s, rows 0\xE2\x80\xA6%lld %s %s",
+    // arrow, (T, C)
+    [TT_S_SHAPE_POS_SINUSOIDAL_FMT] = "sinusoidal: computed from t and i, no weights %s %s",
+    [TT_S_SHAPE_POS_NONE] = "none: this model adds no position vectors",
+    // (T, C), arrow, (T, C), (T)
+    [TT_S_SHAPE_NORM_FMT] = "%s %s %s, \xCE\xBC and \xCF\x83 per token %s",
+    // shape, arrow, shape
+    [TT_S_SHAPE_ROWS_SUM_TO_1_FMT] = "%s %s %s, each row sums to 1",
+    [TT_S_SHAPE_ELEMENTWISE_FMT] = "%s %s %s, one number at a time",
+    // views (painters)
+    [TT_S_GRID_HINT] = "point at a cell for its tokens and value",
+    [TT_S_OVERVIEW_NONE] = "The overview shows attention tensors (H, T, T) of every layer.",
+    [TT_S_QKV_Q] = "Q  query: what I look for",
+    [TT_S_QKV_K] = "K  key: what I offer",
+    [TT_S_QKV_V] = "V  value: what I pass on",
+    [TT_S_GELU_DOTS_FMT] = "curve: %s.  dots: the %lld (input u, output g) pairs of blocks.%d.mlp",
+    [TT_S_AXIS_TOKEN] = "token",
+    [TT_S_AXIS_QUERY] = "token (query: who looks)",
+    [TT_S_AXIS_KEY] = "token (key: looked at)",
+    [TT_S_AXIS_C] = "dimension (C)",
+    [TT_S_AXIS_3C] = "Q, K, V side by side (3C)",
+    [TT_S_AXIS_D] = "dimension in the head (D)",
+    [TT_S_AXIS_F] = "FFN neuron (F)",
+    [TT_S_AXIS_V] = "vocabulary id (V)",
+    [TT_S_AXIS_PREDICTION] = "prediction",
+    [TT_S_WINDOW_FMT] = "rows %d–%d of %d, columns %d–%d of %d   ",
+    [TT_S_EMBED_MATRIX_FMT] = "embedding matrix W_E (%d \xC3\x97 %d)",
+    [TT_S_EMBED_ROWS_HINT] = "pink lines: the prompt's rows",
+    [TT_S_EMBED_LOOKED_UP] = "looked-up rows x = W_E[id] (tokens \xC3\x97 dims)",
+    [TT_S_POS_TOKEN] = "token x",
+    [TT_S_POS_POSITION] = "position p",
+    [TT_S_POS_NONE] = "This model adds no position vectors.",
+    [TT_S_POS_COLUMNS] = "columns: dimensions 0 \xE2\x80\xA6 C\xE2\x88\x92" "1; one colour scale for all three",
+    // views (LayerNorm, tokens, inspector)
+    [TT_S_LN_INPUT] = "input x (residual stream)",
+    [TT_S_LN_INPUT_NOT_RECORDED] = "The input rows are not recorded separately in this block order.",
+    [TT_S_LN_OUTPUT] = "output y = normalized \xC2\xB7 \xCE\xB3 + \xCE\xB2",
+    [TT_S_LN_COL_MEAN] = "\xCE\xBC (mean)",
+    [TT_S_LN_COL_SIGMA] = "\xCF\x83 (spread)",
+    [TT_S_LN_COL_NORMALIZED] = "normalized \xCE\xBC / \xCF\x83",
+    [TT_S_TOKENS_NOTE_FMT] = "top: position · middle: piece (␣ = space) · bottom: vocabulary id.  %d tokens",
+    [TT_S_MERGES_TITLE] = "BPE merges per pre-token (lowest rank first)",
+    [TT_S_PIN_NO_QK] = "Q and K are not in the trace.",
+    [TT_S_PIN_PRODUCTS] = "products per dimension, largest first",
+    [TT_S_PIN_MORE_SUM] = "more, sum",
+    [TT_S_PIN_RECORDED] = "recorded",
+    [TT_S_PIN_NOT_SCALED] = "not scaled (scale_attn = false)",
+    [TT_S_PIN_MASKED] = "j > i: masked \xE2\x86\x92 \xE2\x88\x92\xE2\x88\x9E, weight 0",
+    [TT_S_PIN_VISIBLE] = "j \xE2\x89\xA4 i: visible, kept",
+    [TT_S_PIN_MASKED_EXP] = "     (a masked score is \xE2\x88\x92\xE2\x88\x9E and exp(\xE2\x88\x92\xE2\x88\x9E) = 0: this cell gets no weight)",
+    [TT_S_PIN_ROW_MAX_FMT] = "     (minus the row maximum %s: same result, no overflow)",
+    [TT_S_PIN_ROW_SUM] = "row sum \xCE\xA3 exp",
+    [TT_S_PIN_RECORDED_WEIGHT] = "recorded weight",
+    // views (merges, bars)
+    [TT_S_MERGES_NONE] = "  (no merge)",
+    [TT_S_MERGES_MORE_FMT] = "\xE2\x80\xA6 %d more merge%s",
+    [TT_S_BARS_KEYS] = "(keys − and =)",
+    [TT_S_BARS_FOOT_FMT] = "row %d of %s, top %d of %d vocabulary entries",
+    // key lines
+    [TT_S_JUMP_FMT] = "go to %s \xE2\x86\xB5",
+    [TT_S_KEYS_LESSON_NAV] = "\xE2\x86\x92 Space next   \xE2\x86\x90 back   Home End   number+Enter: go to step   ",
+    [TT_S_KEYS_LESSON_END] = "S screenshot   F1 help   Esc quit",
+    [TT_S_KEYS_WINDOW] = "\xE2\x86\x90\xE2\x86\x92 step   \xE2\x86\x91\xE2\x86\x93 layer   [ ] head   Tab table   G heads grid   Space play   S screenshot   P prompt   F1 help",
+    // comparisons
+    [TT_S_CMP_NORMS_INDEX_FMT] = "%s %d %s, block %d",
+    [TT_S_CMP_MAX_HEAD_FMT] = "max |A \xE2\x88\x92 B| = %.4g in head %d",
+    [TT_S_CMP_AT_ALL_HEADS_FMT] = "at %s   \xC2\xB7   all heads: %.4g",
+    [TT_S_CMP_ALL_HEADS_FMT] = "all heads: %.4g",
+    [TT_S_CMP_EQUAL] = "max |A \xE2\x88\x92 B| = 0: the traces agree here",
+    [TT_S_CMP_AT_FMT] = "at %s",
+    [TT_S_CMP_ONE_SIDED_FMT] = "   (%lld cells masked on one side only)",
+    [TT_S_CMP_NO_B] = "no second trace",
+    [TT_S_CMP_SHAPES_DIFFER_FMT] = "the shapes differ, %s and %s: no difference",
+    [TT_S_CMP_NO_DIFF_VIEW] = "no difference for this view",
+    [TT_S_CMP_LACKS_FMT] = "%s lacks this tensor",
+    [TT_S_CMP_INFO_SUBTRACT] = "A \xE2\x88\x92 B subtracts cell by cell.",
+    [TT_S_CMP_INFO_COLOURS] = "White is 0 (equal), red: A is larger, blue: B is larger. A and B share one colour scale.",
+    [TT_S_CMP_INFO_POINT] = "Point at a cell to see the three values.",
+    [TT_S_CMP_INFO_SHAPES] = "The shapes differ, so there is nothing to subtract.",
+    [TT_S_CMP_NORMS_TITLE_FMT] = "%s \xC2\xB7 vector length \xE2\x80\x96x\xE2\x80\x96 in every block",
+    [TT_S_CMP_EVERY_LAYER_HEAD] = "every layer \xC3\x97 head",
+    [TT_S_CMP_COLOURS] = "red: A is larger \xC2\xB7 blue: B is larger",
+    // the lesson window
+    [TT_S_LESSON_NO_TWIN] = "this lesson has no other language",
+    [TT_S_LESSON_NO_STEP_FMT] = "there is no step %d (1\xE2\x80\x93%d)",
+    // comparisons (continued)
+    [TT_S_CMP_TOKENS_DIFFER] = " \xC2\xB7 tokens differ where rows say A\xE2\x89\xA0" "B",
+    // logits
+    [TT_S_LOGITS_BINS] = "the whole vocabulary in bins (each row: bin maximum above, minimum below)",
+    // the window's status line
+    [TT_S_STATUS_TRACE_FAILED_FMT] = "could not trace the prompt: %.500s",
+    [TT_S_STATUS_TRACED_FMT] = "traced %d tokens in %s ms",
+    [TT_S_STATUS_SHOT_SAVED_FMT] = "screenshot saved: %.500s",
+    [TT_S_STATUS_SHOT_FAILED_FMT] = "screenshot failed: %.500s",
+};
+
+static const tt_step_words steps[] = {
+    {"tokenize", "Tokenizer",
+     "The prompt is cut into pieces that the model knows. A piece may be a whole word or part of "
+     "one; GPT-2 keeps the space in front of a word as part of that word's piece."},
+    {"ids", "Token ids",
+     "Every piece is replaced by its number in the vocabulary; from here on the model only sees "
+     "these integers. The numbers themselves mean nothing yet: 464 is no closer to 465 than to 6193."},
+    {"embed", "Embedding lookup",
+     "Each id selects one row of the embedding matrix W_E. Nothing is multiplied: it is a table "
+     "lookup. Training moved these rows so that words used alike ended up close together."},
+    {"positions", "Position vectors",
+     "Attention by itself cannot tell \"I love you\" from \"you love I\". So each position gets a vector "
+     "of its own: GPT-2 learns one row per position, the original Transformer used sines and cosines."},
+    {"positions.sinusoidal", NULL,
+     "Attention by itself cannot tell \"I love you\" from \"you love I\". So each position gets a vector "
+     "of its own. This model uses the original Transformer's sines and cosines: the vectors are "
+     "computed from the position, not learned, so there is no W_P."},
+    {"positions.none", NULL,
+     "Attention by itself cannot tell \"I love you\" from \"you love I\". This model adds no position "
+     "vectors (positions: none), so only the causal mask tells it anything about the order."},
+    {"sum", "Embedding + position",
+     "The two vectors are simply added. The sum says which token it is and where it stands, and it "
+     "is what the first block reads."},
+    {"ln1", "LayerNorm 1",
+     "Each token's vector is shifted to mean 0 and scaled to spread 1, then stretched by the learned "
+     "\xCE\xB3 and moved by \xCE\xB2. However large the stream has grown, the block gets inputs of a steady size."},
+    {"qkv", "Fused Q/K/V matmul",
+     "One matrix product makes the query, key and value of every token at once: the three weight "
+     "matrices sit side by side, and one large product keeps the hardware busier than three small ones."},
+    {"split", "Split into heads",
+     "Q, K and V are cut into H heads of D numbers each, and every head compares tokens in its own "
+     "small space. Query: what am I looking for? Key: what do I offer? Value: what do I pass on?"},
+    {"scores", "Scores Q\xC2\xB7K\xE1\xB5\x80",
+     "Every query is compared with every key by a dot product; a large value means the two vectors "
+     "point the same way. Row i says how strongly token i is drawn to each token j."},
+    {"scale", "\xC3\xB7 \xE2\x88\x9A" "d_k",
+     "A dot product of D terms spreads wider as D grows: its standard deviation grows with \xE2\x88\x9A" "D. "
+     "Dividing by \xE2\x88\x9A" "D keeps the scores in a range where softmax still shares its weight "
+     "instead of putting almost all of it on one token."},
+    {"scale.off", NULL,
+     "A dot product of D terms spreads wider as D grows: its standard deviation grows with \xE2\x88\x9A" "D. "
+     "This model does not divide (scale_attn: false): the scores go to softmax as they are."},
+    {"mask", "Causal mask",
+     "A token may not look at the tokens after it: while generating, they do not exist yet. Their "
+     "scores become \xE2\x88\x92\xE2\x88\x9E (hatched), so softmax gives them a weight of exactly 0."},
+    {"softmax", "Softmax",
+     "Each row of scores becomes weights that are positive and add up to 1. Higher scores get more "
+     "weight, yet every visible token keeps a little. Click a cell to see its arithmetic."},
+    {"weighted", "Weights \xC2\xB7 V per head",
+     "Each token's output is the weighted average of the value vectors it attends to. From here on, "
+     "the token carries information from its context."},
+    {"proj", "Concat + output projection",
+     "The heads' outputs are put side by side again and mixed by one more matrix, so that what "
+     "different heads found can be combined."},
+    {"resid1", "Residual",
+     "The attention result is added to the block's input rather than replacing it. The original "
+     "information survives, and training signals have a direct path through a deep stack."},
+    {"ln2", "LayerNorm 2",
+     "Before the feed-forward network, every token's vector is normalized again, one token at a time."},
+    {"ffn_up", "FFN expand",
+     "Each token is widened from C to F numbers. Each of the F outputs is a neuron: a weighted sum "
+     "of the whole input, tuned to a pattern of its own."},
+    {"gelu", "Activation",
+     "Two linear layers with nothing between them would be one linear layer. The activation bends: "
+     "large positive values pass, negative ones are pushed towards 0. The dots are this layer's real values."},
+    {"gelu.relu", NULL,
+     "Two linear layers with nothing between them would be one linear layer. ReLU bends at 0: "
+     "positive values pass unchanged, negative ones become exactly 0. The dots are this layer's real values."},
+    {"gelu.silu", NULL,
+     "Two linear layers with nothing between them would be one linear layer. SiLU bends: large positive "
+     "values pass, negative ones are pushed towards 0 (dipping a little below it). The dots are this "
+     "layer's real values."},
+    {"gelu.identity", NULL,
+     "This model has no activation (identity: g = u), so nothing bends: the dots lie on a straight "
+     "line. Two linear layers with nothing between them are one linear layer, W\xE2\x82\x81 "
+     "\xC2\xB7 W\xE2\x82\x82."},
+    {"ffn_down", "FFN project", "The F features of each token are mixed back down to C numbers."},
+    {"resid2", "Residual",
+     "The FFN result is added to the stream too. This sum is the block's output and the next block's input."},
+    {"ln_final", "Final LayerNorm",
+     "After the last block, one more normalization prepares each token's vector for the comparison "
+     "with the whole vocabulary."},
+    {"logits", "Logits",
+     "Each token's vector is compared with every row of the embedding matrix (the unembedding is tied "
+     "to W_E), giving one score per vocabulary entry. The last token's row decides what comes next."},
+    {"logits.lm_head", NULL,
+     "Each token's vector is compared with every row of the unembedding matrix W_U (lm_head, separate "
+     "from W_E), giving one score per vocabulary entry. The last token's row decides what comes next."},
+    {"probs", "Next-token probabilities",
+     "Softmax turns the logits into probabilities. The temperature \xCF\x84 divides the logits first: "
+     "below 1 the favourite takes more, above 1 the candidates even out."},
+};
+
+// The window's help (F1), then the lesson window's; rows as in strings_en.c, in its order.
+static const tt_key_row window_keys[] = {
+      {"\xE2\x86\x90 / \xE2\x86\x92", "previous / next step"},
+      {"\xE2\x86\x91 / \xE2\x86\x93", "previous / next layer"},
+      {"[ / ]", "previous / next head"},
+      {"Tab", "heatmap \xE2\x86\x94 numeric table"},
+      {"G / O", "all heads of the layer / layers \xC3\x97 heads"},
+      {"Space", "play / pause (a step every 3 seconds)"},
+      {"S", "save a screenshot (the bottom line says where)"},
+      {"P", "type a new prompt; Enter traces it"},
+      {"wheel, + / \xE2\x88\x92", "zoom in / out (down to single cells); 0 resets"},
+      {"drag", "pan a zoomed view"},
+      {"click", "pin a cell: its arithmetic appears on the right"},
+      {", / .", "bars: earlier / later token; \xE2\x88\x92 / = temperature"},
+      {"D", "light / dark theme"},
+      {"L", "English / 한국어"},
+      {"F1 or ?", "this help;  Esc closes it, Q quits"},
+};
+
+static const tt_key_row lesson_keys[] = {
+      {"\xE2\x86\x92  Space  PgDn", "next step"},
+      {"\xE2\x86\x90  PgUp", "previous step"},
+      {"Home / End", "first / last step"},
+      {"7  Enter", "go to step 7 (type the number, then Enter)"},
+      {"L", "the same lesson in the other language"},
+      {"N", "hide / show the narration (more room for the view)"},
+      {"[ / ]", "previous / next head"},
+      {"Tab", "heatmap \xE2\x86\x94 numbers"},
+      {"wheel, + / \xE2\x88\x92, drag", "zoom and pan"},
+      {"click", "pin a cell: its arithmetic appears"},
+      {"S", "save a screenshot (the bottom line says where)"},
+      {"D", "light / dark theme"},
+      {"F1 or ?", "this help"},
+      {"Esc / Q", "close the help, then quit"},
+};
+
+const tt_lang_words *tt_words_en(void) {
+  static const tt_lang_words w = {str, steps, sizeof steps / sizeof *steps, {window_keys, lesson_keys},
+                                  {sizeof window_keys / sizeof *window_keys, sizeof lesson_keys / sizeof *lesson_keys}};
+  return &w;
+}

@@ -1,0 +1,257 @@
+// strings_ko: the interface in Korean. Terms: 블록 for a transformer block (선형층 only for
+// a linear layer), 잔차 스트림 for the residual stream, 표준편차 (σ) for the spread of
+// values, 밸류(V) for the value vectors.
+#include "strings_int.h"
+
+static const char *const str[TT_S_COUNT] = {
+    [TT_S_LAYER] = "블록",
+    [TT_S_HEAD] = "헤드",
+    [TT_S_MASKED] = "가림 (\xE2\x88\x92\xE2\x88\x9E)",
+    [TT_S_NOT_RECORDED] = "이 텐서는 트레이스에 없습니다 (`ttrace trace --record`로 기록하세요).",
+    [TT_S_PROMPT] = "프롬프트",
+    [TT_S_STEPS] = "단계",
+    [TT_S_BLOCK] = "블록",
+    [TT_S_KEYS] = "키 안내",
+    [TT_S_PINNED] = "고정한 칸",
+    [TT_S_HOVER] = "포인터 아래",
+    [TT_S_QUERY] = "쿼리",
+    [TT_S_KEY] = "키",
+    [TT_S_DIM] = "차원",
+    [TT_S_TOKEN] = "토큰",
+    [TT_S_POSITION] = "위치",
+    [TT_S_NEXT_AFTER] = "다음 토큰 예측:",
+    [TT_S_TEMPERATURE] = "온도",
+    [TT_S_DOWNSAMPLED] = "축소 표시: 한 픽셀은 묶음 안에서 |값|이 가장 큰 칸입니다 (확대하면 한 칸씩 보입니다)",
+    [TT_S_CLICK_TO_PIN] = "칸을 누르면 그 값이 어떻게 계산됐는지 보여 줍니다",
+    [TT_S_PLAYING] = "재생 중",
+    [TT_S_TYPE_PROMPT] = "프롬프트를 입력하고 Enter로 다시 계산, Esc로 취소",
+    [TT_S_MEAN] = "평균 \xCE\xBC",
+    [TT_S_SCALE] = "배율 1/\xE2\x88\x9A(\xCF\x83\xC2\xB2+\xCE\xB5)",
+    [TT_S_INPUT] = "입력",
+    [TT_S_OUTPUT] = "출력",
+    [TT_S_ROW] = "행",
+    [TT_S_COLUMN] = "열",
+    [TT_S_SHAPE_TOKENIZE_FMT] = "글 %s (T) = %s 조각",
+    [TT_S_SHAPE_IDS_FMT] = "(T) = %s 정수, 모두 V = %lld 미만",
+    [TT_S_SHAPE_POS_LEARNED_FMT] = "W_P %s, 행 0\xE2\x80\xA6%lld %s %s",
+    [TT_S_SHAPE_POS_SINUSOIDAL_FMT] = "사인파: t와 i로 계산, 가중치 없음 %s %s",
+    [TT_S_SHAPE_POS_NONE] = "없음: 이 모델은 위치 벡터를 더하지 않습니다",
+    [TT_S_SHAPE_NORM_FMT] = "%s %s %s, 토큰마다 \xCE\xBC와 \xCF\x83 %s",
+    [TT_S_SHAPE_ROWS_SUM_TO_1_FMT] = "%s %s %s, 각 행의 합은 1",
+    [TT_S_SHAPE_ELEMENTWISE_FMT] = "%s %s %s, 숫자 하나씩",
+    // views (painters)
+    [TT_S_GRID_HINT] = "칸에 포인터를 올리면 토큰과 값이 보입니다",
+    [TT_S_OVERVIEW_NONE] = "개요는 모든 블록의 어텐션 텐서 (H, T, T)를 보여 줍니다.",
+    [TT_S_QKV_Q] = "Q  쿼리: 찾는 것",
+    [TT_S_QKV_K] = "K  키: 가진 것",
+    [TT_S_QKV_V] = "V  밸류: 건네줄 것",
+    [TT_S_GELU_DOTS_FMT] = "곡선: %s.  점: (입력 u, 출력 g) 쌍 %lld개 (blocks.%d.mlp)",
+    [TT_S_AXIS_TOKEN] = "토큰",
+    [TT_S_AXIS_QUERY] = "토큰 (쿼리: 이 토큰이 본다)",
+    [TT_S_AXIS_KEY] = "토큰 (키: 보이는 쪽)",
+    [TT_S_AXIS_C] = "차원 (C)",
+    [TT_S_AXIS_3C] = "Q, K, V를 옆으로 붙인 차원 (3C)",
+    [TT_S_AXIS_D] = "헤드 안의 차원 (D)",
+    [TT_S_AXIS_F] = "FFN 뉴런 (F)",
+    [TT_S_AXIS_V] = "어휘 id (V)",
+    [TT_S_AXIS_PREDICTION] = "예측 위치",
+    [TT_S_WINDOW_FMT] = "행 %d–%d / %d, 열 %d–%d / %d   ",
+    [TT_S_EMBED_MATRIX_FMT] = "임베딩 행렬 W_E (%d \xC3\x97 %d)",
+    [TT_S_EMBED_ROWS_HINT] = "분홍 선: 프롬프트 토큰의 행",
+    [TT_S_EMBED_LOOKED_UP] = "찾아온 행 x = W_E[id] (토큰 \xC3\x97 차원)",
+    [TT_S_POS_TOKEN] = "토큰 x",
+    [TT_S_POS_POSITION] = "위치 p",
+    [TT_S_POS_NONE] = "이 모델에는 위치 벡터가 없습니다.",
+    [TT_S_POS_COLUMNS] = "열: 차원 0 \xE2\x80\xA6 C\xE2\x88\x92" "1, 세 그림 모두 같은 색 척도",
+    // views (LayerNorm, tokens, inspector)
+    [TT_S_LN_INPUT] = "입력 x (잔차 스트림)",
+    [TT_S_LN_INPUT_NOT_RECORDED] = "입력 행은 이 순서에서 따로 기록되지 않습니다.",
+    [TT_S_LN_OUTPUT] = "출력 y = 정규화 \xC2\xB7 \xCE\xB3 + \xCE\xB2",
+    [TT_S_LN_COL_MEAN] = "\xCE\xBC (평균)",
+    [TT_S_LN_COL_SIGMA] = "\xCF\x83 (표준편차)",
+    [TT_S_LN_COL_NORMALIZED] = "정규화 후 \xCE\xBC / \xCF\x83",
+    [TT_S_TOKENS_NOTE_FMT] = "위: 위치 · 가운데: 조각 (␣ = 공백) · 아래: 어휘 id.  토큰 %d개",
+    [TT_S_MERGES_TITLE] = "사전 토큰별 BPE 병합 (순위가 낮은 쌍부터)",
+    [TT_S_PIN_NO_QK] = "Q와 K가 기록되지 않아 계산을 보일 수 없습니다.",
+    [TT_S_PIN_PRODUCTS] = "차원별 곱, 큰 것부터",
+    [TT_S_PIN_MORE_SUM] = "개 더, 합",
+    [TT_S_PIN_RECORDED] = "기록된 값",
+    [TT_S_PIN_NOT_SCALED] = "나누지 않음 (scale_attn = false)",
+    [TT_S_PIN_MASKED] = "j > i: 가림 \xE2\x86\x92 \xE2\x88\x92\xE2\x88\x9E, 가중치 0",
+    [TT_S_PIN_VISIBLE] = "j \xE2\x89\xA4 i: 보이는 칸, 그대로",
+    [TT_S_PIN_MASKED_EXP] = "     (가린 칸의 점수는 \xE2\x88\x92\xE2\x88\x9E이고 exp(\xE2\x88\x92\xE2\x88\x9E) = 0이라, 이 칸은 가중치를 받지 않습니다)",
+    [TT_S_PIN_ROW_MAX_FMT] = "     (행의 최댓값 %s를 빼도 결과는 같고 넘침을 막습니다)",
+    [TT_S_PIN_ROW_SUM] = "행의 합 \xCE\xA3 exp",
+    [TT_S_PIN_RECORDED_WEIGHT] = "기록된 가중치",
+    // views (merges, bars)
+    [TT_S_MERGES_NONE] = "  (병합 없음)",
+    [TT_S_MERGES_MORE_FMT] = "\xE2\x80\xA6 병합 %d개 더",
+    [TT_S_BARS_KEYS] = "(− / = 키로 조절)",
+    [TT_S_BARS_FOOT_FMT] = "%d행 (%s), 상위 %d개 (어휘 %d개 중)",
+    // key lines
+    [TT_S_JUMP_FMT] = "%s단계로 \xE2\x86\xB5",
+    [TT_S_KEYS_LESSON_NAV] = "\xE2\x86\x92 Space 다음   \xE2\x86\x90 이전   Home End   숫자+Enter 단계 이동   ",
+    [TT_S_KEYS_LESSON_END] = "S 화면 저장   F1 도움말   Esc 끝",
+    [TT_S_KEYS_WINDOW] = "\xE2\x86\x90\xE2\x86\x92 단계   \xE2\x86\x91\xE2\x86\x93 블록   [ ] 헤드   Tab 표   G 헤드 격자   Space 재생   S 화면 저장   P 프롬프트   F1 도움말",
+    // comparisons
+    [TT_S_CMP_NORMS_INDEX_FMT] = "%s %d %s, 블록 %d",
+    [TT_S_CMP_MAX_HEAD_FMT] = "max |A \xE2\x88\x92 B| = %.4g (헤드 %d)",
+    [TT_S_CMP_AT_ALL_HEADS_FMT] = "%s   \xC2\xB7   모든 헤드: %.4g",
+    [TT_S_CMP_ALL_HEADS_FMT] = "모든 헤드: %.4g",
+    [TT_S_CMP_EQUAL] = "max |A \xE2\x88\x92 B| = 0: 두 트레이스가 여기서 같습니다",
+    [TT_S_CMP_AT_FMT] = "위치: %s",
+    [TT_S_CMP_ONE_SIDED_FMT] = "   (한쪽만 가려진 칸 %lld개)",
+    [TT_S_CMP_NO_B] = "비교할 트레이스가 없습니다",
+    [TT_S_CMP_SHAPES_DIFFER_FMT] = "모양이 다릅니다: %s 와 %s, 차이는 그리지 않습니다",
+    [TT_S_CMP_NO_DIFF_VIEW] = "이 보기에서는 차이를 계산하지 않습니다",
+    [TT_S_CMP_LACKS_FMT] = "%s 쪽에 이 텐서가 없습니다",
+    [TT_S_CMP_INFO_SUBTRACT] = "A \xE2\x88\x92 B는 같은 칸끼리 뺀 값입니다.",
+    [TT_S_CMP_INFO_COLOURS] = "흰색은 0(같음), 빨강은 A가 큼, 파랑은 B가 큼. A와 B는 같은 색 눈금을 씁니다.",
+    [TT_S_CMP_INFO_POINT] = "칸에 포인터를 올리면 세 값이 함께 보입니다.",
+    [TT_S_CMP_INFO_SHAPES] = "두 텐서의 모양이 달라 뺄 수 없습니다.",
+    [TT_S_CMP_NORMS_TITLE_FMT] = "%s \xC2\xB7 모든 블록의 벡터 길이 \xE2\x80\x96x\xE2\x80\x96",
+    [TT_S_CMP_EVERY_LAYER_HEAD] = "모든 블록 \xC3\x97 헤드",
+    [TT_S_CMP_COLOURS] = "빨강: A가 더 큼 \xC2\xB7 파랑: B가 더 큼",
+    // the lesson window
+    [TT_S_LESSON_NO_TWIN] = "이 수업은 다른 언어판이 없습니다",
+    [TT_S_LESSON_NO_STEP_FMT] = "%d단계는 없습니다 (1\xE2\x80\x93%d)",
+    // comparisons (continued)
+    [TT_S_CMP_TOKENS_DIFFER] = " \xC2\xB7 토큰이 다른 위치: A\xE2\x89\xA0" "B",
+    // logits
+    [TT_S_LOGITS_BINS] = "어휘 전체 (구간마다 위: 최댓값, 아래: 최솟값)",
+    // the window's status line
+    [TT_S_STATUS_TRACE_FAILED_FMT] = "프롬프트를 계산하지 못했습니다: %.500s",
+    [TT_S_STATUS_TRACED_FMT] = "토큰 %d개를 %s ms에 계산했습니다",
+    [TT_S_STATUS_SHOT_SAVED_FMT] = "화면 저장: %.500s",
+    [TT_S_STATUS_SHOT_FAILED_FMT] = "화면 저장 실패: %.500s",
+};
+
+static const tt_step_words steps[] = {
+    {"tokenize", "토크나이저",
+     "프롬프트를 모델이 아는 조각으로 자릅니다. 조각은 단어 하나일 수도, 단어의 일부일 수도 있습니다. "
+     "GPT-2는 단어 앞의 공백을 그 단어 조각에 포함합니다."},
+    {"ids", "토큰 id",
+     "각 조각을 어휘 사전의 번호로 바꿉니다. 이제부터 모델은 이 정수만 봅니다. 번호 자체에는 아직 뜻이 "
+     "없습니다. 464가 6193보다 465에 더 가까운 것도 아닙니다."},
+    {"embed", "임베딩 조회",
+     "각 id가 임베딩 행렬 W_E의 한 행을 고릅니다. 곱셈 없이 표에서 찾아올 뿐입니다. 학습하는 동안 "
+     "비슷하게 쓰이는 단어의 행끼리 가까워지도록 다듬어졌습니다."},
+    {"positions", "위치 벡터",
+     "어텐션만으로는 \"I love you\"와 \"you love I\"를 구별하지 못합니다. 그래서 위치마다 고유한 벡터를 "
+     "줍니다. GPT-2는 위치마다 한 행을 학습하고, 원래 Transformer는 사인과 코사인을 썼습니다."},
+    {"positions.sinusoidal", NULL,
+     "어텐션만으로는 \"I love you\"와 \"you love I\"를 구별하지 못합니다. 그래서 위치마다 고유한 벡터를 "
+     "줍니다. 이 모델은 원래 Transformer처럼 사인과 코사인을 씁니다. 벡터는 학습하지 않고 위치로 "
+     "계산하므로 W_P가 없습니다."},
+    {"positions.none", NULL,
+     "어텐션만으로는 \"I love you\"와 \"you love I\"를 구별하지 못합니다. 이 모델은 위치 벡터를 더하지 "
+     "않으므로(positions: none) 순서에 대해서는 인과 마스크만 알려 줍니다."},
+    {"sum", "임베딩 + 위치",
+     "두 벡터를 그냥 더합니다. 합은 어떤 토큰인지와 어디에 있는지를 함께 담고, 첫 번째 블록이 읽는 "
+     "입력이 됩니다."},
+    {"ln1", "LayerNorm 1",
+     "토큰마다 벡터를 평균 0, 표준편차 1로 맞춘 뒤 학습된 \xCE\xB3로 늘리고 \xCE\xB2만큼 옮깁니다. 스트림이 "
+     "아무리 커져도 블록은 일정한 크기의 입력을 받습니다."},
+    {"qkv", "Q/K/V 한 번의 행렬곱",
+     "행렬곱 한 번으로 모든 토큰의 쿼리, 키, 밸류(V)를 만듭니다. 세 가중치 행렬을 옆으로 붙여 두었고, 큰 "
+     "곱셈 한 번이 작은 곱셈 세 번보다 하드웨어를 잘 활용합니다."},
+    {"split", "헤드로 나누기",
+     "Q, K, V를 D개씩 H개의 헤드로 자르고, 헤드마다 자기만의 작은 공간에서 토큰을 비교합니다. 쿼리는 "
+     "'무엇을 찾는가', 키는 '나는 무엇을 가졌는가', 밸류(V)는 '무엇을 건네주는가'입니다."},
+    {"scores", "점수 Q\xC2\xB7K\xE1\xB5\x80",
+     "모든 쿼리를 모든 키와 내적으로 비교합니다. 값이 크면 두 벡터가 비슷한 방향을 가리킨다는 뜻입니다. "
+     "i행은 토큰 i가 각 토큰 j에 얼마나 끌리는지를 나타냅니다."},
+    {"scale", "\xC3\xB7 \xE2\x88\x9A" "d_k",
+     "D개 항의 내적은 D가 클수록 넓게 퍼집니다. 표준편차(\xCF\x83)가 \xE2\x88\x9A" "D에 비례해 커집니다. "
+     "\xE2\x88\x9A" "D로 나누면 점수가 적당한 범위에 머물러, softmax가 한 토큰에 거의 모든 가중치를 "
+     "몰아주지 않고 나눠 줍니다."},
+    {"scale.off", NULL,
+     "D개 항의 내적은 D가 클수록 넓게 퍼집니다. 표준편차(\xCF\x83)가 \xE2\x88\x9A" "D에 비례해 커집니다. "
+     "이 모델은 나누지 않으므로(scale_attn: false) 점수가 그대로 softmax에 들어갑니다."},
+    {"mask", "인과 마스크",
+     "토큰은 자기 뒤의 토큰을 보면 안 됩니다. 글을 생성할 때는 아직 없기 때문입니다. 그 점수는 "
+     "\xE2\x88\x92\xE2\x88\x9E(빗금)가 되고, softmax 뒤 가중치는 정확히 0이 됩니다."},
+    {"softmax", "Softmax",
+     "점수의 각 행을 양수이면서 합이 1인 가중치로 바꿉니다. 점수가 높을수록 많이 받지만 보이는 토큰은 "
+     "모두 조금씩 받습니다. 칸을 누르면 계산 과정이 보입니다."},
+    {"weighted", "가중치 \xC2\xB7 V (헤드별)",
+     "각 토큰의 출력은 주목한 밸류(V) 벡터들의 가중 평균입니다. 이제 토큰은 문맥의 정보를 담게 됩니다."},
+    {"proj", "이어 붙이기 + 출력 투영",
+     "헤드들의 출력을 다시 옆으로 이어 붙이고 행렬 하나로 섞어서, 헤드마다 찾아낸 것을 합칩니다."},
+    {"resid1", "잔차 연결",
+     "어텐션 결과를 블록 입력과 바꾸지 않고 더합니다. 원래 정보가 살아남고, 블록을 깊이 쌓아도 학습 "
+     "신호가 곧바로 지나가는 길이 생깁니다."},
+    {"ln2", "LayerNorm 2", "피드포워드 신경망에 들어가기 전에 토큰마다 벡터를 다시 정규화합니다."},
+    {"ffn_up", "FFN 확장",
+     "각 토큰을 C개에서 F개의 숫자로 넓힙니다. F개의 출력 하나하나가 뉴런이며, 입력 전체의 가중합으로 "
+     "저마다의 패턴에 반응합니다."},
+    {"gelu", "활성화 함수",
+     "두 선형층 사이에 아무것도 없으면 결국 하나의 선형층과 같습니다. 활성화 함수가 꺾어 줍니다. 큰 "
+     "양수는 통과하고 음수는 0 쪽으로 줄어듭니다. 점들은 이 블록의 실제 값입니다."},
+    {"gelu.relu", NULL,
+     "두 선형층 사이에 아무것도 없으면 결국 하나의 선형층과 같습니다. ReLU는 0에서 꺾입니다. 양수는 "
+     "그대로 통과하고 음수는 정확히 0이 됩니다. 점들은 이 블록의 실제 값입니다."},
+    {"gelu.silu", NULL,
+     "두 선형층 사이에 아무것도 없으면 결국 하나의 선형층과 같습니다. SiLU가 꺾어 줍니다. 큰 양수는 "
+     "통과하고 음수는 0 쪽으로 줄어듭니다(0보다 조금 아래로 내려갔다 올라옵니다). 점들은 이 블록의 실제 "
+     "값입니다."},
+    {"gelu.identity", NULL,
+     "이 모델에는 활성화 함수가 없습니다(identity: g = u). 아무것도 꺾이지 않아 점들이 한 직선 위에 "
+     "놓입니다. 사이에 아무것도 없는 두 선형층은 하나의 선형층 W\xE2\x82\x81 \xC2\xB7 W\xE2\x82\x82와 "
+     "같습니다."},
+    {"ffn_down", "FFN 축소", "토큰마다 F개의 특징을 다시 C개의 숫자로 줄입니다."},
+    {"resid2", "잔차 연결", "FFN 결과도 스트림에 더합니다. 이 합이 블록의 출력이자 다음 블록의 입력입니다."},
+    {"ln_final", "마지막 LayerNorm",
+     "마지막 블록 뒤에 한 번 더 정규화해서 각 토큰 벡터를 어휘 전체와 비교할 준비를 합니다."},
+    {"logits", "로짓",
+     "각 토큰 벡터를 임베딩 행렬의 모든 행과 비교해(언임베딩이 W_E와 묶여 있습니다) 어휘마다 점수 하나를 "
+     "얻습니다. 마지막 토큰의 행이 다음에 올 토큰을 정합니다."},
+    {"logits.lm_head", NULL,
+     "각 토큰 벡터를 W_E와 따로 학습된 언임베딩 행렬 W_U(lm_head)의 모든 행과 비교해 어휘마다 점수 하나를 "
+     "얻습니다. 마지막 토큰의 행이 다음에 올 토큰을 정합니다."},
+    {"probs", "다음 토큰 확률",
+     "softmax로 로짓을 확률로 바꿉니다. 먼저 온도 \xCF\x84로 로짓을 나누는데, 1보다 작으면 1등이 더 많이 "
+     "가져가고 1보다 크면 후보들이 고르게 됩니다."},
+};
+
+// The window's help (F1), then the lesson window's; rows as in strings_en.c, in its order.
+static const tt_key_row window_keys[] = {
+      {"\xE2\x86\x90 / \xE2\x86\x92", "이전 / 다음 단계"},
+      {"\xE2\x86\x91 / \xE2\x86\x93", "이전 / 다음 블록"},
+      {"[ / ]", "이전 / 다음 헤드"},
+      {"Tab", "히트맵 \xE2\x86\x94 숫자 표"},
+      {"G / O", "블록의 모든 헤드 / 블록 \xC3\x97 헤드 개요"},
+      {"Space", "재생 / 멈춤 (3초마다 한 단계)"},
+      {"S", "화면 저장 (저장 위치는 아래 줄에 표시)"},
+      {"P", "새 프롬프트 입력, Enter로 다시 계산"},
+      {"휠, + / \xE2\x88\x92", "확대 / 축소 (한 칸까지), 0은 원래대로"},
+      {"끌기", "확대한 그림 옮기기"},
+      {"클릭", "칸 고정: 오른쪽에 계산 과정 표시"},
+      {", / .", "막대: 앞 / 뒤 토큰, \xE2\x88\x92 / = 온도"},
+      {"D", "밝은 / 어두운 테마"},
+      {"L", "English / 한국어"},
+      {"F1 또는 ?", "이 도움말, Esc로 닫기, Q로 끝내기"},
+};
+
+static const tt_key_row lesson_keys[] = {
+      {"\xE2\x86\x92  Space  PgDn", "다음 단계"},
+      {"\xE2\x86\x90  PgUp", "이전 단계"},
+      {"Home / End", "처음 / 마지막 단계"},
+      {"7  Enter", "7단계로 이동 (숫자를 치고 Enter)"},
+      {"L", "같은 수업을 다른 언어로"},
+      {"N", "설명 숨기기 / 보이기 (그림을 크게)"},
+      {"[ / ]", "이전 / 다음 헤드"},
+      {"Tab", "히트맵 \xE2\x86\x94 숫자"},
+      {"휠, + / \xE2\x88\x92, 끌기", "확대와 이동"},
+      {"클릭", "칸 고정: 계산 과정 표시"},
+      {"S", "화면 저장 (저장 위치는 아래 줄에 표시)"},
+      {"D", "밝은 / 어두운 테마"},
+      {"F1 또는 ?", "이 도움말"},
+      {"Esc / Q", "도움말 닫기, 그다음 끝내기"},
+};
+
+const tt_lang_words *tt_words_ko(void) {
+  static const tt_lang_words w = {str, steps, sizeof steps / sizeof *steps, {window_keys, lesson_keys},
+                                  {sizeof window_keys / sizeof *window_keys, sizeof lesson_keys / sizeof *lesson_keys}};
+  return &w;
+}

@@ -1,0 +1,250 @@
+#!/usr/bin/python3
+"""The number check of every view: renders the golden views, every step of the demo and
+every lesson step to SVG with ttrace, and checks every number each prints against the
+trace (checks.py computes them with numpy).
+
+    check_numbers.py TTRACE REPO_ROOT [--only golden|demo|lessons]... [--unmarked-ok]
+
+--unmarked-ok counts texts with numbers that do not say what they are instead of failing.
+
+Exits 1 and lists the failures when any number, label or caption is wrong.
+"""
+import codecs
+import concurrent.futures
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "lesson"))
+
+import checks  # noqa: E402
+import svgnum  # noqa: E402
+
+
+def bytes_to_unicode():
+    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("\u00a1"), ord("\u00ac") + 1)) + \
+        list(range(ord("\u00ae"), ord("\u00ff") + 1))
+    cs = bs[:]
+    n = 0
+    for b in range(256):
+        if b not in bs:
+            bs.append(b)
+            cs.append(256 + n)
+            n += 1
+    return dict(zip([chr(c) for c in cs], bs))
+
+
+def _hex(err):  # bytes that are not UTF-8 are shown as \xE4 (as the views show them)
+    return "".join("\\x%02X" % b for b in err.object[err.start:err.end]), err.end
+
+
+codecs.register_error("tt_hex", _hex)
+
+
+def load_vocab(path):
+    """id -> token text, from a GPT-2 vocab.json (byte-level symbols decoded)."""
+    with open(path, encoding="utf-8") as f:
+        enc = json.load(f)
+    dec = bytes_to_unicode()
+    out = [None] * (max(enc.values()) + 1)
+    for s, i in enc.items():
+        out[i] = bytes(dec[c] for c in s).decode("utf-8", errors="tt_hex")
+    return out
+
+
+def load_merges(path, vocab_dec):
+    """rank -> (left, right) as the views show them (a leading space as ␣)."""
+    out = []
+    for line in open(path, encoding="utf-8").read().splitlines()[1:]:
+        if not line:
+            continue
+        a, b = line.split(" ")
+        out.append(tuple(checks.sn.token_display(bytes(vocab_dec[c] for c in x).decode("utf-8", errors="tt_hex"))
+                         for x in (a, b)))
+    return out
+
+
+def step_table(root):
+    """(id, hook suffix, in_block) of every pipeline step, from the step table's source."""
+    pat = re.compile(r'\{\{"(\w+)", "([\w.]+)", (true|false), TT_VIEW_\w+\}')
+    for path in sorted(glob.glob(os.path.join(root, "src", "pipeline", "*.c"))) + \
+            [os.path.join(root, "src", "render", "steps.c")]:
+        if os.path.exists(path):
+            found = pat.findall(open(path, encoding="utf-8").read())
+            if found:
+                return [(i, s, b == "true") for i, s, b in found]
+    raise SystemExit("check_numbers: cannot find the step table")
+
+
+class Run:
+    def __init__(self, ttrace, root, out):
+        self.ttrace, self.root, self.out = ttrace, root, out
+        self.jobs = []  # (name, argv, svg, traces)
+        self.vocab = load_vocab(os.path.join(root, "assets", "tokenizer", "vocab.json"))
+        self.merges = load_merges(os.path.join(root, "assets", "tokenizer", "merges.txt"), bytes_to_unicode())
+        self.traces = {}
+
+    def trace(self, path):
+        if path not in self.traces:
+            self.traces[path] = checks.Trace(path)
+        return self.traces[path]
+
+    def render(self, name, trace, args, compare=None):
+        svg = os.path.join(self.out, re.sub(r"[^\w.-]", "_", name) + ".svg")
+        argv = [self.ttrace, "render", trace] + args + ["-o", svg]
+        if compare:
+            argv += ["--compare", compare]
+        trs = {"A": trace}
+        if compare:
+            trs["B"] = compare
+        self.jobs.append((name, argv, svg, trs))
+
+    def lesson(self, name, lesson, step, traces_dir):
+        svg = os.path.join(self.out, re.sub(r"[^\w.-]", "_", name) + ".svg")
+        argv = [self.ttrace, "lesson", "--svg", svg, "--step", str(step), "--traces", traces_dir, lesson]
+        self.jobs.append((name, argv, svg, None))
+
+    def render_all(self):
+        """Runs every ttrace command, two at a time (the views are independent)."""
+        jobs = os.cpu_count() or 1
+        with concurrent.futures.ThreadPoolExecutor(max_workers=min(jobs, 2)) as pool:
+            return list(pool.map(lambda j: subprocess.run(j[1], capture_output=True, text=True), self.jobs))
+
+    def run(self):
+        fails, n_texts, n_checked = [], 0, 0
+        for (name, argv, svg, trs), p in zip(self.jobs, self.render_all()):
+            if p.returncode != 0:
+                fails.append("%s: %s failed (%d): %s" % (name, " ".join(argv[1:]), p.returncode, p.stderr.strip()))
+                continue
+            texts = svgnum.texts(svg)
+            if trs is None:  # a lesson page: ttrace names the trace files it shows
+                trs = dict(line.split(" ", 1) for line in p.stdout.splitlines() if line[:2] in ("A ", "B "))
+            c = checks.Checker({k: self.trace(v) for k, v in trs.items()}, self.vocab, name, self.merges)
+            fails += c.check(texts)
+            n_texts += len(texts)
+            n_checked += c.checked
+        return fails, n_texts, n_checked
+
+
+GOLDEN = [  # as tests/render/test_render.c draws them (name, hook, view, head, layer, frame, lang, pin)
+    ("pattern", "blocks.0.attn.hook_pattern", None, 1, 0, False, "en", None),
+    ("scores_masked", "blocks.1.attn.hook_attn_scores", None, 0, 1, False, "en", None),
+    ("grid", "blocks.0.attn.hook_pattern", "grid", 0, 0, False, "en", None),
+    ("overview", "blocks.0.attn.hook_pattern", "overview", 0, 0, False, "en", None),
+    ("table_q", "blocks.0.attn.hook_q", "table", 1, 0, False, "en", None),
+    ("qkv_fused", "blocks.0.attn.hook_qkv", None, 0, 0, False, "en", None),
+    ("tokens", "tokens", None, 0, 0, False, "en", None),
+    ("bars", "hook_probs", "bars", 0, 0, False, "en", None),
+    ("layernorm", "blocks.0.ln1.hook_out", None, 0, 0, False, "en", None),
+    ("gelu", "blocks.1.mlp.hook_post", None, 0, 1, False, "en", None),
+    ("positions", "hook_pos_embed", None, 0, 0, False, "en", None),
+    ("logits", "hook_logits", "heatmap", 0, 0, False, "en", None),
+    ("frame_pin_ko_dark", "blocks.1.attn.hook_pattern", None, 2, 1, True, "ko", "3,1"),
+    ("pin_masked", "blocks.1.attn.hook_pattern", None, 2, 1, False, "en", "1,3"),
+    ("pin_scores", "blocks.0.attn.hook_attn_scores", None, 0, 0, False, "en", "3,1"),
+]
+
+
+def add_golden(run, fixture):
+    for name, hook, view, head, layer, frame, lang, pin in GOLDEN:
+        args = ["--step", hook, "--head", str(head), "--layer", str(layer), "--lang", lang, "--size", "960x600"]
+        if view:
+            args += ["--view", view]
+        if frame:
+            args.append("--frame")
+        if pin:
+            args += ["--pin", pin]
+        run.render("golden-" + name, fixture, args)
+
+
+def add_compare(run):
+    """Two traces side by side: each side labelled with its own tokens (lessons 3, 8, 12)."""
+    lt = os.path.join(run.root, "lessons", "traces")
+    a, b = os.path.join(lt, "03-perm-a.safetensors"), os.path.join(lt, "03-perm-b.safetensors")
+    for size in ("1280x800", "2400x500", "1000x1000"):
+        run.render("compare-perm-heatmap-" + size, a, ["--step", "ln_final.hook_out", "--view", "heatmap",
+                                                      "--size", size], compare=b)
+    run.render("compare-perm-resid", a, ["--step", "blocks.1.hook_resid_post", "--view", "table"], compare=b)
+    m, n = os.path.join(lt, "08-nomask.safetensors"), os.path.join(lt, "08-nomask-bad.safetensors")
+    run.render("compare-nomask-pattern", m, ["--step", "blocks.0.attn.hook_pattern", "--size", "1600x600"], compare=n)
+
+
+def add_demo(run, trace, tag):
+    """Every step the demo shows: block steps for each layer (up to 4, else the first and
+    the last), with the window's frame, and the softmax step's grid of heads."""
+    tr = run.trace(trace)
+    L = int(tr.cfg["n_layer"])
+    layers = list(range(L)) if L <= 4 else [0, L - 1]
+    for sid, suffix, in_block in step_table(run.root):
+        for layer in (layers if in_block else [0]):
+            hook = "blocks.%d.%s" % (layer, suffix) if in_block else suffix
+            base = ["--step", hook, "--layer", str(layer), "--frame"]
+            run.render("demo-%s-L%d-%s" % (tag, layer, sid), trace, base)
+            if sid == "softmax":
+                run.render("demo-%s-L%d-softmax-heads" % (tag, layer), trace, base + ["--view", "grid"])
+
+
+def add_lessons(run):
+    """Every step of every lesson (en and ko), drawn as the lesson window draws it."""
+    traces = os.path.join(run.root, "lessons", "traces")
+    for lang in ("en", "ko"):
+        counts = lesson_steps(run.ttrace, lang)
+        for path in sorted(glob.glob(os.path.join(run.root, "lessons", lang, "*.lesson"))):
+            base = os.path.basename(path).split(".")[0]
+            if base not in counts:
+                raise SystemExit("check_numbers: `ttrace lesson --list` does not list %s" % path)
+            for s in range(1, counts[base] + 1):
+                run.lesson("lesson-%s-%s-%02d" % (lang, base, s), path, s, traces)
+
+
+def lesson_steps(ttrace, lang):
+    p = subprocess.run([ttrace, "lesson", "--list", "--lang", lang], capture_output=True, text=True)
+    out = {}
+    for line in p.stdout.splitlines():
+        m = re.match(r"\s+(\S+)\s.*\((\d+) steps\)\s*$", line)
+        if m:
+            out[m.group(1)] = int(m.group(2))
+    return out
+
+
+def main():
+    if len(sys.argv) < 3:
+        raise SystemExit(__doc__)
+    ttrace, root = sys.argv[1], sys.argv[2]
+    only = [sys.argv[i + 1] for i, a in enumerate(sys.argv) if a == "--only"] or ["golden", "demo", "lessons"]
+    strict = "--unmarked-ok" not in sys.argv  # by default a number without data-tt fails too
+    t0 = time.time()
+    with tempfile.TemporaryDirectory() as out:
+        run = Run(ttrace, root, out)
+        fixture = os.path.join(root, "tests", "render", "fixtures", "weather.safetensors")
+        if "golden" in only:
+            add_golden(run, fixture)
+            add_compare(run)
+        if "demo" in only:
+            add_demo(run, fixture, "fixture")
+            add_demo(run, os.path.join(root, "lessons", "traces", "01-weather.safetensors"), "weather")
+        if "lessons" in only:
+            add_lessons(run)
+        fails, n_texts, n_checked = run.run()
+    unmarked = [f for f in fails if f.endswith("a number without data-tt (what is it?)")]
+    if not strict:
+        fails = [f for f in fails if not f.endswith("a number without data-tt (what is it?)")]
+    print("%d views, %d texts, %d checked against the traces, %d texts with numbers not yet marked "
+          "(failures unless --unmarked-ok), %d failures (%.1f s)" %
+          (len(run.jobs), n_texts, n_checked, len(unmarked), len(fails), time.time() - t0))
+    for f in fails[:int(os.environ.get("TT_NUMBERS_SHOW", "400"))]:
+        print("FAIL", f)
+    if len(fails) > int(os.environ.get("TT_NUMBERS_SHOW", "400")):
+        print("... and %d more" % (len(fails) - int(os.environ.get("TT_NUMBERS_SHOW", "400"))))
+    sys.exit(1 if fails else 0)
+
+
+if __name__ == "__main__":
+    main()

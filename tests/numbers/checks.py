@@ -1,0 +1,737 @@
+"""The number check: every text of a view that holds a digit is recomputed from the trace.
+
+check_svg(path, traces, ctx) returns a list of failure strings. traces maps "A" (the
+trace drawn; also texts without data-tt-trace), "B" (a comparison's second trace) to
+Trace objects. Values are computed here with numpy from the mathematics of each step,
+never read from the C code that drew them.
+"""
+import json
+import math
+import re
+
+import numpy as np
+
+import svgnum as sn
+from safetensors_np import load
+
+
+class Trace:
+    def __init__(self, path):
+        self.path = path
+        self.t, self.meta = load(path)
+        self.tokens = json.loads(self.meta.get("token_strings", "[]"))
+        self.cfg = json.loads(self.meta.get("config", "{}"))
+        self.prompt = self.meta.get("prompt", "")
+        self.eps = float(self.cfg.get("layer_norm_epsilon", 1e-5))
+
+    def get(self, name):
+        return self.t.get(name)
+
+
+# ---- the colour scale of a tensor (the legend's numbers) ---------------------------------
+def scale_of(a, hook):
+    f = np.asarray(a, dtype=np.float32).ravel()
+    n = f.size
+    step = n >> 22 if n > (1 << 22) else 1
+    scan = f[::step]
+    fin = scan[np.isfinite(scan)]
+    masked = fin.size < scan.size
+    lo, hi = (float(fin.min()), float(fin.max())) if fin.size else (0.0, 0.0)
+    probs = hook.endswith("hook_pattern") or hook.endswith("hook_probs")
+    if probs or lo >= 0:
+        s_lo = 0.0
+        s_hi = 1.0 if hook.endswith("hook_pattern") else (hi if hi > 0 else 1.0)
+        if not probs and lo > 0 and lo > 0.5 * hi:
+            s_lo = lo
+        return {"div": False, "lo": s_lo, "hi": s_hi, "clipped": False, "masked": masked}
+    lim = max(abs(lo), abs(hi))
+    clipped = False
+    stride = n // 4096 if n > 4096 else 1
+    sample = f[::stride]
+    sample = np.abs(sample[np.isfinite(sample)])[:4096]
+    k = sample.size
+    if k > 64:
+        sample = np.sort(sample)
+        p = float(sample[int((k - 1) * 0.995)])
+        if 0 < p < 0.4 * lim:
+            lim, clipped = p, True
+    if lim <= 0:
+        lim = 1.0
+    return {"div": True, "lo": -lim, "hi": lim, "clipped": clipped, "masked": masked}
+
+
+def joint_scale(a, b, hook):
+    sa, sb = scale_of(a, hook), scale_of(b, hook)
+    j = dict(sa)
+    j["clipped"] = sa["clipped"] or sb["clipped"]
+    if sa["div"] or sb["div"]:
+        lim = max(abs(sa["lo"]), abs(sa["hi"]), abs(sb["lo"]), abs(sb["hi"]))
+        j.update(div=True, lo=-lim, hi=lim)
+    else:
+        j.update(lo=min(sa["lo"], sb["lo"]), hi=max(sa["hi"], sb["hi"]))
+    return j
+
+
+# ---- LayerNorm: what goes in, from the residual stream --------------------------------------
+def ln_input(tr, prefix):
+    """The rows a norm normalises, from the residual-stream tensors."""
+    post = tr.cfg.get("ttrace_block", "pre_ln") == "post_ln"
+    m = re.match(r"blocks\.(\d+)\.(ln1|ln2)$", prefix)
+    if m:
+        L, which = int(m.group(1)), m.group(2)
+        if not post:
+            return tr.get("blocks.%d.%s" % (L, "hook_resid_pre" if which == "ln1" else "hook_resid_mid"))
+        if which == "ln1":
+            return tr.get("blocks.%d.hook_resid_pre" % L) + tr.get("blocks.%d.hook_attn_out" % L)
+        return tr.get("blocks.%d.hook_resid_mid" % L) + tr.get("blocks.%d.hook_mlp_out" % L)
+    if prefix == "ln_final":
+        L = int(tr.cfg["n_layer"]) - 1
+        return tr.get("blocks.%d.hook_resid_post" % L)
+    return None
+
+
+def ln_stats(tr, prefix):
+    x = ln_input(tr, prefix)
+    if x is None:
+        return None
+    x = x.astype(np.float64)
+    rms = tr.cfg.get("ttrace_norm", "layernorm") == "rmsnorm"
+    mean = np.zeros(x.shape[0]) if rms else x.mean(axis=1)
+    var = (x * x).mean(axis=1) if rms else x.var(axis=1)
+    rstd = 1.0 / np.sqrt(var + tr.eps)
+    normalized = (x - mean[:, None]) * rstd[:, None]
+    return {"mean": mean, "sigma": np.sqrt(var), "rstd": rstd, "normalized": normalized}
+
+
+def mean_sd(row):
+    row = np.asarray(row, dtype=np.float64)
+    return row.mean(), math.sqrt(max((row * row).mean() - row.mean() ** 2, 0.0))
+
+
+# ---- the checker ------------------------------------------------------------------------------
+class Checker:
+    def __init__(self, traces, vocab=None, name="", merges=None):
+        self.traces = traces
+        self.vocab = vocab
+        self.merges = merges
+        self.name = name
+        self.fail = []
+        self.checked = 0
+        self.last_title = None
+
+    def bad(self, t, why):
+        self.fail.append("%s: %s: %s" % (self.name, t.where(), why))
+
+    def trace_of(self, t):
+        return self.traces.get(t.trace or "A", self.traces["A"])
+
+    # -- values of the tensor a cell belongs to
+    def norms(self, tr):
+        """(T, L): the length of each token's vector in every block, for the title's hook."""
+        cols = [np.linalg.norm(tr.get("blocks.%d.%s" % (l, self.norms_of)).astype(np.float64), axis=1)
+                for l in range(int(tr.cfg["n_layer"]))]
+        return np.stack(cols, axis=1)
+
+    def tensor(self, t, hook):
+        if hook == "norms":
+            if t.trace == "D":
+                return self.norms(self.traces["A"]) - self.norms(self.traces["B"])
+            return self.norms(self.trace_of(t))
+        if t.trace == "D":
+            a, b = self.traces["A"].get(hook), self.traces["B"].get(hook)
+            if a is None or b is None:
+                return None
+            with np.errstate(invalid="ignore"):
+                return a.astype(np.float32) - b.astype(np.float32)
+        return self.trace_of(t).get(hook)
+
+    def label_text(self, tr, axis, i, t):
+        """The full label of index i along an axis, for trace tr (or the difference)."""
+        if axis == "T":
+            if t.trace == "D":
+                a, b = self.traces["A"].tokens, self.traces["B"].tokens
+                if i < len(a) and i < len(b) and a[i] != b[i]:
+                    return sn.token_display(a[i]) + "\u2260" + sn.token_display(b[i])
+                return sn.token_display(a[i]) if i < len(a) else str(i)
+            return sn.token_display(tr.tokens[i]) if i < len(tr.tokens) else str(i)
+        if axis == "L":
+            if t.trace == "D":  # positions whose tokens differ read a≠b
+                both = [self.label_text(tr, "T", k, t) for k in (i, i + 1)]
+                return "%s \u2192 %s" % tuple(both)
+            return "%s \u2192 %s" % (sn.token_display(tr.tokens[i]), sn.token_display(tr.tokens[i + 1]))
+        if axis == "V" and self.vocab is not None and 0 <= i < len(self.vocab):
+            return sn.token_display(self.vocab[i])
+        if axis == "1":
+            return "value"
+        return str(i)
+
+    def check(self, texts):
+        self.d_hooks = {t.scope["hook"] for t in texts if t.trace == "D" and "hook" in t.scope}
+        for t in texts:
+            self.one(t)
+        self.own_labels(texts)
+        self.finish(texts)
+        return self.fail
+
+    def own_labels(self, texts):
+        """With two traces whose tokens differ, the panels of B carry B's own row labels
+        (not only A's to their left)."""
+        if "B" not in self.traces or self.traces["A"].tokens == self.traces["B"].tokens:
+            return
+        b_cells = [t for t in texts if t.trace == "B" and t.kind in ("cell", "tick")]
+        b_labels = [t for t in texts if t.trace == "B" and t.kind == "label" and t.note.get("axis") == "T"
+                    and t.note.get("dir") == "row"]
+        rows_T = any(t.trace == "A" and t.kind == "label" and t.note.get("axis") == "T" and t.note.get("dir") == "row"
+                     for t in texts)
+        if b_cells and rows_T and not b_labels:
+            self.fail.append("%s: B's rows carry no labels of their own (its tokens differ from A's)" % self.name)
+
+    def one(self, t):
+        s = t.s
+        for m in sn.ASCII_SIGN.finditer(s):
+            if t.kind != "label":
+                self.bad(t, "an ASCII '-' as a minus sign (use U+2212)")
+        if sn.DOUBLE_MINUS.search(s) and t.kind != "label":
+            self.bad(t, "two minus signs in a row")
+        k = t.kind
+        if not k and t.scope.get("panel") in ("narration", "lesson_bar"):
+            k = "prose"  # the lesson's own words (their numbers are the lessons' check: lines)
+        fn = getattr(self, "k_" + k, None) if k else None
+        if fn is None:
+            if any(ch.isdigit() for ch in s) and k not in ("prose", "fixed", "name"):
+                self.bad(t, "a number without data-tt (what is it?)")
+            return
+        self.checked += 1
+        try:
+            fn(t)
+        except (KeyError, IndexError, ValueError, TypeError) as e:
+            self.bad(t, "cannot check: %s: %s" % (type(e).__name__, e))
+
+    # -- cells, labels, legends
+    def k_cell(self, t):
+        hook, head = t.scope["hook"], int(t.scope.get("head", -1))
+        a = self.tensor(t, hook)
+        if a is None:
+            return self.bad(t, "no tensor %s" % hook)
+        r, c = int(t.note["r"]), int(t.note["c"])
+        v = a[head, r, c] if a.ndim == 3 else a[r, c] if a.ndim == 2 else a[r]
+        if not sn.matches(t.s, v):
+            self.bad(t, "cell shows %s, the trace has %s (%r)" % (t.s, sn.fmt_value(v), float(v)))
+
+    def k_label(self, t):
+        axis, i = t.note["axis"], int(t.note["i"])
+        full = self.label_text(self.trace_of(t), axis, i, t)
+        if "indexed" in t.note:
+            full = "%d %s" % (i, full)
+        if not sn.fits(t.s, full):
+            self.bad(t, "label should be %r" % full)
+
+    def k_tick(self, t):
+        hook = t.scope["hook"]
+        i, n = int(t.note["i"]), int(t.note["n"])
+        if t.trace == "D":
+            # One colour scale for every difference the figure draws (all layers of an overview).
+            lim = 0.0
+            for h in self.d_hooks or {hook}:
+                a = self.tensor(t, h)
+                if a is not None and np.isfinite(a).any():
+                    lim = max(lim, float(np.nanmax(np.abs(np.where(np.isfinite(a), a, np.nan)))))
+            sc = {"div": True, "lo": -(lim or 1), "hi": lim or 1, "clipped": False}
+        elif t.trace in ("A", "B") and "B" in self.traces:
+            if hook == "norms":
+                a, b = self.norms(self.traces["A"]), self.norms(self.traces["B"])
+            else:
+                a, b = self.traces["A"].get(hook), self.traces["B"].get(hook)
+            sc = joint_scale(a, b, hook) if a is not None and b is not None else scale_of(self.tensor(t, hook), hook)
+        else:
+            sc = scale_of(self.tensor(t, hook), hook)
+        v = np.float32(sc["hi"]) - np.float32(i) / np.float32(n - 1) * (np.float32(sc["hi"]) - np.float32(sc["lo"]))
+        want = sn.fmt_value(v)
+        body = t.s
+        if sc["clipped"] and i == 0:
+            if not body.startswith("\u2265 "):
+                return self.bad(t, "the top of a clipped scale says \u2265")
+            body = body[2:]
+        elif sc["clipped"] and i == n - 1:
+            if not body.startswith("\u2264 "):
+                return self.bad(t, "the bottom of a clipped scale says \u2264")
+            body = body[2:]
+        if not sn.matches(body, v):
+            self.bad(t, "colour-bar tick should be %s" % want)
+
+    def k_window(self, t):
+        m = re.search(r"(\d+)\D+(\d+)\D+(\d+)\D+(\d+)\D+(\d+)\D+(\d+)", t.s)
+        if m and (int(m.group(3)) != int(t.note["rows"]) or int(m.group(6)) != int(t.note["cols"])):
+            self.bad(t, "the tensor is %s x %s" % (t.note["rows"], t.note["cols"]))
+
+    # -- titles: the hook, its layer and head, the shape
+    def k_title(self, t):
+        tr = self.trace_of(t)
+        hook = t.s.split()[0] if t.s.split() else ""
+        self.last_title = hook
+        if "\u2016x\u2016" in t.s:  # vector lengths of this hook in every block
+            self.norms_of = hook
+        m = re.match(r"blocks\.(\d+)\.", hook)
+        lay = re.search(r"(?:layer|층|블록) (\d+)", t.s)
+        if m and lay and int(lay.group(1)) != int(m.group(1)):
+            self.bad(t, "layer %s in the title of a layer-%s tensor" % (lay.group(1), m.group(1)))
+        hd = re.search(r"(?:head|헤드) (\d+)", t.s)
+        if hd and int(hd.group(1)) >= int(tr.cfg.get("n_head", 10 ** 9)):
+            self.bad(t, "head %s of %s heads" % (hd.group(1), tr.cfg.get("n_head")))
+
+    def k_subtitle(self, t):
+        tr = self.trace_of(t)
+        if self.last_title and tr.get(self.last_title) is not None:
+            shape = "(" + ", ".join(str(d) for d in tr.get(self.last_title).shape) + ")"
+            m = re.search(r"\([0-9, ]+\)\s*$", t.s)
+            if m and m.group(0).strip() != shape:
+                self.bad(t, "the shape of %s is %s" % (self.last_title, shape))
+        if tr.prompt and "\u201c" in t.s and "\u2026" not in t.s and "\u201c%s\u201d" % tr.prompt not in t.s:
+            self.bad(t, "the prompt is %r" % tr.prompt)
+
+    # -- LayerNorm table
+    def k_header(self, t):
+        col = t.note["col"]
+        want = {"mean": "\u03bc", "sigma": "\u03c3", "rstd": "1/\u221a", "token": "", "norm_stats": "\u03bc / \u03c3",
+                "out_stats": "y:"}
+        if col == "sigma" and ("\u221a" in t.s or "\u03c3" not in t.s):
+            self.bad(t, "the \u03c3 column's header")
+        elif want.get(col) and want[col] not in t.s and not t.s.endswith("\u2026"):
+            self.bad(t, "the %s column's header" % col)
+
+    def k_ln(self, t):
+        tr = self.trace_of(t)
+        prefix = t.scope["prefix"]
+        col, r = t.note["col"], int(t.note["r"])
+        st = ln_stats(tr, prefix)
+        if col in ("mean", "sigma", "rstd", "norm_stats") and st is None:
+            return self.bad(t, "cannot find the input of %s" % prefix)
+        if col in ("mean", "sigma", "rstd"):
+            v = st[col][r]
+            if not sn.matches(t.s, v, rel=1e-4):
+                self.bad(t, "%s of row %d is %s" % (col, r, sn.fmt_value(v)))
+            return
+        if col == "norm_stats":
+            m, sd = mean_sd(st["normalized"][r])
+            m = 0.0 if abs(m) < 5e-4 else m
+        else:
+            m, sd = mean_sd(tr.get(prefix + ".hook_out")[r])
+        parts = t.s.split(" / ")
+        if len(parts) != 2 or not sn.matches(parts[0], m, rel=1e-4) or not sn.matches(parts[1], sd, rel=1e-4):
+            self.bad(t, "%s of row %d is %s / %s" % (col, r, sn.fmt_value(m), sn.fmt_value(sd)))
+
+    # -- next-token bars
+    def _probs(self, t):
+        tr = self.trace_of(t)
+        src, pos, tau = t.scope["source"], int(t.scope["pos"]), float(t.scope["tau"])
+        z = tr.get(src)[pos].astype(np.float64)
+        if src == "hook_probs":
+            z = np.log(np.maximum(z, 1e-30))
+        e = np.exp((z - z.max()) / tau)
+        p = e / e.sum()
+        order = np.argsort(-z, kind="stable")
+        return p, order, z
+
+    def k_bars_head(self, t):
+        pos = int(t.scope["pos"])
+        tok = sn.token_display(self.trace_of(t).tokens[pos])
+        if "\u201c%s\u201d" % tok not in t.s or not re.search(r"\b%d\)" % pos, t.s):
+            self.bad(t, "next after %r (position %d)" % (tok, pos))
+
+    def k_bars_tau(self, t):
+        if not t.s.endswith(sn.fmt("%.2f", float(t.scope["tau"]))):
+            self.bad(t, "temperature")
+
+    def k_bar_id(self, t):
+        p, order, z = self._probs(t)
+        rank = int(t.note["rank"])
+        got = int(t.s)
+        # Ties in the logits may come in either order.
+        if got != int(order[rank]) and z[got] != z[order[rank]]:
+            self.bad(t, "rank %d is id %d" % (rank, order[rank]))
+
+    def k_bar_token(self, t):
+        p, order, z = self._probs(t)
+        i = int(order[int(t.note["rank"])])
+        full = sn.token_display(self.vocab[i]) if self.vocab is not None else "id %d" % i
+        if not sn.fits(t.s, full):
+            self.bad(t, "rank %s is %r" % (t.note["rank"], full))
+
+    def k_bar_p(self, t):
+        p, order, z = self._probs(t)
+        v = p[order[int(t.note["rank"])]] * 100
+        f = (lambda x: sn.fmt("%.3f%%", x)) if v < 0.1 else (lambda x: sn.fmt("%.1f%%", x))
+        if not sn.matches(t.s, v, formatter=f, rel=1e-4):
+            self.bad(t, "probability %s" % f(v))
+
+    def k_bars_foot(self, t):
+        tr = self.trace_of(t)
+        V = tr.get(t.scope["source"]).shape[1]
+        nums = [int(x) for x in re.findall(r"\d+", t.s)]
+        if nums and (nums[0] != int(t.scope["pos"]) or V not in nums):
+            self.bad(t, "row %s of %d entries" % (t.scope["pos"], V))
+
+    # -- the pinned cell's arithmetic, from the trace's Q and K
+    def _pin(self, t):
+        tr = self.trace_of(t)
+        L, h, i, j = (int(t.scope[k]) for k in ("layer", "head", "r", "c"))
+        q = tr.get("blocks.%d.attn.hook_q" % L).astype(np.float64)[h]
+        k = tr.get("blocks.%d.attn.hook_k" % L).astype(np.float64)[h]
+        D = q.shape[1]
+        scale = tr.cfg.get("ttrace_scale_attn", True)
+        causal = tr.cfg.get("ttrace_causal", True)
+        div = math.sqrt(D) if scale else 1.0
+        row = q[i] @ k.T / div
+        vis = np.arange(row.size) <= i if causal else np.ones(row.size, bool)
+        mx = row[vis].max()
+        e = np.where(vis, np.exp(row - mx), 0.0)
+        return dict(q=q, k=k, D=D, i=i, j=j, s=row[j], mx=mx, rowsum=e.sum(), e=e[j], w=e[j] / e.sum(),
+                    masked=bool(not vis[j]), dot=q[i] @ k[j], div=div)
+
+    def _nums(self, s):
+        return [sn.parse_num(x) for x in re.findall("[\u2212+]?[0-9]+(?:\\.[0-9]+)?(?:e[\u2212+]?[0-9]+)?", s)]
+
+    def _expect(self, t, printed, values, specs):
+        for p, v, f in zip(printed, values, specs):
+            if not sn.matches(p, v, formatter=lambda x, f=f: sn.fmt(f, x), rel=1e-5):
+                self.bad(t, "should print %s" % sn.fmt(f, v))
+
+    def _tokens(self, s):
+        return re.findall("[\u2212+]?[0-9]+\\.[0-9]+", s)
+
+    def k_pin_index(self, t):
+        sc = t.scope
+        want = [int(sc["head"])] if int(sc["head"]) >= 0 else []
+        want += [int(sc["r"]), int(sc["c"])]
+        got = [int(x) for x in re.findall(r"\d+", t.s.split("[", 1)[1])]
+        if got != want or t.s.split("[")[0] != sc["hook"]:
+            self.bad(t, "the pinned cell is %s%s" % (sc["hook"], want))
+
+    def k_pin_labels(self, t):
+        tr = self.trace_of(t)
+        i, j = int(t.scope["r"]), int(t.scope["c"])
+        for idx in (i, j):
+            lab = sn.token_display(tr.tokens[idx]) if idx < len(tr.tokens) else str(idx)
+            if (": %s" % lab) not in t.s and "\u2026" not in t.s:
+                self.bad(t, "should name %r" % lab)
+
+    def k_pin_value(self, t):
+        a = self.tensor(t, t.scope["hook"])
+        h, i, j = int(t.scope["head"]), int(t.scope["r"]), int(t.scope["c"])
+        v = a[h, i, j] if a.ndim == 3 else a[i, j]
+        if not sn.matches(t.s[2:], v, formatter=lambda x: sn.fmt("%.6g", x), rel=1e-6):
+            self.bad(t, "= %s" % sn.fmt("%.6g", v))
+
+    def k_pin_dot(self, t):
+        P = self._pin(t)
+        m = re.search(r"q(\d+) \u00b7 k(\d+)", t.s)
+        if m and (int(m.group(1)), int(m.group(2))) != (P["i"], P["j"]):
+            self.bad(t, "q%d \u00b7 k%d" % (P["i"], P["j"]))
+        m = re.search(r"D = (\d+)", t.s)
+        if m and int(m.group(1)) != P["D"]:
+            self.bad(t, "D = %d" % P["D"])
+
+    def k_pin_term(self, t):
+        P = self._pin(t)
+        d = int(t.note["d"])
+        a, b = P["q"][P["i"], d], P["k"][P["j"], d]
+        self._expect(t, self._tokens(t.s), [a, b, a * b], ["%.3f"] * 3)
+        # largest first: this product is at least as large as every one not shown
+        self.term_seen = getattr(self, "term_seen", []) + [abs(a * b)]
+
+    def k_pin_rest(self, t):
+        P = self._pin(t)
+        prods = np.sort(np.abs(P["q"][P["i"]] * P["k"][P["j"]]))[::-1]
+        shown = int(t.note["shown"])
+        order = np.argsort(-np.abs(P["q"][P["i"]] * P["k"][P["j"]]), kind="stable")
+        rest = (P["q"][P["i"]] * P["k"][P["j"]])[order[shown:]].sum()
+        n = int(re.search(r"(\d+)", t.s).group(1))
+        if n != P["D"] - shown:
+            self.bad(t, "%d more" % (P["D"] - shown))
+        self._expect(t, self._tokens(t.s)[-1:], [rest], ["%.3f"])
+        seen = getattr(self, "term_seen", [])
+        if seen and min(seen) + 1e-9 < prods[shown]:
+            self.bad(t, "the products shown are not the largest")
+        self.term_seen = []
+
+    def k_pin_sum(self, t):
+        self._expect(t, self._tokens(t.s), [self._pin(t)["dot"]], ["%.4f"])
+
+    def k_pin_recorded_raw(self, t):
+        P = self._pin(t)
+        L, h = int(t.scope["layer"]), int(t.scope["head"])
+        v = self.trace_of(t).get("blocks.%d.attn.hook_attn_scores_raw" % L)[h, P["i"], P["j"]]
+        self._expect(t, self._tokens(t.s), [v], ["%+.4f"])
+
+    def k_pin_scaled(self, t):
+        P = self._pin(t)
+        m = re.search("\u221a(\\d+)", t.s)
+        if not m or int(m.group(1)) != P["D"]:
+            self.bad(t, "\u221a%d" % P["D"])
+        self._expect(t, self._tokens(t.s)[-1:], [P["s"]], ["%+.4f"])
+
+    def k_pin_mask(self, t):
+        P = self._pin(t)
+        if (t.note["masked"] == "1") != P["masked"] or (("masked" in t.s or "가림" in t.s) != P["masked"]):
+            self.bad(t, "the cell is %s" % ("masked" if P["masked"] else "visible"))
+
+    def k_pin_exp_masked(self, t):
+        if not self._pin(t)["masked"] or t.s.strip() != "4.  exp(\u2212\u221e) = 0":
+            self.bad(t, "exp(\u2212\u221e) = 0 only for a masked cell")
+
+    def k_pin_exp(self, t):
+        P = self._pin(t)
+        if P["masked"]:
+            return self.bad(t, "a masked cell's exponential is exp(\u2212\u221e) = 0")
+        self._expect(t, self._tokens(t.s), [P["s"], P["mx"], P["e"]], ["%.4f"] * 3)
+
+    def k_pin_max(self, t):
+        self._expect(t, self._tokens(t.s), [self._pin(t)["mx"]], ["%.4f"])
+
+    def k_pin_rowsum(self, t):
+        self._expect(t, self._tokens(t.s), [self._pin(t)["rowsum"]], ["%.4f"])
+
+    def k_pin_div(self, t):
+        P = self._pin(t)
+        self._expect(t, self._tokens(t.s), [P["e"], P["rowsum"], P["w"]], ["%.4f"] * 3)
+
+    def k_pin_recorded_w(self, t):
+        P = self._pin(t)
+        L, h = int(t.scope["layer"]), int(t.scope["head"])
+        v = self.trace_of(t).get("blocks.%d.attn.hook_pattern" % L)[h, P["i"], P["j"]]
+        self._expect(t, self._tokens(t.s), [v], ["%.4f"])
+
+    # -- (T, V) tensors: the top columns per token
+    def _top(self, t):
+        a = self.tensor(t, t.scope["hook"])
+        r, rank = int(t.note["r"]), int(t.note["rank"])
+        row = a[r].astype(np.float64)
+        order = np.argsort(-row, kind="stable")
+        return row, order, rank
+
+    def k_top_value(self, t):
+        row, order, rank = self._top(t)
+        v = row[order[rank]]
+        if not sn.matches(t.s, v):
+            self.bad(t, "rank %d of row %s is %s" % (rank + 1, t.note["r"], sn.fmt_value(v)))
+
+    def k_top_token(self, t):
+        row, order, rank = self._top(t)
+        ok = []
+        for i in np.nonzero(row == row[order[rank]])[0]:  # ties may come in either order
+            ok.append(self.label_text(self.trace_of(t), "V", int(i), t))
+        if not any(sn.fits(t.s, f) for f in ok):
+            self.bad(t, "rank %d of row %s is %r" % (rank + 1, t.note["r"], ok[0]))
+
+    def k_rank_header(self, t):
+        if t.s != "#%d" % (int(t.note["rank"]) + 1):
+            self.bad(t, "rank header")
+
+    def k_index(self, t):
+        if t.s != t.note["i"]:
+            self.bad(t, "index %s" % t.note["i"])
+
+    # -- the activation plot
+    def k_axis_number(self, t):
+        if not re.fullmatch("\u2212?[0-9]+", t.s):
+            self.bad(t, "an axis number")
+
+    def k_gelu_count(self, t):
+        L = int(t.note["layer"])
+        n = self.trace_of(t).get("blocks.%d.mlp.hook_pre" % L).size
+        if str(n) not in re.findall(r"\d+", t.s) or ("blocks.%d." % L) not in t.s:
+            self.bad(t, "the %d (u, g) pairs of blocks.%d" % (n, L))
+
+    def k_block_label(self, t):
+        if not re.fullmatch(r"(?:block |블록 )?%s" % t.note["l"], t.s):
+            self.bad(t, "block %s" % t.note["l"])
+
+    def k_lesson_counter(self, t):
+        if not t.s.startswith("%d / " % (int(t.note["step"]) + 1)):
+            self.bad(t, "step %d" % (int(t.note["step"]) + 1))
+
+    # -- tokens, merges, heads, layers
+    def k_prompt(self, t):
+        p = self.trace_of(t).prompt
+        if ("\u201c%s\u201d" % p) not in t.s and "\u2026" not in t.s and p not in t.s:
+            self.bad(t, "the prompt is %r" % p)
+
+    def k_token_id(self, t):
+        ids = json.loads(self.trace_of(t).meta.get("token_ids", "[]"))
+        i = int(t.note["i"])
+        if t.s != str(ids[i]):
+            self.bad(t, "token %d has id %d" % (i, ids[i]))
+
+    def k_token_count(self, t):
+        T = len(self.trace_of(t).tokens)
+        if str(T) not in re.findall(r"\d+", t.s):
+            self.bad(t, "%d tokens" % T)
+
+    def k_merge(self, t):
+        m = re.fullmatch(r"(.+) \+ (.+) \u2192 (.+)  \(#(\d+)\)", t.s)
+        if not m:
+            return self.bad(t, "a merge line reads 'a + b \u2192 ab  (#rank)'")
+        a, b, ab, rank = m.group(1), m.group(2), m.group(3), int(m.group(4))
+        want = self.merges[rank] if self.merges and rank < len(self.merges) else None
+        if want is None or (a, b) != want:
+            self.bad(t, "merge #%d is %s + %s" % (rank, *(want or ("?", "?"))))
+        if ab != a + b and "\\x" not in a + b:  # bytes may join into a whole character
+            self.bad(t, "%s + %s makes %s" % (a, b, a + b))
+
+    def k_merge_group(self, t):
+        self.groups = getattr(self, "groups", []) + [t.s]
+
+    def k_merge_group_again(self, t):
+        if not self.groups or t.s != self.groups[-1]:
+            self.bad(t, "a repeated heading repeats the last group's")
+
+    def k_merge_more(self, t):
+        pass
+
+    def k_head_label(self, t):
+        if not re.fullmatch(r"(?:head|헤드) %s" % t.note["h"], t.s):
+            self.bad(t, "head %s" % t.note["h"])
+
+    def k_layer_label(self, t):
+        if not re.fullmatch(r"(?:layer|층|블록|block) %s" % t.note["l"], t.s):
+            self.bad(t, "layer %s" % t.note["l"])
+
+    def k_head_d(self, t):
+        cfg = self.trace_of(t).cfg
+        D = int(cfg["n_embd"]) // int(cfg["n_head"])
+        m = re.search(r"(\d+)\D+(\d+)$", t.s)
+        if not m or int(m.group(1)) != int(t.note["h"]) or int(m.group(2)) != D:
+            self.bad(t, "head %s, D = %d" % (t.note["h"], D))
+
+    def k_wte_shape(self, t):
+        cfg = self.trace_of(t).cfg
+        nums = [int(x) for x in re.findall(r"\d+", t.s)]
+        if nums[-2:] != [int(cfg["vocab_size"]), int(cfg["n_embd"])]:
+            self.bad(t, "W_E is %s \u00d7 %s" % (cfg["vocab_size"], cfg["n_embd"]))
+
+    def k_vocab_last(self, t):
+        if int(t.s) != int(self.trace_of(t).cfg["vocab_size"]) - 1:
+            self.bad(t, "the last id is V \u2212 1")
+
+    # -- the window's frame: navigator, step header, formula, shapes
+    def k_nav_block(self, t):
+        L = int(self.trace_of(t).cfg["n_layer"])
+        nums = [int(x) for x in re.findall(r"\d+", t.s)]
+        if nums != [int(t.scope["layer"]), 0, L - 1]:
+            self.bad(t, "block %s of 0\u2013%d" % (t.scope["layer"], L - 1))
+
+    def k_nav_step(self, t):
+        if not t.s.startswith("%d  " % (int(t.note["i"]) + 1)):
+            self.bad(t, "step %d" % (int(t.note["i"]) + 1))
+
+    def k_step_counter(self, t):
+        if not t.s.startswith("%d / " % (int(t.scope["step"]) + 1)):
+            self.bad(t, "step %d" % (int(t.scope["step"]) + 1))
+
+    def k_formula(self, t):
+        pass  # words and symbols; the minus signs are checked for every text
+
+    def k_shapes(self, t):
+        self.shapes = getattr(self, "shapes", []) + [t]
+
+    def k_axis_title(self, t):
+        """An axis named by a width letter says the width the tensor has along it."""
+        m = re.search(r"\((\d?)([CDFVT])\)", t.s)
+        hook = self.last_title
+        tr = self.trace_of(t)
+        if not m or not hook or tr.get(hook) is None:
+            return
+        cfg = tr.cfg
+        size = {"C": int(cfg["n_embd"]), "D": int(cfg["n_embd"]) // int(cfg["n_head"]),
+                "F": int(cfg.get("n_inner") or 4 * int(cfg["n_embd"])), "V": int(cfg["vocab_size"]),
+                "T": len(tr.tokens)}[m.group(2)] * int(m.group(1) or 1)
+        shape = tr.get(hook).shape
+        dim = shape[-1] if t.note.get("dir") == "col" else shape[-2] if len(shape) >= 2 else shape[0]
+        if dim != size:
+            self.bad(t, "this axis of %s has %d entries, not %s%s" % (hook, dim, m.group(1), m.group(2)))
+
+    def finish(self, texts):
+        """Checks that need the whole figure."""
+        tr = self.traces["A"]
+        # A (T, V) tensor shown as a matrix names each token's winners (top columns, with values).
+        vocab_cells = [t for t in texts if t.kind in ("cell", "tick") and t.scope.get("hook") in ("hook_logits", "hook_probs")
+                       and t.trace == ""]
+        if vocab_cells and not any(t.kind == "bars_head" for t in texts):
+            hook = vocab_cells[0].scope["hook"]
+            rows = {int(t.note["r"]) for t in texts if t.kind == "top_value" and t.note.get("rank") == "0"}
+            T = tr.get(hook).shape[0]
+            if rows != set(range(T)) and T <= 24:
+                self.fail.append("%s: %s shows the largest value of rows %s only, of %d rows" %
+                                 (self.name, hook, sorted(rows), T))
+        for t in getattr(self, "shapes", []):
+            hook = self.last_title
+            if hook and tr.get(hook) is not None and "\u2192" in t.s:
+                shape = tuple(tr.get(hook).shape)
+                out = t.s.rsplit("\u2192", 1)[1]
+                m = re.match(r"\s*\(([0-9, ]+)\)", out)
+                if m and tuple(int(x) for x in m.group(1).split(",")) != shape:
+                    self.bad(t, "the step's output %s is %s" % (hook, shape))
+        groups = getattr(self, "groups", [])
+        if groups and len(groups) >= 1:
+            pieces = []
+            for g in groups:
+                g = re.sub(r"(:|  \(.*\))$", "", g)
+                pieces += [x for x in (g.split(" \u2192 ", 1)[-1]).split(" \u00b7 ")]
+            want = [sn.token_display(x) for x in tr.tokens]
+            if pieces != want[:len(pieces)] or (len(pieces) < len(want) and "\u2026" not in "".join(groups)):
+                self.fail.append("%s: the pre-tokens end as %s, not %s" % (self.name, want, pieces))
+
+    # -- a comparison's header: the largest |A − B| and where it is
+    def _diff(self, hook):
+        if hook == "norms":
+            return self.norms(self.traces["A"]) - self.norms(self.traces["B"])
+        a, b = self.traces["A"].get(hook), self.traces["B"].get(hook)
+        if a is None or b is None or a.shape != b.shape:
+            return None
+        with np.errstate(invalid="ignore"):
+            return a.astype(np.float32) - b.astype(np.float32)
+
+    def k_compare_max(self, t):
+        if "B" not in self.traces or t.scope["hook"] == "-" or "= " not in t.s:
+            return
+        d = self._diff(t.scope["hook"])
+        if d is None:
+            return
+        mode = int(t.scope["mode"])
+        hd = re.search(r"(?:head|헤드) (\d+)", t.s)
+        part = d[int(hd.group(1))] if hd and d.ndim == 3 else d
+        if mode == 2:  # every layer: the largest over all of them
+            suffix = t.scope["hook"].split(".", 2)[-1]
+            parts = [self._diff("blocks.%d.%s" % (l, suffix)) for l in range(int(self.traces["A"].cfg["n_layer"]))]
+            part = np.concatenate([np.abs(x[np.isfinite(x)]).ravel() for x in parts if x is not None])
+        fin = np.abs(part[np.isfinite(part)])
+        v = float(fin.max()) if fin.size else 0.0
+        got = re.search("= ([0-9.e+\u2212]+)", t.s).group(1).rstrip(":")
+        if v == 0:
+            if got != "0":
+                self.bad(t, "the traces agree here")
+        elif not sn.matches(got, v, formatter=lambda x: sn.fmt("%.4g", x), rel=1e-5):
+            self.bad(t, "max |A \u2212 B| = %s" % sn.fmt("%.4g", v))
+
+    def k_compare_where(self, t):
+        if "B" not in self.traces or t.scope["hook"] in ("-", "norms"):
+            return
+        d = self._diff(t.scope["hook"])
+        m = re.search(r"(?:row|행) (\d+)(?: (\S+))?, (?:column|열) (\d+)", t.s)
+        if d is None or not m:
+            return
+        r, c = int(m.group(1)), int(m.group(3))
+        hd = re.search(r"(?:head|헤드) (\d+)", t.s.split("\u00b7")[0])
+        h = int(hd.group(1)) if hd else int(t.scope["head"])
+        part = d[h] if d.ndim == 3 else d
+        fin = np.where(np.isfinite(part), np.abs(part), -1)
+        if fin[r, c] != fin.max():
+            idx = np.unravel_index(int(np.argmax(fin)), fin.shape)
+            self.bad(t, "the largest difference is at row %d, column %d" % idx)
+        if m.group(2) and m.group(2) != sn.token_display(self.traces["A"].tokens[r]):
+            self.bad(t, "row %d is %r" % (r, sn.token_display(self.traces["A"].tokens[r])))
+
+    def k_compare_side(self, t):
+        tr = self.trace_of(t)
+        if tr.prompt and "\u201c%s\u201d" % tr.prompt not in t.s and "\u2026" not in t.s:
+            self.bad(t, "this side's prompt is %r" % tr.prompt)
