@@ -25,8 +25,9 @@ static void print_metadata(const tt_trace *tr) {
   static const char *keys[] = {"prompt", "token_ids", "token_strings", "model", "tokenizer", "bos", "from_ids",
                                "backend", "device", "variant", "record", "time_ms"};
   for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
-    const char *v = tt_trace_meta(tr, keys[i]);
-    if (v) printf("%-14s %s\n", keys[i], v);
+    char *v = tt_trace_meta(tr, keys[i]) ? tt_escape_text_dup(tt_trace_meta(tr, keys[i])) : NULL;
+    if (v) printf("%-14s %s\n", keys[i], v);  // escaped: the file's text cannot drive the terminal
+    free(v);
   }
   char count[32];
   printf("%-14s %s, %.2f MiB\n\n", "recorded",

@@ -264,7 +264,7 @@ static void print_norms(const tt_lesson_view *v, const tt_trace *tr, bool ko) {
     for (int64_t r = 0; r < t->shape[0]; r++) {
       double s = 0;
       for (int64_t c = 0; c < t->shape[1]; c++) {
-        double x = ((const float *)t->data)[r * t->shape[1] + c];
+        double x = tt_tensor_get(t, r * t->shape[1] + c);
         s += x * x;
       }
       printf(" %12.4f", sqrt(s));
@@ -291,9 +291,9 @@ static void print_activation(const tt_trace *tr, const tt_tensor *t, int64_t row
   else
     printf("token %lld '%s', the first %lld of %lld features:\n%-6s", (long long)r, tt_trace_token(tr, (int)r),
            (long long)n, (long long)F, "pre");
-  for (int64_t f = 0; f < n; f++) printf(" %8.4f", ((const float *)pre->data)[r * F + f]);
+  for (int64_t f = 0; f < n; f++) printf(" %8.4f", tt_tensor_get(pre, r * F + f));
   printf("\n%-6s", "post");
-  for (int64_t f = 0; f < n; f++) printf(" %8.4f", ((const float *)post->data)[r * F + f]);
+  for (int64_t f = 0; f < n; f++) printf(" %8.4f", tt_tensor_get(post, r * F + f));
   printf("\n");
 }
 
@@ -303,18 +303,25 @@ static void print_bars(const tt_trace *tr, const tt_tensor *t, float temp, const
   int64_t T = t->shape[0], V = t->shape[1];
   bool logits = strcmp(t->name, "hook_logits") == 0;
   float *p = malloc(sizeof *p * (size_t)(T * V));
-  if (!p) return;
+  double *y = malloc(sizeof *y * (size_t)(V ? V : 1));
+  if (!p || !y) {
+    free(p);
+    free(y);
+    return;
+  }
   for (int64_t r = 0; r < T; r++) {
-    const float *x = (const float *)t->data + r * V;
-    float *y = p + r * V;
+    // softmax((x - max x) / temperature): stable for any temperature (1e-38 gives the
+    // one-hot argmax, not inf - inf = NaN); -inf entries get 0, a NaN shows as NaN.
     double mx = -INFINITY, sum = 0;
     for (int64_t v = 0; v < V; v++) {
-      y[v] = (logits ? x[v] : logf(x[v])) / temp;
+      double x = tt_tensor_get(t, r * V + v);
+      y[v] = logits ? x : log(x);
       if (y[v] > mx) mx = y[v];
     }
-    for (int64_t v = 0; v < V; v++) sum += (y[v] = (float)exp(y[v] - mx));
-    for (int64_t v = 0; v < V; v++) y[v] = (float)(y[v] / sum);
+    for (int64_t v = 0; v < V; v++) sum += (y[v] = y[v] == mx ? 1.0 : exp((y[v] - mx) / (double)temp));
+    for (int64_t v = 0; v < V; v++) p[r * V + v] = (float)(y[v] / sum);
   }
+  free(y);
   tt_tensor probs = {.name = "hook_probs", .dtype = TT_F32, .ndim = 2, .shape = {T, V}, .data = p};
   printf(say(ko, "next-token probabilities at temperature %g:\n", "온도 %g에서 다음 토큰의 확률:\n"), temp);
   tt_dump_tensor(stdout, tr, &probs, o);
@@ -404,7 +411,7 @@ static void largest_difference(const tt_tensor *a, const tt_tensor *b, bool ko) 
   }
   double d = 0;
   for (int64_t i = 0; i < tt_tensor_numel(a); i++) {
-    float x = ((const float *)a->data)[i], y = ((const float *)b->data)[i];
+    float x = (float)tt_tensor_get(a, i), y = (float)tt_tensor_get(b, i);
     double e = x == y ? 0 : fabs((double)x - y);
     if (!(e <= d)) d = e;
   }

@@ -1,4 +1,5 @@
-// prompt_arg: gather the prompt and check it is non-empty valid UTF-8; parse --ids lists.
+// prompt_arg: gather the prompt and check it is non-empty valid UTF-8 without NUL bytes;
+// parse --ids lists.
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -6,6 +7,7 @@
 
 #include "prompt_arg.h"
 
+// Reads all of stdin; a NUL byte is refused (C strings would drop what follows it).
 static tt_status read_stdin(char **out, tt_error *err) {
   size_t cap = 4096, len = 0;
   char *buf = malloc(cap);
@@ -29,6 +31,12 @@ static tt_status read_stdin(char **out, tt_error *err) {
   }
   if (len && buf[len - 1] == '\n') len--;
   buf[len] = 0;
+  const char *nul = memchr(buf, 0, len);
+  if (nul) {
+    size_t at = (size_t)(nul - buf);
+    free(buf);
+    return tt_fail(err, TT_ERR_ARG, "the prompt has a NUL byte at offset %zu", at);
+  }
   *out = buf;
   return TT_OK;
 }

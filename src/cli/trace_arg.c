@@ -1,6 +1,6 @@
 // trace_arg: a trace file named on the command line.
 #include <string.h>
-#include <sys/stat.h>
+#include <unistd.h>
 
 #include "trace_arg.h"
 
@@ -19,13 +19,16 @@ static bool looks_like_safetensors(const unsigned char *head, size_t got) {
 
 tt_status tt_cli_load_trace(const char *path, tt_trace **out, tt_error *err) {
   *out = NULL;
-  FILE *fp = fopen(path, "rb");
-  struct stat sb;
+  // tt_open_regular, not fopen: a FIFO or device is refused without blocking.
+  int fd;
+  size_t size;
   unsigned char head[48] = {0};
   bool other = false;
-  if (fp && fstat(fileno(fp), &sb) == 0 && S_ISREG(sb.st_mode))
-    other = !looks_like_safetensors(head, fread(head, 1, sizeof head, fp));
-  if (fp) fclose(fp);
+  if (tt_open_regular(path, &fd, &size, NULL) == TT_OK) {
+    ssize_t got = read(fd, head, sizeof head);
+    other = !looks_like_safetensors(head, got > 0 ? (size_t)got : 0);
+    close(fd);
+  }
   if (other)
     return tt_fail(err, TT_ERR_FORMAT,
                    "%s is not a trace file (traces are safetensors files written by `ttrace "

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/types.h>
 
 // ---- status and errors -------------------------------------------------------------
 typedef enum {
@@ -32,7 +33,9 @@ typedef struct {
   char msg[1024];
 } tt_error;
 
-// Fills err (if not NULL) with a one-line message and returns st.
+// Fills err (if not NULL) with a one-line message and returns st. Control bytes coming from
+// the arguments (a name read from a file) are escaped as \n, \x1B, ...; newlines stay only
+// when fmt itself has one.
 tt_status tt_fail(tt_error *err, tt_status st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 // Prefixes the message already in err with "prefix: ".
@@ -96,18 +99,29 @@ char *tt_arena_strdup(tt_arena *a, const char *s);
 size_t tt_arena_used(const tt_arena *a);
 void tt_arena_destroy(tt_arena *a);
 
-// ---- atomic file writes: write a temporary file beside the target, then rename -----
+// ---- atomic file writes (atomic.c): the file appears complete or not at all --------
+// On Linux an unnamed temporary file (O_TMPFILE) linked into place at the commit, so an
+// interrupted or killed writer leaves nothing; elsewhere a named temporary file removed on
+// SIGINT/SIGTERM/SIGHUP. Only a regular file (or a symlink to one) is replaced; it keeps
+// its mode. A directory, FIFO, device or socket at path is refused (TT_ERR_IO).
 typedef struct {
   FILE *fp;
-  char *path;
-  char *tmp_path;
+  char *path;      // the file to replace, symlinks resolved
+  char *dir;       // its folder
+  char *tmp_path;  // the named temporary file, NULL when the file is unnamed
 } tt_atomic_file;
 tt_status tt_atomic_open(tt_atomic_file *af, const char *path, tt_error *err);
-tt_status tt_atomic_commit(tt_atomic_file *af, tt_error *err);  // flush, fsync, rename
-void tt_atomic_abort(tt_atomic_file *af);                       // remove the temporary file
+tt_status tt_atomic_commit(tt_atomic_file *af, tt_error *err);  // flush, fsync, link or rename
+void tt_atomic_abort(tt_atomic_file *af);                       // drop the temporary file
+// "a directory", "a FIFO", "a character device", ... for a stat mode.
+const char *tt_file_kind(mode_t mode);
 
-// Reads a whole file into a NUL-terminated malloc'd buffer.
+// Reads a whole regular file into a NUL-terminated malloc'd buffer; anything else (a FIFO,
+// a device, a directory) is refused without blocking.
 tt_status tt_read_file(const char *path, char **out, size_t *len, tt_error *err);
+// Opens a regular file for reading (*fd, *size its length); a FIFO, device or directory is
+// refused before it is opened and checked again after (O_NONBLOCK: nothing blocks).
+tt_status tt_open_regular(const char *path, int *fd, size_t *size, tt_error *err);
 
 // ---- text ---------------------------------------------------------------------------
 // True when s[0..len) is valid UTF-8; otherwise *bad_offset is the first bad byte.
@@ -116,6 +130,13 @@ bool tt_utf8_valid(const char *s, size_t len, size_t *bad_offset);
 int tt_utf8_decode(const char *s, size_t len, uint32_t *cp);
 // Number of code points in a valid UTF-8 string.
 size_t tt_utf8_length(const char *s);
+// Copies s into dst (cap bytes, always NUL-terminated, cut before an escape that does not
+// fit) with what a terminal would act on escaped: \n \t \r, other C0 controls and DEL as
+// \xNN, C1 controls as \u0080..\u009F, bytes that are not UTF-8 as \xNN. Newlines stay
+// when keep_newlines. Returns dst (escape.c).
+const char *tt_escape_text(const char *s, char *dst, size_t cap, bool keep_newlines);
+// The same into a malloc'd string (NULL when out of memory).
+char *tt_escape_text_dup(const char *s);
 // Terminal columns of a UTF-8 string: 2 for wide East Asian characters (Hangul, CJK) and
 // emoji, 0 for combining marks and joiners, else 1; an invalid byte counts as one column.
 int tt_utf8_columns(const char *s);

@@ -1,5 +1,7 @@
-// files: whole-file reads, atomic writes (temporary file + fsync + rename), asset lookup.
+// files: whole-file reads of regular files only, asset lookup.
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -7,22 +9,43 @@
 
 #include "core.h"
 
-tt_status tt_read_file(const char *path, char **out, size_t *len, tt_error *err) {
-  FILE *fp = fopen(path, "rb");
-  if (!fp) return tt_fail(err, TT_ERR_IO, "cannot open %s: %s", path, strerror(errno));
+tt_status tt_open_regular(const char *path, int *fd, size_t *size, tt_error *err) {
+  *fd = -1;
   struct stat st;
-  if (fstat(fileno(fp), &st) != 0 || !S_ISREG(st.st_mode)) {
-    fclose(fp);
-    return tt_fail(err, TT_ERR_IO, "%s is not a regular file", path);
+  if (stat(path, &st) != 0) return tt_fail(err, TT_ERR_IO, "cannot open %s: %s", path, strerror(errno));
+  if (!S_ISREG(st.st_mode))
+    return tt_fail(err, TT_ERR_IO, "cannot read %s: it is %s, not a regular file", path, tt_file_kind(st.st_mode));
+  int f = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (f < 0) return tt_fail(err, TT_ERR_IO, "cannot open %s: %s", path, strerror(errno));
+  if (fstat(f, &st) != 0 || !S_ISREG(st.st_mode)) {  // replaced between the two looks
+    close(f);
+    return tt_fail(err, TT_ERR_IO, "cannot read %s: it is not a regular file", path);
   }
-  char *buf = malloc((size_t)st.st_size + 1);
+  fcntl(f, F_SETFL, fcntl(f, F_GETFL) & ~O_NONBLOCK);
+  *fd = f;
+  *size = (size_t)st.st_size;
+  return TT_OK;
+}
+
+tt_status tt_read_file(const char *path, char **out, size_t *len, tt_error *err) {
+  int fd;
+  size_t size;
+  tt_status st = tt_open_regular(path, &fd, &size, err);
+  if (st) return st;
+  char *buf = size < SIZE_MAX ? malloc(size + 1) : NULL;
   if (!buf) {
-    fclose(fp);
+    close(fd);
     return tt_fail(err, TT_ERR_NOMEM, "out of memory reading %s", path);
   }
-  size_t n = fread(buf, 1, (size_t)st.st_size, fp);
-  fclose(fp);
-  if (n != (size_t)st.st_size) {
+  size_t n = 0;
+  while (n < size) {
+    ssize_t r = read(fd, buf + n, size - n);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    n += (size_t)r;
+  }
+  close(fd);
+  if (n != size) {
     free(buf);
     return tt_fail(err, TT_ERR_IO, "short read on %s", path);
   }
@@ -30,59 +53,6 @@ tt_status tt_read_file(const char *path, char **out, size_t *len, tt_error *err)
   *out = buf;
   if (len) *len = n;
   return TT_OK;
-}
-
-tt_status tt_atomic_open(tt_atomic_file *af, const char *path, tt_error *err) {
-  memset(af, 0, sizeof *af);
-  size_t n = strlen(path);
-  af->path = strdup(path);
-  af->tmp_path = malloc(n + 16);
-  if (!af->path || !af->tmp_path) {
-    tt_atomic_abort(af);
-    return tt_fail(err, TT_ERR_NOMEM, "out of memory");
-  }
-  snprintf(af->tmp_path, n + 16, "%s.tmp.XXXXXX", path);
-  int fd = mkstemp(af->tmp_path);
-  if (fd < 0) {
-    tt_status st = tt_fail(err, TT_ERR_IO, "cannot write %s: %s", path, strerror(errno));
-    free(af->tmp_path);
-    af->tmp_path = NULL;
-    tt_atomic_abort(af);
-    return st;
-  }
-  fchmod(fd, 0644);
-  af->fp = fdopen(fd, "wb");
-  if (!af->fp) {
-    close(fd);
-    tt_atomic_abort(af);
-    return tt_fail(err, TT_ERR_IO, "cannot write %s", path);
-  }
-  return TT_OK;
-}
-
-tt_status tt_atomic_commit(tt_atomic_file *af, tt_error *err) {
-  bool ok = fflush(af->fp) == 0 && !ferror(af->fp) && fsync(fileno(af->fp)) == 0;
-  int saved = errno;
-  ok = (fclose(af->fp) == 0) && ok;
-  af->fp = NULL;
-  if (!ok || rename(af->tmp_path, af->path) != 0) {
-    if (ok) saved = errno;
-    tt_status st = tt_fail(err, TT_ERR_IO, "cannot write %s: %s", af->path, strerror(saved));
-    tt_atomic_abort(af);
-    return st;
-  }
-  free(af->tmp_path);
-  free(af->path);
-  memset(af, 0, sizeof *af);
-  return TT_OK;
-}
-
-void tt_atomic_abort(tt_atomic_file *af) {
-  if (af->fp) fclose(af->fp);
-  if (af->tmp_path) unlink(af->tmp_path);
-  free(af->tmp_path);
-  free(af->path);
-  memset(af, 0, sizeof *af);
 }
 
 static bool is_dir(const char *p) {

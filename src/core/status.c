@@ -7,10 +7,13 @@
 
 tt_status tt_fail(tt_error *err, tt_status st, const char *fmt, ...) {
   if (err) {
+    char raw[sizeof err->msg];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+    vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
+    // A name or text taken from a file cannot break the line or drive the terminal.
+    tt_escape_text(raw, err->msg, sizeof err->msg, strchr(fmt, '\n') != NULL);
     err->status = st;
   }
   return st;

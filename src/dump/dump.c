@@ -14,8 +14,9 @@ void tt_dump_default_opts(tt_dump_opts *o) {
 static double value_at(const tt_tensor *t, int64_t i) { return tt_tensor_get(t, i); }
 
 void tt_dump_stats(const tt_tensor *t, double *min, double *max, double *mean, int64_t *n_neg_inf) {
-  int64_t n = tt_tensor_numel(t), finite = 0;
+  int64_t n = tt_tensor_numel(t), counted = 0;
   double lo = INFINITY, hi = -INFINITY, sum = 0;
+  bool nan = false;
   *n_neg_inf = 0;
   for (int64_t i = 0; i < n; i++) {
     double v = value_at(t, i);
@@ -23,14 +24,16 @@ void tt_dump_stats(const tt_tensor *t, double *min, double *max, double *mean, i
       (*n_neg_inf)++;
       continue;
     }
+    nan |= isnan(v);
     lo = v < lo ? v : lo;
     hi = v > hi ? v : hi;
     sum += v;
-    finite++;
+    counted++;
   }
-  *min = finite ? lo : NAN;
-  *max = finite ? hi : NAN;
-  *mean = finite ? sum / (double)finite : NAN;
+  // A NaN anywhere makes every statistic NaN (positive, so it prints as "nan").
+  *min = counted && !nan ? lo : NAN;
+  *max = counted && !nan ? hi : NAN;
+  *mean = counted && !nan ? sum / (double)counted : NAN;
 }
 
 const char *tt_dump_axes(const tt_trace *tr, const char *name) {
@@ -47,7 +50,9 @@ void tt_dump_summary(FILE *out, const tt_trace *tr) {
     double lo, hi, mean;
     int64_t ninf;
     tt_dump_stats(t, &lo, &hi, &mean, &ninf);
-    fprintf(out, "%-40s %-5s %-18s %12.5g %12.5g %12.5g", t->name, tt_dtype_name(t->dtype),
+    char name[256];
+    fprintf(out, "%-40s %-5s %-18s %12.5g %12.5g %12.5g", tt_escape_text(t->name, name, sizeof name, false),
+            tt_dtype_name(t->dtype),
             tt_shape_str(t->shape, t->ndim, shape, sizeof shape), lo, hi, mean);
     if (ninf) fprintf(out, "   (%lld masked: -inf)", (long long)ninf);
     fputc('\n', out);
@@ -59,8 +64,11 @@ void tt_dump_summary(FILE *out, const tt_trace *tr) {
 // The label of index i along an axis letter: a token for T, "hN" for H, the target token
 // for T-1 (loss), else the index. G (key/value heads) is labelled like H.
 static void axis_label(const tt_trace *tr, const char *axis, int64_t i, char *buf, size_t len) {
-  if (strcmp(axis, "T") == 0) snprintf(buf, len, "%lld:%s", (long long)i, tt_trace_token(tr, (int)i));
-  else if (strcmp(axis, "T-1") == 0) snprintf(buf, len, "→%s", tt_trace_token(tr, (int)i + 1));
+  char token[128];  // escaped: a token string from the file cannot drive the terminal
+  if (strcmp(axis, "T") == 0)
+    snprintf(buf, len, "%lld:%s", (long long)i, tt_escape_text(tt_trace_token(tr, (int)i), token, sizeof token, false));
+  else if (strcmp(axis, "T-1") == 0)
+    snprintf(buf, len, "→%s", tt_escape_text(tt_trace_token(tr, (int)i + 1), token, sizeof token, false));
   else if (strcmp(axis, "H") == 0 || strcmp(axis, "G") == 0) snprintf(buf, len, "h%lld", (long long)i);
   else snprintf(buf, len, "%lld", (long long)i);
 }
@@ -103,7 +111,8 @@ static void print_cell(FILE *out, const char *s, int width, bool right) {
 }
 
 static void format_value(double v, int precision, char *buf, size_t len) {
-  if (isinf(v)) snprintf(buf, len, v < 0 ? "-inf" : "inf");
+  if (isnan(v)) snprintf(buf, len, "nan");
+  else if (isinf(v)) snprintf(buf, len, v < 0 ? "-inf" : "inf");
   else if (v != 0 && (fabs(v) >= 1e5 || fabs(v) < 1e-3)) snprintf(buf, len, "%.*e", precision > 2 ? 2 : precision, v);
   else snprintf(buf, len, "%.*f", precision, v);
 }
@@ -148,8 +157,10 @@ typedef struct {
   int id;
 } ranked;
 
+// Largest first; a NaN before everything, so it shows.
 static int by_value_desc(const void *a, const void *b) {
   float x = ((const ranked *)a)->value, y = ((const ranked *)b)->value;
+  if (isnan(x) || isnan(y)) return isnan(y) - isnan(x);
   return x < y ? 1 : x > y ? -1 : 0;
 }
 
@@ -188,9 +199,10 @@ void tt_dump_tensor(FILE *out, const tt_trace *tr, const tt_tensor *t, const tt_
   double lo, hi, mean;
   int64_t ninf;
   tt_dump_stats(t, &lo, &hi, &mean, &ninf);
+  char name[256];
   fprintf(out, o->korean ? "%s  %s %s%s%s  최솟값 %.5g  최댓값 %.5g  평균 %.5g" : "%s  %s %s%s%s  min %.5g  max %.5g  mean %.5g",
-          t->name, tt_dtype_name(t->dtype), tt_shape_str(t->shape, t->ndim, shape, sizeof shape), axes ? " = " : "",
-          axes ? axes : "", lo, hi, mean);
+          tt_escape_text(t->name, name, sizeof name, false), tt_dtype_name(t->dtype),
+          tt_shape_str(t->shape, t->ndim, shape, sizeof shape), axes ? " = " : "", axes ? axes : "", lo, hi, mean);
   if (ninf) fprintf(out, o->korean ? "  (가려진 칸 %lld개: -inf)" : "  (%lld masked: -inf)", (long long)ninf);
   fputs("\n\n", out);
   if (t->ndim == 2 && strcmp(names[1], "V") == 0) {

@@ -20,7 +20,8 @@ typedef struct {
 void tt_dump_default_opts(tt_dump_opts *o);
 // name, dtype, shape, min, max, mean (and -inf count) per tensor.
 void tt_dump_summary(FILE *out, const tt_trace *tr);
-// Statistics of one tensor of any dtype: min, max, mean, -inf count.
+// Statistics of one tensor of any dtype: min, max, mean, -inf count (-inf left out of the
+// others); a NaN anywhere makes min, max and mean NaN.
 void tt_dump_stats(const tt_tensor *t, double *min, double *max, double *mean, int64_t *n_neg_inf);
 void tt_dump_tensor(FILE *out, const tt_trace *tr, const tt_tensor *t, const tt_dump_opts *o);
 // The axes letters of a recorded tensor ("H,T,T"), from the hook catalogue; NULL if unknown.

@@ -1,6 +1,8 @@
 // fill: the {{...}} placeholders of a narration, filled with numbers from the traces, so
 // a number the narration quotes is always the number in the trace it plays from.
 #include <ctype.h>
+#include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -35,9 +37,16 @@ static bool parse_index(const char *s, tt_placeholder *ph, tt_error *err) {
       s++;
     } else {
       char *end;
-      long v = strtol(s, &end, 10);
+      errno = 0;
+      long long v = strtoll(s, &end, 10);
       if (end == s) {
         tt_fail(err, TT_ERR_FORMAT, "index '%.10s' is not a number or ':'", s);
+        return false;
+      }
+      // No tensor axis is longer than 2^40 (safetensors): larger indexes, and those that
+      // would wrap to the ':' sentinel, are out of range here rather than later.
+      if (errno == ERANGE || v > (1ll << 40) || v < -(1ll << 40)) {
+        tt_fail(err, TT_ERR_FORMAT, "index '%.*s' is out of range", (int)(end - s < 24 ? end - s : 24), s);
         return false;
       }
       ph->idx[ph->n_idx++] = v;
@@ -68,6 +77,16 @@ static bool parse_fmt(const char *s, tt_placeholder *ph, tt_error *err) {
 bad:
   tt_fail(err, TT_ERR_FORMAT, "format '%s' should look like %%.3f, %%.2e, %%.3g or %%.1p (percent)", s);
   return false;
+}
+
+// A token index: a whole int (negative counts from the end), nothing else.
+static bool token_index(const char *s, int *out) {
+  char *end;
+  errno = 0;
+  long v = strtol(s, &end, 10);
+  if (end == s || *end || errno == ERANGE || v > INT_MAX || v < -INT_MAX) return false;
+  *out = (int)v;
+  return true;
 }
 
 tt_status tt_placeholder_parse(const char *s, size_t n, tt_placeholder *ph, tt_error *err) {
@@ -117,9 +136,9 @@ tt_status tt_placeholder_parse(const char *s, size_t n, tt_placeholder *ph, tt_e
   if (!*ref || strlen(ref) >= sizeof ph->ref) return tt_fail(err, TT_ERR_FORMAT, "missing or too long name");
   strcpy(ph->ref, ref);
   if (ph->func == TT_PH_TOKEN) {
-    char *end;
-    strtol(ph->ref, &end, 10);
-    if (*end || ph->n_idx) return tt_fail(err, TT_ERR_FORMAT, "token takes a token index, e.g. {{token 2}}");
+    int index;
+    if (!token_index(ph->ref, &index) || ph->n_idx)
+      return tt_fail(err, TT_ERR_FORMAT, "token takes a token index, e.g. {{token 2}} (at most %d either way)", INT_MAX);
   } else if (ph->func == TT_PH_CONFIG) {
     bool ok = false;
     for (const char *const *k = config_keys; *k; k++) ok |= strcmp(*k, ph->ref) == 0;
@@ -216,23 +235,16 @@ typedef struct {
   const char *copied;  // text up to here is in out
 } fill_ctx;
 
-static double elem(const tt_tensor *t, int64_t i) {
-  switch (t->dtype) {
-    case TT_F32: return ((const float *)t->data)[i];
-    case TT_I32: return ((const int32_t *)t->data)[i];
-    case TT_I64: return (double)((const int64_t *)t->data)[i];
-    default: {
-      float f;
-      tt_convert_to_f32(&f, (const char *)t->data + (size_t)i * tt_dtype_size(t->dtype), t->dtype, 1);
-      return f;
-    }
-  }
-}
+static double elem(const tt_tensor *t, int64_t i) { return tt_tensor_get(t, i); }  // any dtype
 
 // Integer tensors print as integers unless a format is given; floats as %.3g. A value that
 // rounds to zero prints without a minus sign ("0.000", not "-0.000").
 static void put_number(strbuf *b, const tt_placeholder *ph, double v, bool integral) {
   char num[64];
+  if (isnan(v)) {  // printf would say "-nan" for some
+    sb_add(b, "nan", 3);
+    return;
+  }
   const char *fmt = ph->fmt[0] ? ph->fmt : integral ? "%.0f" : "%.3g";
   snprintf(num, sizeof num, fmt, ph->percent ? v * 100.0 : v);
   const char *s = num;
@@ -333,7 +345,8 @@ static tt_status fill_one(void *vctx, const char *open, const char *inner, size_
   if (ti < 0) return tt_fail(err, TT_ERR_FORMAT, "%s: trace '%s' is not defined", where, ph.trace);
   const tt_trace *tr = c->traces[ti];
   if (ph.func == TT_PH_TOKEN) {
-    int T = tt_trace_n_tokens(tr), i = atoi(ph.ref);
+    int T = tt_trace_n_tokens(tr), i = 0;
+    token_index(ph.ref, &i);  // checked by the parser
     if (i < 0) i += T;
     if (i < 0 || i >= T) return tt_fail(err, TT_ERR_ARG, "%s: token %s out of range (T = %d)", where, ph.ref, T);
     const char *s = tt_trace_token(tr, i);
@@ -388,7 +401,8 @@ static tt_status fill_one(void *vctx, const char *open, const char *inner, size_
       put_number(&c->out, &ph, v, integral);
     }
     double key = ph.func == TT_PH_ABSMAX ? fabs(v) : ph.func == TT_PH_MIN || ph.func == TT_PH_ARGMIN ? -v : v;
-    if (best_at < 0 || key > best) best = key, best_at = k;
+    if (best_at < 0 || key > best || (isnan(key) && !isnan(best))) best = key, best_at = k;  // a NaN wins
+    if (isnan(v)) sum = sumsq = NAN;
     if (isfinite(v)) sum += v, sumsq += v * v;
   }
   int64_t count = sl.n;

@@ -1,5 +1,6 @@
 // load: a model folder (config.json + the checkpoint's tensors) → tt_model. F32 tensors that are 4-byte aligned are used in place
 // from the mapping; every other tensor is converted into one F32 allocation.
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,6 +81,37 @@ static bool usable_in_place(const tt_tensor *t) {
   return t->dtype == TT_F32 && ((uintptr_t)t->data % sizeof(float)) == 0;
 }
 
+// The first element of an F32/F16/BF16 tensor that is NaN or infinite (exponent bits all
+// ones), or -1. Checked on the stored bits, so a large model costs one pass over memory.
+static int64_t first_non_finite(const tt_tensor *t) {
+  int64_t n = tt_tensor_numel(t);
+  const unsigned char *p = t->data;
+  for (int64_t i = 0; i < n; i++) {
+    uint32_t u32;
+    uint16_t u16;
+    if (t->dtype == TT_F32) {
+      memcpy(&u32, p + 4 * i, 4);
+      if ((u32 & 0x7f800000u) == 0x7f800000u) return i;
+    } else {
+      memcpy(&u16, p + 2 * i, 2);
+      uint16_t mask = t->dtype == TT_F16 ? 0x7c00u : 0x7f80u;
+      if ((u16 & mask) == mask) return i;
+    }
+  }
+  return -1;
+}
+
+static tt_status check_finite(const tt_tensor *t, const char *path, tt_error *err) {
+  int64_t bad = first_non_finite(t);
+  if (bad < 0) return TT_OK;
+  int64_t cols = t->ndim == 2 ? t->shape[1] : 0;
+  char where[64] = "";
+  if (cols) snprintf(where, sizeof where, " [%lld, %lld]", (long long)(bad / cols), (long long)(bad % cols));
+  double v = tt_tensor_get(t, bad);
+  return tt_fail(err, TT_ERR_FORMAT, "%s: tensor '%s' holds %s at element %lld%s (the weights must be finite)", path,
+                 t->name, isnan(v) ? "NaN" : v > 0 ? "+inf" : "-inf", (long long)bad, where);
+}
+
 static tt_status check_weight(const tt_tensor *t, const weight_spec *s, const char *path, tt_error *err) {
   char want[64], got[64];
   if (t->dtype != TT_F32 && t->dtype != TT_F16 && t->dtype != TT_BF16)
@@ -91,7 +123,7 @@ static tt_status check_weight(const tt_tensor *t, const weight_spec *s, const ch
     return tt_fail(err, TT_ERR_SHAPE, "%s: tensor '%s' should have shape %s for this config.json, found %s", path,
                    t->name, tt_shape_str(s->shape, s->ndim, want, sizeof want),
                    tt_shape_str(t->shape, t->ndim, got, sizeof got));
-  return TT_OK;
+  return check_finite(t, path, err);
 }
 
 // The unembedding as config.json's tie_word_embeddings says; lm_head = wte when tied.

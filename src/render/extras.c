@@ -2,6 +2,7 @@
 // strings for next-token candidates, the embedding matrix, the prompt's BPE merges.
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "model/model.h"
 #include "tokenizer/tokenizer.h"
@@ -19,9 +20,7 @@ struct tt_viz_data {
 static bool is_dir_with(const char *dir, const char *file) {
   char path[4200];
   snprintf(path, sizeof path, "%s/%s", dir, file);
-  FILE *fp = fopen(path, "rb");
-  if (fp) fclose(fp);
-  return fp != NULL;
+  return access(path, R_OK) == 0;  // not fopen: opening a FIFO would block
 }
 
 tt_status tt_viz_data_open(const char *model_dir, const tt_trace *tr, tt_viz_data **out, tt_error *err) {

@@ -47,6 +47,16 @@ static tt_status parse_metadata(tt_st_file *f, json_t *obj, const char *path, tt
   return TT_OK;
 }
 
+// The shape as the header wrote it, "[4294967296, 4294967296]", into buf.
+static const char *shape_text(json_t *shape, char *buf, size_t len) {
+  size_t used = (size_t)snprintf(buf, len, "[");
+  for (size_t i = 0; i < json_array_size(shape) && used < len; i++)
+    used += (size_t)snprintf(buf + used, len - used, "%s%lld", i ? ", " : "",
+                             (long long)json_integer_value(json_array_get(shape, i)));
+  if (used < len) snprintf(buf + used, len - used, "]");
+  return buf;
+}
+
 static tt_status parse_tensor(tt_tensor *t, const char *name, json_t *info, const unsigned char *data,
                               size_t data_len, const char *path, tt_error *err) {
   json_t *dtype = json_object_get(info, "dtype"), *shape = json_object_get(info, "shape");
@@ -54,22 +64,13 @@ static tt_status parse_tensor(tt_tensor *t, const char *name, json_t *info, cons
   if (!json_is_string(dtype) || !json_is_array(shape) || !json_is_array(offs) || json_array_size(offs) != 2)
     return tt_fail(err, TT_ERR_FORMAT, "%s: tensor '%s' needs dtype, shape and data_offsets", path, name);
   t->name = name;
+  char buf[128];
   if (!tt_dtype_parse(json_string_value(dtype), &t->dtype))
     return tt_fail(err, TT_ERR_UNSUPPORTED, "%s: tensor '%s' has unsupported dtype %s", path, name,
                    json_string_value(dtype));
   if (json_array_size(shape) > TT_MAX_DIMS)
     return tt_fail(err, TT_ERR_UNSUPPORTED, "%s: tensor '%s' has %zu dimensions (at most %d)", path, name,
                    json_array_size(shape), TT_MAX_DIMS);
-  t->ndim = (int)json_array_size(shape);
-  uint64_t numel = 1;
-  for (int i = 0; i < t->ndim; i++) {
-    json_t *d = json_array_get(shape, (size_t)i);
-    if (!json_is_integer(d) || json_integer_value(d) < 0 || json_integer_value(d) > (1ll << 40))
-      return tt_fail(err, TT_ERR_FORMAT, "%s: tensor '%s' has a bad shape", path, name);
-    t->shape[i] = json_integer_value(d);
-    numel *= (uint64_t)t->shape[i];
-    if (numel > (1ull << 40)) return tt_fail(err, TT_ERR_FORMAT, "%s: tensor '%s' is too large", path, name);
-  }
   json_t *b = json_array_get(offs, 0), *e = json_array_get(offs, 1);
   if (!json_is_integer(b) || !json_is_integer(e) || json_integer_value(b) < 0 ||
       json_integer_value(e) < json_integer_value(b))
@@ -79,10 +80,27 @@ static tt_status parse_tensor(tt_tensor *t, const char *name, json_t *info, cons
     return tt_fail(err, TT_ERR_FORMAT,
                    "%s: tensor '%s' data [%llu, %llu) lies past the end of the file's %zu data bytes (truncated?)",
                    path, name, (unsigned long long)begin, (unsigned long long)end, data_len);
-  if (end - begin != numel * tt_dtype_size(t->dtype))
+  t->ndim = (int)json_array_size(shape);
+  // Each product checked: [2^32, 2^32] must not wrap to 0. The nonzero dimensions' product
+  // stays below 2^40 even for an empty tensor, so no product of dimensions overflows later.
+  uint64_t numel = 1, nonzero = 1, nbytes;
+  for (int i = 0; i < t->ndim; i++) {
+    json_t *d = json_array_get(shape, (size_t)i);
+    if (!json_is_integer(d) || json_integer_value(d) < 0)
+      return tt_fail(err, TT_ERR_FORMAT, "%s: tensor '%s' has a bad shape", path, name);
+    t->shape[i] = json_integer_value(d);
+    uint64_t dim = (uint64_t)t->shape[i];
+    if (__builtin_mul_overflow(numel, dim, &numel) || numel > end - begin ||
+        __builtin_mul_overflow(nonzero, dim ? dim : 1, &nonzero) || nonzero > (1ull << 40))
+      return tt_fail(err, TT_ERR_FORMAT, "%s: tensor '%s' of shape %s is larger than its %llu data bytes", path,
+                     name, shape_text(shape, buf, sizeof buf), (unsigned long long)(end - begin));
+  }
+  if (__builtin_mul_overflow(numel, (uint64_t)tt_dtype_size(t->dtype), &nbytes))
+    return tt_fail(err, TT_ERR_FORMAT, "%s: tensor '%s' of shape %s is larger than its %llu data bytes", path,
+                   name, shape_text(shape, buf, sizeof buf), (unsigned long long)(end - begin));
+  if (end - begin != nbytes)
     return tt_fail(err, TT_ERR_FORMAT, "%s: tensor '%s' has %llu data bytes but its dtype and shape need %llu",
-                   path, name, (unsigned long long)(end - begin),
-                   (unsigned long long)(numel * tt_dtype_size(t->dtype)));
+                   path, name, (unsigned long long)(end - begin), (unsigned long long)nbytes);
   t->data = (void *)(data + begin);
   return TT_OK;
 }
@@ -105,7 +123,8 @@ static tt_status parse_header(tt_st_file *f, const char *path, tt_error *err) {
     return tt_fail(err, TT_ERR_FORMAT, "%s: header length %llu runs past the end of the file (%zu bytes)", path,
                    (unsigned long long)hlen, f->map_len);
   json_error_t jerr;
-  f->header = json_loadb((const char *)bytes + 8, (size_t)hlen, 0, &jerr);
+  // A name twice (a tensor or __metadata__) is an error, as in the format's own library.
+  f->header = json_loadb((const char *)bytes + 8, (size_t)hlen, JSON_REJECT_DUPLICATES, &jerr);
   if (!f->header) return tt_fail(err, TT_ERR_FORMAT, "%s: header is not valid JSON: %s", path, jerr.text);
   if (!json_is_object(f->header)) return tt_fail(err, TT_ERR_FORMAT, "%s: header is not a JSON object", path);
   const unsigned char *data = bytes + 8 + hlen;
@@ -133,19 +152,16 @@ static tt_status parse_header(tt_st_file *f, const char *path, tt_error *err) {
 
 tt_status tt_st_open(const char *path, tt_st_file **out, tt_error *err) {
   *out = NULL;
-  int fd = open(path, O_RDONLY);
-  if (fd < 0) return tt_fail(err, TT_ERR_IO, "cannot open %s: %s", path, strerror(errno));
-  struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    close(fd);
-    return tt_fail(err, TT_ERR_IO, "%s is not a regular file", path);
-  }
+  int fd;
+  size_t size;
+  tt_status os = tt_open_regular(path, &fd, &size, err);
+  if (os) return os;
   tt_st_file *f = calloc(1, sizeof *f);
   if (!f) {
     close(fd);
     return tt_fail(err, TT_ERR_NOMEM, "out of memory");
   }
-  f->map_len = (size_t)st.st_size;
+  f->map_len = size;
   if (f->map_len > 0) {
     f->map = mmap(NULL, f->map_len, PROT_READ, MAP_PRIVATE, fd, 0);
     if (f->map == MAP_FAILED) {

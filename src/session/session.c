@@ -45,6 +45,17 @@ static tt_status find_model_dir(const tt_session_opts *opts, char *dir, size_t l
   return TT_OK;
 }
 
+// A model with more output rows than its tokenizer has tokens (vocab_size padded, as some
+// checkpoints do) predicts ids without text; say so once instead of showing <id N> silently.
+static void note_vocab_mismatch(tt_session *s) {
+  int V = s->model->cfg.vocab_size, known = tt_tokenizer_vocab_size(s->tok);
+  if (V <= known) return;
+  size_t used = strlen(s->backend_note);
+  snprintf(s->backend_note + used, sizeof s->backend_note - used,
+           "%sthe model's vocab_size %d is larger than its tokenizer's %d tokens: ids %d..%d have no text "
+           "and show as <id N>", used ? "; " : "", V, known, known, V - 1);
+}
+
 // The model folder's own tokenizer files (tokenizer.json wins over vocab.json + merges.txt),
 // else GPT-2's bundled ones from assets/tokenizer.
 static tt_status open_tokenizer(tt_session *s, const char *dir, tt_error *err) {
@@ -73,6 +84,7 @@ tt_status tt_session_open(const tt_session_opts *opts, tt_session **out, tt_erro
   if (!st) st = open_tokenizer(s, dir, err);
   if (!st) st = tt_backend_create(opts->backend ? opts->backend : "openblas", &s->be, s->backend_note,
                                   sizeof s->backend_note, err);
+  if (!st) note_vocab_mismatch(s);
   if (!st) st = tt_engine_create(s->model, s->be, s->model->cfg.n_positions, &s->eng, err);
   if (!st && opts->grad) st = tt_engine_enable_grad(s->eng, err);
   if (!st) s->grad = opts->grad;
@@ -141,7 +153,12 @@ tt_status tt_input_ids(const tt_tokenizer *tok, const tt_trace_input *in, int vo
   int m = in->n_ids;
   if (!in->ids) {
     if (!in->prompt || !in->prompt[0]) return tt_fail(err, TT_ERR_ARG, "the prompt is empty");
-    tt_status st = tt_tokenizer_encode(tok, in->prompt, strlen(in->prompt), &text_ids, &m, NULL, NULL, err);
+    // Stops as soon as the prompt needs more tokens than the context holds (a 1 MiB word).
+    int room = n_ctx - (in->bos ? 1 : 0);
+    tt_status st = tt_tokenizer_encode_at_most(tok, in->prompt, strlen(in->prompt), room, &text_ids, &m, NULL, NULL, err);
+    if (st == TT_ERR_ARG && strstr(err->msg, "tokens long"))
+      return tt_fail(err, TT_ERR_ARG, "the prompt is more than %d tokens long; this model's context holds at most %d",
+                     room, n_ctx);
     if (st) return st;
   }
   int T = m + (in->bos ? 1 : 0);

@@ -85,36 +85,131 @@ static tt_status split(const tt_tokenizer *tok, const char *text, size_t len, pi
   return st;
 }
 
-// Byte-pair merges inside one pre-token, in place: w holds n ids (one per byte at first);
-// returns the new count. Each round merges every left-to-right occurrence of the pair with
-// the lowest rank, as encoder.py's bpe() does. spelled is the pre-token's spelling for on_merge.
-static int merge_word(const tt_tokenizer *tok, int32_t *w, int n, tt_merge_fn on_merge, void *ctx,
-                      const char *spelled) {
-  int step = 0;
-  while (n > 1) {
-    int32_t best_rank = INT32_MAX, merged = -1, rank, m;
-    int first = -1;
-    for (int i = 0; i + 1 < n; i++)
-      if (tt_tokenizer_find_pair(tok, w[i], w[i + 1], &rank, &m) && rank < best_rank)
-        best_rank = rank, merged = m, first = i;
-    if (first < 0) break;
-    int32_t a = w[first], b = w[first + 1];
-    int j = first;
-    for (int i = first; i < n;) {
-      if (i + 1 < n && w[i] == a && w[i + 1] == b) {
-        w[j++] = merged;
-        i += 2;
-      } else {
-        w[j++] = w[i++];
-      }
-    }
-    n = j;
-    if (on_merge) {
-      tt_merge_step s = {spelled, tok->spelling[a], tok->spelling[b], tok->spelling[merged], best_rank, ++step};
-      on_merge(ctx, &s);
-    }
+// ---- byte-pair merges in O(n log n) ------------------------------------------------
+// The pieces of one pre-token form a linked list; every adjacent pair that has a merge is
+// a candidate in a min-heap keyed by (rank, position). A round takes every candidate of
+// the lowest rank and merges them left to right, skipping those a merge of this round
+// already consumed; the pairs the round creates join the heap after it. That is
+// encoder.py's bpe() (each round merges every left-to-right occurrence of the lowest-
+// ranked pair), without rescanning the word for every merge.
+typedef struct {
+  int32_t rank, pos;     // pos: the list node of the pair's left piece
+  int32_t left, right;   // the ids it joins, to recognise a candidate gone stale
+  int32_t merged;
+} bpe_candidate;
+
+typedef struct {
+  int32_t *id, *prev, *next;  // [n] the linked list; id -1 once a node is absorbed
+  bpe_candidate *heap;        // [3n]: the pairs of the start plus two per merge
+  bpe_candidate *fresh;       // [n]: the pairs made by the current round
+  int n_heap, n_fresh;
+  size_t cap;                 // n the arrays have room for
+} bpe_work;
+
+static bool cand_less(const bpe_candidate *a, const bpe_candidate *b) {
+  return a->rank != b->rank ? a->rank < b->rank : a->pos < b->pos;
+}
+
+static void heap_push(bpe_work *w, bpe_candidate c) {
+  int i = w->n_heap++;
+  while (i > 0 && cand_less(&c, &w->heap[(i - 1) / 2])) {
+    w->heap[i] = w->heap[(i - 1) / 2];
+    i = (i - 1) / 2;
   }
-  return n;
+  w->heap[i] = c;
+}
+
+static bpe_candidate heap_pop(bpe_work *w) {
+  bpe_candidate top = w->heap[0], last = w->heap[--w->n_heap];
+  int i = 0;
+  for (;;) {
+    int c = 2 * i + 1;
+    if (c >= w->n_heap) break;
+    if (c + 1 < w->n_heap && cand_less(&w->heap[c + 1], &w->heap[c])) c++;
+    if (!cand_less(&w->heap[c], &last)) break;
+    w->heap[i] = w->heap[c];
+    i = c;
+  }
+  w->heap[i] = last;
+  return top;
+}
+
+// The pair starting at node pos, when it has a right neighbour and a merge.
+static bool pair_at(const tt_tokenizer *tok, const bpe_work *w, int32_t pos, bpe_candidate *c) {
+  int32_t r = pos >= 0 ? w->next[pos] : -1, rank, merged;
+  if (r < 0 || !tt_tokenizer_find_pair(tok, w->id[pos], w->id[r], &rank, &merged)) return false;
+  *c = (bpe_candidate){rank, pos, w->id[pos], w->id[r], merged};
+  return true;
+}
+
+static bool still_there(const bpe_work *w, const bpe_candidate *c) {
+  int32_t r = w->next[c->pos];
+  return w->id[c->pos] == c->left && r >= 0 && w->id[r] == c->right;
+}
+
+// One round: every candidate of the lowest rank, by position. Returns whether one merged
+// (*first is then the merge, for on_merge).
+static bool merge_round(const tt_tokenizer *tok, bpe_work *w, bpe_candidate *first) {
+  int32_t rank = w->heap[0].rank;
+  bool any = false;
+  w->n_fresh = 0;
+  while (w->n_heap && w->heap[0].rank == rank) {
+    bpe_candidate c = heap_pop(w);
+    if (!still_there(w, &c)) continue;
+    if (!any) *first = c;
+    any = true;
+    int32_t r = w->next[c.pos];
+    w->id[c.pos] = c.merged;
+    w->next[c.pos] = w->next[r];
+    if (w->next[r] >= 0) w->prev[w->next[r]] = c.pos;
+    w->id[r] = -1;
+    if (pair_at(tok, w, w->prev[c.pos], &w->fresh[w->n_fresh])) w->n_fresh++;
+    if (pair_at(tok, w, c.pos, &w->fresh[w->n_fresh])) w->n_fresh++;
+  }
+  for (int i = 0; i < w->n_fresh; i++) heap_push(w, w->fresh[i]);
+  return any;
+}
+
+// Room for a pre-token of n bytes.
+static bool bpe_reserve(bpe_work *w, size_t n) {
+  if (n <= w->cap) return true;
+  free(w->id);
+  free(w->heap);
+  free(w->fresh);
+  w->id = malloc(3 * n * sizeof *w->id);
+  w->heap = malloc(3 * n * sizeof *w->heap);
+  w->fresh = malloc((n + 2) * sizeof *w->fresh);
+  w->cap = w->id && w->heap && w->fresh ? n : 0;
+  w->prev = w->id ? w->id + n : NULL;
+  w->next = w->id ? w->id + 2 * n : NULL;
+  return w->cap != 0;
+}
+
+static void bpe_release(bpe_work *w) {
+  free(w->id);
+  free(w->heap);
+  free(w->fresh);
+}
+
+// Byte-pair merges inside one pre-token, in place: ids holds n ids (one per byte at first);
+// returns the new count. spelled is the pre-token's spelling for on_merge (one call a round).
+static int merge_word(const tt_tokenizer *tok, bpe_work *w, int32_t *ids, int n, tt_merge_fn on_merge, void *ctx,
+                      const char *spelled) {
+  w->n_heap = 0;
+  for (int i = 0; i < n; i++) w->id[i] = ids[i], w->prev[i] = i - 1, w->next[i] = i + 1 < n ? i + 1 : -1;
+  bpe_candidate c = {0, 0, 0, 0, 0};
+  for (int i = 0; i + 1 < n; i++)
+    if (pair_at(tok, w, i, &c)) heap_push(w, c);
+  int step = 0;
+  while (w->n_heap) {
+    if (!merge_round(tok, w, &c) || !on_merge) continue;
+    tt_merge_step s = {spelled, tok->spelling[c.left], tok->spelling[c.right], tok->spelling[c.merged], c.rank,
+                       ++step};
+    on_merge(ctx, &s);
+  }
+  int k = 0;
+  for (int i = 0; i >= 0 && n > 0; i = w->next[i]) ids[k++] = w->id[i];
+  return k;
 }
 
 // The state of one encode call: ids (room for one per byte) and the spelling buffer.
@@ -123,22 +218,28 @@ typedef struct {
   const unsigned char *text;
   int32_t *ids;
   int n;
+  int max_tokens;       // stop once the ids would be more than this
+  size_t longest;       // bytes of the vocabulary's longest token (a bound on each id's bytes)
   tt_merge_fn on_merge;
   void *ctx;
   char *spelled;  // room for 2 bytes per text byte + NUL, when on_merge or ignore_merges is set
+  bpe_work work;
 } encode_state;
+
+static tt_status too_many(const encode_state *e, tt_error *err) {
+  return tt_fail(err, TT_ERR_ARG, "the text is more than %d tokens long", e->max_tokens);
+}
 
 // One pre-token → ids: an added token is its id; with ignore_merges a pre-token that is a
 // whole vocabulary entry is that entry; otherwise its bytes, merged.
 static tt_status encode_piece(void *p, size_t off, size_t len, tt_error *err) {
-  (void)err;
   encode_state *e = p;
   const tt_tokenizer *tok = e->tok;
   int32_t *w = e->ids + e->n;
   const tt_added_token *a = tok->n_added ? added_at(tok, (const char *)e->text + off, len) : NULL;
   if (a && a->len == len) {
     e->ids[e->n++] = a->id;
-    return TT_OK;
+    return e->n > e->max_tokens ? too_many(e, err) : TT_OK;
   }
   for (size_t i = 0; i < len; i++) w[i] = tok->byte_id[e->text[off + i]];
   if (e->spelled) {
@@ -150,19 +251,30 @@ static tt_status encode_piece(void *p, size_t off, size_t len, tt_error *err) {
   int32_t whole = tok->ignore_merges && len > 1 ? tt_tok_lookup(tok, e->spelled) : -1;
   if (whole >= 0) {
     e->ids[e->n++] = whole;
-    return TT_OK;
+    return e->n > e->max_tokens ? too_many(e, err) : TT_OK;
   }
-  e->n += merge_word(tok, w, (int)len, e->on_merge, e->ctx, e->spelled);
-  return TT_OK;
+  // A piece of len bytes becomes at least len / longest tokens: stop before merging it.
+  if ((size_t)e->n + (len + e->longest - 1) / e->longest > (size_t)e->max_tokens) return too_many(e, err);
+  if (!bpe_reserve(&e->work, len)) return tt_fail(err, TT_ERR_NOMEM, "out of memory encoding %zu bytes", len);
+  e->n += merge_word(tok, &e->work, w, (int)len, e->on_merge, e->ctx, e->spelled);
+  return e->n > e->max_tokens ? too_many(e, err) : TT_OK;
 }
 
-static tt_status encode_bytes(const tt_tokenizer *tok, const char *text, size_t len, bool whole_piece,
+static size_t longest_token(const tt_tokenizer *tok) {
+  size_t longest = 1;
+  for (int i = 0; i < tok->n_vocab; i++)
+    if (tok->nbytes[i] > longest) longest = tok->nbytes[i];
+  return longest;
+}
+
+static tt_status encode_bytes(const tt_tokenizer *tok, const char *text, size_t len, bool whole_piece, int max_tokens,
                               int32_t **ids, int *n, tt_merge_fn on_merge, void *ctx, tt_error *err) {
   *ids = NULL;
   *n = 0;
   bool spell = on_merge || tok->ignore_merges;
-  encode_state e = {tok, (const unsigned char *)text, malloc((len ? len : 1) * sizeof(int32_t)), 0, on_merge,
-                    ctx, spell ? malloc(2 * len + 1) : NULL};
+  encode_state e = {tok, (const unsigned char *)text, malloc((len ? len : 1) * sizeof(int32_t)), 0, max_tokens,
+                    max_tokens < INT_MAX ? longest_token(tok) : 1, on_merge, ctx,
+                    spell ? malloc(2 * len + 1) : NULL, {0}};
   if (!e.ids || (spell && !e.spelled)) {
     free(e.ids);
     free(e.spelled);
@@ -171,6 +283,7 @@ static tt_status encode_bytes(const tt_tokenizer *tok, const char *text, size_t 
   tt_status st = whole_piece ? (len ? encode_piece(&e, 0, len, err) : TT_OK)
                              : split(tok, text, len, encode_piece, &e, err);
   free(e.spelled);
+  bpe_release(&e.work);
   if (st != TT_OK) {
     free(e.ids);
     return st;
@@ -183,11 +296,16 @@ static tt_status encode_bytes(const tt_tokenizer *tok, const char *text, size_t 
 
 tt_status tt_tokenizer_encode(const tt_tokenizer *tok, const char *text, size_t len, int32_t **ids, int *n,
                               tt_merge_fn on_merge, void *ctx, tt_error *err) {
+  return tt_tokenizer_encode_at_most(tok, text, len, INT_MAX, ids, n, on_merge, ctx, err);
+}
+
+tt_status tt_tokenizer_encode_at_most(const tt_tokenizer *tok, const char *text, size_t len, int max_tokens,
+                                      int32_t **ids, int *n, tt_merge_fn on_merge, void *ctx, tt_error *err) {
   *ids = NULL;
   *n = 0;
   tt_status st = check_text(text, len, err);
   if (st != TT_OK) return st;
-  return encode_bytes(tok, text, len, false, ids, n, on_merge, ctx, err);
+  return encode_bytes(tok, text, len, false, max_tokens, ids, n, on_merge, ctx, err);
 }
 
 tt_status tt_tokenizer_bpe(const tt_tokenizer *tok, const char *piece, size_t len, int32_t **ids, int *n,
@@ -195,7 +313,7 @@ tt_status tt_tokenizer_bpe(const tt_tokenizer *tok, const char *piece, size_t le
   *ids = NULL;
   *n = 0;
   if (len > INT_MAX) return tt_fail(err, TT_ERR_ARG, "piece too long (%zu bytes)", len);
-  return encode_bytes(tok, piece, len, true, ids, n, on_merge, ctx, err);
+  return encode_bytes(tok, piece, len, true, INT_MAX, ids, n, on_merge, ctx, err);
 }
 
 typedef struct {

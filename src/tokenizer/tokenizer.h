@@ -49,6 +49,12 @@ typedef void (*tt_merge_fn)(void *ctx, const tt_merge_step *step);
 tt_status tt_tokenizer_encode(const tt_tokenizer *tok, const char *text, size_t len, int32_t **ids,
                               int *n, tt_merge_fn on_merge, void *ctx, tt_error *err);
 
+// As encode, but stops as soon as the text is known to need more than max_tokens ids (a
+// model's context): TT_ERR_ARG "the text is more than N tokens long", without merging the
+// rest (a 1 MiB word is refused at once).
+tt_status tt_tokenizer_encode_at_most(const tt_tokenizer *tok, const char *text, size_t len, int max_tokens,
+                                      int32_t **ids, int *n, tt_merge_fn on_merge, void *ctx, tt_error *err);
+
 // The pre-tokenizer alone: the pieces of text (valid UTF-8, checked) as byte spans.
 typedef struct {
   size_t offset, len;

@@ -37,6 +37,9 @@ static tt_status load_tokens(tt_trace *tr, const char *path, tt_error *err) {
     json_t *id = json_array_get(ids, i), *s = json_array_get(strs, i);
     if (!json_is_integer(id) || !json_is_string(s))
       st = tt_fail(err, TT_ERR_FORMAT, "%s: token %zu is malformed in the metadata", path, i);
+    else if (json_integer_value(id) < 0 || json_integer_value(id) > INT32_MAX)  // not truncated to int32
+      st = tt_fail(err, TT_ERR_FORMAT, "%s: token %zu has id %lld, outside 0..%d", path, i,
+                   (long long)json_integer_value(id), INT32_MAX);
     else id_buf[i] = (int32_t)json_integer_value(id), str_buf[i] = json_string_value(s);
   }
   if (!st) st = tt_trace_set_tokens(tr, id_buf, str_buf, (int)T, err);

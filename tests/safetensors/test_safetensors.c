@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
+#include <dirent.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "safetensors/safetensors.h"
@@ -132,6 +134,176 @@ static void test_atomic_write_failure(void **state) {
   assert_int_equal(access(path, F_OK), -1);
 }
 
+// Shapes whose element count wraps around 2^64 (to 0 bytes) are refused, not accepted.
+static void test_shape_overflow(void **state) {
+  (void)state;
+  const char *shapes[] = {"[4294967296,4294967296]", "[1099511627776,16777216]", "[16,1073741824,1073741824]",
+                          "[0,4294967296,4294967296]", "[2305843009213693952]"};
+  for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
+    char header[256];
+    snprintf(header, sizeof header, "{\"a\":{\"dtype\":\"F32\",\"shape\":%s,\"data_offsets\":[0,0]}}", shapes[i]);
+    expect_error(header, NULL, 0, -1, TT_ERR_FORMAT, "larger than its 0 data bytes");
+  }
+  float d[4] = {0};
+  expect_error("{\"a\":{\"dtype\":\"F64\",\"shape\":[2305843009213693952],\"data_offsets\":[0,16]}}", d, 16, -1,
+               TT_ERR_FORMAT, "larger than");
+}
+
+// A tensor name twice, or __metadata__ twice, is refused (the last would silently win).
+static void test_duplicates(void **state) {
+  (void)state;
+  float d[4] = {0};
+  expect_error("{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]},"
+               "\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[8,16]}}",
+               d, 16, -1, TT_ERR_FORMAT, "duplicate object key");
+  expect_error("{\"__metadata__\":{\"k\":\"1\"},\"__metadata__\":{\"k\":\"2\"}}", NULL, 0, -1, TT_ERR_FORMAT,
+               "duplicate object key");
+}
+
+// A name from the file with control bytes stays on one line, escaped, in the error.
+static void test_error_escapes(void **state) {
+  (void)state;
+  float d[2] = {0};
+  expect_error("{\"a\\n\\u001b[2Jb\":{\"dtype\":\"Q4\",\"shape\":[2],\"data_offsets\":[0,8]}}", d, 8, -1,
+               TT_ERR_UNSUPPORTED, "tensor 'a\\n\\x1B[2Jb' has unsupported dtype Q4");
+  char buf[64];
+  assert_string_equal(tt_escape_text("x\ty\r\x7f\xc2\x9b\xff\xea\xb0\x80", buf, sizeof buf, false),
+                      "x\\ty\\r\\x7F\\u009B\\xFF\xea\xb0\x80");
+  assert_string_equal(tt_escape_text("line\nnext", buf, sizeof buf, true), "line\nnext");
+  assert_string_equal(tt_escape_text("\x1b\x1b\x1b", buf, 9, false), "\\x1B\\x1B");  // cut before an escape
+}
+
+// A FIFO where a file should be is refused at once (opening it would block forever).
+static void test_fifo_not_opened(void **state) {
+  (void)state;
+  char path[512];
+  path_in(path, "fifo.safetensors");
+  assert_int_equal(mkfifo(path, 0600), 0);
+  tt_st_file *f = NULL;
+  tt_error err = {0};
+  alarm(10);  // a blocking open fails the test instead of hanging it
+  assert_int_equal(tt_st_open(path, &f, &err), TT_ERR_IO);
+  assert_non_null(strstr(err.msg, "a FIFO, not a regular file"));
+  char *text = NULL;
+  assert_int_equal(tt_read_file(path, &text, NULL, &err), TT_ERR_IO);
+  assert_non_null(strstr(err.msg, "a FIFO"));
+  assert_int_equal(tt_read_file("/dev/zero", &text, NULL, &err), TT_ERR_IO);
+  assert_non_null(strstr(err.msg, "a character device"));
+  alarm(0);
+  unlink(path);
+}
+
+static int count_entries(const char *d) {
+  DIR *dp = opendir(d);
+  int n = 0;
+  for (struct dirent *e; (e = readdir(dp));) n += e->d_name[0] != '.' || strncmp(e->d_name, ".ttrace-", 8) == 0;
+  closedir(dp);
+  return n;
+}
+
+static float one[1] = {1};
+static const tt_tensor t_one = {"a", TT_F32, 1, {1}, one};
+
+// -o PATH writes over regular files only: a FIFO, a device, a directory or a symlink to a
+// directory is an error and stays as it was; a symlink to a file writes that file.
+static void test_atomic_targets(void **state) {
+  (void)state;
+  char sub[512], path[600], link[600];
+  path_in(sub, "targets");
+  assert_int_equal(mkdir(sub, 0700), 0);
+  tt_error err = {0};
+  snprintf(path, sizeof path, "%s/fifo", sub);
+  assert_int_equal(mkfifo(path, 0600), 0);
+  assert_int_equal(tt_st_write(path, &t_one, 1, NULL, 0, &err), TT_ERR_IO);
+  assert_non_null(strstr(err.msg, "it is a FIFO, not a regular file"));
+  struct stat st;
+  assert_int_equal(lstat(path, &st), 0);
+  assert_true(S_ISFIFO(st.st_mode));
+  assert_int_equal(tt_st_write("/dev/null", &t_one, 1, NULL, 0, &err), TT_ERR_IO);
+  assert_non_null(strstr(err.msg, "a character device"));
+  assert_int_equal(tt_st_write(sub, &t_one, 1, NULL, 0, &err), TT_ERR_IO);
+  assert_non_null(strstr(err.msg, "a directory"));
+  snprintf(link, sizeof link, "%s/to_dir", sub);
+  assert_int_equal(symlink(sub, link), 0);
+  assert_int_equal(tt_st_write(link, &t_one, 1, NULL, 0, &err), TT_ERR_IO);
+  assert_non_null(strstr(err.msg, "a directory"));
+  assert_int_equal(lstat(link, &st), 0);
+  assert_true(S_ISLNK(st.st_mode));
+  snprintf(path, sizeof path, "%s/real.safetensors", sub);
+  snprintf(link, sizeof link, "%s/to_file", sub);
+  assert_int_equal(symlink("real.safetensors", link), 0);
+  assert_int_equal(tt_st_write(link, &t_one, 1, NULL, 0, &err), TT_ERR_IO);  // dangling
+  assert_non_null(strstr(err.msg, "symbolic link to nothing"));
+  FILE *fp = fopen(path, "w");
+  fclose(fp);
+  assert_int_equal(tt_st_write(link, &t_one, 1, NULL, 0, &err), TT_OK);
+  assert_int_equal(lstat(link, &st), 0);
+  assert_true(S_ISLNK(st.st_mode));  // the link stays; the file it names was written
+  assert_int_equal(lstat(path, &st), 0);
+  assert_true(S_ISREG(st.st_mode) && st.st_size > 8);
+  assert_int_equal(count_entries(sub), 4);  // fifo, to_dir, to_file, real: no temporary file
+}
+
+// The target keeps its mode; a new file gets 0666 & ~umask; a 250-byte name works.
+static void test_atomic_mode_and_long_name(void **state) {
+  (void)state;
+  char path[900];
+  path_in(path, "mode.safetensors");
+  tt_error err = {0};
+  mode_t old = umask(022);
+  assert_int_equal(tt_st_write(path, &t_one, 1, NULL, 0, &err), TT_OK);
+  struct stat st;
+  assert_int_equal(stat(path, &st), 0);
+  assert_int_equal(st.st_mode & 07777, 0644);
+  assert_int_equal(chmod(path, 0640), 0);
+  assert_int_equal(tt_st_write(path, &t_one, 1, NULL, 0, &err), TT_OK);
+  assert_int_equal(stat(path, &st), 0);
+  assert_int_equal(st.st_mode & 07777, 0640);
+  umask(old);
+  char name[251];
+  memset(name, 'n', 250);
+  name[250] = 0;
+  for (int pass = 0; pass < 2; pass++) {  // a new file, then over it
+    path_in(path, name);
+    if (tt_st_write(path, &t_one, 1, NULL, 0, &err)) fail_msg("%s", err.msg);
+    tt_st_file *f = NULL;
+    assert_int_equal(tt_st_open(path, &f, &err), TT_OK);
+    tt_st_close(f);
+  }
+  unlink(path);
+}
+
+// Without O_TMPFILE (as on a filesystem that has none) the named temporary file is used:
+// the same results, nothing left behind.
+static void test_atomic_named_fallback(void **state) {
+  char sub[512], path[600];
+  path_in(sub, "named");
+  assert_int_equal(mkdir(sub, 0700), 0);
+  setenv("TTRACE_NO_O_TMPFILE", "1", 1);
+  snprintf(path, sizeof path, "%s/x.safetensors", sub);
+  tt_error err = {0};
+  assert_int_equal(tt_st_write(path, &t_one, 1, NULL, 0, &err), TT_OK);
+  assert_int_equal(tt_st_write(path, &t_one, 1, NULL, 0, &err), TT_OK);
+  tt_atomic_file af;
+  assert_int_equal(tt_atomic_open(&af, path, &err), TT_OK);
+  assert_non_null(af.tmp_path);
+  assert_int_equal(count_entries(sub), 2);
+  tt_atomic_abort(&af);
+  assert_int_equal(count_entries(sub), 1);
+  unsetenv("TTRACE_NO_O_TMPFILE");
+  assert_int_equal(tt_atomic_open(&af, path, &err), TT_OK);
+  assert_null(af.tmp_path);  // unnamed: nothing in the folder until the commit
+  assert_int_equal(count_entries(sub), 1);
+  fputs("new", af.fp);
+  assert_int_equal(tt_atomic_commit(&af, &err), TT_OK);
+  char *text = NULL;
+  assert_int_equal(tt_read_file(path, &text, NULL, &err), TT_OK);
+  assert_string_equal(text, "new");
+  free(text);
+  assert_int_equal(count_entries(sub), 1);
+  (void)state;
+}
+
 static void test_f16_conversion(void **state) {
   (void)state;
   const float values[] = {0.0f, -0.0f, 1.0f, -2.5f, 65504.0f, 6.103515625e-05f, 5.9604644775390625e-08f, 0.1f, 3.14159f};
@@ -148,7 +320,12 @@ int main(void) {
   if (!mkdtemp(dir)) return 1;
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_round_trip), cmocka_unit_test(test_bad_files),
                                      cmocka_unit_test(test_all_format_dtypes),
-                                     cmocka_unit_test(test_atomic_write_failure), cmocka_unit_test(test_f16_conversion)};
+                                     cmocka_unit_test(test_atomic_write_failure), cmocka_unit_test(test_f16_conversion),
+                                     cmocka_unit_test(test_shape_overflow), cmocka_unit_test(test_duplicates),
+                                     cmocka_unit_test(test_fifo_not_opened), cmocka_unit_test(test_atomic_targets),
+                                     cmocka_unit_test(test_atomic_mode_and_long_name),
+                                     cmocka_unit_test(test_atomic_named_fallback),
+                                     cmocka_unit_test(test_error_escapes)};
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   char cmd[600];
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

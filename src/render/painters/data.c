@@ -7,17 +7,8 @@
 #include "render_int.h"
 #include "trace/hooks.h"
 
-float tt_tensor_at(const tt_tensor *t, int64_t i) {
-  switch (t->dtype) {
-    case TT_F32: return ((const float *)t->data)[i];
-    case TT_I32: return (float)((const int32_t *)t->data)[i];
-    case TT_I64: return (float)((const int64_t *)t->data)[i];
-    case TT_U8: return (float)((const uint8_t *)t->data)[i];
-    case TT_F16: return tt_f16_to_f32(((const uint16_t *)t->data)[i]);
-    case TT_BF16: return tt_bf16_to_f32(((const uint16_t *)t->data)[i]);
-    default: return 0;  // no trace holds other dtypes (tt_trace_load checks every hook)
-  }
-}
+// Any dtype the format has (a tensor outside the hook catalogue may be F64, U8, ...).
+float tt_tensor_at(const tt_tensor *t, int64_t i) { return (float)tt_tensor_get(t, i); }
 
 static bool ends_with(const char *s, const char *suffix) {
   size_t n = strlen(s), m = strlen(suffix);

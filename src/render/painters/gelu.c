@@ -16,6 +16,21 @@ static double act(tt_act_kind a, double x) {
   }
 }
 
+// Values beyond a million are drawn at the edge (a hostile trace may hold 1e38, or inf,
+// whose axis would not fit an int); NaN does not widen the axes.
+#define PLOT_LIMIT 1e6f
+static float plotted(float v) { return isnan(v) ? 0.0f : fmaxf(-PLOT_LIMIT, fminf(PLOT_LIMIT, v)); }
+
+// Grid spacing: 1 up to a span of 20, then 5, 50, 500, ... so at most about 20 lines.
+static int grid_step(float span) {
+  int step = span > 20 ? 5 : 1;
+  while (span / (float)step > 20.0f) step *= 10;
+  return step;
+}
+
+// The first multiple of step at or above lo.
+static int first_line(float lo, int step) { return (int)ceilf(lo / (float)step) * step; }
+
 // The plot: its rectangle and the value ranges on its axes.
 typedef struct {
   SDL_Rect plot;
@@ -30,7 +45,7 @@ static void ranges(figure *f, tt_act_kind a, const tt_tensor *pre, const tt_tens
   int64_t n = tt_tensor_numel(pre);
   float xmin = 0, xmax = 0;
   for (int64_t i = 0; i < n; i++) {
-    float v = tt_tensor_at(pre, i);
+    float v = plotted(tt_tensor_at(pre, i));
     if (v < xmin) xmin = v;
     if (v > xmax) xmax = v;
   }
@@ -38,7 +53,7 @@ static void ranges(figure *f, tt_act_kind a, const tt_tensor *pre, const tt_tens
   xmax = fmaxf(ceilf(xmax), 3.0f);
   float ymin = fminf((float)act(a, xmin), -1.0f), ymax = (float)act(a, xmax);
   for (int64_t i = 0; i < n; i++) {
-    float v = tt_tensor_at(post, i);
+    float v = plotted(tt_tensor_at(post, i));
     if (v < ymin) ymin = v;
     if (v > ymax) ymax = v;
   }
@@ -54,17 +69,15 @@ static void axes(tt_paint *p, const figure *f) {
   const tt_type type = tt_type_for(u);
   cv->fill(cv, f->plot.x, f->plot.y, f->plot.w, f->plot.h, pal->panel);
   char buf[48];
-  for (int gx = (int)f->xmin; gx <= (int)f->xmax; gx++) {
-    int step = (f->xmax - f->xmin) > 20 ? 5 : 1;
-    if (gx % step) continue;
+  int step = grid_step(f->xmax - f->xmin);
+  for (int gx = first_line(f->xmin, step); gx <= (int)f->xmax; gx += step) {
     cv->fill(cv, PX(f, gx), f->plot.y, 1, f->plot.h, gx == 0 ? pal->dim : pal->bg);
     tt_fmt_num(gx, "%.0f", buf, sizeof buf);
     tt_note(cv, "axis_number");
     tt_draw_text(cv, PX(f, gx), f->plot.y + f->plot.h + u / 3, buf, type.label, TT_FONT_SANS, pal->fg, TT_ALIGN_CENTER);
   }
-  int ystep = (f->ymax - f->ymin) > 20 ? 5 : 1;
-  for (int gy = (int)ceilf(f->ymin); gy <= (int)f->ymax; gy++) {
-    if (gy % ystep) continue;
+  int ystep = grid_step(f->ymax - f->ymin);
+  for (int gy = first_line(ceilf(f->ymin), ystep); gy <= (int)f->ymax; gy += ystep) {
     cv->fill(cv, f->plot.x, PY(f, gy), f->plot.w, 1, gy == 0 ? pal->dim : pal->bg);
     tt_fmt_num(gy, "%.0f", buf, sizeof buf);
     tt_note(cv, "axis_number");
@@ -78,12 +91,13 @@ static void dot_image(const tt_paint *p, const figure *f, const tt_tensor *pre, 
   const tt_palette *pal = p->pal;
   float xmin = f->xmin, xmax = f->xmax, ymin = f->ymin, ymax = f->ymax;
   for (int i = 0; i < gw * gh; i++) img[i] = pal->panel;
-  for (int gx = (int)xmin; gx <= (int)xmax; gx++) {
+  int fine = xmax - xmin > 100 ? grid_step(xmax - xmin) : 1, yfine = ymax - ymin > 100 ? grid_step(ymax - ymin) : 1;
+  for (int gx = first_line(xmin, fine); gx <= (int)xmax; gx += fine) {
     int c = (int)(((float)gx - xmin) / (xmax - xmin) * (float)gw);
     if (c >= 0 && c < gw)
       for (int y = 0; y < gh; y++) img[y * gw + c] = gx == 0 ? pal->dim : pal->bg;
   }
-  for (int gy = (int)ceilf(ymin); gy <= (int)ymax; gy++) {
+  for (int gy = first_line(ceilf(ymin), yfine); gy <= (int)ymax; gy += yfine) {
     int rr = gh - 1 - (int)(((float)gy - ymin) / (ymax - ymin) * (float)gh);
     if (rr >= 0 && rr < gh)
       for (int x = 0; x < gw; x++) img[rr * gw + x] = gy == 0 ? pal->dim : pal->bg;
@@ -92,6 +106,8 @@ static void dot_image(const tt_paint *p, const figure *f, const tt_tensor *pre, 
   int64_t n = tt_tensor_numel(pre);
   for (int64_t i = 0; i < n; i++) {
     float x = tt_tensor_at(pre, i), y = tt_tensor_at(post, i);
+    if (!isfinite(x) || !isfinite(y)) continue;  // NaN and infinities have no place on the plot
+    x = plotted(x), y = plotted(y);
     int c = (int)((x - xmin) / (xmax - xmin) * (float)(gw - 1));
     int rr = gh - 1 - (int)((y - ymin) / (ymax - ymin) * (float)(gh - 1));
     for (int dy = -dot; dy <= dot; dy++)
