@@ -13,7 +13,7 @@ packages=(
   libsdl2-dev libsdl2-ttf-dev libsdl2-image-dev
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd
   libcmocka-dev python3-numpy python3-regex python3-torch valgrind xvfb xauth
-  clang libclang-rt-14-dev
+  clang clang-format libclang-rt-14-dev
 )
 
 install_packages() {

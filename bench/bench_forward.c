@@ -103,10 +103,11 @@ static void bench_times(tt_engine *eng, int V, const char *list) {
     qsort(none, reps, sizeof *none, cmp_double);
     qsort(full, reps, sizeof *full, cmp_double);
     qsort(reused, reps, sizeof *reused, cmp_double);
-    printf("times T %d reps %d none_median_ms %.3f none_min_ms %.3f full_median_ms %.3f full_min_ms %.3f "
-           "reused_median_ms %.3f trace_bytes %zu\n",
-           T, reps, none[reps / 2] * 1e3, none[0] * 1e3, full[reps / 2] * 1e3, full[0] * 1e3,
-           reused[reps / 2] * 1e3, bytes);
+    printf(
+        "times T %d reps %d none_median_ms %.3f none_min_ms %.3f full_median_ms %.3f full_min_ms %.3f "
+        "reused_median_ms %.3f trace_bytes %zu\n",
+        T, reps, none[reps / 2] * 1e3, none[0] * 1e3, full[reps / 2] * 1e3, full[0] * 1e3, reused[reps / 2] * 1e3,
+        bytes);
     fflush(stdout);
     free(ids);
   }
@@ -226,8 +227,8 @@ static void bench_matmul(const tt_model *m, tt_backend *be, int T, bool full) {
     eng_s += s->seconds;
     plain_s_total += plain * s->calls;
   }
-  printf("matmul_total T %d record %s engine_gflops %.1f sgemm_gflops %.1f ratio %.3f\n", T, full ? "all" : "none", eng_flops / eng_s * 1e-9,
-         eng_flops / plain_s_total * 1e-9, plain_s_total / eng_s);
+  printf("matmul_total T %d record %s engine_gflops %.1f sgemm_gflops %.1f ratio %.3f\n", T, full ? "all" : "none",
+         eng_flops / eng_s * 1e-9, eng_flops / plain_s_total * 1e-9, plain_s_total / eng_s);
   free(ids);
   tt_engine_destroy(eng);
 }

@@ -39,7 +39,8 @@ static float *make_pattern(uint32_t seed) {
       double sum = 0;
       for (int j = 0; j < T; j++) {
         seed = seed * 1664525u + 1013904223u;
-        double s = (double)(seed >> 8) / (double)(1u << 24) * 4.0 - 2.0 + (j == i ? 2.0 : 0) + (h % 3 == 0 && j == 0 ? 3 : 0);
+        double s =
+            (double)(seed >> 8) / (double)(1u << 24) * 4.0 - 2.0 + (j == i ? 2.0 : 0) + (h % 3 == 0 && j == 0 ? 3 : 0);
         row[j] = j <= i ? (float)exp(s) : 0.0f;
         sum += row[j];
       }
@@ -150,7 +151,8 @@ int main(int argc, char **argv) {
     }
     res[scene].name = names[scene];
     summarize(&res[scene], times, frames);
-    if (scene < 2 && picked < frames * 9 / 10) fprintf(stderr, "warning: scene %d picked only %d of %d frames\n", scene, picked, frames);
+    if (scene < 2 && picked < frames * 9 / 10)
+      fprintf(stderr, "warning: scene %d picked only %d of %d frames\n", scene, picked, frames);
   }
   printf("frame times, software renderer, %dx%d, %d frames per scene (ms)\n", W, Ht, frames);
   printf("%-24s %8s %8s %8s %8s\n", "scene", "median", "p95", "max", "first");

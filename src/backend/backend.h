@@ -102,8 +102,7 @@ struct tt_backend {
   // x (T,C) → z (H,T,D): the inverse of merge_heads.
   tt_status (*unmerge_heads)(tt_backend *be, tt_buf z, tt_buf x, int T, int H, int D, tt_error *err);
   // q, k, v (H,T,D) each → qkv (T,3C): the inverse of split_heads.
-  tt_status (*join_heads)(tt_backend *be, tt_buf qkv, tt_buf q, tt_buf k, tt_buf v, int T, int H, int D,
-                          tt_error *err);
+  tt_status (*join_heads)(tt_backend *be, tt_buf qkv, tt_buf q, tt_buf k, tt_buf v, int T, int H, int D, tt_error *err);
   // d_logits (T,V) of L = mean over t < T−1 of nll[t]: (probs[t] − onehot(ids[t+1])) / (T−1)
   // for t < T−1, and 0 in the last row (whose next token is unknown). T ≥ 2.
   tt_status (*nll_backward)(tt_backend *be, tt_buf d_logits, tt_buf probs, const int32_t *ids, int T, int V,

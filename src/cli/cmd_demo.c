@@ -40,7 +40,8 @@ static tt_status write_pngs(const tt_view_args *a, const tt_trace *tr, const cha
   }
   tt_viz_data_close(vd);
   char images[32];
-  if (!st) printf("wrote %s: %s/001-tokenize.png ...\n", tt_cli_count(images, sizeof images, n, "image", "images"), dir);
+  if (!st)
+    printf("wrote %s: %s/001-tokenize.png ...\n", tt_cli_count(images, sizeof images, n, "image", "images"), dir);
   return st;
 }
 
@@ -71,8 +72,10 @@ int tt_cmd_demo(int argc, char **argv) {
     const char *dir = a.out ? a.out : getenv("TTRACE_DEMO_OUT");
     if (!dir || !dir[0]) dir = "ttrace-demo";
     if (!a.out) {
-      printf("ttrace demo: no display here, so every step goes into %s/ as numbered PNGs "
-             "(`ttrace render` draws single views)\n", dir);
+      printf(
+          "ttrace demo: no display here, so every step goes into %s/ as numbered PNGs "
+          "(`ttrace render` draws single views)\n",
+          dir);
       fflush(stdout);
     }
     st = write_pngs(&a, tr, dir, &err);

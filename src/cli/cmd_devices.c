@@ -34,8 +34,9 @@ int tt_cmd_devices(int argc, char **argv) {
   }
   if (argc > 1) return tt_cli_usage_error("devices", "unexpected argument '%s'", argv[1]);
 #if !TT_HAVE_OPENCL
-  printf("This build of ttrace has no OpenCL support: install ocl-icd-opencl-dev and opencl-headers,\n"
-         "then set up the build again (meson setup --reconfigure).\n");
+  printf(
+      "This build of ttrace has no OpenCL support: install ocl-icd-opencl-dev and opencl-headers,\n"
+      "then set up the build again (meson setup --reconfigure).\n");
   return 0;
 #else
   tt_opencl_device_info *list = NULL;
@@ -43,9 +44,10 @@ int tt_cmd_devices(int argc, char **argv) {
   tt_error err;
   if (tt_opencl_list_devices(&list, &n, &err) != TT_OK) return tt_cli_fail("devices", &err);
   if (n == 0) {
-    printf("No OpenCL platform found. For OpenCL on the CPU install PoCL\n"
-           "(Debian/Ubuntu: sudo apt-get install pocl-opencl-icd); for a GPU, its vendor's OpenCL driver.\n"
-           "Until then ttrace runs on OpenBLAS (`-b openblas`, and `-b auto` falls back to it).\n");
+    printf(
+        "No OpenCL platform found. For OpenCL on the CPU install PoCL\n"
+        "(Debian/Ubuntu: sudo apt-get install pocl-opencl-icd); for a GPU, its vendor's OpenCL driver.\n"
+        "Until then ttrace runs on OpenBLAS (`-b openblas`, and `-b auto` falls back to it).\n");
     free(list);
     return 0;
   }

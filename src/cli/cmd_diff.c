@@ -48,8 +48,10 @@ static bool parse_perm(const char *s, permutation *p) {
     if (end == s || v < 0 || v >= MAX_T || p->n == MAX_T) return false;
     p->perm[p->n++] = (int)v;
     s = end;
-    if (*s == ',') s++;
-    else if (*s) return false;
+    if (*s == ',')
+      s++;
+    else if (*s)
+      return false;
   }
   // Must be a permutation of 0..n-1.
   bool seen[MAX_T] = {false};
@@ -107,12 +109,9 @@ static void describe(const char *label, const char *path, const tt_trace *tr) {
 }
 
 int tt_cmd_diff(int argc, char **argv) {
-  static const struct option longs[] = {{"permute", required_argument, 0, 'p'},
-                                        {"tol", required_argument, 0, 't'},
-                                        {"quiet", no_argument, 0, 'q'},
-                                        {"shared", no_argument, 0, 's'},
-                                        {"help", no_argument, 0, 'h'},
-                                        {0, 0, 0, 0}};
+  static const struct option longs[] = {{"permute", required_argument, 0, 'p'}, {"tol", required_argument, 0, 't'},
+                                        {"quiet", no_argument, 0, 'q'},         {"shared", no_argument, 0, 's'},
+                                        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
   static permutation perm;
   perm.n = 0;
   double tol = -1;
@@ -121,20 +120,27 @@ int tt_cmd_diff(int argc, char **argv) {
   optind = 1;
   while ((c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
     switch (c) {
-      case 'p':
-        if (!parse_perm(optarg, &perm))
-          return tt_cli_usage_error("diff", "--permute '%s' is not a permutation of 0..T-1 such as 2,1,0", optarg);
-        break;
-      case 't': {
-        char *end;
-        tol = strtod(optarg, &end);
-        if (*end || !(tol >= 0)) return tt_cli_usage_error("diff", "--tol '%s' should be a number >= 0", optarg);
-        break;
-      }
-      case 'q': quiet = true; break;
-      case 's': shared_only = true; break;
-      case 'h': fputs(usage, stdout); return 0;
-      default: return tt_cli_option_error("diff", c, argv);
+    case 'p':
+      if (!parse_perm(optarg, &perm))
+        return tt_cli_usage_error("diff", "--permute '%s' is not a permutation of 0..T-1 such as 2,1,0", optarg);
+      break;
+    case 't': {
+      char *end;
+      tol = strtod(optarg, &end);
+      if (*end || !(tol >= 0)) return tt_cli_usage_error("diff", "--tol '%s' should be a number >= 0", optarg);
+      break;
+    }
+    case 'q':
+      quiet = true;
+      break;
+    case 's':
+      shared_only = true;
+      break;
+    case 'h':
+      fputs(usage, stdout);
+      return 0;
+    default:
+      return tt_cli_option_error("diff", c, argv);
     }
   }
   int nargs = argc - optind;

@@ -22,8 +22,8 @@ static const char usage[] =
     "  --precision P  digits after the point (default 4)\n";
 
 static void print_metadata(const tt_trace *tr) {
-  static const char *keys[] = {"prompt", "token_ids", "token_strings", "model", "tokenizer", "bos", "from_ids",
-                               "backend", "device", "variant", "record", "time_ms"};
+  static const char *keys[] = {"prompt",   "token_ids", "token_strings", "model",   "tokenizer", "bos",
+                               "from_ids", "backend",   "device",        "variant", "record",    "time_ms"};
   for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
     char *v = tt_trace_meta(tr, keys[i]) ? tt_escape_text_dup(tt_trace_meta(tr, keys[i])) : NULL;
     if (v) printf("%-14s %s\n", keys[i], v);  // escaped: the file's text cannot drive the terminal
@@ -43,9 +43,12 @@ static tt_tokenizer *load_vocab(void) {
 }
 
 int tt_cmd_dump(int argc, char **argv) {
-  static const struct option longs[] = {{"head", required_argument, 0, 'H'}, {"full", no_argument, 0, 'f'},
-                                        {"cols", required_argument, 0, 'c'}, {"top", required_argument, 0, 'k'},
-                                        {"precision", required_argument, 0, 'p'}, {"help", no_argument, 0, 'h'},
+  static const struct option longs[] = {{"head", required_argument, 0, 'H'},
+                                        {"full", no_argument, 0, 'f'},
+                                        {"cols", required_argument, 0, 'c'},
+                                        {"top", required_argument, 0, 'k'},
+                                        {"precision", required_argument, 0, 'p'},
+                                        {"help", no_argument, 0, 'h'},
                                         {0, 0, 0, 0}};
   tt_dump_opts o;
   tt_dump_default_opts(&o);
@@ -53,13 +56,26 @@ int tt_cmd_dump(int argc, char **argv) {
   optind = 1;
   while ((c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
     switch (c) {
-      case 'H': o.head = atoi(optarg); break;
-      case 'f': o.max_cols = 0; break;
-      case 'c': o.max_cols = atoi(optarg); break;
-      case 'k': o.top_k = atoi(optarg); break;
-      case 'p': o.precision = atoi(optarg) < 0 ? 0 : atoi(optarg) > 9 ? 9 : atoi(optarg); break;
-      case 'h': fputs(usage, stdout); return 0;
-      default: return tt_cli_option_error("dump", c, argv);
+    case 'H':
+      o.head = atoi(optarg);
+      break;
+    case 'f':
+      o.max_cols = 0;
+      break;
+    case 'c':
+      o.max_cols = atoi(optarg);
+      break;
+    case 'k':
+      o.top_k = atoi(optarg);
+      break;
+    case 'p':
+      o.precision = atoi(optarg) < 0 ? 0 : atoi(optarg) > 9 ? 9 : atoi(optarg);
+      break;
+    case 'h':
+      fputs(usage, stdout);
+      return 0;
+    default:
+      return tt_cli_option_error("dump", c, argv);
     }
   }
   if (optind >= argc) return tt_cli_usage_error("dump", "missing TRACE");

@@ -69,7 +69,9 @@ static bool lessons_root(char *buf, size_t len) {
   return false;
 }
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
 
 // The *.lesson files of root/lang, sorted; returns how many (paths malloc'd).
 static int list_lessons(const char *root, const char *lang, char **out, int max) {
@@ -127,8 +129,10 @@ static bool find_lesson(const char *arg, const char *lang, char *buf, size_t len
   bool found = false;
   for (int i = 0; i < n && !found; i++) {
     const char *base = strrchr(files[i], '/') + 1;
-    if (*end == 0 && end != arg) found = atol(base) == num;
-    else found = strncmp(base, arg, strlen(arg)) == 0;
+    if (*end == 0 && end != arg)
+      found = atol(base) == num;
+    else
+      found = strncmp(base, arg, strlen(arg)) == 0;
     if (found) snprintf(buf, len, "%s", files[i]);
   }
   free_list(files, n);
@@ -239,7 +243,9 @@ static void print_wrapped(const char *text, int width) {
 }
 
 // A caption in the lesson's language (en or ko).
-static const char *say(bool ko, const char *en, const char *ko_text) { return ko ? ko_text : en; }
+static const char *say(bool ko, const char *en, const char *ko_text) {
+  return ko ? ko_text : en;
+}
 
 static int64_t row_index(const tt_lesson_step *st, const tt_trace *tr) {
   int T = tt_trace_n_tokens(tr);
@@ -282,7 +288,8 @@ static void print_tokens(const tt_trace *tr) {
 
 // (pre, post) pairs of the FFN activation for one token: the first features.
 static void print_activation(const tt_trace *tr, const tt_tensor *t, int64_t row, bool ko) {
-  const tt_tensor *pre = tt_lesson_sibling(tr, t->name, "hook_pre"), *post = tt_lesson_sibling(tr, t->name, "hook_post");
+  const tt_tensor *pre = tt_lesson_sibling(tr, t->name, "hook_pre"),
+                  *post = tt_lesson_sibling(tr, t->name, "hook_post");
   if (!pre || !post) return;
   int64_t F = pre->shape[1], r = row < 0 ? pre->shape[0] - 1 : row, n = F < 12 ? F : 12;
   if (ko)
@@ -347,7 +354,10 @@ static void print_collapse(const tt_trace *tr, const tt_tensor *out, bool ko) {
   if (!x || !m || tt_ffn_collapse_compute(m, layer, x, out, &c, &err) != TT_OK) {
     printf(say(ko, "(the collapse needs %s in the trace and the model's weights: %s)\n",
                "(합친 행렬을 보이려면 트레이스의 %s와 모델 가중치가 필요합니다: %s)\n"),
-           xname, x && m ? err.msg : !x ? "no x" : err.msg);
+           xname,
+           x && m ? err.msg
+           : !x   ? "no x"
+                  : err.msg);
     tt_model_destroy(m);
     return;
   }
@@ -401,8 +411,8 @@ static void print_tensor(const tt_lesson_step *st, const tt_trace *tr, const tt_
 }
 
 static void largest_difference(const tt_tensor *a, const tt_tensor *b, bool ko) {
-  if (a->ndim != b->ndim || memcmp(a->shape, b->shape, sizeof(int64_t) * (size_t)a->ndim) != 0 ||
-      a->dtype != TT_F32 || b->dtype != TT_F32) {
+  if (a->ndim != b->ndim || memcmp(a->shape, b->shape, sizeof(int64_t) * (size_t)a->ndim) != 0 || a->dtype != TT_F32 ||
+      b->dtype != TT_F32) {
     char sa[64], sb[64];
     printf(say(ko, "(shapes %s and %s: compared side by side, not cell by cell)\n",
                "(크기 %s와 %s: 칸끼리가 아니라 나란히 비교)\n"),
@@ -448,7 +458,8 @@ static tt_status show_step(const tt_lesson_player *p, tt_tokenizer *tok, tt_erro
     printf(say(ko, "  \xC2\xB7 view %s", "  \xC2\xB7 화면 %s"), st->view);
     if (st->head != TT_LESSON_ALL) printf(say(ko, " \xC2\xB7 head %d", " \xC2\xB7 %d번 헤드"), st->head);
     int64_t r = row_index(st, tr);
-    if (r >= 0) printf(say(ko, " \xC2\xB7 row %lld '%s'", " \xC2\xB7 %lld행 '%s'"), (long long)r, tt_trace_token(tr, (int)r));
+    if (r >= 0)
+      printf(say(ko, " \xC2\xB7 row %lld '%s'", " \xC2\xB7 %lld행 '%s'"), (long long)r, tt_trace_token(tr, (int)r));
     printf("\n\n");
     if (strcmp(st->view, "norms") == 0) {
       tt_lesson_view one = v;
@@ -496,9 +507,12 @@ static int play_text(const char *path, const char *traces_dir, int only_step) {
       fflush(stdout);
       char line[64];
       if (!fgets(line, sizeof line, stdin) || line[0] == 'q') break;
-      if (line[0] == 'b') tt_lesson_player_prev(p);
-      else if (atoi(line) > 0) tt_lesson_player_jump(p, atoi(line) - 1);
-      else if (!tt_lesson_player_next(p)) break;
+      if (line[0] == 'b')
+        tt_lesson_player_prev(p);
+      else if (atoi(line) > 0)
+        tt_lesson_player_jump(p, atoi(line) - 1);
+      else if (!tt_lesson_player_next(p))
+        break;
     }
   }
   tt_tokenizer_destroy(tok);
@@ -655,8 +669,11 @@ static int cmd_make(char **args, int n_args, const char *out_dir, const char *mo
         break;
       }
       const char *model = tt_lesson_model(lessons[i]);
-      tt_session_opts opts = {.model_dir = model_dir ? model_dir : strcmp(model, "default") == 0 ? NULL : model,
-                              .set = def->set, .n_set = def->n_set};
+      tt_session_opts opts = {.model_dir = model_dir                       ? model_dir
+                                           : strcmp(model, "default") == 0 ? NULL
+                                                                           : model,
+                              .set = def->set,
+                              .n_set = def->n_set};
       tt_session *s = NULL;
       tt_trace *tr = NULL;
       tt_status st = tt_session_open(&opts, &s, &err);
@@ -724,47 +741,67 @@ static int export_svg(const char *path, const char *traces_dir, int step, int wi
 int tt_cmd_lesson(int argc, char **argv) {
   enum { PLAY, TEXT, LIST, CHECK, MAKE, SVG } mode = PLAY;
   static const struct option longs[] = {
-      {"text", no_argument, 0, 't'},        {"step", required_argument, 0, 's'},
-      {"lang", required_argument, 0, 'l'},  {"traces", required_argument, 0, 'T'},
-      {"list", no_argument, 0, 'L'},        {"check", no_argument, 0, 'c'},
-      {"make-traces", no_argument, 0, 'M'}, {"help", no_argument, 0, 'h'},
-      {"size", required_argument, 0, 'S'},  {"theme", required_argument, 0, 'H'},
-      {"svg", required_argument, 0, 'V'},   {0, 0, 0, 0}};
+      {"text", no_argument, 0, 't'},         {"step", required_argument, 0, 's'}, {"lang", required_argument, 0, 'l'},
+      {"traces", required_argument, 0, 'T'}, {"list", no_argument, 0, 'L'},       {"check", no_argument, 0, 'c'},
+      {"make-traces", no_argument, 0, 'M'},  {"help", no_argument, 0, 'h'},       {"size", required_argument, 0, 'S'},
+      {"theme", required_argument, 0, 'H'},  {"svg", required_argument, 0, 'V'},  {0, 0, 0, 0}};
   const char *lang = NULL, *traces_dir = NULL, *out_dir = NULL, *model_dir = NULL, *theme = NULL, *svg = NULL;
   int step = 0, width = 0, height = 0, c;
   optind = 1;
   while ((c = getopt_long(argc, argv, ":o:m:h", longs, NULL)) != -1) {
     switch (c) {
-      case 't': mode = TEXT; break;
-      case 's':
-        step = atoi(optarg);
-        if (step < 1) return tt_cli_usage_error("lesson", "--step '%s' should be a step number from 1", optarg);
-        break;
-      case 'l': lang = optarg; break;
-      case 'T': traces_dir = optarg; break;
-      case 'L': mode = LIST; break;
-      case 'c': mode = CHECK; break;
-      case 'M': mode = MAKE; break;
-      case 'V': mode = SVG, svg = optarg; break;
-      case 'o': out_dir = optarg; break;
-      case 'm': model_dir = optarg; break;
-      case 'S':
-        if (sscanf(optarg, "%dx%d", &width, &height) != 2 || width < 320 || height < 240)
-          return tt_cli_usage_error("lesson", "--size wants WxH of at least 320x240");
-        break;
-      case 'H':
-        if (strcmp(optarg, "light") && strcmp(optarg, "dark"))
-          return tt_cli_usage_error("lesson", "--theme is light or dark");
-        theme = optarg;
-        break;
-      case 'h': fputs(usage, stdout); return 0;
-      default: return tt_cli_option_error("lesson", c, argv);
+    case 't':
+      mode = TEXT;
+      break;
+    case 's':
+      step = atoi(optarg);
+      if (step < 1) return tt_cli_usage_error("lesson", "--step '%s' should be a step number from 1", optarg);
+      break;
+    case 'l':
+      lang = optarg;
+      break;
+    case 'T':
+      traces_dir = optarg;
+      break;
+    case 'L':
+      mode = LIST;
+      break;
+    case 'c':
+      mode = CHECK;
+      break;
+    case 'M':
+      mode = MAKE;
+      break;
+    case 'V':
+      mode = SVG, svg = optarg;
+      break;
+    case 'o':
+      out_dir = optarg;
+      break;
+    case 'm':
+      model_dir = optarg;
+      break;
+    case 'S':
+      if (sscanf(optarg, "%dx%d", &width, &height) != 2 || width < 320 || height < 240)
+        return tt_cli_usage_error("lesson", "--size wants WxH of at least 320x240");
+      break;
+    case 'H':
+      if (strcmp(optarg, "light") && strcmp(optarg, "dark"))
+        return tt_cli_usage_error("lesson", "--theme is light or dark");
+      theme = optarg;
+      break;
+    case 'h':
+      fputs(usage, stdout);
+      return 0;
+    default:
+      return tt_cli_option_error("lesson", c, argv);
     }
   }
   char **rest = argv + optind;
   int n_rest = argc - optind;
   if ((out_dir || model_dir) && mode != MAKE) return tt_cli_usage_error("lesson", "-o and -m go with --make-traces");
-  if (step && mode != TEXT && mode != PLAY && mode != SVG) return tt_cli_usage_error("lesson", "--step goes with --text");
+  if (step && mode != TEXT && mode != PLAY && mode != SVG)
+    return tt_cli_usage_error("lesson", "--step goes with --text");
   if (mode == SVG && !step) return tt_cli_usage_error("lesson", "--svg wants --step N");
   if (mode == LIST) return n_rest ? tt_cli_usage_error("lesson", "--list takes no LESSON") : cmd_list(lang);
   if (mode == CHECK) return cmd_check(rest, n_rest, traces_dir);

@@ -59,20 +59,35 @@ static bool needs_weights(const tt_view_state *vs) {
 }
 
 int tt_cmd_render(int argc, char **argv) {
-  enum { O_STEP = 256, O_LAYER, O_HEAD, O_VIEW, O_FRAME, O_SIZE, O_THEME, O_LANG, O_ZOOM, O_PAN, O_PIN, O_TEMP, O_POS,
-         O_TOP, O_FONT, O_COMPARE };
+  enum {
+    O_STEP = 256,
+    O_LAYER,
+    O_HEAD,
+    O_VIEW,
+    O_FRAME,
+    O_SIZE,
+    O_THEME,
+    O_LANG,
+    O_ZOOM,
+    O_PAN,
+    O_PIN,
+    O_TEMP,
+    O_POS,
+    O_TOP,
+    O_FONT,
+    O_COMPARE
+  };
   static const struct option longs[] = {
-      {"step", required_argument, 0, O_STEP},   {"layer", required_argument, 0, O_LAYER},
-      {"head", required_argument, 0, O_HEAD},   {"view", required_argument, 0, O_VIEW},
-      {"frame", no_argument, 0, O_FRAME},       {"size", required_argument, 0, O_SIZE},
-      {"theme", required_argument, 0, O_THEME}, {"lang", required_argument, 0, O_LANG},
-      {"zoom", required_argument, 0, O_ZOOM},   {"pan", required_argument, 0, O_PAN},
-      {"pin", required_argument, 0, O_PIN},     {"temperature", required_argument, 0, O_TEMP},
-      {"position", required_argument, 0, O_POS}, {"top", required_argument, 0, O_TOP},
+      {"step", required_argument, 0, O_STEP},       {"layer", required_argument, 0, O_LAYER},
+      {"head", required_argument, 0, O_HEAD},       {"view", required_argument, 0, O_VIEW},
+      {"frame", no_argument, 0, O_FRAME},           {"size", required_argument, 0, O_SIZE},
+      {"theme", required_argument, 0, O_THEME},     {"lang", required_argument, 0, O_LANG},
+      {"zoom", required_argument, 0, O_ZOOM},       {"pan", required_argument, 0, O_PAN},
+      {"pin", required_argument, 0, O_PIN},         {"temperature", required_argument, 0, O_TEMP},
+      {"position", required_argument, 0, O_POS},    {"top", required_argument, 0, O_TOP},
       {"font-scale", required_argument, 0, O_FONT}, {"model", required_argument, 0, 'm'},
-      {"output", required_argument, 0, 'o'},    {"help", no_argument, 0, 'h'},
-      {"compare", required_argument, 0, O_COMPARE},
-      {0, 0, 0, 0}};
+      {"output", required_argument, 0, 'o'},        {"help", no_argument, 0, 'h'},
+      {"compare", required_argument, 0, O_COMPARE}, {0, 0, 0, 0}};
   tt_view_state vs;
   tt_view_state_init(&vs);
   const char *step = NULL, *output = NULL, *model = NULL, *compare = NULL;
@@ -81,46 +96,73 @@ int tt_cmd_render(int argc, char **argv) {
   optind = 1;
   while ((c = getopt_long(argc, argv, ":m:o:h", longs, NULL)) != -1) {
     switch (c) {
-      case O_STEP: step = optarg; break;
-      case O_LAYER: layer = atoi(optarg); break;
-      case O_HEAD: vs.head = atoi(optarg); break;
-      case O_VIEW:
-        if (!tt_view_parse(optarg, &vs.view)) return tt_cli_usage_error("render", "unknown view '%s'", optarg);
-        view_set = true;
-        break;
-      case O_FRAME: vs.frame = true; break;
-      case O_SIZE:
-        if (!parse_pair(optarg, &w, &h)) return tt_cli_usage_error("render", "--size wants WxH, e.g. 1600x1000");
-        break;
-      case O_THEME:
-        if (strcmp(optarg, "light") && strcmp(optarg, "dark"))
-          return tt_cli_usage_error("render", "--theme is light or dark");
-        vs.theme = strcmp(optarg, "dark") == 0 ? TT_THEME_DARK : TT_THEME_LIGHT;
-        break;
-      case O_LANG:
-        if (strcmp(optarg, "en") && strcmp(optarg, "ko")) return tt_cli_usage_error("render", "--lang is en or ko");
-        vs.lang = strcmp(optarg, "ko") == 0 ? TT_LANG_KO : TT_LANG_EN;
-        break;
-      case O_ZOOM: vs.zoom = (float)atof(optarg); break;
-      case O_PAN: {
-        int a, b;
-        if (!parse_pair(optarg, &a, &b)) return tt_cli_usage_error("render", "--pan wants ROW,COL");
-        vs.pan_row = (float)a;
-        vs.pan_col = (float)b;
-        break;
-      }
-      case O_PIN:
-        if (!parse_pair(optarg, &vs.pin_row, &vs.pin_col)) return tt_cli_usage_error("render", "--pin wants ROW,COL");
-        break;
-      case O_TEMP: vs.temperature = (float)atof(optarg); break;
-      case O_POS: vs.position = atoi(optarg); break;
-      case O_TOP: vs.top_k = atoi(optarg); break;
-      case O_FONT: vs.font_scale = (float)atof(optarg); break;
-      case 'm': model = optarg; break;
-      case 'o': output = optarg; break;
-      case O_COMPARE: compare = optarg; break;
-      case 'h': fputs(usage, stdout); return 0;
-      default: return tt_cli_option_error("render", c, argv);
+    case O_STEP:
+      step = optarg;
+      break;
+    case O_LAYER:
+      layer = atoi(optarg);
+      break;
+    case O_HEAD:
+      vs.head = atoi(optarg);
+      break;
+    case O_VIEW:
+      if (!tt_view_parse(optarg, &vs.view)) return tt_cli_usage_error("render", "unknown view '%s'", optarg);
+      view_set = true;
+      break;
+    case O_FRAME:
+      vs.frame = true;
+      break;
+    case O_SIZE:
+      if (!parse_pair(optarg, &w, &h)) return tt_cli_usage_error("render", "--size wants WxH, e.g. 1600x1000");
+      break;
+    case O_THEME:
+      if (strcmp(optarg, "light") && strcmp(optarg, "dark"))
+        return tt_cli_usage_error("render", "--theme is light or dark");
+      vs.theme = strcmp(optarg, "dark") == 0 ? TT_THEME_DARK : TT_THEME_LIGHT;
+      break;
+    case O_LANG:
+      if (strcmp(optarg, "en") && strcmp(optarg, "ko")) return tt_cli_usage_error("render", "--lang is en or ko");
+      vs.lang = strcmp(optarg, "ko") == 0 ? TT_LANG_KO : TT_LANG_EN;
+      break;
+    case O_ZOOM:
+      vs.zoom = (float)atof(optarg);
+      break;
+    case O_PAN: {
+      int a, b;
+      if (!parse_pair(optarg, &a, &b)) return tt_cli_usage_error("render", "--pan wants ROW,COL");
+      vs.pan_row = (float)a;
+      vs.pan_col = (float)b;
+      break;
+    }
+    case O_PIN:
+      if (!parse_pair(optarg, &vs.pin_row, &vs.pin_col)) return tt_cli_usage_error("render", "--pin wants ROW,COL");
+      break;
+    case O_TEMP:
+      vs.temperature = (float)atof(optarg);
+      break;
+    case O_POS:
+      vs.position = atoi(optarg);
+      break;
+    case O_TOP:
+      vs.top_k = atoi(optarg);
+      break;
+    case O_FONT:
+      vs.font_scale = (float)atof(optarg);
+      break;
+    case 'm':
+      model = optarg;
+      break;
+    case 'o':
+      output = optarg;
+      break;
+    case O_COMPARE:
+      compare = optarg;
+      break;
+    case 'h':
+      fputs(usage, stdout);
+      return 0;
+    default:
+      return tt_cli_option_error("render", c, argv);
     }
   }
   if (optind >= argc) return tt_cli_usage_error("render", "missing TRACE");
@@ -130,7 +172,8 @@ int tt_cmd_render(int argc, char **argv) {
   if (!svg && !ends_with(output, ".png")) return tt_cli_usage_error("render", "-o must end in .png or .svg");
   if (!(vs.zoom >= 1)) return tt_cli_usage_error("render", "--zoom must be 1 or more");
   if (!(vs.temperature > 0)) return tt_cli_usage_error("render", "--temperature must be above 0");
-  if (!(vs.font_scale > 0.2f && vs.font_scale < 5)) return tt_cli_usage_error("render", "--font-scale between 0.2 and 5");
+  if (!(vs.font_scale > 0.2f && vs.font_scale < 5))
+    return tt_cli_usage_error("render", "--font-scale between 0.2 and 5");
   if (vs.head < 0) return tt_cli_usage_error("render", "--head must be 0 or more");
 
   tt_error err = {0};
@@ -186,8 +229,10 @@ int tt_cmd_render(int argc, char **argv) {
                : tt_render_compare_png(rc, tr, &cmp, &vs, w, h, d, output, &err);
       tt_compare_info in;
       tt_derived_info(d, &in);
-      if (!st && in.diff) printf("max |A - B| = %.6g in %s\n", (double)in.max_abs, in.hook);
-      else if (!st) printf("no difference drawn (the tensor is missing or the shapes differ)\n");
+      if (!st && in.diff)
+        printf("max |A - B| = %.6g in %s\n", (double)in.max_abs, in.hook);
+      else if (!st)
+        printf("no difference drawn (the tensor is missing or the shapes differ)\n");
     } else {
       st = svg ? tt_render_svg(rc, tr, &vs, w, h, output, &err) : tt_render_png(rc, tr, &vs, w, h, output, &err);
     }

@@ -72,11 +72,16 @@ static void print_merge(void *ctx, const tt_merge_step *s) {
 static void print_escaped(const char *s, size_t n) {
   for (size_t i = 0; i < n; i++) {
     unsigned char c = (unsigned char)s[i];
-    if (c == '\n') fputs("\\n", stdout);
-    else if (c == '\t') fputs("\\t", stdout);
-    else if (c == '\r') fputs("\\r", stdout);
-    else if (c < 0x20 || c == 0x7F) printf("\\x%02X", c);
-    else putchar(c);
+    if (c == '\n')
+      fputs("\\n", stdout);
+    else if (c == '\t')
+      fputs("\\t", stdout);
+    else if (c == '\r')
+      fputs("\\r", stdout);
+    else if (c < 0x20 || c == 0x7F)
+      printf("\\x%02X", c);
+    else
+      putchar(c);
   }
 }
 
@@ -94,8 +99,7 @@ static tt_status print_merges(const tt_tokenizer *tok, const char *text, tt_erro
     printf("%spre-token %d: \"", p ? "\n" : "", p + 1);
     print_escaped(piece, spans[p].len);
     char spelled[1024];
-    printf("\"  spelled %s\n  %4s  ", tt_tokenizer_spell(tok, piece, spans[p].len, spelled, sizeof spelled),
-           "step");
+    printf("\"  spelled %s\n  %4s  ", tt_tokenizer_spell(tok, piece, spans[p].len, spelled, sizeof spelled), "step");
     print_padded("left + right → merged", 36);
     printf("  %6s\n", "rank");
     int steps = 0;
@@ -137,15 +141,26 @@ int tt_cmd_tokenize(int argc, char **argv) {
   optind = 1;
   while ((c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
     switch (c) {
-      case 'i':
-        if (optarg) ids_arg = optarg;
-        else ids_only = true;
-        break;
-      case 'm': merges = true; break;
-      case 'd': dir = optarg; break;
-      case O_BOS: bos = true; break;
-      case 'h': fputs(usage, stdout); return 0;
-      default: return tt_cli_option_error("tokenize", c, argv);
+    case 'i':
+      if (optarg)
+        ids_arg = optarg;
+      else
+        ids_only = true;
+      break;
+    case 'm':
+      merges = true;
+      break;
+    case 'd':
+      dir = optarg;
+      break;
+    case O_BOS:
+      bos = true;
+      break;
+    case 'h':
+      fputs(usage, stdout);
+      return 0;
+    default:
+      return tt_cli_option_error("tokenize", c, argv);
     }
   }
   if (ids_only && merges) return tt_cli_usage_error("tokenize", "--ids and --merges do not go together");
@@ -157,7 +172,8 @@ int tt_cmd_tokenize(int argc, char **argv) {
   char found[4096];
   if (!dir) {
     if (!tt_asset_path("tokenizer", found, sizeof found)) {
-      tt_fail(&err, TT_ERR_IO, "cannot find the bundled tokenizer files (assets/tokenizer); set TTRACE_ASSETS or use --dir");
+      tt_fail(&err, TT_ERR_IO,
+              "cannot find the bundled tokenizer files (assets/tokenizer); set TTRACE_ASSETS or use --dir");
       return tt_cli_fail("tokenize", &err);
     }
     dir = found;

@@ -11,7 +11,8 @@
 #include "session/session.h"
 
 static const char usage[] =
-    "usage: ttrace trace [-m MODEL_DIR] [-b BACKEND] [--set KEY=VALUE]... [--record GLOB]... [--bos] [--grad] -o FILE PROMPT\n"
+    "usage: ttrace trace [-m MODEL_DIR] [-b BACKEND] [--set KEY=VALUE]... [--record GLOB]... [--bos] [--grad] -o FILE "
+    "PROMPT\n"
     "       ttrace trace [OPTIONS] -o FILE --ids ID,ID,...\n"
     "\n"
     "Runs PROMPT through the model and saves every recorded tensor to FILE (safetensors;\n"
@@ -83,8 +84,9 @@ static tt_status read_input(int argc, char **argv, const char *ids_arg, tt_trace
 
 static void print_summary(const tt_session *s, const tt_trace *tr, const char *output) {
   char tokens[32], tensors[32];
-  printf("traced %s on %s in %s ms: %s, %.1f MiB -> %s\n", tt_cli_count(tokens, sizeof tokens, tt_trace_n_tokens(tr),
-         "token", "tokens"), s->be->name, tt_trace_meta(tr, "time_ms"),
+  printf("traced %s on %s in %s ms: %s, %.1f MiB -> %s\n",
+         tt_cli_count(tokens, sizeof tokens, tt_trace_n_tokens(tr), "token", "tokens"), s->be->name,
+         tt_trace_meta(tr, "time_ms"),
          tt_cli_count(tensors, sizeof tensors, (long long)tt_trace_count(tr), "tensor", "tensors"),
          (double)tt_trace_bytes(tr) / (1 << 20), output);
   print_prediction(s, tr);
@@ -92,13 +94,17 @@ static void print_summary(const tt_session *s, const tt_trace *tr, const char *o
 
 int tt_cmd_trace(int argc, char **argv) {
   enum { O_BOS = 256, O_IDS };
-  static const struct option longs[] = {
-      {"model", required_argument, 0, 'm'}, {"backend", required_argument, 0, 'b'},
-      {"output", required_argument, 0, 'o'}, {"set", required_argument, 0, 's'},
-      {"record", required_argument, 0, 'r'}, {"quiet", no_argument, 0, 'q'},
-      {"bos", no_argument, 0, O_BOS},        {"ids", required_argument, 0, O_IDS},
-      {"grad", no_argument, 0, 'g'},         {"help", no_argument, 0, 'h'},
-      {0, 0, 0, 0}};
+  static const struct option longs[] = {{"model", required_argument, 0, 'm'},
+                                        {"backend", required_argument, 0, 'b'},
+                                        {"output", required_argument, 0, 'o'},
+                                        {"set", required_argument, 0, 's'},
+                                        {"record", required_argument, 0, 'r'},
+                                        {"quiet", no_argument, 0, 'q'},
+                                        {"bos", no_argument, 0, O_BOS},
+                                        {"ids", required_argument, 0, O_IDS},
+                                        {"grad", no_argument, 0, 'g'},
+                                        {"help", no_argument, 0, 'h'},
+                                        {0, 0, 0, 0}};
   tt_session_opts opts = {0};
   tt_trace_input in = {0};
   const char *sets[MAX_LIST], *records[MAX_LIST], *output = NULL, *ids_arg = NULL;
@@ -107,27 +113,45 @@ int tt_cmd_trace(int argc, char **argv) {
   optind = 1;
   while ((c = getopt_long(argc, argv, ":m:b:o:qh", longs, NULL)) != -1) {
     switch (c) {
-      case 'm': opts.model_dir = optarg; break;
-      case 'b': opts.backend = optarg; break;
-      case 'o': output = optarg; break;
-      case 's':
-        if (n_set == MAX_LIST) return tt_cli_usage_error("trace", "too many --set options");
-        sets[n_set++] = optarg;
-        break;
-      case 'r':
-        if (n_record == MAX_LIST) return tt_cli_usage_error("trace", "too many --record options");
-        records[n_record++] = optarg;
-        break;
-      case 'q': quiet = true; break;
-      case O_BOS: in.bos = true; break;
-      case O_IDS: ids_arg = optarg; break;
-      case 'g': opts.grad = true; break;
-      case 'h': fputs(usage, stdout); return 0;
-      default: return tt_cli_option_error("trace", c, argv);
+    case 'm':
+      opts.model_dir = optarg;
+      break;
+    case 'b':
+      opts.backend = optarg;
+      break;
+    case 'o':
+      output = optarg;
+      break;
+    case 's':
+      if (n_set == MAX_LIST) return tt_cli_usage_error("trace", "too many --set options");
+      sets[n_set++] = optarg;
+      break;
+    case 'r':
+      if (n_record == MAX_LIST) return tt_cli_usage_error("trace", "too many --record options");
+      records[n_record++] = optarg;
+      break;
+    case 'q':
+      quiet = true;
+      break;
+    case O_BOS:
+      in.bos = true;
+      break;
+    case O_IDS:
+      ids_arg = optarg;
+      break;
+    case 'g':
+      opts.grad = true;
+      break;
+    case 'h':
+      fputs(usage, stdout);
+      return 0;
+    default:
+      return tt_cli_option_error("trace", c, argv);
     }
   }
   if (!output) return tt_cli_usage_error("trace", "missing -o FILE");
-  if (ids_arg && optind < argc) return tt_cli_usage_error("trace", "--ids goes without a PROMPT (got '%s')", argv[optind]);
+  if (ids_arg && optind < argc)
+    return tt_cli_usage_error("trace", "--ids goes without a PROMPT (got '%s')", argv[optind]);
   opts.set = sets;
   opts.n_set = n_set;
   in.record = records;
@@ -136,7 +160,8 @@ int tt_cmd_trace(int argc, char **argv) {
   char *prompt = NULL;
   int32_t *ids = NULL;
   tt_status st = read_input(argc - optind, argv + optind, ids_arg, &in, &prompt, &ids, &err);
-  if (!st && !output_folder_writable(output)) st = tt_fail(&err, TT_ERR_IO, "cannot write %s: %s", output, strerror(errno));
+  if (!st && !output_folder_writable(output))
+    st = tt_fail(&err, TT_ERR_IO, "cannot write %s: %s", output, strerror(errno));
   tt_session *s = NULL;
   tt_trace *tr = NULL;
   if (!st) st = tt_session_open(&opts, &s, &err);

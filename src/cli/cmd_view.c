@@ -34,15 +34,21 @@ static const char usage[] =
 
 void tt_view_parse_args(int argc, char **argv, const char *cmd, tt_view_args *a, int *rc) {
   enum { O_LANG = 256, O_THEME, O_SIZE, O_PLAY, O_SHOTS, O_SCRIPT, O_STATE, O_COMPARE, O_BOS, O_IDS, O_OUT };
-  static const struct option longs[] = {
-      {"model", required_argument, 0, 'm'}, {"backend", required_argument, 0, 'b'},
-      {"lang", required_argument, 0, O_LANG}, {"theme", required_argument, 0, O_THEME},
-      {"size", required_argument, 0, O_SIZE}, {"play", no_argument, 0, O_PLAY},
-      {"shots", required_argument, 0, O_SHOTS}, {"script", required_argument, 0, O_SCRIPT},
-      {"state-out", required_argument, 0, O_STATE}, {"help", no_argument, 0, 'h'},
-      {"compare", required_argument, 0, O_COMPARE}, {"bos", no_argument, 0, O_BOS},
-      {"ids", required_argument, 0, O_IDS}, {"out", required_argument, 0, O_OUT},
-      {0, 0, 0, 0}};
+  static const struct option longs[] = {{"model", required_argument, 0, 'm'},
+                                        {"backend", required_argument, 0, 'b'},
+                                        {"lang", required_argument, 0, O_LANG},
+                                        {"theme", required_argument, 0, O_THEME},
+                                        {"size", required_argument, 0, O_SIZE},
+                                        {"play", no_argument, 0, O_PLAY},
+                                        {"shots", required_argument, 0, O_SHOTS},
+                                        {"script", required_argument, 0, O_SCRIPT},
+                                        {"state-out", required_argument, 0, O_STATE},
+                                        {"help", no_argument, 0, 'h'},
+                                        {"compare", required_argument, 0, O_COMPARE},
+                                        {"bos", no_argument, 0, O_BOS},
+                                        {"ids", required_argument, 0, O_IDS},
+                                        {"out", required_argument, 0, O_OUT},
+                                        {0, 0, 0, 0}};
   memset(a, 0, sizeof *a);
   tt_ui_opts *o = &a->ui;
   bool demo = strcmp(cmd, "demo") == 0;
@@ -51,50 +57,70 @@ void tt_view_parse_args(int argc, char **argv, const char *cmd, tt_view_args *a,
   *rc = -1;
   while ((c = getopt_long(argc, argv, ":m:b:h", longs, NULL)) != -1) {
     switch (c) {
-      case 'm': a->model = o->model_dir = optarg; break;
-      case 'b': o->backend = optarg; break;
-      case O_LANG:
-        if (strcmp(optarg, "en") && strcmp(optarg, "ko")) {
-          *rc = tt_cli_usage_error(cmd, "--lang is en or ko");
-          return;
-        }
-        o->lang = strcmp(optarg, "ko") == 0 ? TT_LANG_KO : TT_LANG_EN;
-        break;
-      case O_THEME:
-        if (strcmp(optarg, "light") && strcmp(optarg, "dark")) {
-          *rc = tt_cli_usage_error(cmd, "--theme is light or dark");
-          return;
-        }
-        o->theme = strcmp(optarg, "dark") == 0 ? TT_THEME_DARK : TT_THEME_LIGHT;
-        break;
-      case O_SIZE:
-        if (sscanf(optarg, "%dx%d", &o->width, &o->height) != 2 || o->width < 320 || o->height < 240) {
-          *rc = tt_cli_usage_error(cmd, "--size wants WxH of at least 320x240");
-          return;
-        }
-        break;
-      case O_PLAY: o->start_playing = true; break;
-      case O_SHOTS: o->shot_dir = optarg; break;
-      case O_SCRIPT: o->script = optarg; break;
-      case O_STATE: o->state_out = optarg; break;
-      case O_COMPARE:  // the path rides in label_b until the caller loads the trace
-        if (demo) {
-          *rc = tt_cli_usage_error(cmd, "--compare goes with `ttrace view`");
-          return;
-        }
-        o->label_b = optarg;
-        break;
-      case O_BOS: a->bos = true; break;
-      case O_IDS: a->ids = optarg; break;
-      case O_OUT:
-        if (!demo) {
-          *rc = tt_cli_usage_error(cmd, "--out goes with `ttrace demo`");
-          return;
-        }
-        a->out = optarg;
-        break;
-      case 'h': *rc = 0; return;
-      default: *rc = tt_cli_option_error(cmd, c, argv); return;
+    case 'm':
+      a->model = o->model_dir = optarg;
+      break;
+    case 'b':
+      o->backend = optarg;
+      break;
+    case O_LANG:
+      if (strcmp(optarg, "en") && strcmp(optarg, "ko")) {
+        *rc = tt_cli_usage_error(cmd, "--lang is en or ko");
+        return;
+      }
+      o->lang = strcmp(optarg, "ko") == 0 ? TT_LANG_KO : TT_LANG_EN;
+      break;
+    case O_THEME:
+      if (strcmp(optarg, "light") && strcmp(optarg, "dark")) {
+        *rc = tt_cli_usage_error(cmd, "--theme is light or dark");
+        return;
+      }
+      o->theme = strcmp(optarg, "dark") == 0 ? TT_THEME_DARK : TT_THEME_LIGHT;
+      break;
+    case O_SIZE:
+      if (sscanf(optarg, "%dx%d", &o->width, &o->height) != 2 || o->width < 320 || o->height < 240) {
+        *rc = tt_cli_usage_error(cmd, "--size wants WxH of at least 320x240");
+        return;
+      }
+      break;
+    case O_PLAY:
+      o->start_playing = true;
+      break;
+    case O_SHOTS:
+      o->shot_dir = optarg;
+      break;
+    case O_SCRIPT:
+      o->script = optarg;
+      break;
+    case O_STATE:
+      o->state_out = optarg;
+      break;
+    case O_COMPARE:  // the path rides in label_b until the caller loads the trace
+      if (demo) {
+        *rc = tt_cli_usage_error(cmd, "--compare goes with `ttrace view`");
+        return;
+      }
+      o->label_b = optarg;
+      break;
+    case O_BOS:
+      a->bos = true;
+      break;
+    case O_IDS:
+      a->ids = optarg;
+      break;
+    case O_OUT:
+      if (!demo) {
+        *rc = tt_cli_usage_error(cmd, "--out goes with `ttrace demo`");
+        return;
+      }
+      a->out = optarg;
+      break;
+    case 'h':
+      *rc = 0;
+      return;
+    default:
+      *rc = tt_cli_option_error(cmd, c, argv);
+      return;
     }
   }
 }
@@ -167,11 +193,13 @@ int tt_cmd_view(int argc, char **argv) {
   }
   if (!tt_ui_display_available()) {
     if (cmp)
-      fprintf(stderr, "ttrace view: no display here; `ttrace render A --compare B --step HOOK -o fig.png` draws the "
-                      "comparison without one\n");
+      fprintf(stderr,
+              "ttrace view: no display here; `ttrace render A --compare B --step HOOK -o fig.png` draws the "
+              "comparison without one\n");
     else
-      fprintf(stderr, "ttrace view: no display here; `ttrace render TRACE --step HOOK -o fig.png` draws any view "
-                      "without one\n");
+      fprintf(stderr,
+              "ttrace view: no display here; `ttrace render TRACE --step HOOK -o fig.png` draws any view "
+              "without one\n");
     tt_trace_destroy(tr);
     tt_trace_destroy(cmp);
     return 5;  // the device (a display) is missing

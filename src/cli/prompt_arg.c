@@ -61,11 +61,13 @@ tt_status tt_prompt_from_args(int argc, char **argv, char **out, tt_error *err) 
     }
   }
   size_t bad;
-  if (!(*out)[0]) st = tt_fail(err, TT_ERR_ARG, "the prompt is empty");
+  if (!(*out)[0])
+    st = tt_fail(err, TT_ERR_ARG, "the prompt is empty");
   else if (!tt_utf8_valid(*out, strlen(*out), &bad))
     st = tt_fail(err, TT_ERR_ARG, "the prompt is not valid UTF-8 (bad byte 0x%02X at offset %zu)",
                  (unsigned char)(*out)[bad], bad);
-  else return TT_OK;
+  else
+    return TT_OK;
   free(*out);
   *out = NULL;
   return st;

@@ -48,7 +48,9 @@ char *tt_arena_strdup(tt_arena *a, const char *s) {
   return d;
 }
 
-size_t tt_arena_used(const tt_arena *a) { return a->total_used; }
+size_t tt_arena_used(const tt_arena *a) {
+  return a->total_used;
+}
 
 void tt_arena_destroy(tt_arena *a) {
   if (!a) return;

@@ -66,8 +66,10 @@ static void track_pending(const char *path, bool add) {
   block_signals(&old);
   int used = 0;
   for (int i = 0; i < MAX_PENDING; i++) {
-    if (add && !pending[i] && path) pending[i] = path, path = NULL;
-    else if (!add && pending[i] == path) pending[i] = NULL;
+    if (add && !pending[i] && path)
+      pending[i] = path, path = NULL;
+    else if (!add && pending[i] == path)
+      pending[i] = NULL;
     used += pending[i] != NULL;
   }
   if (used && !handlers_installed) {
@@ -113,9 +115,12 @@ static tt_status target_dir(tt_atomic_file *af, tt_error *err) {
   size_t n = slash ? (size_t)(slash - af->path) : 1;
   af->dir = malloc(n + 2);
   if (!af->dir) return tt_fail(err, TT_ERR_NOMEM, "out of memory");
-  if (!slash) strcpy(af->dir, ".");
-  else if (n == 0) strcpy(af->dir, "/");
-  else memcpy(af->dir, af->path, n), af->dir[n] = 0;
+  if (!slash)
+    strcpy(af->dir, ".");
+  else if (n == 0)
+    strcpy(af->dir, "/");
+  else
+    memcpy(af->dir, af->path, n), af->dir[n] = 0;
   return TT_OK;
 }
 

@@ -36,8 +36,7 @@ typedef struct {
 // Fills err (if not NULL) with a one-line message and returns st. Control bytes coming from
 // the arguments (a name read from a file) are escaped as \n, \x1B, ...; newlines stay only
 // when fmt itself has one.
-tt_status tt_fail(tt_error *err, tt_status st, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+tt_status tt_fail(tt_error *err, tt_status st, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 // Prefixes the message already in err with "prefix: ".
 tt_status tt_fail_prefix(tt_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 const char *tt_status_name(tt_status st);
@@ -45,17 +44,29 @@ const char *tt_status_name(tt_status st);
 int tt_status_exit_code(tt_status st);
 // Stops the program with the file, line and condition when an internal invariant does not
 // hold: a bug in ttrace, never bad input (bad input is an error returned with tt_fail).
-#define TT_ASSERT(cond)                                                                             \
-  ((cond) ? (void)0                                                                                 \
-          : (fprintf(stderr, "%s:%d: internal error: '%s' does not hold\n", __FILE__, __LINE__, #cond), \
-             abort()))
+#define TT_ASSERT(cond) \
+  ((cond) ? (void)0     \
+          : (fprintf(stderr, "%s:%d: internal error: '%s' does not hold\n", __FILE__, __LINE__, #cond), abort()))
 
 // ---- dtypes and tensor views -------------------------------------------------------
 // Every dtype the safetensors format defines, so any valid file opens; ttrace computes
 // with F32 and reads F16/BF16 weights; traces hold F32 and I32.
 typedef enum {
-  TT_F32, TT_F16, TT_BF16, TT_I32, TT_I64, TT_U8,
-  TT_F64, TT_I8, TT_I16, TT_U16, TT_U32, TT_U64, TT_BOOL, TT_F8_E4M3, TT_F8_E5M2,
+  TT_F32,
+  TT_F16,
+  TT_BF16,
+  TT_I32,
+  TT_I64,
+  TT_U8,
+  TT_F64,
+  TT_I8,
+  TT_I16,
+  TT_U16,
+  TT_U32,
+  TT_U64,
+  TT_BOOL,
+  TT_F8_E4M3,
+  TT_F8_E5M2,
 } tt_dtype;
 
 size_t tt_dtype_size(tt_dtype dt);

@@ -37,28 +37,41 @@ tt_status tt_fail_prefix(tt_error *err, const char *fmt, ...) {
 
 const char *tt_status_name(tt_status st) {
   switch (st) {
-    case TT_OK: return "ok";
-    case TT_ERR_ARG: return "bad argument";
-    case TT_ERR_IO: return "i/o error";
-    case TT_ERR_FORMAT: return "bad format";
-    case TT_ERR_SHAPE: return "wrong shape";
-    case TT_ERR_UNSUPPORTED: return "unsupported";
-    case TT_ERR_NOMEM: return "out of memory";
-    case TT_ERR_DEVICE: return "device error";
+  case TT_OK:
+    return "ok";
+  case TT_ERR_ARG:
+    return "bad argument";
+  case TT_ERR_IO:
+    return "i/o error";
+  case TT_ERR_FORMAT:
+    return "bad format";
+  case TT_ERR_SHAPE:
+    return "wrong shape";
+  case TT_ERR_UNSUPPORTED:
+    return "unsupported";
+  case TT_ERR_NOMEM:
+    return "out of memory";
+  case TT_ERR_DEVICE:
+    return "device error";
   }
   return "unknown";
 }
 
 int tt_status_exit_code(tt_status st) {
   switch (st) {
-    case TT_OK: return 0;
-    case TT_ERR_ARG: return 3;
-    case TT_ERR_IO: return 4;
-    case TT_ERR_FORMAT:
-    case TT_ERR_SHAPE:
-    case TT_ERR_UNSUPPORTED: return 3;
-    case TT_ERR_NOMEM:
-    case TT_ERR_DEVICE: return 5;
+  case TT_OK:
+    return 0;
+  case TT_ERR_ARG:
+    return 3;
+  case TT_ERR_IO:
+    return 4;
+  case TT_ERR_FORMAT:
+  case TT_ERR_SHAPE:
+  case TT_ERR_UNSUPPORTED:
+    return 3;
+  case TT_ERR_NOMEM:
+  case TT_ERR_DEVICE:
+    return 5;
   }
   return 1;
 }

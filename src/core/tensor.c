@@ -10,10 +10,9 @@ static const struct {
   const char *name;
   size_t size;
 } dtypes[] = {
-    {TT_F32, "F32", 4}, {TT_F16, "F16", 2}, {TT_BF16, "BF16", 2},
-    {TT_I32, "I32", 4}, {TT_I64, "I64", 8}, {TT_U8, "U8", 1},
-    {TT_F64, "F64", 8}, {TT_I8, "I8", 1}, {TT_I16, "I16", 2},
-    {TT_U16, "U16", 2}, {TT_U32, "U32", 4}, {TT_U64, "U64", 8},
+    {TT_F32, "F32", 4},   {TT_F16, "F16", 2},         {TT_BF16, "BF16", 2},       {TT_I32, "I32", 4},
+    {TT_I64, "I64", 8},   {TT_U8, "U8", 1},           {TT_F64, "F64", 8},         {TT_I8, "I8", 1},
+    {TT_I16, "I16", 2},   {TT_U16, "U16", 2},         {TT_U32, "U32", 4},         {TT_U64, "U64", 8},
     {TT_BOOL, "BOOL", 1}, {TT_F8_E4M3, "F8_E4M3", 1}, {TT_F8_E5M2, "F8_E5M2", 1},
 };
 
@@ -84,7 +83,7 @@ uint16_t tt_f32_to_f16(float f) {
   uint16_t sign = (uint16_t)((u >> 16) & 0x8000);
   uint32_t abs = u & 0x7fffffffu;
   if (abs >= 0x7f800000u) return sign | (abs > 0x7f800000u ? 0x7e00 : 0x7c00);  // nan, inf
-  if (abs >= 0x477ff000u) return sign | 0x7c00;  // rounds to inf
+  if (abs >= 0x477ff000u) return sign | 0x7c00;                                 // rounds to inf
   if (abs < 0x38800000u) {  // subnormal half: round abs/2^-24 to nearest even
     float v = bits_to_f32(abs) * 16777216.0f;
     return sign | (uint16_t)lrintf(v);
@@ -96,24 +95,26 @@ uint16_t tt_f32_to_f16(float f) {
   return sign | (uint16_t)h;
 }
 
-float tt_bf16_to_f32(uint16_t b) { return bits_to_f32((uint32_t)b << 16); }
+float tt_bf16_to_f32(uint16_t b) {
+  return bits_to_f32((uint32_t)b << 16);
+}
 
 void tt_convert_to_f32(float *dst, const void *src, tt_dtype dt, size_t n) {
   const unsigned char *p = src;
   switch (dt) {
-    case TT_F32:
-      memcpy(dst, src, n * sizeof(float));
-      break;
-    case TT_F16:
-    case TT_BF16:
-      for (size_t i = 0; i < n; i++) {
-        uint16_t h;
-        memcpy(&h, p + 2 * i, 2);
-        dst[i] = dt == TT_F16 ? tt_f16_to_f32(h) : tt_bf16_to_f32(h);
-      }
-      break;
-    default:
-      memset(dst, 0, n * sizeof(float));
-      break;
+  case TT_F32:
+    memcpy(dst, src, n * sizeof(float));
+    break;
+  case TT_F16:
+  case TT_BF16:
+    for (size_t i = 0; i < n; i++) {
+      uint16_t h;
+      memcpy(&h, p + 2 * i, 2);
+      dst[i] = dt == TT_F16 ? tt_f16_to_f32(h) : tt_bf16_to_f32(h);
+    }
+    break;
+  default:
+    memset(dst, 0, n * sizeof(float));
+    break;
   }
 }

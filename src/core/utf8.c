@@ -12,10 +12,14 @@ int tt_utf8_decode(const char *str, size_t len, uint32_t *cp) {
   }
   int n;
   uint32_t c, min;
-  if ((s[0] & 0xe0) == 0xc0) n = 2, c = s[0] & 0x1f, min = 0x80;
-  else if ((s[0] & 0xf0) == 0xe0) n = 3, c = s[0] & 0x0f, min = 0x800;
-  else if ((s[0] & 0xf8) == 0xf0) n = 4, c = s[0] & 0x07, min = 0x10000;
-  else return 0;
+  if ((s[0] & 0xe0) == 0xc0)
+    n = 2, c = s[0] & 0x1f, min = 0x80;
+  else if ((s[0] & 0xf0) == 0xe0)
+    n = 3, c = s[0] & 0x0f, min = 0x800;
+  else if ((s[0] & 0xf8) == 0xf0)
+    n = 4, c = s[0] & 0x07, min = 0x10000;
+  else
+    return 0;
   if ((size_t)n > len) return 0;
   for (int i = 1; i < n; i++) {
     if ((s[i] & 0xc0) != 0x80) return 0;

@@ -11,7 +11,9 @@ void tt_dump_default_opts(tt_dump_opts *o) {
 }
 
 // Any dtype the format has (a tensor outside the hook catalogue may be U8, I64, F64, ...).
-static double value_at(const tt_tensor *t, int64_t i) { return tt_tensor_get(t, i); }
+static double value_at(const tt_tensor *t, int64_t i) {
+  return tt_tensor_get(t, i);
+}
 
 void tt_dump_stats(const tt_tensor *t, double *min, double *max, double *mean, int64_t *n_neg_inf) {
   int64_t n = tt_tensor_numel(t), counted = 0;
@@ -52,8 +54,7 @@ void tt_dump_summary(FILE *out, const tt_trace *tr) {
     tt_dump_stats(t, &lo, &hi, &mean, &ninf);
     char name[256];
     fprintf(out, "%-40s %-5s %-18s %12.5g %12.5g %12.5g", tt_escape_text(t->name, name, sizeof name, false),
-            tt_dtype_name(t->dtype),
-            tt_shape_str(t->shape, t->ndim, shape, sizeof shape), lo, hi, mean);
+            tt_dtype_name(t->dtype), tt_shape_str(t->shape, t->ndim, shape, sizeof shape), lo, hi, mean);
     if (ninf) fprintf(out, "   (%lld masked: -inf)", (long long)ninf);
     fputc('\n', out);
   }
@@ -69,8 +70,10 @@ static void axis_label(const tt_trace *tr, const char *axis, int64_t i, char *bu
     snprintf(buf, len, "%lld:%s", (long long)i, tt_escape_text(tt_trace_token(tr, (int)i), token, sizeof token, false));
   else if (strcmp(axis, "T-1") == 0)
     snprintf(buf, len, "→%s", tt_escape_text(tt_trace_token(tr, (int)i + 1), token, sizeof token, false));
-  else if (strcmp(axis, "H") == 0 || strcmp(axis, "G") == 0) snprintf(buf, len, "h%lld", (long long)i);
-  else snprintf(buf, len, "%lld", (long long)i);
+  else if (strcmp(axis, "H") == 0 || strcmp(axis, "G") == 0)
+    snprintf(buf, len, "h%lld", (long long)i);
+  else
+    snprintf(buf, len, "%lld", (long long)i);
 }
 
 // Splits "H,T,T" into up to TT_MAX_DIMS letters.
@@ -106,15 +109,21 @@ static void print_cell(FILE *out, const char *s, int width, bool right) {
     return;
   }
   int pad = width - cols;
-  if (right) fprintf(out, "%*s%s", pad, "", s);
-  else fprintf(out, "%s%*s", s, pad, "");
+  if (right)
+    fprintf(out, "%*s%s", pad, "", s);
+  else
+    fprintf(out, "%s%*s", s, pad, "");
 }
 
 static void format_value(double v, int precision, char *buf, size_t len) {
-  if (isnan(v)) snprintf(buf, len, "nan");
-  else if (isinf(v)) snprintf(buf, len, v < 0 ? "-inf" : "inf");
-  else if (v != 0 && (fabs(v) >= 1e5 || fabs(v) < 1e-3)) snprintf(buf, len, "%.*e", precision > 2 ? 2 : precision, v);
-  else snprintf(buf, len, "%.*f", precision, v);
+  if (isnan(v))
+    snprintf(buf, len, "nan");
+  else if (isinf(v))
+    snprintf(buf, len, v < 0 ? "-inf" : "inf");
+  else if (v != 0 && (fabs(v) >= 1e5 || fabs(v) < 1e-3))
+    snprintf(buf, len, "%.*e", precision > 2 ? 2 : precision, v);
+  else
+    snprintf(buf, len, "%.*f", precision, v);
 }
 
 // One 2-D slice: rows × cols starting at base, with labelled rows and columns.
@@ -200,9 +209,11 @@ void tt_dump_tensor(FILE *out, const tt_trace *tr, const tt_tensor *t, const tt_
   int64_t ninf;
   tt_dump_stats(t, &lo, &hi, &mean, &ninf);
   char name[256];
-  fprintf(out, o->korean ? "%s  %s %s%s%s  최솟값 %.5g  최댓값 %.5g  평균 %.5g" : "%s  %s %s%s%s  min %.5g  max %.5g  mean %.5g",
-          tt_escape_text(t->name, name, sizeof name, false), tt_dtype_name(t->dtype),
-          tt_shape_str(t->shape, t->ndim, shape, sizeof shape), axes ? " = " : "", axes ? axes : "", lo, hi, mean);
+  fprintf(
+      out,
+      o->korean ? "%s  %s %s%s%s  최솟값 %.5g  최댓값 %.5g  평균 %.5g" : "%s  %s %s%s%s  min %.5g  max %.5g  mean %.5g",
+      tt_escape_text(t->name, name, sizeof name, false), tt_dtype_name(t->dtype),
+      tt_shape_str(t->shape, t->ndim, shape, sizeof shape), axes ? " = " : "", axes ? axes : "", lo, hi, mean);
   if (ninf) fprintf(out, o->korean ? "  (가려진 칸 %lld개: -inf)" : "  (%lld masked: -inf)", (long long)ninf);
   fputs("\n\n", out);
   if (t->ndim == 2 && strcmp(names[1], "V") == 0) {

@@ -67,12 +67,12 @@ struct tt_engine {
   int max_T;
   int C, H, D, F, V;
   tt_weight_bufs w;
-  struct tt_workspace *ws;  // the slots (workspace.c)
-  bool grad;                // tt_engine_enable_grad ran: the tape and dw exist
-  tt_buf dw_all;            // every weight gradient, in one allocation (grads.c)
+  struct tt_workspace *ws;         // the slots (workspace.c)
+  bool grad;                       // tt_engine_enable_grad ran: the tape and dw exist
+  tt_buf dw_all;                   // every weight gradient, in one allocation (grads.c)
   struct tt_grad_list *grad_list;  // their names, views and shapes (grads.c)
-  tt_weight_bufs dw;        // views of dw_all shaped like w; dw.positions holds all
-                            // n_positions rows of wpe (learned only); dw.lm_head is dw.wte when tied
+  tt_weight_bufs dw;               // views of dw_all shaped like w; dw.positions holds all
+                                   // n_positions rows of wpe (learned only); dw.lm_head is dw.wte when tied
 
   struct {                   // the current run
     const tt_recorder *rec;  // NULL when nobody records

@@ -77,7 +77,8 @@ static tt_status placeholder_value(expr_ctx *c, const char *body, size_t n, vec 
   tt_placeholder ph;
   tt_status st = tt_placeholder_parse(body, n, &ph, c->err);
   if (st) return st;
-  if (ph.fmt[0]) return tt_fail(c->err, TT_ERR_FORMAT, "'%.*s': a check compares numbers; drop the format", (int)n, body);
+  if (ph.fmt[0])
+    return tt_fail(c->err, TT_ERR_FORMAT, "'%.*s': a check compares numbers; drop the format", (int)n, body);
   if (ph.func == TT_PH_TOKEN || ph.func == TT_PH_WORD || ph.func == TT_PH_LIST || ph.func == TT_PH_SHAPE)
     return tt_fail(c->err, TT_ERR_FORMAT, "'%.*s' is not a number", (int)n, body);
   int ti = ph.trace[0] ? tt_lesson_find_trace(c->l, ph.trace) : c->trace;
@@ -113,8 +114,8 @@ static tt_status placeholder_value(expr_ctx *c, const char *body, size_t n, vec 
 // a OP b element by element; a number meets every element of a slice.
 static tt_status combine(expr_ctx *c, char op, vec *a, vec *b) {
   if (a->n != b->n && a->n != 1 && b->n != 1) {
-    tt_status st = tt_fail(c->err, TT_ERR_FORMAT, "slices of %lld and %lld values do not match", (long long)a->n,
-                           (long long)b->n);
+    tt_status st =
+        tt_fail(c->err, TT_ERR_FORMAT, "slices of %lld and %lld values do not match", (long long)a->n, (long long)b->n);
     vec_free(a), vec_free(b);
     return st;
   }
@@ -274,8 +275,8 @@ static tt_status parse_sum(expr_ctx *c, vec *out) {
 
 // One side of a claim. A side that reads as a single placeholder body keeps that meaning
 // ("max x[1]", "x[0,2]"); anything else is an expression.
-static tt_status side_value(const tt_lesson *l, int trace, const char *side, int line,
-                            const tt_trace *const *traces, vec *out, tt_error *err) {
+static tt_status side_value(const tt_lesson *l, int trace, const char *side, int line, const tt_trace *const *traces,
+                            vec *out, tt_error *err) {
   double v;
   expr_ctx c = {.l = l, .trace = trace, .traces = traces, .line = line, .s = side, .err = err};
   if (is_number(side, &v)) {
@@ -297,12 +298,14 @@ static tt_status side_value(const tt_lesson *l, int trace, const char *side, int
 tt_status tt_claim_check_syntax(const tt_lesson *l, const char *claim, int line, tt_error *err) {
   char a[512], b[512], op[3];
   if (!tt_claim_split(claim, a, sizeof a, op, b, sizeof b))
-    return tt_fail(err, TT_ERR_FORMAT, "%s:%d: check: '%s' should read A OP B with OP one of < <= > >= == != ~= "
-                   "(spaces around it)", l->name, line, claim);
+    return tt_fail(err, TT_ERR_FORMAT,
+                   "%s:%d: check: '%s' should read A OP B with OP one of < <= > >= == != ~= "
+                   "(spaces around it)",
+                   l->name, line, claim);
   double v;
   if (strcmp(op, "~=") == 0 && (!is_number(b, &v) || strpbrk(b, "eE")))
-    return tt_fail(err, TT_ERR_FORMAT, "%s:%d: check: %s: the right side of ~= is a number as printed (0.84)",
-                   l->name, line, claim);
+    return tt_fail(err, TT_ERR_FORMAT, "%s:%d: check: %s: the right side of ~= is a number as printed (0.84)", l->name,
+                   line, claim);
   vec x = {0}, y = {0};
   tt_status st = side_value(l, 0, a, line, NULL, &x, err);
   if (!st) st = side_value(l, 0, b, line, NULL, &y, err);
@@ -352,10 +355,10 @@ tt_status tt_lesson_check_claims(const tt_lesson *l, int step, const tt_trace *c
       double xv = x.v[x.n == 1 ? 0 : bad_at], yv = y.v[y.n == 1 ? 0 : bad_at];
       vec_free(&x), vec_free(&y);
       if (n > 1)
-        return tt_fail(err, TT_ERR_ARG, "%s:%d: check failed: %s (element %lld: %.6g %s %.6g is false)", l->name,
-                       line, st->checks[i], (long long)bad_at, xv, op, yv);
-      return tt_fail(err, TT_ERR_ARG, "%s:%d: check failed: %s (%.6g %s %.6g is false)", l->name, line,
-                     st->checks[i], xv, op, yv);
+        return tt_fail(err, TT_ERR_ARG, "%s:%d: check failed: %s (element %lld: %.6g %s %.6g is false)", l->name, line,
+                       st->checks[i], (long long)bad_at, xv, op, yv);
+      return tt_fail(err, TT_ERR_ARG, "%s:%d: check failed: %s (%.6g %s %.6g is false)", l->name, line, st->checks[i],
+                     xv, op, yv);
     }
     vec_free(&x), vec_free(&y);
   }

@@ -17,11 +17,10 @@ static const struct {
 } funcs[] = {{"value", TT_PH_VALUE},   {"max", TT_PH_MAX},       {"min", TT_PH_MIN},     {"absmax", TT_PH_ABSMAX},
              {"mean", TT_PH_MEAN},     {"std", TT_PH_STD},       {"sum", TT_PH_SUM},     {"norm", TT_PH_NORM},
              {"argmax", TT_PH_ARGMAX}, {"argmin", TT_PH_ARGMIN}, {"word", TT_PH_WORD},   {"list", TT_PH_LIST},
-             {"shape", TT_PH_SHAPE},   {"size", TT_PH_SIZE},     {"token", TT_PH_TOKEN},
-             {"config", TT_PH_CONFIG}};
+             {"shape", TT_PH_SHAPE},   {"size", TT_PH_SIZE},     {"token", TT_PH_TOKEN}, {"config", TT_PH_CONFIG}};
 
-static const char *const config_keys[] = {"n_layer", "n_head",      "n_embd",     "d_head",
-                                          "n_inner", "n_positions", "vocab_size", "tokens", NULL};
+static const char *const config_keys[] = {"n_layer",     "n_head",     "n_embd", "d_head", "n_inner",
+                                          "n_positions", "vocab_size", "tokens", NULL};
 
 static bool parse_index(const char *s, tt_placeholder *ph, tt_error *err) {
   // s: "i,j,:" (without brackets)
@@ -138,7 +137,8 @@ tt_status tt_placeholder_parse(const char *s, size_t n, tt_placeholder *ph, tt_e
   if (ph->func == TT_PH_TOKEN) {
     int index;
     if (!token_index(ph->ref, &index) || ph->n_idx)
-      return tt_fail(err, TT_ERR_FORMAT, "token takes a token index, e.g. {{token 2}} (at most %d either way)", INT_MAX);
+      return tt_fail(err, TT_ERR_FORMAT, "token takes a token index, e.g. {{token 2}} (at most %d either way)",
+                     INT_MAX);
   } else if (ph->func == TT_PH_CONFIG) {
     bool ok = false;
     for (const char *const *k = config_keys; *k; k++) ok |= strcmp(*k, ph->ref) == 0;
@@ -159,8 +159,7 @@ tt_status tt_placeholder_parse(const char *s, size_t n, tt_placeholder *ph, tt_e
 // line); stops at the first error. Errors are prefixed "NAME:LINE: ".
 typedef tt_status (*each_fn)(void *ctx, const char *open, const char *inner, size_t n, int line, tt_error *err);
 
-static tt_status each_placeholder(const char *name, const char *text, int line, each_fn fn, void *ctx,
-                                  tt_error *err) {
+static tt_status each_placeholder(const char *name, const char *text, int line, each_fn fn, void *ctx, tt_error *err) {
   for (const char *s = text; *s; s++) {
     if (*s == '\n') line++;
     if (s[0] == '}' && s[1] == '}') return tt_fail(err, TT_ERR_FORMAT, "%s:%d: '}}' without '{{'", name, line);
@@ -235,7 +234,9 @@ typedef struct {
   const char *copied;  // text up to here is in out
 } fill_ctx;
 
-static double elem(const tt_tensor *t, int64_t i) { return tt_tensor_get(t, i); }  // any dtype
+static double elem(const tt_tensor *t, int64_t i) {
+  return tt_tensor_get(t, i);
+}  // any dtype
 
 // Integer tensors print as integers unless a format is given; floats as %.3g. A value that
 // rounds to zero prints without a minus sign ("0.000", not "-0.000").
@@ -319,8 +320,7 @@ void tt_slice_free(tt_slice *s) {
 }
 
 // {{size ...}} and {{shape ...}}: the slice's element count, or the sizes of its free axes.
-static tt_status put_extent(strbuf *b, const tt_placeholder *ph, const tt_trace *tr, const char *where,
-                            tt_error *err) {
+static tt_status put_extent(strbuf *b, const tt_placeholder *ph, const tt_trace *tr, const char *where, tt_error *err) {
   slice_shape s;
   if (slice_shape_of(ph, tr, &s, err)) return tt_fail_prefix(err, "%s", where);
   if (ph->func == TT_PH_SIZE) {
@@ -373,8 +373,7 @@ static tt_status fill_one(void *vctx, const char *open, const char *inner, size_
     return TT_OK;
   }
   const tt_tensor *t = tt_trace_find(tr, ph.ref);
-  if (!t)
-    return tt_fail(err, TT_ERR_FORMAT, "%s: trace '%s' has no tensor %s", where, c->l->traces[ti].name, ph.ref);
+  if (!t) return tt_fail(err, TT_ERR_FORMAT, "%s: trace '%s' has no tensor %s", where, c->l->traces[ti].name, ph.ref);
   if (ph.func == TT_PH_SIZE || ph.func == TT_PH_SHAPE) return put_extent(&c->out, &ph, tr, where, err);
   tt_slice sl;
   if (tt_lesson_slice(&ph, tr, &sl, err)) return tt_fail_prefix(err, "%s", where);
@@ -408,40 +407,59 @@ static tt_status fill_one(void *vctx, const char *open, const char *inner, size_
   int64_t count = sl.n;
   tt_slice_free(&sl);
   switch (ph.func) {
-    case TT_PH_LIST: break;
-    case TT_PH_VALUE:
-    case TT_PH_MAX:
-    case TT_PH_ABSMAX: put_number(&c->out, &ph, best, integral); break;
-    case TT_PH_MIN: put_number(&c->out, &ph, -best, integral); break;
-    case TT_PH_MEAN: put_number(&c->out, &ph, sum / (double)count, false); break;
-    case TT_PH_SUM: put_number(&c->out, &ph, sum, integral); break;
-    case TT_PH_NORM: put_number(&c->out, &ph, sqrt(sumsq), false); break;
-    case TT_PH_STD: {
-      double mean = sum / (double)count, var = sumsq / (double)count - mean * mean;
-      put_number(&c->out, &ph, sqrt(var > 0 ? var : 0), false);
-      break;
-    }
-    case TT_PH_ARGMAX: case TT_PH_ARGMIN: sb_printf(&c->out, "%lld", (long long)best_at); break;
-    case TT_PH_WORD: {
-      char buf[128];
-      const char *w = c->decode ? c->decode(c->decode_ctx, (int32_t)best_at, buf, sizeof buf) : NULL;
-      if (w)
-        sb_add(&c->out, w, strlen(w));
-      else
-        sb_printf(&c->out, "#%lld", (long long)best_at);
-      break;
-    }
-    default: break;
+  case TT_PH_LIST:
+    break;
+  case TT_PH_VALUE:
+  case TT_PH_MAX:
+  case TT_PH_ABSMAX:
+    put_number(&c->out, &ph, best, integral);
+    break;
+  case TT_PH_MIN:
+    put_number(&c->out, &ph, -best, integral);
+    break;
+  case TT_PH_MEAN:
+    put_number(&c->out, &ph, sum / (double)count, false);
+    break;
+  case TT_PH_SUM:
+    put_number(&c->out, &ph, sum, integral);
+    break;
+  case TT_PH_NORM:
+    put_number(&c->out, &ph, sqrt(sumsq), false);
+    break;
+  case TT_PH_STD: {
+    double mean = sum / (double)count, var = sumsq / (double)count - mean * mean;
+    put_number(&c->out, &ph, sqrt(var > 0 ? var : 0), false);
+    break;
+  }
+  case TT_PH_ARGMAX:
+  case TT_PH_ARGMIN:
+    sb_printf(&c->out, "%lld", (long long)best_at);
+    break;
+  case TT_PH_WORD: {
+    char buf[128];
+    const char *w = c->decode ? c->decode(c->decode_ctx, (int32_t)best_at, buf, sizeof buf) : NULL;
+    if (w)
+      sb_add(&c->out, w, strlen(w));
+    else
+      sb_printf(&c->out, "#%lld", (long long)best_at);
+    break;
+  }
+  default:
+    break;
   }
   return TT_OK;
 }
 
 tt_status tt_lesson_fill(const tt_lesson *l, int default_trace, const char *text, int line,
-                         const tt_trace *const *traces, tt_lesson_decode_fn decode, void *decode_ctx,
-                         char **out, tt_error *err) {
+                         const tt_trace *const *traces, tt_lesson_decode_fn decode, void *decode_ctx, char **out,
+                         tt_error *err) {
   *out = NULL;
-  fill_ctx c = {.l = l, .default_trace = default_trace, .traces = traces, .decode = decode,
-                .decode_ctx = decode_ctx, .copied = text};
+  fill_ctx c = {.l = l,
+                .default_trace = default_trace,
+                .traces = traces,
+                .decode = decode,
+                .decode_ctx = decode_ctx,
+                .copied = text};
   tt_status st = each_placeholder(l->name, text, line, fill_one, &c, err);
   if (!st) sb_add(&c.out, c.copied, strlen(c.copied));
   if (!st && c.out.oom) st = tt_fail(err, TT_ERR_NOMEM, "out of memory");

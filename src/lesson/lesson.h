@@ -11,39 +11,39 @@
 #include "model/model.h"  // tt_config (trace.h uses it)
 #include "trace/trace.h"
 
-#define TT_LESSON_ALL (-1)           // head: all heads
-#define TT_LESSON_NONE (-2)          // layer: the hook is outside the blocks
-#define TT_LESSON_ALL_LAYERS (-3)    // layer: all — one tensor per layer, shown together
+#define TT_LESSON_ALL (-1)             // head: all heads
+#define TT_LESSON_NONE (-2)            // layer: the hook is outside the blocks
+#define TT_LESSON_ALL_LAYERS (-3)      // layer: all — one tensor per layer, shown together
 #define TT_LESSON_ALL_ROWS (-1000001)  // row: all tokens (rows may be negative: -1 is the last)
 #define TT_LESSON_MAX_LAYERS 64
 
 // One saved trace a lesson uses; made by `ttrace lesson --make-traces` from these fields.
 typedef struct {
-  const char *name;     // "main": how steps and placeholders refer to it
+  const char *name;  // "main": how steps and placeholders refer to it
   const char *prompt;
-  const char **set;     // variant knobs "key=value" (as `ttrace trace --set`)
+  const char **set;  // variant knobs "key=value" (as `ttrace trace --set`)
   int n_set;
   const char **record;  // hook globs to keep (as `ttrace trace --record`); none = all
   int n_record;
-  const char *file;     // file name inside the traces folder, "01-weather.safetensors"
-  int line;             // where it is defined
+  const char *file;  // file name inside the traces folder, "01-weather.safetensors"
+  int line;          // where it is defined
 } tt_lesson_trace;
 
 // One step. hook is the full hook name; for layer: all it holds the layer-free suffix
 // ("hook_resid_post") and the player resolves blocks.L.<suffix> for every layer.
 typedef struct {
-  int line;              // line of the step's "---"
-  const char *title;     // short title ("" when none)
-  int trace;             // index into the lesson's traces
-  const char *hook;      // "blocks.0.attn.hook_pattern", "tokens", or a suffix (layer: all)
-  int layer;             // block index, TT_LESSON_NONE outside the blocks, TT_LESSON_ALL_LAYERS
-  int head;              // head index, or TT_LESSON_ALL
-  int row;               // token row (negative counts from the end), or TT_LESSON_ALL_ROWS
-  const char *view;      // a view name (tt_lesson_view_known)
-  int compare;           // index of a second trace to show beside it, or -1
-  float temperature;     // for views of next-token probabilities (1 = as recorded)
-  const char *text;      // narration: paragraphs separated by blank lines, {{...}} placeholders
-  int text_line;         // line where the narration starts
+  int line;           // line of the step's "---"
+  const char *title;  // short title ("" when none)
+  int trace;          // index into the lesson's traces
+  const char *hook;   // "blocks.0.attn.hook_pattern", "tokens", or a suffix (layer: all)
+  int layer;          // block index, TT_LESSON_NONE outside the blocks, TT_LESSON_ALL_LAYERS
+  int head;           // head index, or TT_LESSON_ALL
+  int row;            // token row (negative counts from the end), or TT_LESSON_ALL_ROWS
+  const char *view;   // a view name (tt_lesson_view_known)
+  int compare;        // index of a second trace to show beside it, or -1
+  float temperature;  // for views of next-token probabilities (1 = as recorded)
+  const char *text;   // narration: paragraphs separated by blank lines, {{...}} placeholders
+  int text_line;      // line where the narration starts
   // Claims the narration makes about the numbers, checked by `ttrace lesson --check`:
   // "A OP B" with OP one of < <= > >= == != and A, B numbers or placeholder bodies
   // ("max blocks.1.attn.hook_pattern[0,3] > 0.9").
@@ -75,8 +75,7 @@ int tt_lesson_n_steps(const tt_lesson *l);
 const tt_lesson_step *tt_lesson_step_at(const tt_lesson *l, int i);
 
 // Where trace i is stored: traces_dir (NULL: the default folder) / file.
-tt_status tt_lesson_trace_path(const tt_lesson *l, int i, const char *traces_dir, char *buf, size_t len,
-                               tt_error *err);
+tt_status tt_lesson_trace_path(const tt_lesson *l, int i, const char *traces_dir, char *buf, size_t len, tt_error *err);
 // True when two trace definitions describe the same computation (prompt, set, record).
 bool tt_lesson_trace_same(const tt_lesson_trace *a, const tt_lesson_trace *b);
 
@@ -87,20 +86,19 @@ typedef const char *(*tt_lesson_decode_fn)(void *ctx, int32_t id, char *buf, siz
 // What one step shows, resolved against the loaded traces. Tensors point into the traces.
 typedef struct {
   const tt_lesson_step *step;
-  const tt_trace *trace;          // the step's trace
-  const tt_trace *compare;        // the compared trace, or NULL
+  const tt_trace *trace;    // the step's trace
+  const tt_trace *compare;  // the compared trace, or NULL
   // The shown tensors: one, or one per layer (layer: all), in layer order.
   const tt_tensor *tensors[TT_LESSON_MAX_LAYERS];
   const tt_tensor *compare_tensors[TT_LESSON_MAX_LAYERS];  // NULL entries without compare
   int n_tensors;
-  char *narration;                // the narration with every {{...}} filled in (malloc'd)
+  char *narration;  // the narration with every {{...}} filled in (malloc'd)
 } tt_lesson_view;
 
 // Checks the step against the traces (hook present, layer, head and row in range, compared
 // tensor present) and fills the placeholders. traces[i] is the lesson's trace i.
-tt_status tt_lesson_resolve(const tt_lesson *l, int step, const tt_trace *const *traces,
-                            tt_lesson_decode_fn decode, void *decode_ctx, tt_lesson_view *out,
-                            tt_error *err);
+tt_status tt_lesson_resolve(const tt_lesson *l, int step, const tt_trace *const *traces, tt_lesson_decode_fn decode,
+                            void *decode_ctx, tt_lesson_view *out, tt_error *err);
 void tt_lesson_view_free(tt_lesson_view *v);
 
 // The tensor beside name with its last component replaced ("blocks.0.ln1.hook_out",
@@ -120,8 +118,8 @@ tt_status tt_lesson_check_claims(const tt_lesson *l, int step, const tt_trace *c
 // Fills {{...}} placeholders of text from the traces (syntax in lessons/README.md).
 // *out is malloc'd.
 tt_status tt_lesson_fill(const tt_lesson *l, int default_trace, const char *text, int line,
-                         const tt_trace *const *traces, tt_lesson_decode_fn decode, void *decode_ctx,
-                         char **out, tt_error *err);
+                         const tt_trace *const *traces, tt_lesson_decode_fn decode, void *decode_ctx, char **out,
+                         tt_error *err);
 
 // The player: a lesson with its traces loaded, and the current step.
 //
@@ -144,11 +142,10 @@ typedef struct {
 } tt_lesson_player;
 
 // Loads the lesson and all its traces (traces_dir NULL: the default folder).
-tt_status tt_lesson_player_open(const char *path, const char *traces_dir, tt_lesson_player **out,
-                                tt_error *err);
+tt_status tt_lesson_player_open(const char *path, const char *traces_dir, tt_lesson_player **out, tt_error *err);
 void tt_lesson_player_close(tt_lesson_player *p);
-bool tt_lesson_player_next(tt_lesson_player *p);          // false at the last step
-bool tt_lesson_player_prev(tt_lesson_player *p);          // false at the first step
+bool tt_lesson_player_next(tt_lesson_player *p);            // false at the last step
+bool tt_lesson_player_prev(tt_lesson_player *p);            // false at the first step
 bool tt_lesson_player_jump(tt_lesson_player *p, int step);  // false when out of range
 // Resolves the current step (see tt_lesson_resolve).
 tt_status tt_lesson_player_view(const tt_lesson_player *p, tt_lesson_decode_fn decode, void *decode_ctx,

@@ -16,20 +16,34 @@ struct tt_lesson {
 
 // ---- placeholders: {{ [FUNC] [TRACE:]REF[IDX,...] [FMT] }} ----
 typedef enum {
-  TT_PH_VALUE, TT_PH_MAX, TT_PH_MIN, TT_PH_ABSMAX, TT_PH_MEAN, TT_PH_STD, TT_PH_SUM, TT_PH_NORM,
-  TT_PH_ARGMAX, TT_PH_ARGMIN, TT_PH_WORD, TT_PH_LIST, TT_PH_SHAPE, TT_PH_SIZE, TT_PH_TOKEN, TT_PH_CONFIG
+  TT_PH_VALUE,
+  TT_PH_MAX,
+  TT_PH_MIN,
+  TT_PH_ABSMAX,
+  TT_PH_MEAN,
+  TT_PH_STD,
+  TT_PH_SUM,
+  TT_PH_NORM,
+  TT_PH_ARGMAX,
+  TT_PH_ARGMIN,
+  TT_PH_WORD,
+  TT_PH_LIST,
+  TT_PH_SHAPE,
+  TT_PH_SIZE,
+  TT_PH_TOKEN,
+  TT_PH_CONFIG
 } tt_ph_func;
 
 #define TT_PH_ANY INT64_MIN  // ':' in an index list
 
 typedef struct {
   tt_ph_func func;
-  char trace[64];   // "" = the step's trace
-  char ref[128];    // hook name, token index (token) or config key (config)
+  char trace[64];  // "" = the step's trace
+  char ref[128];   // hook name, token index (token) or config key (config)
   int n_idx;
   int64_t idx[TT_MAX_DIMS];
-  char fmt[16];     // printf format for floats ("" = %.3g); "pct" style handled by fill
-  bool percent;     // fmt ended in 'p': multiply by 100 and add '%'
+  char fmt[16];  // printf format for floats ("" = %.3g); "pct" style handled by fill
+  bool percent;  // fmt ended in 'p': multiply by 100 and add '%'
 } tt_placeholder;
 
 // The values of a placeholder's slice (fixed axes from its index list, the rest in row-major

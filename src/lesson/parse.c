@@ -151,11 +151,20 @@ static tt_status read_value(parser *p, const char **cursor, char **out) {
       if (*s == '\\') {
         s++;
         switch (*s) {
-          case '"': v[n++] = '"'; break;
-          case '\\': v[n++] = '\\'; break;
-          case 'n': v[n++] = '\n'; break;
-          case 't': v[n++] = '\t'; break;
-          default: return fail_at(p, p->line, "unknown escape '\\%c' in a quoted value", *s ? *s : ' ');
+        case '"':
+          v[n++] = '"';
+          break;
+        case '\\':
+          v[n++] = '\\';
+          break;
+        case 'n':
+          v[n++] = '\n';
+          break;
+        case 't':
+          v[n++] = '\t';
+          break;
+        default:
+          return fail_at(p, p->line, "unknown escape '\\%c' in a quoted value", *s ? *s : ' ');
         }
         s++;
       } else {
@@ -195,8 +204,7 @@ static tt_status parse_trace_line(parser *p, char *line) {
   if (!colon) return fail_at(p, p->line, "expected 'trace NAME: prompt=\"...\" file=NAME.safetensors'");
   *colon = 0;
   char *name = trim(s);
-  if (!valid_name(name))
-    return fail_at(p, p->line, "trace name '%s' must be letters, digits, '_' or '-'", name);
+  if (!valid_name(name)) return fail_at(p, p->line, "trace name '%s' must be letters, digits, '_' or '-'", name);
   if (tt_lesson_find_trace(p->l, name) >= 0) return fail_at(p, p->line, "trace '%s' is defined twice", name);
   tt_lesson_trace *t = add_trace(p->l);
   if (!t) return tt_fail(p->err, TT_ERR_NOMEM, "out of memory");
@@ -243,8 +251,7 @@ static tt_status parse_trace_line(parser *p, char *line) {
   if (!t->file) return fail_at(p, p->line, "trace '%s' has no file=NAME.safetensors", name);
   for (int i = 0; i < p->l->n_traces - 1; i++)
     if (strcmp(p->l->traces[i].file, t->file) == 0 && !tt_lesson_trace_same(&p->l->traces[i], t))
-      return fail_at(p, p->line, "traces '%s' and '%s' share file %s but differ", p->l->traces[i].name, name,
-                     t->file);
+      return fail_at(p, p->line, "traces '%s' and '%s' share file %s but differ", p->l->traces[i].name, name, t->file);
   return TT_OK;
 }
 
@@ -292,8 +299,13 @@ static tt_lesson_step *add_step(tt_lesson *l) {
     l->cap_steps = cap;
   }
   tt_lesson_step *s = &l->steps[l->n_steps++];
-  *s = (tt_lesson_step){.title = "", .trace = 0, .layer = TT_LESSON_NONE, .head = TT_LESSON_ALL,
-                        .row = TT_LESSON_ALL_ROWS, .compare = -1, .temperature = 1.0f};
+  *s = (tt_lesson_step){.title = "",
+                        .trace = 0,
+                        .layer = TT_LESSON_NONE,
+                        .head = TT_LESSON_ALL,
+                        .row = TT_LESSON_ALL_ROWS,
+                        .compare = -1,
+                        .temperature = 1.0f};
   return s;
 }
 
@@ -352,10 +364,14 @@ static tt_status read_fields(parser *p, step_fields *f) {
       const char *key;
       const char **slot;
       int *line;
-    } known[] = {{"show", &f->show, &f->show_line},       {"trace", &f->trace, &f->trace_line},
-                 {"layer", &f->layer, &f->layer_line},    {"head", &f->head, &f->head_line},
-                 {"row", &f->row, &f->row_line},                 {"view", &f->view, &f->view_line},
-                 {"compare", &f->compare, &f->compare_line}, {"title", &f->title, NULL},
+    } known[] = {{"show", &f->show, &f->show_line},
+                 {"trace", &f->trace, &f->trace_line},
+                 {"layer", &f->layer, &f->layer_line},
+                 {"head", &f->head, &f->head_line},
+                 {"row", &f->row, &f->row_line},
+                 {"view", &f->view, &f->view_line},
+                 {"compare", &f->compare, &f->compare_line},
+                 {"title", &f->title, NULL},
                  {"temperature", &f->temperature, &f->temperature_line}};
     size_t k = 0;
     while (k < sizeof known / sizeof *known && strcmp(known[k].key, key) != 0) k++;
@@ -407,8 +423,7 @@ static tt_status apply_fields(parser *p, tt_lesson_step *st, const step_fields *
     if (end == n || *end != '.' || v < 0 || v >= TT_LESSON_MAX_LAYERS)
       return fail_at(p, f->show_line, "show: '%s' should read blocks.LAYER.NAME", f->show);
     if (f->layer && layer != (int)v)
-      return fail_at(p, f->layer_line, "layer: %s disagrees with show: %s (give the layer once)", f->layer,
-                     f->show);
+      return fail_at(p, f->layer_line, "layer: %s disagrees with show: %s (give the layer once)", f->layer, f->show);
     st->layer = (int)v;
     st->hook = f->show;
   } else if (f->layer && layer == TT_LESSON_ALL_LAYERS) {
@@ -427,8 +442,7 @@ static tt_status apply_fields(parser *p, tt_lesson_step *st, const step_fields *
   if (f->head && (!int_or_all(f->head, TT_LESSON_ALL, &st->head) || st->head < TT_LESSON_ALL))
     return fail_at(p, f->head_line, "head: '%s' should be a head number or 'all'", f->head);
   if (f->row && !int_or_all(f->row, TT_LESSON_ALL_ROWS, &st->row))
-    return fail_at(p, f->row_line, "row: '%s' should be a token index (negative counts from the end) or 'all'",
-                   f->row);
+    return fail_at(p, f->row_line, "row: '%s' should be a token index (negative counts from the end) or 'all'", f->row);
   if (f->temperature) {
     char *end;
     float t = strtof(f->temperature, &end);
@@ -549,15 +563,27 @@ void tt_lesson_destroy(tt_lesson *l) {
   free(l);
 }
 
-const char *tt_lesson_title(const tt_lesson *l) { return l->title; }
-const char *tt_lesson_lang(const tt_lesson *l) { return l->lang; }
-const char *tt_lesson_model(const tt_lesson *l) { return l->model; }
-const char *tt_lesson_name(const tt_lesson *l) { return l->name; }
-int tt_lesson_n_traces(const tt_lesson *l) { return l->n_traces; }
+const char *tt_lesson_title(const tt_lesson *l) {
+  return l->title;
+}
+const char *tt_lesson_lang(const tt_lesson *l) {
+  return l->lang;
+}
+const char *tt_lesson_model(const tt_lesson *l) {
+  return l->model;
+}
+const char *tt_lesson_name(const tt_lesson *l) {
+  return l->name;
+}
+int tt_lesson_n_traces(const tt_lesson *l) {
+  return l->n_traces;
+}
 const tt_lesson_trace *tt_lesson_trace_at(const tt_lesson *l, int i) {
   return i >= 0 && i < l->n_traces ? &l->traces[i] : NULL;
 }
-int tt_lesson_n_steps(const tt_lesson *l) { return l->n_steps; }
+int tt_lesson_n_steps(const tt_lesson *l) {
+  return l->n_steps;
+}
 const tt_lesson_step *tt_lesson_step_at(const tt_lesson *l, int i) {
   return i >= 0 && i < l->n_steps ? &l->steps[i] : NULL;
 }

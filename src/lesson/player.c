@@ -27,15 +27,15 @@ static int trace_layers(const tt_trace *tr) {
 }
 
 // Checks head and row of one tensor for this step.
-static tt_status check_tensor(const tt_lesson *l, const tt_lesson_step *st, const char *trace_name,
-                              const tt_tensor *t, tt_error *err) {
+static tt_status check_tensor(const tt_lesson *l, const tt_lesson_step *st, const char *trace_name, const tt_tensor *t,
+                              tt_error *err) {
   if (st->head != TT_LESSON_ALL) {
     if (t->ndim != 3)
       return tt_fail(err, TT_ERR_ARG, "%s:%d: head: %d, but %s in trace '%s' has no head axis", l->name, st->line,
                      st->head, t->name, trace_name);
     if (st->head >= t->shape[0])
-      return tt_fail(err, TT_ERR_ARG, "%s:%d: head %d out of range: %s has %lld heads", l->name, st->line,
-                     st->head, t->name, (long long)t->shape[0]);
+      return tt_fail(err, TT_ERR_ARG, "%s:%d: head %d out of range: %s has %lld heads", l->name, st->line, st->head,
+                     t->name, (long long)t->shape[0]);
   }
   if (st->row != TT_LESSON_ALL_ROWS) {
     int axis = t->ndim == 3 ? 1 : 0;
@@ -49,8 +49,8 @@ static tt_status check_tensor(const tt_lesson *l, const tt_lesson_step *st, cons
 }
 
 // What each view can show, and the tensors it needs besides the shown one.
-static tt_status check_view(const tt_lesson *l, const tt_lesson_step *st, const tt_trace *tr,
-                            const tt_tensor *t, tt_error *err) {
+static tt_status check_view(const tt_lesson *l, const tt_lesson_step *st, const tt_trace *tr, const tt_tensor *t,
+                            tt_error *err) {
   const char *v = st->view, *name = t->name;
   const char *want = NULL, *need[3] = {NULL, NULL, NULL};
   bool ok = true;
@@ -79,19 +79,17 @@ static tt_status check_view(const tt_lesson *l, const tt_lesson_step *st, const 
     want = "attn.hook_q, hook_k or hook_v";
     need[0] = "hook_q", need[1] = "hook_k", need[2] = "hook_v";
   }
-  if (!ok)
-    return tt_fail(err, TT_ERR_ARG, "%s:%d: view %s shows %s, not %s", l->name, st->line, v, want, name);
+  if (!ok) return tt_fail(err, TT_ERR_ARG, "%s:%d: view %s shows %s, not %s", l->name, st->line, v, want, name);
   for (int i = 0; i < 3 && need[i]; i++) {
     if (!tt_lesson_sibling(tr, name, need[i]))
-      return tt_fail(err, TT_ERR_ARG, "%s:%d: view %s needs %.*s%s too, which the trace lacks", l->name, st->line,
-                     v, (int)(strrchr(name, '.') ? strrchr(name, '.') - name + 1 : 0), name, need[i]);
+      return tt_fail(err, TT_ERR_ARG, "%s:%d: view %s needs %.*s%s too, which the trace lacks", l->name, st->line, v,
+                     (int)(strrchr(name, '.') ? strrchr(name, '.') - name + 1 : 0), name, need[i]);
   }
   return TT_OK;
 }
 
-tt_status tt_lesson_resolve(const tt_lesson *l, int step, const tt_trace *const *traces,
-                            tt_lesson_decode_fn decode, void *decode_ctx, tt_lesson_view *out,
-                            tt_error *err) {
+tt_status tt_lesson_resolve(const tt_lesson *l, int step, const tt_trace *const *traces, tt_lesson_decode_fn decode,
+                            void *decode_ctx, tt_lesson_view *out, tt_error *err) {
   memset(out, 0, sizeof *out);
   const tt_lesson_step *st = tt_lesson_step_at(l, step);
   if (!st) return tt_fail(err, TT_ERR_ARG, "%s: no step %d (it has %d)", l->name, step + 1, l->n_steps);
@@ -123,8 +121,7 @@ tt_status tt_lesson_resolve(const tt_lesson *l, int step, const tt_trace *const 
       const char *cname = l->traces[st->compare].name;
       const tt_tensor *c = tt_trace_find(out->compare, name);
       if (!c)
-        return tt_fail(err, TT_ERR_ARG, "%s:%d: compared trace '%s' has no tensor %s", l->name, st->line, cname,
-                       name);
+        return tt_fail(err, TT_ERR_ARG, "%s:%d: compared trace '%s' has no tensor %s", l->name, st->line, cname, name);
       s = check_tensor(l, st, cname, c, err);
       if (s) return s;
       out->compare_tensors[i] = c;
@@ -139,8 +136,7 @@ void tt_lesson_view_free(tt_lesson_view *v) {
   v->narration = NULL;
 }
 
-tt_status tt_lesson_player_open(const char *path, const char *traces_dir, tt_lesson_player **out,
-                                tt_error *err) {
+tt_status tt_lesson_player_open(const char *path, const char *traces_dir, tt_lesson_player **out, tt_error *err) {
   *out = NULL;
   tt_lesson_player *p = calloc(1, sizeof *p);
   if (!p) return tt_fail(err, TT_ERR_NOMEM, "out of memory");
@@ -184,8 +180,12 @@ bool tt_lesson_player_jump(tt_lesson_player *p, int step) {
   p->step = step;
   return true;
 }
-bool tt_lesson_player_next(tt_lesson_player *p) { return tt_lesson_player_jump(p, p->step + 1); }
-bool tt_lesson_player_prev(tt_lesson_player *p) { return tt_lesson_player_jump(p, p->step - 1); }
+bool tt_lesson_player_next(tt_lesson_player *p) {
+  return tt_lesson_player_jump(p, p->step + 1);
+}
+bool tt_lesson_player_prev(tt_lesson_player *p) {
+  return tt_lesson_player_jump(p, p->step - 1);
+}
 
 tt_status tt_lesson_player_view(const tt_lesson_player *p, tt_lesson_decode_fn decode, void *decode_ctx,
                                 tt_lesson_view *out, tt_error *err) {

@@ -58,7 +58,8 @@ tt_status tt_lesson_verify_trace(const tt_lesson *l, int i, const tt_trace *tr, 
   if (!prompt || strcmp(prompt, def->prompt) != 0)
     snprintf(why, sizeof why, "its prompt is \"%s\"", prompt ? prompt : "?");
   else if (!record_matches(def, tr))
-    snprintf(why, sizeof why, "its record globs are %s", tt_trace_meta(tr, "record") ? tt_trace_meta(tr, "record") : "[]");
+    snprintf(why, sizeof why, "its record globs are %s",
+             tt_trace_meta(tr, "record") ? tt_trace_meta(tr, "record") : "[]");
   else
     knobs_match(def, tr, why, sizeof why);
   if (why[0])
@@ -80,8 +81,7 @@ static bool same_step(const tt_lesson_step *x, const tt_lesson_step *y) {
 
 tt_status tt_lesson_verify_twins(const tt_lesson *a, const tt_lesson *b, tt_error *err) {
   if (a->n_traces != b->n_traces)
-    return tt_fail(err, TT_ERR_FORMAT, "%s and %s define %d and %d traces", a->name, b->name, a->n_traces,
-                   b->n_traces);
+    return tt_fail(err, TT_ERR_FORMAT, "%s and %s define %d and %d traces", a->name, b->name, a->n_traces, b->n_traces);
   for (int i = 0; i < a->n_traces; i++) {
     const tt_lesson_trace *x = &a->traces[i], *y = &b->traces[i];
     if (strcmp(x->name, y->name) || strcmp(x->file, y->file) || !tt_lesson_trace_same(x, y))

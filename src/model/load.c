@@ -109,7 +109,11 @@ static tt_status check_finite(const tt_tensor *t, const char *path, tt_error *er
   if (cols) snprintf(where, sizeof where, " [%lld, %lld]", (long long)(bad / cols), (long long)(bad % cols));
   double v = tt_tensor_get(t, bad);
   return tt_fail(err, TT_ERR_FORMAT, "%s: tensor '%s' holds %s at element %lld%s (the weights must be finite)", path,
-                 t->name, isnan(v) ? "NaN" : v > 0 ? "+inf" : "-inf", (long long)bad, where);
+                 t->name,
+                 isnan(v) ? "NaN"
+                 : v > 0  ? "+inf"
+                          : "-inf",
+                 (long long)bad, where);
 }
 
 static tt_status check_weight(const tt_tensor *t, const weight_spec *s, const char *path, tt_error *err) {

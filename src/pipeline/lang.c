@@ -14,11 +14,19 @@ static const lang_def langs[TT_LANG_COUNT] = {
 #undef TT_LANG_DEF
 };
 
-static tt_lang valid(tt_lang lang) { return (unsigned)lang < TT_LANG_COUNT ? lang : TT_LANG_EN; }
+static tt_lang valid(tt_lang lang) {
+  return (unsigned)lang < TT_LANG_COUNT ? lang : TT_LANG_EN;
+}
 
-const char *tt_lang_code(tt_lang lang) { return langs[valid(lang)].code; }
-const char *tt_lang_label(tt_lang lang) { return langs[valid(lang)].label; }
-tt_lang tt_lang_next(tt_lang lang) { return (tt_lang)((valid(lang) + 1) % TT_LANG_COUNT); }
+const char *tt_lang_code(tt_lang lang) {
+  return langs[valid(lang)].code;
+}
+const char *tt_lang_label(tt_lang lang) {
+  return langs[valid(lang)].label;
+}
+tt_lang tt_lang_next(tt_lang lang) {
+  return (tt_lang)((valid(lang) + 1) % TT_LANG_COUNT);
+}
 
 bool tt_lang_parse(const char *code, tt_lang *out) {
   for (int i = 0; code && i < TT_LANG_COUNT; i++)
@@ -29,7 +37,9 @@ bool tt_lang_parse(const char *code, tt_lang *out) {
   return false;
 }
 
-const tt_lang_words *tt_words(tt_lang lang) { return langs[valid(lang)].words(); }
+const tt_lang_words *tt_words(tt_lang lang) {
+  return langs[valid(lang)].words();
+}
 
 const char *tt_str(tt_lang lang, tt_str_id id) {
   if ((unsigned)id >= TT_S_COUNT) return "";

@@ -24,13 +24,13 @@ typedef enum {
 #define TT_LANG_ENUM(tag, code, name) TT_LANG_##tag,
   TT_LANGUAGES(TT_LANG_ENUM)
 #undef TT_LANG_ENUM
-  TT_LANG_COUNT
+      TT_LANG_COUNT
 } tt_lang;
 
-const char *tt_lang_code(tt_lang lang);  // "en", "ko"
-const char *tt_lang_label(tt_lang lang); // "English", "한국어"
+const char *tt_lang_code(tt_lang lang);   // "en", "ko"
+const char *tt_lang_label(tt_lang lang);  // "English", "한국어"
 bool tt_lang_parse(const char *code, tt_lang *out);
-tt_lang tt_lang_next(tt_lang lang);      // the L key: the next language, round
+tt_lang tt_lang_next(tt_lang lang);  // the L key: the next language, round
 
 // ---- views -------------------------------------------------------------------------------
 // The views a step can be shown with. Their names are the `--view` words of `ttrace render`
@@ -60,17 +60,40 @@ bool tt_view_parse(const char *name, tt_view_kind *out);
 // named *_FMT are printf formats; their arguments are listed beside them in strings_en.c.
 typedef enum {
   // words of the views
-  TT_S_LAYER, TT_S_HEAD, TT_S_MASKED, TT_S_NOT_RECORDED, TT_S_PROMPT, TT_S_STEPS, TT_S_BLOCK,
-  TT_S_KEYS, TT_S_PINNED, TT_S_HOVER, TT_S_QUERY, TT_S_KEY, TT_S_DIM, TT_S_TOKEN, TT_S_POSITION,
-  TT_S_NEXT_AFTER, TT_S_TEMPERATURE, TT_S_DOWNSAMPLED, TT_S_CLICK_TO_PIN, TT_S_PLAYING,
-  TT_S_TYPE_PROMPT, TT_S_MEAN, TT_S_SCALE, TT_S_INPUT, TT_S_OUTPUT, TT_S_ROW, TT_S_COLUMN,
+  TT_S_LAYER,
+  TT_S_HEAD,
+  TT_S_MASKED,
+  TT_S_NOT_RECORDED,
+  TT_S_PROMPT,
+  TT_S_STEPS,
+  TT_S_BLOCK,
+  TT_S_KEYS,
+  TT_S_PINNED,
+  TT_S_HOVER,
+  TT_S_QUERY,
+  TT_S_KEY,
+  TT_S_DIM,
+  TT_S_TOKEN,
+  TT_S_POSITION,
+  TT_S_NEXT_AFTER,
+  TT_S_TEMPERATURE,
+  TT_S_DOWNSAMPLED,
+  TT_S_CLICK_TO_PIN,
+  TT_S_PLAYING,
+  TT_S_TYPE_PROMPT,
+  TT_S_MEAN,
+  TT_S_SCALE,
+  TT_S_INPUT,
+  TT_S_OUTPUT,
+  TT_S_ROW,
+  TT_S_COLUMN,
   // shapes of the steps (tt_step_shapes)
-  TT_S_SHAPE_TOKENIZE_FMT,   // arrow, "(T)"
-  TT_S_SHAPE_IDS_FMT,        // "(T)", V
-  TT_S_SHAPE_POS_LEARNED_FMT,  // "(P, C)", T - 1, arrow, "(T, C)"
+  TT_S_SHAPE_TOKENIZE_FMT,        // arrow, "(T)"
+  TT_S_SHAPE_IDS_FMT,             // "(T)", V
+  TT_S_SHAPE_POS_LEARNED_FMT,     // "(P, C)", T - 1, arrow, "(T, C)"
   TT_S_SHAPE_POS_SINUSOIDAL_FMT,  // arrow, "(T, C)"
   TT_S_SHAPE_POS_NONE,
-  TT_S_SHAPE_NORM_FMT,       // "(T, C)", arrow, "(T, C)", "(T)"
+  TT_S_SHAPE_NORM_FMT,           // "(T, C)", arrow, "(T, C)", "(T)"
   TT_S_SHAPE_ROWS_SUM_TO_1_FMT,  // shape, arrow, shape
   TT_S_SHAPE_ELEMENTWISE_FMT,    // shape, arrow, shape
   // views (painters)
@@ -89,7 +112,7 @@ typedef enum {
   TT_S_AXIS_F,
   TT_S_AXIS_V,
   TT_S_AXIS_PREDICTION,
-  TT_S_WINDOW_FMT,  // first row, last row, rows, first column, last column, columns
+  TT_S_WINDOW_FMT,        // first row, last row, rows, first column, last column, columns
   TT_S_EMBED_MATRIX_FMT,  // V, C
   TT_S_EMBED_ROWS_HINT,
   TT_S_EMBED_LOOKED_UP,
@@ -123,17 +146,17 @@ typedef enum {
   TT_S_BARS_KEYS,
   TT_S_BARS_FOOT_FMT,  // row, hook, top k, V
   // key lines
-  TT_S_JUMP_FMT,  // the typed step number
+  TT_S_JUMP_FMT,         // the typed step number
   TT_S_KEYS_LESSON_NAV,  // the lesson page's key line: NAV, "L <language>   " when there is a twin, END
   TT_S_KEYS_LESSON_END,
   TT_S_KEYS_WINDOW,  // the window's key line
   // comparisons
-  TT_S_CMP_NORMS_INDEX_FMT,  // "row", row, its token, block
-  TT_S_CMP_MAX_HEAD_FMT,  // max, head
+  TT_S_CMP_NORMS_INDEX_FMT,   // "row", row, its token, block
+  TT_S_CMP_MAX_HEAD_FMT,      // max, head
   TT_S_CMP_AT_ALL_HEADS_FMT,  // where, max over all heads
-  TT_S_CMP_ALL_HEADS_FMT,  // max over all heads
+  TT_S_CMP_ALL_HEADS_FMT,     // max over all heads
   TT_S_CMP_EQUAL,
-  TT_S_CMP_AT_FMT,  // where
+  TT_S_CMP_AT_FMT,         // where
   TT_S_CMP_ONE_SIDED_FMT,  // count
   TT_S_CMP_NO_B,
   TT_S_CMP_SHAPES_DIFFER_FMT,  // shape A, shape B
@@ -155,9 +178,9 @@ typedef enum {
   TT_S_LOGITS_BINS,
   // the window's status line
   TT_S_STATUS_TRACE_FAILED_FMT,  // the error
-  TT_S_STATUS_TRACED_FMT,  // T, milliseconds
-  TT_S_STATUS_SHOT_SAVED_FMT,  // the file
-  TT_S_STATUS_SHOT_FAILED_FMT,  // the error
+  TT_S_STATUS_TRACED_FMT,        // T, milliseconds
+  TT_S_STATUS_SHOT_SAVED_FMT,    // the file
+  TT_S_STATUS_SHOT_FAILED_FMT,   // the error
   TT_S_COUNT
 } tt_str_id;
 
@@ -176,10 +199,10 @@ const tt_key_row *tt_key_help(tt_lang lang, tt_key_table table, int *n);
 // original Transformer) after each residual sum. Step indices are positions in that
 // order; tr may be NULL (GPT-2's order and texts).
 typedef struct {
-  const char *id;          // "softmax"
-  const char *suffix;      // the catalogue suffix of its hook ("attn.hook_pattern"; trace/hooks.h)
-  bool in_block;           // listed per block (a block hook outside this list is block 0's)
-  tt_view_kind view;       // the view this step opens with
+  const char *id;      // "softmax"
+  const char *suffix;  // the catalogue suffix of its hook ("attn.hook_pattern"; trace/hooks.h)
+  bool in_block;       // listed per block (a block hook outside this list is block 0's)
+  tt_view_kind view;   // the view this step opens with
 } tt_step;
 
 int tt_step_count(void);
@@ -199,8 +222,7 @@ int tt_step_find(const tt_trace *tr, const char *hook, int *layer);
 
 // Resolves --step: a full hook name present in the trace, or a layer-free suffix
 // ("attn.hook_pattern") completed with layer. Writes the full name into buf.
-tt_status tt_resolve_hook(const tt_trace *tr, const char *step, int layer, char *buf, size_t len,
-                          tt_error *err);
+tt_status tt_resolve_hook(const tt_trace *tr, const char *step, int layer, char *buf, size_t len, tt_error *err);
 
 // How the trace's model turns the last hidden state into logits: true when the
 // unembedding is the embedding matrix (metadata "unembedding": "tied"; GPT-2, and traces

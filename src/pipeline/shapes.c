@@ -32,23 +32,31 @@ static bool attention_shapes(const char *id, dims *d, tt_lang lang, char *out, s
     snprintf(out, len, "%s " ARROW " 3 " TIMES " %s,  D = %lld / %lld = %lld", sh(d->a, 2, d->T, 3 * d->C, 0),
              sh(d->b, 3, d->H, d->T, d->D), (long long)d->C, (long long)d->H, (long long)d->D);
   else if (!strcmp(id, "scores"))
-    snprintf(out, len, "%s " TIMES " %s " ARROW " %s", sh(d->a, 3, d->H, d->T, d->D), sh(d->b, 3, d->H, d->D, d->T), htt);
+    snprintf(out, len, "%s " TIMES " %s " ARROW " %s", sh(d->a, 3, d->H, d->T, d->D), sh(d->b, 3, d->H, d->D, d->T),
+             htt);
   else if (!strcmp(id, "scale"))
-    snprintf(out, len, "%s \xC3\xB7 \xE2\x88\x9A%lld = %.4g " ARROW " %s", htt, (long long)d->D, sqrt((double)d->D), htt);
-  else if (!strcmp(id, "mask")) snprintf(out, len, "%s " ARROW " %s", htt, htt);
-  else if (!strcmp(id, "softmax")) snprintf(out, len, tt_str(lang, TT_S_SHAPE_ROWS_SUM_TO_1_FMT), htt, ARROW, htt);
+    snprintf(out, len, "%s \xC3\xB7 \xE2\x88\x9A%lld = %.4g " ARROW " %s", htt, (long long)d->D, sqrt((double)d->D),
+             htt);
+  else if (!strcmp(id, "mask"))
+    snprintf(out, len, "%s " ARROW " %s", htt, htt);
+  else if (!strcmp(id, "softmax"))
+    snprintf(out, len, tt_str(lang, TT_S_SHAPE_ROWS_SUM_TO_1_FMT), htt, ARROW, htt);
   else if (!strcmp(id, "weighted"))
     snprintf(out, len, "%s " TIMES " %s " ARROW " %s", htt, sh(d->a, 3, d->H, d->T, d->D), d->a);
-  else return false;
+  else
+    return false;
   return true;
 }
 
 static void position_shapes(const tt_config *cfg, dims *d, tt_lang lang, char *out, size_t len) {
   const char *tc = sh(d->b, 2, d->T, d->C, 0);
-  if (cfg->positions == TT_POS_SINUSOIDAL) snprintf(out, len, tt_str(lang, TT_S_SHAPE_POS_SINUSOIDAL_FMT), ARROW, tc);
-  else if (cfg->positions == TT_POS_NONE) snprintf(out, len, "%s", tt_str(lang, TT_S_SHAPE_POS_NONE));
-  else snprintf(out, len, tt_str(lang, TT_S_SHAPE_POS_LEARNED_FMT), sh(d->a, 2, d->P, d->C, 0), (long long)d->T - 1,
-                ARROW, tc);
+  if (cfg->positions == TT_POS_SINUSOIDAL)
+    snprintf(out, len, tt_str(lang, TT_S_SHAPE_POS_SINUSOIDAL_FMT), ARROW, tc);
+  else if (cfg->positions == TT_POS_NONE)
+    snprintf(out, len, "%s", tt_str(lang, TT_S_SHAPE_POS_NONE));
+  else
+    snprintf(out, len, tt_str(lang, TT_S_SHAPE_POS_LEARNED_FMT), sh(d->a, 2, d->P, d->C, 0), (long long)d->T - 1, ARROW,
+             tc);
 }
 
 void tt_step_shapes(const tt_trace *tr, int i, tt_lang lang, char *out, size_t len) {
@@ -56,29 +64,42 @@ void tt_step_shapes(const tt_trace *tr, int i, tt_lang lang, char *out, size_t l
   tt_config cfg;
   const tt_step *s = tt_step_get(tr, i);
   if (!s || !tr || !tt_trace_config(tr, &cfg)) return;
-  dims d = {.T = tt_trace_n_tokens(tr), .C = cfg.n_embd, .H = cfg.n_head, .D = cfg.n_head ? cfg.n_embd / cfg.n_head : 0,
-            .F = cfg.n_inner > 0 ? cfg.n_inner : 4 * cfg.n_embd, .V = cfg.vocab_size, .P = cfg.n_positions};
+  dims d = {.T = tt_trace_n_tokens(tr),
+            .C = cfg.n_embd,
+            .H = cfg.n_head,
+            .D = cfg.n_head ? cfg.n_embd / cfg.n_head : 0,
+            .F = cfg.n_inner > 0 ? cfg.n_inner : 4 * cfg.n_embd,
+            .V = cfg.vocab_size,
+            .P = cfg.n_positions};
   // (T, C) in a buffer of its own: the attention shapes below write into d.a, d.b and d.c.
   char tc_buf[64];
   const char *id = s->id, *tc = sh(tc_buf, 2, d.T, d.C, 0);
   if (attention_shapes(id, &d, lang, out, len)) return;
-  if (!strcmp(id, "tokenize")) snprintf(out, len, tt_str(lang, TT_S_SHAPE_TOKENIZE_FMT), ARROW, sh(d.a, 1, d.T, 0, 0));
-  else if (!strcmp(id, "ids")) snprintf(out, len, tt_str(lang, TT_S_SHAPE_IDS_FMT), sh(d.a, 1, d.T, 0, 0), (long long)d.V);
+  if (!strcmp(id, "tokenize"))
+    snprintf(out, len, tt_str(lang, TT_S_SHAPE_TOKENIZE_FMT), ARROW, sh(d.a, 1, d.T, 0, 0));
+  else if (!strcmp(id, "ids"))
+    snprintf(out, len, tt_str(lang, TT_S_SHAPE_IDS_FMT), sh(d.a, 1, d.T, 0, 0), (long long)d.V);
   else if (!strcmp(id, "embed"))
     snprintf(out, len, "W_E %s, ids %s " ARROW " %s", sh(d.a, 2, d.V, d.C, 0), sh(d.b, 1, d.T, 0, 0), tc);
-  else if (!strcmp(id, "positions")) position_shapes(&cfg, &d, lang, out, len);
+  else if (!strcmp(id, "positions"))
+    position_shapes(&cfg, &d, lang, out, len);
   else if (!strcmp(id, "sum") || !strcmp(id, "resid1") || !strcmp(id, "resid2"))
     snprintf(out, len, "%s + %s " ARROW " %s", tc, tc, tc);
-  else if (!strncmp(id, "ln", 2)) snprintf(out, len, tt_str(lang, TT_S_SHAPE_NORM_FMT), tc, ARROW, tc, sh(d.a, 1, d.T, 0, 0));
-  else if (!strcmp(id, "qkv")) product(out, len, &d, d.C, 3 * d.C);
-  else if (!strcmp(id, "proj")) product(out, len, &d, d.C, d.C);
-  else if (!strcmp(id, "ffn_up")) product(out, len, &d, d.C, d.F);
+  else if (!strncmp(id, "ln", 2))
+    snprintf(out, len, tt_str(lang, TT_S_SHAPE_NORM_FMT), tc, ARROW, tc, sh(d.a, 1, d.T, 0, 0));
+  else if (!strcmp(id, "qkv"))
+    product(out, len, &d, d.C, 3 * d.C);
+  else if (!strcmp(id, "proj"))
+    product(out, len, &d, d.C, d.C);
+  else if (!strcmp(id, "ffn_up"))
+    product(out, len, &d, d.C, d.F);
   else if (!strcmp(id, "gelu")) {
     const char *tf = sh(d.a, 2, d.T, d.F, 0);
     snprintf(out, len, tt_str(lang, TT_S_SHAPE_ELEMENTWISE_FMT), tf, ARROW, tf);
   } else if (!strcmp(id, "ffn_down")) {
     snprintf(out, len, "%s " TIMES " %s " ARROW " %s", sh(d.a, 2, d.T, d.F, 0), sh(d.b, 2, d.F, d.C, 0), tc);
-  } else if (!strcmp(id, "logits")) product(out, len, &d, d.C, d.V);
+  } else if (!strcmp(id, "logits"))
+    product(out, len, &d, d.C, d.V);
   else if (!strcmp(id, "probs")) {
     const char *tv = sh(d.a, 2, d.T, d.V, 0);
     snprintf(out, len, tt_str(lang, TT_S_SHAPE_ROWS_SUM_TO_1_FMT), tv, ARROW, tv);

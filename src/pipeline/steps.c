@@ -24,16 +24,14 @@ static const step_def steps[] = {
     {{"ln1", "ln1.hook_out", true, TT_VIEW_LAYERNORM}, NULL},
     {{"qkv", "attn.hook_qkv", true, TT_VIEW_HEATMAP}, "[Q K V] = y \xC2\xB7 W_qkv + b"},
     {{"split", "attn.hook_q", true, TT_VIEW_QKV}, "Q, K, V: (T, C) \xE2\x86\x92 (H, T, D),  D = C / H"},
-    {{"scores", "attn.hook_attn_scores_raw", true, TT_VIEW_HEATMAP},
-     "S[i, j] = q\xE1\xB5\xA2 \xC2\xB7 k\xE2\xB1\xBC"},
+    {{"scores", "attn.hook_attn_scores_raw", true, TT_VIEW_HEATMAP}, "S[i, j] = q\xE1\xB5\xA2 \xC2\xB7 k\xE2\xB1\xBC"},
     {{"scale", "attn.hook_attn_scores_scaled", true, TT_VIEW_HEATMAP}, NULL},
     {{"mask", "attn.hook_attn_scores", true, TT_VIEW_HEATMAP}, "S[i, j] = \xE2\x88\x92\xE2\x88\x9E  for j > i"},
     {{"softmax", "attn.hook_pattern", true, TT_VIEW_HEATMAP},
      "A[i, j] = exp(S[i, j]) / \xCE\xA3\xE2\x82\x96 exp(S[i, k])"},
     {{"weighted", "attn.hook_z", true, TT_VIEW_HEATMAP},
      "z\xE1\xB5\xA2 = \xCE\xA3\xE2\xB1\xBC A[i, j] \xC2\xB7 v\xE2\xB1\xBC"},
-    {{"proj", "hook_attn_out", true, TT_VIEW_HEATMAP},
-     "o = concat(z\xE2\x82\x81 \xE2\x80\xA6 z_H) \xC2\xB7 W_O + b_O"},
+    {{"proj", "hook_attn_out", true, TT_VIEW_HEATMAP}, "o = concat(z\xE2\x82\x81 \xE2\x80\xA6 z_H) \xC2\xB7 W_O + b_O"},
     {{"resid1", "hook_resid_mid", true, TT_VIEW_HEATMAP}, "h' = h + o"},
     {{"ln2", "ln2.hook_out", true, TT_VIEW_LAYERNORM}, NULL},
     {{"ffn_up", "mlp.hook_pre", true, TT_VIEW_HEATMAP}, "u = y \xC2\xB7 W\xE2\x82\x81 + b\xE2\x82\x81"},
@@ -52,7 +50,9 @@ enum { N_STEPS = sizeof steps / sizeof *steps };
 static const int pre_ln[N_STEPS] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22};
 static const int post_ln[N_STEPS] = {0, 1, 2, 3, 4, 6, 7, 8, 9, 10, 11, 12, 13, 14, 5, 16, 17, 18, 19, 15, 20, 21, 22};
 
-static bool config_of(const tt_trace *tr, tt_config *cfg) { return tr && tt_trace_config(tr, cfg); }
+static bool config_of(const tt_trace *tr, tt_config *cfg) {
+  return tr && tt_trace_config(tr, cfg);
+}
 
 static const step_def *def_at(const tt_trace *tr, int i) {
   if (i < 0 || i >= N_STEPS) return NULL;
@@ -60,7 +60,9 @@ static const step_def *def_at(const tt_trace *tr, int i) {
   return &steps[(config_of(tr, &cfg) && cfg.post_ln ? post_ln : pre_ln)[i]];
 }
 
-int tt_step_count(void) { return N_STEPS; }
+int tt_step_count(void) {
+  return N_STEPS;
+}
 
 const tt_step *tt_step_get(const tt_trace *tr, int i) {
   const step_def *d = def_at(tr, i);
@@ -78,14 +80,20 @@ static const char *variant(const tt_trace *tr, const char *id) {
   if (!strcmp(id, "logits")) return tt_pipeline_tied(tr) ? NULL : "logits.lm_head";
   if (!config_of(tr, &cfg)) return NULL;
   if (!strcmp(id, "positions"))
-    return cfg.positions == TT_POS_SINUSOIDAL ? "positions.sinusoidal" : cfg.positions == TT_POS_NONE ? "positions.none" : NULL;
+    return cfg.positions == TT_POS_SINUSOIDAL ? "positions.sinusoidal"
+           : cfg.positions == TT_POS_NONE     ? "positions.none"
+                                              : NULL;
   if (!strcmp(id, "scale")) return cfg.scale_attn ? NULL : "scale.off";
   if (!strcmp(id, "gelu")) {
     switch (cfg.activation) {
-      case TT_ACT_RELU: return "gelu.relu";
-      case TT_ACT_SILU: return "gelu.silu";
-      case TT_ACT_IDENTITY: return "gelu.identity";
-      default: return NULL;
+    case TT_ACT_RELU:
+      return "gelu.relu";
+    case TT_ACT_SILU:
+      return "gelu.silu";
+    case TT_ACT_IDENTITY:
+      return "gelu.identity";
+    default:
+      return NULL;
     }
   }
   return NULL;
@@ -108,11 +116,17 @@ const char *tt_step_text(const tt_trace *tr, int i, tt_lang lang) {
 
 static const char *activation_formula(tt_act_kind a) {
   switch (a) {
-    case TT_ACT_RELU: return "g = ReLU(u) = max(0, u)";
-    case TT_ACT_SILU: return "g = SiLU(u) = u \xC2\xB7 \xCF\x83(u)";
-    case TT_ACT_IDENTITY: return "g = u  (no activation)";
-    case TT_ACT_GELU_ERF: return "g = GELU(u) = u \xC2\xB7 \xCE\xA6(u)";
-    default: return "g = GELU(u) \xE2\x89\x88 \xC2\xBD" "u (1 + tanh(\xE2\x88\x9A(2/\xCF\x80) (u + 0.044715 u\xC2\xB3)))";
+  case TT_ACT_RELU:
+    return "g = ReLU(u) = max(0, u)";
+  case TT_ACT_SILU:
+    return "g = SiLU(u) = u \xC2\xB7 \xCF\x83(u)";
+  case TT_ACT_IDENTITY:
+    return "g = u  (no activation)";
+  case TT_ACT_GELU_ERF:
+    return "g = GELU(u) = u \xC2\xB7 \xCE\xA6(u)";
+  default:
+    return "g = GELU(u) \xE2\x89\x88 \xC2\xBD"
+           "u (1 + tanh(\xE2\x88\x9A(2/\xCF\x80) (u + 0.044715 u\xC2\xB3)))";
   }
 }
 
@@ -125,13 +139,17 @@ static const char *config_formula(const char *id, const tt_config *cfg, bool tie
     return "p\xE2\x82\x9C = W_P[t]";
   }
   if (!strncmp(id, "ln", 2)) {
-    if (cfg && cfg->norm == TT_NORM_RMSNORM) return "y = x / \xE2\x88\x9A(mean(x\xC2\xB2) + \xCE\xB5) \xC2\xB7 \xCE\xB3";
+    if (cfg && cfg->norm == TT_NORM_RMSNORM)
+      return "y = x / \xE2\x88\x9A(mean(x\xC2\xB2) + \xCE\xB5) \xC2\xB7 \xCE\xB3";
     return "y = (x \xE2\x88\x92 \xCE\xBC) / \xE2\x88\x9A(\xCF\x83\xC2\xB2 + \xCE\xB5) \xC2\xB7 \xCE\xB3 + \xCE\xB2";
   }
   if (!strcmp(id, "scale"))
-    return cfg && !cfg->scale_attn ? "S' = S  (not scaled: ttrace_scale_attn = false)" : "S' = S / \xE2\x88\x9A" "D";
+    return cfg && !cfg->scale_attn ? "S' = S  (not scaled: ttrace_scale_attn = false)"
+                                   : "S' = S / \xE2\x88\x9A"
+                                     "D";
   if (!strcmp(id, "gelu")) return activation_formula(cfg ? cfg->activation : TT_ACT_GELU_TANH);
-  if (!strcmp(id, "logits")) return tied ? "z = y \xC2\xB7 W_E\xE1\xB5\x80" : "z = y \xC2\xB7 W_U\xE1\xB5\x80  (lm_head)";
+  if (!strcmp(id, "logits"))
+    return tied ? "z = y \xC2\xB7 W_E\xE1\xB5\x80" : "z = y \xC2\xB7 W_U\xE1\xB5\x80  (lm_head)";
   return "";
 }
 
@@ -164,15 +182,15 @@ int tt_step_find(const tt_trace *tr, const char *hook, int *layer) {
   return -1;
 }
 
-tt_status tt_resolve_hook(const tt_trace *tr, const char *step, int layer, char *buf, size_t len,
-                          tt_error *err) {
+tt_status tt_resolve_hook(const tt_trace *tr, const char *step, int layer, char *buf, size_t len, tt_error *err) {
   if (tt_trace_find(tr, step)) {
     snprintf(buf, len, "%s", step);
     return TT_OK;
   }
   char full[160] = "";
   tt_hook_ref ref;
-  bool block = tt_hook_at(step, layer < 0 ? 0 : layer, &ref) && ref.def->in_block && tt_hook_name(&ref, full, sizeof full);
+  bool block =
+      tt_hook_at(step, layer < 0 ? 0 : layer, &ref) && ref.def->in_block && tt_hook_name(&ref, full, sizeof full);
   if (block && tt_trace_find(tr, full)) {
     snprintf(buf, len, "%s", full);
     return TT_OK;

@@ -66,7 +66,9 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_POS_TOKEN] = "token x",
     [TT_S_POS_POSITION] = "position p",
     [TT_S_POS_NONE] = "This model adds no position vectors.",
-    [TT_S_POS_COLUMNS] = "columns: dimensions 0 \xE2\x80\xA6 C\xE2\x88\x92" "1; one colour scale for all three",
+    [TT_S_POS_COLUMNS] =
+        "columns: dimensions 0 \xE2\x80\xA6 C\xE2\x88\x92"
+        "1; one colour scale for all three",
     // views (LayerNorm, tokens, inspector)
     [TT_S_LN_INPUT] = "input x (residual stream)",
     [TT_S_LN_INPUT_NOT_RECORDED] = "The input rows are not recorded separately in this block order.",
@@ -83,7 +85,9 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_PIN_NOT_SCALED] = "not scaled (scale_attn = false)",
     [TT_S_PIN_MASKED] = "j > i: masked \xE2\x86\x92 \xE2\x88\x92\xE2\x88\x9E, weight 0",
     [TT_S_PIN_VISIBLE] = "j \xE2\x89\xA4 i: visible, kept",
-    [TT_S_PIN_MASKED_EXP] = "     (a masked score is \xE2\x88\x92\xE2\x88\x9E and exp(\xE2\x88\x92\xE2\x88\x9E) = 0: this cell gets no weight)",
+    [TT_S_PIN_MASKED_EXP] =
+        "     (a masked score is \xE2\x88\x92\xE2\x88\x9E and exp(\xE2\x88\x92\xE2\x88\x9E) = 0: this cell gets no "
+        "weight)",
     [TT_S_PIN_ROW_MAX_FMT] = "     (minus the row maximum %s: same result, no overflow)",
     [TT_S_PIN_ROW_SUM] = "row sum \xCE\xA3 exp",
     [TT_S_PIN_RECORDED_WEIGHT] = "recorded weight",
@@ -96,7 +100,9 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_JUMP_FMT] = "go to %s \xE2\x86\xB5",
     [TT_S_KEYS_LESSON_NAV] = "\xE2\x86\x92 Space next   \xE2\x86\x90 back   Home End   number+Enter: go to step   ",
     [TT_S_KEYS_LESSON_END] = "S screenshot   F1 help   Esc quit",
-    [TT_S_KEYS_WINDOW] = "\xE2\x86\x90\xE2\x86\x92 step   \xE2\x86\x91\xE2\x86\x93 layer   [ ] head   Tab table   G heads grid   Space play   S screenshot   P prompt   F1 help",
+    [TT_S_KEYS_WINDOW] =
+        "\xE2\x86\x90\xE2\x86\x92 step   \xE2\x86\x91\xE2\x86\x93 layer   [ ] head   Tab table   G heads grid   Space "
+        "play   S screenshot   P prompt   F1 help",
     // comparisons
     [TT_S_CMP_NORMS_INDEX_FMT] = "%s %d %s, block %d",
     [TT_S_CMP_MAX_HEAD_FMT] = "max |A \xE2\x88\x92 B| = %.4g in head %d",
@@ -110,7 +116,8 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_CMP_NO_DIFF_VIEW] = "no difference for this view",
     [TT_S_CMP_LACKS_FMT] = "%s lacks this tensor",
     [TT_S_CMP_INFO_SUBTRACT] = "A \xE2\x88\x92 B subtracts cell by cell.",
-    [TT_S_CMP_INFO_COLOURS] = "White is 0 (equal), red: A is larger, blue: B is larger. A and B share one colour scale.",
+    [TT_S_CMP_INFO_COLOURS] =
+        "White is 0 (equal), red: A is larger, blue: B is larger. A and B share one colour scale.",
     [TT_S_CMP_INFO_POINT] = "Point at a cell to see the three values.",
     [TT_S_CMP_INFO_SHAPES] = "The shapes differ, so there is nothing to subtract.",
     [TT_S_CMP_NORMS_TITLE_FMT] = "%s \xC2\xB7 vector length \xE2\x80\x96x\xE2\x80\x96 in every block",
@@ -120,7 +127,9 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_LESSON_NO_TWIN] = "this lesson has no other language",
     [TT_S_LESSON_NO_STEP_FMT] = "there is no step %d (1\xE2\x80\x93%d)",
     // comparisons (continued)
-    [TT_S_CMP_TOKENS_DIFFER] = " \xC2\xB7 tokens differ where rows say A\xE2\x89\xA0" "B",
+    [TT_S_CMP_TOKENS_DIFFER] =
+        " \xC2\xB7 tokens differ where rows say A\xE2\x89\xA0"
+        "B",
     // logits
     [TT_S_LOGITS_BINS] = "the whole vocabulary in bins (each row: bin maximum above, minimum below)",
     // the window's status line
@@ -165,12 +174,17 @@ static const tt_step_words steps[] = {
     {"scores", "Scores Q\xC2\xB7K\xE1\xB5\x80",
      "Every query is compared with every key by a dot product; a large value means the two vectors "
      "point the same way. Row i says how strongly token i is drawn to each token j."},
-    {"scale", "\xC3\xB7 \xE2\x88\x9A" "d_k",
-     "A dot product of D terms spreads wider as D grows: its standard deviation grows with \xE2\x88\x9A" "D. "
-     "Dividing by \xE2\x88\x9A" "D keeps the scores in a range where softmax still shares its weight "
+    {"scale",
+     "\xC3\xB7 \xE2\x88\x9A"
+     "d_k",
+     "A dot product of D terms spreads wider as D grows: its standard deviation grows with \xE2\x88\x9A"
+     "D. "
+     "Dividing by \xE2\x88\x9A"
+     "D keeps the scores in a range where softmax still shares its weight "
      "instead of putting almost all of it on one token."},
     {"scale.off", NULL,
-     "A dot product of D terms spreads wider as D grows: its standard deviation grows with \xE2\x88\x9A" "D. "
+     "A dot product of D terms spreads wider as D grows: its standard deviation grows with \xE2\x88\x9A"
+     "D. "
      "This model does not divide (scale_attn: false): the scores go to softmax as they are."},
     {"mask", "Causal mask",
      "A token may not look at the tokens after it: while generating, they do not exist yet. Their "
@@ -225,42 +239,45 @@ static const tt_step_words steps[] = {
 
 // The window's help (F1), then the lesson window's; rows as in strings_en.c, in its order.
 static const tt_key_row window_keys[] = {
-      {"\xE2\x86\x90 / \xE2\x86\x92", "previous / next step"},
-      {"\xE2\x86\x91 / \xE2\x86\x93", "previous / next layer"},
-      {"[ / ]", "previous / next head"},
-      {"Tab", "heatmap \xE2\x86\x94 numeric table"},
-      {"G / O", "all heads of the layer / layers \xC3\x97 heads"},
-      {"Space", "play / pause (a step every 3 seconds)"},
-      {"S", "save a screenshot (the bottom line says where)"},
-      {"P", "type a new prompt; Enter traces it"},
-      {"wheel, + / \xE2\x88\x92", "zoom in / out (down to single cells); 0 resets"},
-      {"drag", "pan a zoomed view"},
-      {"click", "pin a cell: its arithmetic appears on the right"},
-      {", / .", "bars: earlier / later token; \xE2\x88\x92 / = temperature"},
-      {"D", "light / dark theme"},
-      {"L", "English / 한국어"},
-      {"F1 or ?", "this help;  Esc closes it, Q quits"},
+    {"\xE2\x86\x90 / \xE2\x86\x92", "previous / next step"},
+    {"\xE2\x86\x91 / \xE2\x86\x93", "previous / next layer"},
+    {"[ / ]", "previous / next head"},
+    {"Tab", "heatmap \xE2\x86\x94 numeric table"},
+    {"G / O", "all heads of the layer / layers \xC3\x97 heads"},
+    {"Space", "play / pause (a step every 3 seconds)"},
+    {"S", "save a screenshot (the bottom line says where)"},
+    {"P", "type a new prompt; Enter traces it"},
+    {"wheel, + / \xE2\x88\x92", "zoom in / out (down to single cells); 0 resets"},
+    {"drag", "pan a zoomed view"},
+    {"click", "pin a cell: its arithmetic appears on the right"},
+    {", / .", "bars: earlier / later token; \xE2\x88\x92 / = temperature"},
+    {"D", "light / dark theme"},
+    {"L", "English / 한국어"},
+    {"F1 or ?", "this help;  Esc closes it, Q quits"},
 };
 
 static const tt_key_row lesson_keys[] = {
-      {"\xE2\x86\x92  Space  PgDn", "next step"},
-      {"\xE2\x86\x90  PgUp", "previous step"},
-      {"Home / End", "first / last step"},
-      {"7  Enter", "go to step 7 (type the number, then Enter)"},
-      {"L", "the same lesson in the other language"},
-      {"N", "hide / show the narration (more room for the view)"},
-      {"[ / ]", "previous / next head"},
-      {"Tab", "heatmap \xE2\x86\x94 numbers"},
-      {"wheel, + / \xE2\x88\x92, drag", "zoom and pan"},
-      {"click", "pin a cell: its arithmetic appears"},
-      {"S", "save a screenshot (the bottom line says where)"},
-      {"D", "light / dark theme"},
-      {"F1 or ?", "this help"},
-      {"Esc / Q", "close the help, then quit"},
+    {"\xE2\x86\x92  Space  PgDn", "next step"},
+    {"\xE2\x86\x90  PgUp", "previous step"},
+    {"Home / End", "first / last step"},
+    {"7  Enter", "go to step 7 (type the number, then Enter)"},
+    {"L", "the same lesson in the other language"},
+    {"N", "hide / show the narration (more room for the view)"},
+    {"[ / ]", "previous / next head"},
+    {"Tab", "heatmap \xE2\x86\x94 numbers"},
+    {"wheel, + / \xE2\x88\x92, drag", "zoom and pan"},
+    {"click", "pin a cell: its arithmetic appears"},
+    {"S", "save a screenshot (the bottom line says where)"},
+    {"D", "light / dark theme"},
+    {"F1 or ?", "this help"},
+    {"Esc / Q", "close the help, then quit"},
 };
 
 const tt_lang_words *tt_words_en(void) {
-  static const tt_lang_words w = {str, steps, sizeof steps / sizeof *steps, {window_keys, lesson_keys},
+  static const tt_lang_words w = {str,
+                                  steps,
+                                  sizeof steps / sizeof *steps,
+                                  {window_keys, lesson_keys},
                                   {sizeof window_keys / sizeof *window_keys, sizeof lesson_keys / sizeof *lesson_keys}};
   return &w;
 }

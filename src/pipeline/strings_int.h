@@ -13,7 +13,7 @@ typedef struct {
 } tt_step_words;
 
 typedef struct {
-  const char *const *str;        // TT_S_COUNT entries (NULL: taken from English)
+  const char *const *str;  // TT_S_COUNT entries (NULL: taken from English)
   const tt_step_words *steps;
   size_t n_steps;
   const tt_key_row *keys[TT_KEYS_COUNT];  // help tables (tt_key_help)

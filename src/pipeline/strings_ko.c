@@ -62,7 +62,9 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_POS_TOKEN] = "토큰 x",
     [TT_S_POS_POSITION] = "위치 p",
     [TT_S_POS_NONE] = "이 모델에는 위치 벡터가 없습니다.",
-    [TT_S_POS_COLUMNS] = "열: 차원 0 \xE2\x80\xA6 C\xE2\x88\x92" "1, 세 그림 모두 같은 색 척도",
+    [TT_S_POS_COLUMNS] =
+        "열: 차원 0 \xE2\x80\xA6 C\xE2\x88\x92"
+        "1, 세 그림 모두 같은 색 척도",
     // views (LayerNorm, tokens, inspector)
     [TT_S_LN_INPUT] = "입력 x (잔차 스트림)",
     [TT_S_LN_INPUT_NOT_RECORDED] = "입력 행은 이 순서에서 따로 기록되지 않습니다.",
@@ -79,7 +81,9 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_PIN_NOT_SCALED] = "나누지 않음 (scale_attn = false)",
     [TT_S_PIN_MASKED] = "j > i: 가림 \xE2\x86\x92 \xE2\x88\x92\xE2\x88\x9E, 가중치 0",
     [TT_S_PIN_VISIBLE] = "j \xE2\x89\xA4 i: 보이는 칸, 그대로",
-    [TT_S_PIN_MASKED_EXP] = "     (가린 칸의 점수는 \xE2\x88\x92\xE2\x88\x9E이고 exp(\xE2\x88\x92\xE2\x88\x9E) = 0이라, 이 칸은 가중치를 받지 않습니다)",
+    [TT_S_PIN_MASKED_EXP] =
+        "     (가린 칸의 점수는 \xE2\x88\x92\xE2\x88\x9E이고 exp(\xE2\x88\x92\xE2\x88\x9E) = 0이라, 이 칸은 가중치를 "
+        "받지 않습니다)",
     [TT_S_PIN_ROW_MAX_FMT] = "     (행의 최댓값 %s를 빼도 결과는 같고 넘침을 막습니다)",
     [TT_S_PIN_ROW_SUM] = "행의 합 \xCE\xA3 exp",
     [TT_S_PIN_RECORDED_WEIGHT] = "기록된 가중치",
@@ -92,7 +96,9 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_JUMP_FMT] = "%s단계로 \xE2\x86\xB5",
     [TT_S_KEYS_LESSON_NAV] = "\xE2\x86\x92 Space 다음   \xE2\x86\x90 이전   Home End   숫자+Enter 단계 이동   ",
     [TT_S_KEYS_LESSON_END] = "S 화면 저장   F1 도움말   Esc 끝",
-    [TT_S_KEYS_WINDOW] = "\xE2\x86\x90\xE2\x86\x92 단계   \xE2\x86\x91\xE2\x86\x93 블록   [ ] 헤드   Tab 표   G 헤드 격자   Space 재생   S 화면 저장   P 프롬프트   F1 도움말",
+    [TT_S_KEYS_WINDOW] =
+        "\xE2\x86\x90\xE2\x86\x92 단계   \xE2\x86\x91\xE2\x86\x93 블록   [ ] 헤드   Tab 표   G 헤드 격자   Space 재생  "
+        " S 화면 저장   P 프롬프트   F1 도움말",
     // comparisons
     [TT_S_CMP_NORMS_INDEX_FMT] = "%s %d %s, 블록 %d",
     [TT_S_CMP_MAX_HEAD_FMT] = "max |A \xE2\x88\x92 B| = %.4g (헤드 %d)",
@@ -116,7 +122,9 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_LESSON_NO_TWIN] = "이 수업은 다른 언어판이 없습니다",
     [TT_S_LESSON_NO_STEP_FMT] = "%d단계는 없습니다 (1\xE2\x80\x93%d)",
     // comparisons (continued)
-    [TT_S_CMP_TOKENS_DIFFER] = " \xC2\xB7 토큰이 다른 위치: A\xE2\x89\xA0" "B",
+    [TT_S_CMP_TOKENS_DIFFER] =
+        " \xC2\xB7 토큰이 다른 위치: A\xE2\x89\xA0"
+        "B",
     // logits
     [TT_S_LOGITS_BINS] = "어휘 전체 (구간마다 위: 최댓값, 아래: 최솟값)",
     // the window's status line
@@ -161,12 +169,17 @@ static const tt_step_words steps[] = {
     {"scores", "점수 Q\xC2\xB7K\xE1\xB5\x80",
      "모든 쿼리를 모든 키와 내적으로 비교합니다. 값이 크면 두 벡터가 비슷한 방향을 가리킨다는 뜻입니다. "
      "i행은 토큰 i가 각 토큰 j에 얼마나 끌리는지를 나타냅니다."},
-    {"scale", "\xC3\xB7 \xE2\x88\x9A" "d_k",
-     "D개 항의 내적은 D가 클수록 넓게 퍼집니다. 표준편차(\xCF\x83)가 \xE2\x88\x9A" "D에 비례해 커집니다. "
-     "\xE2\x88\x9A" "D로 나누면 점수가 적당한 범위에 머물러, softmax가 한 토큰에 거의 모든 가중치를 "
+    {"scale",
+     "\xC3\xB7 \xE2\x88\x9A"
+     "d_k",
+     "D개 항의 내적은 D가 클수록 넓게 퍼집니다. 표준편차(\xCF\x83)가 \xE2\x88\x9A"
+     "D에 비례해 커집니다. "
+     "\xE2\x88\x9A"
+     "D로 나누면 점수가 적당한 범위에 머물러, softmax가 한 토큰에 거의 모든 가중치를 "
      "몰아주지 않고 나눠 줍니다."},
     {"scale.off", NULL,
-     "D개 항의 내적은 D가 클수록 넓게 퍼집니다. 표준편차(\xCF\x83)가 \xE2\x88\x9A" "D에 비례해 커집니다. "
+     "D개 항의 내적은 D가 클수록 넓게 퍼집니다. 표준편차(\xCF\x83)가 \xE2\x88\x9A"
+     "D에 비례해 커집니다. "
      "이 모델은 나누지 않으므로(scale_attn: false) 점수가 그대로 softmax에 들어갑니다."},
     {"mask", "인과 마스크",
      "토큰은 자기 뒤의 토큰을 보면 안 됩니다. 글을 생성할 때는 아직 없기 때문입니다. 그 점수는 "
@@ -216,42 +229,45 @@ static const tt_step_words steps[] = {
 
 // The window's help (F1), then the lesson window's; rows as in strings_en.c, in its order.
 static const tt_key_row window_keys[] = {
-      {"\xE2\x86\x90 / \xE2\x86\x92", "이전 / 다음 단계"},
-      {"\xE2\x86\x91 / \xE2\x86\x93", "이전 / 다음 블록"},
-      {"[ / ]", "이전 / 다음 헤드"},
-      {"Tab", "히트맵 \xE2\x86\x94 숫자 표"},
-      {"G / O", "블록의 모든 헤드 / 블록 \xC3\x97 헤드 개요"},
-      {"Space", "재생 / 멈춤 (3초마다 한 단계)"},
-      {"S", "화면 저장 (저장 위치는 아래 줄에 표시)"},
-      {"P", "새 프롬프트 입력, Enter로 다시 계산"},
-      {"휠, + / \xE2\x88\x92", "확대 / 축소 (한 칸까지), 0은 원래대로"},
-      {"끌기", "확대한 그림 옮기기"},
-      {"클릭", "칸 고정: 오른쪽에 계산 과정 표시"},
-      {", / .", "막대: 앞 / 뒤 토큰, \xE2\x88\x92 / = 온도"},
-      {"D", "밝은 / 어두운 테마"},
-      {"L", "English / 한국어"},
-      {"F1 또는 ?", "이 도움말, Esc로 닫기, Q로 끝내기"},
+    {"\xE2\x86\x90 / \xE2\x86\x92", "이전 / 다음 단계"},
+    {"\xE2\x86\x91 / \xE2\x86\x93", "이전 / 다음 블록"},
+    {"[ / ]", "이전 / 다음 헤드"},
+    {"Tab", "히트맵 \xE2\x86\x94 숫자 표"},
+    {"G / O", "블록의 모든 헤드 / 블록 \xC3\x97 헤드 개요"},
+    {"Space", "재생 / 멈춤 (3초마다 한 단계)"},
+    {"S", "화면 저장 (저장 위치는 아래 줄에 표시)"},
+    {"P", "새 프롬프트 입력, Enter로 다시 계산"},
+    {"휠, + / \xE2\x88\x92", "확대 / 축소 (한 칸까지), 0은 원래대로"},
+    {"끌기", "확대한 그림 옮기기"},
+    {"클릭", "칸 고정: 오른쪽에 계산 과정 표시"},
+    {", / .", "막대: 앞 / 뒤 토큰, \xE2\x88\x92 / = 온도"},
+    {"D", "밝은 / 어두운 테마"},
+    {"L", "English / 한국어"},
+    {"F1 또는 ?", "이 도움말, Esc로 닫기, Q로 끝내기"},
 };
 
 static const tt_key_row lesson_keys[] = {
-      {"\xE2\x86\x92  Space  PgDn", "다음 단계"},
-      {"\xE2\x86\x90  PgUp", "이전 단계"},
-      {"Home / End", "처음 / 마지막 단계"},
-      {"7  Enter", "7단계로 이동 (숫자를 치고 Enter)"},
-      {"L", "같은 수업을 다른 언어로"},
-      {"N", "설명 숨기기 / 보이기 (그림을 크게)"},
-      {"[ / ]", "이전 / 다음 헤드"},
-      {"Tab", "히트맵 \xE2\x86\x94 숫자"},
-      {"휠, + / \xE2\x88\x92, 끌기", "확대와 이동"},
-      {"클릭", "칸 고정: 계산 과정 표시"},
-      {"S", "화면 저장 (저장 위치는 아래 줄에 표시)"},
-      {"D", "밝은 / 어두운 테마"},
-      {"F1 또는 ?", "이 도움말"},
-      {"Esc / Q", "도움말 닫기, 그다음 끝내기"},
+    {"\xE2\x86\x92  Space  PgDn", "다음 단계"},
+    {"\xE2\x86\x90  PgUp", "이전 단계"},
+    {"Home / End", "처음 / 마지막 단계"},
+    {"7  Enter", "7단계로 이동 (숫자를 치고 Enter)"},
+    {"L", "같은 수업을 다른 언어로"},
+    {"N", "설명 숨기기 / 보이기 (그림을 크게)"},
+    {"[ / ]", "이전 / 다음 헤드"},
+    {"Tab", "히트맵 \xE2\x86\x94 숫자"},
+    {"휠, + / \xE2\x88\x92, 끌기", "확대와 이동"},
+    {"클릭", "칸 고정: 계산 과정 표시"},
+    {"S", "화면 저장 (저장 위치는 아래 줄에 표시)"},
+    {"D", "밝은 / 어두운 테마"},
+    {"F1 또는 ?", "이 도움말"},
+    {"Esc / Q", "도움말 닫기, 그다음 끝내기"},
 };
 
 const tt_lang_words *tt_words_ko(void) {
-  static const tt_lang_words w = {str, steps, sizeof steps / sizeof *steps, {window_keys, lesson_keys},
+  static const tt_lang_words w = {str,
+                                  steps,
+                                  sizeof steps / sizeof *steps,
+                                  {window_keys, lesson_keys},
                                   {sizeof window_keys / sizeof *window_keys, sizeof lesson_keys / sizeof *lesson_keys}};
   return &w;
 }

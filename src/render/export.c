@@ -33,10 +33,12 @@ void tt_render_destroy(tt_render *rc) {
 }
 
 void tt_render_set_extras(tt_render *rc, const tt_render_extras *ex) {
-  if (ex) rc->ex = *ex;
-  else memset(&rc->ex, 0, sizeof rc->ex);
-  rc->wte_view = (tt_tensor){.name = "wte", .dtype = TT_F32, .ndim = 2, .shape = {rc->ex.vocab, rc->ex.width},
-                             .data = (void *)rc->ex.wte};
+  if (ex)
+    rc->ex = *ex;
+  else
+    memset(&rc->ex, 0, sizeof rc->ex);
+  rc->wte_view = (tt_tensor){
+      .name = "wte", .dtype = TT_F32, .ndim = 2, .shape = {rc->ex.vocab, rc->ex.width}, .data = (void *)rc->ex.wte};
   tt_ffn_collapse_free(&rc->collapse);  // made from the previous trace or model
   rc->collapse_of = NULL;
   tt_render_forget(rc);
@@ -58,9 +60,18 @@ int tt_unit_for(const tt_view_state *st, int w, int h) {
 }
 
 tt_type tt_type_for(int u) {
-  return (tt_type){.display = u * 16 / 10, .formula = u * 14 / 10, .title = u * 13 / 10, .heading = u * 12 / 10,
-                   .large = u * 11 / 10, .body = u, .cell = u * 85 / 100, .label = u * 9 / 10, .small = u * 8 / 10,
-                   .big = u * 3 / 2, .line = u * 3 / 2, .line_loose = u * 17 / 10};
+  return (tt_type){.display = u * 16 / 10,
+                   .formula = u * 14 / 10,
+                   .title = u * 13 / 10,
+                   .heading = u * 12 / 10,
+                   .large = u * 11 / 10,
+                   .body = u,
+                   .cell = u * 85 / 100,
+                   .label = u * 9 / 10,
+                   .small = u * 8 / 10,
+                   .big = u * 3 / 2,
+                   .line = u * 3 / 2,
+                   .line_loose = u * 17 / 10};
 }
 
 static void paint(tt_render *rc, tt_canvas *cv, SDL_Rect area, const tt_trace *tr, const tt_view_state *st,
@@ -142,8 +153,8 @@ static void view_fn(tt_render *rc, SDL_Renderer *r, SDL_Rect area, void *ctx) {
   tt_render_draw(rc, r, area, j->tr, j->st, j->lay);
 }
 
-tt_status tt_render_surface(tt_render *rc, const tt_trace *tr, const tt_view_state *st, int w, int h,
-                            SDL_Surface **out, tt_layout *lay, tt_error *err) {
+tt_status tt_render_surface(tt_render *rc, const tt_trace *tr, const tt_view_state *st, int w, int h, SDL_Surface **out,
+                            tt_layout *lay, tt_error *err) {
   view_job j = {tr, st, lay};
   return tt_headless_surface(rc, w, h, view_fn, &j, out, err);
 }

@@ -115,7 +115,8 @@ static void add_group(tt_viz_data *d, const char *text, size_t len) {
   size_t o = 0;
   for (int i = 0; i < n && o + 8 < sizeof pieces; i++) {
     if (i) o += (size_t)snprintf(pieces + o, sizeof pieces - o, " \xC2\xB7 ");
-    for (const char *c = tt_tokenizer_token_display(d->tok, ids[i], one, sizeof one); *c && o + 4 < sizeof pieces; c++) {
+    for (const char *c = tt_tokenizer_token_display(d->tok, ids[i], one, sizeof one); *c && o + 4 < sizeof pieces;
+         c++) {
       if (*c == ' ') {  // a space as ␣, as the tokens view shows it
         memcpy(pieces + o, "\xE2\x90\xA3", 3);
         o += 3;
@@ -131,7 +132,8 @@ static void add_group(tt_viz_data *d, const char *text, size_t len) {
   g->pieces = strdup(pieces);
   g->first = first;
   g->count = d->n_merges - first;
-  if (g->text && g->pieces) d->n_groups++;
+  if (g->text && g->pieces)
+    d->n_groups++;
   else {
     free((char *)g->text);
     free((char *)g->pieces);

@@ -15,25 +15,25 @@ typedef enum { TT_THEME_LIGHT, TT_THEME_DARK } tt_theme;
 
 // Everything a view depends on besides the trace. Plain data: copy it freely.
 typedef struct {
-  char hook[96];           // the tensor shown, a full hook name ("blocks.0.attn.hook_pattern")
-  int step;                // index in the step list (tt_step_get), or -1 when a hook is shown directly
-  int layer, head;         // layer for block steps; head of head-major tensors
+  char hook[96];    // the tensor shown, a full hook name ("blocks.0.attn.hook_pattern")
+  int step;         // index in the step list (tt_step_get), or -1 when a hook is shown directly
+  int layer, head;  // layer for block steps; head of head-major tensors
   tt_view_kind view;
   float zoom;              // 1 shows the whole tensor; 2 shows half the cells along each axis, ...
   float pan_row, pan_col;  // first visible row and column, in cells
   tt_theme theme;
   tt_lang lang;
-  float font_scale;        // multiplies the type size chosen for the area (1 = default)
-  bool frame;              // draw the step navigator, formula and explanation around the view
-  int mouse_x, mouse_y;    // pointer inside the area (-1: none); the hovered cell is inspected
-  int pin_row, pin_col;    // pinned cell of the main panel (-1: none); its arithmetic is shown
-  float temperature;       // bars: p = softmax(logits / temperature)
-  int position;            // bars: whose next token (row of the logits); -1 the last token
-  int top_k;               // bars: how many candidates
-  bool playing;            // show the play marker
-  bool show_help;          // the key overlay
-  const char *prompt_edit; // text being typed in the prompt box, or NULL when not editing
-  const char *status;      // one line at the bottom (e.g. where a screenshot went), or NULL
+  float font_scale;         // multiplies the type size chosen for the area (1 = default)
+  bool frame;               // draw the step navigator, formula and explanation around the view
+  int mouse_x, mouse_y;     // pointer inside the area (-1: none); the hovered cell is inspected
+  int pin_row, pin_col;     // pinned cell of the main panel (-1: none); its arithmetic is shown
+  float temperature;        // bars: p = softmax(logits / temperature)
+  int position;             // bars: whose next token (row of the logits); -1 the last token
+  int top_k;                // bars: how many candidates
+  bool playing;             // show the play marker
+  bool show_help;           // the key overlay
+  const char *prompt_edit;  // text being typed in the prompt box, or NULL when not editing
+  const char *status;       // one line at the bottom (e.g. where a screenshot went), or NULL
 } tt_view_state;
 
 void tt_view_state_init(tt_view_state *st);
@@ -63,7 +63,7 @@ typedef struct tt_merge_group {
 
 // One drawn matrix of cells, kept so a pointer position can be turned into a cell.
 typedef struct {
-  SDL_Rect rect;           // where the visible cells lie
+  SDL_Rect rect;  // where the visible cells lie
   const tt_tensor *t;
   int64_t offset;          // flat index of cell (0, 0)
   int64_t row_stride;      // flat step between rows (columns are contiguous)
@@ -79,7 +79,7 @@ typedef struct {
 typedef struct {
   int n_panels;
   tt_panel panels[TT_MAX_PANELS];
-  int n_nav;                  // step navigator entries drawn
+  int n_nav;  // step navigator entries drawn
   SDL_Rect nav_rects[TT_MAX_NAV];
   int nav_steps[TT_MAX_NAV];  // the step index of each entry
   SDL_Rect view_rect;         // the area of the view itself (inside the frame)
@@ -107,19 +107,19 @@ void tt_render_set_extras(tt_render *rc, const tt_render_extras *ex);  // copied
 // Drops the textures made for the renderer last drawn on; call before destroying it.
 void tt_render_forget(tt_render *rc);
 // Draws the view into area of r. lay (may be NULL) receives the panels for picking.
-void tt_render_draw(tt_render *rc, SDL_Renderer *r, SDL_Rect area, const tt_trace *tr,
-                    const tt_view_state *st, tt_layout *lay);
+void tt_render_draw(tt_render *rc, SDL_Renderer *r, SDL_Rect area, const tt_trace *tr, const tt_view_state *st,
+                    tt_layout *lay);
 
 // Headless: the view drawn at w × h into a new RGB24 surface (free with SDL_FreeSurface).
-tt_status tt_render_surface(tt_render *rc, const tt_trace *tr, const tt_view_state *st, int w, int h,
-                            SDL_Surface **out, tt_layout *lay, tt_error *err);
+tt_status tt_render_surface(tt_render *rc, const tt_trace *tr, const tt_view_state *st, int w, int h, SDL_Surface **out,
+                            tt_layout *lay, tt_error *err);
 // Writes a surface as PNG atomically (temporary file, then rename).
 tt_status tt_render_save_png(SDL_Surface *s, const char *path, tt_error *err);
-tt_status tt_render_png(tt_render *rc, const tt_trace *tr, const tt_view_state *st, int w, int h,
-                        const char *path, tt_error *err);
+tt_status tt_render_png(tt_render *rc, const tt_trace *tr, const tt_view_state *st, int w, int h, const char *path,
+                        tt_error *err);
 // The same view as SVG elements (cells as rectangles, downsampled for large tensors).
-tt_status tt_render_svg(tt_render *rc, const tt_trace *tr, const tt_view_state *st, int w, int h,
-                        const char *path, tt_error *err);
+tt_status tt_render_svg(tt_render *rc, const tt_trace *tr, const tt_view_state *st, int w, int h, const char *path,
+                        tt_error *err);
 
 // ---- two traces side by side; lesson pages (compare.c, norms.c, lesson_page.c) --------
 // Tensors a view computes from the traces (a − b, vector lengths per layer), kept between
@@ -140,47 +140,47 @@ typedef struct {
 
 // What the last drawing with d compared (the window's state dump, tests).
 typedef struct {
-  bool diff;           // a difference was drawn
-  char hook[96];       // the tensor compared ("norms" for vector lengths)
+  bool diff;      // a difference was drawn
+  char hook[96];  // the tensor compared ("norms" for vector lengths)
   int64_t numel;
-  float max_abs;       // max |a − b| over the cells finite in both
-  int64_t max_at;      // flat index of that cell (-1: none)
-  int64_t n_one_sided; // cells finite in one trace only (e.g. masked in one)
-  bool hover;          // the pointer is on a compared cell:
-  char side;           // 'A', 'B' or 'D' (the difference panel)
-  int head, row, col;  // its index (head -1 for matrices)
-  float a, b, d;       // the three values there
+  float max_abs;        // max |a − b| over the cells finite in both
+  int64_t max_at;       // flat index of that cell (-1: none)
+  int64_t n_one_sided;  // cells finite in one trace only (e.g. masked in one)
+  bool hover;           // the pointer is on a compared cell:
+  char side;            // 'A', 'B' or 'D' (the difference panel)
+  int head, row, col;   // its index (head -1 for matrices)
+  float a, b, d;        // the three values there
 } tt_compare_info;
 void tt_derived_info(const tt_derived *d, tt_compare_info *out);
 
 void tt_render_draw_compare(tt_render *rc, SDL_Renderer *r, SDL_Rect area, const tt_trace *a, const tt_compare *cmp,
                             const tt_view_state *st, tt_derived *d, tt_layout *lay);
 // Headless: the comparison as a figure (or with the window's frame when st->frame).
-tt_status tt_render_compare_png(tt_render *rc, const tt_trace *a, const tt_compare *cmp, const tt_view_state *st,
-                                int w, int h, tt_derived *d, const char *path, tt_error *err);
+tt_status tt_render_compare_png(tt_render *rc, const tt_trace *a, const tt_compare *cmp, const tt_view_state *st, int w,
+                                int h, tt_derived *d, const char *path, tt_error *err);
 // The same as SVG (texts say which trace they come from: data-tt-trace A, B or D).
-tt_status tt_render_compare_svg(tt_render *rc, const tt_trace *a, const tt_compare *cmp, const tt_view_state *st,
-                                int w, int h, tt_derived *d, const char *path, tt_error *err);
+tt_status tt_render_compare_svg(tt_render *rc, const tt_trace *a, const tt_compare *cmp, const tt_view_state *st, int w,
+                                int h, tt_derived *d, const char *path, tt_error *err);
 
 // One step of a lesson: the lesson title and "3 / 9" on top, the narration on the left,
 // and on the right exactly the step's view (st), or a comparison, or the lengths of the
 // token vectors through the layers.
 typedef struct {
   const char *lesson_title;
-  const char *step_title;      // "" when none
-  const char *narration;       // paragraphs separated by blank lines; single newlines reflow
-  int step, n_steps;           // step is 0-based
-  int row;                     // the token row the narration is about, outlined (-1: none)
-  const tt_compare *compare;   // NULL: one trace
+  const char *step_title;     // "" when none
+  const char *narration;      // paragraphs separated by blank lines; single newlines reflow
+  int step, n_steps;          // step is 0-based
+  int row;                    // the token row the narration is about, outlined (-1: none)
+  const tt_compare *compare;  // NULL: one trace
   // "norms": the (T, C) tensor of each layer in a (and in compare->b), drawn as a table of
   // vector lengths, tokens × layers, instead of st's view.
   const tt_tensor *const *layers;
   const tt_tensor *const *layers_b;
   int n_layers;
-  const char *jump;            // digits typed to jump to a step, or NULL
-  const char *other_lang;      // what L switches to ("한국어"), or NULL when there is no twin
-  const char *error;           // the step could not be shown: this message instead, or NULL
-  bool narration_hidden;       // the view takes the whole width
+  const char *jump;        // digits typed to jump to a step, or NULL
+  const char *other_lang;  // what L switches to ("한국어"), or NULL when there is no twin
+  const char *error;       // the step could not be shown: this message instead, or NULL
+  bool narration_hidden;   // the view takes the whole width
 } tt_lesson_page;
 void tt_render_draw_lesson(tt_render *rc, SDL_Renderer *r, SDL_Rect area, const tt_trace *tr, const tt_view_state *st,
                            const tt_lesson_page *pg, tt_derived *d, tt_layout *lay);

@@ -13,8 +13,8 @@ typedef struct {
 } tt_rgba;
 
 // ---- colour maps (colormap.c) ------------------------------------------------------------
-tt_rgba tt_cmap_viridis(float t);   // t in [0, 1]
-tt_rgba tt_cmap_diverging(float t); // t in [-1, 1]: blue, white at 0, red
+tt_rgba tt_cmap_viridis(float t);    // t in [0, 1]
+tt_rgba tt_cmap_diverging(float t);  // t in [-1, 1]: blue, white at 0, red
 
 // ---- theme (theme.c) -----------------------------------------------------------------------
 typedef struct {
@@ -35,13 +35,11 @@ typedef struct {
   int dy;          // vertical offset so that baselines line up
 } tt_text_run;
 // Splits s into runs (a face per glyph: DejaVu, else Nanum); returns the count (≤ max).
-int tt_text_layout(tt_fonts *f, const char *s, int px, tt_font_kind k, tt_text_run *runs, int max,
-                   int *w, int *h);
+int tt_text_layout(tt_fonts *f, const char *s, int px, tt_font_kind k, tt_text_run *runs, int max, int *w, int *h);
 void tt_text_size(tt_fonts *f, const char *s, int px, tt_font_kind k, int *w, int *h);
 int tt_text_width(tt_fonts *f, const char *s, int px, tt_font_kind k);
 // Copies s into buf, cut with "…" so it is at most max_w pixels wide.
-const char *tt_text_fit(tt_fonts *f, const char *s, int px, tt_font_kind k, int max_w, char *buf,
-                        size_t len);
+const char *tt_text_fit(tt_fonts *f, const char *s, int px, tt_font_kind k, int max_w, char *buf, size_t len);
 
 // ---- canvas (canvas_sdl.c, canvas_svg.c) -----------------------------------------------------
 enum { TT_ALIGN_LEFT = 0, TT_ALIGN_CENTER = 1, TT_ALIGN_RIGHT = 2 };
@@ -64,8 +62,7 @@ struct tt_canvas {
   void (*line)(tt_canvas *cv, int x0, int y0, int x1, int y1, tt_rgba c);
   // Text with its top-left at (x, y); rot90 draws it reading upwards, (x, y) then being
   // the top-left of the rotated box.
-  void (*text)(tt_canvas *cv, int x, int y, const char *s, int px, tt_font_kind k, tt_rgba c,
-               bool rot90);
+  void (*text)(tt_canvas *cv, int x, int y, const char *s, int px, tt_font_kind k, tt_rgba c, bool rot90);
   // Cell images: cached under key when the backend keeps textures.
   bool (*cells_cached)(tt_canvas *cv, uint64_t key, SDL_Rect dst);
   void (*cells)(tt_canvas *cv, uint64_t key, const tt_cells *cells, SDL_Rect dst);
@@ -105,8 +102,8 @@ void tt_canvas_svg_end(tt_canvas *cv);
 
 // Drawing helpers on any canvas.
 void tt_draw_text(tt_canvas *cv, int x, int y, const char *s, int px, tt_font_kind k, tt_rgba c,
-                  int align);  // x is the left, centre or right edge
-void tt_draw_rect(tt_canvas *cv, int x, int y, int w, int h, tt_rgba c);  // outline, 1 px
+                  int align);                                                     // x is the left, centre or right edge
+void tt_draw_rect(tt_canvas *cv, int x, int y, int w, int h, tt_rgba c);          // outline, 1 px
 void tt_draw_frame(tt_canvas *cv, int x, int y, int w, int h, tt_rgba c, int t);  // outline, t px
 // Word-wrapped paragraph inside width w; returns the height used.
 int tt_draw_para(tt_canvas *cv, int x, int y, int w, const char *s, int px, tt_font_kind k, tt_rgba c);
@@ -133,18 +130,18 @@ int tt_unit_for(const tt_view_state *st, int w, int h);
 // (tt_unit_for: the area and st->font_scale). Painters take sizes from here, never as
 // ratios of u.
 typedef struct {
-  int display;   // u·16/10  the window header's step title and counter
-  int formula;   // u·14/10  the step's formula
-  int title;     // u·13/10  view titles, key-table titles, a tooltip's value
-  int heading;   // u·12/10  lesson narration, headings of bars and comparisons
-  int large;     // u·11/10  panel titles, the shapes line
-  int body;      // u        paragraphs, table rows, cell labels
-  int cell;      // u·85/100 the inspector's lines, values in small cells, narrow panels
-  int label;     // u·9/10   axis titles and ticks, notes, legends
-  int small;     // u·8/10   fine print, slider ticks
-  int big;       // u·3/2    letters over panels (Q K V), the prompt being typed
-  int line;      // u·3/2    one line of body or label text with its gap
-  int line_loose;// u·17/10  a line in key tables and under formulas
+  int display;     // u·16/10  the window header's step title and counter
+  int formula;     // u·14/10  the step's formula
+  int title;       // u·13/10  view titles, key-table titles, a tooltip's value
+  int heading;     // u·12/10  lesson narration, headings of bars and comparisons
+  int large;       // u·11/10  panel titles, the shapes line
+  int body;        // u        paragraphs, table rows, cell labels
+  int cell;        // u·85/100 the inspector's lines, values in small cells, narrow panels
+  int label;       // u·9/10   axis titles and ticks, notes, legends
+  int small;       // u·8/10   fine print, slider ticks
+  int big;         // u·3/2    letters over panels (Q K V), the prompt being typed
+  int line;        // u·3/2    one line of body or label text with its gap
+  int line_loose;  // u·17/10  a line in key tables and under formulas
 } tt_type;
 tt_type tt_type_for(int u);
 // Draws with fn into a software renderer of w × h (textures in a private cache) and
@@ -183,8 +180,7 @@ const char *tt_hook_suffix(const char *name);
 // 1-D tensors are one column. false for tensors with more dims.
 bool tt_mat_of(const tt_trace *tr, const tt_tensor *t, int head, tt_mat *m);
 // Label of index i along an axis ('T': "3 nice", 'V': the token text when known).
-const char *tt_axis_label(const tt_trace *tr, const tt_render_extras *ex, int axis, int i, char *buf,
-                          size_t len);
+const char *tt_axis_label(const tt_trace *tr, const tt_render_extras *ex, int axis, int i, char *buf, size_t len);
 // A token as displayed: a leading space as "␣", newlines as "↵".
 const char *tt_token_display(const char *tok, char *buf, size_t len);
 
@@ -262,9 +258,9 @@ void tt_paint_embed(tt_paint *p, SDL_Rect r);
 void tt_paint_positions(tt_paint *p, SDL_Rect r);
 void tt_paint_qkv(tt_paint *p, SDL_Rect r, int layer, int head);
 void tt_paint_collapse(tt_paint *p, SDL_Rect r, int layer);  // painters/collapse.c
-void tt_paint_frame(tt_paint *p, SDL_Rect r);      // navigator, explanation, view (frame.c)
-void tt_paint_inspector(tt_paint *p, SDL_Rect r);  // hovered and pinned cell (inspect.c)
-void tt_paint_help(tt_paint *p, SDL_Rect r);       // key overlay (frame.c)
+void tt_paint_frame(tt_paint *p, SDL_Rect r);                // navigator, explanation, view (frame.c)
+void tt_paint_inspector(tt_paint *p, SDL_Rect r);            // hovered and pinned cell (inspect.c)
+void tt_paint_help(tt_paint *p, SDL_Rect r);                 // key overlay (frame.c)
 // The boxed key table of a help overlay (title "Keys") in r, its top `top` below r.y; rows
 // are (keys, what they do), the second column at col2_pct % of the box width; row `skip`
 // (-1: none) is left out (frame.c).
@@ -280,10 +276,10 @@ int tt_paint_title(tt_paint *p, SDL_Rect r, const char *title, const char *subti
 // A panel's cells (no labels) for matrix m in dst; registers the panel for picking.
 // Returns the panel index (or -1 when the layout is full).
 typedef struct {
-  float row0, col0;     // first visible cell
+  float row0, col0;        // first visible cell
   int vis_rows, vis_cols;  // visible cells (≥ 1)
-  bool numbers;          // print values inside cells when they fit
-  bool table;            // number cells on a pale background
+  bool numbers;            // print values inside cells when they fit
+  bool table;              // number cells on a pale background
   int layer, head;
 } tt_cells_opts;
 int tt_paint_cells(tt_paint *p, SDL_Rect dst, const tt_mat *m, const tt_scale *s, const tt_cells_opts *o);
@@ -298,8 +294,7 @@ void tt_paint_merges(tt_paint *p, SDL_Rect r);
 int tt_thirds_height(int u);
 void tt_paint_thirds(tt_paint *p, const tt_panel *pn, int C);
 // Which visible window of a matrix a zoom/pan state gives for a plot of w × h pixels.
-void tt_view_window(const tt_view_state *st, int rows, int cols, int w, int h, bool square,
-                    int unit, tt_cells_opts *o);
+void tt_view_window(const tt_view_state *st, int rows, int cols, int w, int h, bool square, int unit, tt_cells_opts *o);
 
 // 64-bit FNV-1a over bytes, for cache keys.
 uint64_t tt_hash(uint64_t h, const void *p, size_t n);

@@ -68,9 +68,12 @@ static void hover(tt_paint *p, SDL_Rect area) {
   snprintf(l2, sizeof l2, "%s %d: %s", tt_str(st->lang, TT_S_COLUMN), pk.col, lab);
   snprintf(l0, sizeof l0, "%s", tt_fmt_value(pk.value, num, sizeof num));
   if (isfinite(pk.value)) snprintf(l0, sizeof l0, "%.6g", (double)pk.value);
-  if (pk.t->ndim == 3) snprintf(l3, sizeof l3, "%s[%d, %d, %d]", pk.t->name, pk.head, pk.row, pk.col);
-  else if (pk.t->ndim == 2) snprintf(l3, sizeof l3, "%s[%d, %d]", pk.t->name, pk.row, pk.col);
-  else snprintf(l3, sizeof l3, "%s[%d]", pk.t->name, pk.row);
+  if (pk.t->ndim == 3)
+    snprintf(l3, sizeof l3, "%s[%d, %d, %d]", pk.t->name, pk.head, pk.row, pk.col);
+  else if (pk.t->ndim == 2)
+    snprintf(l3, sizeof l3, "%s[%d, %d]", pk.t->name, pk.row, pk.col);
+  else
+    snprintf(l3, sizeof l3, "%s[%d]", pk.t->name, pk.row);
   const tt_tip_line lines[4] = {{l0, type.title, TT_FONT_BOLD, p->pal->fg},
                                 {l1, u, TT_FONT_SANS, p->pal->dim},
                                 {l2, u, TT_FONT_SANS, p->pal->dim},
@@ -111,7 +114,9 @@ void tt_paint_view(tt_paint *p, SDL_Rect r) {
     n += snprintf(title + n, sizeof title - (size_t)n, "  \xC2\xB7  %s %d", tt_str(st->lang, TT_S_LAYER), layer);
   if (headed && n < (int)sizeof title)
     snprintf(title + n, sizeof title - (size_t)n, "  \xC2\xB7  %s %d", tt_str(st->lang, TT_S_HEAD),
-             st->head < 0 ? 0 : st->head >= t->shape[0] ? (int)t->shape[0] - 1 : st->head);
+             st->head < 0              ? 0
+             : st->head >= t->shape[0] ? (int)t->shape[0] - 1
+                                       : st->head);
   if (t) tt_shape_str(t->shape, t->ndim, shape, sizeof shape);
   int step = tt_step_find(tr, st->hook, NULL);
   const char *prompt = tt_trace_meta(tr, "prompt");
@@ -140,32 +145,51 @@ void tt_paint_view(tt_paint *p, SDL_Rect r) {
     return;
   }
   switch (kind) {
-    case TT_VIEW_HEATMAP:
-    case TT_VIEW_TABLE:
-    case TT_VIEW_AUTO:
-      tt_paint_heatmap(p, body, t, st->head, kind == TT_VIEW_TABLE);
-      break;
-    case TT_VIEW_GRID:
-      if (t->ndim == 3) tt_paint_grid(p, body, t);
-      else tt_paint_heatmap(p, body, t, st->head, false);
-      break;
-    case TT_VIEW_OVERVIEW: tt_paint_overview(p, body, tt_hook_suffix(st->hook)); break;
-    case TT_VIEW_TOKENS: tt_paint_tokens(p, body); break;
-    case TT_VIEW_BARS: tt_paint_bars(p, body); break;
-    case TT_VIEW_LAYERNORM: {
-      char prefix[96];
-      snprintf(prefix, sizeof prefix, "%s", st->hook);
-      char *dot = strstr(prefix, ".hook_");
-      if (dot) *dot = 0;
-      tt_paint_layernorm(p, body, prefix);
-      break;
-    }
-    case TT_VIEW_GELU: tt_paint_gelu(p, body, layer); break;
-    case TT_VIEW_EMBED: tt_paint_embed(p, body); break;
-    case TT_VIEW_POSITIONS: tt_paint_positions(p, body); break;
-    case TT_VIEW_QKV: tt_paint_qkv(p, body, layer, st->head); break;
-    case TT_VIEW_COLLAPSE: tt_paint_collapse(p, body, layer); break;
-    case TT_VIEW_COUNT: break;
+  case TT_VIEW_HEATMAP:
+  case TT_VIEW_TABLE:
+  case TT_VIEW_AUTO:
+    tt_paint_heatmap(p, body, t, st->head, kind == TT_VIEW_TABLE);
+    break;
+  case TT_VIEW_GRID:
+    if (t->ndim == 3)
+      tt_paint_grid(p, body, t);
+    else
+      tt_paint_heatmap(p, body, t, st->head, false);
+    break;
+  case TT_VIEW_OVERVIEW:
+    tt_paint_overview(p, body, tt_hook_suffix(st->hook));
+    break;
+  case TT_VIEW_TOKENS:
+    tt_paint_tokens(p, body);
+    break;
+  case TT_VIEW_BARS:
+    tt_paint_bars(p, body);
+    break;
+  case TT_VIEW_LAYERNORM: {
+    char prefix[96];
+    snprintf(prefix, sizeof prefix, "%s", st->hook);
+    char *dot = strstr(prefix, ".hook_");
+    if (dot) *dot = 0;
+    tt_paint_layernorm(p, body, prefix);
+    break;
+  }
+  case TT_VIEW_GELU:
+    tt_paint_gelu(p, body, layer);
+    break;
+  case TT_VIEW_EMBED:
+    tt_paint_embed(p, body);
+    break;
+  case TT_VIEW_POSITIONS:
+    tt_paint_positions(p, body);
+    break;
+  case TT_VIEW_QKV:
+    tt_paint_qkv(p, body, layer, st->head);
+    break;
+  case TT_VIEW_COLLAPSE:
+    tt_paint_collapse(p, body, layer);
+    break;
+  case TT_VIEW_COUNT:
+    break;
   }
   if (insp.w > 0) {
     pinned(p);

@@ -57,8 +57,8 @@ static const char *shape_text(json_t *shape, char *buf, size_t len) {
   return buf;
 }
 
-static tt_status parse_tensor(tt_tensor *t, const char *name, json_t *info, const unsigned char *data,
-                              size_t data_len, const char *path, tt_error *err) {
+static tt_status parse_tensor(tt_tensor *t, const char *name, json_t *info, const unsigned char *data, size_t data_len,
+                              const char *path, tt_error *err) {
   json_t *dtype = json_object_get(info, "dtype"), *shape = json_object_get(info, "shape");
   json_t *offs = json_object_get(info, "data_offsets");
   if (!json_is_string(dtype) || !json_is_array(shape) || !json_is_array(offs) || json_array_size(offs) != 2)
@@ -92,15 +92,15 @@ static tt_status parse_tensor(tt_tensor *t, const char *name, json_t *info, cons
     uint64_t dim = (uint64_t)t->shape[i];
     if (__builtin_mul_overflow(numel, dim, &numel) || numel > end - begin ||
         __builtin_mul_overflow(nonzero, dim ? dim : 1, &nonzero) || nonzero > (1ull << 40))
-      return tt_fail(err, TT_ERR_FORMAT, "%s: tensor '%s' of shape %s is larger than its %llu data bytes", path,
-                     name, shape_text(shape, buf, sizeof buf), (unsigned long long)(end - begin));
+      return tt_fail(err, TT_ERR_FORMAT, "%s: tensor '%s' of shape %s is larger than its %llu data bytes", path, name,
+                     shape_text(shape, buf, sizeof buf), (unsigned long long)(end - begin));
   }
   if (__builtin_mul_overflow(numel, (uint64_t)tt_dtype_size(t->dtype), &nbytes))
-    return tt_fail(err, TT_ERR_FORMAT, "%s: tensor '%s' of shape %s is larger than its %llu data bytes", path,
-                   name, shape_text(shape, buf, sizeof buf), (unsigned long long)(end - begin));
+    return tt_fail(err, TT_ERR_FORMAT, "%s: tensor '%s' of shape %s is larger than its %llu data bytes", path, name,
+                   shape_text(shape, buf, sizeof buf), (unsigned long long)(end - begin));
   if (end - begin != nbytes)
-    return tt_fail(err, TT_ERR_FORMAT, "%s: tensor '%s' has %llu data bytes but its dtype and shape need %llu",
-                   path, name, (unsigned long long)(end - begin), (unsigned long long)nbytes);
+    return tt_fail(err, TT_ERR_FORMAT, "%s: tensor '%s' has %llu data bytes but its dtype and shape need %llu", path,
+                   name, (unsigned long long)(end - begin), (unsigned long long)nbytes);
   t->data = (void *)(data + begin);
   return TT_OK;
 }
@@ -134,15 +134,17 @@ static tt_status parse_header(tt_st_file *f, const char *path, tt_error *err) {
   const char *key;
   json_t *val;
   json_object_foreach(f->header, key, val) {
-    tt_status st = strcmp(key, "__metadata__") == 0
-                       ? parse_metadata(f, val, path, err)
-                       : (json_is_object(val) ? parse_tensor(&f->tensors[f->n++], key, val, data, data_len, path, err)
-                                              : tt_fail(err, TT_ERR_FORMAT, "%s: entry '%s' is not an object", path, key));
+    tt_status st =
+        strcmp(key, "__metadata__") == 0
+            ? parse_metadata(f, val, path, err)
+            : (json_is_object(val) ? parse_tensor(&f->tensors[f->n++], key, val, data, data_len, path, err)
+                                   : tt_fail(err, TT_ERR_FORMAT, "%s: entry '%s' is not an object", path, key));
     if (st) return st;
   }
   qsort(f->tensors, f->n, sizeof *f->tensors, by_offset);
   for (size_t i = 1; i < f->n; i++) {
-    const unsigned char *prev_end = (const unsigned char *)f->tensors[i - 1].data + tt_tensor_nbytes(&f->tensors[i - 1]);
+    const unsigned char *prev_end =
+        (const unsigned char *)f->tensors[i - 1].data + tt_tensor_nbytes(&f->tensors[i - 1]);
     if ((const unsigned char *)f->tensors[i].data < prev_end)
       return tt_fail(err, TT_ERR_FORMAT, "%s: tensors '%s' and '%s' overlap", path, f->tensors[i - 1].name,
                      f->tensors[i].name);
@@ -181,8 +183,12 @@ tt_status tt_st_open(const char *path, tt_st_file **out, tt_error *err) {
   return TT_OK;
 }
 
-size_t tt_st_count(const tt_st_file *f) { return f->n; }
-const tt_tensor *tt_st_get(const tt_st_file *f, size_t i) { return i < f->n ? &f->tensors[i] : NULL; }
+size_t tt_st_count(const tt_st_file *f) {
+  return f->n;
+}
+const tt_tensor *tt_st_get(const tt_st_file *f, size_t i) {
+  return i < f->n ? &f->tensors[i] : NULL;
+}
 
 const tt_tensor *tt_st_find(const tt_st_file *f, const char *name) {
   for (size_t i = 0; i < f->n; i++)
@@ -196,7 +202,9 @@ const char *tt_st_metadata(const tt_st_file *f, const char *key) {
   return NULL;
 }
 
-size_t tt_st_metadata_count(const tt_st_file *f) { return f->n_meta; }
+size_t tt_st_metadata_count(const tt_st_file *f) {
+  return f->n_meta;
+}
 
 void tt_st_metadata_at(const tt_st_file *f, size_t i, const char **key, const char **value) {
   *key = f->meta[i].key;

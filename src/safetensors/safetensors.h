@@ -17,7 +17,7 @@ tt_status tt_st_open(const char *path, tt_st_file **out, tt_error *err);
 size_t tt_st_count(const tt_st_file *f);
 const tt_tensor *tt_st_get(const tt_st_file *f, size_t i);
 const tt_tensor *tt_st_find(const tt_st_file *f, const char *name);  // NULL when absent
-const char *tt_st_metadata(const tt_st_file *f, const char *key);     // NULL when absent
+const char *tt_st_metadata(const tt_st_file *f, const char *key);    // NULL when absent
 size_t tt_st_metadata_count(const tt_st_file *f);
 void tt_st_metadata_at(const tt_st_file *f, size_t i, const char **key, const char **value);
 void tt_st_close(tt_st_file *f);
@@ -27,7 +27,7 @@ typedef struct {
 } tt_st_meta;
 
 // Writes tensors in the given order (data 8-byte aligned) plus string metadata; atomic.
-tt_status tt_st_write(const char *path, const tt_tensor *tensors, size_t n, const tt_st_meta *meta,
-                      size_t n_meta, tt_error *err);
+tt_status tt_st_write(const char *path, const tt_tensor *tensors, size_t n, const tt_st_meta *meta, size_t n_meta,
+                      tt_error *err);
 
 #endif

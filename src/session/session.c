@@ -23,7 +23,7 @@ static tt_status apply_one(tt_config *cfg, const char *item, size_t len, tt_erro
 // as lesson headers write them; no knob's value has a comma.
 static tt_status apply_settings(tt_config *cfg, const char *const *set, int n, tt_error *err) {
   for (int i = 0; i < n; i++) {
-    for (const char *item = set[i];; ) {
+    for (const char *item = set[i];;) {
       size_t len = strcspn(item, ",");
       tt_status st = apply_one(cfg, item, len, err);
       if (st) return st;
@@ -53,7 +53,8 @@ static void note_vocab_mismatch(tt_session *s) {
   size_t used = strlen(s->backend_note);
   snprintf(s->backend_note + used, sizeof s->backend_note - used,
            "%sthe model's vocab_size %d is larger than its tokenizer's %d tokens: ids %d..%d have no text "
-           "and show as <id N>", used ? "; " : "", V, known, known, V - 1);
+           "and show as <id N>",
+           used ? "; " : "", V, known, known, V - 1);
 }
 
 // The model folder's own tokenizer files (tokenizer.json wins over vocab.json + merges.txt),
@@ -65,8 +66,10 @@ static tt_status open_tokenizer(tt_session *s, const char *dir, tt_error *err) {
     snprintf(tok_dir, sizeof tok_dir, "%s", dir);
   } else {
     if (!tt_asset_path("tokenizer", tok_dir, sizeof tok_dir))
-      return tt_fail(err, TT_ERR_IO, "model folder %s has no tokenizer files and the bundled GPT-2 tokenizer "
-                                     "(assets/tokenizer) is not installed", dir);
+      return tt_fail(err, TT_ERR_IO,
+                     "model folder %s has no tokenizer files and the bundled GPT-2 tokenizer "
+                     "(assets/tokenizer) is not installed",
+                     dir);
     s->tokenizer_files = "bundled gpt2";
   }
   return tt_tokenizer_load(tok_dir, &s->tok, err);
@@ -82,8 +85,9 @@ tt_status tt_session_open(const tt_session_opts *opts, tt_session **out, tt_erro
   if (!st) s->base_cfg = s->model->cfg;
   if (!st) st = apply_settings(&s->model->cfg, opts->set, opts->n_set, err);
   if (!st) st = open_tokenizer(s, dir, err);
-  if (!st) st = tt_backend_create(opts->backend ? opts->backend : "openblas", &s->be, s->backend_note,
-                                  sizeof s->backend_note, err);
+  if (!st)
+    st = tt_backend_create(opts->backend ? opts->backend : "openblas", &s->be, s->backend_note, sizeof s->backend_note,
+                           err);
   if (!st) note_vocab_mismatch(s);
   if (!st) st = tt_engine_create(s->model, s->be, s->model->cfg.n_positions, &s->eng, err);
   if (!st && opts->grad) st = tt_engine_enable_grad(s->eng, err);
@@ -155,7 +159,8 @@ tt_status tt_input_ids(const tt_tokenizer *tok, const tt_trace_input *in, int vo
     if (!in->prompt || !in->prompt[0]) return tt_fail(err, TT_ERR_ARG, "the prompt is empty");
     // Stops as soon as the prompt needs more tokens than the context holds (a 1 MiB word).
     int room = n_ctx - (in->bos ? 1 : 0);
-    tt_status st = tt_tokenizer_encode_at_most(tok, in->prompt, strlen(in->prompt), room, &text_ids, &m, NULL, NULL, err);
+    tt_status st =
+        tt_tokenizer_encode_at_most(tok, in->prompt, strlen(in->prompt), room, &text_ids, &m, NULL, NULL, err);
     if (st == TT_ERR_ARG && strstr(err->msg, "tokens long"))
       return tt_fail(err, TT_ERR_ARG, "the prompt is more than %d tokens long; this model's context holds at most %d",
                      room, n_ctx);
@@ -219,13 +224,20 @@ static tt_status fill_metadata(tt_session *s, tt_trace *tr, const tt_trace_input
   char *rec_json = json_dumps(rec, JSON_COMPACT), *cfg_json = tt_config_to_json(&s->model->cfg);
   char *var_json = variant_json(&s->base_cfg, &s->model->cfg);
   json_decref(rec);
-  const char *pairs[][2] = {{"prompt", prompt},           {"config", cfg_json},   {"variant", var_json},
-                            {"model", s->model->dir},     {"backend", s->be->name}, {"device", s->be->device},
-                            {"record", rec_json},       {"tokenizer", s->tokenizer_files},
-                            {"bos", in->bos ? "true" : "false"}, {"from_ids", in->ids ? "true" : "false"},
+  const char *pairs[][2] = {{"prompt", prompt},
+                            {"config", cfg_json},
+                            {"variant", var_json},
+                            {"model", s->model->dir},
+                            {"backend", s->be->name},
+                            {"device", s->be->device},
+                            {"record", rec_json},
+                            {"tokenizer", s->tokenizer_files},
+                            {"bos", in->bos ? "true" : "false"},
+                            {"from_ids", in->ids ? "true" : "false"},
                             {"unembedding", s->model->lm_head == s->model->wte ? "tied" : "lm_head"}};
   for (size_t i = 0; i < sizeof pairs / sizeof *pairs && !st; i++)
-    if (!pairs[i][1] || tt_trace_set_meta(tr, pairs[i][0], pairs[i][1])) st = tt_fail(err, TT_ERR_NOMEM, "out of memory");
+    if (!pairs[i][1] || tt_trace_set_meta(tr, pairs[i][0], pairs[i][1]))
+      st = tt_fail(err, TT_ERR_NOMEM, "out of memory");
   free(rec_json);
   free(cfg_json);
   free(var_json);

@@ -10,11 +10,11 @@
 #include "trace/trace.h"
 
 typedef struct {
-  const char *model_dir;          // NULL: the default model
-  const char *backend;            // "openblas" (NULL), "opencl" or "auto"
-  const char *const *set;         // variant knobs "key=value"
+  const char *model_dir;   // NULL: the default model
+  const char *backend;     // "openblas" (NULL), "opencl" or "auto"
+  const char *const *set;  // variant knobs "key=value"
   int n_set;
-  bool grad;                      // traces also hold the backward pass (grad.<hook>, grad.<weight>)
+  bool grad;  // traces also hold the backward pass (grad.<hook>, grad.<weight>)
 } tt_session_opts;
 
 typedef struct tt_session {
@@ -22,11 +22,11 @@ typedef struct tt_session {
   tt_tokenizer *tok;
   tt_backend *be;
   struct tt_engine *eng;
-  tt_config base_cfg;      // the model's config.json before --set
+  tt_config base_cfg;           // the model's config.json before --set
   const char *tokenizer_files;  // "tokenizer.json", "vocab.json+merges.txt" or "bundled gpt2"
   bool grad;                    // opened with opts.grad: every trace runs the backward pass too
-  char backend_note[1024];  // which backend "auto" chose, kernels compiled, a vocab_size larger than the
-                            // tokenizer's; empty otherwise (the caller shows it once)
+  char backend_note[1024];      // which backend "auto" chose, kernels compiled, a vocab_size larger than the
+                                // tokenizer's; empty otherwise (the caller shows it once)
 } tt_session;
 
 tt_status tt_session_open(const tt_session_opts *opts, tt_session **out, tt_error *err);
@@ -35,17 +35,17 @@ void tt_session_close(tt_session *s);
 // Tokenizes prompt (valid UTF-8, not empty, at most n_positions tokens) and runs it,
 // keeping the hooks that match the globs (NULL/0: all). Fills the trace's metadata. With
 // grad, a prompt of fewer than 2 tokens is refused (TT_ERR_ARG).
-tt_status tt_session_trace(tt_session *s, const char *prompt, const char *const *record, int n_record,
-                           tt_trace **out, tt_error *err);
+tt_status tt_session_trace(tt_session *s, const char *prompt, const char *const *record, int n_record, tt_trace **out,
+                           tt_error *err);
 
 // What to trace: a prompt, or token ids given directly (--ids); optionally the
 // tokenizer's BOS first (--bos). Every id is checked against the model's vocabulary and
 // the whole sequence against its context.
 typedef struct {
-  const char *prompt;    // text; ignored when ids is set
-  const int32_t *ids;    // token ids (--ids), or NULL
+  const char *prompt;  // text; ignored when ids is set
+  const int32_t *ids;  // token ids (--ids), or NULL
   int n_ids;
-  bool bos;              // prepend the tokenizer's BOS token (<|endoftext|> = 50256 for GPT-2)
+  bool bos;                   // prepend the tokenizer's BOS token (<|endoftext|> = 50256 for GPT-2)
   const char *const *record;  // hook globs (NULL/0: all)
   int n_record;
 } tt_trace_input;

@@ -4,7 +4,9 @@
 
 #include "tokenizer_internal.h"
 
-static bool known(const tt_tokenizer *tok, int32_t id) { return id >= 0 && id < tok->n_vocab; }
+static bool known(const tt_tokenizer *tok, int32_t id) {
+  return id >= 0 && id < tok->n_vocab;
+}
 
 const char *tt_tokenizer_token_bytes(const tt_tokenizer *tok, int32_t id, size_t *len) {
   if (!known(tok, id)) return NULL;
@@ -84,8 +86,10 @@ const char *tt_tokenizer_spelling_visible(const tt_tokenizer *tok, const char *s
     uint32_t cp;
     int c = tt_utf8_decode(spelling + i, n - i, &cp);
     if (c == 0) c = 1, cp = 0xFFFFFFFFu;
-    if (cp < TT_BYTE_CP_LIMIT && tok->table.byte[cp] >= 0) raw[k++] = (char)tok->table.byte[cp];
-    else memcpy(raw + k, spelling + i, (size_t)c), k += (size_t)c;
+    if (cp < TT_BYTE_CP_LIMIT && tok->table.byte[cp] >= 0)
+      raw[k++] = (char)tok->table.byte[cp];
+    else
+      memcpy(raw + k, spelling + i, (size_t)c), k += (size_t)c;
     i += (size_t)c;
   }
   display_bytes(raw, k, buf, len, true);

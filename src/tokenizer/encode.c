@@ -56,7 +56,8 @@ static const tt_added_token *added_at(const tt_tokenizer *tok, const char *text,
   const tt_added_token *best = NULL;
   for (int i = 0; i < tok->n_added; i++) {
     const tt_added_token *a = &tok->added[i];
-    if (!a->special && a->len <= len && (!best || a->len > best->len) && memcmp(text, a->content, a->len) == 0) best = a;
+    if (!a->special && a->len <= len && (!best || a->len > best->len) && memcmp(text, a->content, a->len) == 0)
+      best = a;
   }
   return best;
 }
@@ -68,7 +69,8 @@ static tt_status split(const tt_tokenizer *tok, const char *text, size_t len, pi
   pcre2_match_data *md[TT_MAX_STAGES] = {0};
   tt_status st = TT_OK;
   for (int k = 0; k < tok->n_stages && !st; k++)
-    if (!(md[k] = pcre2_match_data_create_from_pattern(tok->stages[k].re, NULL))) st = tt_fail(err, TT_ERR_NOMEM, "out of memory");
+    if (!(md[k] = pcre2_match_data_create_from_pattern(tok->stages[k].re, NULL)))
+      st = tt_fail(err, TT_ERR_NOMEM, "out of memory");
   size_t seg = 0;  // the start of the text since the last added token
   for (size_t i = 0; i < len && !st;) {
     const tt_added_token *a = tok->n_added ? added_at(tok, text + i, len - i) : NULL;
@@ -93,8 +95,8 @@ static tt_status split(const tt_tokenizer *tok, const char *text, size_t len, pi
 // encoder.py's bpe() (each round merges every left-to-right occurrence of the lowest-
 // ranked pair), without rescanning the word for every merge.
 typedef struct {
-  int32_t rank, pos;     // pos: the list node of the pair's left piece
-  int32_t left, right;   // the ids it joins, to recognise a candidate gone stale
+  int32_t rank, pos;    // pos: the list node of the pair's left piece
+  int32_t left, right;  // the ids it joins, to recognise a candidate gone stale
   int32_t merged;
 } bpe_candidate;
 
@@ -103,7 +105,7 @@ typedef struct {
   bpe_candidate *heap;        // [3n]: the pairs of the start plus two per merge
   bpe_candidate *fresh;       // [n]: the pairs made by the current round
   int n_heap, n_fresh;
-  size_t cap;                 // n the arrays have room for
+  size_t cap;  // n the arrays have room for
 } bpe_work;
 
 static bool cand_less(const bpe_candidate *a, const bpe_candidate *b) {
@@ -203,8 +205,7 @@ static int merge_word(const tt_tokenizer *tok, bpe_work *w, int32_t *ids, int n,
   int step = 0;
   while (w->n_heap) {
     if (!merge_round(tok, w, &c) || !on_merge) continue;
-    tt_merge_step s = {spelled, tok->spelling[c.left], tok->spelling[c.right], tok->spelling[c.merged], c.rank,
-                       ++step};
+    tt_merge_step s = {spelled, tok->spelling[c.left], tok->spelling[c.right], tok->spelling[c.merged], c.rank, ++step};
     on_merge(ctx, &s);
   }
   int k = 0;
@@ -218,8 +219,8 @@ typedef struct {
   const unsigned char *text;
   int32_t *ids;
   int n;
-  int max_tokens;       // stop once the ids would be more than this
-  size_t longest;       // bytes of the vocabulary's longest token (a bound on each id's bytes)
+  int max_tokens;  // stop once the ids would be more than this
+  size_t longest;  // bytes of the vocabulary's longest token (a bound on each id's bytes)
   tt_merge_fn on_merge;
   void *ctx;
   char *spelled;  // room for 2 bytes per text byte + NUL, when on_merge or ignore_merges is set
@@ -272,16 +273,23 @@ static tt_status encode_bytes(const tt_tokenizer *tok, const char *text, size_t 
   *ids = NULL;
   *n = 0;
   bool spell = on_merge || tok->ignore_merges;
-  encode_state e = {tok, (const unsigned char *)text, malloc((len ? len : 1) * sizeof(int32_t)), 0, max_tokens,
-                    max_tokens < INT_MAX ? longest_token(tok) : 1, on_merge, ctx,
-                    spell ? malloc(2 * len + 1) : NULL, {0}};
+  encode_state e = {tok,
+                    (const unsigned char *)text,
+                    malloc((len ? len : 1) * sizeof(int32_t)),
+                    0,
+                    max_tokens,
+                    max_tokens < INT_MAX ? longest_token(tok) : 1,
+                    on_merge,
+                    ctx,
+                    spell ? malloc(2 * len + 1) : NULL,
+                    {0}};
   if (!e.ids || (spell && !e.spelled)) {
     free(e.ids);
     free(e.spelled);
     return tt_fail(err, TT_ERR_NOMEM, "out of memory encoding %zu bytes", len);
   }
-  tt_status st = whole_piece ? (len ? encode_piece(&e, 0, len, err) : TT_OK)
-                             : split(tok, text, len, encode_piece, &e, err);
+  tt_status st =
+      whole_piece ? (len ? encode_piece(&e, 0, len, err) : TT_OK) : split(tok, text, len, encode_piece, &e, err);
   free(e.spelled);
   bpe_release(&e.work);
   if (st != TT_OK) {
@@ -334,8 +342,8 @@ static tt_status add_span(void *p, size_t off, size_t len, tt_error *err) {
   return TT_OK;
 }
 
-tt_status tt_tokenizer_pretokenize(const tt_tokenizer *tok, const char *text, size_t len, tt_span **spans,
-                                   int *n, tt_error *err) {
+tt_status tt_tokenizer_pretokenize(const tt_tokenizer *tok, const char *text, size_t len, tt_span **spans, int *n,
+                                   tt_error *err) {
   *spans = NULL;
   *n = 0;
   tt_status st = check_text(text, len, err);

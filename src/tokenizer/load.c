@@ -108,6 +108,12 @@ void tt_tokenizer_destroy(tt_tokenizer *tok) {
   free(tok);
 }
 
-int tt_tokenizer_vocab_size(const tt_tokenizer *tok) { return tok->n_vocab; }
-const char *tt_tokenizer_source(const tt_tokenizer *tok) { return tok->source; }
-int32_t tt_tokenizer_bos(const tt_tokenizer *tok) { return tok->bos; }
+int tt_tokenizer_vocab_size(const tt_tokenizer *tok) {
+  return tok->n_vocab;
+}
+const char *tt_tokenizer_source(const tt_tokenizer *tok) {
+  return tok->source;
+}
+int32_t tt_tokenizer_bos(const tt_tokenizer *tok) {
+  return tok->bos;
+}

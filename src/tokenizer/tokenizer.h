@@ -46,8 +46,8 @@ typedef void (*tt_merge_fn)(void *ctx, const tt_merge_step *step);
 
 // text must be valid UTF-8 (checked: TT_ERR_ARG names the byte offset otherwise).
 // *ids is malloc'd; on_merge may be NULL. Empty text gives *n = 0.
-tt_status tt_tokenizer_encode(const tt_tokenizer *tok, const char *text, size_t len, int32_t **ids,
-                              int *n, tt_merge_fn on_merge, void *ctx, tt_error *err);
+tt_status tt_tokenizer_encode(const tt_tokenizer *tok, const char *text, size_t len, int32_t **ids, int *n,
+                              tt_merge_fn on_merge, void *ctx, tt_error *err);
 
 // As encode, but stops as soon as the text is known to need more than max_tokens ids (a
 // model's context): TT_ERR_ARG "the text is more than N tokens long", without merging the
@@ -59,12 +59,12 @@ tt_status tt_tokenizer_encode_at_most(const tt_tokenizer *tok, const char *text,
 typedef struct {
   size_t offset, len;
 } tt_span;
-tt_status tt_tokenizer_pretokenize(const tt_tokenizer *tok, const char *text, size_t len,
-                                   tt_span **spans, int *n, tt_error *err);
+tt_status tt_tokenizer_pretokenize(const tt_tokenizer *tok, const char *text, size_t len, tt_span **spans, int *n,
+                                   tt_error *err);
 // The merges alone: one pre-token's bytes → ids (*ids malloc'd), with no splitting.
 // Encoding = pretokenize, then bpe on each piece.
-tt_status tt_tokenizer_bpe(const tt_tokenizer *tok, const char *piece, size_t len, int32_t **ids,
-                           int *n, tt_merge_fn on_merge, void *ctx, tt_error *err);
+tt_status tt_tokenizer_bpe(const tt_tokenizer *tok, const char *piece, size_t len, int32_t **ids, int *n,
+                           tt_merge_fn on_merge, void *ctx, tt_error *err);
 
 // The raw bytes of one token (not NUL-terminated; *len set). NULL for an unknown id.
 const char *tt_tokenizer_token_bytes(const tt_tokenizer *tok, int32_t id, size_t *len);

@@ -52,11 +52,11 @@ typedef struct {
 } tt_added_token;
 
 struct tt_tokenizer {
-  tt_arena *arena;  // every string below
-  int n_vocab;      // V; ids are 0..V-1 (the BPE vocabulary, then any added tokens)
-  char **spelling;  // [V] as vocab.json spells it (byte-to-unicode), NUL-terminated
-  char **bytes;     // [V] the raw bytes (NUL-terminated too, for convenience)
-  uint32_t *nbytes; // [V]
+  tt_arena *arena;       // every string below
+  int n_vocab;           // V; ids are 0..V-1 (the BPE vocabulary, then any added tokens)
+  char **spelling;       // [V] as vocab.json spells it (byte-to-unicode), NUL-terminated
+  char **bytes;          // [V] the raw bytes (NUL-terminated too, for convenience)
+  uint32_t *nbytes;      // [V]
   int32_t byte_id[256];  // the id of each single-byte token
   tt_byte_table table;
   tt_strmap vocab;  // spelling → id
@@ -67,9 +67,9 @@ struct tt_tokenizer {
   int n_stages;
   tt_added_token *added;  // [n_added]
   int n_added;
-  bool ignore_merges;     // a pre-token that is a whole vocabulary entry is that token
-  int32_t bos;            // the id --bos prepends, -1 when there is none
-  const char *source;     // "vocab.json+merges.txt" or "tokenizer.json"
+  bool ignore_merges;  // a pre-token that is a whole vocabulary entry is that token
+  int32_t bos;         // the id --bos prepends, -1 when there is none
+  const char *source;  // "vocab.json+merges.txt" or "tokenizer.json"
 };
 
 // ---- tables.c: the maps, shared by both loaders ----
@@ -89,8 +89,8 @@ tt_status tt_tok_check_bytes(tt_tokenizer *tok, const char *path, tt_error *err)
 tt_status tt_tok_alloc_merges(tt_tokenizer *tok, size_t n, const char *path, tt_error *err);
 bool tt_tok_add_merge(tt_tokenizer *tok, const char *left, const char *right, const char **missing);
 // Appends a pre-tokenizer stage from a PCRE2 pattern (literal: the text itself).
-tt_status tt_tok_add_stage(tt_tokenizer *tok, const char *pattern, bool literal, tt_split_kind kind,
-                           const char *path, tt_error *err);
+tt_status tt_tok_add_stage(tt_tokenizer *tok, const char *pattern, bool literal, tt_split_kind kind, const char *path,
+                           tt_error *err);
 // GPT-2's own pre-tokenizer pattern (with \s spelled as Unicode White_Space).
 extern const char tt_gpt2_pattern[];
 
@@ -98,7 +98,6 @@ extern const char tt_gpt2_pattern[];
 tt_status tt_tok_load_json(tt_tokenizer *tok, const char *path, tt_error *err);
 
 // Looks up the merge of (left, right); false when there is none.
-bool tt_tokenizer_find_pair(const tt_tokenizer *tok, int32_t left, int32_t right, int32_t *rank,
-                            int32_t *merged);
+bool tt_tokenizer_find_pair(const tt_tokenizer *tok, int32_t left, int32_t right, int32_t *rank, int32_t *merged);
 
 #endif

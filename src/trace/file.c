@@ -29,7 +29,8 @@ static tt_status load_tokens(tt_trace *tr, const char *path, tt_error *err) {
   tt_status st = TT_OK;
   size_t T = json_array_size(ids);
   if (!json_is_array(ids) || !json_is_array(strs) || json_array_size(strs) != T || T == 0)
-    st = tt_fail(err, TT_ERR_FORMAT, "%s: token_ids and token_strings must be arrays of the same non-zero length", path);
+    st =
+        tt_fail(err, TT_ERR_FORMAT, "%s: token_ids and token_strings must be arrays of the same non-zero length", path);
   int32_t *id_buf = st ? NULL : calloc(T, sizeof *id_buf);
   const char **str_buf = st ? NULL : calloc(T, sizeof *str_buf);
   if (!st && (!id_buf || !str_buf)) st = tt_fail(err, TT_ERR_NOMEM, "out of memory");
@@ -40,7 +41,8 @@ static tt_status load_tokens(tt_trace *tr, const char *path, tt_error *err) {
     else if (json_integer_value(id) < 0 || json_integer_value(id) > INT32_MAX)  // not truncated to int32
       st = tt_fail(err, TT_ERR_FORMAT, "%s: token %zu has id %lld, outside 0..%d", path, i,
                    (long long)json_integer_value(id), INT32_MAX);
-    else id_buf[i] = (int32_t)json_integer_value(id), str_buf[i] = json_string_value(s);
+    else
+      id_buf[i] = (int32_t)json_integer_value(id), str_buf[i] = json_string_value(s);
   }
   if (!st) st = tt_trace_set_tokens(tr, id_buf, str_buf, (int)T, err);
   free(id_buf);
@@ -73,16 +75,17 @@ static tt_status check_tensor(const tt_tensor *t, const tt_config *cfg, int T, c
 static tt_status check_contents(tt_trace *tr, const char *path, tt_error *err) {
   const char *fmt = tt_trace_meta(tr, "format"), *ver = tt_trace_meta(tr, "format_version");
   if (!fmt || strcmp(fmt, TT_TRACE_FORMAT) != 0)
-    return tt_fail(err, TT_ERR_FORMAT, "%s is not a ttrace trace (metadata 'format' is %s%s%s)", path,
-                   fmt ? "'" : "", fmt ? fmt : "missing", fmt ? "'" : "");
+    return tt_fail(err, TT_ERR_FORMAT, "%s is not a ttrace trace (metadata 'format' is %s%s%s)", path, fmt ? "'" : "",
+                   fmt ? fmt : "missing", fmt ? "'" : "");
   if (!ver || strcmp(ver, TT_TRACE_VERSION) != 0)
-    return tt_fail(err, TT_ERR_UNSUPPORTED, "%s: trace format version %s is not supported (this ttrace reads %s)",
-                   path, ver ? ver : "(missing)", TT_TRACE_VERSION);
+    return tt_fail(err, TT_ERR_UNSUPPORTED, "%s: trace format version %s is not supported (this ttrace reads %s)", path,
+                   ver ? ver : "(missing)", TT_TRACE_VERSION);
   tt_status st = load_tokens(tr, path, err);
   if (!st && (st = tt_trace_load_pretokens(tr, err))) tt_fail_prefix(err, "%s", path);
   if (st) return st;
   tt_config cfg;
-  if (!tt_trace_config(tr, &cfg)) return tt_fail(err, TT_ERR_FORMAT, "%s: metadata 'config' is missing or invalid", path);
+  if (!tt_trace_config(tr, &cfg))
+    return tt_fail(err, TT_ERR_FORMAT, "%s: metadata 'config' is missing or invalid", path);
   for (size_t i = 0; i < tr->n; i++)
     if ((st = check_tensor(&tr->tensors[i], &cfg, tr->n_tokens, path, err))) return st;
   const tt_tensor *tok = tt_trace_find(tr, "tokens");
@@ -115,8 +118,9 @@ tt_status tt_trace_load(const char *path, tt_trace **out, tt_error *err) {
       st = tt_fail(err, TT_ERR_FORMAT, "%s: tensor '%s' is not aligned to its dtype", path, t->name);
     tr->tensors[tr->n] = *t;
     tt_status added = st ? TT_OK : tt_trace_index_add(tr, tr->n);
-    if (added) st = added == TT_ERR_NOMEM ? tt_fail(err, added, "out of memory")
-                                          : tt_fail(err, added, "%s: tensor '%s' appears twice", path, t->name);
+    if (added)
+      st = added == TT_ERR_NOMEM ? tt_fail(err, added, "out of memory")
+                                 : tt_fail(err, added, "%s: tensor '%s' appears twice", path, t->name);
     tr->n++;
     tr->bytes += tt_tensor_nbytes(t);
   }

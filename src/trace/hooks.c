@@ -54,24 +54,17 @@ enum { N_DEFS = sizeof table / sizeof *table };
 
 // The weights whose gradients a backward pass records (grad.<name>), in the file's layout
 // (Conv1D weights (in, out)). Not hooks of the forward pass: tt_hooks_each never lists them.
-#define WGT(sfx, blk, ax, pt) {sfx, blk, ax, TT_F32, NULL, "heatmap", pt, TT_HOOK_ANY, false, true}
+#define WGT(sfx, blk, ax, pt) \
+  { sfx, blk, ax, TT_F32, NULL, "heatmap", pt, TT_HOOK_ANY, false, true }
 static const tt_hook_def weights[] = {
-    WGT("wte.weight", false, "V,C", TT_PART_EMBED),
-    WGT("wpe.weight", false, "P,C", TT_PART_EMBED),
-    WGT("ln_1.weight", true, "C", TT_PART_NORM1),
-    WGT("ln_1.bias", true, "C", TT_PART_NORM1),
-    WGT("attn.c_attn.weight", true, "C,3C", TT_PART_ATTN),
-    WGT("attn.c_attn.bias", true, "3C", TT_PART_ATTN),
-    WGT("attn.c_proj.weight", true, "C,C", TT_PART_ATTN),
-    WGT("attn.c_proj.bias", true, "C", TT_PART_ATTN),
-    WGT("ln_2.weight", true, "C", TT_PART_NORM2),
-    WGT("ln_2.bias", true, "C", TT_PART_NORM2),
-    WGT("mlp.c_fc.weight", true, "C,F", TT_PART_MLP),
-    WGT("mlp.c_fc.bias", true, "F", TT_PART_MLP),
-    WGT("mlp.c_proj.weight", true, "F,C", TT_PART_MLP),
-    WGT("mlp.c_proj.bias", true, "C", TT_PART_MLP),
-    WGT("ln_f.weight", false, "C", TT_PART_HEAD),
-    WGT("ln_f.bias", false, "C", TT_PART_HEAD),
+    WGT("wte.weight", false, "V,C", TT_PART_EMBED),        WGT("wpe.weight", false, "P,C", TT_PART_EMBED),
+    WGT("ln_1.weight", true, "C", TT_PART_NORM1),          WGT("ln_1.bias", true, "C", TT_PART_NORM1),
+    WGT("attn.c_attn.weight", true, "C,3C", TT_PART_ATTN), WGT("attn.c_attn.bias", true, "3C", TT_PART_ATTN),
+    WGT("attn.c_proj.weight", true, "C,C", TT_PART_ATTN),  WGT("attn.c_proj.bias", true, "C", TT_PART_ATTN),
+    WGT("ln_2.weight", true, "C", TT_PART_NORM2),          WGT("ln_2.bias", true, "C", TT_PART_NORM2),
+    WGT("mlp.c_fc.weight", true, "C,F", TT_PART_MLP),      WGT("mlp.c_fc.bias", true, "F", TT_PART_MLP),
+    WGT("mlp.c_proj.weight", true, "F,C", TT_PART_MLP),    WGT("mlp.c_proj.bias", true, "C", TT_PART_MLP),
+    WGT("ln_f.weight", false, "C", TT_PART_HEAD),          WGT("ln_f.bias", false, "C", TT_PART_HEAD),
     WGT("lm_head.weight", false, "V,C", TT_PART_HEAD),
 };
 

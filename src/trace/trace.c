@@ -95,7 +95,9 @@ static void *reserve(void *ctx, const char *name, tt_dtype dt, int ndim, const i
   return t ? t->data : NULL;
 }
 
-tt_recorder tt_trace_recorder(tt_trace *tr) { return (tt_recorder){reserve, tr}; }
+tt_recorder tt_trace_recorder(tt_trace *tr) {
+  return (tt_recorder){reserve, tr};
+}
 
 tt_status tt_trace_add(tt_trace *tr, const tt_tensor *src, tt_error *err) {
   if (tt_trace_find(tr, src->name)) return tt_fail(err, TT_ERR_FORMAT, "tensor '%s' appears twice", src->name);
@@ -105,11 +107,19 @@ tt_status tt_trace_add(tt_trace *tr, const tt_tensor *src, tt_error *err) {
   return TT_OK;
 }
 
-size_t tt_trace_count(const tt_trace *tr) { return tr->n; }
-const tt_tensor *tt_trace_get(const tt_trace *tr, size_t i) { return i < tr->n ? &tr->tensors[i] : NULL; }
-size_t tt_trace_bytes(const tt_trace *tr) { return tr->bytes; }
+size_t tt_trace_count(const tt_trace *tr) {
+  return tr->n;
+}
+const tt_tensor *tt_trace_get(const tt_trace *tr, size_t i) {
+  return i < tr->n ? &tr->tensors[i] : NULL;
+}
+size_t tt_trace_bytes(const tt_trace *tr) {
+  return tr->bytes;
+}
 
-size_t tt_trace_name_compares(const tt_trace *tr) { return *tr->name_compares; }
+size_t tt_trace_name_compares(const tt_trace *tr) {
+  return *tr->name_compares;
+}
 
 tt_status tt_trace_set_meta(tt_trace *tr, const char *key, const char *value) {
   char *v = strdup(value);
@@ -139,7 +149,9 @@ const char *tt_trace_meta(const tt_trace *tr, const char *key) {
   return NULL;
 }
 
-size_t tt_trace_meta_count(const tt_trace *tr) { return tr->n_meta; }
+size_t tt_trace_meta_count(const tt_trace *tr) {
+  return tr->n_meta;
+}
 
 void tt_trace_meta_at(const tt_trace *tr, size_t i, const char **key, const char **value) {
   *key = tr->meta[i].key;
@@ -171,9 +183,15 @@ tt_status tt_trace_set_tokens(tt_trace *tr, const int32_t *ids, const char *cons
   return st ? tt_fail(err, st, "out of memory") : TT_OK;
 }
 
-int tt_trace_n_tokens(const tt_trace *tr) { return tr->n_tokens; }
-const char *tt_trace_token(const tt_trace *tr, int i) { return i >= 0 && i < tr->n_tokens ? tr->token_strings[i] : ""; }
-int32_t tt_trace_token_id(const tt_trace *tr, int i) { return i >= 0 && i < tr->n_tokens ? tr->token_ids[i] : -1; }
+int tt_trace_n_tokens(const tt_trace *tr) {
+  return tr->n_tokens;
+}
+const char *tt_trace_token(const tt_trace *tr, int i) {
+  return i >= 0 && i < tr->n_tokens ? tr->token_strings[i] : "";
+}
+int32_t tt_trace_token_id(const tt_trace *tr, int i) {
+  return i >= 0 && i < tr->n_tokens ? tr->token_ids[i] : -1;
+}
 
 bool tt_trace_config(const tt_trace *tr, tt_config *cfg) {
   const char *json = tt_trace_meta(tr, "config");

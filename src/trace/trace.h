@@ -40,8 +40,7 @@ size_t tt_trace_meta_count(const tt_trace *tr);
 void tt_trace_meta_at(const tt_trace *tr, size_t i, const char **key, const char **value);
 
 // Tokens as display strings (set from token_strings metadata when loading).
-tt_status tt_trace_set_tokens(tt_trace *tr, const int32_t *ids, const char *const *strings, int T,
-                              tt_error *err);
+tt_status tt_trace_set_tokens(tt_trace *tr, const int32_t *ids, const char *const *strings, int T, tt_error *err);
 int tt_trace_n_tokens(const tt_trace *tr);
 const char *tt_trace_token(const tt_trace *tr, int i);
 int32_t tt_trace_token_id(const tt_trace *tr, int i);
@@ -86,12 +85,12 @@ typedef enum {
 tt_cell_kind tt_diff_cell(double a, double b);
 
 typedef struct {
-  double max_abs_a;      // max |a| over finite cells of A (0 when none)
-  double max_diff;       // max |a - b| over cells finite in both (0 when none)
-  int64_t max_at;        // A's flat index of max_diff; -1 when no cell is finite in both
-  int64_t n;             // cells compared
-  int64_t n_one_sided;   // TT_CELL_ONE_SIDED cells
-  int64_t n_nonfinite;   // TT_CELL_NONFINITE cells
+  double max_abs_a;     // max |a| over finite cells of A (0 when none)
+  double max_diff;      // max |a - b| over cells finite in both (0 when none)
+  int64_t max_at;       // A's flat index of max_diff; -1 when no cell is finite in both
+  int64_t n;            // cells compared
+  int64_t n_one_sided;  // TT_CELL_ONE_SIDED cells
+  int64_t n_nonfinite;  // TT_CELL_NONFINITE cells
 } tt_diff_stats;
 
 // Compares every element of a with b's element b_index(ctx, i) (NULL: the same index).

@@ -15,10 +15,10 @@ typedef struct {
 } index_slot;
 
 struct tt_trace {
-  tt_arena *arena;       // names, token strings and recorded data
-  tt_tensor *tensors;    // in recorded order
+  tt_arena *arena;     // names, token strings and recorded data
+  tt_tensor *tensors;  // in recorded order
   size_t n, cap, bytes;
-  index_slot *index;     // tensors by name (index.c), index_cap a power of two
+  index_slot *index;  // tensors by name (index.c), index_cap a power of two
   size_t index_cap, index_used;
   meta_pair *meta;
   size_t n_meta;
@@ -30,8 +30,8 @@ struct tt_trace {
   int n_tokens;
   tt_trace_pretoken *pretokens;  // in the arena (pretokens.c)
   int n_pretokens;
-  tt_st_file *file;      // a loaded trace's tensors point into this mapping
-  size_t *name_compares; // work counter: tensor names compared by lookups (for tests)
+  tt_st_file *file;       // a loaded trace's tensors point into this mapping
+  size_t *name_compares;  // work counter: tensor names compared by lookups (for tests)
 };
 
 // Adds tensors[i] to the name index: TT_ERR_FORMAT when its name is there already.

@@ -11,8 +11,10 @@ void tt_ui_compare_draw(tt_ui *ui) {
 }
 
 static void value(FILE *fp, float v) {
-  if (isnan(v)) fprintf(fp, " nan");
-  else fprintf(fp, " %.9g", (double)v);
+  if (isnan(v))
+    fprintf(fp, " nan");
+  else
+    fprintf(fp, " %.9g", (double)v);
 }
 
 void tt_ui_compare_state(tt_ui *ui, FILE *fp, const tt_compare *cmp) {
@@ -23,7 +25,8 @@ void tt_ui_compare_state(tt_ui *ui, FILE *fp, const tt_compare *cmp) {
   fprintf(fp, "compare_max_abs %.9g\ncompare_max_at %lld\ncompare_one_sided %lld\n", (double)in.max_abs,
           (long long)in.max_at, (long long)in.n_one_sided);
   if (in.hover) {
-    fprintf(fp, "compare_hover %c\ncompare_hover_index %d %d %d\ncompare_hover_values", in.side, in.head, in.row, in.col);
+    fprintf(fp, "compare_hover %c\ncompare_hover_index %d %d %d\ncompare_hover_values", in.side, in.head, in.row,
+            in.col);
     value(fp, in.a);
     value(fp, in.b);
     value(fp, in.d);

@@ -128,25 +128,34 @@ static bool scale_key(tt_ui *ui, SDL_Keycode c) {
               (vs->view == TT_VIEW_AUTO && vs->step >= 0 && tt_step_get(ui->tr, vs->step)->view == TT_VIEW_BARS);
   int T = tt_trace_n_tokens(ui->tr), pos = vs->position < 0 ? T - 1 : vs->position;
   switch (c) {
-    case SDLK_EQUALS:
-    case SDLK_PLUS:
-    case SDLK_KP_PLUS:
-      if (bars) vs->temperature = fminf(vs->temperature * 1.25f, 10.0f);
-      else zoom_at(ui, 1.5f, -1, -1);
-      return true;
-    case SDLK_MINUS:
-    case SDLK_KP_MINUS:
-      if (bars) vs->temperature = fmaxf(vs->temperature / 1.25f, 0.1f);
-      else zoom_at(ui, 1 / 1.5f, -1, -1);
-      return true;
-    case SDLK_0:
-      vs->zoom = 1;
-      vs->pan_row = vs->pan_col = 0;
-      vs->temperature = 1;
-      return true;
-    case SDLK_COMMA: vs->position = pos > 0 ? pos - 1 : 0; return true;
-    case SDLK_PERIOD: vs->position = pos + 1 < T ? pos + 1 : T - 1; return true;
-    default: return false;
+  case SDLK_EQUALS:
+  case SDLK_PLUS:
+  case SDLK_KP_PLUS:
+    if (bars)
+      vs->temperature = fminf(vs->temperature * 1.25f, 10.0f);
+    else
+      zoom_at(ui, 1.5f, -1, -1);
+    return true;
+  case SDLK_MINUS:
+  case SDLK_KP_MINUS:
+    if (bars)
+      vs->temperature = fmaxf(vs->temperature / 1.25f, 0.1f);
+    else
+      zoom_at(ui, 1 / 1.5f, -1, -1);
+    return true;
+  case SDLK_0:
+    vs->zoom = 1;
+    vs->pan_row = vs->pan_col = 0;
+    vs->temperature = 1;
+    return true;
+  case SDLK_COMMA:
+    vs->position = pos > 0 ? pos - 1 : 0;
+    return true;
+  case SDLK_PERIOD:
+    vs->position = pos + 1 < T ? pos + 1 : T - 1;
+    return true;
+  default:
+    return false;
   }
 }
 
@@ -168,46 +177,73 @@ static void key(tt_ui *ui, const SDL_KeyboardEvent *k) {
   }
   bool shift = (k->keysym.mod & KMOD_SHIFT) != 0;
   switch (c) {
-    case SDLK_RIGHT: tt_ui_step(ui, 1); break;
-    case SDLK_LEFT: tt_ui_step(ui, -1); break;
-    case SDLK_DOWN: set_layer(ui, vs->layer + 1); break;
-    case SDLK_UP: set_layer(ui, vs->layer - 1); break;
-    case SDLK_RIGHTBRACKET: set_head(ui, vs->head + 1); break;
-    case SDLK_LEFTBRACKET: set_head(ui, vs->head - 1); break;
-    case SDLK_TAB:
-      vs->view = vs->view == TT_VIEW_TABLE ? TT_VIEW_AUTO : TT_VIEW_TABLE;
-      vs->pan_row = vs->pan_col = 0;
-      break;
-    case SDLK_g: toggle_view(ui, TT_VIEW_GRID); break;
-    case SDLK_o: toggle_view(ui, TT_VIEW_OVERVIEW); break;
-    case SDLK_SPACE:
-      vs->playing = !vs->playing;
-      ui->next_play = SDL_GetTicks() + 3000;
-      break;
-    case SDLK_s: {
-      char path[4200];
-      snprintf(path, sizeof path, "%s/ttrace-%03d-%s.png", ui->opts.shot_dir ? ui->opts.shot_dir : ".", ++ui->n_shots,
-               vs->hook);
-      tt_ui_shot_status(ui, path);
-      break;
-    }
-    case SDLK_F1: vs->show_help = !vs->show_help; break;
-    case SDLK_SLASH:
-      if (shift) vs->show_help = !vs->show_help;
-      break;
-    case SDLK_ESCAPE:
-      if (vs->show_help) vs->show_help = false;
-      else vs->pin_row = vs->pin_col = -1;
-      break;
-    case SDLK_p:
-      ui->editing = true;
-      ui->prompt[0] = 0;  // a fresh prompt; Esc keeps the old trace
-      SDL_StartTextInput();
-      break;
-    case SDLK_d: vs->theme = vs->theme == TT_THEME_DARK ? TT_THEME_LIGHT : TT_THEME_DARK; break;
-    case SDLK_l: vs->lang = tt_lang_next(vs->lang); break;
-    case SDLK_q: ui->quit = true; break;
-    default: return;
+  case SDLK_RIGHT:
+    tt_ui_step(ui, 1);
+    break;
+  case SDLK_LEFT:
+    tt_ui_step(ui, -1);
+    break;
+  case SDLK_DOWN:
+    set_layer(ui, vs->layer + 1);
+    break;
+  case SDLK_UP:
+    set_layer(ui, vs->layer - 1);
+    break;
+  case SDLK_RIGHTBRACKET:
+    set_head(ui, vs->head + 1);
+    break;
+  case SDLK_LEFTBRACKET:
+    set_head(ui, vs->head - 1);
+    break;
+  case SDLK_TAB:
+    vs->view = vs->view == TT_VIEW_TABLE ? TT_VIEW_AUTO : TT_VIEW_TABLE;
+    vs->pan_row = vs->pan_col = 0;
+    break;
+  case SDLK_g:
+    toggle_view(ui, TT_VIEW_GRID);
+    break;
+  case SDLK_o:
+    toggle_view(ui, TT_VIEW_OVERVIEW);
+    break;
+  case SDLK_SPACE:
+    vs->playing = !vs->playing;
+    ui->next_play = SDL_GetTicks() + 3000;
+    break;
+  case SDLK_s: {
+    char path[4200];
+    snprintf(path, sizeof path, "%s/ttrace-%03d-%s.png", ui->opts.shot_dir ? ui->opts.shot_dir : ".", ++ui->n_shots,
+             vs->hook);
+    tt_ui_shot_status(ui, path);
+    break;
+  }
+  case SDLK_F1:
+    vs->show_help = !vs->show_help;
+    break;
+  case SDLK_SLASH:
+    if (shift) vs->show_help = !vs->show_help;
+    break;
+  case SDLK_ESCAPE:
+    if (vs->show_help)
+      vs->show_help = false;
+    else
+      vs->pin_row = vs->pin_col = -1;
+    break;
+  case SDLK_p:
+    ui->editing = true;
+    ui->prompt[0] = 0;  // a fresh prompt; Esc keeps the old trace
+    SDL_StartTextInput();
+    break;
+  case SDLK_d:
+    vs->theme = vs->theme == TT_THEME_DARK ? TT_THEME_LIGHT : TT_THEME_DARK;
+    break;
+  case SDLK_l:
+    vs->lang = tt_lang_next(vs->lang);
+    break;
+  case SDLK_q:
+    ui->quit = true;
+    break;
+  default:
+    return;
   }
   if (c != SDLK_s) ui->status[0] = 0;
   ui->dirty = true;
@@ -234,7 +270,8 @@ static void click(tt_ui *ui, int x, int y) {
     if (pk.head >= 0) set_head(ui, pk.head);
     ui->vs.view = TT_VIEW_AUTO;
   } else if (pk.panel == 0) {
-    if (ui->vs.pin_row == pk.row && ui->vs.pin_col == pk.col) ui->vs.pin_row = ui->vs.pin_col = -1;
+    if (ui->vs.pin_row == pk.row && ui->vs.pin_col == pk.col)
+      ui->vs.pin_row = ui->vs.pin_col = -1;
     else {
       ui->vs.pin_row = pk.row;
       ui->vs.pin_col = pk.col;
@@ -246,55 +283,63 @@ static void click(tt_ui *ui, int x, int y) {
 void tt_ui_handle(tt_ui *ui, const SDL_Event *e) {
   tt_view_state *vs = &ui->vs;
   switch (e->type) {
-    case SDL_QUIT: ui->quit = true; break;
-    case SDL_WINDOWEVENT: ui->dirty = true; break;
-    case SDL_KEYDOWN: key(ui, &e->key); break;
-    case SDL_TEXTINPUT:
-      if (ui->editing && strlen(ui->prompt) + strlen(e->text.text) < sizeof ui->prompt) {
-        strcat(ui->prompt, e->text.text);
-        ui->dirty = true;
-      }
-      break;
-    case SDL_MOUSEMOTION: {
-      int x = (int)((float)e->motion.x * ui->scale), y = (int)((float)e->motion.y * ui->scale);
-      vs->mouse_x = x;
-      vs->mouse_y = y;
-      if (ui->dragging) {
-        int dx = x - ui->drag_x, dy = y - ui->drag_y;
-        if (abs(dx) + abs(dy) > 4) ui->drag_moved = true;
-        if (ui->drag_moved && ui->lay->n_panels > 0) {
-          const tt_panel *pn = &ui->lay->panels[0];
-          vs->pan_col = fmaxf(0, ui->drag_pan_col - (float)dx / pn->cell_w);
-          vs->pan_row = fmaxf(0, ui->drag_pan_row - (float)dy / pn->cell_h);
-          float maxr = (float)pn->rows - (float)pn->rect.h / pn->cell_h, maxc = (float)pn->cols - (float)pn->rect.w / pn->cell_w;
-          if (vs->pan_row > maxr) vs->pan_row = fmaxf(0, maxr);
-          if (vs->pan_col > maxc) vs->pan_col = fmaxf(0, maxc);
-        }
-      }
+  case SDL_QUIT:
+    ui->quit = true;
+    break;
+  case SDL_WINDOWEVENT:
+    ui->dirty = true;
+    break;
+  case SDL_KEYDOWN:
+    key(ui, &e->key);
+    break;
+  case SDL_TEXTINPUT:
+    if (ui->editing && strlen(ui->prompt) + strlen(e->text.text) < sizeof ui->prompt) {
+      strcat(ui->prompt, e->text.text);
       ui->dirty = true;
-      break;
     }
-    case SDL_MOUSEBUTTONDOWN:
-      if (e->button.button == SDL_BUTTON_LEFT) {
-        ui->dragging = true;
-        ui->drag_moved = false;
-        ui->drag_x = (int)((float)e->button.x * ui->scale);
-        ui->drag_y = (int)((float)e->button.y * ui->scale);
-        ui->drag_pan_row = vs->pan_row;
-        ui->drag_pan_col = vs->pan_col;
+    break;
+  case SDL_MOUSEMOTION: {
+    int x = (int)((float)e->motion.x * ui->scale), y = (int)((float)e->motion.y * ui->scale);
+    vs->mouse_x = x;
+    vs->mouse_y = y;
+    if (ui->dragging) {
+      int dx = x - ui->drag_x, dy = y - ui->drag_y;
+      if (abs(dx) + abs(dy) > 4) ui->drag_moved = true;
+      if (ui->drag_moved && ui->lay->n_panels > 0) {
+        const tt_panel *pn = &ui->lay->panels[0];
+        vs->pan_col = fmaxf(0, ui->drag_pan_col - (float)dx / pn->cell_w);
+        vs->pan_row = fmaxf(0, ui->drag_pan_row - (float)dy / pn->cell_h);
+        float maxr = (float)pn->rows - (float)pn->rect.h / pn->cell_h,
+              maxc = (float)pn->cols - (float)pn->rect.w / pn->cell_w;
+        if (vs->pan_row > maxr) vs->pan_row = fmaxf(0, maxr);
+        if (vs->pan_col > maxc) vs->pan_col = fmaxf(0, maxc);
       }
-      break;
-    case SDL_MOUSEBUTTONUP:
-      if (e->button.button == SDL_BUTTON_LEFT) {
-        if (ui->dragging && !ui->drag_moved)
-          click(ui, (int)((float)e->button.x * ui->scale), (int)((float)e->button.y * ui->scale));
-        ui->dragging = false;
-        ui->dirty = true;
-      }
-      break;
-    case SDL_MOUSEWHEEL:
-      if (e->wheel.y != 0) zoom_at(ui, powf(1.25f, (float)e->wheel.y), vs->mouse_x, vs->mouse_y);
-      break;
-    default: break;
+    }
+    ui->dirty = true;
+    break;
+  }
+  case SDL_MOUSEBUTTONDOWN:
+    if (e->button.button == SDL_BUTTON_LEFT) {
+      ui->dragging = true;
+      ui->drag_moved = false;
+      ui->drag_x = (int)((float)e->button.x * ui->scale);
+      ui->drag_y = (int)((float)e->button.y * ui->scale);
+      ui->drag_pan_row = vs->pan_row;
+      ui->drag_pan_col = vs->pan_col;
+    }
+    break;
+  case SDL_MOUSEBUTTONUP:
+    if (e->button.button == SDL_BUTTON_LEFT) {
+      if (ui->dragging && !ui->drag_moved)
+        click(ui, (int)((float)e->button.x * ui->scale), (int)((float)e->button.y * ui->scale));
+      ui->dragging = false;
+      ui->dirty = true;
+    }
+    break;
+  case SDL_MOUSEWHEEL:
+    if (e->wheel.y != 0) zoom_at(ui, powf(1.25f, (float)e->wheel.y), vs->mouse_x, vs->mouse_y);
+    break;
+  default:
+    break;
   }
 }

@@ -15,13 +15,13 @@ struct tt_ui_lesson {
   char path[4096];
   const char *traces_dir;
   char traces_buf[4096];
-  char twin[4096];        // the same lesson in the other language ("" when there is none)
-  char twin_lang[16];     // its language code
+  char twin[4096];     // the same lesson in the other language ("" when there is none)
+  char twin_lang[16];  // its language code
   tt_lesson_view v;
   bool has_view;
   char error[1100];
-  char jump[8];           // digits typed so far
-  bool hide_narration;    // N: the view takes the whole width
+  char jump[8];         // digits typed so far
+  bool hide_narration;  // N: the view takes the whole width
   char label_a[64], label_b[64];
   tt_compare cmp;
   tt_lesson_page page;
@@ -42,9 +42,12 @@ static bool twin_path(const char *path, const char *from, const char *to, char *
   const char *hit = NULL;
   for (const char *p = strstr(path, dir); p; p = strstr(p + 1, dir)) hit = p;
   int n;
-  if (hit) n = snprintf(out, len, "%.*s/%s/%s", (int)(hit - path), path, to, hit + k);
-  else if (strncmp(path, dir + 1, k - 1) == 0) n = snprintf(out, len, "%s/%s", to, path + k - 1);  // "en/05-x.lesson"
-  else return false;
+  if (hit)
+    n = snprintf(out, len, "%.*s/%s/%s", (int)(hit - path), path, to, hit + k);
+  else if (strncmp(path, dir + 1, k - 1) == 0)
+    n = snprintf(out, len, "%s/%s", to, path + k - 1);  // "en/05-x.lesson"
+  else
+    return false;
   return n > 0 && (size_t)n < len && access(out, R_OK) == 0;
 }
 
@@ -195,53 +198,70 @@ bool tt_ui_lesson_key(tt_ui *ui, const SDL_KeyboardEvent *k) {
     return true;
   }
   switch (c) {
-    case SDLK_RETURN:
-    case SDLK_KP_ENTER:
-      if (ls->jump[0]) {
-        int want = atoi(ls->jump);
-        ls->jump[0] = 0;
-        if (tt_lesson_player_jump(pl, want - 1)) {
-          go(ui, true);
-        } else {
-          snprintf(ui->status, sizeof ui->status, tt_str(ui->vs.lang, TT_S_LESSON_NO_STEP_FMT),
-                   want, n);
-        }
+  case SDLK_RETURN:
+  case SDLK_KP_ENTER:
+    if (ls->jump[0]) {
+      int want = atoi(ls->jump);
+      ls->jump[0] = 0;
+      if (tt_lesson_player_jump(pl, want - 1)) {
+        go(ui, true);
       } else {
-        go(ui, tt_lesson_player_next(pl));
+        snprintf(ui->status, sizeof ui->status, tt_str(ui->vs.lang, TT_S_LESSON_NO_STEP_FMT), want, n);
       }
-      return true;
-    case SDLK_BACKSPACE:
-      if (ls->jump[0]) ls->jump[strlen(ls->jump) - 1] = 0;
-      else go(ui, tt_lesson_player_prev(pl));
-      return true;
-    case SDLK_ESCAPE:
-      if (ui->vs.show_help) ui->vs.show_help = false;
-      else if (ls->jump[0]) ls->jump[0] = 0;
-      else if (ui->vs.pin_row >= 0) ui->vs.pin_row = ui->vs.pin_col = -1;
-      else ui->quit = true;
-      return true;
-    case SDLK_RIGHT:
-    case SDLK_SPACE:
-    case SDLK_PAGEDOWN:
+    } else {
       go(ui, tt_lesson_player_next(pl));
-      return true;
-    case SDLK_LEFT:
-    case SDLK_PAGEUP:
+    }
+    return true;
+  case SDLK_BACKSPACE:
+    if (ls->jump[0])
+      ls->jump[strlen(ls->jump) - 1] = 0;
+    else
       go(ui, tt_lesson_player_prev(pl));
-      return true;
-    case SDLK_HOME: go(ui, pl->step != 0 && tt_lesson_player_jump(pl, 0)); return true;
-    case SDLK_END: go(ui, pl->step != n - 1 && tt_lesson_player_jump(pl, n - 1)); return true;
-    case SDLK_l: switch_language(ui); return true;
-    case SDLK_n: ls->hide_narration = !ls->hide_narration; return true;
-    case SDLK_s: screenshot(ui); return true;
-    // The lesson decides the tensor: no layer keys, view toggles that leave the step, play
-    // or typed prompts here.
-    case SDLK_UP:
-    case SDLK_DOWN:
-    case SDLK_g:
-    case SDLK_o:
-    case SDLK_p: return true;
-    default: break;
+    return true;
+  case SDLK_ESCAPE:
+    if (ui->vs.show_help)
+      ui->vs.show_help = false;
+    else if (ls->jump[0])
+      ls->jump[0] = 0;
+    else if (ui->vs.pin_row >= 0)
+      ui->vs.pin_row = ui->vs.pin_col = -1;
+    else
+      ui->quit = true;
+    return true;
+  case SDLK_RIGHT:
+  case SDLK_SPACE:
+  case SDLK_PAGEDOWN:
+    go(ui, tt_lesson_player_next(pl));
+    return true;
+  case SDLK_LEFT:
+  case SDLK_PAGEUP:
+    go(ui, tt_lesson_player_prev(pl));
+    return true;
+  case SDLK_HOME:
+    go(ui, pl->step != 0 && tt_lesson_player_jump(pl, 0));
+    return true;
+  case SDLK_END:
+    go(ui, pl->step != n - 1 && tt_lesson_player_jump(pl, n - 1));
+    return true;
+  case SDLK_l:
+    switch_language(ui);
+    return true;
+  case SDLK_n:
+    ls->hide_narration = !ls->hide_narration;
+    return true;
+  case SDLK_s:
+    screenshot(ui);
+    return true;
+  // The lesson decides the tensor: no layer keys, view toggles that leave the step, play
+  // or typed prompts here.
+  case SDLK_UP:
+  case SDLK_DOWN:
+  case SDLK_g:
+  case SDLK_o:
+  case SDLK_p:
+    return true;
+  default:
+    break;
   }
   return false;
 }

@@ -183,8 +183,10 @@ void tt_script_pump(tt_ui *ui) {
     char *cmd = line + strspn(line, " \t");
     if (!*cmd || *cmd == '#') continue;
     char *arg = strchr(cmd, ' ');
-    if (arg) *arg++ = 0;
-    else arg = cmd + strlen(cmd);
+    if (arg)
+      *arg++ = 0;
+    else
+      arg = cmd + strlen(cmd);
     if (run_command(ui, cmd, arg)) return;
   }
   s->done = true;

@@ -11,14 +11,14 @@
 
 // ---- the window -----------------------------------------------------------------------
 typedef struct {
-  const char *model_dir;    // model for retracing prompts (NULL: the trace's model or the default)
-  const char *backend;      // session backend (NULL: openblas)
+  const char *model_dir;  // model for retracing prompts (NULL: the trace's model or the default)
+  const char *backend;    // session backend (NULL: openblas)
   tt_lang lang;
   tt_theme theme;
-  int width, height;        // initial window size (0: 1280 × 800)
-  const char *script;       // synthetic input for tests: a file of lines, see script.c
-  const char *state_out;    // file to write the final view state to (tests), or NULL
-  const char *shot_dir;     // where S saves screenshots (NULL: the current folder)
+  int width, height;      // initial window size (0: 1280 × 800)
+  const char *script;     // synthetic input for tests: a file of lines, see script.c
+  const char *state_out;  // file to write the final view state to (tests), or NULL
+  const char *shot_dir;   // where S saves screenshots (NULL: the current folder)
   bool start_playing;
   // A second trace shown beside the first with their difference (`view A --compare B`);
   // stepping, layer and head keys drive both. Labels name the two sides.

@@ -23,9 +23,9 @@ typedef struct {
   tt_render *rc;
   tt_view_state vs;
   tt_layout *lay;
-  const tt_trace *tr;   // what is shown: the caller's trace or own
-  tt_trace *own;        // a trace made in the window from a typed prompt
-  tt_session *sess;     // opened on the first typed prompt
+  const tt_trace *tr;  // what is shown: the caller's trace or own
+  tt_trace *own;       // a trace made in the window from a typed prompt
+  tt_session *sess;    // opened on the first typed prompt
   tt_viz_data *vd;
   tt_render_extras ex;
   char prompt[512];
@@ -35,7 +35,7 @@ typedef struct {
   int drag_x, drag_y;
   float drag_pan_row, drag_pan_col;
   uint32_t next_play;
-  float scale;           // renderer pixels per window pixel (HiDPI)
+  float scale;  // renderer pixels per window pixel (HiDPI)
   int out_w, out_h;
   bool quit, dirty;
   int n_shots;

@@ -134,8 +134,10 @@ tt_status tt_ui_write_state(tt_ui *ui, const char *path, tt_error *err) {
             (double)pn->cell_h);
   }
   fprintf(fp, "status %s\n", ui->status);
-  if (ui->lesson) tt_ui_lesson_state(ui, fp);
-  else if (ui->cmp.b) tt_ui_compare_state(ui, fp, &ui->cmp);
+  if (ui->lesson)
+    tt_ui_lesson_state(ui, fp);
+  else if (ui->cmp.b)
+    tt_ui_compare_state(ui, fp, &ui->cmp);
   return tt_atomic_commit(&af, err);
 }
 
@@ -149,9 +151,12 @@ static void draw(tt_ui *ui) {
   int mx = ui->vs.mouse_x, my = ui->vs.mouse_y;
   if (ui->editing) ui->vs.mouse_x = ui->vs.mouse_y = -1;
   ui->vs.status = ui->status;
-  if (ui->lesson) tt_ui_lesson_draw(ui);
-  else if (ui->cmp.b) tt_ui_compare_draw(ui);
-  else tt_render_draw(ui->rc, ui->ren, (SDL_Rect){0, 0, ui->out_w, ui->out_h}, ui->tr, &ui->vs, ui->lay);
+  if (ui->lesson)
+    tt_ui_lesson_draw(ui);
+  else if (ui->cmp.b)
+    tt_ui_compare_draw(ui);
+  else
+    tt_render_draw(ui->rc, ui->ren, (SDL_Rect){0, 0, ui->out_w, ui->out_h}, ui->tr, &ui->vs, ui->lay);
   SDL_RenderPresent(ui->ren);
   ui->vs.mouse_x = mx;
   ui->vs.mouse_y = my;
@@ -171,8 +176,7 @@ tt_status tt_ui_open(tt_ui *ui, const tt_ui_opts *o, const tt_trace *tr, tt_erro
   if (!st) {
     SDL_SetHint(SDL_HINT_VIDEO_X11_NET_WM_BYPASS_COMPOSITOR, "0");
     ui->win = SDL_CreateWindow("ttrace", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, o->width > 0 ? o->width : 1280,
-                               o->height > 0 ? o->height : 800,
-                               SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
+                               o->height > 0 ? o->height : 800, SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
     if (!ui->win) st = tt_fail(err, TT_ERR_DEVICE, "cannot open a window: %s", SDL_GetError());
   }
   if (!st) {
@@ -207,8 +211,10 @@ void tt_ui_loop(tt_ui *ui) {
     }
     if (ui->vs.playing && SDL_TICKS_PASSED(SDL_GetTicks(), ui->next_play)) {
       ui->next_play = SDL_GetTicks() + 3000;
-      if (ui->vs.step + 1 >= tt_step_count()) ui->vs.playing = false;
-      else tt_ui_step(ui, 1);
+      if (ui->vs.step + 1 >= tt_step_count())
+        ui->vs.playing = false;
+      else
+        tt_ui_step(ui, 1);
     }
   }
 }

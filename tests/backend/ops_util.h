@@ -80,19 +80,22 @@ static void assert_close(const float *got, const double *want, size_t n, double 
     if (!(d <= worst)) worst = d, at = i;
   }
   if (!(worst <= tol * scale))
-    fail_msg("%s: max error %g at %zu (got %g, want %g), allowed %g", what, worst, at, got[at], want[at],
-             tol * scale);
+    fail_msg("%s: max error %g at %zu (got %g, want %g), allowed %g", what, worst, at, got[at], want[at], tol * scale);
 }
-
 
 // The activations from their definitions, in double.
 static double naive_act(double x, tt_act_kind a) {
   switch (a) {
-  case TT_ACT_GELU_TANH: return 0.5 * x * (1.0 + tanh(sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x)));
-  case TT_ACT_GELU_ERF: return 0.5 * x * (1.0 + erf(x / sqrt(2.0)));
-  case TT_ACT_RELU: return x > 0 ? x : 0;
-  case TT_ACT_SILU: return x / (1.0 + exp(-x));
-  case TT_ACT_IDENTITY: return x;
+  case TT_ACT_GELU_TANH:
+    return 0.5 * x * (1.0 + tanh(sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x)));
+  case TT_ACT_GELU_ERF:
+    return 0.5 * x * (1.0 + erf(x / sqrt(2.0)));
+  case TT_ACT_RELU:
+    return x > 0 ? x : 0;
+  case TT_ACT_SILU:
+    return x / (1.0 + exp(-x));
+  case TT_ACT_IDENTITY:
+    return x;
   }
   return NAN;
 }

@@ -158,8 +158,7 @@ static void naive_softmax(const float *x, double *want, int rows, int cols) {
     double mx = -INFINITY, s = 0.0;
     for (int j = 0; j < cols; j++) mx = fmax(mx, x[r * cols + j]);
     for (int j = 0; j < cols; j++) s += isinf(x[r * cols + j]) ? 0.0 : exp(x[r * cols + j] - mx);
-    for (int j = 0; j < cols; j++)
-      want[r * cols + j] = isinf(x[r * cols + j]) ? 0.0 : exp(x[r * cols + j] - mx) / s;
+    for (int j = 0; j < cols; j++) want[r * cols + j] = isinf(x[r * cols + j]) ? 0.0 : exp(x[r * cols + j] - mx) / s;
   }
 }
 
@@ -364,7 +363,9 @@ static tt_status add_into_short_view(tt_backend *be) {
   tt_error err = {0};
   return be->add(be, tt_buf_view(out, 0, 3), a, b, 8, &err);  // out holds 3 of the 8 floats
 }
-static void add_short(tt_backend *be) { (void)add_into_short_view(be); }
+static void add_short(tt_backend *be) {
+  (void)add_into_short_view(be);
+}
 static void matmul_short_b(tt_backend *be) {
   tt_buf a = up(be, NULL, 6), b = up(be, NULL, 12), out = up(be, NULL, 8);
   tt_error err = {0};
@@ -399,12 +400,10 @@ static void test_view_sizes(void **state) {
 int main(int argc, char **argv) {
   if (argc > 1) backend_name = argv[1];
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_matmul),       cmocka_unit_test(test_matmul_batched),
-      cmocka_unit_test(test_embed),        cmocka_unit_test(test_add_scale),
-      cmocka_unit_test(test_causal_mask),  cmocka_unit_test(test_softmax),
-      cmocka_unit_test(test_norm),         cmocka_unit_test(test_activation),
-      cmocka_unit_test(test_split_merge_heads), cmocka_unit_test(test_nll),
-      cmocka_unit_test(test_factory),      cmocka_unit_test(test_view_sizes),
+      cmocka_unit_test(test_matmul),    cmocka_unit_test(test_matmul_batched), cmocka_unit_test(test_embed),
+      cmocka_unit_test(test_add_scale), cmocka_unit_test(test_causal_mask),    cmocka_unit_test(test_softmax),
+      cmocka_unit_test(test_norm),      cmocka_unit_test(test_activation),     cmocka_unit_test(test_split_merge_heads),
+      cmocka_unit_test(test_nll),       cmocka_unit_test(test_factory),        cmocka_unit_test(test_view_sizes),
   };
   return cmocka_run_group_tests_name(backend_name, tests, setup, teardown);
 }

@@ -95,7 +95,7 @@ typedef struct {
   rec_tensor t[512];
   int n;
   int offered;
-  int keep_every;  // keep one hook in keep_every (1: all); 0 keeps none
+  int keep_every;    // keep one hook in keep_every (1: all); 0 keeps none
   const char *only;  // when set, keep only this hook
 } rec_store;
 
@@ -190,8 +190,10 @@ static void check_norm(const rec_store *s, const char *prefix, const float *x, c
   }
   char p[64];
   const char *pre = layer >= 0 ? "blocks." : "";
-  if (layer >= 0) snprintf(p, sizeof p, "%s%d.%s", pre, layer, prefix);
-  else snprintf(p, sizeof p, "%s", prefix);
+  if (layer >= 0)
+    snprintf(p, sizeof p, "%s%d.%s", pre, layer, prefix);
+  else
+    snprintf(p, sizeof p, "%s", prefix);
   expect_close(get(s, "%s.hook_mean", p), m, T, 1e-5, "mean", layer);
   expect_close(get(s, "%s.hook_scale", p), sc, T, 1e-5, "scale", layer);
   expect_close(get(s, "%s.hook_normalized", p), nr, (size_t)T * C, 1e-5, "normalized", layer);
@@ -201,11 +203,16 @@ static void check_norm(const rec_store *s, const char *prefix, const float *x, c
 
 static double act(double x, tt_act_kind a) {
   switch (a) {
-  case TT_ACT_GELU_TANH: return 0.5 * x * (1 + tanh(sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
-  case TT_ACT_GELU_ERF: return 0.5 * x * (1 + erf(x / sqrt(2)));
-  case TT_ACT_RELU: return x > 0 ? x : 0;
-  case TT_ACT_SILU: return x / (1 + exp(-x));
-  default: return x;
+  case TT_ACT_GELU_TANH:
+    return 0.5 * x * (1 + tanh(sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
+  case TT_ACT_GELU_ERF:
+    return 0.5 * x * (1 + erf(x / sqrt(2)));
+  case TT_ACT_RELU:
+    return x > 0 ? x : 0;
+  case TT_ACT_SILU:
+    return x / (1 + exp(-x));
+  default:
+    return x;
   }
 }
 
@@ -248,8 +255,8 @@ static void check_steps(const rec_store *s, const tt_model *m, const int32_t *id
     for (int t = 0; t < T; t++)
       for (int i = 0; i < C; i++)
         w[t * C + i] = c->positions == TT_POS_LEARNED ? m->wpe[t * C + i]
-                       : (i % 2 == 0) ? sin(t / pow(10000.0, (double)i / C))
-                                      : cos(t / pow(10000.0, (double)(i - 1) / C));
+                       : (i % 2 == 0)                 ? sin(t / pow(10000.0, (double)i / C))
+                                                      : cos(t / pow(10000.0, (double)(i - 1) / C));
     expect_close(pos, w, TC, 1e-6, "pos_embed", -1);
   }
   for (size_t i = 0; i < TC; i++) w[i] = emb[i] + (pos ? pos[i] : 0.0);
@@ -378,7 +385,8 @@ static void order_fn(void *ctx, const tt_hook *h) {
   if (strcmp(h->name, "hook_loss") == 0 && o->T == 1) return;  // no next token, no loss
   if (o->i >= o->s->n) fail_msg("hook %s (catalogue) was not recorded", h->name);
   const rec_tensor *t = &o->s->t[o->i++];
-  if (strcmp(t->name, h->name) != 0) fail_msg("hook %d: engine recorded %s, catalogue says %s", o->i - 1, t->name, h->name);
+  if (strcmp(t->name, h->name) != 0)
+    fail_msg("hook %d: engine recorded %s, catalogue says %s", o->i - 1, t->name, h->name);
   int64_t shape[TT_MAX_DIMS];
   int nd = tt_hook_shape(h->axes, o->cfg, o->T, shape);
   assert_int_equal(nd, t->ndim);

@@ -65,8 +65,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   tt_model *m = NULL;
   tt_error err = {0};
   tt_status st = tt_model_load(fuzz_dir(), &m, &err);
-  if (st) fuzz_check_error(st, &err);
-  else touch_weights(m);
+  if (st)
+    fuzz_check_error(st, &err);
+  else
+    touch_weights(m);
   tt_model_destroy(m);
   return 0;
 }

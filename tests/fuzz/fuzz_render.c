@@ -23,8 +23,10 @@ static void draw(const tt_trace *tr, const tt_view_state *vs) {
   tt_layout *lay = malloc(sizeof *lay);
   tt_error err = {0};
   tt_status st = tt_render_surface(rc, tr, vs, 320, 200, &s, lay, &err);
-  if (st) fuzz_check_error(st, &err);
-  else SDL_FreeSurface(s);
+  if (st)
+    fuzz_check_error(st, &err);
+  else
+    SDL_FreeSurface(s);
   tt_pick pk;
   if (!st) tt_render_pick(lay, tr, 160, 100, &pk);
   free(lay);

@@ -26,7 +26,8 @@ static void same(const tt_st_file *a, const tt_st_file *b) {
     fuzz_fail("written file differs in count");
   for (size_t i = 0; i < tt_st_count(a); i++) {
     const tt_tensor *x = tt_st_get(a, i), *y = tt_st_find(b, x->name);
-    if (!y || y->dtype != x->dtype || y->ndim != x->ndim || memcmp(y->shape, x->shape, sizeof x->shape[0] * (size_t)x->ndim) ||
+    if (!y || y->dtype != x->dtype || y->ndim != x->ndim ||
+        memcmp(y->shape, x->shape, sizeof x->shape[0] * (size_t)x->ndim) ||
         memcmp(x->data, y->data, tt_tensor_nbytes(x)))
       fuzz_fail("written tensor differs");
   }

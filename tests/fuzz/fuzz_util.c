@@ -12,8 +12,8 @@ static char scratch[64];
 
 // Removes the scratch folder and what the harnesses write there (at exit).
 static void remove_scratch(void) {
-  static const char *const names[] = {"in.safetensors", "out.safetensors", "config.json", "model.safetensors",
-                                      "vocab.json", "merges.txt"};
+  static const char *const names[] = {"in.safetensors",    "out.safetensors", "config.json",
+                                      "model.safetensors", "vocab.json",      "merges.txt"};
   char path[128];
   for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
     snprintf(path, sizeof path, "%s/%s", scratch, names[i]);

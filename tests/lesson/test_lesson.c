@@ -124,7 +124,8 @@ static void expect_error(const char *from, const char *to, const char *expect) {
   tt_lesson *l = NULL;
   tt_error err = {0};
   tt_status st = tt_lesson_parse(text, strlen(text), "bad.lesson", &l, &err);
-  if (st == TT_OK || !strstr(err.msg, expect)) fail_msg("for '%s' -> '%s': got '%s', expected '%s'", from, to, err.msg, expect);
+  if (st == TT_OK || !strstr(err.msg, expect))
+    fail_msg("for '%s' -> '%s': got '%s', expected '%s'", from, to, err.msg, expect);
   assert_null(l);
 }
 
@@ -242,9 +243,9 @@ static void test_fill(void **state) {
   expect_fill(l, traces, "v={{value blocks.0.attn.hook_pattern[1,-1,-2] %.1f}}", "v=121.0");
   expect_fill(l, traces, "b={{other:blocks.0.attn.hook_pattern[1,2,0]}}", "b=240");
   expect_fill(l, traces, "{{max blocks.0.attn.hook_pattern[0]}} {{min blocks.0.attn.hook_pattern[1]}}", "22 100");
-  expect_fill(l, traces, "{{mean blocks.0.attn.hook_pattern[0,:,0]}}", "10");     // (0+10+20)/3
-  expect_fill(l, traces, "{{sum blocks.0.attn.hook_pattern[0,1]}}", "33");        // 10+11+12
-  expect_fill(l, traces, "{{norm blocks.1.hook_resid_post[0]}}", "5");           // |(3,4,0,0)|
+  expect_fill(l, traces, "{{mean blocks.0.attn.hook_pattern[0,:,0]}}", "10");  // (0+10+20)/3
+  expect_fill(l, traces, "{{sum blocks.0.attn.hook_pattern[0,1]}}", "33");     // 10+11+12
+  expect_fill(l, traces, "{{norm blocks.1.hook_resid_post[0]}}", "5");         // |(3,4,0,0)|
   expect_fill(l, traces, "{{std blocks.1.hook_resid_post[1]}}", "0");
   expect_fill(l, traces, "{{argmax hook_probs[0]}} {{argmin hook_probs[2]}}", "2 1");
   expect_fill(l, traces, "{{word hook_probs[1]}}", "<4>");
@@ -262,7 +263,8 @@ static void test_fill(void **state) {
   expect_fill(l, tiny_traces, "{{blocks.0.attn.hook_pattern[0,0,1] %.3f}} {{blocks.0.attn.hook_pattern[1,0,0] %.3f}}",
               "0.000 -0.001");  // no "-0.000"
   tt_trace_destroy(tiny);
-  expect_fill_error(l, traces, "x\n{{blocks.0.attn.hook_pattern[1]}}", "good:8: {{blocks.0.attn.hook_pattern[1]}}: a value needs all 3");
+  expect_fill_error(l, traces, "x\n{{blocks.0.attn.hook_pattern[1]}}",
+                    "good:8: {{blocks.0.attn.hook_pattern[1]}}: a value needs all 3");
   expect_fill_error(l, traces, "{{hook_logits[0]}}", "trace 'main' has no tensor hook_logits");
   expect_fill_error(l, traces, "{{max hook_probs[3]}}", "index 3 out of range for axis 0 of size 3");
   expect_fill_error(l, traces, "{{token 3}}", "token 3 out of range");
@@ -397,9 +399,9 @@ static void test_claims(void **state) {
   static const char text[] =
       "title: t\nlang: en\ntrace a: prompt=\"x\" file=a.safetensors\ntrace b: prompt=\"y\" file=b.safetensors\n"
       "---\nshow: blocks.1.attn.hook_pattern\nview: heatmap\n"
-      "check: max blocks.1.attn.hook_pattern[1,2] > 121.5\n"   // line 8: 122 > 121.5
-      "check: b:blocks.1.attn.hook_pattern[1,2,0] == 240\n"     // line 9
-      "check: argmax hook_probs[0] == 2\n"                      // line 10
+      "check: max blocks.1.attn.hook_pattern[1,2] > 121.5\n"                              // line 8: 122 > 121.5
+      "check: b:blocks.1.attn.hook_pattern[1,2,0] == 240\n"                               // line 9
+      "check: argmax hook_probs[0] == 2\n"                                                // line 10
       "check: blocks.0.attn.hook_pattern[0,1,1] < b:blocks.0.attn.hook_pattern[0,1,1]\n"  // 11 < 22
       "\nText.\n"
       "---\nshow: hook_probs\nview: bars\ncheck: max hook_probs[0] >= 0.5\n\nFalse claim.\n";
@@ -428,8 +430,10 @@ static void test_claims(void **state) {
   };
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     char t[512];
-    snprintf(t, sizeof t, "title: t\nlang: en\ntrace a: prompt=\"x\" file=a.safetensors\n\n\n---\nshow: tokens\n%s"
-             "view: tokens\n\nText.\n", bad[i][0]);
+    snprintf(t, sizeof t,
+             "title: t\nlang: en\ntrace a: prompt=\"x\" file=a.safetensors\n\n\n---\nshow: tokens\n%s"
+             "view: tokens\n\nText.\n",
+             bad[i][0]);
     assert_int_not_equal(tt_lesson_parse(t, strlen(t), "c", &l, &err), TT_OK);
     if (!strstr(err.msg, bad[i][1])) fail_msg("'%s': got '%s'", bad[i][0], err.msg);
   }
@@ -440,7 +444,7 @@ static void test_claims(void **state) {
 static void test_claim_expressions(void **state) {
   (void)state;
   static const char *const holding[] = {
-      "-log(0.9) ~= 0.11",                                         // 0.105
+      "-log(0.9) ~= 0.11",  // 0.105
       "exp(2) / (exp(2) + exp(1) + 1) ~= 0.665",
       "2 * pi ~= 6.3",
       "{{blocks.0.attn.hook_pattern[0,1]}} == {{b:blocks.0.attn.hook_pattern[0,1]}} / 2",  // a row, element-wise
@@ -466,8 +470,10 @@ static void test_claim_expressions(void **state) {
     bool ok = i < sizeof holding / sizeof *holding;
     const char *claim = ok ? holding[i] : failing[i - sizeof holding / sizeof *holding][0];
     char text[700];
-    snprintf(text, sizeof text, "title: t\nlang: en\ntrace a: prompt=\"x\" file=a.safetensors\n"
-             "trace b: prompt=\"y\" file=b.safetensors\n---\nshow: hook_probs\nview: bars\ncheck: %s\n\nT.\n", claim);
+    snprintf(text, sizeof text,
+             "title: t\nlang: en\ntrace a: prompt=\"x\" file=a.safetensors\n"
+             "trace b: prompt=\"y\" file=b.safetensors\n---\nshow: hook_probs\nview: bars\ncheck: %s\n\nT.\n",
+             claim);
     tt_lesson *l = NULL;
     if (tt_lesson_parse(text, strlen(text), "e", &l, &err)) fail_msg("'%s': %s", claim, err.msg);
     tt_status st = tt_lesson_check_claims(l, 0, traces, &err);
@@ -481,8 +487,10 @@ static void test_claim_expressions(void **state) {
   const char *bad[][2] = {{"foo(1) == 1", "unknown function"}, {"1 ~= {{max hook_probs[0]}}", "right side of ~="}};
   for (size_t i = 0; i < 2; i++) {
     char text[400];
-    snprintf(text, sizeof text, "title: t\nlang: en\ntrace a: prompt=\"x\" file=a.safetensors\n---\n"
-             "show: tokens\nview: tokens\ncheck: %s\n\nT.\n", bad[i][0]);
+    snprintf(text, sizeof text,
+             "title: t\nlang: en\ntrace a: prompt=\"x\" file=a.safetensors\n---\n"
+             "show: tokens\nview: tokens\ncheck: %s\n\nT.\n",
+             bad[i][0]);
     tt_lesson *l = NULL;
     assert_int_not_equal(tt_lesson_parse(text, strlen(text), "e", &l, &err), TT_OK);
     if (!strstr(err.msg, bad[i][1])) fail_msg("'%s': got '%s'", bad[i][0], err.msg);
@@ -544,8 +552,8 @@ static void test_player(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_parse_good), cmocka_unit_test(test_parse_errors), cmocka_unit_test(test_fill),
-      cmocka_unit_test(test_resolve),    cmocka_unit_test(test_claims),     cmocka_unit_test(test_claim_expressions),     cmocka_unit_test(test_verify),
-      cmocka_unit_test(test_player),
+      cmocka_unit_test(test_resolve),    cmocka_unit_test(test_claims),       cmocka_unit_test(test_claim_expressions),
+      cmocka_unit_test(test_verify),     cmocka_unit_test(test_player),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -29,27 +29,28 @@ static void make_model(const char *dir, const variant *v) {
   char path[600];
   snprintf(path, sizeof path, "%s/config.json", dir);
   FILE *fp = fopen(path, "w");
-  fprintf(fp, "{\"n_layer\": %d, \"n_head\": %d, \"n_embd\": %d, \"n_inner\": %d, \"vocab_size\": %d, "
-              "\"n_positions\": %d, \"layer_norm_epsilon\": 1e-5, \"activation_function\": \"gelu_new\"%s}",
+  fprintf(fp,
+          "{\"n_layer\": %d, \"n_head\": %d, \"n_embd\": %d, \"n_inner\": %d, \"vocab_size\": %d, "
+          "\"n_positions\": %d, \"layer_norm_epsilon\": 1e-5, \"activation_function\": \"gelu_new\"%s}",
           L, H, C, F, V, P, v->extra_config ? v->extra_config : "");
   fclose(fp);
   tt_tensor ts[64];
   char names[64][128];
   int n = 0;
-#define ADD(nm, d0, d1)                                                       \
-  do {                                                                        \
+#define ADD(nm, d0, d1)                                                        \
+  do {                                                                         \
     snprintf(names[n], 128, "%s%s", v->prefix, nm);                            \
     ts[n] = (tt_tensor){names[n], v->dtype, (d1) ? 2 : 1, {(d0), (d1)}, NULL}; \
-    n++;                                                                      \
+    n++;                                                                       \
   } while (0)
   ADD("wte.weight", V, C);
   ADD("wpe.weight", P, C);
   for (int l = 0; l < L; l++) {
     char p[48];
-#define LADD(s, d0, d1)                    \
-  do {                                     \
+#define LADD(s, d0, d1)                     \
+  do {                                      \
     snprintf(p, sizeof p, "h.%d.%s", l, s); \
-    ADD(p, d0, d1);                        \
+    ADD(p, d0, d1);                         \
   } while (0)
     LADD("ln_1.weight", C, 0);
     LADD("ln_1.bias", C, 0);
@@ -79,8 +80,10 @@ static void make_model(const char *dir, const variant *v) {
     ts[k].data = malloc((size_t)numel * 4);
     for (int64_t i = 0; i < numel; i++) {
       float x = (float)k + (float)i / 1000.0f;
-      if (ts[k].dtype == TT_F32 || ts[k].dtype == TT_I32) ((float *)ts[k].data)[i] = x;
-      else if (ts[k].dtype == TT_F16) ((uint16_t *)ts[k].data)[i] = tt_f32_to_f16(x);
+      if (ts[k].dtype == TT_F32 || ts[k].dtype == TT_I32)
+        ((float *)ts[k].data)[i] = x;
+      else if (ts[k].dtype == TT_F16)
+        ((uint16_t *)ts[k].data)[i] = tt_f32_to_f16(x);
       else {
         uint32_t u;
         memcpy(&u, &x, 4);
@@ -104,8 +107,12 @@ static tt_status load_variant(const variant *v, tt_model **m, tt_error *err) {
 
 static void test_loads_each_storage(void **state) {
   (void)state;
-  const variant variants[] = {{.prefix = "", .dtype = TT_F32}, {.prefix = "transformer.", .dtype = TT_F32}, {.prefix = "", .dtype = TT_F16},
-                              {.prefix = "transformer.", .dtype = TT_BF16}, {.prefix = "", .dtype = TT_F32, .untied = true, .extra_config = ", \"tie_word_embeddings\": false"}};
+  const variant variants[] = {
+      {.prefix = "", .dtype = TT_F32},
+      {.prefix = "transformer.", .dtype = TT_F32},
+      {.prefix = "", .dtype = TT_F16},
+      {.prefix = "transformer.", .dtype = TT_BF16},
+      {.prefix = "", .dtype = TT_F32, .untied = true, .extra_config = ", \"tie_word_embeddings\": false"}};
   for (size_t i = 0; i < sizeof variants / sizeof *variants; i++) {
     tt_model *m = NULL;
     tt_error err = {0};
@@ -119,8 +126,10 @@ static void test_loads_each_storage(void **state) {
     assert_float_equal(m->layers[0].ln1_w[0], 2.0f, tol);
     assert_float_equal(m->layers[1].attn_w[7], 16.007f, tol * 16);  // 2 + 12 + 2: second layer's qkv weight
     assert_float_equal(m->lnf_b[1], 27.001f, tol * 27);
-    if (variants[i].untied) assert_ptr_not_equal(m->lm_head, m->wte);
-    else assert_ptr_equal(m->lm_head, m->wte);
+    if (variants[i].untied)
+      assert_ptr_not_equal(m->lm_head, m->wte);
+    else
+      assert_ptr_equal(m->lm_head, m->wte);
     tt_model_destroy(m);
   }
 }
@@ -129,13 +138,15 @@ static void expect_load_error(const variant *v, tt_status want, const char *frag
   tt_model *m = NULL;
   tt_error err = {0};
   tt_status st = load_variant(v, &m, &err);
-  if (st != want || !strstr(err.msg, fragment)) fail_msg("got %d '%s', wanted %d with '%s'", st, err.msg, want, fragment);
+  if (st != want || !strstr(err.msg, fragment))
+    fail_msg("got %d '%s', wanted %d with '%s'", st, err.msg, want, fragment);
   assert_null(m);
 }
 
 static void test_load_errors(void **state) {
   (void)state;
-  expect_load_error(&(variant){.prefix = "", .dtype = TT_F32, .drop_fc_bias = true}, TT_ERR_FORMAT, "missing tensor 'h.0.mlp.c_fc.bias'");
+  expect_load_error(&(variant){.prefix = "", .dtype = TT_F32, .drop_fc_bias = true}, TT_ERR_FORMAT,
+                    "missing tensor 'h.0.mlp.c_fc.bias'");
   expect_load_error(&(variant){.prefix = "", .dtype = TT_F32, .wrong_qkv = true}, TT_ERR_SHAPE,
                     "'h.0.attn.c_attn.weight' should have shape (4, 12) for this config.json, found (4, 8)");
   expect_load_error(&(variant){.prefix = "", .dtype = TT_F32, .int_wte = true}, TT_ERR_UNSUPPORTED, "dtype I32");
@@ -146,8 +157,9 @@ static void test_load_errors(void **state) {
   // The unembedding must be what tie_word_embeddings says.
   expect_load_error(&(variant){.prefix = "", .dtype = TT_F32, .untied = true}, TT_ERR_UNSUPPORTED,
                     "lm_head.weight differs from wte.weight but tie_word_embeddings is absent (true)");
-  expect_load_error(&(variant){.prefix = "", .dtype = TT_F32, .untied = true, .extra_config = ", \"tie_word_embeddings\": true"},
-                    TT_ERR_UNSUPPORTED, "tie_word_embeddings is true");
+  expect_load_error(
+      &(variant){.prefix = "", .dtype = TT_F32, .untied = true, .extra_config = ", \"tie_word_embeddings\": true"},
+      TT_ERR_UNSUPPORTED, "tie_word_embeddings is true");
   expect_load_error(&(variant){.prefix = "", .dtype = TT_F32, .extra_config = ", \"tie_word_embeddings\": false"},
                     TT_ERR_FORMAT, "tie_word_embeddings is false but there is no lm_head.weight");
   tt_model *m = NULL;
@@ -186,8 +198,8 @@ static void test_config_knobs(void **state) {
 // config.json text with the tiny model's sizes plus `extra` (", \"key\": value").
 static tt_status parse_with(const char *extra, tt_config *cfg, tt_error *err) {
   char json[1024];
-  snprintf(json, sizeof json, "{\"n_layer\": 2, \"n_head\": 2, \"n_embd\": 4, \"n_positions\": 8, \"vocab_size\": 10%s}",
-           extra);
+  snprintf(json, sizeof json,
+           "{\"n_layer\": 2, \"n_head\": 2, \"n_embd\": 4, \"n_positions\": 8, \"vocab_size\": 10%s}", extra);
   return tt_config_from_json(json, cfg, err);
 }
 
@@ -207,7 +219,8 @@ static void test_config_refusals(void **state) {
       {", \"activation_function\": \"quick_gelu\"", TT_ERR_UNSUPPORTED, "activation_function=quick_gelu"},
       {", \"ttrace_scale\": false", TT_ERR_UNSUPPORTED, "unknown ttrace setting 'ttrace_scale'"},
       {", \"scale_attn_weights\": 1.5", TT_ERR_FORMAT, "'scale_attn_weights' has the wrong type"},
-      {", \"scale_attn_by_inverse_layer_idx\": \"sometimes\"", TT_ERR_FORMAT, "scale_attn_by_inverse_layer_idx=sometimes"},
+      {", \"scale_attn_by_inverse_layer_idx\": \"sometimes\"", TT_ERR_FORMAT,
+       "scale_attn_by_inverse_layer_idx=sometimes"},
       {", \"scale_attn_weights\": false, \"ttrace_scale_attn\": true", TT_ERR_FORMAT, "disagree"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
@@ -259,14 +272,15 @@ static void test_config_attention_scale_keys(void **state) {
   assert_int_equal(tt_config_set(&cfg, "reorder_and_upcast_attn", "on", &err), TT_OK);
   assert_true(cfg.scale_attn_by_layer && !cfg.scale_attn && cfg.reorder_upcast);
   // n_ctx stands in for a missing n_positions; n_positions wins when both are there.
-  assert_int_equal(tt_config_from_json("{\"n_layer\": 1, \"n_head\": 1, \"n_embd\": 4, \"n_ctx\": 40, \"vocab_size\": 10}",
-                                       &cfg, &err),
+  assert_int_equal(tt_config_from_json(
+                       "{\"n_layer\": 1, \"n_head\": 1, \"n_embd\": 4, \"n_ctx\": 40, \"vocab_size\": 10}", &cfg, &err),
                    TT_OK);
   assert_int_equal(cfg.n_positions, 40);
   assert_int_equal(parse_with(", \"n_ctx\": 40", &cfg, &err), TT_OK);
   assert_int_equal(cfg.n_positions, 8);
-  assert_int_equal(tt_config_from_json("{\"n_layer\": 1, \"n_head\": 1, \"n_embd\": 4, \"vocab_size\": 10}", &cfg, &err),
-                   TT_ERR_FORMAT);
+  assert_int_equal(
+      tt_config_from_json("{\"n_layer\": 1, \"n_head\": 1, \"n_embd\": 4, \"vocab_size\": 10}", &cfg, &err),
+      TT_ERR_FORMAT);
   assert_non_null(strstr(err.msg, "n_positions"));
 }
 

@@ -34,13 +34,18 @@ int main(int argc, char **argv) {
   printf("device: %s\n", be->device);
   // The products of one GPT-2-small block (C 768, F 3072, H 12, D 64) and of the head.
   static const shape shapes[] = {
-      {"qkv T=256", 1, 256, 768, 2304, false},           {"attn proj T=256", 1, 256, 768, 768, false},
-      {"fc T=256", 1, 256, 768, 3072, false},            {"fc proj T=256", 1, 256, 3072, 768, false},
-      {"scores 12x T=256 (trans_b)", 12, 256, 64, 256, true}, {"z 12x T=256", 12, 256, 256, 64, false},
+      {"qkv T=256", 1, 256, 768, 2304, false},
+      {"attn proj T=256", 1, 256, 768, 768, false},
+      {"fc T=256", 1, 256, 768, 3072, false},
+      {"fc proj T=256", 1, 256, 3072, 768, false},
+      {"scores 12x T=256 (trans_b)", 12, 256, 64, 256, true},
+      {"z 12x T=256", 12, 256, 256, 64, false},
       {"logits T=256 (trans_b)", 1, 256, 768, 50257, true},
-      {"qkv T=1024", 1, 1024, 768, 2304, false},         {"fc T=1024", 1, 1024, 768, 3072, false},
+      {"qkv T=1024", 1, 1024, 768, 2304, false},
+      {"fc T=1024", 1, 1024, 768, 3072, false},
       {"fc proj T=1024", 1, 1024, 3072, 768, false},
-      {"scores 12x T=1024 (trans_b)", 12, 1024, 64, 1024, true}, {"z 12x T=1024", 12, 1024, 1024, 64, false},
+      {"scores 12x T=1024 (trans_b)", 12, 1024, 64, 1024, true},
+      {"z 12x T=1024", 12, 1024, 1024, 64, false},
       {"qkv T=4 (small tiles)", 1, 4, 768, 2304, false},
   };
   printf("%-30s %8s %10s %10s %10s\n", "shape", "GFLOP", "opencl s", "GFLOP/s", "sgemm GF/s");
@@ -60,8 +65,8 @@ int main(int argc, char **argv) {
       if (be->finish(be, &err)) return die(&err);
       double t0 = now_s();
       tt_status st = sh->batch == 1 ? be->matmul(be, dout, da, db, bias, sh->M, sh->K, sh->N, sh->trans_b, &err)
-                                     : be->matmul_batched(be, dout, da, db, sh->batch, sh->M, sh->K, sh->N,
-                                                          sh->trans_b, 1.0f, &err);
+                                    : be->matmul_batched(be, dout, da, db, sh->batch, sh->M, sh->K, sh->N, sh->trans_b,
+                                                         1.0f, &err);
       if (st || be->finish(be, &err)) return die(&err);
       double dt = now_s() - t0;
       if (r > 0 && dt < best) best = dt;
@@ -71,8 +76,8 @@ int main(int argc, char **argv) {
       double t0 = now_s();
       for (int g = 0; g < sh->batch; g++)
         cblas_sgemm(CblasRowMajor, CblasNoTrans, sh->trans_b ? CblasTrans : CblasNoTrans, sh->M, sh->N, sh->K, 1.0f,
-                    a + (size_t)g * sh->M * sh->K, sh->K, b + (size_t)g * sh->K * sh->N,
-                    sh->trans_b ? sh->K : sh->N, 0.0f, o + (size_t)g * sh->M * sh->N, sh->N);
+                    a + (size_t)g * sh->M * sh->K, sh->K, b + (size_t)g * sh->K * sh->N, sh->trans_b ? sh->K : sh->N,
+                    0.0f, o + (size_t)g * sh->M * sh->N, sh->N);
       double dt = now_s() - t0;
       if (r > 0 && dt < best_blas) best_blas = dt;
     }

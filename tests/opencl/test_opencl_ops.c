@@ -64,8 +64,9 @@ static void expect_close(const char *what, const float *got, const double *want,
       at = i;
     }
   }
-  if (worst > 1e-4 * peak) fail_msg("%s: max abs error %g at %zu (got %g, want %g; tolerance %g)", what, worst, at,
-                                    (double)got[at], want[at], 1e-4 * peak);
+  if (worst > 1e-4 * peak)
+    fail_msg("%s: max abs error %g at %zu (got %g, want %g; tolerance %g)", what, worst, at, (double)got[at], want[at],
+             1e-4 * peak);
 }
 // Per element: |got - want| <= 1e-5 * max(1, |want|) (for the element-wise math).
 static void expect_close_each(const char *what, const float *got, const double *want, size_t n) {
@@ -109,8 +110,7 @@ static void check_gemm(int batch, int M, int K, int N, bool trans_b, bool with_b
         want[(size_t)g * M * N + (size_t)m * N + n] = alpha * s + (with_bias ? bias[n] : 0.0);
       }
   char what[128];
-  snprintf(what, sizeof what, "gemm batch %d M %d K %d N %d trans_b %d bias %d", batch, M, K, N, trans_b,
-           with_bias);
+  snprintf(what, sizeof what, "gemm batch %d M %d K %d N %d trans_b %d bias %d", batch, M, K, N, trans_b, with_bias);
   expect_close(what, got, want, no);
   // What follows out is untouched.
   float *pad = get(after_out, 7);
@@ -122,12 +122,11 @@ static void check_gemm(int batch, int M, int K, int N, bool trans_b, bool with_b
 
 static void test_matmul(void **state) {
   (void)state;
-  static const int shapes[][3] = {{1, 1, 1},   {3, 5, 7},    {64, 64, 64},  {65, 33, 129}, {4, 768, 70},
+  static const int shapes[][3] = {{1, 1, 1},    {3, 5, 7},     {64, 64, 64},  {65, 33, 129}, {4, 768, 70},
                                   {300, 77, 5}, {17, 16, 300}, {128, 17, 64}, {1, 100, 257}};
   for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
     for (int tb = 0; tb < 2; tb++)
-      for (int bias = 0; bias < 2; bias++)
-        check_gemm(1, shapes[s][0], shapes[s][1], shapes[s][2], tb, bias, 1.0f);
+      for (int bias = 0; bias < 2; bias++) check_gemm(1, shapes[s][0], shapes[s][1], shapes[s][2], tb, bias, 1.0f);
 }
 
 static void test_matmul_batched(void **state) {
@@ -221,11 +220,16 @@ static void test_add_scale_aliasing(void **state) {
 
 static double act_ref(double x, tt_act_kind k) {
   switch (k) {
-    case TT_ACT_GELU_TANH: return 0.5 * x * (1.0 + tanh(sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x)));
-    case TT_ACT_GELU_ERF: return 0.5 * x * (1.0 + erf(x / sqrt(2.0)));
-    case TT_ACT_RELU: return x > 0 ? x : 0;
-    case TT_ACT_SILU: return x / (1.0 + exp(-x));
-    case TT_ACT_IDENTITY: return x;
+  case TT_ACT_GELU_TANH:
+    return 0.5 * x * (1.0 + tanh(sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x)));
+  case TT_ACT_GELU_ERF:
+    return 0.5 * x * (1.0 + erf(x / sqrt(2.0)));
+  case TT_ACT_RELU:
+    return x > 0 ? x : 0;
+  case TT_ACT_SILU:
+    return x / (1.0 + exp(-x));
+  case TT_ACT_IDENTITY:
+    return x;
   }
   return NAN;
 }
@@ -370,8 +374,7 @@ static void test_norm(void **state) {
       tt_error err;
       tt_buf dx = put(x, n, 1), dg = put(gamma, (size_t)C, 2), db = put(beta, (size_t)C, 3);
       tt_buf dout = put(x, n, 1), dnorm = put(x, n, 2), dmean = put(x, (size_t)T, 3), dscale = put(x, (size_t)T, 4);
-      if (be->norm(be, dout, dnorm, dmean, dscale, dx, dg, rms ? (tt_buf){0} : db, T, C, eps, rms, &err) !=
-          TT_OK)
+      if (be->norm(be, dout, dnorm, dmean, dscale, dx, dg, rms ? (tt_buf){0} : db, T, C, eps, rms, &err) != TT_OK)
         fail_msg("%s", err.msg);
       float *g_out = get(dout, n), *g_norm = get(dnorm, n), *g_mean = get(dmean, (size_t)T),
             *g_scale = get(dscale, (size_t)T);
@@ -506,12 +509,12 @@ int main(void) {
     return 77;
   }
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_description),     cmocka_unit_test(test_matmul),
-      cmocka_unit_test(test_matmul_batched),  cmocka_unit_test(test_matmul_zero_k),
-      cmocka_unit_test(test_embed),           cmocka_unit_test(test_add_scale_aliasing),
-      cmocka_unit_test(test_activation),      cmocka_unit_test(test_causal_mask),
-      cmocka_unit_test(test_softmax),         cmocka_unit_test(test_norm),
-      cmocka_unit_test(test_heads),           cmocka_unit_test(test_nll),
+      cmocka_unit_test(test_description),    cmocka_unit_test(test_matmul),
+      cmocka_unit_test(test_matmul_batched), cmocka_unit_test(test_matmul_zero_k),
+      cmocka_unit_test(test_embed),          cmocka_unit_test(test_add_scale_aliasing),
+      cmocka_unit_test(test_activation),     cmocka_unit_test(test_causal_mask),
+      cmocka_unit_test(test_softmax),        cmocka_unit_test(test_norm),
+      cmocka_unit_test(test_heads),          cmocka_unit_test(test_nll),
       cmocka_unit_test(test_errors),
   };
   return cmocka_run_group_tests(tests, setup, teardown);

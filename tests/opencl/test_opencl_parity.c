@@ -103,8 +103,8 @@ static bool compare(const hook *ref, const hook *got, double *worst_ratio) {
   double tol = 1e-4 * peak;
   *worst_ratio = worst / tol;
   if (worst > tol) {
-    printf("MISMATCH %s: max abs diff %.3g at %zu (openblas %.9g, opencl %.9g), tolerance %.3g\n", ref->name, worst,
-           at, (double)a[at], (double)b[at], tol);
+    printf("MISMATCH %s: max abs diff %.3g at %zu (openblas %.9g, opencl %.9g), tolerance %.3g\n", ref->name, worst, at,
+           (double)a[at], (double)b[at], tol);
     return false;
   }
   return true;
@@ -174,8 +174,8 @@ int main(int argc, char **argv) {
     if (!compare(&ref.hooks[i], &got.hooks[i], &ratio)) bad++;
     if (ratio > worst) worst = ratio, worst_name = ref.hooks[i].name;
   }
-  printf("%d hooks compared, %d mismatched; closest to the tolerance: %s at %.3f of it\n", ref.count, bad,
-         worst_name, worst);
+  printf("%d hooks compared, %d mismatched; closest to the tolerance: %s at %.3f of it\n", ref.count, bad, worst_name,
+         worst);
   printf("recorded run: openblas %.3f s, opencl %.3f s\n", t_ref, t_got);
   forget(&ref), forget(&got);
   free(ids);

@@ -33,7 +33,9 @@ static int index_of(const tt_trace *tr, const char *id) {
   return -1;
 }
 
-static const char *step_text(const tt_trace *tr, const char *id) { return tt_step_text(tr, index_of(tr, id), TT_LANG_EN); }
+static const char *step_text(const tt_trace *tr, const char *id) {
+  return tt_step_text(tr, index_of(tr, id), TT_LANG_EN);
+}
 
 static void shapes_of(const tt_trace *tr, const char *id, char *buf, size_t len) {
   tt_step_shapes(tr, index_of(tr, id), TT_LANG_EN, buf, len);
@@ -50,8 +52,8 @@ static void test_block_order(void **state) {
   assert_true(index_of(pre, "ln1") < index_of(pre, "qkv"));
   assert_true(index_of(pre, "ln2") < index_of(pre, "ffn_up"));
   // Post-LN: attention, residual, LN1, FFN, residual, LN2.
-  const char *want[] = {"qkv", "split", "scores", "scale", "mask", "softmax", "weighted", "proj", "resid1",
-                        "ln1", "ffn_up", "gelu", "ffn_down", "resid2", "ln2", "ln_final"};
+  const char *want[] = {"qkv",    "split", "scores", "scale", "mask",     "softmax", "weighted", "proj",
+                        "resid1", "ln1",   "ffn_up", "gelu",  "ffn_down", "resid2",  "ln2",      "ln_final"};
   int first = index_of(post, "qkv");
   for (size_t k = 0; k < sizeof want / sizeof *want; k++)
     assert_string_equal(tt_step_get(post, first + (int)k)->id, want[k]);
@@ -89,7 +91,9 @@ static void test_positions(void **state) {
   char buf[256];
   tt_trace *tr = trace_with(&cfg, NULL);
   shapes_of(tr, "positions", buf, sizeof buf);
-  assert_string_equal(buf, "W_P (1024, 768), rows 0\xE2\x80\xA6" "3 \xE2\x86\x92 (4, 768)");
+  assert_string_equal(buf,
+                      "W_P (1024, 768), rows 0\xE2\x80\xA6"
+                      "3 \xE2\x86\x92 (4, 768)");
   tt_trace_destroy(tr);
 
   cfg.positions = TT_POS_SINUSOIDAL;
@@ -128,7 +132,8 @@ static void test_activation(void **state) {
     cfg.activation = cases[k].a;
     tt_trace *tr = trace_with(&cfg, NULL);
     const char *text = step_text(tr, "gelu");
-    if (!strstr(text, cases[k].text)) fail_msg("%s: text '%s' lacks '%s'", tt_act_name(cases[k].a), text, cases[k].text);
+    if (!strstr(text, cases[k].text))
+      fail_msg("%s: text '%s' lacks '%s'", tt_act_name(cases[k].a), text, cases[k].text);
     assert_non_null(strstr(tt_step_formula(tr, index_of(tr, "gelu")), cases[k].formula));
     // Only the identity says nothing bends.
     assert_int_equal(strstr(text, "nothing bends") != NULL, cases[k].a == TT_ACT_IDENTITY);
@@ -167,12 +172,16 @@ static void test_scale(void **state) {
   tt_config_default(&cfg);
   tt_trace *tr = trace_with(&cfg, NULL);
   const char *text = step_text(tr, "scale");
-  assert_non_null(strstr(text, "standard deviation grows with \xE2\x88\x9A" "D"));
+  assert_non_null(strstr(text,
+                         "standard deviation grows with \xE2\x88\x9A"
+                         "D"));
   assert_null(strstr(text, "grows with D"));
   assert_non_null(strstr(tt_step_text(tr, index_of(tr, "scale"), TT_LANG_KO), "표준편차(\xCF\x83)"));
   char buf[256];
   shapes_of(tr, "scale", buf, sizeof buf);
-  assert_string_equal(buf, "(12, 4, 4) \xC3\xB7 \xE2\x88\x9A" "64 = 8 \xE2\x86\x92 (12, 4, 4)");
+  assert_string_equal(buf,
+                      "(12, 4, 4) \xC3\xB7 \xE2\x88\x9A"
+                      "64 = 8 \xE2\x86\x92 (12, 4, 4)");
   shapes_of(tr, "qkv", buf, sizeof buf);
   assert_string_equal(buf, "(4, 768) \xC3\x97 (768, 2304) \xE2\x86\x92 (4, 2304)");
   tt_trace_destroy(tr);
@@ -194,7 +203,9 @@ static void test_all_shapes(void **state) {
       {"tokenize", "text " A " (T) = (4) pieces"},
       {"ids", "(T) = (4) integers, each < V = 50257"},
       {"embed", "W_E (50257, 768), ids (4) " A " (4, 768)"},
-      {"positions", "W_P (1024, 768), rows 0\xE2\x80\xA6" "3 " A " (4, 768)"},
+      {"positions",
+       "W_P (1024, 768), rows 0\xE2\x80\xA6"
+       "3 " A " (4, 768)"},
       {"sum", "(4, 768) + (4, 768) " A " (4, 768)"},
       {"ln1", "(4, 768) " A " (4, 768), \xCE\xBC and \xCF\x83 per token (4)"},
       {"qkv", "(4, 768) " X " (768, 2304) " A " (4, 2304)"},
@@ -285,11 +296,15 @@ static void test_view_names(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_block_order),   cmocka_unit_test(test_positions),
-      cmocka_unit_test(test_activation),    cmocka_unit_test(test_logits),
-      cmocka_unit_test(test_scale),         cmocka_unit_test(test_all_shapes),
+      cmocka_unit_test(test_block_order),
+      cmocka_unit_test(test_positions),
+      cmocka_unit_test(test_activation),
+      cmocka_unit_test(test_logits),
+      cmocka_unit_test(test_scale),
+      cmocka_unit_test(test_all_shapes),
       cmocka_unit_test(test_languages_complete),
-      cmocka_unit_test(test_korean_terms),  cmocka_unit_test(test_view_names),
+      cmocka_unit_test(test_korean_terms),
+      cmocka_unit_test(test_view_names),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

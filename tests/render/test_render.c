@@ -35,8 +35,8 @@ static void test_colormaps(void **state) {
   assert_int_equal(m.r, 0x21), assert_int_equal(m.g, 0x91), assert_int_equal(m.b, 0x8c);
   tt_rgba w = tt_cmap_diverging(0), lo = tt_cmap_diverging(-1), hi = tt_cmap_diverging(1);
   assert_true(w.r > 240 && w.g > 240 && w.b > 240);  // white at zero
-  assert_true(lo.b > lo.r);                           // blue for negative
-  assert_true(hi.r > hi.b);                           // red for positive
+  assert_true(lo.b > lo.r);                          // blue for negative
+  assert_true(hi.r > hi.b);                          // red for positive
   // Out of range and NaN clamp instead of reading outside the table.
   tt_rgba c = tt_cmap_viridis(NAN), d = tt_cmap_diverging(7);
   assert_int_equal(c.r, a.r);
@@ -72,7 +72,9 @@ static void test_resolve_hook(void **state) {
   tt_trace_destroy(tr);
 }
 
-static float raw_at(const tt_tensor *t, int64_t i) { return ((const float *)t->data)[i]; }
+static float raw_at(const tt_tensor *t, int64_t i) {
+  return ((const float *)t->data)[i];
+}
 
 static tt_rgba pixel(SDL_Surface *s, int x, int y) {
   const uint8_t *p = (const uint8_t *)s->pixels + (size_t)y * (size_t)s->pitch + (size_t)x * 3;
@@ -113,16 +115,18 @@ static void test_pick_matches_pixels(void **state) {
       assert_int_equal(pk.row, r);
       assert_int_equal(pk.col, c);
       float v = raw_at(t, ((int64_t)2 * T + r) * T + c);
-      if (isfinite(v)) assert_true(pk.value == v);
-      else assert_true(isinf(pk.value) && pk.value < 0);
+      if (isfinite(v))
+        assert_true(pk.value == v);
+      else
+        assert_true(isinf(pk.value) && pk.value < 0);
       tt_rgba got = pixel(s, x, y);
       if (c > r) {  // masked: grey hatch, not a colour of the map
         assert_true(abs(got.r - got.g) < 8 && abs(got.g - got.b) < 8);
       } else {
         tt_rgba want = tt_cmap_diverging(v / lim);
         if (abs(got.r - want.r) > 2 || abs(got.g - want.g) > 2 || abs(got.b - want.b) > 2)
-          fail_msg("cell (%d, %d) value %g: pixel %d,%d,%d, colour map %d,%d,%d", r, c, v, got.r, got.g, got.b,
-                   want.r, want.g, want.b);
+          fail_msg("cell (%d, %d) value %g: pixel %d,%d,%d, colour map %d,%d,%d", r, c, v, got.r, got.g, got.b, want.r,
+                   want.g, want.b);
       }
     }
   }
@@ -227,16 +231,21 @@ static const char *vocab_text(void *ctx, int32_t id, char *buf, size_t len) {
 
 // The merges GPT-2's tokenizer makes for the fixture's prompt (ttrace tokenize --merges
 // "The weather is nice"), grouped by pre-token as the window passes them.
-static const char *const golden_merges[] = {
-    "h + e \xE2\x86\x92 he  (#2)", "T + he \xE2\x86\x92 The  (#208)",
-    "h + e \xE2\x86\x92 he  (#2)", "a + t \xE2\x86\x92 at  (#9)",
-    "\xE2\x90\xA3 + w \xE2\x86\x92 \xE2\x90\xA3w  (#10)",
-    "\xE2\x90\xA3w + e \xE2\x86\x92 \xE2\x90\xA3we  (#100)", "he + r \xE2\x86\x92 her  (#116)",
-    "at + her \xE2\x86\x92 ather  (#776)",
-    "\xE2\x90\xA3we + ather \xE2\x86\x92 \xE2\x90\xA3weather  (#5937)",
-    "i + s \xE2\x86\x92 is  (#15)", "\xE2\x90\xA3 + is \xE2\x86\x92 \xE2\x90\xA3is  (#62)",
-    "i + c \xE2\x86\x92 ic  (#35)", "\xE2\x90\xA3 + n \xE2\x86\x92 \xE2\x90\xA3n  (#43)",
-    "ic + e \xE2\x86\x92 ice  (#245)", "\xE2\x90\xA3n + ice \xE2\x86\x92 \xE2\x90\xA3nice  (#3365)"};
+static const char *const golden_merges[] = {"h + e \xE2\x86\x92 he  (#2)",
+                                            "T + he \xE2\x86\x92 The  (#208)",
+                                            "h + e \xE2\x86\x92 he  (#2)",
+                                            "a + t \xE2\x86\x92 at  (#9)",
+                                            "\xE2\x90\xA3 + w \xE2\x86\x92 \xE2\x90\xA3w  (#10)",
+                                            "\xE2\x90\xA3w + e \xE2\x86\x92 \xE2\x90\xA3we  (#100)",
+                                            "he + r \xE2\x86\x92 her  (#116)",
+                                            "at + her \xE2\x86\x92 ather  (#776)",
+                                            "\xE2\x90\xA3we + ather \xE2\x86\x92 \xE2\x90\xA3weather  (#5937)",
+                                            "i + s \xE2\x86\x92 is  (#15)",
+                                            "\xE2\x90\xA3 + is \xE2\x86\x92 \xE2\x90\xA3is  (#62)",
+                                            "i + c \xE2\x86\x92 ic  (#35)",
+                                            "\xE2\x90\xA3 + n \xE2\x86\x92 \xE2\x90\xA3n  (#43)",
+                                            "ic + e \xE2\x86\x92 ice  (#245)",
+                                            "\xE2\x90\xA3n + ice \xE2\x86\x92 \xE2\x90\xA3nice  (#3365)"};
 static const tt_merge_group golden_groups[] = {{"The", "The", 0, 2},
                                                {" weather", "\xE2\x90\xA3weather", 2, 7},
                                                {" is", "\xE2\x90\xA3is", 9, 2},
@@ -315,9 +324,10 @@ static void test_catalogue_axes(void **state) {
   char axes[8];
   const struct {
     const char *hook, *axes;
-  } cases[] = {{"blocks.0.attn.hook_qkv", "TQ"}, {"hook_loss", "L"}, {"blocks.1.attn.hook_pattern", "HTT"},
-               {"blocks.0.attn.hook_v", "HTD"}, {"blocks.0.ln1.hook_scale", "T"}, {"hook_logits", "TV"},
-               {"blocks.0.mlp.hook_pre", "TF"}, {"hook_embed", "TC"}};
+  } cases[] = {{"blocks.0.attn.hook_qkv", "TQ"},      {"hook_loss", "L"},
+               {"blocks.1.attn.hook_pattern", "HTT"}, {"blocks.0.attn.hook_v", "HTD"},
+               {"blocks.0.ln1.hook_scale", "T"},      {"hook_logits", "TV"},
+               {"blocks.0.mlp.hook_pre", "TF"},       {"hook_embed", "TC"}};
   for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
     const tt_tensor *t = tt_trace_find(tr, cases[k].hook);
     if (!t) continue;  // not recorded in the fixture
@@ -351,8 +361,13 @@ int main(int argc, char **argv) {
   golden_dir = argv[1];
   fixture = argv[2];
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_colormaps),   cmocka_unit_test(test_resolve_hook), cmocka_unit_test(test_pick_matches_pixels),
-      cmocka_unit_test(test_large_tensor), cmocka_unit_test(test_svg), cmocka_unit_test(test_catalogue_axes),         cmocka_unit_test(test_golden),
+      cmocka_unit_test(test_colormaps),
+      cmocka_unit_test(test_resolve_hook),
+      cmocka_unit_test(test_pick_matches_pixels),
+      cmocka_unit_test(test_large_tensor),
+      cmocka_unit_test(test_svg),
+      cmocka_unit_test(test_catalogue_axes),
+      cmocka_unit_test(test_golden),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,7 +15,9 @@
 
 static char dir[] = "/tmp/tt_st_XXXXXX";
 
-static void path_in(char *buf, const char *name) { snprintf(buf, 512, "%s/%s", dir, name); }
+static void path_in(char *buf, const char *name) {
+  snprintf(buf, 512, "%s/%s", dir, name);
+}
 
 // Writes raw bytes: an 8-byte little-endian length, the header text, then data bytes.
 static void write_raw(const char *path, const char *header, const void *data, size_t data_len, int64_t fake_len) {
@@ -64,7 +66,8 @@ static void expect_error(const char *header, const void *data, size_t len, int64
   tt_st_file *f = NULL;
   tt_error err = {0};
   tt_status st = tt_st_open(path, &f, &err);
-  if (st != want || !strstr(err.msg, fragment)) fail_msg("got %d '%s', wanted %d containing '%s'", st, err.msg, want, fragment);
+  if (st != want || !strstr(err.msg, fragment))
+    fail_msg("got %d '%s', wanted %d containing '%s'", st, err.msg, want, fragment);
   assert_null(f);
   assert_null(strchr(err.msg, '\n'));
 }
@@ -79,9 +82,10 @@ static void test_bad_files(void **state) {
                "past the end");
   expect_error("{\"a\":{\"dtype\":\"F32\",\"shape\":[3],\"data_offsets\":[0,16]}}", d, 16, -1, TT_ERR_FORMAT,
                "need 12");
-  expect_error("{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]},"
-               "\"b\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[4,12]}}",
-               d, 16, -1, TT_ERR_FORMAT, "overlap");
+  expect_error(
+      "{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]},"
+      "\"b\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[4,12]}}",
+      d, 16, -1, TT_ERR_FORMAT, "overlap");
   expect_error("{\"a\":{\"dtype\":\"Q4\",\"shape\":[2],\"data_offsets\":[0,8]}}", d, 8, -1, TT_ERR_UNSUPPORTED, "Q4");
   expect_error("{\"a\":{\"dtype\":\"F32\",\"shape\":[2]}}", d, 8, -1, TT_ERR_FORMAT, "data_offsets");
   expect_error("{\"a\":{\"dtype\":\"F32\",\"shape\":[-2],\"data_offsets\":[0,8]}}", d, 8, -1, TT_ERR_FORMAT, "shape");
@@ -153,9 +157,10 @@ static void test_shape_overflow(void **state) {
 static void test_duplicates(void **state) {
   (void)state;
   float d[4] = {0};
-  expect_error("{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]},"
-               "\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[8,16]}}",
-               d, 16, -1, TT_ERR_FORMAT, "duplicate object key");
+  expect_error(
+      "{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]},"
+      "\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[8,16]}}",
+      d, 16, -1, TT_ERR_FORMAT, "duplicate object key");
   expect_error("{\"__metadata__\":{\"k\":\"1\"},\"__metadata__\":{\"k\":\"2\"}}", NULL, 0, -1, TT_ERR_FORMAT,
                "duplicate object key");
 }
@@ -306,7 +311,8 @@ static void test_atomic_named_fallback(void **state) {
 
 static void test_f16_conversion(void **state) {
   (void)state;
-  const float values[] = {0.0f, -0.0f, 1.0f, -2.5f, 65504.0f, 6.103515625e-05f, 5.9604644775390625e-08f, 0.1f, 3.14159f};
+  const float values[] = {0.0f, -0.0f,   1.0f, -2.5f, 65504.0f, 6.103515625e-05f, 5.9604644775390625e-08f,
+                          0.1f, 3.14159f};
   for (size_t i = 0; i < sizeof values / sizeof *values; i++) {
     float back = tt_f16_to_f32(tt_f32_to_f16(values[i]));
     float tol = values[i] == 0 ? 0 : fabsf(values[i]) * 1e-3f;
@@ -318,11 +324,15 @@ static void test_f16_conversion(void **state) {
 
 int main(void) {
   if (!mkdtemp(dir)) return 1;
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_round_trip), cmocka_unit_test(test_bad_files),
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_round_trip),
+                                     cmocka_unit_test(test_bad_files),
                                      cmocka_unit_test(test_all_format_dtypes),
-                                     cmocka_unit_test(test_atomic_write_failure), cmocka_unit_test(test_f16_conversion),
-                                     cmocka_unit_test(test_shape_overflow), cmocka_unit_test(test_duplicates),
-                                     cmocka_unit_test(test_fifo_not_opened), cmocka_unit_test(test_atomic_targets),
+                                     cmocka_unit_test(test_atomic_write_failure),
+                                     cmocka_unit_test(test_f16_conversion),
+                                     cmocka_unit_test(test_shape_overflow),
+                                     cmocka_unit_test(test_duplicates),
+                                     cmocka_unit_test(test_fifo_not_opened),
+                                     cmocka_unit_test(test_atomic_targets),
                                      cmocka_unit_test(test_atomic_mode_and_long_name),
                                      cmocka_unit_test(test_atomic_named_fallback),
                                      cmocka_unit_test(test_error_escapes)};

@@ -49,8 +49,10 @@ static int slow_bpe(const tt_tokenizer *tok, const char *s, int n, int32_t *w, s
     if (merged < 0) break;
     int j = 0;
     for (int i = 0; i < n;) {
-      if (i + 1 < n && w[i] == a && w[i + 1] == b) w[j++] = merged, i += 2;
-      else w[j++] = w[i++];
+      if (i + 1 < n && w[i] == a && w[i + 1] == b)
+        w[j++] = merged, i += 2;
+      else
+        w[j++] = w[i++];
     }
     n = j;
     if (log->n < 4096) log->ranks[log->n++] = best;
@@ -145,7 +147,7 @@ static void test_encode_at_most(void **state) {
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_same_as_encoder_py), cmocka_unit_test(test_long_word_is_fast),
-                                     cmocka_unit_test(test_encode_at_most)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_same_as_encoder_py),
+                                     cmocka_unit_test(test_long_word_is_fast), cmocka_unit_test(test_encode_at_most)};
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -131,10 +131,10 @@ static void expect_bad_utf8(const tt_tokenizer *tok, const char *text, size_t le
 static void test_invalid_utf8(void **state) {
   expect_bad_utf8(*state, "abc\xFF", 4, 3);
   expect_bad_utf8(*state, "\x80", 1, 0);
-  expect_bad_utf8(*state, "ok \xC0\xAF", 5, 3);         // overlong '/'
-  expect_bad_utf8(*state, "x\xE2\x82", 3, 1);           // truncated euro sign
-  expect_bad_utf8(*state, "\xED\xA0\x80 y", 5, 0);      // a surrogate
-  expect_bad_utf8(*state, "\xF4\x90\x80\x80", 4, 0);    // above U+10FFFF
+  expect_bad_utf8(*state, "ok \xC0\xAF", 5, 3);           // overlong '/'
+  expect_bad_utf8(*state, "x\xE2\x82", 3, 1);             // truncated euro sign
+  expect_bad_utf8(*state, "\xED\xA0\x80 y", 5, 0);        // a surrogate
+  expect_bad_utf8(*state, "\xF4\x90\x80\x80", 4, 0);      // above U+10FFFF
   expect_bad_utf8(*state, "\xEB\x82\x98\xEB\x82", 5, 3);  // 나 then half a syllable
 }
 
@@ -160,8 +160,8 @@ static void test_nul_byte(void **state) {
 static void test_round_trip_random(void **state) {
   const tt_tokenizer *tok = *state;
   uint64_t rng = 0x9E3779B97F4A7C15ULL;
-  static const uint32_t ranges[][2] = {{0x20, 0x7E}, {0x09, 0x0D}, {0xA0, 0x24F}, {0x370, 0x3FF},
-                                       {0x400, 0x4FF}, {0x600, 0x6FF}, {0x3040, 0x30FF}, {0x4E00, 0x9FFF},
+  static const uint32_t ranges[][2] = {{0x20, 0x7E},     {0x09, 0x0D},     {0xA0, 0x24F},      {0x370, 0x3FF},
+                                       {0x400, 0x4FF},   {0x600, 0x6FF},   {0x3040, 0x30FF},   {0x4E00, 0x9FFF},
                                        {0xAC00, 0xD7A3}, {0x2000, 0x206F}, {0x1F300, 0x1FAFF}, {0x10000, 0x10FFFF}};
   char text[4096];
   for (int round = 0; round < 200; round++) {
@@ -172,8 +172,10 @@ static void test_round_trip_random(void **state) {
       const uint32_t *r = ranges[(rng >> 33) % (sizeof ranges / sizeof *ranges)];
       uint32_t cp = r[0] + (uint32_t)((rng >> 13) % (r[1] - r[0] + 1));
       if (cp >= 0xD800 && cp <= 0xDFFF) cp = 'x';
-      if (cp < 0x80) text[len++] = (char)cp;
-      else if (cp < 0x800) text[len++] = (char)(0xC0 | cp >> 6), text[len++] = (char)(0x80 | (cp & 63));
+      if (cp < 0x80)
+        text[len++] = (char)cp;
+      else if (cp < 0x800)
+        text[len++] = (char)(0xC0 | cp >> 6), text[len++] = (char)(0x80 | (cp & 63));
       else if (cp < 0x10000)
         text[len++] = (char)(0xE0 | cp >> 12), text[len++] = (char)(0x80 | (cp >> 6 & 63)),
         text[len++] = (char)(0x80 | (cp & 63));
@@ -200,7 +202,8 @@ static void test_round_trip_random(void **state) {
       covered += spans[s].len;
       int32_t *pids;
       int pn;
-      assert_int_equal(tt_tokenizer_bpe(tok, text + spans[s].offset, spans[s].len, &pids, &pn, NULL, NULL, &err), TT_OK);
+      assert_int_equal(tt_tokenizer_bpe(tok, text + spans[s].offset, spans[s].len, &pids, &pn, NULL, NULL, &err),
+                       TT_OK);
       assert_true(total + pn <= n);
       assert_memory_equal(pids, ids + total, (size_t)pn * sizeof *pids);
       total += pn;
@@ -350,8 +353,10 @@ static void test_merges_weather(void **state) {
   assert_int_equal(n, 1);
   assert_string_equal(tt_tokenizer_token_spelling(tok, ids[0]), "weather");
   free(ids);
-  const char *words[] = {"weather", " weather", "The", "aaaa", "aaaaaaa", " internationalization",
-                         "Transformers", " 12345", "\xEC\xB2\xA0\xEC\x88\x98\xEB\x8A\x94", "    ", "!!!!!!"};
+  const char *words[] = {"weather",      " weather", "The",
+                         "aaaa",         "aaaaaaa",  " internationalization",
+                         "Transformers", " 12345",   "\xEC\xB2\xA0\xEC\x88\x98\xEB\x8A\x94",
+                         "    ",         "!!!!!!"};
   for (size_t i = 0; i < sizeof words / sizeof *words; i++) check_merges(tok, &m, words[i]);
   free_merges(&m);
 }
@@ -378,8 +383,10 @@ static void test_pretokenize(void **state) {
       {"a   b", {"a", "  ", " b"}},
       {"I'm they'll", {"I", "'m", " they", "'ll"}},
       {"2024\xEB\x85\x84", {"2024", "\xEB\x85\x84"}},
-      {"x \xE1\xA0\x8E" "y", {"x", " \xE1\xA0\x8E", "y"}},  // U+180E is not White_Space
-      {"x \xC2\x85y", {"x", " ", "\xC2\x85", "y"}},         // U+0085 is
+      {"x \xE1\xA0\x8E"
+       "y",
+       {"x", " \xE1\xA0\x8E", "y"}},                 // U+180E is not White_Space
+      {"x \xC2\x85y", {"x", " ", "\xC2\x85", "y"}},  // U+0085 is
       {"end  ", {"end", "  "}},
   };
   for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
@@ -422,14 +429,16 @@ static void test_display(void **state) {
   char buf[64];
   assert_string_equal(tt_tokenizer_token_display(tok, 6193, buf, sizeof buf), " weather");
   assert_string_equal(tt_tokenizer_token_visible(tok, 6193, buf, sizeof buf), "\xE2\x90\xA3weather");
-  assert_string_equal(tt_tokenizer_token_display(tok, 198, buf, sizeof buf), "\\n");  // "Ċ"
-  assert_string_equal(tt_tokenizer_token_display(tok, 197, buf, sizeof buf), "\\t");  // "ĉ"
+  assert_string_equal(tt_tokenizer_token_display(tok, 198, buf, sizeof buf), "\\n");    // "Ċ"
+  assert_string_equal(tt_tokenizer_token_display(tok, 197, buf, sizeof buf), "\\t");    // "ĉ"
   assert_string_equal(tt_tokenizer_token_display(tok, 188, buf, sizeof buf), "\\x00");  // "Ā"
   assert_string_equal(tt_tokenizer_token_display(tok, 99999, buf, sizeof buf), "<id 99999>");
   // a short buffer cuts at a character boundary
   assert_string_equal(tt_tokenizer_token_visible(tok, 6193, buf, 5), "\xE2\x90\xA3w");
   assert_string_equal(tt_tokenizer_token_visible(tok, 6193, buf, 3), "");
-  assert_string_equal(tt_tokenizer_spell(tok, " a\n", 3, buf, sizeof buf), "\xC4\xA0" "a\xC4\x8A");
+  assert_string_equal(tt_tokenizer_spell(tok, " a\n", 3, buf, sizeof buf),
+                      "\xC4\xA0"
+                      "a\xC4\x8A");
   const int32_t bad[] = {464, 70000};
   assert_null(tt_tokenizer_decode(tok, bad, 2));
 }

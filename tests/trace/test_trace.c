@@ -150,7 +150,8 @@ static void expect_load_error(const char *path, tt_status want, const char *frag
   tt_trace *tr = NULL;
   tt_error err = {0};
   tt_status st = tt_trace_load(path, &tr, &err);
-  if (st != want || !strstr(err.msg, fragment)) fail_msg("got %d '%s', wanted %d with '%s'", st, err.msg, want, fragment);
+  if (st != want || !strstr(err.msg, fragment))
+    fail_msg("got %d '%s', wanted %d with '%s'", st, err.msg, want, fragment);
   assert_null(tr);
 }
 

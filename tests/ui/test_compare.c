@@ -72,8 +72,8 @@ static const char *vocab_text(void *ctx, int32_t id, char *buf, size_t len) {
 }
 
 // Draws the comparison into a software renderer of w × h, keeping the layout.
-static void draw_compare(tt_render *rc, const tt_trace *a, const tt_compare *cmp, const tt_view_state *st, tt_derived *d,
-                         tt_layout *lay) {
+static void draw_compare(tt_render *rc, const tt_trace *a, const tt_compare *cmp, const tt_view_state *st,
+                         tt_derived *d, tt_layout *lay) {
   SDL_Surface *s = SDL_CreateRGBSurfaceWithFormat(0, 960, 600, 32, SDL_PIXELFORMAT_ARGB8888);
   assert_non_null(s);
   SDL_Renderer *r = SDL_CreateSoftwareRenderer(s);
@@ -172,7 +172,8 @@ static void test_difference_cell(void **state) {
 static void test_norms(void **state) {
   (void)state;
   tt_trace *a = load_fixture();
-  const tt_tensor *layers[2] = {tt_trace_find(a, "blocks.0.hook_resid_post"), tt_trace_find(a, "blocks.1.hook_resid_post")};
+  const tt_tensor *layers[2] = {tt_trace_find(a, "blocks.0.hook_resid_post"),
+                                tt_trace_find(a, "blocks.1.hook_resid_post")};
   assert_non_null(layers[0]);
   assert_non_null(layers[1]);
   tt_tensor out;
@@ -243,8 +244,9 @@ static void test_golden(void **state) {
   tt_lesson_page pg = {
       .lesson_title = "소프트맥스: 점수가 가중치가 되기까지",
       .step_title = "마지막 토큰이 보는 곳",
-      .narration = "1번 블록의 3번 헤드입니다. 마지막 줄은 마지막 토큰이\n어디를 보는지 보여 줍니다.\n\n"
-                   "한 줄의 값을 모두 더하면 1입니다. 가려진 칸은 미래의 토큰이라서\n0이 됩니다.",
+      .narration =
+          "1번 블록의 3번 헤드입니다. 마지막 줄은 마지막 토큰이\n어디를 보는지 보여 줍니다.\n\n"
+          "한 줄의 값을 모두 더하면 1입니다. 가려진 칸은 미래의 토큰이라서\n0이 됩니다.",
       .step = 2,
       .n_steps = 7,
       .row = 3,

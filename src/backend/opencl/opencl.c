@@ -7,6 +7,7 @@
 #include "opencl_internal.h"
 
 const char *tt_cl_error_name(cl_int code) {
+  // clang-format off
   switch (code) {
 #define E(x) case x: return #x;
     E(CL_SUCCESS) E(CL_DEVICE_NOT_FOUND) E(CL_DEVICE_NOT_AVAILABLE) E(CL_COMPILER_NOT_AVAILABLE)
@@ -23,6 +24,7 @@ const char *tt_cl_error_name(cl_int code) {
 #undef E
     default: return "unknown OpenCL error";
   }
+  // clang-format on
 }
 
 tt_status tt_cl_fail(tt_error *err, cl_int code, const char *what) {
@@ -46,8 +48,7 @@ static void device_from_env(int *platform, int *device) {
   }
 }
 
-static tt_status pick_device(int want_p, int want_d, cl_platform_id *out_p, cl_device_id *out_d,
-                             tt_error *err) {
+static tt_status pick_device(int want_p, int want_d, cl_platform_id *out_p, cl_device_id *out_d, tt_error *err) {
   cl_uint np = 0;
   cl_int rc = clGetPlatformIDs(0, NULL, &np);
   if (rc == CL_PLATFORM_NOT_FOUND_KHR || (rc == CL_SUCCESS && np == 0))
@@ -59,8 +60,7 @@ static tt_status pick_device(int want_p, int want_d, cl_platform_id *out_p, cl_d
   if (np > 16) np = 16;
   if ((rc = clGetPlatformIDs(np, plats, NULL)) != CL_SUCCESS) return tt_cl_fail(err, rc, "clGetPlatformIDs");
   if (want_p >= (int)np)
-    return tt_fail(err, TT_ERR_ARG, "OpenCL platform %d does not exist (%u found; see `ttrace devices`)",
-                   want_p, np);
+    return tt_fail(err, TT_ERR_ARG, "OpenCL platform %d does not exist (%u found; see `ttrace devices`)", want_p, np);
   if (want_p < 0 && want_d >= 0) want_p = 0;
 
   cl_uint p_lo = want_p < 0 ? 0 : (cl_uint)want_p, p_hi = want_p < 0 ? np : (cl_uint)want_p + 1;
@@ -71,9 +71,8 @@ static tt_status pick_device(int want_p, int want_d, cl_platform_id *out_p, cl_d
     if (rc != CL_SUCCESS && rc != CL_DEVICE_NOT_FOUND) return tt_cl_fail(err, rc, "clGetDeviceIDs");
     if (rc == CL_DEVICE_NOT_FOUND) nd = 0;
     if (want_d >= (int)nd)
-      return tt_fail(err, TT_ERR_ARG,
-                     "OpenCL device %d does not exist on platform %u (%u found; see `ttrace devices`)", want_d,
-                     p_lo, nd);
+      return tt_fail(err, TT_ERR_ARG, "OpenCL device %d does not exist on platform %u (%u found; see `ttrace devices`)",
+                     want_d, p_lo, nd);
     *out_p = plats[p_lo];
     *out_d = devs[want_d];
     return TT_OK;
@@ -100,7 +99,9 @@ static tt_status pick_device(int want_p, int want_d, cl_platform_id *out_p, cl_d
 
 // ---- memory -------------------------------------------------------------------------
 
-static tt_cl *impl(tt_backend *be) { return (tt_cl *)be->impl; }
+static tt_cl *impl(tt_backend *be) {
+  return (tt_cl *)be->impl;
+}
 
 static tt_status cl_alloc(tt_backend *be, size_t n, tt_buf *out, tt_error *err) {
   tt_cl *cl = impl(be);
@@ -111,10 +112,9 @@ static tt_status cl_alloc(tt_backend *be, size_t n, tt_buf *out, tt_error *err) 
                    "allows (%.1f MiB)",
                    (double)n * sizeof(float) / 1048576.0, cl->device_name, (double)cl->max_alloc / 1048576.0);
   if (bytes > cl->global_mem - cl->in_use)
-    return tt_fail(err, TT_ERR_NOMEM,
-                   "out of device memory: %.1f MiB more does not fit on %s (%.1f of %.1f MiB in use)",
-                   (double)bytes / 1048576.0, cl->device_name, (double)cl->in_use / 1048576.0,
-                   (double)cl->global_mem / 1048576.0);
+    return tt_fail(
+        err, TT_ERR_NOMEM, "out of device memory: %.1f MiB more does not fit on %s (%.1f of %.1f MiB in use)",
+        (double)bytes / 1048576.0, cl->device_name, (double)cl->in_use / 1048576.0, (double)cl->global_mem / 1048576.0);
   cl_int rc;
   cl_mem m = clCreateBuffer(cl->ctx, CL_MEM_READ_WRITE, bytes, NULL, &rc);
   if (rc != CL_SUCCESS) {
@@ -154,8 +154,8 @@ static tt_status check_range(tt_buf b, size_t n, const char *what, tt_error *err
   cl_int rc = clGetMemObjectInfo((cl_mem)b.handle, CL_MEM_SIZE, sizeof bytes, &bytes, NULL);
   if (rc != CL_SUCCESS) return tt_cl_fail(err, rc, what);
   if (b.offset > bytes / sizeof(float) || n > bytes / sizeof(float) - b.offset)
-    return tt_fail(err, TT_ERR_ARG, "opencl %s: %zu floats at offset %zu run past a buffer of %zu floats", what,
-                   n, b.offset, bytes / sizeof(float));
+    return tt_fail(err, TT_ERR_ARG, "opencl %s: %zu floats at offset %zu run past a buffer of %zu floats", what, n,
+                   b.offset, bytes / sizeof(float));
   return TT_OK;
 }
 

@@ -6,19 +6,19 @@
 #include "core/core.h"
 
 typedef struct {
-  int platform, device;        // indices, as TTRACE_OPENCL_DEVICE=P:D takes them; device -1:
-                               // a platform without devices
+  int platform, device;  // indices, as TTRACE_OPENCL_DEVICE=P:D takes them; device -1:
+                         // a platform without devices
   char platform_name[128];
   char platform_version[128];  // "OpenCL 3.0 PoCL 3.1 ..."
   char name[128];
-  char type[32];               // "GPU", "CPU", "accelerator", ...
-  char version[128];           // CL_DEVICE_VERSION
-  char c_version[64];          // CL_DEVICE_OPENCL_C_VERSION
+  char type[32];       // "GPU", "CPU", "accelerator", ...
+  char version[128];   // CL_DEVICE_VERSION
+  char c_version[64];  // CL_DEVICE_OPENCL_C_VERSION
   char driver[64];
   unsigned compute_units;
   uint64_t global_mem, max_alloc, local_mem;  // bytes
   size_t max_work_group;
-  bool is_default;             // what tt_backend_opencl_create(-1, -1) picks (TTRACE_OPENCL_DEVICE aside)
+  bool is_default;  // what tt_backend_opencl_create(-1, -1) picks (TTRACE_OPENCL_DEVICE aside)
 } tt_opencl_device_info;
 
 // Every device of every platform into a malloc'd array (*out, *n; free() it). No

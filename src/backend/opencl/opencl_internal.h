@@ -13,8 +13,21 @@
 
 // The kernels, in the order of tt_cl_kernel_names[].
 enum {
-  TT_K_GEMM_NN, TT_K_GEMM_NT, TT_K_GEMM_NN_SMALL, TT_K_GEMM_NT_SMALL, TT_K_EMBED, TT_K_ADD, TT_K_SCALE, TT_K_CAUSAL_MASK, TT_K_ACTIVATION,
-  TT_K_SPLIT_HEADS, TT_K_MERGE_HEADS, TT_K_SOFTMAX, TT_K_NORM, TT_K_NLL, TT_K_COUNT
+  TT_K_GEMM_NN,
+  TT_K_GEMM_NT,
+  TT_K_GEMM_NN_SMALL,
+  TT_K_GEMM_NT_SMALL,
+  TT_K_EMBED,
+  TT_K_ADD,
+  TT_K_SCALE,
+  TT_K_CAUSAL_MASK,
+  TT_K_ACTIVATION,
+  TT_K_SPLIT_HEADS,
+  TT_K_MERGE_HEADS,
+  TT_K_SOFTMAX,
+  TT_K_NORM,
+  TT_K_NLL,
+  TT_K_COUNT
 };
 extern const char *const tt_cl_kernel_names[TT_K_COUNT];
 
@@ -25,24 +38,24 @@ typedef struct {
   cl_command_queue queue;
   cl_program program;
   cl_kernel k[TT_K_COUNT];
-  char device_name[128];   // CL_DEVICE_NAME
-  char note[512];          // set when the kernels were compiled rather than loaded from the cache
-  char driver[64];         // CL_DRIVER_VERSION
-  cl_ulong max_alloc;      // bytes, CL_DEVICE_MAX_MEM_ALLOC_SIZE
-  cl_ulong global_mem;     // bytes, CL_DEVICE_GLOBAL_MEM_SIZE
-  cl_ulong in_use;         // bytes held by buffers from alloc (drivers such as PoCL
-                           // overcommit, so the backend keeps the count itself)
-  size_t max_wg;           // CL_DEVICE_MAX_WORK_GROUP_SIZE
+  char device_name[128];  // CL_DEVICE_NAME
+  char note[512];         // set when the kernels were compiled rather than loaded from the cache
+  char driver[64];        // CL_DRIVER_VERSION
+  cl_ulong max_alloc;     // bytes, CL_DEVICE_MAX_MEM_ALLOC_SIZE
+  cl_ulong global_mem;    // bytes, CL_DEVICE_GLOBAL_MEM_SIZE
+  cl_ulong in_use;        // bytes held by buffers from alloc (drivers such as PoCL
+                          // overcommit, so the backend keeps the count itself)
+  size_t max_wg;          // CL_DEVICE_MAX_WORK_GROUP_SIZE
   // Launch geometry, baked into the program with -D (see kernels.cl).
   int ts, wpt, vw, tk, rw;
-  size_t ew;               // work-group size of the element-wise kernels
+  size_t ew;  // work-group size of the element-wise kernels
   // TTRACE_OPENCL_PROFILE=1: device time per kernel, printed on stderr at destroy.
   bool profile;
   double prof_s[TT_K_COUNT];
   long prof_n[TT_K_COUNT];
   // Token ids for embed and nll: a small device buffer, grown only when needed.
   cl_mem ids;
-  size_t ids_cap;          // in int32s
+  size_t ids_cap;  // in int32s
 } tt_cl;
 
 // "CL_OUT_OF_RESOURCES" for -5, and so on.

@@ -6,7 +6,9 @@
 
 #include "opencl_internal.h"
 
-static tt_cl *impl(tt_backend *be) { return (tt_cl *)be->impl; }
+static tt_cl *impl(tt_backend *be) {
+  return (tt_cl *)be->impl;
+}
 
 // ---- kernel arguments ---------------------------------------------------------------
 typedef struct {
@@ -25,8 +27,12 @@ static void arg_buf(args *a, tt_buf b) {  // a buffer and its offset in floats
   arg(a, sizeof m, &m);
   arg(a, sizeof off, &off);
 }
-static void arg_int(args *a, int v) { arg(a, sizeof v, &v); }
-static void arg_float(args *a, float v) { arg(a, sizeof v, &v); }
+static void arg_int(args *a, int v) {
+  arg(a, sizeof v, &v);
+}
+static void arg_float(args *a, float v) {
+  arg(a, sizeof v, &v);
+}
 static void arg_ulong(args *a, size_t v) {
   cl_ulong u = v;
   arg(a, sizeof u, &u);
@@ -35,25 +41,24 @@ static void arg_ulong(args *a, size_t v) {
 // Checks that view b can hold n floats: within its own n and within its allocation.
 static tt_status need(tt_buf b, size_t n, const char *op, const char *name, tt_error *err) {
   if (!b.handle) return tt_fail(err, TT_ERR_ARG, "opencl %s: %s has no buffer", op, name);
-  if (b.n < n)
-    return tt_fail(err, TT_ERR_ARG, "opencl %s: %s is a view of %zu floats, needs %zu", op, name, b.n, n);
+  if (b.n < n) return tt_fail(err, TT_ERR_ARG, "opencl %s: %s is a view of %zu floats, needs %zu", op, name, b.n, n);
   size_t bytes = 0;
   cl_int rc = clGetMemObjectInfo((cl_mem)b.handle, CL_MEM_SIZE, sizeof bytes, &bytes, NULL);
   if (rc != CL_SUCCESS) return tt_cl_fail(err, rc, op);
   size_t cap = bytes / sizeof(float);
   if (b.offset > cap || n > cap - b.offset)
-    return tt_fail(err, TT_ERR_ARG, "opencl %s: %s (%zu floats at offset %zu) runs past its buffer of %zu floats",
-                   op, name, n, b.offset, cap);
+    return tt_fail(err, TT_ERR_ARG, "opencl %s: %s (%zu floats at offset %zu) runs past its buffer of %zu floats", op,
+                   name, n, b.offset, cap);
   return TT_OK;
 }
-#define NEED(b, n, name)                                         \
-  do {                                                           \
-    tt_status st_ = need((b), (size_t)(n), op, (name), err);     \
-    if (st_ != TT_OK) return st_;                                \
+#define NEED(b, n, name)                                     \
+  do {                                                       \
+    tt_status st_ = need((b), (size_t)(n), op, (name), err); \
+    if (st_ != TT_OK) return st_;                            \
   } while (0)
 
-static tt_status launch(tt_cl *cl, args *a, cl_uint dims, const size_t *global, const size_t *local,
-                        const char *op, tt_error *err) {
+static tt_status launch(tt_cl *cl, args *a, cl_uint dims, const size_t *global, const size_t *local, const char *op,
+                        tt_error *err) {
   if (a->rc != CL_SUCCESS) {
     char what[96];
     snprintf(what, sizeof what, "%s (argument %u)", op, a->i);
@@ -74,7 +79,9 @@ static tt_status launch(tt_cl *cl, args *a, cl_uint dims, const size_t *global, 
   return TT_OK;
 }
 
-static size_t round_up(size_t n, size_t m) { return (n + m - 1) / m * m; }
+static size_t round_up(size_t n, size_t m) {
+  return (n + m - 1) / m * m;
+}
 
 // One work-item per element, in work-groups of cl->ew.
 static tt_status launch_1d(tt_cl *cl, args *a, size_t n, const char *op, tt_error *err) {
@@ -146,8 +153,7 @@ static tt_status cl_matmul_batched(tt_backend *be, tt_buf out, tt_buf a, tt_buf 
 }
 
 // out (T,C) = table[ids[t]] rows.
-static tt_status cl_embed(tt_backend *be, tt_buf out, tt_buf table, const int32_t *ids, int T, int C,
-                          tt_error *err) {
+static tt_status cl_embed(tt_backend *be, tt_buf out, tt_buf table, const int32_t *ids, int T, int C, tt_error *err) {
   const char *op = "embed";
   tt_cl *cl = impl(be);
   if (T <= 0 || C <= 0) return T == 0 ? TT_OK : tt_fail(err, TT_ERR_ARG, "opencl embed: T %d, C %d", T, C);
@@ -312,8 +318,7 @@ static tt_status cl_merge_heads(tt_backend *be, tt_buf out, tt_buf z, int T, int
 }
 
 // loss (T-1): logsumexp(logits[t]) - logits[t][ids[t+1]].
-static tt_status cl_nll(tt_backend *be, tt_buf loss, tt_buf logits, const int32_t *ids, int T, int V,
-                        tt_error *err) {
+static tt_status cl_nll(tt_backend *be, tt_buf loss, tt_buf logits, const int32_t *ids, int T, int V, tt_error *err) {
   const char *op = "nll";
   tt_cl *cl = impl(be);
   if (T <= 1 || V <= 0) return TT_OK;

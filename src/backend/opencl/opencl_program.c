@@ -14,16 +14,33 @@
 #include "opencl_kernels.h"  // tt_opencl_kernel_lines, generated from kernels.cl
 
 const char *const tt_cl_kernel_names[TT_K_COUNT] = {
-    "tt_gemm_nn",     "tt_gemm_nt",  "tt_gemm_nn_small", "tt_gemm_nt_small", "tt_embed",
-    "tt_add",         "tt_scale",    "tt_causal_mask",   "tt_activation",    "tt_split_heads",
-    "tt_merge_heads", "tt_softmax",  "tt_norm",          "tt_nll",
+    "tt_gemm_nn",     "tt_gemm_nt",    "tt_gemm_nn_small", "tt_gemm_nt_small", "tt_embed",   "tt_add",  "tt_scale",
+    "tt_causal_mask", "tt_activation", "tt_split_heads",   "tt_merge_heads",   "tt_softmax", "tt_norm", "tt_nll",
 };
 
 // Each kernel's arguments, for warm_up: b buffer, o its offset (ulong), u ulong, i int,
 // f float. Keep in step with kernels.cl.
 static const char *const kernel_args[TT_K_COUNT] = {
-    "bobobobo" "iiifi", "bobobobo" "iiifi", "bobobobo" "iiifi", "bobobobo" "iiifi", "bobobii", "bobobou",
-    "bobofu", "boboii", "boboui", "bobobobo" "iii", "boboiii", "boboi", "bobobobobobobo" "ifi", "bobobi",
+    "bobobobo"
+    "iiifi",
+    "bobobobo"
+    "iiifi",
+    "bobobobo"
+    "iiifi",
+    "bobobobo"
+    "iiifi",
+    "bobobii",
+    "bobobou",
+    "bobofu",
+    "boboii",
+    "boboui",
+    "bobobobo"
+    "iii",
+    "boboiii",
+    "boboi",
+    "bobobobobobobo"
+    "ifi",
+    "bobobi",
 };
 
 static uint64_t fnv1a(uint64_t h, const char *s) {
@@ -185,8 +202,7 @@ static bool save_cached(tt_cl *cl, const char *path, char *why, size_t why_len) 
 static void build_log(tt_cl *cl, char *buf, size_t len) {
   size_t n = 0;
   buf[0] = 0;
-  if (clGetProgramBuildInfo(cl->program, cl->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &n) != CL_SUCCESS || n == 0)
-    return;
+  if (clGetProgramBuildInfo(cl->program, cl->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &n) != CL_SUCCESS || n == 0) return;
   char *log = malloc(n + 1);
   if (!log) return;
   if (clGetProgramBuildInfo(cl->program, cl->device, CL_PROGRAM_BUILD_LOG, n, log, NULL) == CL_SUCCESS) {
@@ -239,15 +255,14 @@ tt_status tt_cl_build(tt_cl *cl, tt_error *err) {
 
   double t0 = now_s();
   cl_int rc;
-  cl->program = clCreateProgramWithSource(cl->ctx, tt_opencl_kernel_n_lines, tt_opencl_kernel_lines,
-                                          NULL, &rc);
+  cl->program = clCreateProgramWithSource(cl->ctx, tt_opencl_kernel_n_lines, tt_opencl_kernel_lines, NULL, &rc);
   if (rc != CL_SUCCESS) return tt_cl_fail(err, rc, "clCreateProgramWithSource");
   rc = clBuildProgram(cl->program, 1, &cl->device, options, NULL, NULL);
   if (rc == CL_BUILD_PROGRAM_FAILURE) {
     char log[900];
     build_log(cl, log, sizeof log);
-    return tt_fail(err, TT_ERR_DEVICE, "the OpenCL kernels failed to build for %s; build log:\n%s",
-                   cl->device_name, log[0] ? log : "(empty)");
+    return tt_fail(err, TT_ERR_DEVICE, "the OpenCL kernels failed to build for %s; build log:\n%s", cl->device_name,
+                   log[0] ? log : "(empty)");
   }
   if (rc != CL_SUCCESS) return tt_cl_fail(err, rc, "clBuildProgram");
   tt_status st = create_kernels(cl, err);
@@ -256,7 +271,8 @@ tt_status tt_cl_build(tt_cl *cl, tt_error *err) {
   char why[512] = "no cache folder ($XDG_CACHE_HOME and $HOME are unset or unwritable)";
   bool saved = have_dir && save_cached(cl, path, why, sizeof why);
   double dt = now_s() - t0;
-  if (saved) snprintf(cl->note, sizeof cl->note, "compiled OpenCL kernels for %s (%.1f s); cached", cl->device_name, dt);
+  if (saved)
+    snprintf(cl->note, sizeof cl->note, "compiled OpenCL kernels for %s (%.1f s); cached", cl->device_name, dt);
   else
     snprintf(cl->note, sizeof cl->note, "compiled OpenCL kernels for %s (%.1f s); not cached: %.300s", cl->device_name,
              dt, why);

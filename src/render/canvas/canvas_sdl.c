@@ -22,7 +22,6 @@ struct tt_sdl_cache {
   int count;
 };
 
-
 uint64_t tt_hash(uint64_t h, const void *p, size_t n) {
   const unsigned char *b = p;
   if (!h) h = 1469598103934665603ull;
@@ -33,7 +32,9 @@ uint64_t tt_hash(uint64_t h, const void *p, size_t n) {
   return h ? h : 1;
 }
 
-tt_sdl_cache *tt_sdl_cache_create(void) { return calloc(1, sizeof(tt_sdl_cache)); }
+tt_sdl_cache *tt_sdl_cache_create(void) {
+  return calloc(1, sizeof(tt_sdl_cache));
+}
 
 static void cache_flush(tt_sdl_cache *c) {
   for (int i = 0; i < CACHE_SLOTS; i++) {
@@ -99,8 +100,7 @@ static void sdl_line(tt_canvas *cv, int x0, int y0, int x1, int y1, tt_rgba c) {
   SDL_RenderDrawLine(im->owner, x0, y0, x1, y1);
 }
 
-static SDL_Texture *text_texture(tt_canvas *cv, const char *s, int px, tt_font_kind k, tt_rgba c, int *w,
-                                 int *h) {
+static SDL_Texture *text_texture(tt_canvas *cv, const char *s, int px, tt_font_kind k, tt_rgba c, int *w, int *h) {
   tt_sdl_cache *im = cv->impl;
   uint64_t key = tt_hash(0, s, strlen(s));
   int meta[3] = {px, (int)k, (int)(c.r | c.g << 8 | c.b << 16 | (uint32_t)c.a << 24)};
@@ -137,8 +137,7 @@ static SDL_Texture *text_texture(tt_canvas *cv, const char *s, int px, tt_font_k
   return tex;
 }
 
-static void sdl_text(tt_canvas *cv, int x, int y, const char *s, int px, tt_font_kind k, tt_rgba c,
-                     bool rot90) {
+static void sdl_text(tt_canvas *cv, int x, int y, const char *s, int px, tt_font_kind k, tt_rgba c, bool rot90) {
   tt_sdl_cache *im = cv->impl;
   cv->note[0] = 0;  // notes are for readers of SVG
   if (!s || !s[0]) return;
@@ -223,8 +222,10 @@ static void sdl_cells(tt_canvas *cv, uint64_t key, const tt_cells *c, SDL_Rect d
   SDL_FreeSurface(s);
   if (!tex) return;
   SDL_RenderCopy(im->owner, tex, NULL, &dst);
-  if (key) cache_put(im, cells_key(key, dst), tex, dst.w, dst.h);
-  else SDL_DestroyTexture(tex);
+  if (key)
+    cache_put(im, cells_key(key, dst), tex, dst.w, dst.h);
+  else
+    SDL_DestroyTexture(tex);
 }
 
 static void sdl_clip(tt_canvas *cv, const SDL_Rect *r) {

@@ -10,8 +10,7 @@
 #include "render_int.h"
 
 static const char *family(tt_font_kind k) {
-  return k == TT_FONT_MONO ? "DejaVu Sans Mono, NanumGothic, monospace"
-                           : "DejaVu Sans, NanumGothic, sans-serif";
+  return k == TT_FONT_MONO ? "DejaVu Sans Mono, NanumGothic, monospace" : "DejaVu Sans, NanumGothic, sans-serif";
 }
 
 static void color(FILE *fp, const char *attr, tt_rgba c) {
@@ -29,8 +28,7 @@ static void svg_fill(tt_canvas *cv, int x, int y, int w, int h, tt_rgba c) {
 
 static void svg_line(tt_canvas *cv, int x0, int y0, int x1, int y1, tt_rgba c) {
   tt_svg_state *sv = cv->impl;
-  fprintf(sv->fp, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"", x0 + 0.5, y0 + 0.5, x1 + 0.5,
-          y1 + 0.5);
+  fprintf(sv->fp, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"", x0 + 0.5, y0 + 0.5, x1 + 0.5, y1 + 0.5);
   color(sv->fp, "stroke", c);
   fputs("/>\n", sv->fp);
 }
@@ -38,12 +36,20 @@ static void svg_line(tt_canvas *cv, int x0, int y0, int x1, int y1, tt_rgba c) {
 static void escaped(FILE *fp, const char *s) {
   for (; *s; s++) {
     switch (*s) {
-      case '<': fputs("&lt;", fp); break;
-      case '>': fputs("&gt;", fp); break;
-      case '&': fputs("&amp;", fp); break;
-      case '"': fputs("&quot;", fp); break;
-      default:
-        if ((unsigned char)*s >= 0x20 || *s == '\t') fputc(*s, fp);
+    case '<':
+      fputs("&lt;", fp);
+      break;
+    case '>':
+      fputs("&gt;", fp);
+      break;
+    case '&':
+      fputs("&amp;", fp);
+      break;
+    case '"':
+      fputs("&quot;", fp);
+      break;
+    default:
+      if ((unsigned char)*s >= 0x20 || *s == '\t') fputc(*s, fp);
     }
   }
 }
@@ -64,8 +70,7 @@ void tt_note_scope(tt_canvas *cv, const char *fmt, ...) {
   va_end(ap);
 }
 
-static void svg_text(tt_canvas *cv, int x, int y, const char *s, int px, tt_font_kind k, tt_rgba c,
-                     bool rot90) {
+static void svg_text(tt_canvas *cv, int x, int y, const char *s, int px, tt_font_kind k, tt_rgba c, bool rot90) {
   tt_svg_state *sv = cv->impl;
   char note[sizeof cv->note];
   memcpy(note, cv->note, sizeof note);
@@ -80,8 +85,8 @@ static void svg_text(tt_canvas *cv, int x, int y, const char *s, int px, tt_font
     ax = x + base;
     ay = y + w;
   }
-  fprintf(sv->fp, "<text x=\"%.1f\" y=\"%.1f\" font-family=\"%s\" font-size=\"%d\"%s", ax, ay, family(k),
-          px, k == TT_FONT_BOLD ? " font-weight=\"bold\"" : "");
+  fprintf(sv->fp, "<text x=\"%.1f\" y=\"%.1f\" font-family=\"%s\" font-size=\"%d\"%s", ax, ay, family(k), px,
+          k == TT_FONT_BOLD ? " font-weight=\"bold\"" : "");
   if (rot90) fprintf(sv->fp, " transform=\"rotate(-90 %.1f %.1f)\"", ax, ay);
   // Pin the width to what the layout measured, so the SVG matches the PNG's geometry.
   fprintf(sv->fp, " textLength=\"%d\" lengthAdjust=\"spacingAndGlyphs\" xml:space=\"preserve\"", w);
@@ -155,8 +160,10 @@ static void svg_cells(tt_canvas *cv, uint64_t key, const tt_cells *c, SDL_Rect d
       if (x1 > x0) {
         fprintf(sv->fp, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\"", x0 + (j ? gap : 0),
                 y0 + (r ? gap : 0), x1 - x0 - (j ? gap : 0), y1 - y0 - (r ? gap : 0));
-        if (m) fprintf(sv->fp, " fill=\"url(#hatch%d)\"", pat);
-        else color(sv->fp, "fill", col);
+        if (m)
+          fprintf(sv->fp, " fill=\"url(#hatch%d)\"", pat);
+        else
+          color(sv->fp, "fill", col);
         fputs("/>\n", sv->fp);
       }
       j = k;
@@ -170,8 +177,8 @@ static void svg_clip(tt_canvas *cv, const SDL_Rect *r) {
   sv->group_open = false;
   if (!r) return;
   int id = sv->n_clips++;
-  fprintf(sv->fp, "<clipPath id=\"clip%d\"><rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"/></clipPath>\n",
-          id, r->x, r->y, r->w, r->h);
+  fprintf(sv->fp, "<clipPath id=\"clip%d\"><rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"/></clipPath>\n", id, r->x,
+          r->y, r->w, r->h);
   fprintf(sv->fp, "<g clip-path=\"url(#clip%d)\">\n", id);
   sv->group_open = true;
 }

@@ -4,8 +4,7 @@
 
 #include "render_int.h"
 
-void tt_draw_text(tt_canvas *cv, int x, int y, const char *s, int px, tt_font_kind k, tt_rgba c,
-                  int align) {
+void tt_draw_text(tt_canvas *cv, int x, int y, const char *s, int px, tt_font_kind k, tt_rgba c, int align) {
   if (!s || !s[0]) {
     cv->note[0] = 0;  // the note was for this text
     return;
@@ -17,7 +16,9 @@ void tt_draw_text(tt_canvas *cv, int x, int y, const char *s, int px, tt_font_ki
   cv->text(cv, x, y, s, px, k, c, false);
 }
 
-void tt_draw_rect(tt_canvas *cv, int x, int y, int w, int h, tt_rgba c) { tt_draw_frame(cv, x, y, w, h, c, 1); }
+void tt_draw_rect(tt_canvas *cv, int x, int y, int w, int h, tt_rgba c) {
+  tt_draw_frame(cv, x, y, w, h, c, 1);
+}
 
 void tt_draw_frame(tt_canvas *cv, int x, int y, int w, int h, tt_rgba c, int t) {
   if (w <= 0 || h <= 0) return;

@@ -6,9 +6,9 @@
 #include "render_int.h"
 
 enum { FILE_SANS, FILE_BOLD, FILE_MONO, FILE_HANGUL, FILE_HANGUL_BOLD, N_FILES };
-static const char *const font_files[N_FILES] = {
-    "fonts/DejaVuSans.ttf", "fonts/DejaVuSans-Bold.ttf", "fonts/DejaVuSansMono.ttf",
-    "fonts/NanumGothic.ttf", "fonts/NanumGothicBold.ttf"};
+static const char *const font_files[N_FILES] = {"fonts/DejaVuSans.ttf", "fonts/DejaVuSans-Bold.ttf",
+                                                "fonts/DejaVuSansMono.ttf", "fonts/NanumGothic.ttf",
+                                                "fonts/NanumGothicBold.ttf"};
 
 #define MAX_SIZES 64
 typedef struct {
@@ -24,16 +24,14 @@ struct tt_fonts {
 };
 
 tt_status tt_fonts_open(tt_fonts **out, tt_error *err) {
-  if (!TTF_WasInit() && TTF_Init() != 0)
-    return tt_fail(err, TT_ERR_UNSUPPORTED, "SDL_ttf: %s", TTF_GetError());
+  if (!TTF_WasInit() && TTF_Init() != 0) return tt_fail(err, TT_ERR_UNSUPPORTED, "SDL_ttf: %s", TTF_GetError());
   tt_fonts *f = calloc(1, sizeof *f);
   if (!f) return tt_fail(err, TT_ERR_NOMEM, "out of memory");
   for (int i = 0; i < N_FILES; i++) {
     char path[4096];
     if (!tt_asset_path(font_files[i], path, sizeof path)) {
       tt_fonts_close(f);
-      return tt_fail(err, TT_ERR_IO,
-                     "font %s not found in the assets folder (set TTRACE_ASSETS to ttrace's assets/)",
+      return tt_fail(err, TT_ERR_IO, "font %s not found in the assets folder (set TTRACE_ASSETS to ttrace's assets/)",
                      font_files[i]);
     }
     tt_status st = tt_read_file(path, &f->data[i], &f->len[i], err);
@@ -91,8 +89,7 @@ static face_pair *faces(tt_fonts *f, int px, tt_font_kind k) {
   return p;
 }
 
-int tt_text_layout(tt_fonts *f, const char *s, int px, tt_font_kind k, tt_text_run *runs, int max,
-                   int *w, int *h) {
+int tt_text_layout(tt_fonts *f, const char *s, int px, tt_font_kind k, tt_text_run *runs, int max, int *w, int *h) {
   face_pair *fp = faces(f, px, k);
   *w = 0;
   *h = 0;
@@ -151,8 +148,7 @@ int tt_text_width(tt_fonts *f, const char *s, int px, tt_font_kind k) {
   return w;
 }
 
-const char *tt_text_fit(tt_fonts *f, const char *s, int px, tt_font_kind k, int max_w, char *buf,
-                        size_t len) {
+const char *tt_text_fit(tt_fonts *f, const char *s, int px, tt_font_kind k, int max_w, char *buf, size_t len) {
   snprintf(buf, len, "%s", s);
   if (tt_text_width(f, buf, px, k) <= max_w) return buf;
   size_t n = strlen(buf);

@@ -30,4 +30,6 @@ static const tt_palette dark = {
     .warn = {255, 110, 110, 255},
 };
 
-const tt_palette *tt_palette_for(tt_theme th) { return th == TT_THEME_DARK ? &dark : &light; }
+const tt_palette *tt_palette_for(tt_theme th) {
+  return th == TT_THEME_DARK ? &dark : &light;
+}

@@ -15,16 +15,16 @@ enum { M_HEAT, M_GRID, M_OVERVIEW, M_NORMS, M_OTHER };
 struct tt_derived {
   bool valid;
   const tt_trace *a, *b;
-  char key[160];            // mode and hook the difference was made for
-  const void *nkey[2][2];   // first and last layer tensor of the norms inputs
+  char key[160];           // mode and hook the difference was made for
+  const void *nkey[2][2];  // first and last layer tensor of the norms inputs
   int nkey_n[2];
-  tt_trace *diff;           // a − b (F32), same names; tokens and config of a
-  tt_tensor norms[2];       // (T, L) vector lengths of a and b
+  tt_trace *diff;      // a − b (F32), same names; tokens and config of a
+  tt_tensor norms[2];  // (T, L) vector lengths of a and b
   bool has_norms[2];
-  tt_scale joint;           // one scale for a and b
+  tt_scale joint;  // one scale for a and b
   bool has_joint;
   tt_compare_info info;
-  int groups[3][2];         // panel index ranges of the last drawing: A, B, A − B
+  int groups[3][2];  // panel index ranges of the last drawing: A, B, A − B
 };
 
 tt_status tt_derived_create(tt_derived **out, tt_error *err) {
@@ -48,7 +48,9 @@ void tt_derived_destroy(tt_derived *d) {
   free(d);
 }
 
-void tt_derived_info(const tt_derived *d, tt_compare_info *out) { *out = d->info; }
+void tt_derived_info(const tt_derived *d, tt_compare_info *out) {
+  *out = d->info;
+}
 
 // ---- helpers ------------------------------------------------------------------------------
 static tt_view_kind kind_of(const tt_trace *tr, const tt_view_state *st) {
@@ -61,12 +63,16 @@ static tt_view_kind kind_of(const tt_trace *tr, const tt_view_state *st) {
 static int mode_of(tt_view_kind k, int n_layers) {
   if (n_layers > 0) return M_NORMS;
   switch (k) {
-    case TT_VIEW_HEATMAP:
-    case TT_VIEW_TABLE:
-    case TT_VIEW_AUTO: return M_HEAT;
-    case TT_VIEW_GRID: return M_GRID;
-    case TT_VIEW_OVERVIEW: return M_OVERVIEW;
-    default: return M_OTHER;
+  case TT_VIEW_HEATMAP:
+  case TT_VIEW_TABLE:
+  case TT_VIEW_AUTO:
+    return M_HEAT;
+  case TT_VIEW_GRID:
+    return M_GRID;
+  case TT_VIEW_OVERVIEW:
+    return M_OVERVIEW;
+  default:
+    return M_OTHER;
   }
 }
 
@@ -185,7 +191,7 @@ static bool prepare(tt_derived *d, const tt_trace *a, const tt_trace *b, const t
   int T = tt_trace_n_tokens(a), Tb = tt_trace_n_tokens(b);
   int32_t *ids = malloc(sizeof(int32_t) * (size_t)(T > 0 ? T : 1));
   const char **strs = malloc(sizeof(char *) * (size_t)(T > 0 ? T : 1));
-  char (*both)[160] = malloc(sizeof *both * (size_t)(T > 0 ? T : 1));
+  char(*both)[160] = malloc(sizeof *both * (size_t)(T > 0 ? T : 1));
   if (ids && strs && both) {
     for (int i = 0; i < T; i++) {
       ids[i] = tt_trace_token_id(a, i);
@@ -241,8 +247,7 @@ bool tt_derived_update(tt_derived *d, tt_render *rc, const tt_trace *a, const tt
 }
 
 // The scales every frame (the cache is shared with other views and may have dropped them).
-static void put_scales(tt_derived *d, tt_render *rc, const tt_trace *a, const tt_trace *b, const char *hook,
-                       int mode) {
+static void put_scales(tt_derived *d, tt_render *rc, const tt_trace *a, const tt_trace *b, const char *hook, int mode) {
   if (d->has_joint) {
     if (mode == M_NORMS) {
       scale_put(rc, &d->norms[0], &d->joint);
@@ -283,23 +288,33 @@ static void paint_side(tt_paint *p, SDL_Rect r, int side, int mode, tt_view_kind
     return;
   }
   switch (mode) {
-    case M_HEAT: tt_paint_heatmap(p, r, t, st->head, kind == TT_VIEW_TABLE); break;
-    case M_GRID:
-      if (t->ndim == 3) tt_paint_grid(p, r, t);
-      else tt_paint_heatmap(p, r, t, st->head, false);
-      break;
-    case M_OVERVIEW: tt_paint_overview(p, r, tt_hook_suffix(st->hook)); break;
-    case M_NORMS: {
-      tt_scale s;
-      if (side < 2 && d->has_joint) s = d->joint;
-      else tt_scale_get(p, t, "norms", &s);
-      tt_paint_norms(p, r, t, &s);
-      break;
-    }
-    default:
-      if (side < 2) tt_paint_view(p, r);
-      else tt_paint_heatmap(p, r, t, st->head, false);
-      break;
+  case M_HEAT:
+    tt_paint_heatmap(p, r, t, st->head, kind == TT_VIEW_TABLE);
+    break;
+  case M_GRID:
+    if (t->ndim == 3)
+      tt_paint_grid(p, r, t);
+    else
+      tt_paint_heatmap(p, r, t, st->head, false);
+    break;
+  case M_OVERVIEW:
+    tt_paint_overview(p, r, tt_hook_suffix(st->hook));
+    break;
+  case M_NORMS: {
+    tt_scale s;
+    if (side < 2 && d->has_joint)
+      s = d->joint;
+    else
+      tt_scale_get(p, t, "norms", &s);
+    tt_paint_norms(p, r, t, &s);
+    break;
+  }
+  default:
+    if (side < 2)
+      tt_paint_view(p, r);
+    else
+      tt_paint_heatmap(p, r, t, st->head, false);
+    break;
   }
 }
 
@@ -362,8 +377,7 @@ static void index_text(const tt_paint *p, const tt_panel *pn, int row, int col, 
   tt_axis_label(p->tr, p->ex, pn->row_axis, row, rl, sizeof rl);
   tt_axis_label(p->tr, p->ex, pn->col_axis, col, cl, sizeof cl);
   int n = 0;
-  if (pn->head >= 0 && pn->t->ndim == 3)
-    n = snprintf(buf, len, "%s %d, ", tt_str(p->st->lang, TT_S_HEAD), pn->head);
+  if (pn->head >= 0 && pn->t->ndim == 3) n = snprintf(buf, len, "%s %d, ", tt_str(p->st->lang, TT_S_HEAD), pn->head);
   if (n < 0 || (size_t)n >= len) return;
   if (pn->row_axis == 'T' && pn->col_axis == 'C' && strcmp(pn->t->name, "norms") == 0)
     snprintf(buf + n, len - (size_t)n, tt_str(p->st->lang, TT_S_CMP_NORMS_INDEX_FMT), tt_str(p->st->lang, TT_S_ROW),
@@ -424,12 +438,10 @@ static int header_line(tt_paint *p, SDL_Rect r, tt_derived *d, const tt_compare 
           at = i;
         }
       }
-      snprintf(buf, sizeof buf, tt_str(p->st->lang, TT_S_CMP_MAX_HEAD_FMT),
-               (double)mx, h);
+      snprintf(buf, sizeof buf, tt_str(p->st->lang, TT_S_CMP_MAX_HEAD_FMT), (double)mx, h);
       if (at >= 0 && mx > 0) {
         where_text(p, t, at, false, where, sizeof where);
-        snprintf(tail, sizeof tail, tt_str(p->st->lang, TT_S_CMP_AT_ALL_HEADS_FMT), where,
-                 (double)in->max_abs);
+        snprintf(tail, sizeof tail, tt_str(p->st->lang, TT_S_CMP_AT_ALL_HEADS_FMT), where, (double)in->max_abs);
       } else {
         snprintf(tail, sizeof tail, tt_str(p->st->lang, TT_S_CMP_ALL_HEADS_FMT), (double)in->max_abs);
       }
@@ -449,19 +461,18 @@ static int header_line(tt_paint *p, SDL_Rect r, tt_derived *d, const tt_compare 
     }
     if (in->n_one_sided > 0) {
       size_t l = strlen(tail);
-      snprintf(tail + l, sizeof tail - l, tt_str(p->st->lang, TT_S_CMP_ONE_SIDED_FMT),
-               (long long)in->n_one_sided);
+      snprintf(tail + l, sizeof tail - l, tt_str(p->st->lang, TT_S_CMP_ONE_SIDED_FMT), (long long)in->n_one_sided);
     }
   } else if (!cmp->b) {
     snprintf(buf, sizeof buf, "%s", tt_str(p->st->lang, TT_S_CMP_NO_B));
   } else {
-    const tt_tensor *ta = side_tensor(d, p->tr, 0, mode, p->st->hook), *tb = side_tensor(d, cmp->b, 1, mode, p->st->hook);
+    const tt_tensor *ta = side_tensor(d, p->tr, 0, mode, p->st->hook),
+                    *tb = side_tensor(d, cmp->b, 1, mode, p->st->hook);
     char sa[64] = "", sb[64] = "";
     if (ta) tt_shape_str(ta->shape, ta->ndim, sa, sizeof sa);
     if (tb) tt_shape_str(tb->shape, tb->ndim, sb, sizeof sb);
     if (ta && tb)
-      snprintf(buf, sizeof buf, tt_str(p->st->lang, TT_S_CMP_SHAPES_DIFFER_FMT), sa,
-               sb);
+      snprintf(buf, sizeof buf, tt_str(p->st->lang, TT_S_CMP_SHAPES_DIFFER_FMT), sa, sb);
     else if (mode == M_OTHER || mode == M_OVERVIEW)
       snprintf(buf, sizeof buf, "%s", tt_str(p->st->lang, TT_S_CMP_NO_DIFF_VIEW));
     else
@@ -530,8 +541,10 @@ static void hover(tt_paint *p, SDL_Rect area, tt_derived *d, const tt_compare *c
   char l[6][200], num[32];
   static const char *const names[3] = {"A  ", "B  ", "A \xE2\x88\x92 B  "};
   for (int s = 0; s < 3; s++) {
-    if (isfinite(v[s])) snprintf(num, sizeof num, "%.6g", (double)v[s]);
-    else tt_fmt_value(v[s], num, sizeof num);
+    if (isfinite(v[s]))
+      snprintf(num, sizeof num, "%.6g", (double)v[s]);
+    else
+      tt_fmt_value(v[s], num, sizeof num);
     if (!t3[s] || (s == 2 && isnan(v[s]) && !d->info.diff)) snprintf(num, sizeof num, "\xE2\x80\x94");  // —
     snprintf(l[s], sizeof l[s], "%s%s", cmp ? names[s] : "", num);
   }
@@ -540,9 +553,12 @@ static void hover(tt_paint *p, SDL_Rect area, tt_derived *d, const tt_compare *c
     l[0][0] = 0;
   }
   index_text(p, pn, pk.row, pk.col, l[3], sizeof l[3]);
-  if (pn->t->ndim == 3) snprintf(l[4], sizeof l[4], "%s[%d, %d, %d]", name, pn->head, pk.row, pk.col);
-  else if (pn->t->ndim == 2) snprintf(l[4], sizeof l[4], "%s[%d, %d]", name, pk.row, pk.col);
-  else snprintf(l[4], sizeof l[4], "%s[%d]", name, pk.row);
+  if (pn->t->ndim == 3)
+    snprintf(l[4], sizeof l[4], "%s[%d, %d, %d]", name, pn->head, pk.row, pk.col);
+  else if (pn->t->ndim == 2)
+    snprintf(l[4], sizeof l[4], "%s[%d, %d]", name, pk.row, pk.col);
+  else
+    snprintf(l[4], sizeof l[4], "%s[%d]", name, pk.row);
   int px[5] = {type.heading, type.heading, type.heading, type.label, type.small};
   tt_font_kind fk[5] = {TT_FONT_BOLD, TT_FONT_BOLD, TT_FONT_BOLD, TT_FONT_SANS, TT_FONT_MONO};
   int first = cmp ? 0 : 1, n = 0;
@@ -641,7 +657,9 @@ void tt_paint_compare(tt_paint *p, SDL_Rect r, const tt_compare *cmp, tt_derived
   hover(p, r, d, cmp, mode);
 }
 
-void tt_paint_cell_hover(tt_paint *p, SDL_Rect area, tt_derived *d) { hover(p, area, d, NULL, M_HEAT); }
+void tt_paint_cell_hover(tt_paint *p, SDL_Rect area, tt_derived *d) {
+  hover(p, area, d, NULL, M_HEAT);
+}
 
 // Title and subtitle of the vector lengths of layers (one "norms" view).
 static void norms_title(const tt_paint *p, const tt_tensor *const *layers, int n_layers, char *title, size_t tl,
@@ -681,23 +699,24 @@ int tt_paint_compare_title(tt_paint *p, SDL_Rect r, const tt_compare *cmp, const
   if (n_layers > 0) {
     norms_title(p, layers, n_layers, title, sizeof title, sub, sizeof sub);
     size_t l = strlen(sub);
-    snprintf(sub + l, sizeof sub - l, "A: %s   B: %s", cmp->label_a ? cmp->label_a : "", cmp->label_b ? cmp->label_b : "");
+    snprintf(sub + l, sizeof sub - l, "A: %s   B: %s", cmp->label_a ? cmp->label_a : "",
+             cmp->label_b ? cmp->label_b : "");
     return tt_paint_title(p, r, title, sub);
   }
   const tt_tensor *t = tt_trace_find(p->tr, st->hook);
   tt_view_kind k = kind_of(p->tr, st);
   int n = snprintf(title, sizeof title, "%s", k == TT_VIEW_OVERVIEW ? tt_hook_suffix(st->hook) : st->hook);
   if (k == TT_VIEW_OVERVIEW)
-    snprintf(title + n, sizeof title - (size_t)n, "  \xC2\xB7  %s",
-             tt_str(st->lang, TT_S_CMP_EVERY_LAYER_HEAD));
+    snprintf(title + n, sizeof title - (size_t)n, "  \xC2\xB7  %s", tt_str(st->lang, TT_S_CMP_EVERY_LAYER_HEAD));
   else if (tt_hook_block(st->hook) >= 0 && n < (int)sizeof title)
-    n += snprintf(title + n, sizeof title - (size_t)n, "  \xC2\xB7  %s %d", tt_str(st->lang, TT_S_LAYER), tt_hook_block(st->hook));
+    n += snprintf(title + n, sizeof title - (size_t)n, "  \xC2\xB7  %s %d", tt_str(st->lang, TT_S_LAYER),
+                  tt_hook_block(st->hook));
   if (t && t->ndim == 3 && (k == TT_VIEW_HEATMAP || k == TT_VIEW_TABLE) && n < (int)sizeof title)
     snprintf(title + n, sizeof title - (size_t)n, "  \xC2\xB7  %s %d", tt_str(st->lang, TT_S_HEAD),
              st->head < 0 ? 0 : st->head);
   int step = tt_step_find(p->tr, st->hook, NULL);
-  snprintf(sub, sizeof sub, "%s%sA: %s   B: %s", step >= 0 ? tt_step_title(p->tr, step, st->lang) : "", step >= 0 ? "   " : "",
-           cmp->label_a ? cmp->label_a : "", cmp->label_b ? cmp->label_b : "");
+  snprintf(sub, sizeof sub, "%s%sA: %s   B: %s", step >= 0 ? tt_step_title(p->tr, step, st->lang) : "",
+           step >= 0 ? "   " : "", cmp->label_a ? cmp->label_a : "", cmp->label_b ? cmp->label_b : "");
   return tt_paint_title(p, r, title, sub);
 }
 
@@ -761,8 +780,8 @@ static void compare_fn(tt_render *rc, SDL_Renderer *r, SDL_Rect area, void *ctx)
   tt_render_draw_compare(rc, r, area, j->a, j->cmp, j->st, j->d, j->lay);
 }
 
-tt_status tt_render_compare_svg(tt_render *rc, const tt_trace *a, const tt_compare *cmp, const tt_view_state *st,
-                                int w, int h, tt_derived *d, const char *path, tt_error *err) {
+tt_status tt_render_compare_svg(tt_render *rc, const tt_trace *a, const tt_compare *cmp, const tt_view_state *st, int w,
+                                int h, tt_derived *d, const char *path, tt_error *err) {
   if (w < 64 || h < 64 || w > 16384 || h > 16384)
     return tt_fail(err, TT_ERR_ARG, "image size %dx%d is out of range (64 to 16384 pixels a side)", w, h);
   tt_layout *lay = malloc(sizeof *lay);
@@ -784,8 +803,8 @@ tt_status tt_render_compare_svg(tt_render *rc, const tt_trace *a, const tt_compa
   return tt_atomic_commit(&af, err);
 }
 
-tt_status tt_render_compare_png(tt_render *rc, const tt_trace *a, const tt_compare *cmp, const tt_view_state *st,
-                                int w, int h, tt_derived *d, const char *path, tt_error *err) {
+tt_status tt_render_compare_png(tt_render *rc, const tt_trace *a, const tt_compare *cmp, const tt_view_state *st, int w,
+                                int h, tt_derived *d, const char *path, tt_error *err) {
   tt_layout *lay = malloc(sizeof *lay);
   if (!lay) return tt_fail(err, TT_ERR_NOMEM, "out of memory");
   compare_job j = {a, cmp, st, d, lay};

@@ -35,7 +35,9 @@ void tt_paint_compare_label(tt_paint *p, SDL_Rect r, int side, const tt_compare 
   tt_draw_text(cv, x, r.y + (px - type.label) / 2, fit, type.label, TT_FONT_SANS, p->pal->dim, TT_ALIGN_LEFT);
 }
 
-static bool text_axis(int axis) { return axis == 'T' || axis == 'L'; }
+static bool text_axis(int axis) {
+  return axis == 'T' || axis == 'L';
+}
 
 // The two traces have other tokens (or another count of them).
 static bool tokens_differ(const tt_trace *a, const tt_trace *b) {
@@ -103,18 +105,20 @@ static float fit_plan(plan *pl, SDL_Rect r, const trio_sizes *z, const tt_mat *m
   for (int rr = 0; rr < pl->n_rows; rr++) {
     int legends = 0;
     for (int i = 0; i < pl->n_in[rr]; i++) legends += pl->legend_after[rr][i];
-    float w = (float)(r.w - z->lead * (z->own_rows ? pl->n_in[rr] : 1) - (pl->n_in[rr] - 1) * z->gap -
-                      legends * z->legend_w);
+    float w =
+        (float)(r.w - z->lead * (z->own_rows ? pl->n_in[rr] : 1) - (pl->n_in[rr] - 1) * z->gap - legends * z->legend_w);
     cw = fminf(cw, w / (float)(pl->n_in[rr] * z->o.vis_cols));
   }
   // Column labels lie flat under wide cells, else they are turned (and cut at 4 units).
   int col_h = !text_axis(m0->col_axis) ? px * 3 / 2
-              : (float)(z->col_w_label + px) <= cw ? px * 3 / 2
-                                                    : (z->col_w_label + px / 2 < u * 3 ? z->col_w_label + px / 2 : u * 3);
+              : (float)(z->col_w_label + px) <= cw
+                  ? px * 3 / 2
+                  : (z->col_w_label + px / 2 < u * 3 ? z->col_w_label + px / 2 : u * 3);
   float h = (float)(r.h - pl->n_rows * (z->label_h + col_h + z->gap));
   float ch = h / (float)(pl->n_rows * z->o.vis_rows);
   float cap = (float)u * 8;
-  if (z->square) cw = ch = fminf(fminf(cw, ch), cap);
+  if (z->square)
+    cw = ch = fminf(fminf(cw, ch), cap);
   else {
     cw = fminf(cw, cap * 2);
     ch = fminf(ch, cap);
@@ -165,7 +169,8 @@ static void draw_plan(tt_paint *p, SDL_Rect r, const plan *pl, trio_sizes *z, co
       bool labels_here = i == 0 || z->own_rows;
       snprintf(q.cv->trace, sizeof q.cv->trace, "%s", s == 0 ? "A" : s == 1 ? "B" : "D");
       int label_w = pw + (pl->legend_after[rr][i] ? z->legend_w : z->gap);
-      tt_paint_compare_label(&q, (SDL_Rect){labels_here ? x - lead : x, y, label_w + (labels_here ? lead : 0), z->label_h},
+      tt_paint_compare_label(&q,
+                             (SDL_Rect){labels_here ? x - lead : x, y, label_w + (labels_here ? lead : 0), z->label_h},
                              s, cmp, trs[s]);
       SDL_Rect dst = {x, y + z->label_h, pw, ph};
       z->o.head = m[s].slice;

@@ -30,7 +30,8 @@ static void navigator(tt_paint *p, SDL_Rect r) {
     const tt_step *s = tt_step_get(p->tr, i);
     if (s->in_block != in_block) {
       if (s->in_block) {
-        snprintf(buf, sizeof buf, "%s %d   (\xE2\x86\x91\xE2\x86\x93 0\xE2\x80\x93%d)", tt_str(st->lang, TT_S_BLOCK), st->layer, L - 1);
+        snprintf(buf, sizeof buf, "%s %d   (\xE2\x86\x91\xE2\x86\x93 0\xE2\x80\x93%d)", tt_str(st->lang, TT_S_BLOCK),
+                 st->layer, L - 1);
         tt_note(cv, "nav_block");
         tt_draw_text(cv, r.x + u / 2, y + (lh - px) / 2, buf, px, TT_FONT_BOLD, pal->dim, TT_ALIGN_LEFT);
       } else {
@@ -107,8 +108,8 @@ void tt_paint_key_line(tt_paint *p, SDL_Rect r, const char *keys) {
   char fit[600];
   tt_text_fit(cv->fonts, status ? st->status : keys, px, TT_FONT_SANS, r.w - u, fit, sizeof fit);
   tt_note(cv, "prose");
-  tt_draw_text(cv, r.x + u / 2, r.y + (r.h - px * 5 / 4) / 2, fit, px, TT_FONT_SANS, status ? p->pal->accent : p->pal->dim,
-               TT_ALIGN_LEFT);
+  tt_draw_text(cv, r.x + u / 2, r.y + (r.h - px * 5 / 4) / 2, fit, px, TT_FONT_SANS,
+               status ? p->pal->accent : p->pal->dim, TT_ALIGN_LEFT);
 }
 
 static void key_line(tt_paint *p, SDL_Rect r) {

@@ -25,8 +25,10 @@ static char *reflow(const char *s) {
       int nl = 0;
       while (*q == '\n' || *q == ' ' || *q == '\t' || *q == '\r') nl += *q++ == '\n';
       if (!*q) break;
-      if (nl >= 2) out[o++] = '\n';
-      else if (o && out[o - 1] != ' ') out[o++] = ' ';
+      if (nl >= 2)
+        out[o++] = '\n';
+      else if (o && out[o - 1] != ' ')
+        out[o++] = ' ';
       p = q;
       continue;
     }
@@ -218,7 +220,8 @@ static void paint_page(tt_render *rc, tt_canvas *cv, SDL_Rect area, const page_j
   if (pg->narration_hidden) nar_w = 0;
   SDL_Rect nar = {area.x, area.y + top, nar_w, area.h - top - keys_h};
   if (nar_w > 0) narration_panel(&p, nar, pg);
-  SDL_Rect view = {area.x + nar_w + u, area.y + top + u * 3 / 4, area.w - nar_w - u * 2, area.h - top - keys_h - type.line};
+  SDL_Rect view = {area.x + nar_w + u, area.y + top + u * 3 / 4, area.w - nar_w - u * 2,
+                   area.h - top - keys_h - type.line};
   p.lay->view_rect = view;
 
   if (pg->error) {
@@ -240,8 +243,10 @@ static void paint_page(tt_render *rc, tt_canvas *cv, SDL_Rect area, const page_j
     float f = (float)view.w / (0.77f * (float)area.w);
     if (f < 1) q.unit = (int)lrintf((float)u * (f < 0.75f ? 0.75f : f));
     if (q.unit < 12) q.unit = 12;
-    if (pg->n_layers > 0) tt_paint_norms_view(&q, view, j->d, pg->layers, pg->n_layers);
-    else tt_paint_view(&q, view);
+    if (pg->n_layers > 0)
+      tt_paint_norms_view(&q, view, j->d, pg->layers, pg->n_layers);
+    else
+      tt_paint_view(&q, view);
     tt_paint_row_marks(&p, pg->row, 0);
     tt_paint_cell_hover(&p, view, j->d);
   }

@@ -65,8 +65,8 @@ static void slider(tt_paint *p, SDL_Rect r, int sy, float tau) {
   tt_draw_text(cv, slx + slw / 2, sy + type.line, "1", type.small, TT_FONT_SANS, pal->dim, TT_ALIGN_CENTER);
   tt_note(cv, "fixed");
   tt_draw_text(cv, slx + slw, sy + type.line, "10", type.small, TT_FONT_SANS, pal->dim, TT_ALIGN_CENTER);
-  tt_draw_text(cv, slx + slw + u * 2, sy, tt_str(st->lang, TT_S_BARS_KEYS), type.small, TT_FONT_SANS,
-               pal->dim, TT_ALIGN_LEFT);
+  tt_draw_text(cv, slx + slw + u * 2, sy, tt_str(st->lang, TT_S_BARS_KEYS), type.small, TT_FONT_SANS, pal->dim,
+               TT_ALIGN_LEFT);
 }
 
 // One bar: the token, its id, the bar and the probability.
@@ -106,8 +106,10 @@ static void bars(tt_paint *p, SDL_Rect r, int top_y, const candidates *c, float 
     char t[160];
     const char *s = p->ex && p->ex->token_text ? p->ex->token_text(p->ex->token_ctx, c->top[i], t, sizeof t) : NULL;
     char d[160];
-    if (s) snprintf(labels[i], sizeof labels[i], "%s", tt_token_display(s, d, sizeof d));
-    else snprintf(labels[i], sizeof labels[i], "id %d", c->top[i]);
+    if (s)
+      snprintf(labels[i], sizeof labels[i], "%s", tt_token_display(s, d, sizeof d));
+    else
+      snprintf(labels[i], sizeof labels[i], "id %d", c->top[i]);
     int w = tt_text_width(cv->fonts, labels[i], px, TT_FONT_MONO);
     if (w > lab_w) lab_w = w;
   }
@@ -143,7 +145,8 @@ void tt_paint_bars(tt_paint *p, SDL_Rect r) {
   tt_axis_label(p->tr, p->ex, 'T', pos, tok, sizeof tok);
   snprintf(line, sizeof line, "%s \xE2\x80\x9C%s\xE2\x80\x9D (%s %d)", tt_str(st->lang, TT_S_NEXT_AFTER), tok,
            tt_str(st->lang, TT_S_POSITION), pos);
-  tt_note_scope(cv, "panel=bars source=%s pos=%d tau=%.9g k=%d", lg ? "hook_logits" : "hook_probs", pos, (double)tau, c.nk);
+  tt_note_scope(cv, "panel=bars source=%s pos=%d tau=%.9g k=%d", lg ? "hook_logits" : "hook_probs", pos, (double)tau,
+                c.nk);
   tt_note(cv, "bars_head");
   tt_draw_text(cv, r.x, r.y, line, type.heading, TT_FONT_BOLD, pal->fg, TT_ALIGN_LEFT);
   int sy = r.y + u * 2;

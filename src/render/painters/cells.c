@@ -67,14 +67,16 @@ static tt_rgba mix(tt_rgba a, tt_rgba b, float t) {
   return c;
 }
 
-static float luminance(tt_rgba c) { return 0.2126f * c.r + 0.7152f * c.g + 0.0722f * c.b; }
+static float luminance(tt_rgba c) {
+  return 0.2126f * c.r + 0.7152f * c.g + 0.0722f * c.b;
+}
 
 // The visible cells of one panel and how they map to the pixels of dst.
 typedef struct {
   int r_first, c_first, r_last, c_last;  // visible cells [first, last)
   int nr, nc, out_r, out_c;              // visible cells, drawn blocks (fewer when downsampled)
   bool down;
-  float cell_w, cell_h;                  // pixels per cell
+  float cell_w, cell_h;  // pixels per cell
 } cell_window;
 
 static cell_window window_of(const tt_canvas *cv, SDL_Rect dst, const tt_mat *m, const tt_cells_opts *o) {
@@ -145,7 +147,13 @@ static void cell_numbers(tt_paint *p, SDL_Rect dst, const tt_mat *m, const tt_sc
   float cell_w = w->cell_w, cell_h = w->cell_h;
   int px = (int)fminf((float)p->unit * 1.2f, fminf(cell_h * 0.45f, cell_w * 0.22f));
   char buf[32];
-  if (px < 10 || tt_text_width(cv->fonts, "\xE2\x88\x92" "0.00", px, TT_FONT_SANS) + 6 > cell_w) return;
+  if (px < 10 || tt_text_width(cv->fonts,
+                               "\xE2\x88\x92"
+                               "0.00",
+                               px, TT_FONT_SANS) +
+                         6 >
+                     cell_w)
+    return;
   cv->clip(cv, &dst);
   for (int r = w->r_first; r < w->r_last; r++) {
     for (int c = w->c_first; c < w->c_last; c++) {
@@ -167,8 +175,8 @@ int tt_paint_cells(tt_paint *p, SDL_Rect dst, const tt_mat *m, const tt_scale *s
   if (dst.w <= 0 || dst.h <= 0 || o->vis_rows <= 0 || o->vis_cols <= 0) return -1;
   cell_window w = window_of(cv, dst, m, o);
   uint64_t key = tt_hash(0, &m->t->data, sizeof m->t->data);
-  float kf[8] = {o->row0, o->col0, (float)o->vis_rows, (float)o->vis_cols, s->lo, s->hi, (float)o->table,
-                 (float)p->st->theme};
+  float kf[8] = {o->row0, o->col0, (float)o->vis_rows, (float)o->vis_cols,
+                 s->lo,   s->hi,   (float)o->table,    (float)p->st->theme};
   key = tt_hash(key, kf, sizeof kf);
   key = tt_hash(key, &m->offset, sizeof m->offset);
   if (!cv->cells_cached(cv, key, dst)) cell_image(p, dst, m, s, o, &w, key);
@@ -179,10 +187,20 @@ int tt_paint_cells(tt_paint *p, SDL_Rect dst, const tt_mat *m, const tt_scale *s
 
   tt_layout *lay = p->lay;
   if (lay->n_panels >= TT_MAX_PANELS) return -1;
-  lay->panels[lay->n_panels] = (tt_panel){.rect = dst, .t = m->t, .offset = m->offset, .row_stride = m->row_stride,
-                                          .rows = m->rows, .cols = m->cols, .row0 = o->row0, .col0 = o->col0,
-                                          .cell_w = w.cell_w, .cell_h = w.cell_h, .layer = o->layer, .head = o->head,
-                                          .row_axis = m->row_axis, .col_axis = m->col_axis};
+  lay->panels[lay->n_panels] = (tt_panel){.rect = dst,
+                                          .t = m->t,
+                                          .offset = m->offset,
+                                          .row_stride = m->row_stride,
+                                          .rows = m->rows,
+                                          .cols = m->cols,
+                                          .row0 = o->row0,
+                                          .col0 = o->col0,
+                                          .cell_w = w.cell_w,
+                                          .cell_h = w.cell_h,
+                                          .layer = o->layer,
+                                          .head = o->head,
+                                          .row_axis = m->row_axis,
+                                          .col_axis = m->col_axis};
   return lay->n_panels++;
 }
 

@@ -12,8 +12,7 @@ static void note(tt_paint *p, SDL_Rect r, const char *msg) {
 }
 
 // x·W + b for the shown FFN output, computed once and kept in the render context.
-static const tt_tensor *direct_output(tt_paint *p, const tt_tensor *x, const tt_tensor *out, int layer,
-                                      tt_error *err) {
+static const tt_tensor *direct_output(tt_paint *p, const tt_tensor *x, const tt_tensor *out, int layer, tt_error *err) {
   tt_render *rc = p->rc;
   if (rc->collapse_of == out->data && rc->collapse_layer == layer) return &rc->collapse_view;
   tt_ffn_collapse_free(&rc->collapse);
@@ -22,8 +21,11 @@ static const tt_tensor *direct_output(tt_paint *p, const tt_tensor *x, const tt_
   rc->collapse_of = out->data;
   rc->collapse_layer = layer;
   snprintf(rc->collapse_name, sizeof rc->collapse_name, "collapse.blocks.%d", layer);
-  rc->collapse_view = (tt_tensor){.name = rc->collapse_name, .dtype = TT_F32, .ndim = 2,
-                                  .shape = {rc->collapse.T, rc->collapse.C}, .data = rc->collapse.direct};
+  rc->collapse_view = (tt_tensor){.name = rc->collapse_name,
+                                  .dtype = TT_F32,
+                                  .ndim = 2,
+                                  .shape = {rc->collapse.T, rc->collapse.C},
+                                  .data = rc->collapse.direct};
   return &rc->collapse_view;
 }
 
@@ -34,14 +36,15 @@ void tt_paint_collapse(tt_paint *p, SDL_Rect r, int layer) {
   snprintf(on, sizeof on, "blocks.%d.hook_mlp_out", layer);
   const tt_tensor *x = tt_trace_find(p->tr, xn), *out = tt_trace_find(p->tr, on);
   if (!x || !out) {
-    snprintf(line, sizeof line, ko ? "이 화면에는 트레이스의 %s와 %s가 필요합니다" : "this view needs %s and %s in the trace",
-             xn, on);
+    snprintf(line, sizeof line,
+             ko ? "이 화면에는 트레이스의 %s와 %s가 필요합니다" : "this view needs %s and %s in the trace", xn, on);
     note(p, r, line);
     return;
   }
   if (!p->ex || !p->ex->model) {
-    note(p, r, ko ? "이 화면은 모델 가중치(W_fc, W_proj)로 계산합니다. 모델을 찾지 못했습니다"
-                  : "this view computes from the model's weights (W_fc, W_proj); no model was found");
+    note(p, r,
+         ko ? "이 화면은 모델 가중치(W_fc, W_proj)로 계산합니다. 모델을 찾지 못했습니다"
+            : "this view computes from the model's weights (W_fc, W_proj); no model was found");
     return;
   }
   tt_error err = {0};
@@ -52,8 +55,9 @@ void tt_paint_collapse(tt_paint *p, SDL_Rect r, int layer) {
   }
   const tt_ffn_collapse *c = &p->rc->collapse;
   int u = p->unit;
-  snprintf(line, sizeof line, "W = W_fc\xC2\xB7W_proj: (%d, %d)\xC2\xB7(%d, %d) = (%d, %d)    b = b_fc\xC2\xB7W_proj + b_proj",
-           c->C, c->F, c->F, c->C, c->C, c->C);
+  snprintf(line, sizeof line,
+           "W = W_fc\xC2\xB7W_proj: (%d, %d)\xC2\xB7(%d, %d) = (%d, %d)    b = b_fc\xC2\xB7W_proj + b_proj", c->C, c->F,
+           c->F, c->C, c->C, c->C);
   tt_note_scope(p->cv, "panel=collapse hook=%s layer=%d", out->name, layer);
   tt_note(p->cv, "collapse_shapes layer=%d", layer);
   tt_draw_text(p->cv, r.x, r.y, line, u, TT_FONT_MONO, p->pal->fg, TT_ALIGN_LEFT);

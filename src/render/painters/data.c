@@ -8,7 +8,9 @@
 #include "trace/hooks.h"
 
 // Any dtype the format has (a tensor outside the hook catalogue may be F64, U8, ...).
-float tt_tensor_at(const tt_tensor *t, int64_t i) { return (float)tt_tensor_get(t, i); }
+float tt_tensor_at(const tt_tensor *t, int64_t i) {
+  return (float)tt_tensor_get(t, i);
+}
 
 static bool ends_with(const char *s, const char *suffix) {
   size_t n = strlen(s), m = strlen(suffix);
@@ -43,10 +45,14 @@ void tt_hook_axes(const tt_trace *tr, const tt_tensor *t, char *axes, size_t len
   (void)tr;
   if (catalogue_axes(t, axes, len)) return;
   // Anything else recorded per token: rows are tokens, columns the width.
-  if (t->ndim == 1) snprintf(axes, len, "T");
-  else if (t->ndim == 2) snprintf(axes, len, "TC");
-  else if (t->ndim == 3) snprintf(axes, len, t->shape[1] == t->shape[2] ? "HTT" : "HTD");
-  else snprintf(axes, len, "????");
+  if (t->ndim == 1)
+    snprintf(axes, len, "T");
+  else if (t->ndim == 2)
+    snprintf(axes, len, "TC");
+  else if (t->ndim == 3)
+    snprintf(axes, len, t->shape[1] == t->shape[2] ? "HTT" : "HTD");
+  else
+    snprintf(axes, len, "????");
 }
 
 const tt_tensor *tt_find_hook(const tt_trace *tr, int layer, const char *suffix) {
@@ -131,8 +137,7 @@ const char *tt_token_display(const char *tok, char *buf, size_t len) {
   return buf;
 }
 
-const char *tt_axis_label(const tt_trace *tr, const tt_render_extras *ex, int axis, int i, char *buf,
-                          size_t len) {
+const char *tt_axis_label(const tt_trace *tr, const tt_render_extras *ex, int axis, int i, char *buf, size_t len) {
   char tmp[160];
   if (axis == 'T' && i < tt_trace_n_tokens(tr)) return tt_token_display(tt_trace_token(tr, i), buf, len);
   if (axis == 'L' && i + 1 < tt_trace_n_tokens(tr)) {
@@ -230,7 +235,7 @@ void tt_minus_signs(char *s, size_t len) {
                           ((unsigned char)s[i - 1] >= 'a' && (unsigned char)s[i - 1] <= 'z' && s[i - 1] != 'e') ||
                           s[i - 1] == '_');
     if (!numeric || word || n + 3 > len) continue;  // a hyphen in a word, or no room
-    memmove(s + i + 3, s + i + 1, n - i);  // with the terminating 0
+    memmove(s + i + 3, s + i + 1, n - i);           // with the terminating 0
     memcpy(s + i, "\xE2\x88\x92", 3);
     n += 2;
     i += 2;
@@ -238,9 +243,12 @@ void tt_minus_signs(char *s, size_t len) {
 }
 
 const char *tt_fmt_num(double v, const char *fmt, char *buf, size_t len) {
-  if (isinf(v)) snprintf(buf, len, v < 0 ? "\xE2\x88\x92\xE2\x88\x9E" : "\xE2\x88\x9E");  // −∞ / ∞
-  else if (isnan(v)) snprintf(buf, len, "NaN");
-  else snprintf(buf, len, fmt, v);
+  if (isinf(v))
+    snprintf(buf, len, v < 0 ? "\xE2\x88\x92\xE2\x88\x9E" : "\xE2\x88\x9E");  // −∞ / ∞
+  else if (isnan(v))
+    snprintf(buf, len, "NaN");
+  else
+    snprintf(buf, len, fmt, v);
   tt_minus_signs(buf, len);
   return buf;
 }
@@ -248,13 +256,20 @@ const char *tt_fmt_num(double v, const char *fmt, char *buf, size_t len) {
 const char *tt_fmt_value(float v, char *buf, size_t len) {
   float a = fabsf(v);
   if (!isfinite(v)) return tt_fmt_num(v, "%g", buf, len);
-  if (v == 0) snprintf(buf, len, "0");
-  else if (a >= 10000) snprintf(buf, len, "%.1e", v);
-  else if (a >= 100) snprintf(buf, len, "%.0f", v);
-  else if (a >= 10) snprintf(buf, len, "%.1f", v);
-  else if (a >= 0.01f) snprintf(buf, len, "%.2f", v);
-  else if (a >= 0.001f) snprintf(buf, len, "%.3f", v);
-  else snprintf(buf, len, "%.0e", v);
+  if (v == 0)
+    snprintf(buf, len, "0");
+  else if (a >= 10000)
+    snprintf(buf, len, "%.1e", v);
+  else if (a >= 100)
+    snprintf(buf, len, "%.0f", v);
+  else if (a >= 10)
+    snprintf(buf, len, "%.1f", v);
+  else if (a >= 0.01f)
+    snprintf(buf, len, "%.2f", v);
+  else if (a >= 0.001f)
+    snprintf(buf, len, "%.3f", v);
+  else
+    snprintf(buf, len, "%.0e", v);
   // A real minus sign reads better on a projector (also in exponents).
   tt_minus_signs(buf, len);
   return buf;

@@ -25,13 +25,17 @@ void tt_paint_embed(tt_paint *p, SDL_Rect r) {
     SDL_Rect left = {r.x + u * 7, r.y + u * 2, r.w * 2 / 5 - u * 7, r.h - u * 5};
     right = (SDL_Rect){r.x + r.w * 2 / 5 + u, r.y, r.w - r.w * 2 / 5 - u, r.h};
     char buf[200];
-    snprintf(buf, sizeof buf, tt_str(p->st->lang, TT_S_EMBED_MATRIX_FMT), ex->vocab,
-             ex->width);
+    snprintf(buf, sizeof buf, tt_str(p->st->lang, TT_S_EMBED_MATRIX_FMT), ex->vocab, ex->width);
     tt_note(cv, "wte_shape");
     tt_draw_text(cv, r.x, r.y, buf, u, TT_FONT_BOLD, pal->fg, TT_ALIGN_LEFT);
     const tt_tensor *w = &p->rc->wte_view;  // lives in the render context: the panel points at it
-    tt_mat m = {.t = w, .rows = ex->vocab, .cols = ex->width, .row_stride = ex->width, .row_axis = 'V',
-                .col_axis = 'C', .slice = -1};
+    tt_mat m = {.t = w,
+                .rows = ex->vocab,
+                .cols = ex->width,
+                .row_stride = ex->width,
+                .row_axis = 'V',
+                .col_axis = 'C',
+                .slice = -1};
     tt_scale sc;
     tt_scale_get(p, w, "wte", &sc);
     tt_cells_opts o = {.vis_rows = m.rows, .vis_cols = m.cols, .layer = -1, .head = -1};
@@ -56,12 +60,11 @@ void tt_paint_embed(tt_paint *p, SDL_Rect r) {
         last_y = y;
       }
     }
-    tt_draw_text(cv, left.x, left.y + left.h + u / 2,
-                 tt_str(p->st->lang, TT_S_EMBED_ROWS_HINT), type.label, TT_FONT_SANS,
-                 pal->dim, TT_ALIGN_LEFT);
+    tt_draw_text(cv, left.x, left.y + left.h + u / 2, tt_str(p->st->lang, TT_S_EMBED_ROWS_HINT), type.label,
+                 TT_FONT_SANS, pal->dim, TT_ALIGN_LEFT);
   }
-  tt_draw_text(cv, right.x, right.y, tt_str(p->st->lang, TT_S_EMBED_LOOKED_UP),
-               u, TT_FONT_BOLD, pal->fg, TT_ALIGN_LEFT);
+  tt_draw_text(cv, right.x, right.y, tt_str(p->st->lang, TT_S_EMBED_LOOKED_UP), u, TT_FONT_BOLD, pal->fg,
+               TT_ALIGN_LEFT);
   SDL_Rect rr = {right.x, right.y + u * 2, right.w, right.h - u * 2};
   tt_paint_heatmap(p, rr, e, 0, false);
   // Ids beside the token labels are on the tokens view; the rows here are labelled by piece.
@@ -119,13 +122,12 @@ void tt_paint_positions(tt_paint *p, SDL_Rect r) {
     k++;
   }
   if (!ts[1]) {
-    tt_draw_text(cv, x0, r.y + u * 4 + ph, tt_str(p->st->lang, TT_S_POS_NONE), u,
-                 TT_FONT_SANS, pal->warn, TT_ALIGN_LEFT);
+    tt_draw_text(cv, x0, r.y + u * 4 + ph, tt_str(p->st->lang, TT_S_POS_NONE), u, TT_FONT_SANS, pal->warn,
+                 TT_ALIGN_LEFT);
   } else {
     tt_note(cv, "prose");
-    tt_draw_text(cv, x0, r.y + u * 4 + ph,
-                 tt_str(p->st->lang, TT_S_POS_COLUMNS),
-                 type.label, TT_FONT_SANS, pal->dim, TT_ALIGN_LEFT);
+    tt_draw_text(cv, x0, r.y + u * 4 + ph, tt_str(p->st->lang, TT_S_POS_COLUMNS), type.label, TT_FONT_SANS, pal->dim,
+                 TT_ALIGN_LEFT);
   }
   SDL_Rect lr = {r.x + r.w - legend_w + u / 2, r.y + u * 2, legend_w - u / 2, ph > u * 10 ? ph : u * 10};
   tt_paint_legend(p, lr, &sc);

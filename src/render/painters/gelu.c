@@ -8,18 +8,25 @@
 
 static double act(tt_act_kind a, double x) {
   switch (a) {
-    case TT_ACT_RELU: return x > 0 ? x : 0;
-    case TT_ACT_SILU: return x / (1 + exp(-x));
-    case TT_ACT_IDENTITY: return x;
-    case TT_ACT_GELU_ERF: return 0.5 * x * (1 + erf(x / sqrt(2.0)));
-    default: return 0.5 * x * (1 + tanh(sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
+  case TT_ACT_RELU:
+    return x > 0 ? x : 0;
+  case TT_ACT_SILU:
+    return x / (1 + exp(-x));
+  case TT_ACT_IDENTITY:
+    return x;
+  case TT_ACT_GELU_ERF:
+    return 0.5 * x * (1 + erf(x / sqrt(2.0)));
+  default:
+    return 0.5 * x * (1 + tanh(sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
   }
 }
 
 // Values beyond a million are drawn at the edge (a hostile trace may hold 1e38, or inf,
 // whose axis would not fit an int); NaN does not widen the axes.
 #define PLOT_LIMIT 1e6f
-static float plotted(float v) { return isnan(v) ? 0.0f : fmaxf(-PLOT_LIMIT, fminf(PLOT_LIMIT, v)); }
+static float plotted(float v) {
+  return isnan(v) ? 0.0f : fmaxf(-PLOT_LIMIT, fminf(PLOT_LIMIT, v));
+}
 
 // Grid spacing: 1 up to a span of 20, then 5, 50, 500, ... so at most about 20 lines.
 static int grid_step(float span) {
@@ -29,7 +36,9 @@ static int grid_step(float span) {
 }
 
 // The first multiple of step at or above lo.
-static int first_line(float lo, int step) { return (int)ceilf(lo / (float)step) * step; }
+static int first_line(float lo, int step) {
+  return (int)ceilf(lo / (float)step) * step;
+}
 
 // The plot: its rectangle and the value ranges on its axes.
 typedef struct {
@@ -130,7 +139,10 @@ static void dots(tt_paint *p, const figure *f, tt_act_kind a, const tt_tensor *p
   tt_rgba *img = malloc(sizeof(tt_rgba) * (size_t)gw * (size_t)gh);
   if (!img) return;
   dot_image(p, f, pre, post, gw, gh, img);
-  tt_cells cells = {.rows = gh, .cols = gw, .rgb = img, .cell_w = (float)f->plot.w / (float)gw,
+  tt_cells cells = {.rows = gh,
+                    .cols = gw,
+                    .rgb = img,
+                    .cell_w = (float)f->plot.w / (float)gw,
                     .cell_h = (float)f->plot.h / (float)gh};
   cv->cells(cv, key, &cells, f->plot);
   free(img);

@@ -107,7 +107,8 @@ void tt_paint_overview(tt_paint *p, SDL_Rect r, const char *suffix) {
                  l == p->st->layer ? p->pal->accent : p->pal->fg, TT_ALIGN_LEFT);
     tt_scale ls;
     tt_scale_get(p, t, t->name, &ls);
-    if (ls.diverging) ls = sc.diverging ? (tt_scale){true, -fmaxf(sc.hi, ls.hi), fmaxf(sc.hi, ls.hi), false, ls.has_masked} : ls;
+    if (ls.diverging)
+      ls = sc.diverging ? (tt_scale){true, -fmaxf(sc.hi, ls.hi), fmaxf(sc.hi, ls.hi), false, ls.has_masked} : ls;
     for (int h = 0; h < (int)t->shape[0]; h++) {
       tt_mat m;
       tt_mat_of(p->tr, t, h, &m);

@@ -8,14 +8,22 @@
 
 static const char *axis_title(tt_lang lang, int axis, bool rows, bool attention) {
   switch (axis) {
-    case 'T': return tt_str(lang, !attention ? TT_S_AXIS_TOKEN : rows ? TT_S_AXIS_QUERY : TT_S_AXIS_KEY);
-    case 'C': return tt_str(lang, TT_S_AXIS_C);
-    case 'Q': return tt_str(lang, TT_S_AXIS_3C);
-    case 'D': return tt_str(lang, TT_S_AXIS_D);
-    case 'F': return tt_str(lang, TT_S_AXIS_F);
-    case 'V': return tt_str(lang, TT_S_AXIS_V);
-    case 'L': return tt_str(lang, TT_S_AXIS_PREDICTION);
-    case '1': return "";
+  case 'T':
+    return tt_str(lang, !attention ? TT_S_AXIS_TOKEN : rows ? TT_S_AXIS_QUERY : TT_S_AXIS_KEY);
+  case 'C':
+    return tt_str(lang, TT_S_AXIS_C);
+  case 'Q':
+    return tt_str(lang, TT_S_AXIS_3C);
+  case 'D':
+    return tt_str(lang, TT_S_AXIS_D);
+  case 'F':
+    return tt_str(lang, TT_S_AXIS_F);
+  case 'V':
+    return tt_str(lang, TT_S_AXIS_V);
+  case 'L':
+    return tt_str(lang, TT_S_AXIS_PREDICTION);
+  case '1':
+    return "";
   }
   return "";
 }
@@ -28,7 +36,9 @@ static int label_step(float cell_px, int need) {
   return 100000;
 }
 
-static bool text_axis(int axis) { return axis == 'T' || axis == 'L'; }
+static bool text_axis(int axis) {
+  return axis == 'T' || axis == 'L';
+}
 
 // Width of the widest label of the first n (at most 256) indices along an axis.
 static int widest_label(tt_paint *p, int axis, int n, int px) {
@@ -57,7 +67,7 @@ static int row_label_width(tt_paint *p, const tt_mat *m, int px, int cap) {
 static int col_label_height(tt_paint *p, const tt_mat *m, int px, int cap, float cell_w) {
   if (!text_axis(m->col_axis)) return px * 3 / 2;
   int w = widest_label(p, m->col_axis, m->cols, px);
-  if ((float)(w + px) <= cell_w) return px * 3 / 2;  // labels lie flat under wide cells
+  if ((float)(w + px) <= cell_w) return px * 3 / 2;                              // labels lie flat under wide cells
   if (m->cols > 24) w += tt_text_width(p->cv->fonts, "000 ", px, TT_FONT_SANS);  // index prefixes
   return w + px / 2 > cap ? cap : w + px / 2;
 }
@@ -83,7 +93,8 @@ void tt_paint_axis_labels(tt_paint *p, const tt_panel *pn, const tt_mat *m, int 
       snprintf(buf, sizeof buf, "%.120s", tmp);
     }
     tt_text_fit(cv->fonts, buf, px, TT_FONT_SANS, row_w, fit, sizeof fit);
-    tt_note(cv, "label axis=%c i=%d dir=row%s", m->row_axis, i, rstep > 1 && text_axis(m->row_axis) ? " indexed=1" : "");
+    tt_note(cv, "label axis=%c i=%d dir=row%s", m->row_axis, i,
+            rstep > 1 && text_axis(m->row_axis) ? " indexed=1" : "");
     tt_draw_text(cv, r.x - px / 2, y, fit, px, TT_FONT_SANS, pal->fg, TT_ALIGN_RIGHT);
   }
   // Columns: text labels rotated when the cells are narrow; indices at round steps.
@@ -92,8 +103,7 @@ void tt_paint_axis_labels(tt_paint *p, const tt_panel *pn, const tt_mat *m, int 
   if (text_axis(m->col_axis)) {
     int wmax = 0;
     for (int i = (int)pn->col0; i < c_end && i < (int)pn->col0 + 64; i++) {
-      int w = tt_text_width(cv->fonts, tt_axis_label(p->tr, p->ex, m->col_axis, i, buf, sizeof buf), px,
-                            TT_FONT_SANS);
+      int w = tt_text_width(cv->fonts, tt_axis_label(p->tr, p->ex, m->col_axis, i, buf, sizeof buf), px, TT_FONT_SANS);
       if (w > wmax) wmax = w;
     }
     bool flat = (float)wmax + (float)px <= pn->cell_w;
@@ -114,8 +124,7 @@ void tt_paint_axis_labels(tt_paint *p, const tt_panel *pn, const tt_mat *m, int 
         tt_text_fit(cv->fonts, buf, px, TT_FONT_SANS, col_h - px / 2, fit, sizeof fit);
         int w = tt_text_width(cv->fonts, fit, px, TT_FONT_SANS);
         // Rotated: reads upwards, its top end just under the cells.
-        cv->text(cv, x - lh / 2, r.y + r.h + px / 3 + (col_h - px / 2 - w) * 0 , fit, px, TT_FONT_SANS, pal->fg,
-                 true);
+        cv->text(cv, x - lh / 2, r.y + r.h + px / 3 + (col_h - px / 2 - w) * 0, fit, px, TT_FONT_SANS, pal->fg, true);
       }
     }
   } else if (m->col_axis != '1') {
@@ -203,8 +212,8 @@ static void window_note(tt_paint *p, SDL_Rect r, SDL_Rect plot, const tt_mat *m,
   int r_end = (int)(o->row0 + (float)o->vis_rows), c_end = (int)(o->col0 + (float)o->vis_cols);
   int n = 0;
   if (o->vis_rows < m->rows || o->vis_cols < m->cols)
-    n += snprintf(note + n, sizeof note - (size_t)n, tt_str(st->lang, TT_S_WINDOW_FMT),
-                  (int)o->row0, r_end - 1, m->rows, (int)o->col0, c_end - 1, m->cols);
+    n += snprintf(note + n, sizeof note - (size_t)n, tt_str(st->lang, TT_S_WINDOW_FMT), (int)o->row0, r_end - 1,
+                  m->rows, (int)o->col0, c_end - 1, m->cols);
   float cwf = (float)plot.w / (float)o->vis_cols, chf = (float)plot.h / (float)o->vis_rows;
   if (!table && (cwf < 1 || chf < 1) && n < (int)sizeof note)
     n += snprintf(note + n, sizeof note - (size_t)n, "%s", tt_str(st->lang, TT_S_DOWNSAMPLED));
@@ -239,9 +248,10 @@ void tt_paint_heatmap(tt_paint *p, SDL_Rect r, const tt_tensor *t, int head, boo
   int row_w = row_label_width(p, &m, px, r.w / 4);
   int axis_t = type.line;  // rotated axis title column
   // Flat column labels when the cells of the visible window are wide enough.
-  float guess_w = (float)(r.w - legend_w - axis_t - row_w - 2 * u) /
-                  fmaxf(1.0f, ceilf((float)m.cols / fmaxf(st->zoom, 1.0f)));
-  if (square) guess_w = fminf(guess_w, (float)(r.h - 6 * u) / fmaxf(1.0f, ceilf((float)m.rows / fmaxf(st->zoom, 1.0f))));
+  float guess_w =
+      (float)(r.w - legend_w - axis_t - row_w - 2 * u) / fmaxf(1.0f, ceilf((float)m.cols / fmaxf(st->zoom, 1.0f)));
+  if (square)
+    guess_w = fminf(guess_w, (float)(r.h - 6 * u) / fmaxf(1.0f, ceilf((float)m.rows / fmaxf(st->zoom, 1.0f))));
   int col_h = col_label_height(p, &m, px, r.h / 4, table ? 0 : guess_w);
   int note_h = u * 3;
   int thirds = tt_qkv_third(t);  // C of a fused Q/K/V tensor: its thirds are marked
@@ -252,8 +262,10 @@ void tt_paint_heatmap(tt_paint *p, SDL_Rect r, const tt_tensor *t, int head, boo
   if (plot.w < 20 || plot.h < 20) return;
 
   tt_cells_opts o;
-  if (table) table_window(p, &m, &plot, &o);
-  else heat_window(p, &m, square, &plot, &o);
+  if (table)
+    table_window(p, &m, &plot, &o);
+  else
+    heat_window(p, &m, square, &plot, &o);
   o.layer = p->st->layer;
   o.head = m.slice;
   int pi = tt_paint_cells(p, plot, &m, &sc, &o);
@@ -289,8 +301,7 @@ void tt_paint_legend(tt_paint *p, SDL_Rect r, const tt_scale *s) {
     float t = 1.0f - ((float)i + 0.5f) / STEPS;
     rgb[i] = tt_scale_color(s, s->lo + t * (s->hi - s->lo));
   }
-  tt_cells cells = {.rows = STEPS, .cols = 1, .rgb = rgb, .cell_w = (float)bar.w,
-                    .cell_h = (float)bar.h / STEPS};
+  tt_cells cells = {.rows = STEPS, .cols = 1, .rgb = rgb, .cell_w = (float)bar.w, .cell_h = (float)bar.h / STEPS};
   uint64_t key = tt_hash(0, rgb, sizeof rgb);
   if (!cv->cells_cached(cv, key, bar)) cv->cells(cv, key, &cells, bar);
   tt_draw_rect(cv, bar.x - 1, bar.y - 1, bar.w + 2, bar.h + 2, pal->dim);
@@ -300,9 +311,12 @@ void tt_paint_legend(tt_paint *p, SDL_Rect r, const tt_scale *s) {
     int y = bar.y + (int)((float)i / 4.0f * (float)(bar.h - 1));
     cv->fill(cv, bar.x + bar.w, y, u / 3, 1, pal->fg);
     tt_fmt_value(v, num, sizeof num);
-    if (s->clipped && i == 0) snprintf(buf, sizeof buf, "\xE2\x89\xA5 %s", num);       // ≥
-    else if (s->clipped && i == 4) snprintf(buf, sizeof buf, "\xE2\x89\xA4 %s", num);  // ≤
-    else snprintf(buf, sizeof buf, "%s", num);
+    if (s->clipped && i == 0)
+      snprintf(buf, sizeof buf, "\xE2\x89\xA5 %s", num);  // ≥
+    else if (s->clipped && i == 4)
+      snprintf(buf, sizeof buf, "\xE2\x89\xA4 %s", num);  // ≤
+    else
+      snprintf(buf, sizeof buf, "%s", num);
     tt_note(cv, "tick i=%d n=5", i);
     tt_draw_text(cv, bar.x + bar.w + u / 2, y - px * 6 / 10, buf, px, TT_FONT_SANS, pal->fg, TT_ALIGN_LEFT);
   }
@@ -310,12 +324,18 @@ void tt_paint_legend(tt_paint *p, SDL_Rect r, const tt_scale *s) {
     SDL_Rect sw = {r.x, bar.y + bar.h + u, u * 2, u * 2};
     tt_rgba one = pal->masked;
     uint8_t m = 1;
-    tt_cells mc = {.rows = 1, .cols = 1, .rgb = &one, .masked = &m, .cell_w = (float)sw.w,
-                   .cell_h = (float)sw.h, .mask_bg = pal->masked, .mask_line = pal->masked_line};
+    tt_cells mc = {.rows = 1,
+                   .cols = 1,
+                   .rgb = &one,
+                   .masked = &m,
+                   .cell_w = (float)sw.w,
+                   .cell_h = (float)sw.h,
+                   .mask_bg = pal->masked,
+                   .mask_line = pal->masked_line};
     cv->cells(cv, 0, &mc, sw);
     tt_draw_rect(cv, sw.x - 1, sw.y - 1, sw.w + 2, sw.h + 2, pal->dim);
-    tt_draw_text(cv, sw.x + sw.w + u / 3, sw.y + u / 3, tt_str(p->st->lang, TT_S_MASKED), px, TT_FONT_SANS,
-                 pal->fg, TT_ALIGN_LEFT);
+    tt_draw_text(cv, sw.x + sw.w + u / 3, sw.y + u / 3, tt_str(p->st->lang, TT_S_MASKED), px, TT_FONT_SANS, pal->fg,
+                 TT_ALIGN_LEFT);
   }
 }
 

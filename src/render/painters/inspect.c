@@ -85,8 +85,8 @@ static bool dot_terms(writer *w, const tt_tensor *q, const tt_tensor *k, int L, 
   }
   qsort(terms, (size_t)D, sizeof(term), by_magnitude);
   tt_note_scope(p->cv, "panel=inspector layer=%d head=%d r=%d c=%d", L, h, i, j);
-  put(w, "pin_dot", TT_FONT_BOLD, pal->fg, "1.  q%d \xC2\xB7 k%d  (%s, D = %d)", i, j,
-      tt_str(lang, TT_S_PIN_PRODUCTS), D);
+  put(w, "pin_dot", TT_FONT_BOLD, pal->fg, "1.  q%d \xC2\xB7 k%d  (%s, D = %d)", i, j, tt_str(lang, TT_S_PIN_PRODUCTS),
+      D);
   int shown = 0;
   int room = (w->r.y + w->r.h - w->y) / (w->px * 13 / 10) - 12;
   if (room > 8) room = 8;
@@ -101,7 +101,9 @@ static bool dot_terms(writer *w, const tt_tensor *q, const tt_tensor *k, int L, 
     rest -= terms[n].prod;
   }
   snprintf(note, sizeof note, "pin_rest shown=%d", shown);
-  if (shown < D) put(w, note, TT_FONT_MONO, pal->dim, " \xE2\x80\xA6 %d %s %s", D - shown, tt_str(lang, TT_S_PIN_MORE_SUM), num(w, "%.3f", rest));
+  if (shown < D)
+    put(w, note, TT_FONT_MONO, pal->dim, " \xE2\x80\xA6 %d %s %s", D - shown, tt_str(lang, TT_S_PIN_MORE_SUM),
+        num(w, "%.3f", rest));
   free(terms);
   *out = sum;
   return true;
@@ -145,11 +147,16 @@ static void attention_arithmetic(writer *w, const tt_trace *tr, int L, int h, in
   if (!dot_terms(w, q, k, L, h, i, j, &sum)) return;
   const tt_tensor *raw = tt_find_hook(tr, L, "attn.hook_attn_scores_raw");
   put(w, "pin_sum", TT_FONT_MONO, pal->accent, " \xCE\xA3 = %s", num(w, "%.4f", sum));
-  if (raw) put(w, "pin_recorded_raw", TT_FONT_SANS, pal->dim, "      %s %s", tt_str(lang, TT_S_PIN_RECORDED), num(w, "%+.4f", at3(raw, h, i, j)));
+  if (raw)
+    put(w, "pin_recorded_raw", TT_FONT_SANS, pal->dim, "      %s %s", tt_str(lang, TT_S_PIN_RECORDED),
+        num(w, "%+.4f", at3(raw, h, i, j)));
   double sdiv = scale ? sqrt((double)D) : 1.0;
   double s = sum / sdiv;
-  if (scale) put(w, "pin_scaled", TT_FONT_BOLD, pal->fg, "2.  \xC3\xB7 \xE2\x88\x9A%d = %s   \xE2\x86\x92 %s", D, num(w, "%.4g", sdiv), num(w, "%+.4f", s));
-  else put(w, "pin_unscaled", TT_FONT_BOLD, pal->fg, "2.  %s", tt_str(lang, TT_S_PIN_NOT_SCALED));
+  if (scale)
+    put(w, "pin_scaled", TT_FONT_BOLD, pal->fg, "2.  \xC3\xB7 \xE2\x88\x9A%d = %s   \xE2\x86\x92 %s", D,
+        num(w, "%.4g", sdiv), num(w, "%+.4f", s));
+  else
+    put(w, "pin_unscaled", TT_FONT_BOLD, pal->fg, "2.  %s", tt_str(lang, TT_S_PIN_NOT_SCALED));
   bool masked = causal && j > i;
   put(w, masked ? "pin_mask masked=1" : "pin_mask masked=0", TT_FONT_BOLD, pal->fg, "3.  %s",
       tt_str(lang, masked ? TT_S_PIN_MASKED : TT_S_PIN_VISIBLE));
@@ -159,17 +166,19 @@ static void attention_arithmetic(writer *w, const tt_trace *tr, int L, int h, in
   if (masked) {
     // The score is −∞ here: its exponential is 0 whatever the row holds.
     put(w, "pin_exp_masked", TT_FONT_BOLD, pal->fg, "4.  exp(\xE2\x88\x92\xE2\x88\x9E) = 0");
-    put(w, "prose", TT_FONT_SANS, pal->dim, "%s",
-        tt_str(lang, TT_S_PIN_MASKED_EXP));
+    put(w, "prose", TT_FONT_SANS, pal->dim, "%s", tt_str(lang, TT_S_PIN_MASKED_EXP));
   } else {
-    put(w, "pin_exp", TT_FONT_BOLD, pal->fg, "4.  exp(%s \xE2\x88\x92 %s) = %s", num(w, "%.4f", s), mx < 0 ? num(w, "(%.4f)", mx) : num(w, "%.4f", mx),
-        num(w, "%.4f", e));
+    put(w, "pin_exp", TT_FONT_BOLD, pal->fg, "4.  exp(%s \xE2\x88\x92 %s) = %s", num(w, "%.4f", s),
+        mx < 0 ? num(w, "(%.4f)", mx) : num(w, "%.4f", mx), num(w, "%.4f", e));
     put(w, "pin_max", TT_FONT_SANS, pal->dim, tt_str(lang, TT_S_PIN_ROW_MAX_FMT), num(w, "%.4f", mx));
   }
   put(w, "pin_rowsum", TT_FONT_BOLD, pal->fg, "5.  %s = %s", tt_str(lang, TT_S_PIN_ROW_SUM), num(w, "%.4f", row_sum));
-  put(w, "pin_div", TT_FONT_BOLD, pal->accent, "6.  %s / %s = %s", num(w, "%.4f", e), num(w, "%.4f", row_sum), num(w, "%.4f", e / row_sum));
+  put(w, "pin_div", TT_FONT_BOLD, pal->accent, "6.  %s / %s = %s", num(w, "%.4f", e), num(w, "%.4f", row_sum),
+      num(w, "%.4f", e / row_sum));
   const tt_tensor *pat = tt_find_hook(tr, L, "attn.hook_pattern");
-  if (pat) put(w, "pin_recorded_w", TT_FONT_SANS, pal->dim, "      %s %s", tt_str(lang, TT_S_PIN_RECORDED_WEIGHT), num(w, "%.4f", at3(pat, h, i, j)));
+  if (pat)
+    put(w, "pin_recorded_w", TT_FONT_SANS, pal->dim, "      %s %s", tt_str(lang, TT_S_PIN_RECORDED_WEIGHT),
+        num(w, "%.4f", at3(pat, h, i, j)));
 }
 
 void tt_paint_inspector(tt_paint *p, SDL_Rect r) {
@@ -190,8 +199,10 @@ void tt_paint_inspector(tt_paint *p, SDL_Rect r) {
   char a[120], b[120];
   tt_note_scope(cv, "panel=inspector hook=%s head=%d r=%d c=%d", t->name, m.slice, i, j);
   put(&w, "", TT_FONT_BOLD, pal->accent, "%s", tt_str(st->lang, TT_S_PINNED));
-  if (t->ndim == 3) put(&w, "pin_index", TT_FONT_MONO, pal->fg, "%s[%d, %d, %d]", t->name, m.slice, i, j);
-  else put(&w, "pin_index", TT_FONT_MONO, pal->fg, "%s[%d, %d]", t->name, i, j);
+  if (t->ndim == 3)
+    put(&w, "pin_index", TT_FONT_MONO, pal->fg, "%s[%d, %d, %d]", t->name, m.slice, i, j);
+  else
+    put(&w, "pin_index", TT_FONT_MONO, pal->fg, "%s[%d, %d]", t->name, i, j);
   put(&w, "pin_labels", TT_FONT_SANS, pal->fg, "%s %d: %s   %s %d: %s", tt_str(st->lang, TT_S_ROW), i,
       tt_axis_label(p->tr, p->ex, m.row_axis, i, a, sizeof a), tt_str(st->lang, TT_S_COLUMN), j,
       tt_axis_label(p->tr, p->ex, m.col_axis, j, b, sizeof b));

@@ -83,7 +83,9 @@ static void table_row(tt_paint *p, const norm_tensors *n, int i, const int *colx
   tt_note(cv, "label axis=T i=%d", i);
   tt_draw_text(cv, colx[0], y, fit, u, TT_FONT_SANS, fg, TT_ALIGN_LEFT);
   tt_note(cv, "ln col=mean r=%d", i);
-  if (n->mean) tt_draw_text(cv, colx[1], y, tt_fmt_value(tt_tensor_at(n->mean, i), a, sizeof a), u, TT_FONT_SANS, fg, TT_ALIGN_LEFT);
+  if (n->mean)
+    tt_draw_text(cv, colx[1], y, tt_fmt_value(tt_tensor_at(n->mean, i), a, sizeof a), u, TT_FONT_SANS, fg,
+                 TT_ALIGN_LEFT);
   if (n->scale) {
     // hook_scale is √(σ² + ε) (RMSNorm: √(mean(x²) + ε)): σ = √(scale² − ε), and the
     // factor the centred row is multiplied by is 1 / scale.
@@ -116,8 +118,11 @@ static void table(tt_paint *p, SDL_Rect r, int y, const norm_tensors *n, const c
   int u = p->unit;
   const tt_type type = tt_type_for(u);
   tt_lang lang = p->st->lang;
-  const char *heads[] = {tt_str(lang, TT_S_TOKEN), tt_str(lang, TT_S_LN_COL_MEAN), tt_str(lang, TT_S_LN_COL_SIGMA),
-                         "1/\xE2\x88\x9A(\xCF\x83\xC2\xB2+\xCE\xB5)", tt_str(lang, TT_S_LN_COL_NORMALIZED),
+  const char *heads[] = {tt_str(lang, TT_S_TOKEN),
+                         tt_str(lang, TT_S_LN_COL_MEAN),
+                         tt_str(lang, TT_S_LN_COL_SIGMA),
+                         "1/\xE2\x88\x9A(\xCF\x83\xC2\xB2+\xCE\xB5)",
+                         tt_str(lang, TT_S_LN_COL_NORMALIZED),
                          "y: \xCE\xBC / \xCF\x83"};
   int colx[6];
   int first_w = r.w * 16 / 100, cw = (r.w - first_w) / 5;
@@ -142,8 +147,11 @@ static void table(tt_paint *p, SDL_Rect r, int y, const norm_tensors *n, const c
 void tt_paint_layernorm(tt_paint *p, SDL_Rect r, const char *prefix) {
   tt_config cfg;
   bool have_cfg = tt_trace_config(p->tr, &cfg);
-  norm_tensors n = {input_of(p, prefix, have_cfg ? &cfg : NULL), part(p, prefix, "hook_out"),
-                    part(p, prefix, "hook_normalized"), part(p, prefix, "hook_mean"), part(p, prefix, "hook_scale"),
+  norm_tensors n = {input_of(p, prefix, have_cfg ? &cfg : NULL),
+                    part(p, prefix, "hook_out"),
+                    part(p, prefix, "hook_normalized"),
+                    part(p, prefix, "hook_mean"),
+                    part(p, prefix, "hook_scale"),
                     have_cfg ? cfg.ln_eps : 1e-5};
   if (!n.out && !n.norm) {
     tt_draw_para(p->cv, r.x, r.y, r.w, tt_str(p->st->lang, TT_S_NOT_RECORDED), p->unit, TT_FONT_SANS, p->pal->warn);

@@ -80,9 +80,7 @@ static void binned(tt_paint *p, SDL_Rect r, const tt_mat *m, const tt_scale *s, 
   SDL_Rect plot = {r.x + row_w, r.y + type.line, r.w - row_w, r.h - u * 3};
   if (plot.h < m->rows * 4 || bins < 1) return;
   tt_note(cv, "prose");
-  tt_draw_text(cv, r.x, r.y,
-               tt_str(p->st->lang, TT_S_LOGITS_BINS),
-               px, TT_FONT_SANS, p->pal->dim, TT_ALIGN_LEFT);
+  tt_draw_text(cv, r.x, r.y, tt_str(p->st->lang, TT_S_LOGITS_BINS), px, TT_FONT_SANS, p->pal->dim, TT_ALIGN_LEFT);
   int n = m->rows * 2 * bins;
   tt_rgba *rgb = malloc(sizeof(tt_rgba) * (size_t)n);
   if (!rgb) return;
@@ -101,8 +99,8 @@ static void binned(tt_paint *p, SDL_Rect r, const tt_mat *m, const tt_scale *s, 
     }
   }
   float cell_h = (float)plot.h / (float)(2 * m->rows);
-  tt_cells cells = {.rows = 2 * m->rows, .cols = bins, .rgb = rgb, .cell_w = (float)plot.w / (float)bins,
-                    .cell_h = cell_h};
+  tt_cells cells = {
+      .rows = 2 * m->rows, .cols = bins, .rgb = rgb, .cell_w = (float)plot.w / (float)bins, .cell_h = cell_h};
   cv->cells(cv, tt_hash(tt_hash(0, &m->t->data, sizeof m->t->data), &s->hi, sizeof s->hi), &cells, plot);
   free(rgb);
   tt_draw_rect(cv, plot.x - 1, plot.y - 1, plot.w + 2, plot.h + 2, p->pal->dim);
@@ -121,7 +119,10 @@ static void binned(tt_paint *p, SDL_Rect r, const tt_mat *m, const tt_scale *s, 
     snprintf(buf, sizeof buf, "%d", c);
     tt_note(cv, "index i=%d", c);
     tt_draw_text(cv, plot.x + (int)((float)plot.w * (float)q / 4.0f), plot.y + plot.h + u / 4, buf, px, TT_FONT_SANS,
-                 p->pal->fg, q == 0 ? TT_ALIGN_LEFT : q == 4 ? TT_ALIGN_RIGHT : TT_ALIGN_CENTER);
+                 p->pal->fg,
+                 q == 0   ? TT_ALIGN_LEFT
+                 : q == 4 ? TT_ALIGN_RIGHT
+                          : TT_ALIGN_CENTER);
   }
 }
 

@@ -94,8 +94,10 @@ void tt_paint_merges(tt_paint *p, SDL_Rect r) {
     int o = snprintf(heads[g], sizeof heads[g], "%s", text);
     if (mg->pieces[0] && strcmp(mg->pieces, text) != 0)
       o += snprintf(heads[g] + o, sizeof heads[g] - (size_t)o, " \xE2\x86\x92 %s", mg->pieces);
-    if (mg->count == 0) snprintf(heads[g] + o, sizeof heads[g] - (size_t)o, "%s", tt_str(p->st->lang, TT_S_MERGES_NONE));
-    else snprintf(heads[g] + o, sizeof heads[g] - (size_t)o, ":");
+    if (mg->count == 0)
+      snprintf(heads[g] + o, sizeof heads[g] - (size_t)o, "%s", tt_str(p->st->lang, TT_S_MERGES_NONE));
+    else
+      snprintf(heads[g] + o, sizeof heads[g] - (size_t)o, ":");
     int hk = k;
     it[k++] = (item){heads[g], true, -1};
     for (int j = 0; j < mg->count && mg->first + j < ex->n_merges; j++)
@@ -114,8 +116,10 @@ void tt_paint_merges(tt_paint *p, SDL_Rect r) {
     int shown = flow(p, less, it, n, px, true, &ex_x, &ex_y), rest = 0;
     for (int i = shown; i < n; i++) rest += !it[i].head;
     char more[80];
-    if (rest > 0) snprintf(more, sizeof more, tt_str(p->st->lang, TT_S_MERGES_MORE_FMT), rest, rest == 1 ? "" : "s");
-    else snprintf(more, sizeof more, "\xE2\x80\xA6");
+    if (rest > 0)
+      snprintf(more, sizeof more, tt_str(p->st->lang, TT_S_MERGES_MORE_FMT), rest, rest == 1 ? "" : "s");
+    else
+      snprintf(more, sizeof more, "\xE2\x80\xA6");
     tt_note(p->cv, "merge_more");
     tt_draw_text(p->cv, ex_x + u, ex_y + px / 4, more, px, TT_FONT_SANS, p->pal->dim, TT_ALIGN_LEFT);
   }

@@ -42,7 +42,8 @@ int tt_paint_norms(tt_paint *p, SDL_Rect r, const tt_tensor *t, const tt_scale *
   int u = p->unit;
   const tt_type type = tt_type_for(u);
   int T = (int)t->shape[0], L = (int)t->shape[1];
-  tt_mat m = {.t = t, .offset = 0, .row_stride = L, .rows = T, .cols = L, .row_axis = 'T', .col_axis = 'C', .slice = -1};
+  tt_mat m = {
+      .t = t, .offset = 0, .row_stride = L, .rows = T, .cols = L, .row_axis = 'T', .col_axis = 'C', .slice = -1};
   char buf[160], fit[160];
   int row_w = 0;
   for (int i = 0; i < T && i < 256; i++) {

@@ -13,7 +13,9 @@ int tt_qkv_third(const tt_tensor *t) {
   return (int)(t->shape[1] / 3);  // C
 }
 
-int tt_thirds_height(int u) { return u * 5 / 2; }
+int tt_thirds_height(int u) {
+  return u * 5 / 2;
+}
 
 void tt_paint_thirds(tt_paint *p, const tt_panel *pn, int C) {
   tt_canvas *cv = p->cv;

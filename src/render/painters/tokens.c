@@ -24,8 +24,8 @@ void tt_paint_tokens(tt_paint *p, SDL_Rect r) {
   int box_h = big * 2 + small * 3;
   int x = r.x;
   char piece[160], buf[48];
-  static const tt_rgba tints_light[4] = {{255, 236, 200, 255}, {214, 234, 255, 255}, {220, 245, 220, 255},
-                                         {245, 222, 245, 255}};
+  static const tt_rgba tints_light[4] = {
+      {255, 236, 200, 255}, {214, 234, 255, 255}, {220, 245, 220, 255}, {245, 222, 245, 255}};
   static const tt_rgba tints_dark[4] = {{88, 62, 30, 255}, {30, 60, 96, 255}, {32, 76, 40, 255}, {76, 40, 80, 255}};
   const tt_rgba *tints = p->st->theme == TT_THEME_DARK ? tints_dark : tints_light;
   for (int i = 0; i < T; i++) {
@@ -55,15 +55,13 @@ void tt_paint_tokens(tt_paint *p, SDL_Rect r) {
   }
   y += box_h + u;
   char note[300];
-  snprintf(note, sizeof note,
-           tt_str(p->st->lang, TT_S_TOKENS_NOTE_FMT), T);
+  snprintf(note, sizeof note, tt_str(p->st->lang, TT_S_TOKENS_NOTE_FMT), T);
   tt_note(cv, "token_count");
   tt_draw_text(cv, r.x, y, note, u, TT_FONT_SANS, pal->dim, TT_ALIGN_LEFT);
   y += u * 2;
   const tt_render_extras *ex = p->ex;
   if (ex && ex->n_merges > 0 && y + u * 3 < r.y + r.h) {
-    tt_draw_text(cv, r.x, y, tt_str(p->st->lang, TT_S_MERGES_TITLE), u, TT_FONT_BOLD,
-                 pal->fg, TT_ALIGN_LEFT);
+    tt_draw_text(cv, r.x, y, tt_str(p->st->lang, TT_S_MERGES_TITLE), u, TT_FONT_BOLD, pal->fg, TT_ALIGN_LEFT);
     y += type.line;
     tt_paint_merges(p, (SDL_Rect){r.x, y, r.w, r.y + r.h - y});
   }
