@@ -293,6 +293,9 @@ def test_lesson_numbers(tmp):  # defect 10: placeholders and the temperature
 
 
 def test_gelu_hostile_values(tmp):  # found by fuzz_render: 1e38 or inf in the FFN's activations
+    if os.environ.get("TT_HAVE_GUI") == "0":
+        print("skip  the gelu view of hostile activations: this build has no renderer (-Dgui=disabled)")
+        return
     src = os.path.join(ROOT, "lessons", "traces", "09-relu.safetensors")
     header, data = read_st(src)
     if "blocks.0.mlp.hook_post" not in header:
