@@ -620,24 +620,83 @@ static int cmd_check(char **args, int n_args, const char *traces_dir) {
 }
 
 // ---- --make-traces ---------------------------------------------------------------------
+// The lesson files to trace: those named, else every lesson of every language. Returns 0,
+// or the exit code when there is no lessons folder.
+static int lesson_files(char **args, int n_args, char **files, int *n) {
+  if (n_args > 0) {
+    for (int i = 0; i < n_args && *n < MAX_LESSONS; i++) files[(*n)++] = strdup(args[i]);
+    return 0;
+  }
+  char root[4096], *langs[16];
+  if (!lessons_root(root, sizeof root)) {
+    fprintf(stderr, "ttrace lesson: no lessons folder found (set TTRACE_LESSONS)\n");
+    return 4;
+  }
+  int nl = list_langs(root, langs, 16);
+  for (int k = 0; k < nl; k++) *n += list_lessons(root, langs[k], files + *n, MAX_LESSONS - *n);
+  free_list(langs, nl);
+  return 0;
+}
+
+// Whether a trace before trace t of lessons[i] names def's file (each file is made once);
+// *rc is set to the exit code when that one defines the file differently.
+static bool made_before(tt_lesson **lessons, int i, int t, const tt_lesson_trace *def, tt_error *err, int *rc) {
+  for (int j = 0; j <= i; j++)
+    for (int u = 0; u < (j == i ? t : tt_lesson_n_traces(lessons[j])); u++) {
+      const tt_lesson_trace *other = tt_lesson_trace_at(lessons[j], u);
+      if (strcmp(other->file, def->file) != 0) continue;
+      if (!tt_lesson_trace_same(other, def)) {
+        tt_fail(err, TT_ERR_FORMAT, "%s:%d and %s:%d define %s differently", tt_lesson_name(lessons[j]), other->line,
+                tt_lesson_name(lessons[i]), def->line, def->file);
+        *rc = tt_cli_fail("lesson", err);
+      }
+      return true;
+    }
+  return false;
+}
+
+// Traces trace t of lesson l (def) and saves it under out_dir, with its line; adds its size
+// to *total and one to *made. Returns 0, or the exit code.
+static int make_trace(const tt_lesson *l, int t, const tt_lesson_trace *def, const char *out_dir, const char *model_dir,
+                      size_t *total, int *made, tt_error *err) {
+  char path[4096];
+  if (tt_lesson_trace_path(l, t, out_dir, path, sizeof path, err)) return tt_cli_fail("lesson", err);
+  const char *model = tt_lesson_model(l);
+  tt_session_opts opts = {.model_dir = model_dir                       ? model_dir
+                                       : strcmp(model, "default") == 0 ? NULL
+                                                                       : model,
+                          .set = def->set,
+                          .n_set = def->n_set};
+  tt_session *s = NULL;
+  tt_trace *tr = NULL;
+  int rc = 0;
+  tt_status st = tt_session_open(&opts, &s, err);
+  if (!st) st = tt_session_trace(s, def->prompt, def->record, def->n_record, &tr, err);
+  if (!st) st = tt_trace_save(tr, path, err);
+  if (st) {
+    tt_fail_prefix(err, "%s:%d: trace '%s'", tt_lesson_name(l), def->line, def->name);
+    rc = tt_cli_fail("lesson", err);
+  } else {
+    struct stat sb;
+    size_t bytes = stat(path, &sb) == 0 ? (size_t)sb.st_size : 0;
+    *total += bytes;
+    (*made)++;
+    printf("%-44s %3d tokens %4zu tensors %8.1f KiB  \"%s\"\n", path, tt_trace_n_tokens(tr), tt_trace_count(tr),
+           (double)bytes / 1024, def->prompt);
+  }
+  tt_trace_destroy(tr);
+  tt_session_close(s);
+  return rc;
+}
+
 static int cmd_make(char **args, int n_args, const char *out_dir, const char *model_dir) {
   char *files[MAX_LESSONS];
   int n = 0;
-  if (n_args > 0) {
-    for (int i = 0; i < n_args && n < MAX_LESSONS; i++) files[n++] = strdup(args[i]);
-  } else {
-    char root[4096], *langs[16];
-    if (!lessons_root(root, sizeof root)) {
-      fprintf(stderr, "ttrace lesson: no lessons folder found (set TTRACE_LESSONS)\n");
-      return 4;
-    }
-    int nl = list_langs(root, langs, 16);
-    for (int k = 0; k < nl; k++) n += list_lessons(root, langs[k], files + n, MAX_LESSONS - n);
-    free_list(langs, nl);
-  }
+  int rc = lesson_files(args, n_args, files, &n);
+  if (rc) return rc;
   tt_lesson *lessons[MAX_LESSONS];
   tt_error err = {0};
-  int rc = 0, loaded = 0;
+  int loaded = 0;
   for (; loaded < n; loaded++)
     if (tt_lesson_load(files[loaded], &lessons[loaded], &err)) {
       rc = tt_cli_fail("lesson", &err);
@@ -649,49 +708,8 @@ static int cmd_make(char **args, int n_args, const char *out_dir, const char *mo
   for (int i = 0; i < loaded && !rc; i++) {
     for (int t = 0; t < tt_lesson_n_traces(lessons[i]) && !rc; t++) {
       const tt_lesson_trace *def = tt_lesson_trace_at(lessons[i], t);
-      bool seen = false;
-      for (int j = 0; j <= i && !seen && !rc; j++)
-        for (int u = 0; u < (j == i ? t : tt_lesson_n_traces(lessons[j])); u++) {
-          const tt_lesson_trace *other = tt_lesson_trace_at(lessons[j], u);
-          if (strcmp(other->file, def->file) != 0) continue;
-          if (!tt_lesson_trace_same(other, def)) {
-            tt_fail(&err, TT_ERR_FORMAT, "%s:%d and %s:%d define %s differently", tt_lesson_name(lessons[j]),
-                    other->line, tt_lesson_name(lessons[i]), def->line, def->file);
-            rc = tt_cli_fail("lesson", &err);
-          }
-          seen = true;
-          break;
-        }
-      if (seen || rc) continue;
-      char path[4096];
-      if (tt_lesson_trace_path(lessons[i], t, out_dir, path, sizeof path, &err)) {
-        rc = tt_cli_fail("lesson", &err);
-        break;
-      }
-      const char *model = tt_lesson_model(lessons[i]);
-      tt_session_opts opts = {.model_dir = model_dir                       ? model_dir
-                                           : strcmp(model, "default") == 0 ? NULL
-                                                                           : model,
-                              .set = def->set,
-                              .n_set = def->n_set};
-      tt_session *s = NULL;
-      tt_trace *tr = NULL;
-      tt_status st = tt_session_open(&opts, &s, &err);
-      if (!st) st = tt_session_trace(s, def->prompt, def->record, def->n_record, &tr, &err);
-      if (!st) st = tt_trace_save(tr, path, &err);
-      if (st) {
-        tt_fail_prefix(&err, "%s:%d: trace '%s'", tt_lesson_name(lessons[i]), def->line, def->name);
-        rc = tt_cli_fail("lesson", &err);
-      } else {
-        struct stat sb;
-        size_t bytes = stat(path, &sb) == 0 ? (size_t)sb.st_size : 0;
-        total += bytes;
-        made++;
-        printf("%-44s %3d tokens %4zu tensors %8.1f KiB  \"%s\"\n", path, tt_trace_n_tokens(tr), tt_trace_count(tr),
-               (double)bytes / 1024, def->prompt);
-      }
-      tt_trace_destroy(tr);
-      tt_session_close(s);
+      if (made_before(lessons, i, t, def, &err, &rc)) continue;
+      rc = make_trace(lessons[i], t, def, out_dir, model_dir, &total, &made, &err);
     }
   }
   if (!rc) printf("%d traces, %.2f MiB\n", made, (double)total / (1 << 20));
