@@ -620,24 +620,83 @@ static int cmd_check(char **args, int n_args, const char *traces_dir) {
 }
 
 // ---- --make-traces ---------------------------------------------------------------------
+// The lesson files to trace: those named, else every lesson of every language. Returns 0,
+// or the exit code when there is no lessons folder.
+static int lesson_files(char **args, int n_args, char **files, int *n) {
+  if (n_args > 0) {
+    for (int i = 0; i < n_args && *n < MAX_LESSONS; i++) files[(*n)++] = strdup(args[i]);
+    return 0;
+  }
+  char root[4096], *langs[16];
+  if (!lessons_root(root, sizeof root)) {
+    fprintf(stderr, "ttrace lesson: no lessons folder found (set TTRACE_LESSONS)\n");
+    return 4;
+  }
+  int nl = list_langs(root, langs, 16);
+  for (int k = 0; k < nl; k++) *n += list_lessons(root, langs[k], files + *n, MAX_LESSONS - *n);
+  free_list(langs, nl);
+  return 0;
+}
+
+// Whether a trace before trace t of lessons[i] names def's file (each file is made once);
+// *rc is set to the exit code when that one defines the file differently.
+static bool made_before(tt_lesson **lessons, int i, int t, const tt_lesson_trace *def, tt_error *err, int *rc) {
+  for (int j = 0; j <= i; j++)
+    for (int u = 0; u < (j == i ? t : tt_lesson_n_traces(lessons[j])); u++) {
+      const tt_lesson_trace *other = tt_lesson_trace_at(lessons[j], u);
+      if (strcmp(other->file, def->file) != 0) continue;
+      if (!tt_lesson_trace_same(other, def)) {
+        tt_fail(err, TT_ERR_FORMAT, "%s:%d and %s:%d define %s differently", tt_lesson_name(lessons[j]), other->line,
+                tt_lesson_name(lessons[i]), def->line, def->file);
+        *rc = tt_cli_fail("lesson", err);
+      }
+      return true;
+    }
+  return false;
+}
+
+// Traces trace t of lesson l (def) and saves it under out_dir, with its line; adds its size
+// to *total and one to *made. Returns 0, or the exit code.
+static int make_trace(const tt_lesson *l, int t, const tt_lesson_trace *def, const char *out_dir, const char *model_dir,
+                      size_t *total, int *made, tt_error *err) {
+  char path[4096];
+  if (tt_lesson_trace_path(l, t, out_dir, path, sizeof path, err)) return tt_cli_fail("lesson", err);
+  const char *model = tt_lesson_model(l);
+  tt_session_opts opts = {.model_dir = model_dir                       ? model_dir
+                                       : strcmp(model, "default") == 0 ? NULL
+                                                                       : model,
+                          .set = def->set,
+                          .n_set = def->n_set};
+  tt_session *s = NULL;
+  tt_trace *tr = NULL;
+  int rc = 0;
+  tt_status st = tt_session_open(&opts, &s, err);
+  if (!st) st = tt_session_trace(s, def->prompt, def->record, def->n_record, &tr, err);
+  if (!st) st = tt_trace_save(tr, path, err);
+  if (st) {
+    tt_fail_prefix(err, "%s:%d: trace '%s'", tt_lesson_name(l), def->line, def->name);
+    rc = tt_cli_fail("lesson", err);
+  } else {
+    struct stat sb;
+    size_t bytes = stat(path, &sb) == 0 ? (size_t)sb.st_size : 0;
+    *total += bytes;
+    (*made)++;
+    printf("%-44s %3d tokens %4zu tensors %8.1f KiB  \"%s\"\n", path, tt_trace_n_tokens(tr), tt_trace_count(tr),
+           (double)bytes / 1024, def->prompt);
+  }
+  tt_trace_destroy(tr);
+  tt_session_close(s);
+  return rc;
+}
+
 static int cmd_make(char **args, int n_args, const char *out_dir, const char *model_dir) {
   char *files[MAX_LESSONS];
   int n = 0;
-  if (n_args > 0) {
-    for (int i = 0; i < n_args && n < MAX_LESSONS; i++) files[n++] = strdup(args[i]);
-  } else {
-    char root[4096], *langs[16];
-    if (!lessons_root(root, sizeof root)) {
-      fprintf(stderr, "ttrace lesson: no lessons folder found (set TTRACE_LESSONS)\n");
-      return 4;
-    }
-    int nl = list_langs(root, langs, 16);
-    for (int k = 0; k < nl; k++) n += list_lessons(root, langs[k], files + n, MAX_LESSONS - n);
-    free_list(langs, nl);
-  }
+  int rc = lesson_files(args, n_args, files, &n);
+  if (rc) return rc;
   tt_lesson *lessons[MAX_LESSONS];
   tt_error err = {0};
-  int rc = 0, loaded = 0;
+  int loaded = 0;
   for (; loaded < n; loaded++)
     if (tt_lesson_load(files[loaded], &lessons[loaded], &err)) {
       rc = tt_cli_fail("lesson", &err);
@@ -649,49 +708,8 @@ static int cmd_make(char **args, int n_args, const char *out_dir, const char *mo
   for (int i = 0; i < loaded && !rc; i++) {
     for (int t = 0; t < tt_lesson_n_traces(lessons[i]) && !rc; t++) {
       const tt_lesson_trace *def = tt_lesson_trace_at(lessons[i], t);
-      bool seen = false;
-      for (int j = 0; j <= i && !seen && !rc; j++)
-        for (int u = 0; u < (j == i ? t : tt_lesson_n_traces(lessons[j])); u++) {
-          const tt_lesson_trace *other = tt_lesson_trace_at(lessons[j], u);
-          if (strcmp(other->file, def->file) != 0) continue;
-          if (!tt_lesson_trace_same(other, def)) {
-            tt_fail(&err, TT_ERR_FORMAT, "%s:%d and %s:%d define %s differently", tt_lesson_name(lessons[j]),
-                    other->line, tt_lesson_name(lessons[i]), def->line, def->file);
-            rc = tt_cli_fail("lesson", &err);
-          }
-          seen = true;
-          break;
-        }
-      if (seen || rc) continue;
-      char path[4096];
-      if (tt_lesson_trace_path(lessons[i], t, out_dir, path, sizeof path, &err)) {
-        rc = tt_cli_fail("lesson", &err);
-        break;
-      }
-      const char *model = tt_lesson_model(lessons[i]);
-      tt_session_opts opts = {.model_dir = model_dir                       ? model_dir
-                                           : strcmp(model, "default") == 0 ? NULL
-                                                                           : model,
-                              .set = def->set,
-                              .n_set = def->n_set};
-      tt_session *s = NULL;
-      tt_trace *tr = NULL;
-      tt_status st = tt_session_open(&opts, &s, &err);
-      if (!st) st = tt_session_trace(s, def->prompt, def->record, def->n_record, &tr, &err);
-      if (!st) st = tt_trace_save(tr, path, &err);
-      if (st) {
-        tt_fail_prefix(&err, "%s:%d: trace '%s'", tt_lesson_name(lessons[i]), def->line, def->name);
-        rc = tt_cli_fail("lesson", &err);
-      } else {
-        struct stat sb;
-        size_t bytes = stat(path, &sb) == 0 ? (size_t)sb.st_size : 0;
-        total += bytes;
-        made++;
-        printf("%-44s %3d tokens %4zu tensors %8.1f KiB  \"%s\"\n", path, tt_trace_n_tokens(tr), tt_trace_count(tr),
-               (double)bytes / 1024, def->prompt);
-      }
-      tt_trace_destroy(tr);
-      tt_session_close(s);
+      if (made_before(lessons, i, t, def, &err, &rc)) continue;
+      rc = make_trace(lessons[i], t, def, out_dir, model_dir, &total, &made, &err);
     }
   }
   if (!rc) printf("%d traces, %.2f MiB\n", made, (double)total / (1 << 20));
@@ -738,89 +756,118 @@ static int export_svg(const char *path, const char *traces_dir, int step, int wi
 #endif
 }
 
-int tt_cmd_lesson(int argc, char **argv) {
-  enum { PLAY, TEXT, LIST, CHECK, MAKE, SVG } mode = PLAY;
+typedef struct {
+  enum { PLAY, TEXT, LIST, CHECK, MAKE, SVG } mode;
+  const char *lang, *traces_dir, *out_dir, *model_dir, *theme, *svg;
+  int step, width, height;
+} lesson_options;
+
+// Applies one option. Returns 0, or the exit code of its error.
+static int parse_option(int c, char **argv, lesson_options *o) {
+  switch (c) {
+  case 't':
+    o->mode = TEXT;
+    return 0;
+  case 's':
+    o->step = atoi(optarg);
+    if (o->step < 1) return tt_cli_usage_error("lesson", "--step '%s' should be a step number from 1", optarg);
+    return 0;
+  case 'l':
+    o->lang = optarg;
+    return 0;
+  case 'T':
+    o->traces_dir = optarg;
+    return 0;
+  case 'L':
+    o->mode = LIST;
+    return 0;
+  case 'c':
+    o->mode = CHECK;
+    return 0;
+  case 'M':
+    o->mode = MAKE;
+    return 0;
+  case 'V':
+    o->mode = SVG, o->svg = optarg;
+    return 0;
+  case 'o':
+    o->out_dir = optarg;
+    return 0;
+  case 'm':
+    o->model_dir = optarg;
+    return 0;
+  case 'S':
+    if (sscanf(optarg, "%dx%d", &o->width, &o->height) != 2 || o->width < 320 || o->height < 240)
+      return tt_cli_usage_error("lesson", "--size wants WxH of at least 320x240");
+    return 0;
+  case 'H':
+    if (strcmp(optarg, "light") && strcmp(optarg, "dark"))
+      return tt_cli_usage_error("lesson", "--theme is light or dark");
+    o->theme = optarg;
+    return 0;
+  default:
+    return tt_cli_option_error("lesson", c, argv);
+  }
+}
+
+// Fills o from argv. Returns true to go on; false with *code the exit status (0 after --help).
+static bool parse_options(int argc, char **argv, lesson_options *o, int *code) {
   static const struct option longs[] = {
       {"text", no_argument, 0, 't'},         {"step", required_argument, 0, 's'}, {"lang", required_argument, 0, 'l'},
       {"traces", required_argument, 0, 'T'}, {"list", no_argument, 0, 'L'},       {"check", no_argument, 0, 'c'},
       {"make-traces", no_argument, 0, 'M'},  {"help", no_argument, 0, 'h'},       {"size", required_argument, 0, 'S'},
       {"theme", required_argument, 0, 'H'},  {"svg", required_argument, 0, 'V'},  {0, 0, 0, 0}};
-  const char *lang = NULL, *traces_dir = NULL, *out_dir = NULL, *model_dir = NULL, *theme = NULL, *svg = NULL;
-  int step = 0, width = 0, height = 0, c;
+  *o = (lesson_options){.mode = PLAY};
+  int c;
   optind = 1;
+  *code = 0;
   while ((c = getopt_long(argc, argv, ":o:m:h", longs, NULL)) != -1) {
-    switch (c) {
-    case 't':
-      mode = TEXT;
-      break;
-    case 's':
-      step = atoi(optarg);
-      if (step < 1) return tt_cli_usage_error("lesson", "--step '%s' should be a step number from 1", optarg);
-      break;
-    case 'l':
-      lang = optarg;
-      break;
-    case 'T':
-      traces_dir = optarg;
-      break;
-    case 'L':
-      mode = LIST;
-      break;
-    case 'c':
-      mode = CHECK;
-      break;
-    case 'M':
-      mode = MAKE;
-      break;
-    case 'V':
-      mode = SVG, svg = optarg;
-      break;
-    case 'o':
-      out_dir = optarg;
-      break;
-    case 'm':
-      model_dir = optarg;
-      break;
-    case 'S':
-      if (sscanf(optarg, "%dx%d", &width, &height) != 2 || width < 320 || height < 240)
-        return tt_cli_usage_error("lesson", "--size wants WxH of at least 320x240");
-      break;
-    case 'H':
-      if (strcmp(optarg, "light") && strcmp(optarg, "dark"))
-        return tt_cli_usage_error("lesson", "--theme is light or dark");
-      theme = optarg;
-      break;
-    case 'h':
+    if (c == 'h') {
       fputs(usage, stdout);
-      return 0;
-    default:
-      return tt_cli_option_error("lesson", c, argv);
+      return false;
     }
+    if ((*code = parse_option(c, argv, o))) return false;
   }
-  char **rest = argv + optind;
-  int n_rest = argc - optind;
-  if ((out_dir || model_dir) && mode != MAKE) return tt_cli_usage_error("lesson", "-o and -m go with --make-traces");
-  if (step && mode != TEXT && mode != PLAY && mode != SVG)
-    return tt_cli_usage_error("lesson", "--step goes with --text");
-  if (mode == SVG && !step) return tt_cli_usage_error("lesson", "--svg wants --step N");
-  if (mode == LIST) return n_rest ? tt_cli_usage_error("lesson", "--list takes no LESSON") : cmd_list(lang);
-  if (mode == CHECK) return cmd_check(rest, n_rest, traces_dir);
-  if (mode == MAKE) {
-    if (out_dir && !is_dir(out_dir)) {
-      tt_error err;
-      tt_fail(&err, TT_ERR_IO, "-o %s: no such folder", out_dir);
-      return tt_cli_fail("lesson", &err);
-    }
-    return cmd_make(rest, n_rest, out_dir ? out_dir : traces_dir, model_dir);
+  return true;
+}
+
+// --make-traces: into -o (which must exist), else into --traces.
+static int make_traces(char **rest, int n_rest, const lesson_options *o) {
+  if (o->out_dir && !is_dir(o->out_dir)) {
+    tt_error err;
+    tt_fail(&err, TT_ERR_IO, "-o %s: no such folder", o->out_dir);
+    return tt_cli_fail("lesson", &err);
   }
+  return cmd_make(rest, n_rest, o->out_dir ? o->out_dir : o->traces_dir, o->model_dir);
+}
+
+// One LESSON: as SVG, as text, or in the window.
+static int play_lesson(char **rest, int n_rest, const lesson_options *o) {
   if (n_rest != 1) return tt_cli_usage_error("lesson", n_rest ? "one LESSON at a time" : "missing LESSON");
   char path[4096];
-  if (!find_lesson(rest[0], lang ? lang : "en", path, sizeof path)) {
+  if (!find_lesson(rest[0], o->lang ? o->lang : "en", path, sizeof path)) {
     tt_error err;
     tt_fail(&err, TT_ERR_IO, "no lesson '%s' (a file, or a number or name from `ttrace lesson --list`)", rest[0]);
     return tt_cli_fail("lesson", &err);
   }
-  if (mode == SVG) return export_svg(path, traces_dir, step, width, height, svg);
-  if (mode == TEXT || step) return play_text(path, traces_dir, step);
-  return play_window(path, traces_dir, lang, width, height, theme);
+  if (o->mode == SVG) return export_svg(path, o->traces_dir, o->step, o->width, o->height, o->svg);
+  if (o->mode == TEXT || o->step) return play_text(path, o->traces_dir, o->step);
+  return play_window(path, o->traces_dir, o->lang, o->width, o->height, o->theme);
+}
+
+int tt_cmd_lesson(int argc, char **argv) {
+  lesson_options o;
+  int code;
+  if (!parse_options(argc, argv, &o, &code)) return code;
+  char **rest = argv + optind;
+  int n_rest = argc - optind;
+  if ((o.out_dir || o.model_dir) && o.mode != MAKE)
+    return tt_cli_usage_error("lesson", "-o and -m go with --make-traces");
+  if (o.step && o.mode != TEXT && o.mode != PLAY && o.mode != SVG)
+    return tt_cli_usage_error("lesson", "--step goes with --text");
+  if (o.mode == SVG && !o.step) return tt_cli_usage_error("lesson", "--svg wants --step N");
+  if (o.mode == LIST) return n_rest ? tt_cli_usage_error("lesson", "--list takes no LESSON") : cmd_list(o.lang);
+  if (o.mode == CHECK) return cmd_check(rest, n_rest, o.traces_dir);
+  if (o.mode == MAKE) return make_traces(rest, n_rest, &o);
+  return play_lesson(rest, n_rest, &o);
 }

@@ -58,25 +58,132 @@ static bool needs_weights(const tt_view_state *vs) {
   return vs->view == TT_VIEW_COLLAPSE || strcmp(tt_view_name(vs->view), "embed") == 0;
 }
 
-int tt_cmd_render(int argc, char **argv) {
-  enum {
-    O_STEP = 256,
-    O_LAYER,
-    O_HEAD,
-    O_VIEW,
-    O_FRAME,
-    O_SIZE,
-    O_THEME,
-    O_LANG,
-    O_ZOOM,
-    O_PAN,
-    O_PIN,
-    O_TEMP,
-    O_POS,
-    O_TOP,
-    O_FONT,
-    O_COMPARE
-  };
+typedef struct {
+  tt_view_state vs;
+  const char *trace, *step, *output, *model, *compare;
+  int w, h, layer;
+  bool view_set, svg;
+} render_options;
+
+enum {
+  O_STEP = 256,
+  O_LAYER,
+  O_HEAD,
+  O_VIEW,
+  O_FRAME,
+  O_SIZE,
+  O_THEME,
+  O_LANG,
+  O_ZOOM,
+  O_PAN,
+  O_PIN,
+  O_TEMP,
+  O_POS,
+  O_TOP,
+  O_FONT,
+  O_COMPARE
+};
+
+// An option that sets the look of the figure (theme, language, zoom, pin, ...). Returns -1
+// when c is not one of them, 0 when it was applied, else the exit code of its error.
+static int parse_look_option(int c, render_options *o) {
+  tt_view_state *vs = &o->vs;
+  switch (c) {
+  case O_THEME:
+    if (strcmp(optarg, "light") && strcmp(optarg, "dark"))
+      return tt_cli_usage_error("render", "--theme is light or dark");
+    vs->theme = strcmp(optarg, "dark") == 0 ? TT_THEME_DARK : TT_THEME_LIGHT;
+    return 0;
+  case O_LANG:
+    if (strcmp(optarg, "en") && strcmp(optarg, "ko")) return tt_cli_usage_error("render", "--lang is en or ko");
+    vs->lang = strcmp(optarg, "ko") == 0 ? TT_LANG_KO : TT_LANG_EN;
+    return 0;
+  case O_ZOOM:
+    vs->zoom = (float)atof(optarg);
+    return 0;
+  case O_PAN: {
+    int a, b;
+    if (!parse_pair(optarg, &a, &b)) return tt_cli_usage_error("render", "--pan wants ROW,COL");
+    vs->pan_row = (float)a;
+    vs->pan_col = (float)b;
+    return 0;
+  }
+  case O_PIN:
+    if (!parse_pair(optarg, &vs->pin_row, &vs->pin_col)) return tt_cli_usage_error("render", "--pin wants ROW,COL");
+    return 0;
+  case O_TEMP:
+    vs->temperature = (float)atof(optarg);
+    return 0;
+  case O_POS:
+    vs->position = atoi(optarg);
+    return 0;
+  case O_TOP:
+    vs->top_k = atoi(optarg);
+    return 0;
+  case O_FONT:
+    vs->font_scale = (float)atof(optarg);
+    return 0;
+  default:
+    return -1;
+  }
+}
+
+// An option that picks what is drawn and where. Returns -1 when c is not one of them,
+// 0 when it was applied, else the exit code of its error.
+static int parse_what_option(int c, render_options *o) {
+  switch (c) {
+  case O_STEP:
+    o->step = optarg;
+    return 0;
+  case O_LAYER:
+    o->layer = atoi(optarg);
+    return 0;
+  case O_HEAD:
+    o->vs.head = atoi(optarg);
+    return 0;
+  case O_VIEW:
+    if (!tt_view_parse(optarg, &o->vs.view)) return tt_cli_usage_error("render", "unknown view '%s'", optarg);
+    o->view_set = true;
+    return 0;
+  case O_FRAME:
+    o->vs.frame = true;
+    return 0;
+  case O_SIZE:
+    if (!parse_pair(optarg, &o->w, &o->h)) return tt_cli_usage_error("render", "--size wants WxH, e.g. 1600x1000");
+    return 0;
+  case 'm':
+    o->model = optarg;
+    return 0;
+  case 'o':
+    o->output = optarg;
+    return 0;
+  case O_COMPARE:
+    o->compare = optarg;
+    return 0;
+  default:
+    return -1;
+  }
+}
+
+// The options after the getopt loop: TRACE, -o and the ranges of the numbers.
+static int check_options(int argc, char **argv, render_options *o) {
+  if (optind >= argc) return tt_cli_usage_error("render", "missing TRACE");
+  if (argc - optind > 1) return tt_cli_usage_error("render", "one TRACE at a time");
+  o->trace = argv[optind];
+  if (!o->output) return tt_cli_usage_error("render", "missing -o FIG.png or FIG.svg");
+  o->svg = ends_with(o->output, ".svg");
+  if (!o->svg && !ends_with(o->output, ".png")) return tt_cli_usage_error("render", "-o must end in .png or .svg");
+  if (!(o->vs.zoom >= 1)) return tt_cli_usage_error("render", "--zoom must be 1 or more");
+  if (!(o->vs.temperature > 0)) return tt_cli_usage_error("render", "--temperature must be above 0");
+  if (!(o->vs.font_scale > 0.2f && o->vs.font_scale < 5))
+    return tt_cli_usage_error("render", "--font-scale between 0.2 and 5");
+  if (o->vs.head < 0) return tt_cli_usage_error("render", "--head must be 0 or more");
+  return 0;
+}
+
+// Fills o from argv. Returns true to go on drawing; false with *code the exit status
+// (0 after --help).
+static bool parse_options(int argc, char **argv, render_options *o, int *code) {
   static const struct option longs[] = {
       {"step", required_argument, 0, O_STEP},       {"layer", required_argument, 0, O_LAYER},
       {"head", required_argument, 0, O_HEAD},       {"view", required_argument, 0, O_VIEW},
@@ -88,99 +195,35 @@ int tt_cmd_render(int argc, char **argv) {
       {"font-scale", required_argument, 0, O_FONT}, {"model", required_argument, 0, 'm'},
       {"output", required_argument, 0, 'o'},        {"help", no_argument, 0, 'h'},
       {"compare", required_argument, 0, O_COMPARE}, {0, 0, 0, 0}};
-  tt_view_state vs;
-  tt_view_state_init(&vs);
-  const char *step = NULL, *output = NULL, *model = NULL, *compare = NULL;
-  int w = 1600, h = 1000, layer = -1, c;
-  bool view_set = false;
+  memset(o, 0, sizeof *o);
+  tt_view_state_init(&o->vs);
+  o->w = 1600, o->h = 1000, o->layer = -1;
+  int c;
   optind = 1;
   while ((c = getopt_long(argc, argv, ":m:o:h", longs, NULL)) != -1) {
-    switch (c) {
-    case O_STEP:
-      step = optarg;
-      break;
-    case O_LAYER:
-      layer = atoi(optarg);
-      break;
-    case O_HEAD:
-      vs.head = atoi(optarg);
-      break;
-    case O_VIEW:
-      if (!tt_view_parse(optarg, &vs.view)) return tt_cli_usage_error("render", "unknown view '%s'", optarg);
-      view_set = true;
-      break;
-    case O_FRAME:
-      vs.frame = true;
-      break;
-    case O_SIZE:
-      if (!parse_pair(optarg, &w, &h)) return tt_cli_usage_error("render", "--size wants WxH, e.g. 1600x1000");
-      break;
-    case O_THEME:
-      if (strcmp(optarg, "light") && strcmp(optarg, "dark"))
-        return tt_cli_usage_error("render", "--theme is light or dark");
-      vs.theme = strcmp(optarg, "dark") == 0 ? TT_THEME_DARK : TT_THEME_LIGHT;
-      break;
-    case O_LANG:
-      if (strcmp(optarg, "en") && strcmp(optarg, "ko")) return tt_cli_usage_error("render", "--lang is en or ko");
-      vs.lang = strcmp(optarg, "ko") == 0 ? TT_LANG_KO : TT_LANG_EN;
-      break;
-    case O_ZOOM:
-      vs.zoom = (float)atof(optarg);
-      break;
-    case O_PAN: {
-      int a, b;
-      if (!parse_pair(optarg, &a, &b)) return tt_cli_usage_error("render", "--pan wants ROW,COL");
-      vs.pan_row = (float)a;
-      vs.pan_col = (float)b;
-      break;
-    }
-    case O_PIN:
-      if (!parse_pair(optarg, &vs.pin_row, &vs.pin_col)) return tt_cli_usage_error("render", "--pin wants ROW,COL");
-      break;
-    case O_TEMP:
-      vs.temperature = (float)atof(optarg);
-      break;
-    case O_POS:
-      vs.position = atoi(optarg);
-      break;
-    case O_TOP:
-      vs.top_k = atoi(optarg);
-      break;
-    case O_FONT:
-      vs.font_scale = (float)atof(optarg);
-      break;
-    case 'm':
-      model = optarg;
-      break;
-    case 'o':
-      output = optarg;
-      break;
-    case O_COMPARE:
-      compare = optarg;
-      break;
-    case 'h':
+    if (c == 'h') {
       fputs(usage, stdout);
-      return 0;
-    default:
-      return tt_cli_option_error("render", c, argv);
+      *code = 0;
+      return false;
+    }
+    int r = parse_what_option(c, o);
+    if (r < 0) r = parse_look_option(c, o);
+    if (r < 0) r = tt_cli_option_error("render", c, argv);
+    if (r) {
+      *code = r;
+      return false;
     }
   }
-  if (optind >= argc) return tt_cli_usage_error("render", "missing TRACE");
-  if (argc - optind > 1) return tt_cli_usage_error("render", "one TRACE at a time");
-  if (!output) return tt_cli_usage_error("render", "missing -o FIG.png or FIG.svg");
-  bool svg = ends_with(output, ".svg");
-  if (!svg && !ends_with(output, ".png")) return tt_cli_usage_error("render", "-o must end in .png or .svg");
-  if (!(vs.zoom >= 1)) return tt_cli_usage_error("render", "--zoom must be 1 or more");
-  if (!(vs.temperature > 0)) return tt_cli_usage_error("render", "--temperature must be above 0");
-  if (!(vs.font_scale > 0.2f && vs.font_scale < 5))
-    return tt_cli_usage_error("render", "--font-scale between 0.2 and 5");
-  if (vs.head < 0) return tt_cli_usage_error("render", "--head must be 0 or more");
+  *code = check_options(argc, argv, o);
+  return *code == 0;
+}
 
-  tt_error err = {0};
-  tt_trace *tr = NULL;
-  if (tt_cli_load_trace(argv[optind], &tr, &err)) return tt_cli_fail("render", &err);
-  if (!step) step = "tokens";
-  tt_status st = tt_resolve_hook(tr, step, layer, vs.hook, sizeof vs.hook, &err);
+// Sets vs.hook, vs.step and vs.layer from --step and --layer (default step: tokens).
+static tt_status resolve_step(tt_trace *tr, render_options *o, tt_error *err) {
+  tt_view_state *vs = &o->vs;
+  const char *step = o->step ? o->step : "tokens";
+  int layer = o->layer;
+  tt_status st = tt_resolve_hook(tr, step, layer, vs->hook, sizeof vs->hook, err);
   if (st) {
     // A step whose view draws several tensors (tokens, bars, layernorm, ...) may name a hook
     // that is not recorded itself.
@@ -192,57 +235,82 @@ int tt_cmd_render(int argc, char **argv) {
     int si = tt_step_find(tr, full, NULL);
     tt_view_kind v = si >= 0 ? tt_step_get(tr, si)->view : TT_VIEW_HEATMAP;
     if (v != TT_VIEW_HEATMAP && v != TT_VIEW_TABLE) {
-      snprintf(vs.hook, sizeof vs.hook, "%s", full);
+      snprintf(vs->hook, sizeof vs->hook, "%s", full);
       st = TT_OK;
     }
   }
-  if (st) {
-    tt_trace_destroy(tr);
-    return tt_cli_fail("render", &err);
-  }
+  if (st) return st;
   int L = -1;
-  vs.step = tt_step_find(tr, vs.hook, &L);
-  vs.layer = L >= 0 ? L : (layer < 0 ? 0 : layer);
-  if (!view_set) vs.view = TT_VIEW_AUTO;
+  vs->step = tt_step_find(tr, vs->hook, &L);
+  vs->layer = L >= 0 ? L : (layer < 0 ? 0 : layer);
+  if (!o->view_set) vs->view = TT_VIEW_AUTO;
+  return TT_OK;
+}
 
+static const char *base_name(const char *path) {
+  return strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+}
+
+// A beside B and A - B; prints the largest difference drawn.
+static tt_status draw_compare(tt_render *rc, tt_trace *tr, tt_trace *b, tt_derived *d, const render_options *o,
+                              tt_error *err) {
+  tt_compare cmp = {b, base_name(o->trace), base_name(o->compare)};
+  tt_status st = o->svg ? tt_render_compare_svg(rc, tr, &cmp, &o->vs, o->w, o->h, d, o->output, err)
+                        : tt_render_compare_png(rc, tr, &cmp, &o->vs, o->w, o->h, d, o->output, err);
+  tt_compare_info in;
+  tt_derived_info(d, &in);
+  if (!st && in.diff)
+    printf("max |A - B| = %.6g in %s\n", (double)in.max_abs, in.hook);
+  else if (!st)
+    printf("no difference drawn (the tensor is missing or the shapes differ)\n");
+  return st;
+}
+
+// Opens what the figure needs besides the trace (vocabulary, --compare's trace) and draws it.
+static int draw(tt_trace *tr, render_options *o, tt_error *err) {
   tt_viz_data *vd = NULL;
   tt_render_extras ex;
   tt_render *rc = NULL;
-  st = tt_viz_data_open_for(model, tr, needs_weights(&vs), &vd, &err);
+  tt_status st = tt_viz_data_open_for(o->model, tr, needs_weights(&o->vs), &vd, err);
   if (!st) {
     tt_viz_data_extras(vd, tr, &ex);
-    st = tt_render_create(&rc, &err);
+    st = tt_render_create(&rc, err);
   }
   tt_trace *b = NULL;
   tt_derived *d = NULL;
-  if (!st && compare) {
-    st = tt_cli_load_trace(compare, &b, &err);
-    if (!st) st = tt_derived_create(&d, &err);
+  if (!st && o->compare) {
+    st = tt_cli_load_trace(o->compare, &b, err);
+    if (!st) st = tt_derived_create(&d, err);
   }
   if (!st) {
     tt_render_set_extras(rc, &ex);
-    if (b) {
-      const char *la = strrchr(argv[optind], '/') ? strrchr(argv[optind], '/') + 1 : argv[optind];
-      const char *lb = strrchr(compare, '/') ? strrchr(compare, '/') + 1 : compare;
-      tt_compare cmp = {b, la, lb};
-      st = svg ? tt_render_compare_svg(rc, tr, &cmp, &vs, w, h, d, output, &err)
-               : tt_render_compare_png(rc, tr, &cmp, &vs, w, h, d, output, &err);
-      tt_compare_info in;
-      tt_derived_info(d, &in);
-      if (!st && in.diff)
-        printf("max |A - B| = %.6g in %s\n", (double)in.max_abs, in.hook);
-      else if (!st)
-        printf("no difference drawn (the tensor is missing or the shapes differ)\n");
-    } else {
-      st = svg ? tt_render_svg(rc, tr, &vs, w, h, output, &err) : tt_render_png(rc, tr, &vs, w, h, output, &err);
-    }
+    if (b)
+      st = draw_compare(rc, tr, b, d, o, err);
+    else
+      st = o->svg ? tt_render_svg(rc, tr, &o->vs, o->w, o->h, o->output, err)
+                  : tt_render_png(rc, tr, &o->vs, o->w, o->h, o->output, err);
   }
-  if (!st) printf("%s: %s, %dx%d -> %s\n", vs.hook, tt_view_name(vs.view), w, h, output);
-  int code = st ? tt_cli_fail("render", &err) : 0;
+  if (!st) printf("%s: %s, %dx%d -> %s\n", o->vs.hook, tt_view_name(o->vs.view), o->w, o->h, o->output);
+  int code = st ? tt_cli_fail("render", err) : 0;
   tt_render_destroy(rc);
   tt_derived_destroy(d);
   tt_viz_data_close(vd);
   tt_trace_destroy(b);
+  return code;
+}
+
+int tt_cmd_render(int argc, char **argv) {
+  render_options o;
+  int code;
+  if (!parse_options(argc, argv, &o, &code)) return code;
+  tt_error err = {0};
+  tt_trace *tr = NULL;
+  if (tt_cli_load_trace(o.trace, &tr, &err)) return tt_cli_fail("render", &err);
+  if (resolve_step(tr, &o, &err)) {
+    tt_trace_destroy(tr);
+    return tt_cli_fail("render", &err);
+  }
+  code = draw(tr, &o, &err);
   tt_trace_destroy(tr);
   return code;
 }

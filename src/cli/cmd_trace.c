@@ -92,8 +92,55 @@ static void print_summary(const tt_session *s, const tt_trace *tr, const char *o
   print_prediction(s, tr);
 }
 
-int tt_cmd_trace(int argc, char **argv) {
-  enum { O_BOS = 256, O_IDS };
+typedef struct {
+  tt_session_opts session;
+  tt_trace_input in;
+  const char *sets[MAX_LIST], *records[MAX_LIST], *output, *ids_arg;
+  bool quiet;
+} trace_options;
+
+enum { O_BOS = 256, O_IDS };
+
+// Applies one option. Returns 0, or the exit code of its error.
+static int parse_option(int c, char **argv, trace_options *o) {
+  switch (c) {
+  case 'm':
+    o->session.model_dir = optarg;
+    return 0;
+  case 'b':
+    o->session.backend = optarg;
+    return 0;
+  case 'o':
+    o->output = optarg;
+    return 0;
+  case 's':
+    if (o->session.n_set == MAX_LIST) return tt_cli_usage_error("trace", "too many --set options");
+    o->sets[o->session.n_set++] = optarg;
+    return 0;
+  case 'r':
+    if (o->in.n_record == MAX_LIST) return tt_cli_usage_error("trace", "too many --record options");
+    o->records[o->in.n_record++] = optarg;
+    return 0;
+  case 'q':
+    o->quiet = true;
+    return 0;
+  case O_BOS:
+    o->in.bos = true;
+    return 0;
+  case O_IDS:
+    o->ids_arg = optarg;
+    return 0;
+  case 'g':
+    o->session.grad = true;
+    return 0;
+  default:
+    return tt_cli_option_error("trace", c, argv);
+  }
+}
+
+// Fills o from argv. Returns true to go on tracing; false with *code the exit status
+// (0 after --help).
+static bool parse_options(int argc, char **argv, trace_options *o, int *code) {
   static const struct option longs[] = {{"model", required_argument, 0, 'm'},
                                         {"backend", required_argument, 0, 'b'},
                                         {"output", required_argument, 0, 'o'},
@@ -105,71 +152,44 @@ int tt_cmd_trace(int argc, char **argv) {
                                         {"grad", no_argument, 0, 'g'},
                                         {"help", no_argument, 0, 'h'},
                                         {0, 0, 0, 0}};
-  tt_session_opts opts = {0};
-  tt_trace_input in = {0};
-  const char *sets[MAX_LIST], *records[MAX_LIST], *output = NULL, *ids_arg = NULL;
-  int n_set = 0, n_record = 0, c;
-  bool quiet = false;
+  memset(o, 0, sizeof *o);
+  o->session.set = o->sets;
+  o->in.record = o->records;
+  int c;
   optind = 1;
+  *code = 0;
   while ((c = getopt_long(argc, argv, ":m:b:o:qh", longs, NULL)) != -1) {
-    switch (c) {
-    case 'm':
-      opts.model_dir = optarg;
-      break;
-    case 'b':
-      opts.backend = optarg;
-      break;
-    case 'o':
-      output = optarg;
-      break;
-    case 's':
-      if (n_set == MAX_LIST) return tt_cli_usage_error("trace", "too many --set options");
-      sets[n_set++] = optarg;
-      break;
-    case 'r':
-      if (n_record == MAX_LIST) return tt_cli_usage_error("trace", "too many --record options");
-      records[n_record++] = optarg;
-      break;
-    case 'q':
-      quiet = true;
-      break;
-    case O_BOS:
-      in.bos = true;
-      break;
-    case O_IDS:
-      ids_arg = optarg;
-      break;
-    case 'g':
-      opts.grad = true;
-      break;
-    case 'h':
+    if (c == 'h') {
       fputs(usage, stdout);
-      return 0;
-    default:
-      return tt_cli_option_error("trace", c, argv);
+      return false;
     }
+    if ((*code = parse_option(c, argv, o))) return false;
   }
-  if (!output) return tt_cli_usage_error("trace", "missing -o FILE");
-  if (ids_arg && optind < argc)
-    return tt_cli_usage_error("trace", "--ids goes without a PROMPT (got '%s')", argv[optind]);
-  opts.set = sets;
-  opts.n_set = n_set;
-  in.record = records;
-  in.n_record = n_record;
+  if (!o->output)
+    *code = tt_cli_usage_error("trace", "missing -o FILE");
+  else if (o->ids_arg && optind < argc)
+    *code = tt_cli_usage_error("trace", "--ids goes without a PROMPT (got '%s')", argv[optind]);
+  return *code == 0;
+}
+
+int tt_cmd_trace(int argc, char **argv) {
+  trace_options o;
+  int rc;
+  if (!parse_options(argc, argv, &o, &rc)) return rc;
   tt_error err = {0};
   char *prompt = NULL;
   int32_t *ids = NULL;
-  tt_status st = read_input(argc - optind, argv + optind, ids_arg, &in, &prompt, &ids, &err);
-  if (!st && !output_folder_writable(output))
-    st = tt_fail(&err, TT_ERR_IO, "cannot write %s: %s", output, strerror(errno));
+  tt_status st = read_input(argc - optind, argv + optind, o.ids_arg, &o.in, &prompt, &ids, &err);
+  if (!st && !output_folder_writable(o.output))
+    st = tt_fail(&err, TT_ERR_IO, "cannot write %s: %s", o.output, strerror(errno));
   tt_session *s = NULL;
   tt_trace *tr = NULL;
-  if (!st) st = tt_session_open(&opts, &s, &err);
-  if (!st && !quiet) tt_cli_note("trace", s->backend_note);
-  if (!st) st = tt_session_trace_input(s, &in, &tr, &err);
-  if (!st) st = tt_trace_save(tr, output, &err);
-  if (!st && !quiet) print_summary(s, tr, output);
-  int rc = st ? tt_cli_fail("trace", &err) : 0;
+  if (!st) st = tt_session_open(&o.session, &s, &err);
+  if (!st && !o.quiet) tt_cli_note("trace", s->backend_note);
+  if (!st) st = tt_session_trace_input(s, &o.in, &tr, &err);
+  if (!st) st = tt_trace_save(tr, o.output, &err);
+  if (!st && !o.quiet) print_summary(s, tr, o.output);
+  rc = st ? tt_cli_fail("trace", &err) : 0;
   tt_trace_destroy(tr);
   tt_session_close(s);
   free(prompt);

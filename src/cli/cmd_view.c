@@ -32,8 +32,73 @@ static const char usage[] =
     "      --script FILE   synthetic input (tests; see src/ui/script.c)\n"
     "      --state-out F   write the final view state to F (tests)\n";
 
+enum { O_LANG = 256, O_THEME, O_SIZE, O_PLAY, O_SHOTS, O_SCRIPT, O_STATE, O_COMPARE, O_BOS, O_IDS, O_OUT };
+
+// An option of the window itself (language, theme, size, playing, test files). Returns -1
+// when c is not one of them, 0 when it was applied, else the exit code of its error.
+static int parse_window_option(int c, const char *cmd, tt_ui_opts *o) {
+  switch (c) {
+  case O_LANG:
+    if (strcmp(optarg, "en") && strcmp(optarg, "ko")) return tt_cli_usage_error(cmd, "--lang is en or ko");
+    o->lang = strcmp(optarg, "ko") == 0 ? TT_LANG_KO : TT_LANG_EN;
+    return 0;
+  case O_THEME:
+    if (strcmp(optarg, "light") && strcmp(optarg, "dark")) return tt_cli_usage_error(cmd, "--theme is light or dark");
+    o->theme = strcmp(optarg, "dark") == 0 ? TT_THEME_DARK : TT_THEME_LIGHT;
+    return 0;
+  case O_SIZE:
+    if (sscanf(optarg, "%dx%d", &o->width, &o->height) != 2 || o->width < 320 || o->height < 240)
+      return tt_cli_usage_error(cmd, "--size wants WxH of at least 320x240");
+    return 0;
+  case O_PLAY:
+    o->start_playing = true;
+    return 0;
+  case O_SHOTS:
+    o->shot_dir = optarg;
+    return 0;
+  case O_SCRIPT:
+    o->script = optarg;
+    return 0;
+  case O_STATE:
+    o->state_out = optarg;
+    return 0;
+  default:
+    return -1;
+  }
+}
+
+// An option for what is shown (model, backend, --compare, --bos, --ids, --out). Returns -1
+// when c is not one of them, 0 when it was applied, else the exit code of its error.
+static int parse_input_option(int c, const char *cmd, tt_view_args *a) {
+  bool demo = strcmp(cmd, "demo") == 0;
+  tt_ui_opts *o = &a->ui;
+  switch (c) {
+  case 'm':
+    a->model = o->model_dir = optarg;
+    return 0;
+  case 'b':
+    o->backend = optarg;
+    return 0;
+  case O_COMPARE:  // the path rides in label_b until the caller loads the trace
+    if (demo) return tt_cli_usage_error(cmd, "--compare goes with `ttrace view`");
+    o->label_b = optarg;
+    return 0;
+  case O_BOS:
+    a->bos = true;
+    return 0;
+  case O_IDS:
+    a->ids = optarg;
+    return 0;
+  case O_OUT:
+    if (!demo) return tt_cli_usage_error(cmd, "--out goes with `ttrace demo`");
+    a->out = optarg;
+    return 0;
+  default:
+    return -1;
+  }
+}
+
 void tt_view_parse_args(int argc, char **argv, const char *cmd, tt_view_args *a, int *rc) {
-  enum { O_LANG = 256, O_THEME, O_SIZE, O_PLAY, O_SHOTS, O_SCRIPT, O_STATE, O_COMPARE, O_BOS, O_IDS, O_OUT };
   static const struct option longs[] = {{"model", required_argument, 0, 'm'},
                                         {"backend", required_argument, 0, 'b'},
                                         {"lang", required_argument, 0, O_LANG},
@@ -50,76 +115,19 @@ void tt_view_parse_args(int argc, char **argv, const char *cmd, tt_view_args *a,
                                         {"out", required_argument, 0, O_OUT},
                                         {0, 0, 0, 0}};
   memset(a, 0, sizeof *a);
-  tt_ui_opts *o = &a->ui;
-  bool demo = strcmp(cmd, "demo") == 0;
   int c;
   optind = 1;
   *rc = -1;
   while ((c = getopt_long(argc, argv, ":m:b:h", longs, NULL)) != -1) {
-    switch (c) {
-    case 'm':
-      a->model = o->model_dir = optarg;
-      break;
-    case 'b':
-      o->backend = optarg;
-      break;
-    case O_LANG:
-      if (strcmp(optarg, "en") && strcmp(optarg, "ko")) {
-        *rc = tt_cli_usage_error(cmd, "--lang is en or ko");
-        return;
-      }
-      o->lang = strcmp(optarg, "ko") == 0 ? TT_LANG_KO : TT_LANG_EN;
-      break;
-    case O_THEME:
-      if (strcmp(optarg, "light") && strcmp(optarg, "dark")) {
-        *rc = tt_cli_usage_error(cmd, "--theme is light or dark");
-        return;
-      }
-      o->theme = strcmp(optarg, "dark") == 0 ? TT_THEME_DARK : TT_THEME_LIGHT;
-      break;
-    case O_SIZE:
-      if (sscanf(optarg, "%dx%d", &o->width, &o->height) != 2 || o->width < 320 || o->height < 240) {
-        *rc = tt_cli_usage_error(cmd, "--size wants WxH of at least 320x240");
-        return;
-      }
-      break;
-    case O_PLAY:
-      o->start_playing = true;
-      break;
-    case O_SHOTS:
-      o->shot_dir = optarg;
-      break;
-    case O_SCRIPT:
-      o->script = optarg;
-      break;
-    case O_STATE:
-      o->state_out = optarg;
-      break;
-    case O_COMPARE:  // the path rides in label_b until the caller loads the trace
-      if (demo) {
-        *rc = tt_cli_usage_error(cmd, "--compare goes with `ttrace view`");
-        return;
-      }
-      o->label_b = optarg;
-      break;
-    case O_BOS:
-      a->bos = true;
-      break;
-    case O_IDS:
-      a->ids = optarg;
-      break;
-    case O_OUT:
-      if (!demo) {
-        *rc = tt_cli_usage_error(cmd, "--out goes with `ttrace demo`");
-        return;
-      }
-      a->out = optarg;
-      break;
-    case 'h':
+    if (c == 'h') {
       *rc = 0;
       return;
-    default:
-      *rc = tt_cli_option_error(cmd, c, argv);
+    }
+    int r = parse_input_option(c, cmd, a);
+    if (r < 0) r = parse_window_option(c, cmd, &a->ui);
+    if (r < 0) r = tt_cli_option_error(cmd, c, argv);
+    if (r) {
+      *rc = r;
       return;
     }
   }
