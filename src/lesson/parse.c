@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "lesson_internal.h"
+#include "trace/hooks.h"
 #include "pipeline/pipeline.h"
 
 // The pipeline's view names (tt_view_parse) but "auto", plus "norms", a lesson-only view.
@@ -416,15 +417,13 @@ static tt_status apply_fields(parser *p, tt_lesson_step *st, const step_fields *
   if (f->layer && (!int_or_all(f->layer, TT_LESSON_ALL_LAYERS, &layer) || layer < TT_LESSON_ALL_LAYERS ||
                    layer == TT_LESSON_ALL || layer == TT_LESSON_NONE))
     return fail_at(p, f->layer_line, "layer: '%s' should be a layer number or 'all'", f->layer);
+  tt_hook_ref ref;
   if (strncmp(f->show, "blocks.", 7) == 0) {
-    const char *n = f->show + 7;
-    char *end;
-    long v = strtol(n, &end, 10);
-    if (end == n || *end != '.' || v < 0 || v >= TT_LESSON_MAX_LAYERS)
-      return fail_at(p, f->show_line, "show: '%s' should read blocks.LAYER.NAME", f->show);
-    if (f->layer && layer != (int)v)
+    if (!tt_hook_lookup(f->show, &ref) || ref.grad || ref.decode >= 0 || ref.layer >= TT_LESSON_MAX_LAYERS)
+      return fail_at(p, f->show_line, "show: '%s' should read blocks.LAYER.NAME (a hook of the catalogue)", f->show);
+    if (f->layer && layer != ref.layer)
       return fail_at(p, f->layer_line, "layer: %s disagrees with show: %s (give the layer once)", f->layer, f->show);
-    st->layer = (int)v;
+    st->layer = ref.layer;
     st->hook = f->show;
   } else if (f->layer && layer == TT_LESSON_ALL_LAYERS) {
     st->layer = layer;
@@ -432,7 +431,8 @@ static tt_status apply_fields(parser *p, tt_lesson_step *st, const step_fields *
   } else if (f->layer) {
     if (layer >= TT_LESSON_MAX_LAYERS) return fail_at(p, f->layer_line, "layer %d is too large", layer);
     char buf[256];
-    snprintf(buf, sizeof buf, "blocks.%d.%s", layer, f->show);
+    if (!tt_hook_at(f->show, layer, &ref) || ref.layer < 0 || !tt_hook_name(&ref, buf, sizeof buf))
+      return fail_at(p, f->show_line, "show: '%s' is not a block hook, so it takes no layer", f->show);
     st->layer = layer;
     st->hook = tt_arena_strdup(l->arena, buf);
     if (!st->hook) return tt_fail(p->err, TT_ERR_NOMEM, "out of memory");

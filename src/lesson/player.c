@@ -5,6 +5,7 @@
 
 #include "model/model.h"  // tt_config, used by trace.h's tt_trace_config
 #include "lesson_internal.h"
+#include "trace/hooks.h"
 
 static bool ends_with(const char *s, const char *suffix) {
   size_t n = strlen(s), k = strlen(suffix);
@@ -17,11 +18,8 @@ static int trace_layers(const tt_trace *tr) {
   if (tt_trace_config(tr, &cfg)) return cfg.n_layer;
   int n = 0;
   for (size_t i = 0; i < tt_trace_count(tr); i++) {
-    const char *name = tt_trace_get(tr, i)->name;
-    if (strncmp(name, "blocks.", 7) == 0) {
-      int L = atoi(name + 7);
-      if (L + 1 > n) n = L + 1;
-    }
+    tt_hook_ref ref;
+    if (tt_hook_lookup(tt_trace_get(tr, i)->name, &ref) && ref.layer + 1 > n) n = ref.layer + 1;
   }
   return n;
 }
@@ -105,10 +103,12 @@ tt_status tt_lesson_resolve(const tt_lesson *l, int step, const tt_trace *const 
   }
   for (int i = 0; i < n; i++) {
     char name[256];
-    if (st->layer == TT_LESSON_ALL_LAYERS)
-      snprintf(name, sizeof name, "blocks.%d.%s", i, st->hook);
-    else
+    tt_hook_ref ref;
+    if (st->layer != TT_LESSON_ALL_LAYERS)
       snprintf(name, sizeof name, "%s", st->hook);
+    else if (!tt_hook_at(st->hook, i, &ref) || ref.layer < 0 || !tt_hook_name(&ref, name, sizeof name))
+      return tt_fail(err, TT_ERR_ARG, "%s:%d: %s is not a block hook, so 'layer: all' cannot show it", l->name,
+                     st->line, st->hook);
     const tt_tensor *t = tt_trace_find(out->trace, name);
     if (!t)
       return tt_fail(err, TT_ERR_ARG, "%s:%d: trace '%s' has no tensor %s (record it in the trace line)", l->name,

@@ -102,7 +102,12 @@ typedef enum {
   TT_S_QKV_Q,  // "Q", two spaces, the question
   TT_S_QKV_K,
   TT_S_QKV_V,
-  TT_S_GELU_DOTS_FMT,  // activation, pairs, layer
+  TT_S_GELU_DOTS_FMT,       // activation, pairs, layer
+  TT_S_COLLAPSE_NEEDS_FMT,  // the two hook names the collapse view needs
+  TT_S_COLLAPSE_NO_MODEL,
+  TT_S_COLLAPSE_A,
+  TT_S_COLLAPSE_B,
+  TT_S_COLLAPSE_MAX_FMT,  // difference, token, column, rows, columns
   TT_S_AXIS_TOKEN,
   TT_S_AXIS_QUERY,
   TT_S_AXIS_KEY,

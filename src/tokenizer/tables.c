@@ -13,9 +13,8 @@ const char tt_gpt2_pattern[] =
     "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^" WS "\\p{L}\\p{N}]+|[" WS "]+(?![^" WS "])|[" WS "]+";
 
 static uint32_t hash_str(const char *s) {
-  uint32_t h = 2166136261u;  // FNV-1a
-  for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
-  return h;
+  uint64_t h = tt_fnv1a64(TT_FNV1A64_BASIS, s, strlen(s));  // core's FNV-1a, folded to 32 bits
+  return (uint32_t)(h ^ (h >> 32));
 }
 
 static uint32_t hash_u64(uint64_t k) {

@@ -43,11 +43,6 @@ static const char *const kernel_args[TT_K_COUNT] = {
     "bobobi",
 };
 
-static uint64_t fnv1a(uint64_t h, const char *s) {
-  for (; *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-  return h;
-}
-
 // Copies src into dst (len bytes), cutting it short when it does not fit.
 static void copy_str(char *dst, size_t len, const char *src) {
   size_t n = strlen(src);
@@ -241,9 +236,10 @@ tt_status tt_cl_build(tt_cl *cl, tt_error *err) {
   snprintf(options, sizeof options, "-cl-std=CL1.2 -DTT_TS=%d -DTT_WPT=%d -DTT_VW=%d -DTT_TK=%d -DTT_RW=%d", cl->ts,
            cl->wpt, cl->vw, cl->tk, cl->rw);
 
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned i = 0; i < tt_opencl_kernel_n_lines; i++) h = fnv1a(h, tt_opencl_kernel_lines[i]);
-  h = fnv1a(h, options);
+  uint64_t h = TT_FNV1A64_BASIS;
+  for (unsigned i = 0; i < tt_opencl_kernel_n_lines; i++)
+    h = tt_fnv1a64(h, tt_opencl_kernel_lines[i], strlen(tt_opencl_kernel_lines[i]));
+  h = tt_fnv1a64(h, options, strlen(options));
   char dir[1024], path[1400], dev[96], drv[48];
   sanitize(cl->device_name, dev, sizeof dev);
   sanitize(cl->driver, drv, sizeof drv);

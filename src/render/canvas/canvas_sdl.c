@@ -23,12 +23,7 @@ struct tt_sdl_cache {
 };
 
 uint64_t tt_hash(uint64_t h, const void *p, size_t n) {
-  const unsigned char *b = p;
-  if (!h) h = 1469598103934665603ull;
-  for (size_t i = 0; i < n; i++) {
-    h ^= b[i];
-    h *= 1099511628211ull;
-  }
+  h = tt_fnv1a64(h ? h : TT_FNV1A64_BASIS, p, n);  // core's FNV-1a; 0 stays free to mean "start"
   return h ? h : 1;
 }
 

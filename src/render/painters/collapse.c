@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "render_int.h"
+#include "trace/hooks.h"
 
 static void note(tt_paint *p, SDL_Rect r, const char *msg) {
   tt_draw_para(p->cv, r.x + p->unit, r.y + p->unit, r.w - 2 * p->unit, msg, p->unit, TT_FONT_SANS, p->pal->warn);
@@ -30,21 +31,20 @@ static const tt_tensor *direct_output(tt_paint *p, const tt_tensor *x, const tt_
 }
 
 void tt_paint_collapse(tt_paint *p, SDL_Rect r, int layer) {
-  bool ko = p->st->lang == TT_LANG_KO;
+  tt_lang lang = p->st->lang;
   char xn[96], on[96], line[256];
-  snprintf(xn, sizeof xn, "blocks.%d.ln2.hook_out", layer);
-  snprintf(on, sizeof on, "blocks.%d.hook_mlp_out", layer);
+  tt_hook_ref xr, or ;
+  if (!tt_hook_at("ln2.hook_out", layer, &xr) || !tt_hook_at("hook_mlp_out", layer, & or) ||
+      !tt_hook_name(&xr, xn, sizeof xn) || !tt_hook_name(& or, on, sizeof on))
+    return;
   const tt_tensor *x = tt_trace_find(p->tr, xn), *out = tt_trace_find(p->tr, on);
   if (!x || !out) {
-    snprintf(line, sizeof line,
-             ko ? "이 화면에는 트레이스의 %s와 %s가 필요합니다" : "this view needs %s and %s in the trace", xn, on);
+    snprintf(line, sizeof line, tt_str(lang, TT_S_COLLAPSE_NEEDS_FMT), xn, on);
     note(p, r, line);
     return;
   }
   if (!p->ex || !p->ex->model) {
-    note(p, r,
-         ko ? "이 화면은 모델 가중치(W_fc, W_proj)로 계산합니다. 모델을 찾지 못했습니다"
-            : "this view computes from the model's weights (W_fc, W_proj); no model was found");
+    note(p, r, tt_str(lang, TT_S_COLLAPSE_NO_MODEL));
     return;
   }
   tt_error err = {0};
@@ -62,8 +62,7 @@ void tt_paint_collapse(tt_paint *p, SDL_Rect r, int layer) {
   tt_note(p->cv, "collapse_shapes layer=%d", layer);
   tt_draw_text(p->cv, r.x, r.y, line, u, TT_FONT_MONO, p->pal->fg, TT_ALIGN_LEFT);
   int top = r.y + u * 2, bottom = r.y + r.h - u * 2, half = (r.w - u) / 2;
-  const char *labels[2] = {ko ? "A: 기록된 FFN 출력" : "A: the FFN's output, as recorded",
-                           ko ? "B: x\xC2\xB7W + b (입력 x만으로)" : "B: x\xC2\xB7W + b, from x alone"};
+  const char *labels[2] = {tt_str(lang, TT_S_COLLAPSE_A), tt_str(lang, TT_S_COLLAPSE_B)};
   const tt_tensor *shown[2] = {out, direct};
   for (int k = 0; k < 2; k++) {
     SDL_Rect side = {r.x + k * (half + u), top, half, bottom - top};
@@ -74,10 +73,8 @@ void tt_paint_collapse(tt_paint *p, SDL_Rect r, int layer) {
   }
   char num[32];
   snprintf(num, sizeof num, "%.3g", c->max_diff);
-  snprintf(line, sizeof line,
-           ko ? "가장 큰 차이 |A \xE2\x88\x92 B| = %s (토큰 %lld, %lld열), 숫자 %d \xC3\x97 %d개 전체에서"
-              : "largest difference |A \xE2\x88\x92 B| = %s (token %lld, column %lld) over all %d \xC3\x97 %d numbers",
-           num, (long long)(c->max_at / c->C), (long long)(c->max_at % c->C), c->T, c->C);
+  snprintf(line, sizeof line, tt_str(lang, TT_S_COLLAPSE_MAX_FMT), num, (long long)(c->max_at / c->C),
+           (long long)(c->max_at % c->C), c->T, c->C);
   tt_note_scope(p->cv, "panel=collapse hook=%s layer=%d", out->name, layer);
   tt_note(p->cv, "collapse_max layer=%d", layer);
   tt_draw_text(p->cv, r.x, bottom + u / 2, line, u, TT_FONT_BOLD, p->pal->fg, TT_ALIGN_LEFT);
