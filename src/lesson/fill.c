@@ -333,6 +333,150 @@ static tt_status put_extent(strbuf *b, const tt_placeholder *ph, const tt_trace 
   return TT_OK;
 }
 
+// {{token i}}: the text of token i (negative counts from the end).
+static tt_status put_token(fill_ctx *c, const tt_placeholder *ph, const tt_trace *tr, const char *where,
+                           tt_error *err) {
+  int T = tt_trace_n_tokens(tr), i = 0;
+  token_index(ph->ref, &i);  // checked by the parser
+  if (i < 0) i += T;
+  if (i < 0 || i >= T) return tt_fail(err, TT_ERR_ARG, "%s: token %s out of range (T = %d)", where, ph->ref, T);
+  const char *s = tt_trace_token(tr, i);
+  sb_add(&c->out, s, strlen(s));
+  return TT_OK;
+}
+
+// {{config key}}: one number of the trace's model config (or its token count).
+static tt_status put_config(fill_ctx *c, const tt_placeholder *ph, const tt_trace *tr, int ti, const char *where,
+                            tt_error *err) {
+  tt_config cfg;
+  long v;
+  if (strcmp(ph->ref, "tokens") == 0) {
+    v = tt_trace_n_tokens(tr);
+  } else {
+    if (!tt_trace_config(tr, &cfg))
+      return tt_fail(err, TT_ERR_FORMAT, "%s: trace '%s' has no readable config", where, c->l->traces[ti].name);
+    v = strcmp(ph->ref, "n_layer") == 0       ? cfg.n_layer
+        : strcmp(ph->ref, "n_head") == 0      ? cfg.n_head
+        : strcmp(ph->ref, "n_embd") == 0      ? cfg.n_embd
+        : strcmp(ph->ref, "d_head") == 0      ? cfg.n_embd / cfg.n_head
+        : strcmp(ph->ref, "n_inner") == 0     ? (cfg.n_inner ? cfg.n_inner : 4 * cfg.n_embd)
+        : strcmp(ph->ref, "n_positions") == 0 ? cfg.n_positions
+                                              : cfg.vocab_size;
+  }
+  sb_printf(&c->out, "%ld", v);
+  return TT_OK;
+}
+
+// Refuses a slice whose size does not fit the function; frees it when it refuses.
+static tt_status check_slice(const tt_placeholder *ph, tt_slice *sl, const tt_tensor *t, const char *where,
+                             tt_error *err) {
+  if (ph->func == TT_PH_VALUE && sl->n != 1) {
+    tt_slice_free(sl);
+    return tt_fail(err, TT_ERR_FORMAT, "%s: a value needs all %d indices (or use max, mean, list, ...)", where,
+                   t->ndim);
+  }
+  if (ph->func == TT_PH_LIST && sl->n > 64) {
+    tt_slice_free(sl);
+    return tt_fail(err, TT_ERR_FORMAT, "%s: list of %lld values is too long (64 at most)", where, (long long)sl->n);
+  }
+  if (ph->func == TT_PH_WORD && sl->n_free != 1) {
+    tt_slice_free(sl);
+    return tt_fail(err, TT_ERR_FORMAT, "%s: word needs a 1-D slice (e.g. hook_probs[-1])", where);
+  }
+  return TT_OK;
+}
+
+typedef struct {
+  double best;      // the winning key (max, |max| or -min)
+  int64_t best_at;  // its flat index in the slice
+  double sum, sumsq;
+  int64_t count;
+} slice_stats;
+
+// One pass over the slice: the extreme the function asks for, the sum and the sum of squares;
+// a {{list}} prints its values on the way.
+static slice_stats scan_slice(fill_ctx *c, const tt_placeholder *ph, const tt_slice *sl) {
+  slice_stats s = {.best = 0, .best_at = -1, .sum = 0, .sumsq = 0, .count = sl->n};
+  for (int64_t k = 0; k < sl->n; k++) {
+    double v = sl->v[k];
+    if (ph->func == TT_PH_LIST) {
+      if (k) sb_add(&c->out, ", ", 2);
+      put_number(&c->out, ph, v, sl->integral);
+    }
+    double key = ph->func == TT_PH_ABSMAX ? fabs(v) : ph->func == TT_PH_MIN || ph->func == TT_PH_ARGMIN ? -v : v;
+    if (s.best_at < 0 || key > s.best || (isnan(key) && !isnan(s.best))) s.best = key, s.best_at = k;  // a NaN wins
+    if (isnan(v)) s.sum = s.sumsq = NAN;
+    if (isfinite(v)) s.sum += v, s.sumsq += v * v;
+  }
+  return s;
+}
+
+// {{word ...}}: the decoded token at the winning index, or #index without a decoder.
+static void put_word(fill_ctx *c, int64_t at) {
+  char buf[128];
+  const char *w = c->decode ? c->decode(c->decode_ctx, (int32_t)at, buf, sizeof buf) : NULL;
+  if (w)
+    sb_add(&c->out, w, strlen(w));
+  else
+    sb_printf(&c->out, "#%lld", (long long)at);
+}
+
+// Prints the reduction the function names from the scanned statistics.
+static void put_reduction(fill_ctx *c, const tt_placeholder *ph, const slice_stats *s, bool integral) {
+  switch (ph->func) {
+  case TT_PH_LIST:
+    break;
+  case TT_PH_VALUE:
+  case TT_PH_MAX:
+  case TT_PH_ABSMAX:
+    put_number(&c->out, ph, s->best, integral);
+    break;
+  case TT_PH_MIN:
+    put_number(&c->out, ph, -s->best, integral);
+    break;
+  case TT_PH_MEAN:
+    put_number(&c->out, ph, s->sum / (double)s->count, false);
+    break;
+  case TT_PH_SUM:
+    put_number(&c->out, ph, s->sum, integral);
+    break;
+  case TT_PH_NORM:
+    put_number(&c->out, ph, sqrt(s->sumsq), false);
+    break;
+  case TT_PH_STD: {
+    double mean = s->sum / (double)s->count, var = s->sumsq / (double)s->count - mean * mean;
+    put_number(&c->out, ph, sqrt(var > 0 ? var : 0), false);
+    break;
+  }
+  case TT_PH_ARGMAX:
+  case TT_PH_ARGMIN:
+    sb_printf(&c->out, "%lld", (long long)s->best_at);
+    break;
+  case TT_PH_WORD:
+    put_word(c, s->best_at);
+    break;
+  default:
+    break;
+  }
+}
+
+// A placeholder over a tensor: its extent, or a value, list or reduction of a slice of it.
+static tt_status put_tensor(fill_ctx *c, const tt_placeholder *ph, const tt_trace *tr, int ti, const char *where,
+                            tt_error *err) {
+  const tt_tensor *t = tt_trace_find(tr, ph->ref);
+  if (!t) return tt_fail(err, TT_ERR_FORMAT, "%s: trace '%s' has no tensor %s", where, c->l->traces[ti].name, ph->ref);
+  if (ph->func == TT_PH_SIZE || ph->func == TT_PH_SHAPE) return put_extent(&c->out, ph, tr, where, err);
+  tt_slice sl;
+  if (tt_lesson_slice(ph, tr, &sl, err)) return tt_fail_prefix(err, "%s", where);
+  tt_status st = check_slice(ph, &sl, t, where, err);
+  if (st) return st;
+  bool integral = sl.integral;
+  slice_stats s = scan_slice(c, ph, &sl);
+  tt_slice_free(&sl);
+  put_reduction(c, ph, &s, integral);
+  return TT_OK;
+}
+
 static tt_status fill_one(void *vctx, const char *open, const char *inner, size_t n, int line, tt_error *err) {
   fill_ctx *c = vctx;
   sb_add(&c->out, c->copied, (size_t)(open - c->copied));
@@ -344,110 +488,9 @@ static tt_status fill_one(void *vctx, const char *open, const char *inner, size_
   int ti = ph.trace[0] ? tt_lesson_find_trace(c->l, ph.trace) : c->default_trace;
   if (ti < 0) return tt_fail(err, TT_ERR_FORMAT, "%s: trace '%s' is not defined", where, ph.trace);
   const tt_trace *tr = c->traces[ti];
-  if (ph.func == TT_PH_TOKEN) {
-    int T = tt_trace_n_tokens(tr), i = 0;
-    token_index(ph.ref, &i);  // checked by the parser
-    if (i < 0) i += T;
-    if (i < 0 || i >= T) return tt_fail(err, TT_ERR_ARG, "%s: token %s out of range (T = %d)", where, ph.ref, T);
-    const char *s = tt_trace_token(tr, i);
-    sb_add(&c->out, s, strlen(s));
-    return TT_OK;
-  }
-  if (ph.func == TT_PH_CONFIG) {
-    tt_config cfg;
-    long v;
-    if (strcmp(ph.ref, "tokens") == 0) {
-      v = tt_trace_n_tokens(tr);
-    } else {
-      if (!tt_trace_config(tr, &cfg))
-        return tt_fail(err, TT_ERR_FORMAT, "%s: trace '%s' has no readable config", where, c->l->traces[ti].name);
-      v = strcmp(ph.ref, "n_layer") == 0       ? cfg.n_layer
-          : strcmp(ph.ref, "n_head") == 0      ? cfg.n_head
-          : strcmp(ph.ref, "n_embd") == 0      ? cfg.n_embd
-          : strcmp(ph.ref, "d_head") == 0      ? cfg.n_embd / cfg.n_head
-          : strcmp(ph.ref, "n_inner") == 0     ? (cfg.n_inner ? cfg.n_inner : 4 * cfg.n_embd)
-          : strcmp(ph.ref, "n_positions") == 0 ? cfg.n_positions
-                                               : cfg.vocab_size;
-    }
-    sb_printf(&c->out, "%ld", v);
-    return TT_OK;
-  }
-  const tt_tensor *t = tt_trace_find(tr, ph.ref);
-  if (!t) return tt_fail(err, TT_ERR_FORMAT, "%s: trace '%s' has no tensor %s", where, c->l->traces[ti].name, ph.ref);
-  if (ph.func == TT_PH_SIZE || ph.func == TT_PH_SHAPE) return put_extent(&c->out, &ph, tr, where, err);
-  tt_slice sl;
-  if (tt_lesson_slice(&ph, tr, &sl, err)) return tt_fail_prefix(err, "%s", where);
-  if (ph.func == TT_PH_VALUE && sl.n != 1) {
-    tt_slice_free(&sl);
-    return tt_fail(err, TT_ERR_FORMAT, "%s: a value needs all %d indices (or use max, mean, list, ...)", where,
-                   t->ndim);
-  }
-  if (ph.func == TT_PH_LIST && sl.n > 64) {
-    tt_slice_free(&sl);
-    return tt_fail(err, TT_ERR_FORMAT, "%s: list of %lld values is too long (64 at most)", where, (long long)sl.n);
-  }
-  if (ph.func == TT_PH_WORD && sl.n_free != 1) {
-    tt_slice_free(&sl);
-    return tt_fail(err, TT_ERR_FORMAT, "%s: word needs a 1-D slice (e.g. hook_probs[-1])", where);
-  }
-  bool integral = sl.integral;
-  double best = 0, sum = 0, sumsq = 0;
-  int64_t best_at = -1;
-  for (int64_t k = 0; k < sl.n; k++) {
-    double v = sl.v[k];
-    if (ph.func == TT_PH_LIST) {
-      if (k) sb_add(&c->out, ", ", 2);
-      put_number(&c->out, &ph, v, integral);
-    }
-    double key = ph.func == TT_PH_ABSMAX ? fabs(v) : ph.func == TT_PH_MIN || ph.func == TT_PH_ARGMIN ? -v : v;
-    if (best_at < 0 || key > best || (isnan(key) && !isnan(best))) best = key, best_at = k;  // a NaN wins
-    if (isnan(v)) sum = sumsq = NAN;
-    if (isfinite(v)) sum += v, sumsq += v * v;
-  }
-  int64_t count = sl.n;
-  tt_slice_free(&sl);
-  switch (ph.func) {
-  case TT_PH_LIST:
-    break;
-  case TT_PH_VALUE:
-  case TT_PH_MAX:
-  case TT_PH_ABSMAX:
-    put_number(&c->out, &ph, best, integral);
-    break;
-  case TT_PH_MIN:
-    put_number(&c->out, &ph, -best, integral);
-    break;
-  case TT_PH_MEAN:
-    put_number(&c->out, &ph, sum / (double)count, false);
-    break;
-  case TT_PH_SUM:
-    put_number(&c->out, &ph, sum, integral);
-    break;
-  case TT_PH_NORM:
-    put_number(&c->out, &ph, sqrt(sumsq), false);
-    break;
-  case TT_PH_STD: {
-    double mean = sum / (double)count, var = sumsq / (double)count - mean * mean;
-    put_number(&c->out, &ph, sqrt(var > 0 ? var : 0), false);
-    break;
-  }
-  case TT_PH_ARGMAX:
-  case TT_PH_ARGMIN:
-    sb_printf(&c->out, "%lld", (long long)best_at);
-    break;
-  case TT_PH_WORD: {
-    char buf[128];
-    const char *w = c->decode ? c->decode(c->decode_ctx, (int32_t)best_at, buf, sizeof buf) : NULL;
-    if (w)
-      sb_add(&c->out, w, strlen(w));
-    else
-      sb_printf(&c->out, "#%lld", (long long)best_at);
-    break;
-  }
-  default:
-    break;
-  }
-  return TT_OK;
+  if (ph.func == TT_PH_TOKEN) return put_token(c, &ph, tr, where, err);
+  if (ph.func == TT_PH_CONFIG) return put_config(c, &ph, tr, ti, where, err);
+  return put_tensor(c, &ph, tr, ti, where, err);
 }
 
 tt_status tt_lesson_fill(const tt_lesson *l, int default_trace, const char *text, int line,

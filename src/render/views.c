@@ -97,53 +97,59 @@ static bool pin_has_inspector(const tt_paint *p) {
   return p->st->pin_row >= 0 && p->st->pin_col >= 0;
 }
 
-void tt_paint_view(tt_paint *p, SDL_Rect r) {
+// The view's heading: title (tensor, layer, head), subtitle (step, prompt, shape), the shape alone.
+typedef struct {
+  char title[256], sub[512], shape[96];
+} view_heading;
+
+static void heading_of(const tt_paint *p, tt_view_kind kind, const tt_tensor *t, int layer, view_heading *h) {
   const tt_view_state *st = p->st;
   const tt_trace *tr = p->tr;
-  p->lay->view_rect = r;
-  tt_view_kind kind = st->view == TT_VIEW_AUTO ? auto_view(tr, st->hook) : st->view;
-  const tt_tensor *t = tt_trace_find(tr, st->hook);
-  int layer = tt_hook_block(st->hook);
-  if (layer < 0) layer = st->layer;
-
-  // Title: the tensor, layer, head; subtitle: the step, the prompt, the shape.
-  char title[256], sub[512], shape[96] = "";
-  int n = snprintf(title, sizeof title, "%s", st->hook);
+  h->shape[0] = 0;
+  int n = snprintf(h->title, sizeof h->title, "%s", st->hook);
   bool headed = t && t->ndim == 3 && (kind == TT_VIEW_HEATMAP || kind == TT_VIEW_TABLE);
-  if (tt_hook_block(st->hook) >= 0 && n < (int)sizeof title)
-    n += snprintf(title + n, sizeof title - (size_t)n, "  \xC2\xB7  %s %d", tt_str(st->lang, TT_S_LAYER), layer);
-  if (headed && n < (int)sizeof title)
-    snprintf(title + n, sizeof title - (size_t)n, "  \xC2\xB7  %s %d", tt_str(st->lang, TT_S_HEAD),
+  if (tt_hook_block(st->hook) >= 0 && n < (int)sizeof h->title)
+    n += snprintf(h->title + n, sizeof h->title - (size_t)n, "  \xC2\xB7  %s %d", tt_str(st->lang, TT_S_LAYER), layer);
+  if (headed && n < (int)sizeof h->title)
+    snprintf(h->title + n, sizeof h->title - (size_t)n, "  \xC2\xB7  %s %d", tt_str(st->lang, TT_S_HEAD),
              st->head < 0              ? 0
              : st->head >= t->shape[0] ? (int)t->shape[0] - 1
                                        : st->head);
-  if (t) tt_shape_str(t->shape, t->ndim, shape, sizeof shape);
+  if (t) tt_shape_str(t->shape, t->ndim, h->shape, sizeof h->shape);
   int step = tt_step_find(tr, st->hook, NULL);
   const char *prompt = tt_trace_meta(tr, "prompt");
-  snprintf(sub, sizeof sub, "%s%s\xE2\x80\x9C%s\xE2\x80\x9D   %s", step >= 0 ? tt_step_title(tr, step, st->lang) : "",
-           step >= 0 ? "   " : "", prompt ? prompt : "", shape);
-  int th = st->frame ? 0 : tt_paint_title(p, r, title, sub);
+  snprintf(h->sub, sizeof h->sub, "%s%s\xE2\x80\x9C%s\xE2\x80\x9D   %s",
+           step >= 0 ? tt_step_title(tr, step, st->lang) : "", step >= 0 ? "   " : "", prompt ? prompt : "", h->shape);
+}
+
+// Draws the heading and returns the rectangle left below it for the view.
+static SDL_Rect paint_heading(tt_paint *p, SDL_Rect r, const view_heading *h) {
+  int th = p->st->frame ? 0 : tt_paint_title(p, r, h->title, h->sub);
   SDL_Rect body = {r.x, r.y + th, r.w, r.h - th};
-  if (st->frame) {
+  if (p->st->frame) {
     // In the window the header already names the step; keep one line naming the tensor.
     char line[400];
-    snprintf(line, sizeof line, "%s   %s", title, shape);
+    snprintf(line, sizeof line, "%s   %s", h->title, h->shape);
     tt_note(p->cv, "title");
     tt_draw_text(p->cv, r.x, r.y, line, p->unit, TT_FONT_MONO, p->pal->dim, TT_ALIGN_LEFT);
     body.y += p->unit * 3 / 2;
     body.h -= p->unit * 3 / 2;
   }
-  SDL_Rect insp = {0, 0, 0, 0};
-  if (pin_has_inspector(p) && (kind == TT_VIEW_HEATMAP || kind == TT_VIEW_TABLE)) {
-    insp = (SDL_Rect){body.x + body.w * 58 / 100, body.y, body.w * 42 / 100, body.h};
-    body.w = body.w * 58 / 100 - p->unit;
-  }
+  return body;
+}
 
-  bool needs_tensor = kind == TT_VIEW_HEATMAP || kind == TT_VIEW_TABLE || kind == TT_VIEW_GRID;
-  if (needs_tensor && !t) {
-    message(p, body, tt_str(st->lang, TT_S_NOT_RECORDED));
-    return;
-  }
+// The layer norm view of a hook: the norm's name is the hook's up to ".hook_".
+static void paint_layernorm_of(tt_paint *p, SDL_Rect body, const char *hook) {
+  char prefix[96];
+  snprintf(prefix, sizeof prefix, "%s", hook);
+  char *dot = strstr(prefix, ".hook_");
+  if (dot) *dot = 0;
+  tt_paint_layernorm(p, body, prefix);
+}
+
+// Draws the chosen kind of view into body; t is the hook's tensor (present where the kind needs one).
+static void paint_kind(tt_paint *p, SDL_Rect body, tt_view_kind kind, const tt_tensor *t, int layer) {
+  const tt_view_state *st = p->st;
   switch (kind) {
   case TT_VIEW_HEATMAP:
   case TT_VIEW_TABLE:
@@ -165,14 +171,9 @@ void tt_paint_view(tt_paint *p, SDL_Rect r) {
   case TT_VIEW_BARS:
     tt_paint_bars(p, body);
     break;
-  case TT_VIEW_LAYERNORM: {
-    char prefix[96];
-    snprintf(prefix, sizeof prefix, "%s", st->hook);
-    char *dot = strstr(prefix, ".hook_");
-    if (dot) *dot = 0;
-    tt_paint_layernorm(p, body, prefix);
+  case TT_VIEW_LAYERNORM:
+    paint_layernorm_of(p, body, st->hook);
     break;
-  }
   case TT_VIEW_GELU:
     tt_paint_gelu(p, body, layer);
     break;
@@ -191,6 +192,31 @@ void tt_paint_view(tt_paint *p, SDL_Rect r) {
   case TT_VIEW_COUNT:
     break;
   }
+}
+
+void tt_paint_view(tt_paint *p, SDL_Rect r) {
+  const tt_view_state *st = p->st;
+  p->lay->view_rect = r;
+  tt_view_kind kind = st->view == TT_VIEW_AUTO ? auto_view(p->tr, st->hook) : st->view;
+  const tt_tensor *t = tt_trace_find(p->tr, st->hook);
+  int layer = tt_hook_block(st->hook);
+  if (layer < 0) layer = st->layer;
+
+  view_heading h;
+  heading_of(p, kind, t, layer, &h);
+  SDL_Rect body = paint_heading(p, r, &h);
+  SDL_Rect insp = {0, 0, 0, 0};
+  if (pin_has_inspector(p) && (kind == TT_VIEW_HEATMAP || kind == TT_VIEW_TABLE)) {
+    insp = (SDL_Rect){body.x + body.w * 58 / 100, body.y, body.w * 42 / 100, body.h};
+    body.w = body.w * 58 / 100 - p->unit;
+  }
+
+  bool needs_tensor = kind == TT_VIEW_HEATMAP || kind == TT_VIEW_TABLE || kind == TT_VIEW_GRID;
+  if (needs_tensor && !t) {
+    message(p, body, tt_str(st->lang, TT_S_NOT_RECORDED));
+    return;
+  }
+  paint_kind(p, body, kind, t, layer);
   if (insp.w > 0) {
     pinned(p);
     tt_paint_inspector(p, insp);

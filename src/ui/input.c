@@ -159,8 +159,101 @@ static bool scale_key(tt_ui *ui, SDL_Keycode c) {
   }
 }
 
-static void key(tt_ui *ui, const SDL_KeyboardEvent *k) {
+// Arrows move through the steps and layers, [ and ] through the heads. false when c is none of these.
+static bool nav_key(tt_ui *ui, SDL_Keycode c) {
   tt_view_state *vs = &ui->vs;
+  switch (c) {
+  case SDLK_RIGHT:
+    tt_ui_step(ui, 1);
+    return true;
+  case SDLK_LEFT:
+    tt_ui_step(ui, -1);
+    return true;
+  case SDLK_DOWN:
+    set_layer(ui, vs->layer + 1);
+    return true;
+  case SDLK_UP:
+    set_layer(ui, vs->layer - 1);
+    return true;
+  case SDLK_RIGHTBRACKET:
+    set_head(ui, vs->head + 1);
+    return true;
+  case SDLK_LEFTBRACKET:
+    set_head(ui, vs->head - 1);
+    return true;
+  default:
+    return false;
+  }
+}
+
+// Tab, g and o toggle the table, grid and overview views; d the theme, l the language;
+// F1 and ? the help, which Esc closes (else Esc drops the pin). false when c is none of these.
+static bool view_key(tt_ui *ui, SDL_Keycode c, bool shift) {
+  tt_view_state *vs = &ui->vs;
+  switch (c) {
+  case SDLK_TAB:
+    vs->view = vs->view == TT_VIEW_TABLE ? TT_VIEW_AUTO : TT_VIEW_TABLE;
+    vs->pan_row = vs->pan_col = 0;
+    return true;
+  case SDLK_g:
+    toggle_view(ui, TT_VIEW_GRID);
+    return true;
+  case SDLK_o:
+    toggle_view(ui, TT_VIEW_OVERVIEW);
+    return true;
+  case SDLK_F1:
+    vs->show_help = !vs->show_help;
+    return true;
+  case SDLK_SLASH:
+    if (shift) vs->show_help = !vs->show_help;
+    return true;
+  case SDLK_ESCAPE:
+    if (vs->show_help)
+      vs->show_help = false;
+    else
+      vs->pin_row = vs->pin_col = -1;
+    return true;
+  case SDLK_d:
+    vs->theme = vs->theme == TT_THEME_DARK ? TT_THEME_LIGHT : TT_THEME_DARK;
+    return true;
+  case SDLK_l:
+    vs->lang = tt_lang_next(vs->lang);
+    return true;
+  default:
+    return false;
+  }
+}
+
+// Space plays or pauses, s saves a screenshot, p opens the prompt box, q quits.
+// false when c is none of these.
+static bool action_key(tt_ui *ui, SDL_Keycode c) {
+  tt_view_state *vs = &ui->vs;
+  switch (c) {
+  case SDLK_SPACE:
+    vs->playing = !vs->playing;
+    ui->next_play = SDL_GetTicks() + 3000;
+    return true;
+  case SDLK_s: {
+    char path[4200];
+    snprintf(path, sizeof path, "%s/ttrace-%03d-%s.png", ui->opts.shot_dir ? ui->opts.shot_dir : ".", ++ui->n_shots,
+             vs->hook);
+    tt_ui_shot_status(ui, path);
+    return true;
+  }
+  case SDLK_p:
+    ui->editing = true;
+    ui->prompt[0] = 0;  // a fresh prompt; Esc keeps the old trace
+    SDL_StartTextInput();
+    return true;
+  case SDLK_q:
+    ui->quit = true;
+    return true;
+  default:
+    return false;
+  }
+}
+
+static void key(tt_ui *ui, const SDL_KeyboardEvent *k) {
   SDL_Keycode c = k->keysym.sym;
   if (ui->editing) {
     prompt_key(ui, c);
@@ -176,76 +269,8 @@ static void key(tt_ui *ui, const SDL_KeyboardEvent *k) {
     return;
   }
   bool shift = (k->keysym.mod & KMOD_SHIFT) != 0;
-  switch (c) {
-  case SDLK_RIGHT:
-    tt_ui_step(ui, 1);
-    break;
-  case SDLK_LEFT:
-    tt_ui_step(ui, -1);
-    break;
-  case SDLK_DOWN:
-    set_layer(ui, vs->layer + 1);
-    break;
-  case SDLK_UP:
-    set_layer(ui, vs->layer - 1);
-    break;
-  case SDLK_RIGHTBRACKET:
-    set_head(ui, vs->head + 1);
-    break;
-  case SDLK_LEFTBRACKET:
-    set_head(ui, vs->head - 1);
-    break;
-  case SDLK_TAB:
-    vs->view = vs->view == TT_VIEW_TABLE ? TT_VIEW_AUTO : TT_VIEW_TABLE;
-    vs->pan_row = vs->pan_col = 0;
-    break;
-  case SDLK_g:
-    toggle_view(ui, TT_VIEW_GRID);
-    break;
-  case SDLK_o:
-    toggle_view(ui, TT_VIEW_OVERVIEW);
-    break;
-  case SDLK_SPACE:
-    vs->playing = !vs->playing;
-    ui->next_play = SDL_GetTicks() + 3000;
-    break;
-  case SDLK_s: {
-    char path[4200];
-    snprintf(path, sizeof path, "%s/ttrace-%03d-%s.png", ui->opts.shot_dir ? ui->opts.shot_dir : ".", ++ui->n_shots,
-             vs->hook);
-    tt_ui_shot_status(ui, path);
-    break;
-  }
-  case SDLK_F1:
-    vs->show_help = !vs->show_help;
-    break;
-  case SDLK_SLASH:
-    if (shift) vs->show_help = !vs->show_help;
-    break;
-  case SDLK_ESCAPE:
-    if (vs->show_help)
-      vs->show_help = false;
-    else
-      vs->pin_row = vs->pin_col = -1;
-    break;
-  case SDLK_p:
-    ui->editing = true;
-    ui->prompt[0] = 0;  // a fresh prompt; Esc keeps the old trace
-    SDL_StartTextInput();
-    break;
-  case SDLK_d:
-    vs->theme = vs->theme == TT_THEME_DARK ? TT_THEME_LIGHT : TT_THEME_DARK;
-    break;
-  case SDLK_l:
-    vs->lang = tt_lang_next(vs->lang);
-    break;
-  case SDLK_q:
-    ui->quit = true;
-    break;
-  default:
-    return;
-  }
-  if (c != SDLK_s) ui->status[0] = 0;
+  if (!nav_key(ui, c) && !view_key(ui, c, shift) && !action_key(ui, c)) return;
+  if (c != SDLK_s) ui->status[0] = 0;  // the screenshot's saved/failed message stays
   ui->dirty = true;
 }
 
