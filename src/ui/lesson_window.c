@@ -183,11 +183,10 @@ static void go(tt_ui *ui, bool moved) {
   if (moved) apply_step(ui);
 }
 
-bool tt_ui_lesson_key(tt_ui *ui, const SDL_KeyboardEvent *k) {
+// Digits, Enter and Backspace of the "number then Enter" jump; false for any other key.
+static bool jump_key(tt_ui *ui, SDL_Keycode c) {
   tt_ui_lesson *ls = ui->lesson;
   tt_lesson_player *pl = ls->pl;
-  SDL_Keycode c = k->keysym.sym;
-  int n = tt_lesson_n_steps(pl->lesson);
   int dg = digit_of(c);
   if (dg >= 0) {
     size_t len = strlen(ls->jump);
@@ -197,27 +196,37 @@ bool tt_ui_lesson_key(tt_ui *ui, const SDL_KeyboardEvent *k) {
     }
     return true;
   }
-  switch (c) {
-  case SDLK_RETURN:
-  case SDLK_KP_ENTER:
+  if (c == SDLK_RETURN || c == SDLK_KP_ENTER) {
     if (ls->jump[0]) {
       int want = atoi(ls->jump);
       ls->jump[0] = 0;
-      if (tt_lesson_player_jump(pl, want - 1)) {
+      if (tt_lesson_player_jump(pl, want - 1))
         go(ui, true);
-      } else {
-        snprintf(ui->status, sizeof ui->status, tt_str(ui->vs.lang, TT_S_LESSON_NO_STEP_FMT), want, n);
-      }
+      else
+        snprintf(ui->status, sizeof ui->status, tt_str(ui->vs.lang, TT_S_LESSON_NO_STEP_FMT), want,
+                 tt_lesson_n_steps(pl->lesson));
     } else {
       go(ui, tt_lesson_player_next(pl));
     }
     return true;
-  case SDLK_BACKSPACE:
+  }
+  if (c == SDLK_BACKSPACE) {
     if (ls->jump[0])
       ls->jump[strlen(ls->jump) - 1] = 0;
     else
       go(ui, tt_lesson_player_prev(pl));
     return true;
+  }
+  return false;
+}
+
+bool tt_ui_lesson_key(tt_ui *ui, const SDL_KeyboardEvent *k) {
+  tt_ui_lesson *ls = ui->lesson;
+  tt_lesson_player *pl = ls->pl;
+  SDL_Keycode c = k->keysym.sym;
+  int n = tt_lesson_n_steps(pl->lesson);
+  if (jump_key(ui, c)) return true;
+  switch (c) {
   case SDLK_ESCAPE:
     if (ui->vs.show_help)
       ui->vs.show_help = false;
