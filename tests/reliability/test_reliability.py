@@ -311,6 +311,13 @@ def test_gelu_hostile_values(tmp):  # found by fuzz_render: 1e38 or inf in the F
     r = run("render", p, "--step", "mlp.hook_post", "--view", "gelu", "--size", "640x400", "-o", out, timeout=60)
     check("the gelu view of 1e38, inf and NaN activations draws (no hang, no overflow)",
           r is not None and r.returncode == 0 and os.path.getsize(out) > 0, r and r.stderr)
+    # found by fuzz_render: the layers x heads overview of a hook outside the blocks found it
+    # at every layer and never stopped
+    ov = os.path.join(tmp, "overview.png")
+    r = run("render", os.path.join(ROOT, "lessons", "traces", "01-weather.safetensors"), "--step", "hook_logits",
+            "--view", "overview", "-o", ov, timeout=30)
+    check("the overview of a hook outside the blocks draws (no endless walk over layers)",
+          r is not None and r.returncode == 0 and os.path.getsize(ov) > 0, r and r.stderr)
 
 
 def main():

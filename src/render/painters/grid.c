@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "render_int.h"
+#include "trace/hooks.h"
 
 // Columns of an arrangement of n panels of aspect (width / height) in w × h that makes
 // the panels largest.
@@ -72,7 +73,10 @@ void tt_paint_overview(tt_paint *p, SDL_Rect r, const char *suffix) {
   const tt_type type = tt_type_for(u);
   // Which layers have this hook.
   int L = 0, H = 0;
-  for (;; L++) {
+  // Only block hooks have layers (a hook outside the blocks is found at every L), and no
+  // trace has more layers than tensors: both bound the walk.
+  const tt_hook_def *def = tt_hook_def_find(suffix);
+  for (; def && def->in_block && L < (int)tt_trace_count(p->tr); L++) {
     const tt_tensor *t = tt_find_hook(p->tr, L, suffix);
     if (!t) break;
     if (t->ndim == 3 && (int)t->shape[0] > H) H = (int)t->shape[0];
