@@ -9,21 +9,6 @@
 // Shape legend: T tokens, C width, H heads, D = C/H, F FFN width, V vocabulary.
 #include "engine_internal.h"
 
-#define TRY(expr)                 \
-  do {                            \
-    tt_status st_ = (expr);       \
-    if (st_ != TT_OK) return st_; \
-  } while (0)
-#define RUN(op)                   \
-  do {                            \
-    TRY(op);                      \
-    TRY(tt_engine_flush(e, err)); \
-  } while (0)
-// The buffer for grad.<hook suffix> of layer l, shape (dims...).
-#define OUT(l, suffix, ...) tt_engine_out(e, (l), (suffix), TT_DIMS(__VA_ARGS__))
-// Offers an existing gradient as grad.<hook suffix> of layer l (a hook whose gradient is
-// another's: a residual's two inputs, an output that is the next step's input).
-#define OFFER(l, suffix, buf, ...) tt_engine_offer(e, (l), (suffix), TT_DIMS(__VA_ARGS__), (buf), err)
 // The forward tensor of hook suffix in layer l, from the tape.
 #define TAPE(l, suffix, n) tt_workspace_tape(e, (l), (suffix), (n))
 

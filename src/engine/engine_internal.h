@@ -150,4 +150,22 @@ tt_status tt_engine_offer(tt_engine *e, int layer, const char *suffix, tt_dims s
 // Offers the run's token ids (T) as the int32 hook `name`.
 void tt_engine_offer_ids(tt_engine *e, const char *name);
 
+// ---- the forward and backward passes' op lines (forward.c, backward.c) ----
+#define TRY(expr)                 \
+  do {                            \
+    tt_status st_ = (expr);       \
+    if (st_ != TT_OK) return st_; \
+  } while (0)
+// Runs one backend op, then hands its recorded outputs to the recorder.
+#define RUN(op)                   \
+  do {                            \
+    TRY(op);                      \
+    TRY(tt_engine_flush(e, err)); \
+  } while (0)
+// The buffer for hook `suffix` of layer l (-1 outside the blocks; the run's prefix, e.g.
+// grad., comes first), shape (dims...).
+#define OUT(l, suffix, ...) tt_engine_out(e, (l), (suffix), TT_DIMS(__VA_ARGS__))
+// Offers an existing buffer as hook `suffix` of layer l, shape (dims...).
+#define OFFER(l, suffix, buf, ...) tt_engine_offer(e, (l), (suffix), TT_DIMS(__VA_ARGS__), (buf), err)
+
 #endif

@@ -11,22 +11,6 @@
 
 #include "engine_internal.h"
 
-#define TRY(expr)                 \
-  do {                            \
-    tt_status st_ = (expr);       \
-    if (st_ != TT_OK) return st_; \
-  } while (0)
-// Runs one backend op, then hands its recorded outputs to the recorder.
-#define RUN(op)                   \
-  do {                            \
-    TRY(op);                      \
-    TRY(tt_engine_flush(e, err)); \
-  } while (0)
-// The buffer for hook `suffix` of layer l (-1 outside the blocks), shape (dims...).
-#define OUT(l, suffix, ...) tt_engine_out(e, (l), (suffix), TT_DIMS(__VA_ARGS__))
-// Offers an existing buffer as hook `suffix` of layer l, shape (dims...).
-#define OFFER(l, suffix, buf, ...) tt_engine_offer(e, (l), (suffix), TT_DIMS(__VA_ARGS__), (buf), err)
-
 static tt_status check_input(const tt_engine *e, const int32_t *ids, int T, tt_error *err);
 static tt_status forward(tt_engine *e, tt_error *err);
 static tt_status step_embed(tt_engine *e, tt_buf *x, tt_error *err);
