@@ -14,6 +14,7 @@ packages=(
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd
   libcmocka-dev python3-numpy python3-regex python3-torch valgrind xvfb xauth
   clang clang-format libclang-rt-14-dev
+  libharfbuzz-dev librsvg2-bin chromium python3-html5lib python3-pil desktop-file-utils
 )
 
 install_packages() {

@@ -23,6 +23,10 @@ int tt_cli_option_error(const char *cmd, int c, char **argv);
 // "1 token", "2 tokens": n with the singular or the plural noun.
 const char *tt_cli_count(char *buf, size_t len, long long n, const char *one, const char *many);
 
+// LESSON as given on the command line: a file, or "3" / "03" / "03-embeddings" in the
+// lessons folder's language lang (cmd_lesson.c). False when there is no such lesson.
+bool tt_cli_find_lesson(const char *arg, const char *lang, char *buf, size_t len);
+
 #define TT_COMMAND(name, summary) int tt_cmd_##name(int argc, char **argv);
 #include "commands.h"
 #undef TT_COMMAND

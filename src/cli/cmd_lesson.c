@@ -116,7 +116,7 @@ static int list_langs(const char *root, char **out, int max) {
 }
 
 // LESSON as given: a file, or "3" / "03" / "03-embeddings" in root/lang.
-static bool find_lesson(const char *arg, const char *lang, char *buf, size_t len) {
+bool tt_cli_find_lesson(const char *arg, const char *lang, char *buf, size_t len) {
   if (access(arg, R_OK) == 0 && !is_dir(arg)) {
     snprintf(buf, len, "%s", arg);
     return true;
@@ -845,7 +845,7 @@ static int make_traces(char **rest, int n_rest, const lesson_options *o) {
 static int play_lesson(char **rest, int n_rest, const lesson_options *o) {
   if (n_rest != 1) return tt_cli_usage_error("lesson", n_rest ? "one LESSON at a time" : "missing LESSON");
   char path[4096];
-  if (!find_lesson(rest[0], o->lang ? o->lang : "en", path, sizeof path)) {
+  if (!tt_cli_find_lesson(rest[0], o->lang ? o->lang : "en", path, sizeof path)) {
     tt_error err;
     tt_fail(&err, TT_ERR_IO, "no lesson '%s' (a file, or a number or name from `ttrace lesson --list`)", rest[0]);
     return tt_cli_fail("lesson", &err);

@@ -12,6 +12,7 @@ TT_COMMAND(import, "another implementation's activations (Hugging Face, Transfor
 TT_COMMAND(demo, "the classroom demo: trace \"The weather is nice\" and open the window")
 TT_COMMAND(view, "open a saved trace (or trace a prompt) in the window")
 TT_COMMAND(render, "export one view of a trace as PNG or SVG, without a display")
+TT_COMMAND(export_html, "a lesson or a trace as one self-contained HTML page for a browser")
 #endif
 TT_COMMAND(lesson, "play a narrated lesson in the window or as text")
 TT_COMMAND(devices, "list OpenCL platforms and devices")

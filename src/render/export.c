@@ -202,7 +202,11 @@ tt_status tt_render_svg(tt_render *rc, const tt_trace *tr, const tt_view_state *
   tt_svg_state svg;
   tt_canvas_svg(&cv, &svg, af.fp, rc->fonts, w, h);
   paint(rc, &cv, (SDL_Rect){0, 0, w, h}, tr, st, lay);
-  tt_canvas_svg_end(&cv);
+  tt_status fonts = tt_canvas_svg_end(&cv, err);
   free(lay);
+  if (fonts != TT_OK) {
+    tt_atomic_abort(&af);
+    return fonts;
+  }
   return tt_atomic_commit(&af, err);
 }

@@ -12,6 +12,8 @@
 #include "trace/trace.h"
 
 typedef enum { TT_THEME_LIGHT, TT_THEME_DARK } tt_theme;
+// The faces text is drawn in (DejaVu, with Nanum Gothic for Hangul).
+typedef enum { TT_FONT_SANS, TT_FONT_BOLD, TT_FONT_MONO, TT_FONT_KINDS } tt_font_kind;
 
 // Everything a view depends on besides the trace. Plain data: copy it freely.
 typedef struct {
@@ -121,6 +123,22 @@ tt_status tt_render_png(tt_render *rc, const tt_trace *tr, const tt_view_state *
 tt_status tt_render_svg(tt_render *rc, const tt_trace *tr, const tt_view_state *st, int w, int h, const char *path,
                         tt_error *err);
 
+// ---- fonts embedded in SVG and HTML (canvas/font_embed.c) ---------------------------------
+// Every SVG carries @font-face rules with subsets of the bundled fonts holding just the
+// glyphs it draws, so its text shows where the fonts are not installed. A page that holds
+// several SVGs (export-html) shares one set: rc's SVGs then note their characters in u and
+// embed nothing; the page writes tt_render_font_css once. Text names its fonts with
+// tt_font_css_families (embedded faces first, then the installed ones).
+typedef struct tt_font_usage tt_font_usage;  // the characters drawn, per face
+tt_status tt_font_usage_create(tt_font_usage **out, tt_error *err);
+void tt_font_usage_destroy(tt_font_usage *u);
+void tt_font_usage_add(tt_font_usage *u, tt_font_kind k, const char *utf8);
+const char *tt_font_css_families(tt_font_kind k);  // a CSS font-family list (bold: font-weight)
+// u NULL: SVGs embed their own fonts again.
+void tt_render_share_fonts(tt_render *rc, tt_font_usage *u);
+// The @font-face rules (CSS text, no <style> around it) for the characters in u.
+tt_status tt_render_font_css(tt_render *rc, const tt_font_usage *u, FILE *out, tt_error *err);
+
 // ---- two traces side by side; lesson pages (compare.c, norms.c, lesson_page.c) --------
 // Tensors a view computes from the traces (a − b, vector lengths per layer), kept between
 // frames because the layout's panels point at them. One per window or export; reset it
@@ -212,6 +230,11 @@ void tt_viz_data_extras(tt_viz_data *d, const tt_trace *tr, tt_render_extras *ex
 // creating it. Returns the number written in *n.
 tt_status tt_render_write_sequence(const tt_trace *tr, const tt_render_extras *ex, const char *dir, int w, int h,
                                    tt_lang lang, tt_theme theme, int *n, tt_error *err);
+// The same sequence as view states (frame on): fn gets each one with its file stem
+// ("003-embed", "012-L0-softmax"); the first error it returns stops the walk.
+typedef tt_status (*tt_sequence_fn)(void *ctx, const tt_view_state *vs, const char *name, tt_error *err);
+tt_status tt_render_each_step(const tt_trace *tr, tt_lang lang, tt_theme theme, tt_sequence_fn fn, void *ctx, int *n,
+                              tt_error *err);
 
 // Points st at step i of tr's step list (pipeline.h): the hook for st->layer, the step's
 // view, zoom and pan reset.

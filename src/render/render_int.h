@@ -23,10 +23,26 @@ typedef struct {
 const tt_palette *tt_palette_for(tt_theme th);
 
 // ---- fonts and text (text.c) ----------------------------------------------------------------
-typedef enum { TT_FONT_SANS, TT_FONT_BOLD, TT_FONT_MONO, TT_FONT_KINDS } tt_font_kind;
 typedef struct tt_fonts tt_fonts;
 tt_status tt_fonts_open(tt_fonts **out, tt_error *err);
 void tt_fonts_close(tt_fonts *f);
+// The bundled font files (assets/fonts), as tt_fonts_open reads them.
+enum {
+  TT_FONT_FILE_SANS,
+  TT_FONT_FILE_BOLD,
+  TT_FONT_FILE_MONO,
+  TT_FONT_FILE_HANGUL,
+  TT_FONT_FILE_HANGUL_BOLD,
+  TT_FONT_FILES
+};
+const char *tt_fonts_file_data(const tt_fonts *f, int file, size_t *len);
+// Where SVG canvases over f note the glyphs they draw when a page holds several SVGs and
+// embeds their fonts once (tt_render_share_fonts); NULL: each SVG embeds its own.
+tt_font_usage *tt_fonts_shared_usage(const tt_fonts *f);
+void tt_fonts_set_shared_usage(tt_fonts *f, tt_font_usage *u);
+// ---- font subsets for embedding (font_embed.c) -------------------------------------------
+// Writes the @font-face rules for the glyphs in u, each face a base64 subset of f's files.
+tt_status tt_font_embed_css(const tt_fonts *f, const tt_font_usage *u, FILE *out, tt_error *err);
 // One run of text drawn with one face.
 typedef struct {
   TTF_Font *font;
@@ -96,9 +112,14 @@ typedef struct {
   bool group_open;
   int n_patterns;
   uint32_t pattern_key[8];
+  tt_font_usage *usage;  // where the drawn characters are noted (the shared set, or own)
+  tt_font_usage *own;    // this SVG's own set, embedded at the end; NULL when shared
+  bool no_memory;
 } tt_svg_state;
 void tt_canvas_svg(tt_canvas *cv, tt_svg_state *svg, FILE *fp, tt_fonts *fonts, int w, int h);
-void tt_canvas_svg_end(tt_canvas *cv);
+// Closes the SVG, first writing the @font-face rules of the glyphs it drew (unless the
+// fonts are shared, tt_render_share_fonts).
+tt_status tt_canvas_svg_end(tt_canvas *cv, tt_error *err);
 
 // Drawing helpers on any canvas.
 void tt_draw_text(tt_canvas *cv, int x, int y, const char *s, int px, tt_font_kind k, tt_rgba c,

@@ -357,10 +357,8 @@ tt_status tt_ui_run_lesson_opts(const tt_ui_opts *o, const char *path, const cha
 }
 
 // The page of one step drawn headless as SVG: the window's state without a window.
-static tt_status lesson_svg(tt_ui *ui, tt_ui_lesson *ls, int step, int w, int h, const char *out, tt_error *err) {
-  tt_lesson *l = ls->pl->lesson;
-  if (!tt_lesson_player_jump(ls->pl, step))
-    return tt_fail(err, TT_ERR_ARG, "--step %d: the lesson has steps 1 to %d", step + 1, tt_lesson_n_steps(l));
+// The window's state without a window: render context, derived tensors, the tokenizer.
+static tt_status lesson_svg_setup(tt_ui *ui, tt_ui_lesson *ls, tt_error *err) {
   ui->lay = calloc(1, sizeof *ui->lay);
   tt_status st = ui->lay ? TT_OK : tt_fail(err, TT_ERR_NOMEM, "out of memory");
   if (!st) st = tt_render_create(&ui->rc, err);
@@ -368,10 +366,29 @@ static tt_status lesson_svg(tt_ui *ui, tt_ui_lesson *ls, int step, int w, int h,
   if (!st) st = tt_viz_data_open(NULL, ls->pl->traces[0], &ui->vd, err);
   if (st) return st;
   tt_view_state_init(&ui->vs);
-  ui->vs.lang = lang_of(tt_lesson_lang(l), TT_LANG_EN);
+  ui->vs.lang = lang_of(tt_lesson_lang(ls->pl->lesson), TT_LANG_EN);
   tt_ui_set_trace(ui, ls->pl->traces[0]);
+  return TT_OK;
+}
+
+// Points the headless window at step (0-based); an error when the step cannot be shown.
+static tt_status lesson_svg_step(tt_ui *ui, tt_ui_lesson *ls, int step, tt_error *err) {
+  tt_lesson *l = ls->pl->lesson;
+  if (!tt_lesson_player_jump(ls->pl, step))
+    return tt_fail(err, TT_ERR_ARG, "--step %d: the lesson has steps 1 to %d", step + 1, tt_lesson_n_steps(l));
   apply_step(ui);
   if (ls->page.error) return tt_fail(err, TT_ERR_FORMAT, "step %d: %s", step + 1, ls->page.error);
+  return TT_OK;
+}
+
+// The page of one step drawn headless as SVG.
+static tt_status lesson_svg(tt_ui *ui, tt_ui_lesson *ls, int step, int w, int h, const char *out, tt_error *err) {
+  tt_lesson *l = ls->pl->lesson;
+  if (step < 0 || step >= tt_lesson_n_steps(l))
+    return tt_fail(err, TT_ERR_ARG, "--step %d: the lesson has steps 1 to %d", step + 1, tt_lesson_n_steps(l));
+  tt_status st = lesson_svg_setup(ui, ls, err);
+  if (!st) st = lesson_svg_step(ui, ls, step, err);
+  if (st) return st;
   return tt_render_lesson_svg(ui->rc, ui->tr, &ui->vs, &ls->page, w, h, ui->derived, out, err);
 }
 
@@ -400,6 +417,53 @@ tt_status tt_ui_lesson_svg(const char *path, const char *traces_dir, int step, i
   tt_lesson_player_close(pl);
   free(ls);
   return st;
+}
+
+// Every step of a lesson for a page that holds them all: the page without its narration,
+// one after another into the same file, the glyphs noted in fonts.
+static tt_status each_svg(tt_ui *ui, tt_ui_lesson *ls, const tt_ui_lesson_pages_opts *pp, tt_error *err) {
+  tt_status st = TT_OK;
+  int n = tt_lesson_n_steps(ls->pl->lesson);
+  for (int i = 0; i < n && !st; i++) {
+    if (i == 0) {
+      st = lesson_svg_setup(ui, ls, err);
+      if (!st) tt_render_share_fonts(ui->rc, pp->fonts);
+    }
+    if (!st) st = lesson_svg_step(ui, ls, i, err);
+    if (st) break;
+    ls->page.narration_hidden = true;
+    st =
+        tt_render_lesson_svg(ui->rc, ui->tr, &ui->vs, &ls->page, pp->width, pp->height, ui->derived, pp->svg_path, err);
+    if (!st) st = pp->fn(pp->ctx, i, n, &ls->page, err);
+  }
+  if (ui->rc) tt_render_share_fonts(ui->rc, NULL);
+  return st;
+}
+
+tt_status tt_ui_lesson_pages(const char *path, const char *traces_dir, const tt_ui_lesson_pages_opts *pp,
+                             tt_error *err) {
+  tt_ui_lesson *ls = calloc(1, sizeof *ls);
+  tt_ui *ui = calloc(1, sizeof *ui);
+  tt_status st = ls && ui ? TT_OK : tt_fail(err, TT_ERR_NOMEM, "out of memory");
+  if (!st) {
+    snprintf(ls->path, sizeof ls->path, "%s", path);
+    ui->lesson = ls;
+    st = tt_lesson_player_open(path, traces_dir, &ls->pl, err);
+  }
+  if (!st) st = each_svg(ui, ls, pp, err);
+  if (ls && ls->has_view) tt_lesson_view_free(&ls->v);
+  tt_lesson_player *pl = ls ? ls->pl : NULL;
+  if (ui) tt_ui_close(ui);  // before the traces it shows go away
+  tt_lesson_player_close(pl);
+  free(ls);
+  return st;
+}
+
+bool tt_ui_lesson_twin(const char *path, const char *lang, char *out, size_t len) {
+  for (int a = 0; a < TT_LANG_COUNT; a++)
+    if (strcmp(tt_lang_code((tt_lang)a), lang) != 0 && twin_path(path, tt_lang_code((tt_lang)a), lang, out, len))
+      return true;
+  return false;
 }
 
 void tt_ui_lesson_env_opts(tt_ui_opts *o) {

@@ -49,6 +49,22 @@ tt_status tt_ui_run_lesson_opts(const tt_ui_opts *o, const char *path, const cha
 // comparison, "B <trace file>\n".
 tt_status tt_ui_lesson_svg(const char *path, const char *traces_dir, int step, int w, int h, const char *out,
                            char *traces, size_t len, tt_error *err);
+// Every step of a lesson drawn headless for a page that shows them all (export-html): for
+// each, the page without its narration (the view, the lesson title and "3 / 9") written as
+// SVG to svg_path (replaced each time), its glyphs noted in fonts instead of embedded, then
+// fn with the page (titles, filled narration). The first error stops it.
+typedef struct {
+  int width, height;
+  tt_font_usage *fonts;
+  const char *svg_path;
+  tt_status (*fn)(void *ctx, int step, int n_steps, const tt_lesson_page *page, tt_error *err);
+  void *ctx;
+} tt_ui_lesson_pages_opts;
+tt_status tt_ui_lesson_pages(const char *path, const char *traces_dir, const tt_ui_lesson_pages_opts *pp,
+                             tt_error *err);
+// The same lesson in language lang ("ko") beside path (lessons/en/05-x → lessons/ko/05-x);
+// false when there is none.
+bool tt_ui_lesson_twin(const char *path, const char *lang, char *out, size_t len);
 // The options tt_ui_run_lesson starts from (the TTRACE_UI_* variables above).
 void tt_ui_lesson_env_opts(tt_ui_opts *o);
 

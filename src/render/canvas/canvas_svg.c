@@ -10,7 +10,7 @@
 #include "render_int.h"
 
 static const char *family(tt_font_kind k) {
-  return k == TT_FONT_MONO ? "DejaVu Sans Mono, NanumGothic, monospace" : "DejaVu Sans, NanumGothic, sans-serif";
+  return tt_font_css_families(k);
 }
 
 static void color(FILE *fp, const char *attr, tt_rgba c) {
@@ -107,6 +107,7 @@ static void svg_text(tt_canvas *cv, int x, int y, const char *s, int px, tt_font
     fputc('"', sv->fp);
   }
   fputc('>', sv->fp);
+  tt_font_usage_add(sv->usage, k, s);
   escaped(sv->fp, s);
   fputs("</text>\n", sv->fp);
 }
@@ -196,15 +197,31 @@ void tt_canvas_svg(tt_canvas *cv, tt_svg_state *svg, FILE *fp, tt_fonts *fonts, 
   cv->max_cells = 160;
   cv->fonts = fonts;
   cv->impl = svg;
+  svg->usage = tt_fonts_shared_usage(fonts);
+  if (!svg->usage) {
+    tt_error ignored;
+    svg->no_memory = tt_font_usage_create(&svg->own, &ignored) != TT_OK;
+    svg->usage = svg->own;
+  }
   fprintf(fp,
           "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
           "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">\n",
           w, h, w, h);
 }
 
-void tt_canvas_svg_end(tt_canvas *cv) {
+// The fonts come last: only then is the text known (CSS applies to the whole document).
+tt_status tt_canvas_svg_end(tt_canvas *cv, tt_error *err) {
   tt_svg_state *sv = cv->impl;
   if (sv->group_open) fputs("</g>\n", sv->fp);
   sv->group_open = false;
+  tt_status st = sv->no_memory ? tt_fail(err, TT_ERR_NOMEM, "out of memory") : TT_OK;
+  if (!st && sv->own) {
+    fputs("<defs><style>\n", sv->fp);
+    st = tt_font_embed_css(cv->fonts, sv->own, sv->fp, err);
+    fputs("</style></defs>\n", sv->fp);
+  }
+  tt_font_usage_destroy(sv->own);
+  sv->own = sv->usage = NULL;
   fputs("</svg>\n", sv->fp);
+  return st;
 }

@@ -5,7 +5,14 @@
 
 #include "render_int.h"
 
-enum { FILE_SANS, FILE_BOLD, FILE_MONO, FILE_HANGUL, FILE_HANGUL_BOLD, N_FILES };
+enum {
+  FILE_SANS = TT_FONT_FILE_SANS,
+  FILE_BOLD = TT_FONT_FILE_BOLD,
+  FILE_MONO = TT_FONT_FILE_MONO,
+  FILE_HANGUL = TT_FONT_FILE_HANGUL,
+  FILE_HANGUL_BOLD = TT_FONT_FILE_HANGUL_BOLD,
+  N_FILES = TT_FONT_FILES
+};
 static const char *const font_files[N_FILES] = {"fonts/DejaVuSans.ttf", "fonts/DejaVuSans-Bold.ttf",
                                                 "fonts/DejaVuSansMono.ttf", "fonts/NanumGothic.ttf",
                                                 "fonts/NanumGothicBold.ttf"};
@@ -21,7 +28,20 @@ struct tt_fonts {
   size_t len[N_FILES];
   face_pair sizes[MAX_SIZES];
   int n_sizes;
+  tt_font_usage *shared;  // see tt_fonts_shared_usage
 };
+
+const char *tt_fonts_file_data(const tt_fonts *f, int file, size_t *len) {
+  *len = f->len[file];
+  return f->data[file];
+}
+
+tt_font_usage *tt_fonts_shared_usage(const tt_fonts *f) {
+  return f->shared;
+}
+void tt_fonts_set_shared_usage(tt_fonts *f, tt_font_usage *u) {
+  f->shared = u;
+}
 
 tt_status tt_fonts_open(tt_fonts **out, tt_error *err) {
   if (!TTF_WasInit() && TTF_Init() != 0) return tt_fail(err, TT_ERR_UNSUPPORTED, "SDL_ttf: %s", TTF_GetError());

@@ -798,8 +798,12 @@ tt_status tt_render_compare_svg(tt_render *rc, const tt_trace *a, const tt_compa
   tt_canvas_svg(&cv, &svg, af.fp, rc->fonts, w, h);
   compare_job j = {a, cmp, st, d, lay};
   paint_compare_page(rc, &cv, (SDL_Rect){0, 0, w, h}, &j);
-  tt_canvas_svg_end(&cv);
+  tt_status fonts = tt_canvas_svg_end(&cv, err);
   free(lay);
+  if (fonts != TT_OK) {
+    tt_atomic_abort(&af);
+    return fonts;
+  }
   return tt_atomic_commit(&af, err);
 }
 

@@ -303,7 +303,11 @@ tt_status tt_render_lesson_svg(tt_render *rc, const tt_trace *tr, const tt_view_
   tt_canvas_svg(&cv, &svg, af.fp, rc->fonts, w, h);
   page_job j = {tr, st, pg, d, lay};
   paint_page(rc, &cv, (SDL_Rect){0, 0, w, h}, &j);
-  tt_canvas_svg_end(&cv);
+  tt_status fonts = tt_canvas_svg_end(&cv, err);
   free(lay);
+  if (fonts != TT_OK) {
+    tt_atomic_abort(&af);
+    return fonts;
+  }
   return tt_atomic_commit(&af, err);
 }
