@@ -19,7 +19,8 @@ static const char usage[] =
     "  --full         every column (default: the first and last ones)\n"
     "  --cols N       columns shown before eliding the middle (default 10)\n"
     "  --top K        entries per token for (T, V) tensors (default 5)\n"
-    "  --precision P  digits after the point (default 4)\n";
+    "  --precision P  digits after the point (default 4)\n"
+    "  --names        only the tensor names, one a line (for scripts and shell completion)\n";
 
 static void print_metadata(const tt_trace *tr) {
   static const char *keys[] = {"prompt",   "token_ids", "token_strings", "model",   "tokenizer", "bos",
@@ -43,14 +44,12 @@ static tt_tokenizer *load_vocab(void) {
 }
 
 int tt_cmd_dump(int argc, char **argv) {
-  static const struct option longs[] = {{"head", required_argument, 0, 'H'},
-                                        {"full", no_argument, 0, 'f'},
-                                        {"cols", required_argument, 0, 'c'},
-                                        {"top", required_argument, 0, 'k'},
-                                        {"precision", required_argument, 0, 'p'},
-                                        {"help", no_argument, 0, 'h'},
-                                        {0, 0, 0, 0}};
+  static const struct option longs[] = {{"head", required_argument, 0, 'H'},      {"full", no_argument, 0, 'f'},
+                                        {"cols", required_argument, 0, 'c'},      {"top", required_argument, 0, 'k'},
+                                        {"precision", required_argument, 0, 'p'}, {"help", no_argument, 0, 'h'},
+                                        {"names", no_argument, 0, 'n'},           {0, 0, 0, 0}};
   tt_dump_opts o;
+  bool names = false;
   tt_dump_default_opts(&o);
   int c;
   optind = 1;
@@ -71,6 +70,9 @@ int tt_cmd_dump(int argc, char **argv) {
     case 'p':
       o.precision = atoi(optarg) < 0 ? 0 : atoi(optarg) > 9 ? 9 : atoi(optarg);
       break;
+    case 'n':
+      names = true;
+      break;
     case 'h':
       fputs(usage, stdout);
       return 0;
@@ -84,7 +86,9 @@ int tt_cmd_dump(int argc, char **argv) {
   tt_trace *tr = NULL;
   if (tt_cli_load_trace(argv[optind], &tr, &err)) return tt_cli_fail("dump", &err);
   int rc = 0;
-  if (argc - optind == 1) {
+  if (names) {
+    for (size_t i = 0; i < tt_trace_count(tr); i++) puts(tt_trace_get(tr, i)->name);
+  } else if (argc - optind == 1) {
     print_metadata(tr);
     tt_dump_summary(stdout, tr);
   } else {

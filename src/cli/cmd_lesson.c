@@ -57,16 +57,9 @@ static bool is_dir(const char *p) {
   return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-// $TTRACE_LESSONS, else the source tree's lessons/, else the installed copy.
+// $TTRACE_LESSONS, else the source tree's lessons/ (from a build tree), else the installed copy.
 static bool lessons_root(char *buf, size_t len) {
-  const char *env = getenv("TTRACE_LESSONS");
-  const char *cands[] = {env, TT_SOURCE_LESSONS, TT_INSTALL_ASSETS "/lessons"};
-  for (size_t i = 0; i < sizeof cands / sizeof *cands; i++)
-    if (cands[i] && *cands[i] && is_dir(cands[i])) {
-      snprintf(buf, len, "%s", cands[i]);
-      return true;
-    }
-  return false;
+  return tt_lessons_path(buf, len);
 }
 
 static int cmp_str(const void *a, const void *b) {

@@ -33,7 +33,7 @@ static void print_help(FILE *out) {
           TT_VERSION);
   char buf[64];
   for (size_t i = 0; i < n_commands; i++)
-    fprintf(out, "  %-10s %s\n", spelled(commands[i].name, buf, sizeof buf), commands[i].summary);
+    fprintf(out, "  %-12s %s\n", spelled(commands[i].name, buf, sizeof buf), commands[i].summary);
   fprintf(out,
           "\n`ttrace COMMAND --help` describes one command.\n"
           "Exit codes: 0 ok, 1 internal error, 2 usage error, 3 bad input (model, trace, prompt),\n"

@@ -162,8 +162,14 @@ typedef struct {
 } tt_recorder;
 
 // ---- assets -------------------------------------------------------------------------
-// The assets folder: $TTRACE_ASSETS, else the source tree's assets/, else the installed copy.
-// Writes the path of `relative` inside it into buf; returns false when not found.
+// The assets folder: $TTRACE_ASSETS, else the source tree's assets/ when the executable runs
+// from a build tree (decided at run time: a "ttrace-source-root" file meson leaves in the
+// build folder), else the installed copy beside the executable (<bindir>/../share/ttrace),
+// else the install prefix's. No build path is compiled in. Writes the path of `relative`
+// inside it into buf; returns false when not found.
 bool tt_asset_path(const char *relative, char *buf, size_t len);
+// The lessons folder, found the same way ($TTRACE_LESSONS, the source tree's lessons/, the
+// installed share/ttrace/lessons).
+bool tt_lessons_path(char *buf, size_t len);
 
 #endif

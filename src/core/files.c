@@ -60,13 +60,72 @@ static bool is_dir(const char *p) {
   return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-bool tt_asset_path(const char *relative, char *buf, size_t len) {
-  if (!buf || len == 0) return false;
-  const char *roots[] = {getenv("TTRACE_ASSETS"), TT_SOURCE_ASSETS, TT_INSTALL_ASSETS};
-  for (size_t i = 0; i < sizeof roots / sizeof *roots; i++) {
-    if (!roots[i] || !roots[i][0] || !is_dir(roots[i])) continue;
-    snprintf(buf, len, "%s/%s", roots[i], relative);
-    if (access(buf, F_OK) == 0) return true;
+// a + b + c into dst; false when it does not fit.
+static bool join3(char *dst, size_t cap, const char *a, const char *b, const char *c) {
+  int n = snprintf(dst, cap, "%s%s%s", a, b, c);
+  return n >= 0 && (size_t)n < cap;
+}
+
+// The folder of the running executable (/proc/self/exe).
+static bool exe_dir(char *buf, size_t len) {
+  ssize_t n = readlink("/proc/self/exe", buf, len - 1);
+  if (n <= 0 || (size_t)n >= len - 1) return false;
+  buf[n] = 0;
+  char *slash = strrchr(buf, '/');
+  if (!slash) return false;
+  *slash = 0;
+  return true;
+}
+
+// A build tree: meson writes "ttrace-source-root" (the source tree's path) into the build
+// folder and never installs it; an executable up to four folders below it finds it.
+static bool source_root(char *buf, size_t len) {
+  char dir[4096];
+  if (!exe_dir(dir, sizeof dir)) return false;
+  for (int up = 0; up <= 4; up++) {
+    char marker[4200];
+    FILE *fp = join3(marker, sizeof marker, dir, "/ttrace-source-root", "") ? fopen(marker, "r") : NULL;
+    if (fp) {
+      bool ok = fgets(buf, (int)len, fp) != NULL;
+      fclose(fp);
+      buf[strcspn(buf, "\n")] = 0;
+      return ok && buf[0] && is_dir(buf);
+    }
+    char *slash = strrchr(dir, '/');
+    if (!slash || slash == dir) return false;
+    *slash = 0;
   }
   return false;
+}
+
+// Where ttrace's data folders are, in order: the variable's folder (env), the source tree's
+// (a build tree: src_sub inside it), the installed copy beside the executable
+// (<bindir>/TT_BIN_TO_DATA/inst_sub, so a relocated or DESTDIR install works), the prefix's.
+static bool find_data(const char *env, const char *src_sub, const char *inst_sub, const char *relative, char *buf,
+                      size_t len) {
+  char roots[4][4096], tmp[4096];
+  int n = 0;
+  if (env && env[0] && join3(roots[n], sizeof roots[n], env, "", "")) n++;
+  if (source_root(tmp, sizeof tmp) && join3(roots[n], sizeof roots[n], tmp, "/", src_sub)) n++;
+  if (TT_BIN_TO_DATA[0] == '/' && join3(roots[n], sizeof roots[n], TT_BIN_TO_DATA, inst_sub, ""))
+    n++;
+  else if (TT_BIN_TO_DATA[0] != '/' && exe_dir(tmp, sizeof tmp) &&
+           join3(roots[n], sizeof roots[n], tmp, "/" TT_BIN_TO_DATA, inst_sub) && realpath(roots[n], tmp))
+    n += join3(roots[n], sizeof roots[n], tmp, "", "");  // without the "bin/.."
+  if (join3(roots[n], sizeof roots[n], TT_INSTALL_ASSETS, inst_sub, "")) n++;
+  for (int i = 0; i < n; i++) {
+    if (!is_dir(roots[i])) continue;
+    if (join3(buf, len, roots[i], relative[0] ? "/" : "", relative) && access(buf, F_OK) == 0) return true;
+  }
+  return false;
+}
+
+bool tt_asset_path(const char *relative, char *buf, size_t len) {
+  if (!buf || len == 0) return false;
+  return find_data(getenv("TTRACE_ASSETS"), "assets", "", relative, buf, len);
+}
+
+bool tt_lessons_path(char *buf, size_t len) {
+  if (!buf || len == 0) return false;
+  return find_data(getenv("TTRACE_LESSONS"), "lessons", "/lessons", "", buf, len);
 }

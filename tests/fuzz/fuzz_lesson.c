@@ -21,7 +21,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc, (void)argv;
   char dir[4096];
-  snprintf(dir, sizeof dir, "%s/../lessons/traces", TT_SOURCE_ASSETS);
+  if (!tt_lessons_path(dir, sizeof dir)) fuzz_fail("no lessons folder");
+  strncat(dir, "/traces", sizeof dir - strlen(dir) - 1);
   DIR *dp = opendir(dir);
   if (!dp) fuzz_fail("no lessons/traces");
   for (struct dirent *e; (e = readdir(dp)) && n_saved < MAX_SAVED;) {

@@ -21,7 +21,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc, (void)argv;
   if (!freopen("/dev/null", "w", stdout) || !(sink = fopen("/dev/null", "w"))) fuzz_fail("no /dev/null");
-  snprintf(other, sizeof other, "%s/../lessons/traces/02-words.safetensors", TT_SOURCE_ASSETS);
+  if (!tt_lessons_path(other, sizeof other)) fuzz_fail("no lessons folder");
+  strncat(other, "/traces/02-words.safetensors", sizeof other - strlen(other) - 1);
   char dir[4096];
   tt_error err = {0};
   if (!tt_asset_path("tokenizer", dir, sizeof dir) || tt_tokenizer_load(dir, &vocab, &err)) fuzz_fail("no tokenizer");
