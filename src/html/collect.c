@@ -73,7 +73,7 @@ static tt_html_track *add_track(tt_html_page *p, tt_lang lang, const char *title
   p->n_tracks++;
   tt_font_usage_add(p->fonts, TT_FONT_BOLD, title);
   tt_font_usage_add(p->fonts, TT_FONT_SANS, tt_lang_label(lang));
-  tt_font_usage_add(p->fonts, TT_FONT_SANS, "0123456789 / \xE2\x86\x90\xE2\x86\x92");
+  tt_font_usage_add(p->fonts, TT_FONT_SANS, "0123456789 / \xC2\xB7 L " TT_HTML_KEYS);
   return t;
 }
 

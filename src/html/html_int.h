@@ -20,6 +20,9 @@ typedef struct {
   int n, cap;
 } tt_html_track;
 
+// The keys the page answers to, as the header lists them.
+#define TT_HTML_KEYS "\xE2\x86\x90 \xE2\x86\x92 Space PgUp PgDn Home End"
+
 #define TT_HTML_MAX_TRACKS 4
 typedef struct {
   tt_html_track tracks[TT_HTML_MAX_TRACKS];

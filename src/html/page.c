@@ -15,6 +15,7 @@ static const char layout_css[] =
     "text-overflow:ellipsis}\n"
     "button{font:inherit;font-size:18px;padding:4px 14px;cursor:pointer}\n"
     "#count{font-size:18px;min-width:5em;text-align:center}\n"
+    ".keys{font-size:14px;color:#5a5f6b}\n"
     ".step{display:flex;gap:16px;padding:16px;align-items:flex-start}\n"
     ".narration{flex:0 0 360px;font-size:18px;line-height:1.5}\n"
     ".narration h2{margin:0 0 12px;font-size:22px;font-weight:bold}\n"
@@ -141,6 +142,7 @@ static tt_status write_head(FILE *fp, const tt_html_page *p, tt_render *rc, tt_e
           "<button id=\"next\" type=\"button\">\xE2\x86\x92</button>",
           t0->n);
   if (p->n_tracks > 1) fprintf(fp, "<button id=\"lang\" type=\"button\">%s</button>", tt_lang_label(p->tracks[1].lang));
+  fprintf(fp, "<span class=\"keys\">%s</span>", p->n_tracks > 1 ? TT_HTML_KEYS " \xC2\xB7 L" : TT_HTML_KEYS);
   fputs("</header>\n<main>\n", fp);
   return st;
 }

@@ -98,6 +98,12 @@ def main():
     trace_path = os.path.join(WORK, "weather.safetensors")
     subprocess.run([TTRACE, "trace", "The weather is nice", "-o", trace_path], check=True, capture_output=True)
     export([trace_path, "-o", os.path.join(WORK, "trace.html")])
+    bad = os.path.join(WORK, "bad.html")
+    for args, code in ((["99", "-o", bad], 3), (["1"], 2), (["1", "--lang", "fr", "-o", bad], 2),
+                       ([os.path.join(WORK, "missing.safetensors"), "-o", bad], 4)):
+        r = subprocess.run([TTRACE, "export-html"] + args, capture_output=True, text=True)
+        check(r.returncode == code and len(r.stderr.strip().splitlines()) == 1 and not os.path.exists(bad),
+              "export-html %s: exit %d (want %d), %r" % (" ".join(args), r.returncode, code, r.stderr))
     page = strict_parse(page_path)
     tpage = strict_parse(os.path.join(WORK, "trace.html"))
     check(len(sections(tpage)) >= 20, "trace page: %d steps, the demo walks more" % len(sections(tpage)))

@@ -250,7 +250,7 @@ static void paint_page(tt_render *rc, tt_canvas *cv, SDL_Rect area, const page_j
     tt_paint_row_marks(&p, pg->row, 0);
     tt_paint_cell_hover(&p, view, j->d);
   }
-  key_line(&p, (SDL_Rect){area.x, area.y + area.h - keys_h, area.w, keys_h}, pg);
+  if (!pg->no_key_line) key_line(&p, (SDL_Rect){area.x, area.y + area.h - keys_h, area.w, keys_h}, pg);
   if (st->show_help) help(&p, (SDL_Rect){area.x, area.y + top, area.w, area.h - top - keys_h}, pg);
 }
 
