@@ -75,6 +75,7 @@ tt_status tt_engine_enable_grad(tt_engine *e, tt_error *err) {
 void tt_engine_destroy(tt_engine *e) {
   if (!e) return;
   tt_grads_release(e);
+  tt_kv_release(e);
   tt_workspace_release(e);
   tt_weights_release(e);
   free(e->w.layers);
