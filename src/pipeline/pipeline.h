@@ -49,6 +49,8 @@ typedef enum {
   TT_VIEW_POSITIONS,  // token embedding + position vectors = block input
   TT_VIEW_QKV,        // Q, K and V of one head side by side
   TT_VIEW_COLLAPSE,   // identity-activation FFN: its output beside x·(W_fc·W_proj) + b (needs the model)
+  TT_VIEW_TIMELINE,   // generation: the prompt, each new token with its probability, the cut it was drawn from
+  TT_VIEW_KVCACHE,    // generation: one layer/head's cached K and V rows and the new row of a decode step
   TT_VIEW_COUNT
 } tt_view_kind;
 
@@ -186,6 +188,22 @@ typedef enum {
   TT_S_STATUS_TRACED_FMT,        // T, milliseconds
   TT_S_STATUS_SHOT_SAVED_FMT,    // the file
   TT_S_STATUS_SHOT_FAILED_FMT,   // the error
+  // generation: the timeline and the KV cache
+  TT_S_TL_NONE,
+  TT_S_TL_TITLE_FMT,         // tokens generated, temperature, top-k, top-p, seed (strings)
+  TT_S_TL_DRAWN_FMT,         // the token's index, its text
+  TT_S_TL_CUT_FMT,           // tokens kept, V
+  TT_S_TL_NO_CUT,            // every token could be drawn
+  TT_S_TL_CUT_MARK,          // on the cut line
+  TT_S_TL_FOOT_FMT,          // the hook the bars come from
+  TT_S_KV_TITLE_FMT,         // layer, head, decode step
+  TT_S_KV_PREFILL_FMT,       // layer, head
+  TT_S_KV_ROWS_FMT,          // rows, prompt rows, generated rows, the new row
+  TT_S_KV_PREFILL_ROWS_FMT,  // rows
+  TT_S_KV_K,
+  TT_S_KV_V,
+  TT_S_KV_WEIGHTS,
+  TT_S_KV_NEW,
   TT_S_COUNT
 } tt_str_id;
 

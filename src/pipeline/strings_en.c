@@ -143,6 +143,22 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_STATUS_TRACED_FMT] = "traced %d tokens in %s ms",
     [TT_S_STATUS_SHOT_SAVED_FMT] = "screenshot saved: %.500s",
     [TT_S_STATUS_SHOT_FAILED_FMT] = "screenshot failed: %.500s",
+    // generation
+    [TT_S_TL_NONE] = "This trace has no generation (make one with `ttrace generate -o FILE`).",
+    [TT_S_TL_TITLE_FMT] = "%d tokens generated   temperature %s   top-k %s   top-p %s   seed %s",
+    [TT_S_TL_DRAWN_FMT] = "token %d \xE2\x80\x9C%s\xE2\x80\x9D was drawn from (probabilities under the model):",
+    [TT_S_TL_CUT_FMT] = "cut: the %d likeliest of %d tokens could be drawn",
+    [TT_S_TL_NO_CUT] = "no cut: every token could be drawn",
+    [TT_S_TL_CUT_MARK] = "top-k / top-p cut: above it could be drawn",
+    [TT_S_TL_FOOT_FMT] = "bars: %s; the token drawn is framed",
+    [TT_S_KV_TITLE_FMT] = "KV cache   layer %d   head %d   decode step %d",
+    [TT_S_KV_PREFILL_FMT] = "KV cache   layer %d   head %d   after the prompt pass",
+    [TT_S_KV_ROWS_FMT] = "%d rows: %d from the prompt, %d from decode steps; the new row is %d",
+    [TT_S_KV_PREFILL_ROWS_FMT] = "%d rows, all from the prompt pass",
+    [TT_S_KV_K] = "K (cached keys)",
+    [TT_S_KV_V] = "V (cached values)",
+    [TT_S_KV_WEIGHTS] = "the new query's weights",
+    [TT_S_KV_NEW] = "new",
 };
 
 static const tt_step_words steps[] = {

@@ -138,6 +138,22 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_STATUS_TRACED_FMT] = "토큰 %d개를 %s ms에 계산했습니다",
     [TT_S_STATUS_SHOT_SAVED_FMT] = "화면 저장: %.500s",
     [TT_S_STATUS_SHOT_FAILED_FMT] = "화면 저장 실패: %.500s",
+    // generation
+    [TT_S_TL_NONE] = "이 트레이스에는 생성 기록이 없습니다 (`ttrace generate -o FILE`로 만드세요).",
+    [TT_S_TL_TITLE_FMT] = "생성한 토큰 %d개   온도 %s   top-k %s   top-p %s   시드 %s",
+    [TT_S_TL_DRAWN_FMT] = "%d번 토큰 \xE2\x80\x9C%s\xE2\x80\x9D: 이 후보들에서 뽑혔습니다 (모델의 확률)",
+    [TT_S_TL_CUT_FMT] = "잘라내기: 가장 그럴듯한 %d개만 뽑을 수 있었습니다 (토큰 %d개 중)",
+    [TT_S_TL_NO_CUT] = "잘라내기 없음: 모든 토큰을 뽑을 수 있었습니다",
+    [TT_S_TL_CUT_MARK] = "top-k / top-p 잘라내기: 이 선 위만 뽑을 수 있음",
+    [TT_S_TL_FOOT_FMT] = "막대: %s; 뽑힌 토큰에 테두리",
+    [TT_S_KV_TITLE_FMT] = "KV 캐시   블록 %d   헤드 %d   디코드 단계 %d",
+    [TT_S_KV_PREFILL_FMT] = "KV 캐시   블록 %d   헤드 %d   프롬프트 처리 뒤",
+    [TT_S_KV_ROWS_FMT] = "%d행: 프롬프트에서 %d행, 디코드 단계에서 %d행; 새 행은 %d",
+    [TT_S_KV_PREFILL_ROWS_FMT] = "%d행, 모두 프롬프트 처리에서",
+    [TT_S_KV_K] = "K (캐시된 키)",
+    [TT_S_KV_V] = "V (캐시된 밸류)",
+    [TT_S_KV_WEIGHTS] = "새 쿼리의 가중치",
+    [TT_S_KV_NEW] = "새 행",
 };
 
 static const tt_step_words steps[] = {

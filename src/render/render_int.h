@@ -258,9 +258,16 @@ void tt_paint_embed(tt_paint *p, SDL_Rect r);
 void tt_paint_positions(tt_paint *p, SDL_Rect r);
 void tt_paint_qkv(tt_paint *p, SDL_Rect r, int layer, int head);
 void tt_paint_collapse(tt_paint *p, SDL_Rect r, int layer);  // painters/collapse.c
-void tt_paint_frame(tt_paint *p, SDL_Rect r);                // navigator, explanation, view (frame.c)
-void tt_paint_inspector(tt_paint *p, SDL_Rect r);            // hovered and pinned cell (inspect.c)
-void tt_paint_help(tt_paint *p, SDL_Rect r);                 // key overlay (frame.c)
+// Generation traces (ttrace generate -o): the timeline of generated tokens and the
+// candidates each was drawn from (timeline.c); one layer/head's KV cache after the decode
+// step st->hook names (decode.S.…; any other hook: after the prompt pass) (kvcache.c).
+void tt_paint_timeline(tt_paint *p, SDL_Rect r);
+void tt_paint_kvcache(tt_paint *p, SDL_Rect r, int layer, int head);
+// The integers of the JSON array in metadata `key` (generated_ids, ...), at most max; the count.
+int tt_generated_ints(const tt_trace *tr, const char *key, int32_t *out, int max);
+void tt_paint_frame(tt_paint *p, SDL_Rect r);      // navigator, explanation, view (frame.c)
+void tt_paint_inspector(tt_paint *p, SDL_Rect r);  // hovered and pinned cell (inspect.c)
+void tt_paint_help(tt_paint *p, SDL_Rect r);       // key overlay (frame.c)
 // The boxed key table of a help overlay (title "Keys") in r, its top `top` below r.y; rows
 // are (keys, what they do), the second column at col2_pct % of the box width; row `skip`
 // (-1: none) is left out (frame.c).

@@ -189,6 +189,12 @@ static void paint_kind(tt_paint *p, SDL_Rect body, tt_view_kind kind, const tt_t
   case TT_VIEW_COLLAPSE:
     tt_paint_collapse(p, body, layer);
     break;
+  case TT_VIEW_TIMELINE:
+    tt_paint_timeline(p, body);
+    break;
+  case TT_VIEW_KVCACHE:
+    tt_paint_kvcache(p, body, layer, st->head);
+    break;
   case TT_VIEW_COUNT:
     break;
   }
