@@ -228,7 +228,13 @@ typedef struct {
   tt_view_kind view;   // the view this step opens with
 } tt_step;
 
-int tt_step_count(void);
+int tt_step_count(void);  // the forward pass's steps
+// The steps of tr: the forward pass's, then for a generation trace (`ttrace generate -o`)
+// the timeline and the KV cache; tt_step_get and the rest take indices up to this count.
+int tt_step_count_for(const tt_trace *tr);
+// The integers of the JSON array in tr's metadata `key` (generated_ids, generated_kept of a
+// generation trace), at most max, into out; the count (0 when absent).
+int tt_generated_ints(const tt_trace *tr, const char *key, int32_t *out, int max);
 const tt_step *tt_step_get(const tt_trace *tr, int i);  // NULL out of range
 // The step's title and explanation in lang; the explanation follows the config (the
 // activation, the positions, a tied or separate unembedding).

@@ -257,6 +257,16 @@ static const tt_step_words steps[] = {
     {"probs", "Next-token probabilities",
      "Softmax turns the logits into probabilities. The temperature \xCF\x84 divides the logits first: "
      "below 1 the favourite takes more, above 1 the candidates even out."},
+    {"timeline", "Generation",
+     "The model appends one token at a time. Each new token is drawn from the probabilities after "
+     "the last one: the temperature divides the scores first, top-k keeps only the k likeliest, top-p "
+     "the smallest set of those whose probability reaches p. The line marks the cut; a seeded "
+     "generator makes the draw repeatable. , and . pick a token."},
+    {"kvcache", "KV cache",
+     "A new token's query must meet the keys and values of every token before it. Those rows do "
+     "not change when a token is added (the mask keeps earlier tokens from seeing later ones), so "
+     "they are kept: each decode step computes one new row of K and V and reads the rest. "
+     "Page Up and Page Down step through the decode steps."},
 };
 
 // The window's help (F1), then the lesson window's; rows as in strings_en.c, in its order.
@@ -273,6 +283,7 @@ static const tt_key_row window_keys[] = {
     {"drag", "pan a zoomed view"},
     {"click", "pin a cell: its arithmetic appears on the right"},
     {", / .", "bars: earlier / later token; \xE2\x88\x92 / = temperature"},
+    {"PgUp / PgDn", "generation: previous / next decode step (KV cache) or token (timeline)"},
     {"D", "light / dark theme"},
     {"L", "English / 한국어"},
     {"F1 or ?", "this help;  Esc closes it, Q quits"},

@@ -263,8 +263,7 @@ void tt_paint_collapse(tt_paint *p, SDL_Rect r, int layer);  // painters/collaps
 // step st->hook names (decode.S.…; any other hook: after the prompt pass) (kvcache.c).
 void tt_paint_timeline(tt_paint *p, SDL_Rect r);
 void tt_paint_kvcache(tt_paint *p, SDL_Rect r, int layer, int head);
-// The integers of the JSON array in metadata `key` (generated_ids, ...), at most max; the count.
-int tt_generated_ints(const tt_trace *tr, const char *key, int32_t *out, int max);
+
 void tt_paint_frame(tt_paint *p, SDL_Rect r);      // navigator, explanation, view (frame.c)
 void tt_paint_inspector(tt_paint *p, SDL_Rect r);  // hovered and pinned cell (inspect.c)
 void tt_paint_help(tt_paint *p, SDL_Rect r);       // key overlay (frame.c)

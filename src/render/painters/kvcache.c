@@ -1,7 +1,9 @@
 // kvcache: what one layer and head has cached after the prompt pass or after decode step
 // S of a generation: the K rows and the V rows (one per position: the prompt's from the
 // prompt pass, then one from each decode step), the row decode step S added framed as the
-// new one, and beside them the weights the new query gave each cached key.
+// new one, and beside them the weights the new query gave each cached key. The decode step
+// is the hook's (decode.S.blocks.L.attn.hook_k) or else the view's position (−1: after the
+// prompt pass).
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,10 +167,13 @@ void tt_paint_kvcache(tt_paint *p, SDL_Rect r, int layer, int head) {
   }
   c->layer = layer;
   c->head = head < 0 ? 0 : head >= cfg.n_head ? cfg.n_head - 1 : head;
-  c->step = tt_hook_lookup(p->st->hook, &ref) ? ref.decode : -1;
   c->T = tt_trace_n_tokens(p->tr);
   c->D = cfg.n_embd / cfg.n_head;
   c->n_gen = tt_generated_ints(p->tr, "generated_ids", c->gen, 4096);
+  // The decode step: the hook's (decode.S.…), else the view's position (−1: the prompt pass).
+  c->step = tt_hook_lookup(p->st->hook, &ref) && ref.decode >= 0 ? ref.decode : p->st->position;
+  if (c->step > c->n_gen - 2) c->step = c->n_gen - 2;
+  if (c->step < -1) c->step = -1;
   c->rows = c->T + (c->step >= 0 ? c->step + 1 : 0);
   draw(p, r, c);
   free(c);

@@ -7,20 +7,6 @@
 
 #include "render_int.h"
 
-int tt_generated_ints(const tt_trace *tr, const char *key, int32_t *out, int max) {
-  const char *s = tt_trace_meta(tr, key);
-  int n = 0;
-  if (!s || *s != '[') return 0;
-  for (const char *c = s + 1; *c && *c != ']' && n < max;) {
-    char *end;
-    long v = strtol(c, &end, 10);
-    if (end == c) break;
-    out[n++] = (int32_t)v;
-    c = end + strspn(end, ", ");
-  }
-  return n;
-}
-
 // The n numbers of a JSON array of numbers (generated_probs) into out; the count.
 static int generated_reals(const tt_trace *tr, const char *key, double *out, int max) {
   const char *s = tt_trace_meta(tr, key);
