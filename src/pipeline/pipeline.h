@@ -49,6 +49,7 @@ typedef enum {
   TT_VIEW_POSITIONS,  // token embedding + position vectors = block input
   TT_VIEW_QKV,        // Q, K and V of one head side by side
   TT_VIEW_COLLAPSE,   // identity-activation FFN: its output beside x·(W_fc·W_proj) + b (needs the model)
+  TT_VIEW_GRADNORM,   // ‖∂L/∂·‖ of the residual stream at each block and of each weight matrix (--grad)
   TT_VIEW_COUNT
 } tt_view_kind;
 

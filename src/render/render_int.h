@@ -260,6 +260,7 @@ void tt_paint_embed(tt_paint *p, SDL_Rect r);
 void tt_paint_positions(tt_paint *p, SDL_Rect r);
 void tt_paint_qkv(tt_paint *p, SDL_Rect r, int layer, int head);
 void tt_paint_collapse(tt_paint *p, SDL_Rect r, int layer);  // painters/collapse.c
+void tt_paint_gradnorm(tt_paint *p, SDL_Rect r);             // ‖∇‖ through the model (gradnorm.c)
 void tt_paint_frame(tt_paint *p, SDL_Rect r);                // navigator, explanation, view (frame.c)
 void tt_paint_inspector(tt_paint *p, SDL_Rect r);            // hovered and pinned cell (inspect.c)
 // The pinned cell's arithmetic for a gradient (inspect_grad.c): lines for the inspector to

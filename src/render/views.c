@@ -210,6 +210,9 @@ static void paint_kind(tt_paint *p, SDL_Rect body, tt_view_kind kind, const tt_t
   case TT_VIEW_COLLAPSE:
     tt_paint_collapse(p, body, layer);
     break;
+  case TT_VIEW_GRADNORM:
+    tt_paint_gradnorm(p, body);
+    break;
   case TT_VIEW_COUNT:
     break;
   }

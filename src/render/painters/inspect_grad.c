@@ -93,8 +93,10 @@ static void softmax_lines(const tt_trace *tr, tt_lang lang, const tt_tensor *g, 
   char b[4][40];
   add(ls, "pin_g_a", TT_PIN_STEP, "1.  A[%d, %d] = %s   dA[%d, %d] = %s", i, j, fmt(a, b, 0), i, j, fmt(da, b, 1));
   add(ls, "pin_g_rowdot", TT_PIN_STEP, tt_str(lang, TT_S_PING_ROWDOT_FMT), i, i, fmt(row, b, 0));
-  add(ls, "pin_g_jvp", TT_PIN_RESULT, "3.  %s \xC3\x97 (%s \xE2\x88\x92 %s) = %s", fmt(a, b, 0), fmt(da, b, 1),
-      fmt(row, b, 2), fmt(a * (da - row), b, 3));
+  char rs[48];  // a negative row sum in parentheses: "x − (−y)"
+  snprintf(rs, sizeof rs, row < 0 ? "(%s)" : "%s", fmt(row, b, 2));
+  add(ls, "pin_g_jvp", TT_PIN_STEP, "3.  %s \xC3\x97 (%s \xE2\x88\x92 %s)", fmt(a, b, 0), fmt(da, b, 1), rs);
+  add(ls, "pin_g_jvp_result", TT_PIN_RESULT, "     = %s", fmt(a * (da - row), b, 0));
   recorded(ls, lang, at3(g, h, i, j));
 }
 
