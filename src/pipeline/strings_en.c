@@ -279,6 +279,7 @@ static const tt_key_row window_keys[] = {
     {"click", "pin a cell: its arithmetic appears on the right"},
     {", / .", "bars: earlier / later token; \xE2\x88\x92 / = temperature"},
     {"B", "value \xE2\x86\x94 gradient \xE2\x88\x82L/\xE2\x88\x82x of the step (a trace made with --grad)"},
+    {"Shift+B", "gradient norms: the residual stream at each block, each weight matrix"},
     {"D", "light / dark theme"},
     {"L", "English / 한국어"},
     {"F1 or ?", "this help;  Esc closes it, Q quits"},

@@ -237,8 +237,11 @@ static bool view_key(tt_ui *ui, SDL_Keycode c, bool shift) {
   case SDLK_l:
     vs->lang = tt_lang_next(vs->lang);
     return true;
-  case SDLK_b:
-    toggle_grad(ui);
+  case SDLK_b:  // Shift+B: the gradient-norm view
+    if (shift)
+      toggle_view(ui, TT_VIEW_GRADNORM);
+    else
+      toggle_grad(ui);
     return true;
   default:
     return false;

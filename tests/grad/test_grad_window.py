@@ -51,8 +51,9 @@ with tempfile.TemporaryDirectory() as tmp:
     S = lambda n: os.path.join(tmp, n)  # noqa: E731
     window(graded, "".join(["wait 100\n", "key Right\n" * 11, "key b\n", f"state {S('g1')}\n",
                             "key Right\n", f"state {S('g2')}\n", "key Down\n", f"state {S('g3')}\n",
-                            "key Left\n" * 7, f"state {S('g4')}\n", "key b\n", f"state {S('g5')}\n", "quit\n"]), tmp)
-    g = [state(S("g%d" % i)) for i in range(1, 6)]
+                            "key Left\n" * 7, f"state {S('g4')}\n", "key b\n", f"state {S('g5')}\n",
+                            "key b shift\n", f"state {S('g6')}\n", "quit\n"]), tmp)
+    g = [state(S("g%d" % i)) for i in range(1, 7)]
     check(g[0].get("hook") == "grad.blocks.0.attn.hook_pattern" and g[0].get("grad") == "1" and
           g[0].get("view") == "heatmap", f"B at softmax shows its gradient: {g[0].get('hook')} ({g[0].get('view')})")
     check(g[1].get("hook") == "grad.blocks.0.attn.hook_z", f"Right keeps the gradient: {g[1].get('hook')}")
@@ -61,6 +62,7 @@ with tempfile.TemporaryDirectory() as tmp:
           f"the LayerNorm step's gradient as a heatmap: {g[3].get('hook')} ({g[3].get('view')})")
     check(g[4].get("hook") == "blocks.1.ln1.hook_out" and g[4].get("grad") == "0" and g[4].get("view") == "layernorm",
           f"B again: the value in the step's own view: {g[4].get('hook')} ({g[4].get('view')})")
+    check(g[5].get("view") == "gradnorm", f"Shift+B opens the gradient-norm view: {g[5].get('view')}")
     window(plain, "".join(["wait 100\n", "key Right\n" * 11, "key b\n", f"state {S('p1')}\n", "quit\n"]), tmp)
     p = state(S("p1"))
     check(p.get("hook") == "blocks.0.attn.hook_pattern" and p.get("grad") == "0" and "--grad" in p.get("status", ""),
