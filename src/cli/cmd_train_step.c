@@ -42,13 +42,6 @@ static const char *const carried[] = {"config.json",
                                       "special_tokens_map.json",
                                       "generation_config.json"};
 
-typedef struct {
-  const char *model_dir, *backend, *output;
-  double lr;
-  long steps;
-  bool quiet;
-} train_args;
-
 static bool parse_positive(const char *s, double *out) {
   char *end;
   errno = 0;
@@ -86,8 +79,7 @@ static tt_status check_output(const char *dir, tt_error *err) {
   return ok ? TT_OK : tt_fail(err, TT_ERR_IO, "cannot write into the folder of %s: %s", dir, strerror(errno));
 }
 
-// Removes the temporary folder and what train-step put in it.
-static void remove_tmp(const char *tmp) {
+void tt_train_remove(const char *tmp) {
   char path[8400];
   snprintf(path, sizeof path, "%s/model.safetensors", tmp);
   unlink(path);
@@ -182,7 +174,7 @@ static tt_status write_moved(const char *model_dir, const tt_trace *tr, double l
 }
 
 // Traces prompt on model_dir (with its weight gradients when grad); *loss is the mean loss.
-static tt_status trace_loss(const train_args *a, const char *model_dir, const char *prompt, bool grad, tt_trace **tr,
+static tt_status trace_loss(const tt_train_args *a, const char *model_dir, const char *prompt, bool grad, tt_trace **tr,
                             double *loss, tt_error *err) {
   static const char *const with_grads[] = {"hook_loss", "grad.wte.weight", "grad.wpe.weight",
                                            "grad.h.*",  "grad.ln_f.*",     "grad.lm_head.weight"};
@@ -198,7 +190,8 @@ static tt_status trace_loss(const train_args *a, const char *model_dir, const ch
 }
 
 // The N steps into tmp; prints the loss before and after each.
-static tt_status train(const train_args *a, const char *model_dir, const char *prompt, const char *tmp, tt_error *err) {
+static tt_status train(const tt_train_args *a, const char *model_dir, const char *prompt, const char *tmp,
+                       tt_error *err) {
   double before = 0.0, after = 0.0;
   const char *from = model_dir;
   tt_status st = TT_OK;
@@ -219,7 +212,7 @@ static tt_status train(const train_args *a, const char *model_dir, const char *p
   return st;
 }
 
-static int parse(int argc, char **argv, train_args *a) {
+static int parse(int argc, char **argv, tt_train_args *a) {
   static const struct option longs[] = {{"model", required_argument, 0, 'm'},  {"backend", required_argument, 0, 'b'},
                                         {"output", required_argument, 0, 'o'}, {"lr", required_argument, 0, 'l'},
                                         {"steps", required_argument, 0, 'n'},  {"quiet", no_argument, 0, 'q'},
@@ -262,30 +255,36 @@ static int parse(int argc, char **argv, train_args *a) {
   return 0;
 }
 
+tt_status tt_train_model(const tt_train_args *a, const char *prompt, tt_error *err) {
+  char model_dir[4096], tmp[4096];
+  tt_status st = TT_OK;
+  if (a->model_dir)
+    snprintf(model_dir, sizeof model_dir, "%s", a->model_dir);
+  else if (!tt_model_default_dir(model_dir, sizeof model_dir))
+    st = tt_fail(err, TT_ERR_IO, "the default model is not installed (assets/models/); pass -m MODEL_DIR");
+  if (!st) st = check_output(a->output, err);
+  size_t len = strlen(a->output);
+  while (len > 1 && a->output[len - 1] == '/') len--;  // "out/" → "out.tmp-…", beside it
+  snprintf(tmp, sizeof tmp, "%.*s.tmp-XXXXXX", (int)len, a->output);
+  if (!st && !mkdtemp(tmp))
+    st = tt_fail(err, TT_ERR_IO, "cannot create a folder beside %s: %s", a->output, strerror(errno));
+  bool made = !st;
+  if (!st) st = copy_carried(model_dir, tmp, err);
+  if (!st) st = train(a, model_dir, prompt, tmp, err);
+  if (!st && rename(tmp, a->output) != 0)
+    st = tt_fail(err, TT_ERR_IO, "cannot rename %s to %s: %s", tmp, a->output, strerror(errno));
+  if (st && made) tt_train_remove(tmp);
+  return st;
+}
+
 int tt_cmd_train_step(int argc, char **argv) {
-  train_args a = {.steps = 1};
+  tt_train_args a = {.steps = 1};
   int rc = parse(argc, argv, &a);
   if (rc) return rc < 0 ? 0 : rc;
   tt_error err = {0};
-  char *prompt = NULL, model_dir[4096], tmp[4096];
+  char *prompt = NULL;
   if (tt_prompt_from_args(argc - optind, argv + optind, &prompt, &err)) return tt_cli_fail("train-step", &err);
-  tt_status st = TT_OK;
-  if (a.model_dir)
-    snprintf(model_dir, sizeof model_dir, "%s", a.model_dir);
-  else if (!tt_model_default_dir(model_dir, sizeof model_dir))
-    st = tt_fail(&err, TT_ERR_IO, "the default model is not installed (assets/models/); pass -m MODEL_DIR");
-  if (!st) st = check_output(a.output, &err);
-  size_t len = strlen(a.output);
-  while (len > 1 && a.output[len - 1] == '/') len--;  // "out/" → "out.tmp-…", beside it
-  snprintf(tmp, sizeof tmp, "%.*s.tmp-XXXXXX", (int)len, a.output);
-  if (!st && !mkdtemp(tmp))
-    st = tt_fail(&err, TT_ERR_IO, "cannot create a folder beside %s: %s", a.output, strerror(errno));
-  bool made = !st;
-  if (!st) st = copy_carried(model_dir, tmp, &err);
-  if (!st) st = train(&a, model_dir, prompt, tmp, &err);
-  if (!st && rename(tmp, a.output) != 0)
-    st = tt_fail(&err, TT_ERR_IO, "cannot rename %s to %s: %s", tmp, a.output, strerror(errno));
-  if (st && made) remove_tmp(tmp);
+  tt_status st = tt_train_model(&a, prompt, &err);
   if (!st && !a.quiet) printf("wrote %s\n", a.output);
   free(prompt);
   return st ? tt_cli_fail("train-step", &err) : 0;
