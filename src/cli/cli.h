@@ -32,6 +32,8 @@ typedef struct {
   double lr;
   long steps;
   bool quiet;
+  bool report;  // after the steps: the loss per position before and after, the weights that
+                // moved most, the rows of W_E that changed (train_report.h)
 } tt_train_args;
 tt_status tt_train_model(const tt_train_args *a, const char *prompt, tt_error *err);
 void tt_train_remove(const char *dir);

@@ -17,9 +17,10 @@
 #include "prompt_arg.h"
 #include "safetensors/safetensors.h"
 #include "session/session.h"
+#include "train_report.h"
 
 static const char usage[] =
-    "usage: ttrace train-step [-m MODEL_DIR] [-b BACKEND] --lr LR [--steps N] -o NEWDIR PROMPT\n"
+    "usage: ttrace train-step [-m MODEL_DIR] [-b BACKEND] --lr LR [--steps N] [--report] -o NEWDIR PROMPT\n"
     "\n"
     "Plain SGD on PROMPT: N times (default 1), W <- W - LR * dL/dW for every weight, where L is\n"
     "the mean next-token loss of `ttrace trace --grad`. Prints the loss before and after each\n"
@@ -31,7 +32,10 @@ static const char usage[] =
     "      --lr LR         the learning rate, a positive number\n"
     "      --steps N       how many steps (1 or more; default 1)\n"
     "  -o, --output DIR    the new model folder\n"
-    "  -q, --quiet         print nothing on success\n";
+    "  -q, --quiet         print nothing on success\n"
+    "      --report        then the step's effect: the loss at each position before and after,\n"
+    "                      the weights that moved most (||W_after - W_before||), and the rows of\n"
+    "                      W_E (wte.weight) that changed beside the prompt's distinct tokens\n";
 
 // The files of a model folder train-step carries over besides the weights.
 static const char *const carried[] = {"config.json",
@@ -195,12 +199,16 @@ static tt_status train(const tt_train_args *a, const char *model_dir, const char
   double before = 0.0, after = 0.0;
   const char *from = model_dir;
   tt_status st = TT_OK;
+  tt_trace *first = NULL;  // the trace of the first step, before any change
   for (long i = 0; i < a->steps && !st; i++) {
     tt_trace *tr = NULL;
     st = trace_loss(a, from, prompt, true, &tr, &before, err);
     if (!st && i > 0 && !a->quiet) printf("step %ld/%ld: loss %.6f -> %.6f\n", i, a->steps, after, before);
     if (!st) st = write_moved(from, tr, a->lr, tmp, err);
-    tt_trace_destroy(tr);
+    if (i == 0)
+      first = tr;
+    else
+      tt_trace_destroy(tr);
     after = before;
     from = tmp;
   }
@@ -208,15 +216,22 @@ static tt_status train(const tt_train_args *a, const char *model_dir, const char
   double last = 0.0;
   if (!st) st = trace_loss(a, tmp, prompt, false, &tr, &last, err);
   if (!st && !a->quiet) printf("step %ld/%ld: loss %.6f -> %.6f\n", a->steps, a->steps, after, last);
+  if (!st && a->report) st = tt_train_report(model_dir, tmp, first, tr, err);
+  tt_trace_destroy(first);
   tt_trace_destroy(tr);
   return st;
 }
 
 static int parse(int argc, char **argv, tt_train_args *a) {
-  static const struct option longs[] = {{"model", required_argument, 0, 'm'},  {"backend", required_argument, 0, 'b'},
-                                        {"output", required_argument, 0, 'o'}, {"lr", required_argument, 0, 'l'},
-                                        {"steps", required_argument, 0, 'n'},  {"quiet", no_argument, 0, 'q'},
-                                        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
+  static const struct option longs[] = {{"model", required_argument, 0, 'm'},
+                                        {"backend", required_argument, 0, 'b'},
+                                        {"output", required_argument, 0, 'o'},
+                                        {"lr", required_argument, 0, 'l'},
+                                        {"steps", required_argument, 0, 'n'},
+                                        {"quiet", no_argument, 0, 'q'},
+                                        {"report", no_argument, 0, 'r'},
+                                        {"help", no_argument, 0, 'h'},
+                                        {0, 0, 0, 0}};
   bool have_lr = false;
   int c;
   optind = 1;
@@ -242,6 +257,9 @@ static int parse(int argc, char **argv, tt_train_args *a) {
       break;
     case 'q':
       a->quiet = true;
+      break;
+    case 'r':
+      a->report = true;
       break;
     case 'h':
       fputs(usage, stdout);
