@@ -214,7 +214,7 @@ static void test_config_refusals(void **state) {
   } cases[] = {
       {", \"add_cross_attention\": true", TT_ERR_UNSUPPORTED, "add_cross_attention is true"},
       {", \"pruned_heads\": {\"0\": [1]}", TT_ERR_UNSUPPORTED, "pruned_heads"},
-      {", \"model_type\": \"llama\"", TT_ERR_UNSUPPORTED, "model_type 'llama'"},
+      {", \"model_type\": \"bert\"", TT_ERR_UNSUPPORTED, "model_type 'bert'"},
       {", \"activation_function\": \"tanh\"", TT_ERR_UNSUPPORTED, "activation_function=tanh"},
       {", \"activation_function\": \"quick_gelu\"", TT_ERR_UNSUPPORTED, "activation_function=quick_gelu"},
       {", \"ttrace_scale\": false", TT_ERR_UNSUPPORTED, "unknown ttrace setting 'ttrace_scale'"},
