@@ -81,7 +81,7 @@ tt_status tt_engine_create(const tt_model *model, tt_backend *be, int max_T, tt_
   return TT_OK;
 }
 
-// The ops only the backward pass uses; a backend lacks all of them or none.
+// The ops the backward pass uses (unmerge_heads also serves the Llama forward pass).
 static bool has_backward(const tt_backend *be) {
   return be->zero && be->matmul_tn && be->add_row_sums && be->norm_backward && be->activation_backward &&
          be->softmax_backward && be->unmerge_heads && be->join_heads && be->nll_backward && be->embed_backward;
