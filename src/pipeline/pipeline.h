@@ -65,6 +65,7 @@ typedef enum {
   TT_S_HEAD,
   TT_S_MASKED,
   TT_S_NOT_RECORDED,
+  TT_S_GATED_MLP,  // the activation view of a gated (SwiGLU) MLP
   TT_S_PROMPT,
   TT_S_STEPS,
   TT_S_BLOCK,

@@ -5,6 +5,10 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_LAYER] = "layer",
     [TT_S_HEAD] = "head",
     [TT_S_MASKED] = "masked (\xE2\x88\x92\xE2\x88\x9E)",
+    [TT_S_GATED_MLP] =
+        "This block's MLP is gated (SwiGLU): hook_post = act(hook_pre) \xC2\xB7 hook_pre_linear, "
+        "so it is no function of hook_pre alone and has no curve. See the heatmaps of mlp.hook_pre, "
+        "mlp.hook_pre_linear and mlp.hook_post.",
     [TT_S_NOT_RECORDED] = "This tensor is not in the trace (record it with `ttrace trace --record`).",
     [TT_S_PROMPT] = "prompt",
     [TT_S_STEPS] = "Steps",

@@ -7,6 +7,10 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_LAYER] = "블록",
     [TT_S_HEAD] = "헤드",
     [TT_S_MASKED] = "가림 (\xE2\x88\x92\xE2\x88\x9E)",
+    [TT_S_GATED_MLP] =
+        "이 블록의 MLP는 게이트가 있는 구조(SwiGLU)입니다: hook_post = act(hook_pre) \xC2\xB7 "
+        "hook_pre_linear 이므로 hook_pre 하나만의 함수가 아니고, 곡선으로 그릴 수 없습니다. "
+        "mlp.hook_pre, mlp.hook_pre_linear, mlp.hook_post의 히트맵을 보세요.",
     [TT_S_NOT_RECORDED] = "이 텐서는 트레이스에 없습니다 (`ttrace trace --record`로 기록하세요).",
     [TT_S_PROMPT] = "프롬프트",
     [TT_S_STEPS] = "단계",
