@@ -28,6 +28,12 @@ static tt_buf cache_rows(const tt_engine *e, int l, int which, int h, int rows) 
 
 tt_status tt_engine_enable_cache(tt_engine *e, tt_error *err) {
   if (e->kv) return TT_OK;
+  if (e->cfg->arch == TT_ARCH_LLAMA)
+    return tt_fail(err, TT_ERR_UNSUPPORTED, "generation with a KV cache is not implemented for the Llama block yet");
+  if (e->cfg->positions == TT_POS_ROPE || e->cfg->positions == TT_POS_ALIBI)
+    return tt_fail(err, TT_ERR_UNSUPPORTED,
+                   "generation with a KV cache does not implement positions=%s yet (learned, sinusoidal or none)",
+                   e->cfg->positions == TT_POS_ROPE ? "rope" : "alibi");
   if (!e->cfg->causal)
     return tt_fail(err, TT_ERR_UNSUPPORTED,
                    "generation needs causal attention: with causal=false every token sees the later ones, so "
