@@ -2,7 +2,6 @@
 // printed as they come; optionally the whole run as a trace file.
 #include <errno.h>
 #include <getopt.h>
-#include <libgen.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -198,13 +197,6 @@ static void print_token(void *ctx, const tt_pick *pick) {
   fflush(stdout);
 }
 
-static bool output_folder_writable(const char *path) {
-  char *copy = strdup(path);
-  bool ok = copy && access(dirname(copy), W_OK) == 0;
-  free(copy);
-  return ok;
-}
-
 static void print_summary(const generate_options *o, const tt_session *s, const tt_trace *tr,
                           const tt_generate_result *res) {
   if (res->stopped_at_context)
@@ -226,7 +218,7 @@ int tt_cmd_generate(int argc, char **argv) {
   char *prompt = NULL;
   tt_status st = tt_prompt_from_args(argc - optind, argv + optind, &prompt, &err);
   o.in.prompt = prompt;
-  if (!st && o.output && !output_folder_writable(o.output))
+  if (!st && o.output && !tt_cli_folder_writable(o.output))
     st = tt_fail(&err, TT_ERR_IO, "cannot write %s: %s", o.output, strerror(errno));
   tt_session *s = NULL;
   tt_trace *tr = NULL;
