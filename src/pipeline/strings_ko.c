@@ -160,7 +160,7 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_PING_ROWDOT_FMT] = "2.  행 전체의 \xCE\xA3\xE2\x82\x96 A[%d, k] dA[%d, k] = %s",
     [TT_S_PING_DZV_FMT] = "dA[%d, %d] = dz\xE1\xB5\xA2 \xC2\xB7 v\xE2\xB1\xBC  (D = %d)",
     [TT_S_GN_TITLE] = "기울기 크기 \xE2\x80\x96\xE2\x88\x82L/\xE2\x88\x82x\xE2\x80\x96",
-    [TT_S_GN_RESID] = "블록마다의 잔차 흐름: 기울기 고속도로",
+    [TT_S_GN_RESID] = "블록마다의 잔차 스트림: 기울기 고속도로",
     [TT_S_GN_WEIGHTS] = "가중치 행렬",
     [TT_S_GN_NONE] = "이 트레이스에는 기울기가 없습니다: --grad로 트레이스하세요",
     // generation
@@ -298,7 +298,7 @@ static const tt_key_row window_keys[] = {
     {"클릭", "칸 고정: 오른쪽에 계산 과정 표시"},
     {", / .", "막대: 앞 / 뒤 토큰, \xE2\x88\x92 / = 온도"},
     {"B", "값 \xE2\x86\x94 이 단계의 기울기 \xE2\x88\x82L/\xE2\x88\x82x (--grad로 만든 트레이스)"},
-    {"Shift+B", "기울기 크기: 블록마다의 잔차 흐름, 가중치 행렬마다"},
+    {"Shift+B", "기울기 크기: 블록마다의 잔차 스트림, 가중치 행렬마다"},
     {"PgUp / PgDn", "생성: 앞 / 뒤 디코드 단계 (KV 캐시) 또는 토큰 (생성 타임라인)"},
     {"D", "밝은 / 어두운 테마"},
     {"L", "English / 한국어"},
