@@ -85,9 +85,13 @@ tt_status tt_session_open(const tt_session_opts *opts, tt_session **out, tt_erro
   if (!st) s->base_cfg = s->model->cfg;
   if (!st) st = apply_settings(&s->model->cfg, opts->set, opts->n_set, err);
   if (!st) st = open_tokenizer(s, dir, err);
+  // -b auto with gradients picks OpenBLAS: the backward pass runs only there.
+  const char *be_name = opts->backend ? opts->backend : "openblas";
+  bool auto_grad = opts->grad && strcmp(be_name, "auto") == 0;
   if (!st)
-    st = tt_backend_create(opts->backend ? opts->backend : "openblas", &s->be, s->backend_note, sizeof s->backend_note,
-                           err);
+    st = tt_backend_create(auto_grad ? "openblas" : be_name, &s->be, s->backend_note, sizeof s->backend_note, err);
+  if (!st && auto_grad)
+    snprintf(s->backend_note, sizeof s->backend_note, "auto: using OpenBLAS, where the backward pass (--grad) runs");
   if (!st) note_vocab_mismatch(s);
   if (!st) st = tt_engine_create(s->model, s->be, s->model->cfg.n_positions, &s->eng, err);
   if (!st && opts->grad) st = tt_engine_enable_grad(s->eng, err);
