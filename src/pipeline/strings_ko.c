@@ -201,6 +201,15 @@ static const tt_step_words steps[] = {
     {"positions.none", NULL,
      "어텐션만으로는 \"I love you\"와 \"you love I\"를 구별하지 못합니다. 이 모델은 위치 벡터를 더하지 "
      "않으므로(positions: none) 순서에 대해서는 인과 마스크만 알려 줍니다."},
+    {"positions.rope", NULL,
+     "어텐션만으로는 \"I love you\"와 \"you love I\"를 구별하지 못합니다. 이 모델은 위치 벡터를 더하지 "
+     "않습니다. 대신 어텐션 안에서 q와 k의 차원을 두 개씩 짝지어 위치에 비례하는 각도만큼 돌립니다"
+     "(RoPE, attn.hook_rot_q와 hook_rot_k). 그래서 점수 q\xC2\xB7k는 두 토큰이 얼마나 떨어져 있는지에 "
+     "따라 달라집니다."},
+    {"positions.alibi", NULL,
+     "어텐션만으로는 \"I love you\"와 \"you love I\"를 구별하지 못합니다. 이 모델은 위치 벡터를 더하지 "
+     "않습니다. 대신 어텐션 안에서 헤드마다 기울기에 거리 |i \xE2\x88\x92 j|를 곱한 값을 점수에서 "
+     "뺍니다(ALiBi, attn.hook_alibi). 그래서 멀리 있는 토큰일수록 덜 주목합니다."},
     {"sum", "임베딩 + 위치",
      "두 벡터를 그냥 더합니다. 합은 어떤 토큰인지와 어디에 있는지를 함께 담고, 첫 번째 블록이 읽는 "
      "입력이 됩니다."},
