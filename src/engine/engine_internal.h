@@ -5,6 +5,7 @@
 //                                   backward.c (after the forward pass of a gradient run)
 //   backward.c (the steps, reversed) → outputs.c, workspace.c (slots, the tape), grads.c
 //   grads.c (weight gradients)    → outputs.c
+//   decode.c  (prefill, decode steps, the KV cache) → forward.c (tt_forward), outputs.c
 //   outputs.c                     → workspace.c
 //
 // Where the next features go:
@@ -12,12 +13,13 @@
 //                     hook_slots (a new slot kind and its size there when no slot fits)
 //   grad.<hook>       backward.c, with run.prefix = "grad." (the forward slots hold the
 //                     gradients; what the backward reads of the forward is on the tape)
-//   decode.S.<hook>   a decode step that sets run.prefix = "decode.S." and T = 1, with the
-//                     KV cache as two more slot kinds in workspace.c
-//   Llama blocks      RMSNorm is the norm op already; RoPE (attn.hook_rot_q/k), SwiGLU
-//                     (mlp.hook_pre_linear) and GQA are lines in step_attention/step_mlp
-//                     chosen by the config, and their weights rows in weights.c
-// Shape legend: T tokens, C width, H heads, D = C/H, F FFN width, V vocabulary.
+//   decode.S.<hook>   decode.c: a run with run.prefix = "decode.S.", T = 1, pos0 = the
+//                     cached rows, and the attention against the KV cache (tt_decode_attend)
+//   Llama blocks      forward_llama.c (its block: RMSNorm, q/k/v/o projections, SwiGLU);
+//                     attend.c has what both blocks share (RoPE, scores, ALiBi, mask,
+//                     softmax, z with grouped-query heads)
+// Shape legend: T tokens, C width, H heads, G key/value heads (= H for GPT-2), D head
+// width (C/H for GPT-2, head_dim for Llama), F FFN width, V vocabulary.
 #ifndef TT_ENGINE_INTERNAL_H
 #define TT_ENGINE_INTERNAL_H
 
@@ -31,6 +33,11 @@ typedef struct {
   tt_buf ln2_w, ln2_b;              // (C)
   tt_buf fc_w, fc_b;                // (C,F), (F)
   tt_buf fc_proj_w, fc_proj_b;      // (F,C), (C)
+  // The Llama block (nn.Linear layout (out,in)); biases unset unless the config has them.
+  tt_buf q_w, k_w, v_w, o_w;    // (H·D,C), (G·D,C), (G·D,C), (C,H·D)
+  tt_buf q_b, k_b, v_b, o_b;    // (H·D), (G·D), (G·D), (C)
+  tt_buf gate_w, up_w, down_w;  // (F,C), (F,C), (C,F)
+  tt_buf gate_b, up_b, down_b;  // (F), (F), (C)
 } tt_layer_bufs;
 
 typedef struct {
@@ -41,6 +48,10 @@ typedef struct {
   tt_buf lnf_w, lnf_b;    // (C)
   tt_buf lm_head;         // (V,C)
   tt_layer_bufs *layers;  // n_layer
+  tt_buf rope;            // positions rope: (max_T,D) row p = cos(p·f_i), then sin(p·f_i), i < D/2
+  tt_buf rope_inverse;    // the same rows with −sin: the rotation back (the backward pass)
+  tt_buf alibi_slopes;    // positions alibi: (H) the slope m_h of each head
+  tt_buf owned;           // what tt_weights_setup allocated for rope / alibi (one buffer)
 } tt_weight_bufs;
 
 // ---- the engine ----------------------------------------------------------------------
@@ -60,12 +71,17 @@ typedef struct {
 } tt_pending;
 #define TT_MAX_PENDING 4  // outputs of one op (the norm has four)
 
+// The four hooks of one normalization.
+typedef struct {
+  const char *mean, *scale, *normalized, *out;
+} norm_hooks;
+
 struct tt_engine {
   const tt_model *model;
   const tt_config *cfg;
   tt_backend *be;
   int max_T;
-  int C, H, D, F, V;
+  int C, H, G, D, F, V;
   tt_weight_bufs w;
   struct tt_workspace *ws;         // the slots (workspace.c)
   bool grad;                       // tt_engine_enable_grad ran: the tape and dw exist
@@ -73,12 +89,17 @@ struct tt_engine {
   struct tt_grad_list *grad_list;  // their names, views and shapes (grads.c)
   tt_weight_bufs dw;               // views of dw_all shaped like w; dw.positions holds all
                                    // n_positions rows of wpe (learned only); dw.lm_head is dw.wte when tied
+  struct tt_kv_cache *kv;          // tt_engine_enable_cache ran: K and V of every layer (decode.c)
+  tt_buf logits;                   // (T,V) where the last run's logits are (a slot or recorder memory)
 
   struct {                   // the current run
     const tt_recorder *rec;  // NULL when nobody records
     const int32_t *ids;      // (T)
     int T;
     const char *prefix;                  // put before every hook name ("" for the forward pass)
+    int pos0;                            // position of ids[0]: 0, or the cached rows in a decode step
+    bool keep_kv;                        // store each layer's K and V rows in the cache (decode.c)
+    bool decoding;                       // one query against the cached keys (decode.c)
     bool taping;                         // keep what the backward pass reads on the tape
     tt_pending pending[TT_MAX_PENDING];  // recorded outputs of the current op
     int n_pending;
@@ -89,10 +110,6 @@ static inline bool tt_engine_zero_copy(const tt_backend *be) {
   return be->host_memory && be->wrap;
 }
 
-// The four hooks of one normalization.
-typedef struct {
-  const char *mean, *scale, *normalized, *out;
-} norm_hooks;
 static const norm_hooks LN1 = {"ln1.hook_mean", "ln1.hook_scale", "ln1.hook_normalized", "ln1.hook_out"};
 static const norm_hooks LN2 = {"ln2.hook_mean", "ln2.hook_scale", "ln2.hook_normalized", "ln2.hook_out"};
 static const norm_hooks LN_FINAL = {"ln_final.hook_mean", "ln_final.hook_scale", "ln_final.hook_normalized",
@@ -100,8 +117,56 @@ static const norm_hooks LN_FINAL = {"ln_final.hook_mean", "ln_final.hook_scale",
 
 // forward.c: the factor layer l's raw scores are multiplied by.
 float tt_attn_scale(const tt_config *cfg, int l, int D);
+// forward.c: one pass: ids (T) at positions pos0..pos0+T-1, hooks named prefix + name.
+typedef struct {
+  const int32_t *ids;
+  int T, pos0;
+  const tt_recorder *rec;  // may be NULL
+  const char *prefix;      // NULL: ""
+  bool keep_kv;            // store K and V rows in the cache (tt_kv_store)
+  bool decoding;           // attend to the cache (tt_decode_attend); T = 1
+  bool grad;               // then the backward pass (tape on)
+} tt_pass;
+// Checks the ids against the vocabulary and the context, sets up e->run, runs the forward
+// pass (and the backward one with grad) and waits for the backend.
+tt_status tt_engine_pass(tt_engine *e, const tt_pass *p, tt_error *err);
+// forward.c: the forward pass of the run set up in e->run.
+tt_status tt_forward(tt_engine *e, tt_error *err);
+// decode.c: stores rows pos0..pos0+T-1 of layer l's k and v (H,T,D) in the cache.
+tt_status tt_kv_store(tt_engine *e, int l, tt_buf k, tt_buf v, tt_error *err);
+// decode.c: the attention of a decode step's one query q (H,1,D) against the Tk = pos0+1
+// cached rows of layer l: raw scores, scaled, masked (nothing is: the query is the last
+// position), pattern (H,1,Tk) and z (H,1,D).
+tt_status tt_decode_attend(tt_engine *e, int l, tt_buf q, tt_buf *z, tt_error *err);
+void tt_kv_release(tt_engine *e);
+// forward.c, shared with forward_llama.c: one normalization (its hooks; the Llama block
+// records no mean), a residual sum (hook `suffix`), the final norm and the head.
+tt_status tt_forward_norm(tt_engine *e, int l, const norm_hooks *hk, tt_buf x, tt_buf gamma, tt_buf beta, tt_buf *out,
+                          tt_error *err);
+tt_status tt_forward_residual(tt_engine *e, int l, const char *suffix, tt_buf a, tt_buf b, tt_buf *out, tt_error *err);
+// forward_llama.c: one Llama block; x (T,C) in, the stream entering block l+1 out.
+tt_status tt_forward_llama_block(tt_engine *e, int l, tt_buf *x, tt_error *err);
+// attend.c: from q (H,T,D), k and v (G,T,D) of layer l: with rotary positions
+// attn.hook_rot_q/rot_k, then the raw, scaled (and ALiBi) and masked scores, the pattern
+// (H,T,T) and z (H,T,D). Query head h reads key/value head h / (H/G).
+tt_status tt_attend(tt_engine *e, int l, tt_buf q, tt_buf k, tt_buf v, tt_buf *z, tt_error *err);
+// attend.c: the slope of each head for ALiBi (Press et al.): 2^(−8h/H) for h = 1..H when H
+// is a power of two; otherwise the slopes of the power of two n below H, then every other
+// slope of 2n, up to H.
+void tt_alibi_slopes(float *slopes, int H);
+// attend.c: the rotary table (rows, D) for positions 0..rows−1 with base theta.
+void tt_rope_table(float *table, int rows, int D, double theta);
 // backward.c: the backward pass of the run's loss, after its forward pass with taping on.
 tt_status tt_backward(tt_engine *e, tt_error *err);
+// backward.c, shared with backward_llama.c: a norm's backward (dx into the scratch slot,
+// d_gamma accumulating; no beta), and a residual's (grad hook `suffix` = g + branch).
+tt_status tt_backward_norm(tt_engine *e, int l, const norm_hooks *hk, tt_buf d_out, tt_buf gamma, tt_buf d_gamma,
+                           tt_buf *dx, tt_error *err);
+tt_status tt_backward_residual(tt_engine *e, int l, const char *suffix, tt_buf g, tt_buf branch, tt_buf *out,
+                               tt_error *err);
+// backward_llama.c: one Llama block reversed; g (T,C) the gradient of its output in, of its
+// input (grad.blocks.L.hook_resid_pre) out.
+tt_status tt_backward_llama_block(tt_engine *e, int l, tt_buf *g, tt_error *err);
 // grads.c: the weight gradients' allocation (views in e->dw), and their recording.
 tt_status tt_grads_setup(tt_engine *e, tt_error *err);
 void tt_grads_release(tt_engine *e);

@@ -52,7 +52,7 @@ static void position_shapes(const tt_config *cfg, dims *d, tt_lang lang, char *o
   const char *tc = sh(d->b, 2, d->T, d->C, 0);
   if (cfg->positions == TT_POS_SINUSOIDAL)
     snprintf(out, len, tt_str(lang, TT_S_SHAPE_POS_SINUSOIDAL_FMT), ARROW, tc);
-  else if (cfg->positions == TT_POS_NONE)
+  else if (!tt_config_adds_positions(cfg))  // none, or positions inside attention
     snprintf(out, len, "%s", tt_str(lang, TT_S_SHAPE_POS_NONE));
   else
     snprintf(out, len, tt_str(lang, TT_S_SHAPE_POS_LEARNED_FMT), sh(d->a, 2, d->P, d->C, 0), (long long)d->T - 1, ARROW,
@@ -67,7 +67,7 @@ void tt_step_shapes(const tt_trace *tr, int i, tt_lang lang, char *out, size_t l
   dims d = {.T = tt_trace_n_tokens(tr),
             .C = cfg.n_embd,
             .H = cfg.n_head,
-            .D = cfg.n_head ? cfg.n_embd / cfg.n_head : 0,
+            .D = tt_config_head_dim(&cfg),
             .F = cfg.n_inner > 0 ? cfg.n_inner : 4 * cfg.n_embd,
             .V = cfg.vocab_size,
             .P = cfg.n_positions};

@@ -5,6 +5,10 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_LAYER] = "layer",
     [TT_S_HEAD] = "head",
     [TT_S_MASKED] = "masked (\xE2\x88\x92\xE2\x88\x9E)",
+    [TT_S_GATED_MLP] =
+        "This block's MLP is gated (SwiGLU): hook_post = act(hook_pre) \xC2\xB7 hook_pre_linear, "
+        "so it is no function of hook_pre alone and has no curve. See the heatmaps of mlp.hook_pre, "
+        "mlp.hook_pre_linear and mlp.hook_post.",
     [TT_S_NOT_RECORDED] = "This tensor is not in the trace (record it with `ttrace trace --record`).",
     [TT_S_PROMPT] = "prompt",
     [TT_S_STEPS] = "Steps",
@@ -143,6 +147,43 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_STATUS_TRACED_FMT] = "traced %d tokens in %s ms",
     [TT_S_STATUS_SHOT_SAVED_FMT] = "screenshot saved: %.500s",
     [TT_S_STATUS_SHOT_FAILED_FMT] = "screenshot failed: %.500s",
+    // gradients
+    [TT_S_LEGEND_GRADIENT] = "gradient",
+    [TT_S_STATUS_NO_GRAD] = "this trace has no gradients: trace it with --grad (ttrace trace --grad)",
+    [TT_S_STATUS_NO_GRAD_HOOK] = "this step's tensor has no gradient in the trace",
+    [TT_S_PING_LOSS] =
+        "L = mean over t = 0 \xE2\x80\xA6 T\xE2\x88\x92"
+        "2 of \xE2\x88\x92log p\xE2\x82\x9C[next token]",
+    [TT_S_PING_P_FMT] = "1.  p = softmax(z\xE2\x82\x9C) here = %s",
+    [TT_S_PING_NEXT_FMT] = "2.  this is the true next token %s (id %d): p \xE2\x88\x92 1",
+    [TT_S_PING_OTHER_FMT] = "2.  the true next token is %s (id %d), not this one: p \xE2\x88\x92 0",
+    [TT_S_PING_LAST] = "the last position has no next token: no loss there, gradient 0",
+    [TT_S_PING_DIV_FMT] = "3.  \xC3\xB7 (T \xE2\x88\x92 1) = \xC3\xB7 %d (the mean over the positions)",
+    [TT_S_PING_JVP] =
+        "softmax backward: dS\xE1\xB5\xA2\xE2\xB1\xBC = A\xE1\xB5\xA2\xE2\xB1\xBC (dA\xE1\xB5\xA2\xE2\xB1\xBC "
+        "\xE2\x88\x92 \xCE\xA3\xE2\x82\x96 A\xE1\xB5\xA2\xE2\x82\x96 dA\xE1\xB5\xA2\xE2\x82\x96)",
+    [TT_S_PING_ROWDOT_FMT] = "2.  \xCE\xA3\xE2\x82\x96 A[%d, k] dA[%d, k] over the row = %s",
+    [TT_S_PING_DZV_FMT] = "dA[%d, %d] = dz\xE1\xB5\xA2 \xC2\xB7 v\xE2\xB1\xBC  (D = %d)",
+    [TT_S_GN_TITLE] = "Gradient norms \xE2\x80\x96\xE2\x88\x82L/\xE2\x88\x82x\xE2\x80\x96",
+    [TT_S_GN_RESID] = "residual stream at each block: the gradient highway",
+    [TT_S_GN_WEIGHTS] = "weight matrices",
+    [TT_S_GN_NONE] = "this trace has no gradients: trace it with --grad",
+    // generation
+    [TT_S_TL_NONE] = "This trace has no generation (make one with `ttrace generate -o FILE`).",
+    [TT_S_TL_TITLE_FMT] = "%d tokens generated   temperature %s   top-k %s   top-p %s   seed %s",
+    [TT_S_TL_DRAWN_FMT] = "token %d \xE2\x80\x9C%s\xE2\x80\x9D was drawn from (probabilities under the model):",
+    [TT_S_TL_CUT_FMT] = "cut: the %d likeliest of %d tokens could be drawn",
+    [TT_S_TL_NO_CUT] = "no cut: every token could be drawn",
+    [TT_S_TL_CUT_MARK] = "top-k / top-p cut: above it could be drawn",
+    [TT_S_TL_FOOT_FMT] = "bars: %s; the token drawn is framed",
+    [TT_S_KV_TITLE_FMT] = "KV cache   layer %d   head %d   decode step %d",
+    [TT_S_KV_PREFILL_FMT] = "KV cache   layer %d   head %d   after the prompt pass",
+    [TT_S_KV_ROWS_FMT] = "%d rows: %d from the prompt, %d from decode steps; the new row is %d",
+    [TT_S_KV_PREFILL_ROWS_FMT] = "%d rows, all from the prompt pass",
+    [TT_S_KV_K] = "K (cached keys)",
+    [TT_S_KV_V] = "V (cached values)",
+    [TT_S_KV_WEIGHTS] = "the new query's weights",
+    [TT_S_KV_NEW] = "new",
 };
 
 static const tt_step_words steps[] = {
@@ -165,6 +206,15 @@ static const tt_step_words steps[] = {
     {"positions.none", NULL,
      "Attention by itself cannot tell \"I love you\" from \"you love I\". This model adds no position "
      "vectors (positions: none), so only the causal mask tells it anything about the order."},
+    {"positions.rope", NULL,
+     "Attention by itself cannot tell \"I love you\" from \"you love I\". This model adds no position "
+     "vectors: inside attention it rotates each pair of dimensions of q and k by an angle that grows with "
+     "the position (RoPE, attn.hook_rot_q and hook_rot_k), so a score q\xC2\xB7k depends on how far apart "
+     "the two tokens are."},
+    {"positions.alibi", NULL,
+     "Attention by itself cannot tell \"I love you\" from \"you love I\". This model adds no position "
+     "vectors: inside attention each head subtracts its slope times the distance |i \xE2\x88\x92 j| from "
+     "the scores (ALiBi, attn.hook_alibi), so far tokens get less attention."},
     {"sum", "Embedding + position",
      "The two vectors are simply added. The sum says which token it is and where it stands, and it "
      "is what the first block reads."},
@@ -241,6 +291,16 @@ static const tt_step_words steps[] = {
     {"probs", "Next-token probabilities",
      "Softmax turns the logits into probabilities. The temperature \xCF\x84 divides the logits first: "
      "below 1 the favourite takes more, above 1 the candidates even out."},
+    {"timeline", "Generation",
+     "The model appends one token at a time. Each new token is drawn from the probabilities after "
+     "the last one: the temperature divides the scores first, top-k keeps only the k likeliest, top-p "
+     "the smallest set of those whose probability reaches p. The line marks the cut; a seeded "
+     "generator makes the draw repeatable. , and . pick a token."},
+    {"kvcache", "KV cache",
+     "A new token's query must meet the keys and values of every token before it. Those rows do "
+     "not change when a token is added (the mask keeps earlier tokens from seeing later ones), so "
+     "they are kept: each decode step computes one new row of K and V and reads the rest. "
+     "Page Up and Page Down step through the decode steps."},
 };
 
 // The window's help (F1), then the lesson window's; rows as in strings_en.c, in its order.
@@ -257,6 +317,9 @@ static const tt_key_row window_keys[] = {
     {"drag", "pan a zoomed view"},
     {"click", "pin a cell: its arithmetic appears on the right"},
     {", / .", "bars: earlier / later token; \xE2\x88\x92 / = temperature"},
+    {"B", "value \xE2\x86\x94 gradient \xE2\x88\x82L/\xE2\x88\x82x of the step (a trace made with --grad)"},
+    {"Shift+B", "gradient norms: the residual stream at each block, each weight matrix"},
+    {"PgUp / PgDn", "generation: previous / next decode step (KV cache) or token (timeline)"},
     {"D", "light / dark theme"},
     {"L", "English / 한국어"},
     {"F1 or ?", "this help;  Esc closes it, Q quits"},

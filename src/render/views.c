@@ -8,13 +8,34 @@
 
 void tt_view_goto_step(tt_view_state *st, const tt_trace *tr, int i) {
   if (i < 0) i = 0;
-  if (i >= tt_step_count()) i = tt_step_count() - 1;
+  if (i >= tt_step_count_for(tr)) i = tt_step_count_for(tr) - 1;
   st->step = i;
   tt_step_hook(tr, i, st->layer, st->hook, sizeof st->hook);
   st->view = tt_step_get(tr, i)->view;
   st->zoom = 1;
   st->pan_row = st->pan_col = 0;
   st->pin_row = st->pin_col = -1;
+  tt_view_follow_grad(st, tr);
+}
+
+bool tt_trace_has_grad(const tt_trace *tr) {
+  for (size_t i = 0; tr && i < tt_trace_count(tr); i++)
+    if (strncmp(tt_trace_get(tr, i)->name, "grad.", 5) == 0) return true;
+  return false;
+}
+
+bool tt_view_follow_grad(tt_view_state *st, const tt_trace *tr) {
+  bool shown = strncmp(st->hook, "grad.", 5) == 0;
+  if (!st->grad) {
+    if (shown) memmove(st->hook, st->hook + 5, strlen(st->hook + 5) + 1);
+    return false;
+  }
+  if (shown) return true;
+  char g[sizeof st->hook];
+  if (snprintf(g, sizeof g, "grad.%s", st->hook) >= (int)sizeof g || !tt_trace_find(tr, g)) return false;
+  snprintf(st->hook, sizeof st->hook, "%s", g);
+  if (st->view != TT_VIEW_TABLE) st->view = TT_VIEW_HEATMAP;  // layernorm, qkv, ... draw values
+  return true;
 }
 
 void tt_view_state_init(tt_view_state *st) {
@@ -188,6 +209,15 @@ static void paint_kind(tt_paint *p, SDL_Rect body, tt_view_kind kind, const tt_t
     break;
   case TT_VIEW_COLLAPSE:
     tt_paint_collapse(p, body, layer);
+    break;
+  case TT_VIEW_GRADNORM:
+    tt_paint_gradnorm(p, body);
+    break;
+  case TT_VIEW_TIMELINE:
+    tt_paint_timeline(p, body);
+    break;
+  case TT_VIEW_KVCACHE:
+    tt_paint_kvcache(p, body, layer, st->head);
     break;
   case TT_VIEW_COUNT:
     break;

@@ -7,7 +7,8 @@
 // Full names:  [grad.] [decode.S.] (blocks.L.<suffix> | <suffix>)
 //   grad.      the gradient of the loss with respect to the hook (same axes, F32)
 //   grad.<weight>  the gradient of a weight, named as in model.safetensors without
-//              "transformer." (grad.wte.weight, grad.h.L.attn.c_attn.weight, ...), in its layout
+//              "transformer." (grad.wte.weight, grad.h.L.attn.c_attn.weight, ...; Llama:
+//              grad.model.layers.L.self_attn.q_proj.weight, ...), in its layout
 //   decode.S.  the hook in decode step S (S = 0, 1, ...) of generation with a KV cache:
 //              one new token; the query axis (the first T) is 1 and every later T is the
 //              key count, prompt + S + 1
@@ -23,8 +24,12 @@
 typedef enum {
   TT_HOOK_ANY,        // every config
   TT_HOOK_POSITIONS,  // added position vectors (ttrace_positions learned or sinusoidal)
-  TT_HOOK_ROTARY,     // rotary positions (Llama family)
-  TT_HOOK_GATED_MLP,  // gated MLP with a second input projection (Llama family)
+  TT_HOOK_ROTARY,     // rotary positions (the Llama block; GPT-2 with positions=rope)
+  TT_HOOK_ALIBI,      // the ALiBi bias (GPT-2 with positions=alibi)
+  TT_HOOK_GATED_MLP,  // gated MLP with a second input projection (the Llama block)
+  TT_HOOK_FUSED_QKV,  // one fused Q/K/V projection (the GPT-2 block)
+  TT_HOOK_NORM_MEAN,  // the norm's mean (the GPT-2 block, 0 under ttrace_norm=rmsnorm; the
+                      // Llama block's RMSNorm records none)
 } tt_hook_when;
 
 // Where a row sits in the forward pass. A block's parts run NORM1 ATTN NORM2 MLP
@@ -48,9 +53,11 @@ typedef struct {
   const char *view;  // its default view by name: "heatmap", "table", "layernorm", "bars", ...
   tt_hook_part part;
   tt_hook_when when;
-  bool step_layer0;  // step and view apply to blocks.0 only (elsewhere: no step, "heatmap")
-  bool weight;       // a weight's gradient: "grad.<suffix>" or, in_block, "grad.h.L.<suffix>"
-                     // (model.safetensors' names and layouts); never a forward hook
+  bool step_layer0;          // step and view apply to blocks.0 only (elsewhere: no step, "heatmap")
+  bool weight;               // a weight's gradient: "grad.<suffix>" or, in_block, "grad.h.L.<suffix>"
+                             // (model.safetensors' names and layouts); never a forward hook
+  const char *layer_prefix;  // a block weight's prefix before L: "h." (GPT-2) or
+                             // "model.layers." (Llama); NULL otherwise
 } tt_hook_def;
 
 typedef struct {

@@ -15,9 +15,10 @@ static void goto_step(tt_ui *ui, int step) {
 }
 
 void tt_ui_step(tt_ui *ui, int delta) {
-  int n = tt_step_count(), s = ui->vs.step < 0 ? 0 : ui->vs.step + delta;
-  // Walking off the end of a block continues in the next (or previous) block.
-  if (ui->vs.step >= 0 && s >= 0 && s < n) {
+  int n = tt_step_count_for(ui->tr), s = ui->vs.step < 0 ? 0 : ui->vs.step + delta;
+  // Walking off the end of a block continues in the next (or previous) block (the forward
+  // pass's steps only: the generation's come after them).
+  if (ui->vs.step >= 0 && s >= 0 && s < tt_step_count() && ui->vs.step < tt_step_count()) {
     const tt_step *cur = tt_step_get(ui->tr, ui->vs.step), *next = tt_step_get(ui->tr, s);
     if (cur->in_block && !next->in_block) {
       if (delta > 0 && ui->vs.layer + 1 < ui->n_layers) {
@@ -33,6 +34,7 @@ void tt_ui_step(tt_ui *ui, int delta) {
   if (s >= n) s = n - 1;
   goto_step(ui, s);
   tt_step_hook(ui->tr, s, ui->vs.layer, ui->vs.hook, sizeof ui->vs.hook);
+  tt_view_follow_grad(&ui->vs, ui->tr);
 }
 
 static void set_layer(tt_ui *ui, int layer) {
@@ -42,6 +44,7 @@ static void set_layer(tt_ui *ui, int layer) {
   ui->vs.layer = layer;
   if (ui->vs.step >= 0 && tt_step_get(ui->tr, ui->vs.step)->in_block)
     tt_step_hook(ui->tr, ui->vs.step, layer, ui->vs.hook, sizeof ui->vs.hook);
+  tt_view_follow_grad(&ui->vs, ui->tr);
   ui->vs.pin_row = ui->vs.pin_col = -1;
   ui->dirty = true;
 }
@@ -120,6 +123,31 @@ static void prompt_key(tt_ui *ui, SDL_Keycode c) {
   ui->dirty = true;
 }
 
+// The generation view shown (timeline or kvcache), else TT_VIEW_AUTO.
+static tt_view_kind generation_view(const tt_ui *ui) {
+  const tt_view_state *vs = &ui->vs;
+  tt_view_kind v = vs->view == TT_VIEW_AUTO && vs->step >= 0 ? tt_step_get(ui->tr, vs->step)->view : vs->view;
+  return v == TT_VIEW_TIMELINE || v == TT_VIEW_KVCACHE ? v : TT_VIEW_AUTO;
+}
+
+// The tokens a generation trace appended (its decode steps are one fewer).
+static int generated(const tt_ui *ui) {
+  int32_t ids[4096];
+  return tt_generated_ints(ui->tr, "generated_ids", ids, 4096);
+}
+
+// Page Down / Page Up: the next / previous decode step in the KV-cache view (from the
+// prompt pass, position −1, to the last step), the next / previous token in the timeline.
+static bool decode_key(tt_ui *ui, SDL_Keycode c) {
+  tt_view_kind v = generation_view(ui);
+  if ((c != SDLK_PAGEDOWN && c != SDLK_PAGEUP) || v == TT_VIEW_AUTO) return false;
+  int n = generated(ui), last = v == TT_VIEW_KVCACHE ? n - 2 : n - 1, first = v == TT_VIEW_KVCACHE ? -1 : 0;
+  int pos = ui->vs.position < first ? (v == TT_VIEW_KVCACHE ? -1 : last) : ui->vs.position;
+  pos += c == SDLK_PAGEDOWN ? 1 : -1;
+  ui->vs.position = pos < first ? first : pos > last ? last : pos;
+  return true;
+}
+
 // + and − change the temperature on the bars view, else zoom; 0 resets both; , and .
 // move the bars' token. false when c is none of these.
 static bool scale_key(tt_ui *ui, SDL_Keycode c) {
@@ -127,6 +155,7 @@ static bool scale_key(tt_ui *ui, SDL_Keycode c) {
   bool bars = bars_view(ui) ||
               (vs->view == TT_VIEW_AUTO && vs->step >= 0 && tt_step_get(ui->tr, vs->step)->view == TT_VIEW_BARS);
   int T = tt_trace_n_tokens(ui->tr), pos = vs->position < 0 ? T - 1 : vs->position;
+  if (generation_view(ui) == TT_VIEW_TIMELINE) T = generated(ui), pos = vs->position < 0 ? T - 1 : vs->position;
   switch (c) {
   case SDLK_EQUALS:
   case SDLK_PLUS:
@@ -186,6 +215,22 @@ static bool nav_key(tt_ui *ui, SDL_Keycode c) {
   }
 }
 
+// B: value ↔ gradient of the step's tensor (a trace made with --grad); the status line
+// says when the trace or this step has none.
+static void toggle_grad(tt_ui *ui) {
+  tt_view_state *vs = &ui->vs;
+  if (!tt_trace_has_grad(ui->tr)) {
+    snprintf(ui->status, sizeof ui->status, "%s", tt_str(vs->lang, TT_S_STATUS_NO_GRAD));
+    return;
+  }
+  vs->grad = !vs->grad;
+  if (!tt_view_follow_grad(vs, ui->tr) && vs->grad)
+    snprintf(ui->status, sizeof ui->status, "%s", tt_str(vs->lang, TT_S_STATUS_NO_GRAD_HOOK));
+  else if (!vs->grad && vs->step >= 0)
+    vs->view = tt_step_get(ui->tr, vs->step)->view;  // the step's own view again
+  vs->pin_row = vs->pin_col = -1;
+}
+
 // Tab, g and o toggle the table, grid and overview views; d the theme, l the language;
 // F1 and ? the help, which Esc closes (else Esc drops the pin). false when c is none of these.
 static bool view_key(tt_ui *ui, SDL_Keycode c, bool shift) {
@@ -218,6 +263,12 @@ static bool view_key(tt_ui *ui, SDL_Keycode c, bool shift) {
     return true;
   case SDLK_l:
     vs->lang = tt_lang_next(vs->lang);
+    return true;
+  case SDLK_b:  // Shift+B: the gradient-norm view
+    if (shift)
+      toggle_view(ui, TT_VIEW_GRADNORM);
+    else
+      toggle_grad(ui);
     return true;
   default:
     return false;
@@ -263,14 +314,14 @@ static void key(tt_ui *ui, const SDL_KeyboardEvent *k) {
     ui->dirty = true;  // the lesson's keys say things on the status line themselves
     return;
   }
-  if (scale_key(ui, c)) {
+  if (decode_key(ui, c) || scale_key(ui, c)) {
     ui->status[0] = 0;
     ui->dirty = true;
     return;
   }
   bool shift = (k->keysym.mod & KMOD_SHIFT) != 0;
   if (!nav_key(ui, c) && !view_key(ui, c, shift) && !action_key(ui, c)) return;
-  if (c != SDLK_s) ui->status[0] = 0;  // the screenshot's saved/failed message stays
+  if (c != SDLK_s && c != SDLK_b) ui->status[0] = 0;  // the screenshot's message and B's stay
   ui->dirty = true;
 }
 
@@ -281,6 +332,7 @@ static void click(tt_ui *ui, int x, int y) {
     if (x >= r.x && y >= r.y && x < r.x + r.w && y < r.y + r.h) {
       goto_step(ui, lay->nav_steps[i]);
       tt_step_hook(ui->tr, ui->vs.step, ui->vs.layer, ui->vs.hook, sizeof ui->vs.hook);
+      tt_view_follow_grad(&ui->vs, ui->tr);
       return;
     }
   }
