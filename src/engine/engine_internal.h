@@ -49,6 +49,7 @@ typedef struct {
   tt_buf lm_head;         // (V,C)
   tt_layer_bufs *layers;  // n_layer
   tt_buf rope;            // positions rope: (max_T,D) row p = cos(p·f_i), then sin(p·f_i), i < D/2
+  tt_buf rope_inverse;    // the same rows with −sin: the rotation back (the backward pass)
   tt_buf alibi_slopes;    // positions alibi: (H) the slope m_h of each head
   tt_buf owned;           // what tt_weights_setup allocated for rope / alibi (one buffer)
 } tt_weight_bufs;
@@ -157,6 +158,15 @@ void tt_alibi_slopes(float *slopes, int H);
 void tt_rope_table(float *table, int rows, int D, double theta);
 // backward.c: the backward pass of the run's loss, after its forward pass with taping on.
 tt_status tt_backward(tt_engine *e, tt_error *err);
+// backward.c, shared with backward_llama.c: a norm's backward (dx into the scratch slot,
+// d_gamma accumulating; no beta), and a residual's (grad hook `suffix` = g + branch).
+tt_status tt_backward_norm(tt_engine *e, int l, const norm_hooks *hk, tt_buf d_out, tt_buf gamma, tt_buf d_gamma,
+                           tt_buf *dx, tt_error *err);
+tt_status tt_backward_residual(tt_engine *e, int l, const char *suffix, tt_buf g, tt_buf branch, tt_buf *out,
+                               tt_error *err);
+// backward_llama.c: one Llama block reversed; g (T,C) the gradient of its output in, of its
+// input (grad.blocks.L.hook_resid_pre) out.
+tt_status tt_backward_llama_block(tt_engine *e, int l, tt_buf *g, tt_error *err);
 // grads.c: the weight gradients' allocation (views in e->dw), and their recording.
 tt_status tt_grads_setup(tt_engine *e, tt_error *err);
 void tt_grads_release(tt_engine *e);

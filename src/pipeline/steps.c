@@ -102,6 +102,8 @@ static const char *variant(const tt_trace *tr, const char *id) {
   if (!strcmp(id, "positions"))
     return cfg.positions == TT_POS_SINUSOIDAL ? "positions.sinusoidal"
            : cfg.positions == TT_POS_NONE     ? "positions.none"
+           : cfg.positions == TT_POS_ROPE     ? "positions.rope"
+           : cfg.positions == TT_POS_ALIBI    ? "positions.alibi"
                                               : NULL;
   if (!strcmp(id, "scale")) return cfg.scale_attn ? NULL : "scale.off";
   if (!strcmp(id, "gelu")) {
@@ -156,6 +158,11 @@ static const char *config_formula(const char *id, const tt_config *cfg, bool tie
     if (cfg && cfg->positions == TT_POS_SINUSOIDAL)
       return "p[t, 2i] = sin(t / 10000^(2i/C)),  p[t, 2i+1] = cos(t / 10000^(2i/C))";
     if (cfg && cfg->positions == TT_POS_NONE) return "p = 0  (no positions: ttrace_positions = none)";
+    if (cfg && cfg->positions == TT_POS_ROPE)
+      return "p = 0;  in attention q\xE2\x82\x9C, k\xE2\x82\x9C rotated by t \xC2\xB7 \xCE\xB8^(\xE2\x88\x92"
+             "2i/D) (RoPE)";
+    if (cfg && cfg->positions == TT_POS_ALIBI)
+      return "p = 0;  in attention S[i, j] \xE2\x88\x92 m\xE2\x82\x95 \xC2\xB7 |i \xE2\x88\x92 j| (ALiBi)";
     return "p\xE2\x82\x9C = W_P[t]";
   }
   if (!strncmp(id, "ln", 2)) {

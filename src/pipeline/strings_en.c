@@ -206,6 +206,15 @@ static const tt_step_words steps[] = {
     {"positions.none", NULL,
      "Attention by itself cannot tell \"I love you\" from \"you love I\". This model adds no position "
      "vectors (positions: none), so only the causal mask tells it anything about the order."},
+    {"positions.rope", NULL,
+     "Attention by itself cannot tell \"I love you\" from \"you love I\". This model adds no position "
+     "vectors: inside attention it rotates each pair of dimensions of q and k by an angle that grows with "
+     "the position (RoPE, attn.hook_rot_q and hook_rot_k), so a score q\xC2\xB7k depends on how far apart "
+     "the two tokens are."},
+    {"positions.alibi", NULL,
+     "Attention by itself cannot tell \"I love you\" from \"you love I\". This model adds no position "
+     "vectors: inside attention each head subtracts its slope times the distance |i \xE2\x88\x92 j| from "
+     "the scores (ALiBi, attn.hook_alibi), so far tokens get less attention."},
     {"sum", "Embedding + position",
      "The two vectors are simply added. The sum says which token it is and where it stands, and it "
      "is what the first block reads."},

@@ -160,7 +160,7 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_PING_ROWDOT_FMT] = "2.  행 전체의 \xCE\xA3\xE2\x82\x96 A[%d, k] dA[%d, k] = %s",
     [TT_S_PING_DZV_FMT] = "dA[%d, %d] = dz\xE1\xB5\xA2 \xC2\xB7 v\xE2\xB1\xBC  (D = %d)",
     [TT_S_GN_TITLE] = "기울기 크기 \xE2\x80\x96\xE2\x88\x82L/\xE2\x88\x82x\xE2\x80\x96",
-    [TT_S_GN_RESID] = "블록마다의 잔차 흐름: 기울기 고속도로",
+    [TT_S_GN_RESID] = "블록마다의 잔차 스트림: 기울기 고속도로",
     [TT_S_GN_WEIGHTS] = "가중치 행렬",
     [TT_S_GN_NONE] = "이 트레이스에는 기울기가 없습니다: --grad로 트레이스하세요",
     // generation
@@ -201,6 +201,15 @@ static const tt_step_words steps[] = {
     {"positions.none", NULL,
      "어텐션만으로는 \"I love you\"와 \"you love I\"를 구별하지 못합니다. 이 모델은 위치 벡터를 더하지 "
      "않으므로(positions: none) 순서에 대해서는 인과 마스크만 알려 줍니다."},
+    {"positions.rope", NULL,
+     "어텐션만으로는 \"I love you\"와 \"you love I\"를 구별하지 못합니다. 이 모델은 위치 벡터를 더하지 "
+     "않습니다. 대신 어텐션 안에서 q와 k의 차원을 두 개씩 짝지어 위치에 비례하는 각도만큼 돌립니다"
+     "(RoPE, attn.hook_rot_q와 hook_rot_k). 그래서 점수 q\xC2\xB7k는 두 토큰이 얼마나 떨어져 있는지에 "
+     "따라 달라집니다."},
+    {"positions.alibi", NULL,
+     "어텐션만으로는 \"I love you\"와 \"you love I\"를 구별하지 못합니다. 이 모델은 위치 벡터를 더하지 "
+     "않습니다. 대신 어텐션 안에서 헤드마다 기울기에 거리 |i \xE2\x88\x92 j|를 곱한 값을 점수에서 "
+     "뺍니다(ALiBi, attn.hook_alibi). 그래서 멀리 있는 토큰일수록 덜 주목합니다."},
     {"sum", "임베딩 + 위치",
      "두 벡터를 그냥 더합니다. 합은 어떤 토큰인지와 어디에 있는지를 함께 담고, 첫 번째 블록이 읽는 "
      "입력이 됩니다."},
@@ -298,7 +307,7 @@ static const tt_key_row window_keys[] = {
     {"클릭", "칸 고정: 오른쪽에 계산 과정 표시"},
     {", / .", "막대: 앞 / 뒤 토큰, \xE2\x88\x92 / = 온도"},
     {"B", "값 \xE2\x86\x94 이 단계의 기울기 \xE2\x88\x82L/\xE2\x88\x82x (--grad로 만든 트레이스)"},
-    {"Shift+B", "기울기 크기: 블록마다의 잔차 흐름, 가중치 행렬마다"},
+    {"Shift+B", "기울기 크기: 블록마다의 잔차 스트림, 가중치 행렬마다"},
     {"PgUp / PgDn", "생성: 앞 / 뒤 디코드 단계 (KV 캐시) 또는 토큰 (생성 타임라인)"},
     {"D", "밝은 / 어두운 테마"},
     {"L", "English / 한국어"},
