@@ -145,6 +145,17 @@ typedef enum {
   TT_S_PIN_ROW_MAX_FMT,  // the maximum
   TT_S_PIN_ROW_SUM,
   TT_S_PIN_RECORDED_WEIGHT,
+  TT_S_PIN_NO_WEIGHTS,
+  TT_S_PIN_TERMS_FMT,
+  TT_S_PIN_LARGEST_POS,
+  TT_S_PIN_LARGEST_NEG,
+  TT_S_PIN_OTHERS_FMT,
+  TT_S_PIN_RECOMPUTED,
+  TT_S_PIN_SHARES,
+  TT_S_PIN_ROW_MEAN,
+  TT_S_PIN_ROW_SD,
+  TT_S_PIN_NEXT_TOKEN,
+  TT_S_PIN_ON_CURVE,
   // views (merges, bars)
   TT_S_MERGES_NONE,
   TT_S_MERGES_MORE_FMT,  // count, "s" or "" (English plural)

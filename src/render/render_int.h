@@ -254,6 +254,8 @@ void tt_paint_tokens(tt_paint *p, SDL_Rect r);
 void tt_paint_bars(tt_paint *p, SDL_Rect r);
 void tt_paint_layernorm(tt_paint *p, SDL_Rect r, const char *prefix);
 void tt_paint_gelu(tt_paint *p, SDL_Rect r, int layer);
+// The activation function a of the FFN at x (gelu.c).
+double tt_activation(tt_act_kind a, double x);
 void tt_paint_embed(tt_paint *p, SDL_Rect r);
 void tt_paint_positions(tt_paint *p, SDL_Rect r);
 void tt_paint_qkv(tt_paint *p, SDL_Rect r, int layer, int head);

@@ -6,7 +6,7 @@
 
 #include "render_int.h"
 
-static double act(tt_act_kind a, double x) {
+double tt_activation(tt_act_kind a, double x) {
   switch (a) {
   case TT_ACT_RELU:
     return x > 0 ? x : 0;
@@ -60,7 +60,7 @@ static void ranges(figure *f, tt_act_kind a, const tt_tensor *pre, const tt_tens
   }
   xmin = fminf(floorf(xmin), -4.0f);
   xmax = fmaxf(ceilf(xmax), 3.0f);
-  float ymin = fminf((float)act(a, xmin), -1.0f), ymax = (float)act(a, xmax);
+  float ymin = fminf((float)tt_activation(a, xmin), -1.0f), ymax = (float)tt_activation(a, xmax);
   for (int64_t i = 0; i < n; i++) {
     float v = plotted(tt_tensor_at(post, i));
     if (v < ymin) ymin = v;
@@ -171,7 +171,7 @@ void tt_paint_gelu(tt_paint *p, SDL_Rect r, int layer) {
   int segs = 240;
   for (int i = 0; i < segs; i++) {
     double x0 = f.xmin + (f.xmax - f.xmin) * i / segs, x1 = f.xmin + (f.xmax - f.xmin) * (i + 1) / segs;
-    int X0 = PX(&f, x0), Y0 = PY(&f, act(a, x0)), X1 = PX(&f, x1), Y1 = PY(&f, act(a, x1));
+    int X0 = PX(&f, x0), Y0 = PY(&f, tt_activation(a, x0)), X1 = PX(&f, x1), Y1 = PY(&f, tt_activation(a, x1));
     for (int w = -1; w <= 1; w++) cv->line(cv, X0, Y0 + w, X1, Y1 + w, pal->fg);
   }
   SDL_Rect plot = f.plot;
