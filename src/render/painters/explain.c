@@ -65,9 +65,12 @@ static void matmul_lines(tt_insp_writer *w, const double *x, const double *wcol,
     if (terms[k].prod < 0) neg += terms[k].prod, n_neg++;
   }
   qsort(terms, (size_t)K, sizeof(term), by_product_desc);
-  tt_insp_put(w, "pin_mm_counts", TT_FONT_SANS, pal->fg, tt_str(lang, TT_S_PIN_TERMS_FMT), K, n_pos,
-              tt_insp_num(w, "%+.4f", pos), n_neg, tt_insp_num(w, "%+.4f", neg));
-  int room = tt_insp_room(w) - 7;
+  tt_insp_put(w, "pin_mm_counts", TT_FONT_SANS, pal->fg, tt_str(lang, TT_S_PIN_TERMS_FMT), K);
+  tt_insp_put(w, "pin_mm_pos", TT_FONT_MONO, pal->fg, tt_str(lang, TT_S_PIN_POS_FMT), n_pos,
+              tt_insp_num(w, "%+.4f", pos));
+  tt_insp_put(w, "pin_mm_neg", TT_FONT_MONO, pal->fg, tt_str(lang, TT_S_PIN_NEG_FMT), n_neg,
+              tt_insp_num(w, "%+.4f", neg));
+  int room = tt_insp_room(w) - 9;
   int each = room / 2 > 5 ? 5 : room / 2 < 1 ? 1 : room / 2;
   tt_insp_put(w, "", TT_FONT_BOLD, pal->fg, "%s", tt_str(lang, TT_S_PIN_LARGEST_POS));
   double shown_sum = 0;
@@ -81,8 +84,7 @@ static void matmul_lines(tt_insp_writer *w, const double *x, const double *wcol,
   tt_insp_put(w, note, TT_FONT_MONO, pal->dim, tt_str(lang, TT_S_PIN_OTHERS_FMT), K - a - c,
               tt_insp_num(w, "%+.4f", total - shown_sum));
   if (has_b) tt_insp_put(w, "pin_mm_bias", TT_FONT_MONO, pal->fg, " + b = %s", tt_insp_num(w, "%+.4f", b));
-  tt_insp_put(w, "pin_mm_sum", TT_FONT_BOLD, pal->accent, "= %s   (%s)", tt_insp_num(w, "%+.6g", total + b),
-              tt_str(lang, TT_S_PIN_RECOMPUTED));
+  tt_insp_put(w, "pin_mm_sum", TT_FONT_BOLD, pal->accent, "= %s", tt_insp_num(w, "%+.6g", total + b));
   recorded(w, rec);
   free(terms);
 }
@@ -154,8 +156,7 @@ static void mix_lines(tt_insp_writer *w, int L, int h, int i, int d, double rec)
   snprintf(note, sizeof note, "pin_mix_rest shown=%d", shown);
   if (shown < T)
     tt_insp_put(w, note, TT_FONT_MONO, p->pal->dim, tt_str(p->st->lang, TT_S_PIN_OTHERS_FMT), T - shown, "");
-  tt_insp_put(w, "pin_mix_sum", TT_FONT_BOLD, p->pal->accent, "= %s   (%s)", tt_insp_num(w, "%+.6g", total),
-              tt_str(p->st->lang, TT_S_PIN_RECOMPUTED));
+  tt_insp_put(w, "pin_mix_sum", TT_FONT_BOLD, p->pal->accent, "= %s", tt_insp_num(w, "%+.6g", total));
   recorded(w, rec);
   free(terms);
 }
@@ -168,8 +169,7 @@ static void sum_lines(tt_insp_writer *w, const tt_tensor *a, const char *an, con
   double x = at(a, flat), y = at(b, flat);
   tt_insp_put(w, "pin_sum_a", TT_FONT_MONO, pal->fg, " %s = %s", an, tt_insp_num(w, "%+.6g", x));
   tt_insp_put(w, "pin_sum_b", TT_FONT_MONO, pal->fg, " %s = %s", bn, tt_insp_num(w, "%+.6g", y));
-  tt_insp_put(w, "pin_sum_total", TT_FONT_BOLD, pal->accent, "%s + %s = %s   (%s)", an, bn,
-              tt_insp_num(w, "%+.6g", x + y), tt_str(w->p->st->lang, TT_S_PIN_RECOMPUTED));
+  tt_insp_put(w, "pin_sum_total", TT_FONT_BOLD, pal->accent, "%s + %s = %s", an, bn, tt_insp_num(w, "%+.6g", x + y));
   recorded(w, rec);
 }
 
@@ -235,8 +235,8 @@ static void norm_lines(tt_insp_writer *w, const char *prefix, int L, int t, int 
   const float *b = fin ? m->lnf_b : strcmp(prefix, "ln1") == 0 ? m->layers[L].ln1_b : m->layers[L].ln2_b;
   double n = (xv - mu) / sigma, gb = b ? b[c] : 0;
   tt_lang lang = p->st->lang;
-  tt_insp_put(w, "pin_ln_x", TT_FONT_MONO, p->pal->fg, " x = %s[%d, %d] = %s", in_name, t, c,
-              tt_insp_num(w, "%+.6g", xv));
+  tt_insp_put(w, "", TT_FONT_SANS, p->pal->dim, " x: %s", in_name);
+  tt_insp_put(w, "pin_ln_x", TT_FONT_MONO, p->pal->fg, " x = %s", tt_insp_num(w, "%+.6g", xv));
   if (!rms)
     tt_insp_put(w, "pin_ln_mu", TT_FONT_MONO, p->pal->fg, " \xCE\xBC = %s = %s", tt_str(lang, TT_S_PIN_ROW_MEAN),
                 tt_insp_num(w, "%+.6g", mu));
@@ -246,8 +246,7 @@ static void norm_lines(tt_insp_writer *w, const char *prefix, int L, int t, int 
               tt_insp_num(w, "%+.6g", n));
   tt_insp_put(w, "pin_ln_affine", TT_FONT_MONO, p->pal->fg, " \xC2\xB7 \xCE\xB3 %s + \xCE\xB2 %s",
               tt_insp_num(w, "%+.6g", g[c]), tt_insp_num(w, "%+.6g", gb));
-  tt_insp_put(w, "pin_ln_out", TT_FONT_BOLD, p->pal->accent, "= %s   (%s)", tt_insp_num(w, "%+.6g", n * g[c] + gb),
-              tt_str(lang, TT_S_PIN_RECOMPUTED));
+  tt_insp_put(w, "pin_ln_out", TT_FONT_BOLD, p->pal->accent, "= %s", tt_insp_num(w, "%+.6g", n * g[c] + gb));
   recorded(w, rec);
 }
 
@@ -280,10 +279,9 @@ static void activation_lines(tt_insp_writer *w, int L, int t, int f, double rec)
   tt_config cfg;
   if (!pre || !tt_trace_config(p->tr, &cfg)) return;
   double u = at(pre, (int64_t)t * pre->shape[1] + f);
-  tt_insp_put(w, "pin_act_u", TT_FONT_MONO, p->pal->fg, " u = mlp.hook_pre[%d, %d] = %s", t, f,
-              tt_insp_num(w, "%+.6g", u));
-  tt_insp_put(w, "pin_act", TT_FONT_BOLD, p->pal->accent, "%s(u) = %s   (%s)", tt_act_name(cfg.activation),
-              tt_insp_num(w, "%+.6g", tt_activation(cfg.activation, u)), tt_str(p->st->lang, TT_S_PIN_RECOMPUTED));
+  tt_insp_put(w, "pin_act_u", TT_FONT_MONO, p->pal->fg, " u = %s", tt_insp_num(w, "%+.6g", u));
+  tt_insp_put(w, "pin_act", TT_FONT_BOLD, p->pal->accent, "%s(u) = %s", tt_act_name(cfg.activation),
+              tt_insp_num(w, "%+.6g", tt_activation(cfg.activation, u)));
   recorded(w, rec);
   tt_insp_put(w, "", TT_FONT_SANS, p->pal->dim, "%s", tt_str(p->st->lang, TT_S_PIN_ON_CURVE));
   curve(w, cfg.activation, u);
@@ -304,8 +302,7 @@ static void softmax_lines(tt_insp_writer *w, int t, int v, double rec) {
   tt_insp_put(w, "pin_sm_exp", TT_FONT_MONO, pal->fg, " exp(z \xE2\x88\x92 max) = %s", tt_insp_num(w, "%.6g", e));
   tt_insp_put(w, "pin_sm_sum", TT_FONT_MONO, pal->fg, " \xCE\xA3 exp = %s   (V = %d)", tt_insp_num(w, "%.6g", sum),
               (int)V);
-  tt_insp_put(w, "pin_sm_p", TT_FONT_BOLD, pal->accent, "p = %s   (%s)", tt_insp_num(w, "%.6g", e / sum),
-              tt_str(w->p->st->lang, TT_S_PIN_RECOMPUTED));
+  tt_insp_put(w, "pin_sm_p", TT_FONT_BOLD, pal->accent, "p = %s", tt_insp_num(w, "%.6g", e / sum));
   recorded(w, rec);
 }
 
@@ -321,8 +318,7 @@ static void loss_lines(tt_insp_writer *w, int t, double rec) {
   tt_insp_put(w, "pin_loss_target", TT_FONT_MONO, p->pal->fg, " %s: %s \xE2\x86\x92 id %d",
               tt_str(p->st->lang, TT_S_PIN_NEXT_TOKEN), lab, (int)id);
   tt_insp_put(w, "pin_loss_p", TT_FONT_MONO, p->pal->fg, " p[%d, %d] = %s", t, (int)id, tt_insp_num(w, "%.6g", pv));
-  tt_insp_put(w, "pin_loss", TT_FONT_BOLD, p->pal->accent, "\xE2\x88\x92log p = %s   (%s)",
-              tt_insp_num(w, "%.5f", -log(pv)), tt_str(p->st->lang, TT_S_PIN_RECOMPUTED));
+  tt_insp_put(w, "pin_loss", TT_FONT_BOLD, p->pal->accent, "\xE2\x88\x92log p = %s", tt_insp_num(w, "%.5f", -log(pv)));
   recorded(w, rec);
 }
 
@@ -375,17 +371,18 @@ static bool block_cell(tt_insp_writer *w, const char *sfx, int L, int head, int 
     snprintf(prefix, sizeof prefix, "%.3s", sfx);
     return norm_lines(w, prefix, L, i, j, rec), true;
   }
-  if (!cfg.residual) return false;
-  if (strcmp(sfx, "hook_resid_mid") == 0)
-    return sum_lines(w, tt_find_hook(tr, L, "hook_resid_pre"), "h", tt_find_hook(tr, L, "hook_attn_out"), "o", flat,
-                     rec),
-           true;
-  if (strcmp(sfx, "hook_resid_post") == 0)
-    return sum_lines(w, tt_find_hook(tr, L, cfg.post_ln ? "ln1.hook_out" : "hook_resid_mid"), "h'",
-                     tt_find_hook(tr, L, "hook_mlp_out"), "m", flat, rec),
-           true;
   if (strcmp(sfx, "hook_resid_pre") == 0 && L == 0) return embed_lines(w, i, j, rec), true;
-  return false;
+  bool mid = strcmp(sfx, "hook_resid_mid") == 0, post = strcmp(sfx, "hook_resid_post") == 0;
+  if (!mid && !post) return false;
+  const tt_tensor *a = tt_find_hook(tr, L, mid ? "hook_resid_pre" : cfg.post_ln ? "ln1.hook_out" : "hook_resid_mid");
+  const tt_tensor *b = tt_find_hook(tr, L, mid ? "hook_attn_out" : "hook_mlp_out");
+  if (cfg.residual) return sum_lines(w, a, mid ? "h" : "h'", b, mid ? "o" : "m", flat, rec), true;
+  if (!b) return false;
+  // residual = false: the sum is the sublayer's output alone
+  tt_insp_put(w, "pin_sum_b", TT_FONT_MONO, w->p->pal->fg, " %s = %s", mid ? "o" : "m",
+              tt_insp_num(w, "%+.6g", at(b, flat)));
+  recorded(w, rec);
+  return true;
 }
 
 bool tt_explain_cell(tt_insp_writer *w, const char *hook, int head, int i, int j) {
