@@ -168,7 +168,12 @@ static tt_status step_attention(tt_engine *e, int l, tt_buf x, tt_buf *out, tt_e
   tt_buf pattern = OUT(l, "attn.hook_pattern", H, T, T);  // (H,T,T) softmax of each row
   RUN(be->softmax(be, pattern, masked, H * T, T, err));
   tt_buf z = OUT(l, "attn.hook_z", H, T, D);  // (H,T,D) = pattern·v per head
-  RUN(be->matmul_batched(be, z, pattern, v, H, T, T, D, false, 1.0f, err));
+  TRY(be->matmul_batched(be, z, pattern, v, H, T, T, D, false, 1.0f, err));
+  for (int h = 0; h < H; h++)  // knocked-out heads (ttrace_ablate): z = 0
+    if (tt_config_ablated(e->cfg, l, h))
+      TRY(be->scale(be, tt_buf_view(z, (size_t)h * T * D, (size_t)T * D),
+                    tt_buf_view(z, (size_t)h * T * D, (size_t)T * D), 0.0f, (size_t)T * D, err));
+  TRY(tt_engine_flush(e, err));
   tt_buf merged = tt_workspace_slot(e, "merged", (size_t)T * C);  // (T,C) heads side by side
   TRY(be->merge_heads(be, merged, z, T, H, D, err));
   *out = OUT(l, "hook_attn_out", T, C);  // (T,C) = merged·W_O + b

@@ -10,6 +10,8 @@ typedef enum { TT_ACT_GELU_TANH, TT_ACT_GELU_ERF, TT_ACT_RELU, TT_ACT_SILU, TT_A
 typedef enum { TT_POS_LEARNED, TT_POS_SINUSOIDAL, TT_POS_NONE } tt_pos_kind;
 typedef enum { TT_NORM_LAYERNORM, TT_NORM_RMSNORM } tt_norm_kind;
 
+#define TT_MAX_ABLATE 64  // knocked-out heads one config can hold
+
 typedef struct {
   // From HF GPT-2's config.json.
   int n_layer, n_head, n_embd, n_positions, vocab_size;
@@ -27,8 +29,13 @@ typedef struct {
   bool scale_attn_by_layer;  // scale_attn_by_inverse_layer_idx: scores of layer L also / (L+1)
   bool reorder_upcast;       // reorder_and_upcast_attn: scores in float32 with the scale folded in;
                              // ttrace always computes them so (the key is recorded, nothing changes)
-  int tie_word_embeddings;   // -1 absent (HF's default: tied), 0 false, 1 true; checked by the
-                             // loader against lm_head.weight, not part of the trace's config
+  // ttrace_ablate (`--set ablate=L.H`, repeatable): heads whose z is set to zero (knock-out)
+  int n_ablate;
+  struct {
+    int layer, head;
+  } ablate[TT_MAX_ABLATE];
+  int tie_word_embeddings;  // -1 absent (HF's default: tied), 0 false, 1 true; checked by the
+                            // loader against lm_head.weight, not part of the trace's config
 } tt_config;
 
 void tt_config_default(tt_config *cfg);         // GPT-2 small's values
@@ -41,9 +48,13 @@ char *tt_config_to_json(const tt_config *cfg);  // malloc'd, one line
 tt_status tt_config_from_json(const char *json, tt_config *cfg, tt_error *err);
 // Sets one variant knob by its short name (scale_attn, causal, positions, activation,
 // residual, block, norm, scale_attn_by_inverse_layer_idx, reorder_and_upcast_attn) or its
-// config.json name; values as in config.json or true/false.
+// config.json name; values as in config.json or true/false. ablate=L.H (ttrace_ablate) adds
+// one knocked-out head each time (L and H within the config's layers and heads);
+// ablate=none clears them.
 tt_status tt_config_set(tt_config *cfg, const char *key, const char *value, tt_error *err);
 const char *tt_act_name(tt_act_kind a);
+// True when head h of layer l is knocked out (ttrace_ablate): its z is zero.
+bool tt_config_ablated(const tt_config *cfg, int l, int h);
 
 typedef struct {
   const float *ln1_w, *ln1_b;  // (C)
