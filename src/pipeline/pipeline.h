@@ -198,6 +198,12 @@ typedef enum {
   TT_S_STATUS_TRACED_FMT,        // T, milliseconds
   TT_S_STATUS_SHOT_SAVED_FMT,    // the file
   TT_S_STATUS_SHOT_FAILED_FMT,   // the error
+  TT_S_KNOBS_TITLE,
+  TT_S_KNOBS_HINT,
+  TT_S_KNOB_ABLATE_FMT,
+  TT_S_KNOB_BASELINE,
+  TT_S_KNOB_ON,
+  TT_S_KNOB_OFF,
   TT_S_COUNT
 } tt_str_id;
 

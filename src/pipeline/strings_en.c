@@ -120,7 +120,7 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_KEYS_LESSON_END] = "S screenshot   F1 help   Esc quit",
     [TT_S_KEYS_WINDOW] =
         "\xE2\x86\x90\xE2\x86\x92 step   \xE2\x86\x91\xE2\x86\x93 layer   [ ] head   Tab table   G heads grid   Space "
-        "play   S screenshot   P prompt   F1 help",
+        "play   K what if?   S screenshot   P prompt   F1 help",
     // comparisons
     [TT_S_CMP_NORMS_INDEX_FMT] = "%s %d %s, block %d",
     [TT_S_CMP_MAX_HEAD_FMT] = "max |A \xE2\x88\x92 B| = %.4g in head %d",
@@ -155,6 +155,14 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_STATUS_TRACED_FMT] = "traced %d tokens in %s ms",
     [TT_S_STATUS_SHOT_SAVED_FMT] = "screenshot saved: %.500s",
     [TT_S_STATUS_SHOT_FAILED_FMT] = "screenshot failed: %.500s",
+    [TT_S_KNOBS_TITLE] = "What if?",
+    [TT_S_KNOBS_HINT] =
+        "A number flips that knob and traces the prompt again: the baseline, the variant and their difference at this "
+        "step. 0: the baseline alone. K closes.",
+    [TT_S_KNOB_ABLATE_FMT] = "head %d.%d: %s",
+    [TT_S_KNOB_BASELINE] = "baseline",
+    [TT_S_KNOB_ON] = "on",
+    [TT_S_KNOB_OFF] = "off",
 };
 
 static const tt_step_words steps[] = {
@@ -265,9 +273,10 @@ static const tt_key_row window_keys[] = {
     {"Space", "play / pause (a step every 3 seconds)"},
     {"S", "save a screenshot (the bottom line says where)"},
     {"P", "type a new prompt; Enter traces it"},
+    {"K", "what if? 1â8 flip a knob or knock out this head: baseline, variant and difference"},
     {"wheel, + / \xE2\x88\x92", "zoom in / out (down to single cells); 0 resets"},
     {"drag", "pan a zoomed view"},
-    {"click", "pin a cell: its arithmetic appears on the right"},
+    {"click", "pin a cell: its arithmetic appears beside it"},
     {", / .", "bars: earlier / later token; \xE2\x88\x92 / = temperature"},
     {"D", "light / dark theme"},
     {"L", "English / 한국어"},

@@ -116,7 +116,7 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_KEYS_LESSON_END] = "S 화면 저장   F1 도움말   Esc 끝",
     [TT_S_KEYS_WINDOW] =
         "\xE2\x86\x90\xE2\x86\x92 단계   \xE2\x86\x91\xE2\x86\x93 블록   [ ] 헤드   Tab 표   G 헤드 격자   Space 재생  "
-        " S 화면 저장   P 프롬프트   F1 도움말",
+        " K 만약에?   S 화면 저장   P 프롬프트   F1 도움말",
     // comparisons
     [TT_S_CMP_NORMS_INDEX_FMT] = "%s %d %s, 블록 %d",
     [TT_S_CMP_MAX_HEAD_FMT] = "max |A \xE2\x88\x92 B| = %.4g (헤드 %d)",
@@ -150,6 +150,14 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_STATUS_TRACED_FMT] = "토큰 %d개를 %s ms에 계산했습니다",
     [TT_S_STATUS_SHOT_SAVED_FMT] = "화면 저장: %.500s",
     [TT_S_STATUS_SHOT_FAILED_FMT] = "화면 저장 실패: %.500s",
+    [TT_S_KNOBS_TITLE] = "만약에?",
+    [TT_S_KNOBS_HINT] =
+        "숫자를 누르면 그 스위치를 바꿔 프롬프트를 다시 계산합니다. 이 단계에서 원래 것, 바꾼 것, 둘의 차이를 나란히 "
+        "보여 줍니다. 0: 원래대로. K: 닫기.",
+    [TT_S_KNOB_ABLATE_FMT] = "헤드 %d.%d: %s",
+    [TT_S_KNOB_BASELINE] = "원래 모델",
+    [TT_S_KNOB_ON] = "켜짐",
+    [TT_S_KNOB_OFF] = "꺼짐",
 };
 
 static const tt_step_words steps[] = {
@@ -255,9 +263,10 @@ static const tt_key_row window_keys[] = {
     {"Space", "재생 / 멈춤 (3초마다 한 단계)"},
     {"S", "화면 저장 (저장 위치는 아래 줄에 표시)"},
     {"P", "새 프롬프트 입력, Enter로 다시 계산"},
+    {"K", "만약에? 1â8로 스위치 바꾸기, 지금 헤드 끄기: 원래 것, 바꾼 것, 차이"},
     {"휠, + / \xE2\x88\x92", "확대 / 축소 (한 칸까지), 0은 원래대로"},
     {"끌기", "확대한 그림 옮기기"},
-    {"클릭", "칸 고정: 오른쪽에 계산 과정 표시"},
+    {"클릭", "칸 고정: 옆에 계산 과정 표시"},
     {", / .", "막대: 앞 / 뒤 토큰, \xE2\x88\x92 / = 온도"},
     {"D", "밝은 / 어두운 테마"},
     {"L", "English / 한국어"},

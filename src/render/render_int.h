@@ -263,6 +263,7 @@ void tt_paint_collapse(tt_paint *p, SDL_Rect r, int layer);  // painters/collaps
 void tt_paint_frame(tt_paint *p, SDL_Rect r);                // navigator, explanation, view (frame.c)
 void tt_paint_inspector(tt_paint *p, SDL_Rect r);            // hovered and pinned cell (inspect.c)
 void tt_paint_help(tt_paint *p, SDL_Rect r);                 // key overlay (frame.c)
+void tt_paint_knobs(tt_paint *p, SDL_Rect r);                // the what-if panel, st->knob_rows (frame.c)
 // The boxed key table of a help overlay (title "Keys") in r, its top `top` below r.y; rows
 // are (keys, what they do), the second column at col2_pct % of the box width; row `skip`
 // (-1: none) is left out (frame.c).

@@ -263,6 +263,10 @@ static void key(tt_ui *ui, const SDL_KeyboardEvent *k) {
     ui->dirty = true;  // the lesson's keys say things on the status line themselves
     return;
   }
+  if (!ui->lesson && tt_ui_knob_key(ui, c)) {
+    ui->dirty = true;
+    return;
+  }
   if (scale_key(ui, c)) {
     ui->status[0] = 0;
     ui->dirty = true;

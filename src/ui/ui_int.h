@@ -44,6 +44,14 @@ typedef struct {
   tt_derived *derived;   // differences and vector lengths drawn by compare and lesson views
   tt_compare cmp;        // cmp.b set: `view A --compare B`
   tt_ui_lesson *lesson;  // playing a lesson, or NULL
+  // The what-if panel (knobs.c): the variant's config, its trace and session.
+  bool knobs_open;
+  tt_config knob_cfg;
+  tt_trace *variant;  // the prompt traced with knob_cfg (shown as cmp.b), or NULL
+  tt_session *variant_sess;
+  char variant_label[256];
+  char knob_text[8][96];
+  const char *knob_row[8][2];
 } tt_ui;
 
 // input.c: one event changes the state.
@@ -60,6 +68,13 @@ void tt_ui_shot_status(tt_ui *ui, const char *path);
 void tt_ui_set_trace(tt_ui *ui, const tt_trace *tr);
 void tt_ui_retrace(tt_ui *ui);
 tt_status tt_ui_write_state(tt_ui *ui, const char *path, tt_error *err);
+// knobs.c: K opens the what-if panel; a number flips a knob and traces the variant (true
+// when the key was the panel's); the rows the next frame draws; the variant again after
+// the baseline changed; what the panel holds, freed.
+bool tt_ui_knob_key(tt_ui *ui, SDL_Keycode c);
+void tt_ui_knobs_prepare(tt_ui *ui);
+void tt_ui_knobs_retrace(tt_ui *ui);
+void tt_ui_knobs_close(tt_ui *ui);
 // compare.c: `view A --compare B`.
 void tt_ui_compare_draw(tt_ui *ui);
 void tt_ui_compare_state(tt_ui *ui, FILE *fp, const tt_compare *cmp);

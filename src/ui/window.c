@@ -72,6 +72,7 @@ void tt_ui_retrace(tt_ui *ui) {
   tt_trace_destroy(old);
   snprintf(ui->status, sizeof ui->status, tt_str(ui->vs.lang, TT_S_STATUS_TRACED_FMT), tt_trace_n_tokens(tr),
            tt_trace_meta(tr, "time_ms") ? tt_trace_meta(tr, "time_ms") : "?");
+  tt_ui_knobs_retrace(ui);  // the what-if follows the new prompt
 }
 
 tt_status tt_ui_screenshot(tt_ui *ui, const char *path, char *written, size_t len, tt_error *err) {
@@ -134,6 +135,7 @@ tt_status tt_ui_write_state(tt_ui *ui, const char *path, tt_error *err) {
             (double)pn->cell_h);
   }
   fprintf(fp, "status %s\n", ui->status);
+  fprintf(fp, "knobs %d\nvariant %s\n", ui->knobs_open, ui->variant ? ui->variant_label : "-");
   if (ui->lesson)
     tt_ui_lesson_state(ui, fp);
   else if (ui->cmp.b)
@@ -151,6 +153,7 @@ static void draw(tt_ui *ui) {
   int mx = ui->vs.mouse_x, my = ui->vs.mouse_y;
   if (ui->editing) ui->vs.mouse_x = ui->vs.mouse_y = -1;
   ui->vs.status = ui->status;
+  tt_ui_knobs_prepare(ui);
   if (ui->lesson)
     tt_ui_lesson_draw(ui);
   else if (ui->cmp.b)
@@ -228,6 +231,7 @@ void tt_ui_close(tt_ui *ui) {
   tt_derived_destroy(ui->derived);
   tt_viz_data_close(ui->vd);
   tt_session_close(ui->sess);
+  tt_ui_knobs_close(ui);
   tt_trace_destroy(ui->own);
   free(ui->lay);
   free(ui);
