@@ -106,9 +106,11 @@ static void toggle_view(tt_ui *ui, tt_view_kind v) {
 // A key while the prompt is being typed: Esc cancels, Enter traces, Backspace deletes a
 // character (a whole UTF-8 sequence).
 static void prompt_key(tt_ui *ui, SDL_Keycode c) {
-  if (c == SDLK_ESCAPE) {
+  if (c == SDLK_ESCAPE) {  // the shown trace's prompt again
     ui->editing = false;
     SDL_StopTextInput();
+    const char *shown = tt_trace_meta(ui->tr, "prompt");
+    snprintf(ui->prompt, sizeof ui->prompt, "%s", shown ? shown : "");
   } else if (c == SDLK_RETURN || c == SDLK_KP_ENTER) {
     ui->editing = false;
     SDL_StopTextInput();
@@ -265,8 +267,7 @@ static bool action_key(tt_ui *ui, SDL_Keycode c) {
     return true;
   }
   case SDLK_p:
-    ui->editing = true;
-    ui->prompt[0] = 0;  // a fresh prompt; Esc keeps the old trace
+    ui->editing = true;  // the box opens with the current prompt to edit; Esc keeps the old trace
     SDL_StartTextInput();
     return true;
   case SDLK_q:
@@ -287,7 +288,11 @@ static void key(tt_ui *ui, const SDL_KeyboardEvent *k) {
     ui->dirty = true;  // the lesson's keys say things on the status line themselves
     return;
   }
-  if (!ui->lesson && tt_ui_knob_key(ui, c)) {
+  if (!ui->lesson && !ui->finding && tt_ui_knob_key(ui, c)) {
+    ui->dirty = true;
+    return;
+  }
+  if (tt_ui_display_key(ui, k)) {
     ui->dirty = true;
     return;
   }
@@ -341,13 +346,18 @@ void tt_ui_handle(tt_ui *ui, const SDL_Event *e) {
     ui->quit = true;
     break;
   case SDL_WINDOWEVENT:
-    ui->dirty = true;
+  case SDL_RENDER_TARGETS_RESET:
+  case SDL_RENDER_DEVICE_RESET:
+    tt_ui_window_event(ui, e);
     break;
   case SDL_KEYDOWN:
     key(ui, &e->key);
     break;
   case SDL_TEXTINPUT:
-    if (ui->editing && strlen(ui->prompt) + strlen(e->text.text) < sizeof ui->prompt) {
+    if (ui->finding) {
+      tt_ui_find_text(ui, e->text.text);
+      ui->dirty = true;
+    } else if (ui->editing && strlen(ui->prompt) + strlen(e->text.text) < sizeof ui->prompt) {
       strcat(ui->prompt, e->text.text);
       ui->dirty = true;
     }

@@ -51,6 +51,11 @@ typedef struct {
   tt_session *variant_sess;
   char variant_label[256];
   char knob_text[8][96];
+  // display.c: "/" and the step name being typed; a step number being typed
+  bool finding;
+  char find[64];
+  char jump[4];
+  int jump_len;
   const char *knob_row[8][2];
 } tt_ui;
 
@@ -75,6 +80,11 @@ bool tt_ui_knob_key(tt_ui *ui, SDL_Keycode c);
 void tt_ui_knobs_prepare(tt_ui *ui);
 void tt_ui_knobs_retrace(tt_ui *ui);
 void tt_ui_knobs_close(tt_ui *ui);
+// display.c: Ctrl + / − / 0, F11, Home / End, a number and Enter, "/" and a name (true
+// when the key was used); typed text of the "/" search; window events (resize, lost textures).
+bool tt_ui_display_key(tt_ui *ui, const SDL_KeyboardEvent *k);
+void tt_ui_find_text(tt_ui *ui, const char *text);
+void tt_ui_window_event(tt_ui *ui, const SDL_Event *e);
 // compare.c: `view A --compare B`.
 void tt_ui_compare_draw(tt_ui *ui);
 void tt_ui_compare_state(tt_ui *ui, FILE *fp, const tt_compare *cmp);

@@ -62,9 +62,12 @@ void tt_ui_retrace(tt_ui *ui) {
     }
   }
   tt_trace *tr = NULL;
-  if (!st) st = tt_session_trace(ui->sess, ui->prompt, NULL, 0, &tr, &err);
-  if (st) {
+  tt_trace_input in = {.prompt = ui->prompt, .bos = ui->opts.bos};
+  if (!st) st = tt_session_trace_input(ui->sess, &in, &tr, &err);
+  if (st) {  // the box opens again with the rejected text, to be corrected
     snprintf(ui->status, sizeof ui->status, tt_str(ui->vs.lang, TT_S_STATUS_TRACE_FAILED_FMT), err.msg);
+    ui->editing = true;
+    SDL_StartTextInput();
     return;
   }
   tt_trace *old = ui->own;
@@ -138,6 +141,8 @@ tt_status tt_ui_write_state(tt_ui *ui, const char *path, tt_error *err) {
   }
   fprintf(fp, "status %s\n", ui->status);
   fprintf(fp, "knobs %d\nvariant %s\n", ui->knobs_open, ui->variant ? ui->variant_label : "-");
+  fprintf(fp, "font_scale %.4g\nfullscreen %d\nediting %d\nedit_text %s\n", (double)ui->vs.font_scale,
+          (SDL_GetWindowFlags(ui->win) & SDL_WINDOW_FULLSCREEN_DESKTOP) != 0, ui->editing, ui->prompt);
   if (ui->lesson)
     tt_ui_lesson_state(ui, fp);
   else if (ui->cmp.b)
@@ -197,6 +202,7 @@ tt_status tt_ui_open(tt_ui *ui, const tt_ui_opts *o, const tt_trace *tr, tt_erro
     ui->vs.lang = o->lang;
     ui->vs.theme = o->theme;
     ui->vs.playing = o->start_playing;
+    ui->vs.font_scale = o->font_scale > 0 ? o->font_scale : 1;
     ui->next_play = SDL_GetTicks() + 3000;
     tt_view_goto_step(&ui->vs, tr, 0);
     tt_ui_set_trace(ui, tr);
