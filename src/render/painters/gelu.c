@@ -184,8 +184,13 @@ void tt_paint_gelu(tt_paint *p, SDL_Rect r, int layer) {
   char line[300];
   snprintf(line, sizeof line, tt_str(p->st->lang, TT_S_GELU_DOTS_FMT), tt_act_name(a), (long long)tt_tensor_numel(pre),
            layer);
+  // The caption stays inside the view: smaller type where it is narrow (a comparison's half).
+  int px = u, room = r.x + r.w - plot.x;
+  while (px > type.small && tt_text_width(cv->fonts, line, px, TT_FONT_SANS) > room) px--;
+  char fit[300];
+  tt_text_fit(cv->fonts, line, px, TT_FONT_SANS, room, fit, sizeof fit);
   tt_note(cv, "gelu_count layer=%d", layer);
-  tt_draw_text(cv, plot.x, r.y + r.h - u * 3, line, u, TT_FONT_SANS, pal->fg, TT_ALIGN_LEFT);
+  tt_draw_text(cv, plot.x, r.y + r.h - u * 3, fit, px, TT_FONT_SANS, pal->fg, TT_ALIGN_LEFT);
   tt_draw_text(cv, plot.x + plot.w, plot.y + plot.h + type.line, "u (hook_pre)", type.label, TT_FONT_SANS, pal->dim,
                TT_ALIGN_RIGHT);
   tt_draw_text(cv, plot.x + u / 2, plot.y + u / 3, "g (hook_post)", type.label, TT_FONT_SANS, pal->dim, TT_ALIGN_LEFT);
