@@ -20,6 +20,9 @@ bool tt_cli_wants_help(int argc, char **argv);
 // The one line for what getopt_long returned as c ('?' or ':'; getopt itself prints
 // nothing: main sets opterr = 0, and optstrings start with ':'). Returns TT_EXIT_USAGE.
 int tt_cli_option_error(const char *cmd, int c, char **argv);
+// True when the folder of path can take a new file (checked before the work, so that a
+// command fails early; errno says why not).
+bool tt_cli_folder_writable(const char *path);
 // "1 token", "2 tokens": n with the singular or the plural noun.
 const char *tt_cli_count(char *buf, size_t len, long long n, const char *one, const char *many);
 

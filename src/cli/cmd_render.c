@@ -21,7 +21,10 @@ static const char usage[] =
     "  --head H           head of (H, T, T) and (H, T, D) tensors (default 0)\n"
     "  --view NAME        heatmap, table, grid (all heads), overview (layers x heads), tokens,\n"
     "                     bars, layernorm, gelu, embed, positions, qkv, collapse, gradnorm\n"
-    "                     (gradient norms of a --grad trace) (default: the step's own)\n"
+    "                     (gradient norms of a --grad trace) (default: the step's own);\n"
+    "                     of a `ttrace generate -o` trace: timeline (--position: which new token),\n"
+    "                     kvcache (--step blocks.L.attn.hook_k: layer L; --position S or\n"
+    "                     --step decode.S.blocks.L.attn.hook_k: after decode step S)\n"
     "  --frame            draw the step navigator, formula and explanation as the window does\n"
     "  --compare B        the same view of trace B beside it and the difference A - B\n"
     "  --size WxH         image size in pixels (default 1600x1000)\n"
@@ -31,7 +34,9 @@ static const char usage[] =
     "  --pan ROW,COL      first visible cell when zoomed\n"
     "  --pin ROW,COL      pin a cell: the figure shows how it was computed\n"
     "  --temperature T    bars: softmax(logits / T) (default 1)\n"
-    "  --position I       bars: the token whose next-token distribution is shown (default last)\n"
+    "  --position I       bars: the token whose next-token distribution is shown (default last);\n"
+    "                     timeline: the generated token (default last); kvcache: the decode step\n"
+    "                     (default -1: after the prompt pass)\n"
     "  --top K            bars: candidates shown (default 10)\n"
     "  --font-scale S     type size factor (default 1)\n"
     "  -m, --model DIR    model folder for vocabulary strings and W_E (default: the trace's);\n"
@@ -244,6 +249,9 @@ static tt_status resolve_step(tt_trace *tr, render_options *o, tt_error *err) {
   if (st) return st;
   int L = -1;
   vs->step = tt_step_find(tr, vs->hook, &L);
+  // The generation's views are steps of their own (after the forward pass's).
+  for (int i = tt_step_count(); o->view_set && i < tt_step_count_for(tr); i++)
+    if (tt_step_get(tr, i)->view == vs->view) vs->step = i;
   vs->layer = L >= 0 ? L : (layer < 0 ? 0 : layer);
   if (!o->view_set) vs->view = TT_VIEW_AUTO;
   return TT_OK;

@@ -62,14 +62,6 @@ static void print_prediction(const tt_session *s, const tt_trace *tr) {
   printf("\n");
 }
 
-// Fails early (before the forward pass) when the output's folder cannot take a new file.
-static bool output_folder_writable(const char *path) {
-  char *copy = strdup(path);
-  bool ok = copy && access(dirname(copy), W_OK) == 0;
-  free(copy);
-  return ok;
-}
-
 // The input: --ids, or the prompt words.
 static tt_status read_input(int argc, char **argv, const char *ids_arg, tt_trace_input *in, char **prompt,
                             int32_t **ids, tt_error *err) {
@@ -182,7 +174,7 @@ int tt_cmd_trace(int argc, char **argv) {
   char *prompt = NULL;
   int32_t *ids = NULL;
   tt_status st = read_input(argc - optind, argv + optind, o.ids_arg, &o.in, &prompt, &ids, &err);
-  if (!st && !output_folder_writable(o.output))
+  if (!st && !tt_cli_folder_writable(o.output))
     st = tt_fail(&err, TT_ERR_IO, "cannot write %s: %s", o.output, strerror(errno));
   tt_session *s = NULL;
   tt_trace *tr = NULL;

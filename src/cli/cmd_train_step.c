@@ -180,12 +180,12 @@ static tt_status write_moved(const char *model_dir, const tt_trace *tr, double l
 // Traces prompt on model_dir (with its weight gradients when grad); *loss is the mean loss.
 static tt_status trace_loss(const tt_train_args *a, const char *model_dir, const char *prompt, bool grad, tt_trace **tr,
                             double *loss, tt_error *err) {
-  static const char *const with_grads[] = {"hook_loss", "grad.wte.weight", "grad.wpe.weight",
-                                           "grad.h.*",  "grad.ln_f.*",     "grad.lm_head.weight"};
+  static const char *const with_grads[] = {"hook_loss",   "grad.wte.weight",     "grad.wpe.weight", "grad.h.*",
+                                           "grad.ln_f.*", "grad.lm_head.weight", "grad.model.*"};  // Llama: model.*
   tt_session_opts opts = {.model_dir = model_dir, .backend = a->backend, .grad = grad};
   tt_session *s = NULL;
   tt_status st = tt_session_open(&opts, &s, err);
-  if (!st) st = tt_session_trace(s, prompt, with_grads, grad ? 6 : 1, tr, err);
+  if (!st) st = tt_session_trace(s, prompt, with_grads, grad ? 7 : 1, tr, err);
   if (!st && !tt_trace_find(*tr, "hook_loss"))
     st = tt_fail(err, TT_ERR_ARG, "the prompt needs at least 2 tokens (the loss predicts each next token)");
   if (!st) *loss = mean_loss(*tr);

@@ -4,6 +4,7 @@
 
 TT_COMMAND(tokenize, "split text into GPT-2 tokens and ids; --merges shows the BPE steps")
 TT_COMMAND(trace, "run a prompt through a model and save every tensor to a trace file")
+TT_COMMAND(generate, "append tokens to a prompt one at a time with a KV cache (sampling, seeded)")
 TT_COMMAND(train_step, "one or more plain SGD steps on a prompt, saved as a new model folder")
 TT_COMMAND(dump, "print a trace's tensors: summaries, or one tensor as a labelled table")
 TT_COMMAND(diff, "compare two traces hook by hook (max abs and relative difference)")

@@ -1,8 +1,11 @@
 // main: dispatches `ttrace SUBCOMMAND ...` and prints help and version.
 #include <getopt.h>
+#include <libgen.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -102,4 +105,11 @@ int main(int argc, char **argv) {
     if (strcmp(argv[1], spelled(commands[i].name, buf, sizeof buf)) == 0) return commands[i].run(argc - 1, argv + 1);
   fprintf(stderr, "ttrace: unknown command '%s' (see `ttrace --help`)\n", argv[1]);
   return TT_EXIT_USAGE;
+}
+
+bool tt_cli_folder_writable(const char *path) {
+  char *copy = strdup(path);
+  bool ok = copy && access(dirname(copy), W_OK) == 0;
+  free(copy);
+  return ok;
 }

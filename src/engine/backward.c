@@ -53,7 +53,7 @@ tt_status tt_backward(tt_engine *e, tt_error *err) {
   TRY(back_head(e, &g, err));
   for (int l = L - 1; l >= 0; l--) {
     TRY(OFFER(block_output(e, l).layer, block_output(e, l).suffix, g, e->run.T, e->C));
-    TRY(back_block(e, l, &g, err));
+    TRY(e->cfg->arch == TT_ARCH_LLAMA ? tt_backward_llama_block(e, l, &g, err) : back_block(e, l, &g, err));
   }
   if (L == 0) TRY(OFFER(0, "hook_resid_pre", g, e->run.T, e->C));
   TRY(back_embed(e, g, err));
@@ -116,6 +116,16 @@ static tt_status back_norm(tt_engine *e, int l, const norm_hooks *hk, tt_buf d_o
   RUN(be->norm_backward(be, *dx, d_nrm, d_gamma, d_beta, d_out, nrm, scale, gamma, T, C,
                         e->cfg->norm == TT_NORM_RMSNORM, err));
   return TT_OK;
+}
+
+tt_status tt_backward_norm(tt_engine *e, int l, const norm_hooks *hk, tt_buf d_out, tt_buf gamma, tt_buf d_gamma,
+                           tt_buf *dx, tt_error *err) {
+  return back_norm(e, l, hk, d_out, gamma, d_gamma, (tt_buf){0}, SCRATCH, dx, err);
+}
+
+tt_status tt_backward_residual(tt_engine *e, int l, const char *suffix, tt_buf g, tt_buf branch, tt_buf *out,
+                               tt_error *err) {
+  return back_residual(e, l, suffix, g, branch, out, err);
 }
 
 // ---- residual, reversed ----------------------------------------------------------------------
@@ -203,7 +213,7 @@ static tt_status back_embed(tt_engine *e, tt_buf g, tt_error *err) {
   tt_backend *be = e->be;
   int T = e->run.T, C = e->C;
   size_t n = (size_t)T * C;
-  if (e->cfg->positions != TT_POS_NONE) TRY(OFFER(-1, "hook_pos_embed", g, T, C));
+  if (tt_config_adds_positions(e->cfg)) TRY(OFFER(-1, "hook_pos_embed", g, T, C));
   if (e->cfg->positions == TT_POS_LEARNED) {
     tt_buf rows = tt_buf_view(e->dw.positions, 0, n);  // (T,C) the rows this prompt used
     RUN(be->add(be, rows, rows, g, n, err));

@@ -89,9 +89,8 @@ static bool has_backward(const tt_backend *be) {
 
 tt_status tt_engine_enable_grad(tt_engine *e, tt_error *err) {
   if (e->grad) return TT_OK;
-  if (e->cfg->arch == TT_ARCH_LLAMA)
-    return tt_fail(err, TT_ERR_UNSUPPORTED, "gradients of the Llama block (model_type llama) are not implemented yet");
-  if (e->cfg->positions == TT_POS_ROPE || e->cfg->positions == TT_POS_ALIBI)
+  bool llama = e->cfg->arch == TT_ARCH_LLAMA;
+  if (!llama && (e->cfg->positions == TT_POS_ROPE || e->cfg->positions == TT_POS_ALIBI))
     return tt_fail(err, TT_ERR_UNSUPPORTED, "gradients with positions=%s are not implemented yet",
                    e->cfg->positions == TT_POS_ROPE ? "rope" : "alibi");
   if (!has_backward(e->be))
@@ -108,6 +107,7 @@ tt_status tt_engine_enable_grad(tt_engine *e, tt_error *err) {
 void tt_engine_destroy(tt_engine *e) {
   if (!e) return;
   tt_grads_release(e);
+  tt_kv_release(e);
   tt_workspace_release(e);
   tt_weights_release(e);
   free(e->w.layers);

@@ -1,5 +1,6 @@
-// engine: the GPT-2 forward pass (forward.c, top-down, one function per step) and its
-// backward pass (backward.c, the same steps reversed). After each
+// engine: the GPT-2 forward pass (forward.c, top-down, one function per step), its
+// backward pass (backward.c, the same steps reversed) and generation with a KV cache
+// (decode.c, the forward pass's steps for one new token). After each
 // op the engine offers the tensor to a recorder under its hook name (see trace/hooks.h);
 // the engine never knows who listens. How the files inside fit: engine_internal.h.
 #ifndef TT_ENGINE_H
@@ -26,6 +27,24 @@ tt_status tt_engine_enable_grad(tt_engine *eng, tt_error *err);
 // every weight (names and layouts of model.safetensors without "transformer."). Needs
 // tt_engine_enable_grad first and T >= 2 (TT_ERR_ARG otherwise).
 tt_status tt_engine_run_grad(tt_engine *eng, const int32_t *ids, int T, const tt_recorder *rec, tt_error *err);
+
+// ---- generation with a KV cache (decode.c) ----
+// Allocates the cache once: K and V (H,max_T,D) of every layer. TT_ERR_UNSUPPORTED when
+// the config has causal=false (a cached row would change with every new token).
+tt_status tt_engine_enable_cache(tt_engine *eng, tt_error *err);
+// tt_engine_run of the prompt ids (T), hooks under their usual names, keeping each layer's
+// K and V rows in the cache (which it empties first).
+tt_status tt_engine_prefill(tt_engine *eng, const int32_t *ids, int T, const tt_recorder *rec, tt_error *err);
+// Decode step S = cached − prompt: the token id at position `cached` runs through the
+// model alone, its hooks offered as decode.S.<hook> with one query row (shapes in
+// trace/hooks.h); its K and V rows join the cache. TT_ERR_ARG without a prefill, past the
+// context (max_T or n_positions) or for an id outside the vocabulary.
+tt_status tt_engine_decode(tt_engine *eng, int32_t id, const tt_recorder *rec, tt_error *err);
+// The positions in the cache: the prompt's and one per decode step since (0 before a prefill).
+int tt_engine_cached(const tt_engine *eng);
+// The last row of the last run's logits (V floats into out), whether recorded or not.
+tt_status tt_engine_last_logits(tt_engine *eng, float *out, tt_error *err);
+
 void tt_engine_destroy(tt_engine *eng);
 
 #endif

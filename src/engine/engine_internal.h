@@ -5,6 +5,7 @@
 //                                   backward.c (after the forward pass of a gradient run)
 //   backward.c (the steps, reversed) → outputs.c, workspace.c (slots, the tape), grads.c
 //   grads.c (weight gradients)    → outputs.c
+//   decode.c  (prefill, decode steps, the KV cache) → forward.c (tt_forward), outputs.c
 //   outputs.c                     → workspace.c
 //
 // Where the next features go:
@@ -12,8 +13,8 @@
 //                     hook_slots (a new slot kind and its size there when no slot fits)
 //   grad.<hook>       backward.c, with run.prefix = "grad." (the forward slots hold the
 //                     gradients; what the backward reads of the forward is on the tape)
-//   decode.S.<hook>   a decode step that sets run.prefix = "decode.S." and T = 1, with the
-//                     KV cache as two more slot kinds in workspace.c
+//   decode.S.<hook>   decode.c: a run with run.prefix = "decode.S.", T = 1, pos0 = the
+//                     cached rows, and the attention against the KV cache (tt_decode_attend)
 //   Llama blocks      forward_llama.c (its block: RMSNorm, q/k/v/o projections, SwiGLU);
 //                     attend.c has what both blocks share (RoPE, scores, ALiBi, mask,
 //                     softmax, z with grouped-query heads)
@@ -48,6 +49,7 @@ typedef struct {
   tt_buf lm_head;         // (V,C)
   tt_layer_bufs *layers;  // n_layer
   tt_buf rope;            // positions rope: (max_T,D) row p = cos(p·f_i), then sin(p·f_i), i < D/2
+  tt_buf rope_inverse;    // the same rows with −sin: the rotation back (the backward pass)
   tt_buf alibi_slopes;    // positions alibi: (H) the slope m_h of each head
   tt_buf owned;           // what tt_weights_setup allocated for rope / alibi (one buffer)
 } tt_weight_bufs;
@@ -87,12 +89,17 @@ struct tt_engine {
   struct tt_grad_list *grad_list;  // their names, views and shapes (grads.c)
   tt_weight_bufs dw;               // views of dw_all shaped like w; dw.positions holds all
                                    // n_positions rows of wpe (learned only); dw.lm_head is dw.wte when tied
+  struct tt_kv_cache *kv;          // tt_engine_enable_cache ran: K and V of every layer (decode.c)
+  tt_buf logits;                   // (T,V) where the last run's logits are (a slot or recorder memory)
 
   struct {                   // the current run
     const tt_recorder *rec;  // NULL when nobody records
     const int32_t *ids;      // (T)
     int T;
     const char *prefix;                  // put before every hook name ("" for the forward pass)
+    int pos0;                            // position of ids[0]: 0, or the cached rows in a decode step
+    bool keep_kv;                        // store each layer's K and V rows in the cache (decode.c)
+    bool decoding;                       // one query against the cached keys (decode.c)
     bool taping;                         // keep what the backward pass reads on the tape
     tt_pending pending[TT_MAX_PENDING];  // recorded outputs of the current op
     int n_pending;
@@ -110,6 +117,28 @@ static const norm_hooks LN_FINAL = {"ln_final.hook_mean", "ln_final.hook_scale",
 
 // forward.c: the factor layer l's raw scores are multiplied by.
 float tt_attn_scale(const tt_config *cfg, int l, int D);
+// forward.c: one pass: ids (T) at positions pos0..pos0+T-1, hooks named prefix + name.
+typedef struct {
+  const int32_t *ids;
+  int T, pos0;
+  const tt_recorder *rec;  // may be NULL
+  const char *prefix;      // NULL: ""
+  bool keep_kv;            // store K and V rows in the cache (tt_kv_store)
+  bool decoding;           // attend to the cache (tt_decode_attend); T = 1
+  bool grad;               // then the backward pass (tape on)
+} tt_pass;
+// Checks the ids against the vocabulary and the context, sets up e->run, runs the forward
+// pass (and the backward one with grad) and waits for the backend.
+tt_status tt_engine_pass(tt_engine *e, const tt_pass *p, tt_error *err);
+// forward.c: the forward pass of the run set up in e->run.
+tt_status tt_forward(tt_engine *e, tt_error *err);
+// decode.c: stores rows pos0..pos0+T-1 of layer l's k and v (H,T,D) in the cache.
+tt_status tt_kv_store(tt_engine *e, int l, tt_buf k, tt_buf v, tt_error *err);
+// decode.c: the attention of a decode step's one query q (H,1,D) against the Tk = pos0+1
+// cached rows of layer l: raw scores, scaled, masked (nothing is: the query is the last
+// position), pattern (H,1,Tk) and z (H,1,D).
+tt_status tt_decode_attend(tt_engine *e, int l, tt_buf q, tt_buf *z, tt_error *err);
+void tt_kv_release(tt_engine *e);
 // forward.c, shared with forward_llama.c: one normalization (its hooks; the Llama block
 // records no mean), a residual sum (hook `suffix`), the final norm and the head.
 tt_status tt_forward_norm(tt_engine *e, int l, const norm_hooks *hk, tt_buf x, tt_buf gamma, tt_buf beta, tt_buf *out,
@@ -129,6 +158,15 @@ void tt_alibi_slopes(float *slopes, int H);
 void tt_rope_table(float *table, int rows, int D, double theta);
 // backward.c: the backward pass of the run's loss, after its forward pass with taping on.
 tt_status tt_backward(tt_engine *e, tt_error *err);
+// backward.c, shared with backward_llama.c: a norm's backward (dx into the scratch slot,
+// d_gamma accumulating; no beta), and a residual's (grad hook `suffix` = g + branch).
+tt_status tt_backward_norm(tt_engine *e, int l, const norm_hooks *hk, tt_buf d_out, tt_buf gamma, tt_buf d_gamma,
+                           tt_buf *dx, tt_error *err);
+tt_status tt_backward_residual(tt_engine *e, int l, const char *suffix, tt_buf g, tt_buf branch, tt_buf *out,
+                               tt_error *err);
+// backward_llama.c: one Llama block reversed; g (T,C) the gradient of its output in, of its
+// input (grad.blocks.L.hook_resid_pre) out.
+tt_status tt_backward_llama_block(tt_engine *e, int l, tt_buf *g, tt_error *err);
 // grads.c: the weight gradients' allocation (views in e->dw), and their recording.
 tt_status tt_grads_setup(tt_engine *e, tt_error *err);
 void tt_grads_release(tt_engine *e);

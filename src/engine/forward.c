@@ -11,8 +11,7 @@
 
 #include "engine_internal.h"
 
-static tt_status check_input(const tt_engine *e, const int32_t *ids, int T, tt_error *err);
-static tt_status forward(tt_engine *e, tt_error *err);
+static tt_status check_input(const tt_engine *e, const int32_t *ids, int T, int pos0, tt_error *err);
 static tt_status step_embed(tt_engine *e, tt_buf *x, tt_error *err);
 static tt_status step_block(tt_engine *e, int l, tt_buf *x, tt_error *err);
 static tt_status step_attention(tt_engine *e, int l, tt_buf x, tt_buf *out, tt_error *err);
@@ -20,19 +19,23 @@ static tt_status step_mlp(tt_engine *e, int l, tt_buf x, tt_buf *out, tt_error *
 static tt_status step_head(tt_engine *e, tt_buf x, tt_error *err);
 
 // ---- the run ---------------------------------------------------------------------------
-// The forward pass, then, with grad, the backward pass.
-static tt_status run(tt_engine *e, const int32_t *ids, int T, const tt_recorder *rec, bool grad, tt_error *err) {
-  tt_status st = check_input(e, ids, T, err);
+// The forward pass of p, then, with p->grad, the backward pass.
+tt_status tt_engine_pass(tt_engine *e, const tt_pass *p, tt_error *err) {
+  tt_status st = check_input(e, p->ids, p->T, p->pos0, err);
   if (st != TT_OK) return st;
-  e->run.rec = (rec && rec->reserve) ? rec : NULL;
-  e->run.ids = ids;
-  e->run.T = T;
-  e->run.prefix = "";
-  e->run.taping = grad;
+  e->run.rec = (p->rec && p->rec->reserve) ? p->rec : NULL;
+  e->run.ids = p->ids;
+  e->run.T = p->T;
+  e->run.prefix = p->prefix ? p->prefix : "";
+  e->run.pos0 = p->pos0;
+  e->run.keep_kv = p->keep_kv;
+  e->run.decoding = p->decoding;
+  e->run.taping = p->grad;
   e->run.n_pending = 0;
+  e->logits = (tt_buf){0};
   tt_workspace_reset(e);
-  st = forward(e, err);
-  if (st == TT_OK && grad) st = tt_backward(e, err);
+  st = tt_forward(e, err);
+  if (st == TT_OK && p->grad) st = tt_backward(e, err);
   if (st == TT_OK && e->be->finish) st = e->be->finish(e->be, err);
   e->run.rec = NULL;
   e->run.ids = NULL;
@@ -41,7 +44,7 @@ static tt_status run(tt_engine *e, const int32_t *ids, int T, const tt_recorder 
 }
 
 tt_status tt_engine_run(tt_engine *e, const int32_t *ids, int T, const tt_recorder *rec, tt_error *err) {
-  return run(e, ids, T, rec, false, err);
+  return tt_engine_pass(e, &(tt_pass){.ids = ids, .T = T, .rec = rec}, err);
 }
 
 tt_status tt_engine_run_grad(tt_engine *e, const int32_t *ids, int T, const tt_recorder *rec, tt_error *err) {
@@ -49,25 +52,27 @@ tt_status tt_engine_run_grad(tt_engine *e, const int32_t *ids, int T, const tt_r
   if (T < 2)
     return tt_fail(err, TT_ERR_ARG,
                    "gradients need at least 2 tokens (the loss predicts each next token); the prompt has %d", T);
-  return run(e, ids, T, rec, true, err);
+  return tt_engine_pass(e, &(tt_pass){.ids = ids, .T = T, .rec = rec, .grad = true}, err);
 }
 
-// The checks every run makes before touching the backend, each with its own message.
-static tt_status check_input(const tt_engine *e, const int32_t *ids, int T, tt_error *err) {
+// The checks every run makes before touching the backend, each with its own message; the
+// ids (T) sit at positions pos0..pos0+T-1.
+static tt_status check_input(const tt_engine *e, const int32_t *ids, int T, int pos0, tt_error *err) {
   if (T < 1) return tt_fail(err, TT_ERR_ARG, "engine: no tokens to run (the prompt is empty)");
-  if (T > e->cfg->n_positions)
-    return tt_fail(err, TT_ERR_ARG, "engine: %d tokens is more than the model's n_positions (%d)", T,
+  if (pos0 + T > e->cfg->n_positions)
+    return tt_fail(err, TT_ERR_ARG, "engine: %d tokens is more than the model's n_positions (%d)", pos0 + T,
                    e->cfg->n_positions);
-  if (T > e->max_T)
-    return tt_fail(err, TT_ERR_ARG, "engine: %d tokens is more than this engine was created for (%d)", T, e->max_T);
+  if (pos0 + T > e->max_T)
+    return tt_fail(err, TT_ERR_ARG, "engine: %d tokens is more than this engine was created for (%d)", pos0 + T,
+                   e->max_T);
   for (int t = 0; t < T; t++)
     if (ids[t] < 0 || ids[t] >= e->V)
-      return tt_fail(err, TT_ERR_ARG, "engine: token %d has id %d, outside the vocabulary (0..%d)", t, (int)ids[t],
-                     e->V - 1);
+      return tt_fail(err, TT_ERR_ARG, "engine: token %d has id %d, outside the vocabulary (0..%d)", pos0 + t,
+                     (int)ids[t], e->V - 1);
   return TT_OK;
 }
 
-static tt_status forward(tt_engine *e, tt_error *err) {
+tt_status tt_forward(tt_engine *e, tt_error *err) {
   tt_engine_offer_ids(e, "tokens");  // tokens (T) i32
   tt_buf x;                          // (T,C) the residual stream
   TRY(step_embed(e, &x, err));
@@ -78,7 +83,8 @@ static tt_status forward(tt_engine *e, tt_error *err) {
 }
 
 // ---- embedding and positions -----------------------------------------------------------
-// x (T,C) = blocks.0.hook_resid_pre: the token embeddings plus the position rows.
+// x (T,C) = blocks.0.hook_resid_pre: the token embeddings plus the position rows
+// pos0..pos0+T-1.
 static tt_status step_embed(tt_engine *e, tt_buf *x, tt_error *err) {
   tt_backend *be = e->be;
   int T = e->run.T, C = e->C;
@@ -90,7 +96,7 @@ static tt_status step_embed(tt_engine *e, tt_buf *x, tt_error *err) {
     RUN(tt_engine_copy(e, *x, emb, n, err));
     return TT_OK;
   }
-  tt_buf pos = tt_buf_view(e->w.positions, 0, n);  // (T,C) the first T rows: no computation
+  tt_buf pos = tt_buf_view(e->w.positions, (size_t)e->run.pos0 * C, n);  // (T,C) those rows: no computation
   TRY(OFFER(-1, "hook_pos_embed", pos, T, C));
   *x = OUT(0, "hook_resid_pre", T, C);  // (T,C) = embeddings + positions
   RUN(be->add(be, *x, emb, pos, n, err));
@@ -161,8 +167,10 @@ static tt_status step_attention(tt_engine *e, int l, tt_buf x, tt_buf *out, tt_e
   // q, k, v (H,T,D) each: the thirds of qkv, head-major
   tt_buf q = OUT(l, "attn.hook_q", H, T, D), k = OUT(l, "attn.hook_k", H, T, D), v = OUT(l, "attn.hook_v", H, T, D);
   RUN(be->split_heads(be, q, k, v, qkv, T, H, D, err));
-  tt_buf z;  // (H,T,D) = pattern·v per head, after the scores (and RoPE or ALiBi)
-  TRY(tt_attend(e, l, q, k, v, &z, err));
+  if (e->run.keep_kv) TRY(tt_kv_store(e, l, k, v, err));
+  tt_buf z;  // (H,T,D) = pattern·v per head, after the scores (and RoPE or ALiBi); a decode
+             // step (T = 1) attends to the cached keys and values instead
+  TRY(e->run.decoding ? tt_decode_attend(e, l, q, &z, err) : tt_attend(e, l, q, k, v, &z, err));
   tt_buf merged = tt_workspace_slot(e, "merged", (size_t)T * C);  // (T,C) heads side by side
   TRY(be->merge_heads(be, merged, z, T, H, D, err));
   *out = OUT(l, "hook_attn_out", T, C);  // (T,C) = merged·W_O + b
@@ -202,6 +210,7 @@ static tt_status step_head(tt_engine *e, tt_buf x, tt_error *err) {
   TRY(tt_forward_norm(e, -1, &LN_FINAL, x, e->w.lnf_w, e->w.lnf_b, &h, err));
   tt_buf logits = OUT(-1, "hook_logits", T, V);  // (T,V) = h·W_Uᵀ
   RUN(be->matmul(be, logits, h, e->w.lm_head, (tt_buf){0}, T, C, V, true, err));
+  e->logits = logits;                          // for tt_engine_last_logits
   tt_buf probs = OUT(-1, "hook_probs", T, V);  // (T,V) softmax of each row
   RUN(be->softmax(be, probs, logits, T, V, err));
   if (T < 2) return TT_OK;                    // the loss needs a next token

@@ -14,10 +14,59 @@ typedef struct {
   tt_dims shape;
 } grad_entry;
 
-enum { PER_LAYER = 12, HEAD_ENTRIES = 5 };
+enum { PER_LAYER = 12, LLAMA_PER_LAYER = 16, HEAD_ENTRIES = 5 };
+
+// One block weight of a Llama model: its name after model.layers.L., its view, its shape.
+typedef struct {
+  const char *part;
+  tt_buf *buf;
+  tt_dims shape;
+  bool present;
+} llama_row;
+
+// The Llama model's weight gradients (nn.Linear (out, in), biases only where the model has
+// them), named as in its checkpoint.
+static int list_llama_grads(tt_engine *e, grad_entry *list) {
+  int n = 0, C = e->C, F = e->F, V = e->V, HD = e->H * e->D, GD = e->G * e->D;
+  bool ab = e->cfg->attn_bias, mb = e->cfg->mlp_bias;
+  tt_weight_bufs *d = &e->dw;
+  list[n++] = (grad_entry){"model.embed_tokens.weight", &d->wte, TT_DIMS(V, C)};
+  for (int l = 0; l < e->cfg->n_layer; l++) {
+    tt_layer_bufs *b = &d->layers[l];
+    llama_row rows[LLAMA_PER_LAYER] = {
+        {"input_layernorm.weight", &b->ln1_w, TT_DIMS(C), true},
+        {"self_attn.q_proj.weight", &b->q_w, TT_DIMS(HD, C), true},
+        {"self_attn.k_proj.weight", &b->k_w, TT_DIMS(GD, C), true},
+        {"self_attn.v_proj.weight", &b->v_w, TT_DIMS(GD, C), true},
+        {"self_attn.o_proj.weight", &b->o_w, TT_DIMS(C, HD), true},
+        {"self_attn.q_proj.bias", &b->q_b, TT_DIMS(HD), ab},
+        {"self_attn.k_proj.bias", &b->k_b, TT_DIMS(GD), ab},
+        {"self_attn.v_proj.bias", &b->v_b, TT_DIMS(GD), ab},
+        {"self_attn.o_proj.bias", &b->o_b, TT_DIMS(C), ab},
+        {"post_attention_layernorm.weight", &b->ln2_w, TT_DIMS(C), true},
+        {"mlp.gate_proj.weight", &b->gate_w, TT_DIMS(F, C), true},
+        {"mlp.up_proj.weight", &b->up_w, TT_DIMS(F, C), true},
+        {"mlp.down_proj.weight", &b->down_w, TT_DIMS(C, F), true},
+        {"mlp.gate_proj.bias", &b->gate_b, TT_DIMS(F), mb},
+        {"mlp.up_proj.bias", &b->up_b, TT_DIMS(F), mb},
+        {"mlp.down_proj.bias", &b->down_b, TT_DIMS(C), mb},
+    };
+    for (int i = 0; i < LLAMA_PER_LAYER; i++) {
+      if (!rows[i].present) continue;
+      grad_entry *g = &list[n++];
+      snprintf(g->name, sizeof g->name, "model.layers.%d.%s", l, rows[i].part);
+      g->buf = rows[i].buf;
+      g->shape = rows[i].shape;
+    }
+  }
+  list[n++] = (grad_entry){"model.norm.weight", &d->lnf_w, TT_DIMS(C)};
+  if (e->model->lm_head != e->model->wte) list[n++] = (grad_entry){"lm_head.weight", &d->lm_head, TT_DIMS(V, C)};
+  return n;
+}
 
 // Lists every weight gradient of e's model into list (room for HEAD_ENTRIES + PER_LAYER·L); the count.
 static int list_grads(tt_engine *e, grad_entry *list) {
+  if (e->cfg->arch == TT_ARCH_LLAMA) return list_llama_grads(e, list);
   int n = 0, C = e->C, F = e->F, V = e->V, P = e->cfg->n_positions;
   tt_weight_bufs *d = &e->dw;
   list[n++] = (grad_entry){"wte.weight", &d->wte, TT_DIMS(V, C)};
@@ -70,7 +119,7 @@ struct tt_grad_list {
 tt_status tt_grads_setup(tt_engine *e, tt_error *err) {
   if (!(e->dw.layers = calloc(e->cfg->n_layer ? (size_t)e->cfg->n_layer : 1, sizeof *e->dw.layers)))
     return tt_fail(err, TT_ERR_NOMEM, "engine: out of memory");
-  size_t room = (size_t)HEAD_ENTRIES + (size_t)PER_LAYER * e->cfg->n_layer;
+  size_t room = (size_t)HEAD_ENTRIES + (size_t)LLAMA_PER_LAYER * e->cfg->n_layer;
   if (!(e->grad_list = calloc(1, sizeof *e->grad_list + room * sizeof(grad_entry))))
     return tt_fail(err, TT_ERR_NOMEM, "engine: out of memory");
   grad_entry *list = e->grad_list->entries;

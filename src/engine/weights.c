@@ -113,20 +113,24 @@ static tt_status make_sinusoid(tt_engine *e, const float **table, float **owned,
 static tt_status make_position_tables(tt_engine *e, tt_error *err) {
   bool rope = e->cfg->positions == TT_POS_ROPE, alibi = e->cfg->positions == TT_POS_ALIBI;
   if (!rope && !alibi) return TT_OK;
-  size_t n = rope ? (size_t)e->max_T * e->D : (size_t)e->H;
+  size_t n = rope ? 2 * (size_t)e->max_T * e->D : (size_t)e->H;  // rope: the table and its inverse
   float *host = malloc(n * sizeof(float));
   if (!host) return tt_fail(err, TT_ERR_NOMEM, "engine: out of memory for the position table");
-  if (rope)
+  if (rope) {
+    size_t half = n / 2;
     tt_rope_table(host, e->max_T, e->D, e->cfg->rope_theta);
-  else
+    for (size_t i = 0; i < half; i++)  // cos stays, sin changes sign: the rotation by −angle
+      host[half + i] = ((int)(i % (size_t)e->D) < e->D / 2) ? host[i] : -host[i];
+  } else
     tt_alibi_slopes(host, e->H);
   tt_status st = e->be->alloc(e->be, n, &e->w.owned, err);
   if (st == TT_OK) st = e->be->upload(e->be, e->w.owned, host, n, err);
   free(host);
   if (st != TT_OK) return st;
-  if (rope)
-    e->w.rope = e->w.owned;
-  else
+  if (rope) {
+    e->w.rope = tt_buf_view(e->w.owned, 0, n / 2);
+    e->w.rope_inverse = tt_buf_view(e->w.owned, n / 2, n / 2);
+  } else
     e->w.alibi_slopes = e->w.owned;
   return TT_OK;
 }

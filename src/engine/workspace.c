@@ -49,9 +49,24 @@ struct tt_workspace {
 
 // What the backward pass reads of the forward pass, in a block and after the blocks.
 static const char *const taped_block[] = {
-    "hook_resid_pre", "ln1.hook_normalized", "ln1.hook_scale",    "ln1.hook_out",  "attn.hook_q",
-    "attn.hook_k",    "attn.hook_v",         "attn.hook_pattern", "attn.hook_z",   "ln2.hook_normalized",
-    "ln2.hook_scale", "ln2.hook_out",        "mlp.hook_pre",      "mlp.hook_post",
+    "hook_resid_pre",
+    "ln1.hook_normalized",
+    "ln1.hook_scale",
+    "ln1.hook_out",
+    "attn.hook_q",
+    "attn.hook_k",
+    "attn.hook_v",
+    "attn.hook_pattern",
+    "attn.hook_z",
+    "ln2.hook_normalized",
+    "ln2.hook_scale",
+    "ln2.hook_out",
+    "mlp.hook_pre",
+    "mlp.hook_post",
+    // the Llama block's (empty slots for GPT-2)
+    "attn.hook_rot_q",
+    "attn.hook_rot_k",
+    "mlp.hook_pre_linear",
 };
 static const char *const taped_head[] = {"ln_final.hook_normalized", "ln_final.hook_scale", "ln_final.hook_out",
                                          "hook_probs"};

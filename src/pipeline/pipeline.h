@@ -50,6 +50,8 @@ typedef enum {
   TT_VIEW_QKV,        // Q, K and V of one head side by side
   TT_VIEW_COLLAPSE,   // identity-activation FFN: its output beside x·(W_fc·W_proj) + b (needs the model)
   TT_VIEW_GRADNORM,   // ‖∂L/∂·‖ of the residual stream at each block and of each weight matrix (--grad)
+  TT_VIEW_TIMELINE,   // generation: the prompt, each new token with its probability, the cut it was drawn from
+  TT_VIEW_KVCACHE,    // generation: one layer/head's cached K and V rows and the new row of a decode step
   TT_VIEW_COUNT
 } tt_view_kind;
 
@@ -224,6 +226,22 @@ typedef enum {
   TT_S_GN_RESID,
   TT_S_GN_WEIGHTS,
   TT_S_GN_NONE,
+  // generation: the timeline and the KV cache
+  TT_S_TL_NONE,
+  TT_S_TL_TITLE_FMT,         // tokens generated, temperature, top-k, top-p, seed (strings)
+  TT_S_TL_DRAWN_FMT,         // the token's index, its text
+  TT_S_TL_CUT_FMT,           // tokens kept, V
+  TT_S_TL_NO_CUT,            // every token could be drawn
+  TT_S_TL_CUT_MARK,          // on the cut line
+  TT_S_TL_FOOT_FMT,          // the hook the bars come from
+  TT_S_KV_TITLE_FMT,         // layer, head, decode step
+  TT_S_KV_PREFILL_FMT,       // layer, head
+  TT_S_KV_ROWS_FMT,          // rows, prompt rows, generated rows, the new row
+  TT_S_KV_PREFILL_ROWS_FMT,  // rows
+  TT_S_KV_K,
+  TT_S_KV_V,
+  TT_S_KV_WEIGHTS,
+  TT_S_KV_NEW,
   TT_S_COUNT
 } tt_str_id;
 
@@ -248,7 +266,13 @@ typedef struct {
   tt_view_kind view;   // the view this step opens with
 } tt_step;
 
-int tt_step_count(void);
+int tt_step_count(void);  // the forward pass's steps
+// The steps of tr: the forward pass's, then for a generation trace (`ttrace generate -o`)
+// the timeline and the KV cache; tt_step_get and the rest take indices up to this count.
+int tt_step_count_for(const tt_trace *tr);
+// The integers of the JSON array in tr's metadata `key` (generated_ids, generated_kept of a
+// generation trace), at most max, into out; the count (0 when absent).
+int tt_generated_ints(const tt_trace *tr, const char *key, int32_t *out, int max);
 const tt_step *tt_step_get(const tt_trace *tr, int i);  // NULL out of range
 // The step's title and explanation in lang; the explanation follows the config (the
 // activation, the positions, a tied or separate unembedding).

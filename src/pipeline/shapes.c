@@ -52,7 +52,7 @@ static void position_shapes(const tt_config *cfg, dims *d, tt_lang lang, char *o
   const char *tc = sh(d->b, 2, d->T, d->C, 0);
   if (cfg->positions == TT_POS_SINUSOIDAL)
     snprintf(out, len, tt_str(lang, TT_S_SHAPE_POS_SINUSOIDAL_FMT), ARROW, tc);
-  else if (cfg->positions == TT_POS_NONE)
+  else if (!tt_config_adds_positions(cfg))  // none, or positions inside attention
     snprintf(out, len, "%s", tt_str(lang, TT_S_SHAPE_POS_NONE));
   else
     snprintf(out, len, tt_str(lang, TT_S_SHAPE_POS_LEARNED_FMT), sh(d->a, 2, d->P, d->C, 0), (long long)d->T - 1, ARROW,

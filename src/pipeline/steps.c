@@ -45,6 +45,25 @@ static const step_def steps[] = {
 
 enum { N_STEPS = sizeof steps / sizeof *steps };
 
+// After the forward pass, in a trace of `ttrace generate -o` (metadata generated_ids): the
+// generation and the KV cache (the view state's position picks the generated token and the
+// decode step).
+static const step_def generation_steps[] = {
+    {.s = {.id = "timeline", .suffix = "hook_probs", .in_block = false, .view = TT_VIEW_TIMELINE},
+     .formula = "next token ~ cut(softmax(z / \xCF\x84)),  top-k, then top-p"},
+    {.s = {.id = "kvcache", .suffix = "attn.hook_k", .in_block = true, .view = TT_VIEW_KVCACHE},
+     .formula = "K, V: (T + S + 1, D) per head; step S computes only the last row"},
+};
+enum { N_GEN_STEPS = sizeof generation_steps / sizeof *generation_steps };
+
+static bool has_generation(const tt_trace *tr) {
+  return tr && tt_trace_meta(tr, "generated_ids") != NULL;
+}
+
+int tt_step_count_for(const tt_trace *tr) {
+  return N_STEPS + (has_generation(tr) ? N_GEN_STEPS : 0);
+}
+
 // Positions in the list → rows of steps[]. Post-LN (the original Transformer) normalizes
 // each residual sum: attention, + (resid1), LN1, FFN, + (resid2), LN2.
 static const int pre_ln[N_STEPS] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22};
@@ -55,6 +74,7 @@ static bool config_of(const tt_trace *tr, tt_config *cfg) {
 }
 
 static const step_def *def_at(const tt_trace *tr, int i) {
+  if (i >= N_STEPS && i < tt_step_count_for(tr)) return &generation_steps[i - N_STEPS];
   if (i < 0 || i >= N_STEPS) return NULL;
   tt_config cfg;
   return &steps[(config_of(tr, &cfg) && cfg.post_ln ? post_ln : pre_ln)[i]];
@@ -82,6 +102,8 @@ static const char *variant(const tt_trace *tr, const char *id) {
   if (!strcmp(id, "positions"))
     return cfg.positions == TT_POS_SINUSOIDAL ? "positions.sinusoidal"
            : cfg.positions == TT_POS_NONE     ? "positions.none"
+           : cfg.positions == TT_POS_ROPE     ? "positions.rope"
+           : cfg.positions == TT_POS_ALIBI    ? "positions.alibi"
                                               : NULL;
   if (!strcmp(id, "scale")) return cfg.scale_attn ? NULL : "scale.off";
   if (!strcmp(id, "gelu")) {
@@ -136,6 +158,11 @@ static const char *config_formula(const char *id, const tt_config *cfg, bool tie
     if (cfg && cfg->positions == TT_POS_SINUSOIDAL)
       return "p[t, 2i] = sin(t / 10000^(2i/C)),  p[t, 2i+1] = cos(t / 10000^(2i/C))";
     if (cfg && cfg->positions == TT_POS_NONE) return "p = 0  (no positions: ttrace_positions = none)";
+    if (cfg && cfg->positions == TT_POS_ROPE)
+      return "p = 0;  in attention q\xE2\x82\x9C, k\xE2\x82\x9C rotated by t \xC2\xB7 \xCE\xB8^(\xE2\x88\x92"
+             "2i/D) (RoPE)";
+    if (cfg && cfg->positions == TT_POS_ALIBI)
+      return "p = 0;  in attention S[i, j] \xE2\x88\x92 m\xE2\x82\x95 \xC2\xB7 |i \xE2\x88\x92 j| (ALiBi)";
     return "p\xE2\x82\x9C = W_P[t]";
   }
   if (!strncmp(id, "ln", 2)) {

@@ -188,6 +188,22 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_GN_RESID] = "residual stream at each block: the gradient highway",
     [TT_S_GN_WEIGHTS] = "weight matrices",
     [TT_S_GN_NONE] = "this trace has no gradients: trace it with --grad",
+    // generation
+    [TT_S_TL_NONE] = "This trace has no generation (make one with `ttrace generate -o FILE`).",
+    [TT_S_TL_TITLE_FMT] = "%d tokens generated   temperature %s   top-k %s   top-p %s   seed %s",
+    [TT_S_TL_DRAWN_FMT] = "token %d \xE2\x80\x9C%s\xE2\x80\x9D was drawn from (probabilities under the model):",
+    [TT_S_TL_CUT_FMT] = "cut: the %d likeliest of %d tokens could be drawn",
+    [TT_S_TL_NO_CUT] = "no cut: every token could be drawn",
+    [TT_S_TL_CUT_MARK] = "top-k / top-p cut: above it could be drawn",
+    [TT_S_TL_FOOT_FMT] = "bars: %s; the token drawn is framed",
+    [TT_S_KV_TITLE_FMT] = "KV cache   layer %d   head %d   decode step %d",
+    [TT_S_KV_PREFILL_FMT] = "KV cache   layer %d   head %d   after the prompt pass",
+    [TT_S_KV_ROWS_FMT] = "%d rows: %d from the prompt, %d from decode steps; the new row is %d",
+    [TT_S_KV_PREFILL_ROWS_FMT] = "%d rows, all from the prompt pass",
+    [TT_S_KV_K] = "K (cached keys)",
+    [TT_S_KV_V] = "V (cached values)",
+    [TT_S_KV_WEIGHTS] = "the new query's weights",
+    [TT_S_KV_NEW] = "new",
 };
 
 static const tt_step_words steps[] = {
@@ -210,6 +226,15 @@ static const tt_step_words steps[] = {
     {"positions.none", NULL,
      "Attention by itself cannot tell \"I love you\" from \"you love I\". This model adds no position "
      "vectors (positions: none), so only the causal mask tells it anything about the order."},
+    {"positions.rope", NULL,
+     "Attention by itself cannot tell \"I love you\" from \"you love I\". This model adds no position "
+     "vectors: inside attention it rotates each pair of dimensions of q and k by an angle that grows with "
+     "the position (RoPE, attn.hook_rot_q and hook_rot_k), so a score q\xC2\xB7k depends on how far apart "
+     "the two tokens are."},
+    {"positions.alibi", NULL,
+     "Attention by itself cannot tell \"I love you\" from \"you love I\". This model adds no position "
+     "vectors: inside attention each head subtracts its slope times the distance |i \xE2\x88\x92 j| from "
+     "the scores (ALiBi, attn.hook_alibi), so far tokens get less attention."},
     {"sum", "Embedding + position",
      "The two vectors are simply added. The sum says which token it is and where it stands, and it "
      "is what the first block reads."},
@@ -286,6 +311,16 @@ static const tt_step_words steps[] = {
     {"probs", "Next-token probabilities",
      "Softmax turns the logits into probabilities. The temperature \xCF\x84 divides the logits first: "
      "below 1 the favourite takes more, above 1 the candidates even out."},
+    {"timeline", "Generation",
+     "The model appends one token at a time. Each new token is drawn from the probabilities after "
+     "the last one: the temperature divides the scores first, top-k keeps only the k likeliest, top-p "
+     "the smallest set of those whose probability reaches p. The line marks the cut; a seeded "
+     "generator makes the draw repeatable. , and . pick a token."},
+    {"kvcache", "KV cache",
+     "A new token's query must meet the keys and values of every token before it. Those rows do "
+     "not change when a token is added (the mask keeps earlier tokens from seeing later ones), so "
+     "they are kept: each decode step computes one new row of K and V and reads the rest. "
+     "Page Up and Page Down step through the decode steps."},
 };
 
 // The window's help (F1), then the lesson window's; rows as in strings_en.c, in its order.
@@ -309,6 +344,7 @@ static const tt_key_row window_keys[] = {
     {", / .", "bars: earlier / later token; \xE2\x88\x92 / = temperature"},
     {"B", "value \xE2\x86\x94 gradient \xE2\x88\x82L/\xE2\x88\x82x of the step (a trace made with --grad)"},
     {"Shift+B", "gradient norms: the residual stream at each block, each weight matrix"},
+    {"PgUp / PgDn", "generation: previous / next decode step (KV cache) or token (timeline)"},
     {"D", "light / dark theme"},
     {"L", "English / 한국어"},
     {"F1 or ?", "this help;  Esc closes it, Q quits"},

@@ -180,9 +180,25 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_PING_ROWDOT_FMT] = "2.  행 전체의 \xCE\xA3\xE2\x82\x96 A[%d, k] dA[%d, k] = %s",
     [TT_S_PING_DZV_FMT] = "dA[%d, %d] = dz\xE1\xB5\xA2 \xC2\xB7 v\xE2\xB1\xBC  (D = %d)",
     [TT_S_GN_TITLE] = "기울기 크기 \xE2\x80\x96\xE2\x88\x82L/\xE2\x88\x82x\xE2\x80\x96",
-    [TT_S_GN_RESID] = "블록마다의 잔차 흐름: 기울기 고속도로",
+    [TT_S_GN_RESID] = "블록마다의 잔차 스트림: 기울기 고속도로",
     [TT_S_GN_WEIGHTS] = "가중치 행렬",
     [TT_S_GN_NONE] = "이 트레이스에는 기울기가 없습니다: --grad로 트레이스하세요",
+    // generation
+    [TT_S_TL_NONE] = "이 트레이스에는 생성 기록이 없습니다 (`ttrace generate -o FILE`로 만드세요).",
+    [TT_S_TL_TITLE_FMT] = "생성한 토큰 %d개   온도 %s   top-k %s   top-p %s   시드 %s",
+    [TT_S_TL_DRAWN_FMT] = "%d번 토큰 \xE2\x80\x9C%s\xE2\x80\x9D: 이 후보들에서 뽑혔습니다 (모델의 확률)",
+    [TT_S_TL_CUT_FMT] = "잘라내기: 가장 그럴듯한 %d개만 뽑을 수 있었습니다 (토큰 %d개 중)",
+    [TT_S_TL_NO_CUT] = "잘라내기 없음: 모든 토큰을 뽑을 수 있었습니다",
+    [TT_S_TL_CUT_MARK] = "top-k / top-p 잘라내기: 이 선 위만 뽑을 수 있음",
+    [TT_S_TL_FOOT_FMT] = "막대: %s; 뽑힌 토큰에 테두리",
+    [TT_S_KV_TITLE_FMT] = "KV 캐시   블록 %d   헤드 %d   디코드 단계 %d",
+    [TT_S_KV_PREFILL_FMT] = "KV 캐시   블록 %d   헤드 %d   프롬프트 처리 뒤",
+    [TT_S_KV_ROWS_FMT] = "%d행: 프롬프트에서 %d행, 디코드 단계에서 %d행; 새 행은 %d",
+    [TT_S_KV_PREFILL_ROWS_FMT] = "%d행, 모두 프롬프트 처리에서",
+    [TT_S_KV_K] = "K (캐시된 키)",
+    [TT_S_KV_V] = "V (캐시된 밸류)",
+    [TT_S_KV_WEIGHTS] = "새 쿼리의 가중치",
+    [TT_S_KV_NEW] = "새 행",
 };
 
 static const tt_step_words steps[] = {
@@ -205,6 +221,15 @@ static const tt_step_words steps[] = {
     {"positions.none", NULL,
      "어텐션만으로는 \"I love you\"와 \"you love I\"를 구별하지 못합니다. 이 모델은 위치 벡터를 더하지 "
      "않으므로(positions: none) 순서에 대해서는 인과 마스크만 알려 줍니다."},
+    {"positions.rope", NULL,
+     "어텐션만으로는 \"I love you\"와 \"you love I\"를 구별하지 못합니다. 이 모델은 위치 벡터를 더하지 "
+     "않습니다. 대신 어텐션 안에서 q와 k의 차원을 두 개씩 짝지어 위치에 비례하는 각도만큼 돌립니다"
+     "(RoPE, attn.hook_rot_q와 hook_rot_k). 그래서 점수 q\xC2\xB7k는 두 토큰이 얼마나 떨어져 있는지에 "
+     "따라 달라집니다."},
+    {"positions.alibi", NULL,
+     "어텐션만으로는 \"I love you\"와 \"you love I\"를 구별하지 못합니다. 이 모델은 위치 벡터를 더하지 "
+     "않습니다. 대신 어텐션 안에서 헤드마다 기울기에 거리 |i \xE2\x88\x92 j|를 곱한 값을 점수에서 "
+     "뺍니다(ALiBi, attn.hook_alibi). 그래서 멀리 있는 토큰일수록 덜 주목합니다."},
     {"sum", "임베딩 + 위치",
      "두 벡터를 그냥 더합니다. 합은 어떤 토큰인지와 어디에 있는지를 함께 담고, 첫 번째 블록이 읽는 "
      "입력이 됩니다."},
@@ -276,6 +301,15 @@ static const tt_step_words steps[] = {
     {"probs", "다음 토큰 확률",
      "softmax로 로짓을 확률로 바꿉니다. 먼저 온도 \xCF\x84로 로짓을 나누는데, 1보다 작으면 1등이 더 많이 "
      "가져가고 1보다 크면 후보들이 고르게 됩니다."},
+    {"timeline", "생성",
+     "모델은 토큰을 하나씩 덧붙입니다. 새 토큰은 마지막 토큰 뒤의 확률에서 뽑습니다. 먼저 온도로 점수를 "
+     "나누고, top-k는 가장 그럴듯한 k개만, top-p는 그중 확률 합이 p에 이르는 가장 작은 묶음만 남깁니다. "
+     "선이 잘라낸 자리입니다. 시드를 정한 난수 생성기 덕분에 같은 시드는 같은 토큰을 뽑습니다. , 와 . 로 "
+     "토큰을 고릅니다."},
+    {"kvcache", "KV 캐시",
+     "새 토큰의 쿼리는 앞선 모든 토큰의 키와 밸류를 만나야 합니다. 마스크 덕분에 앞 토큰은 뒤 토큰을 "
+     "보지 않으므로 토큰이 늘어도 그 행들은 바뀌지 않습니다. 그래서 저장해 둡니다: 디코드 단계마다 K와 "
+     "V의 새 행 하나만 계산하고 나머지는 읽습니다. Page Up과 Page Down으로 디코드 단계를 오갑니다."},
 };
 
 // The window's help (F1), then the lesson window's; rows as in strings_en.c, in its order.
@@ -298,7 +332,8 @@ static const tt_key_row window_keys[] = {
     {"클릭", "칸 고정: 옆에 계산 과정 표시"},
     {", / .", "막대: 앞 / 뒤 토큰, \xE2\x88\x92 / = 온도"},
     {"B", "값 \xE2\x86\x94 이 단계의 기울기 \xE2\x88\x82L/\xE2\x88\x82x (--grad로 만든 트레이스)"},
-    {"Shift+B", "기울기 크기: 블록마다의 잔차 흐름, 가중치 행렬마다"},
+    {"Shift+B", "기울기 크기: 블록마다의 잔차 스트림, 가중치 행렬마다"},
+    {"PgUp / PgDn", "생성: 앞 / 뒤 디코드 단계 (KV 캐시) 또는 토큰 (생성 타임라인)"},
     {"D", "밝은 / 어두운 테마"},
     {"L", "English / 한국어"},
     {"F1 또는 ?", "이 도움말, Esc로 닫기, Q로 끝내기"},

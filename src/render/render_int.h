@@ -262,9 +262,15 @@ void tt_paint_embed(tt_paint *p, SDL_Rect r);
 void tt_paint_positions(tt_paint *p, SDL_Rect r);
 void tt_paint_qkv(tt_paint *p, SDL_Rect r, int layer, int head);
 void tt_paint_collapse(tt_paint *p, SDL_Rect r, int layer);  // painters/collapse.c
-void tt_paint_gradnorm(tt_paint *p, SDL_Rect r);             // ‖∇‖ through the model (gradnorm.c)
-void tt_paint_frame(tt_paint *p, SDL_Rect r);                // navigator, explanation, view (frame.c)
-void tt_paint_inspector(tt_paint *p, SDL_Rect r);            // hovered and pinned cell (inspect.c)
+// Generation traces (ttrace generate -o): the timeline of generated tokens and the
+// candidates each was drawn from (timeline.c); one layer/head's KV cache after the decode
+// step st->hook names (decode.S.…; any other hook: after the prompt pass) (kvcache.c).
+void tt_paint_timeline(tt_paint *p, SDL_Rect r);
+void tt_paint_kvcache(tt_paint *p, SDL_Rect r, int layer, int head);
+
+void tt_paint_gradnorm(tt_paint *p, SDL_Rect r);   // ‖∇‖ through the model (gradnorm.c)
+void tt_paint_frame(tt_paint *p, SDL_Rect r);      // navigator, explanation, view (frame.c)
+void tt_paint_inspector(tt_paint *p, SDL_Rect r);  // hovered and pinned cell (inspect.c)
 // The pinned cell's arithmetic for a gradient (inspect_grad.c): lines for the inspector to
 // draw, for grad.hook_logits, grad.*.attn.hook_attn_scores(_scaled) and grad.*.attn.hook_pattern;
 // the count (0: no arithmetic for this tensor).

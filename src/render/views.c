@@ -8,7 +8,7 @@
 
 void tt_view_goto_step(tt_view_state *st, const tt_trace *tr, int i) {
   if (i < 0) i = 0;
-  if (i >= tt_step_count()) i = tt_step_count() - 1;
+  if (i >= tt_step_count_for(tr)) i = tt_step_count_for(tr) - 1;
   st->step = i;
   tt_step_hook(tr, i, st->layer, st->hook, sizeof st->hook);
   st->view = tt_step_get(tr, i)->view;
@@ -212,6 +212,12 @@ static void paint_kind(tt_paint *p, SDL_Rect body, tt_view_kind kind, const tt_t
     break;
   case TT_VIEW_GRADNORM:
     tt_paint_gradnorm(p, body);
+    break;
+  case TT_VIEW_TIMELINE:
+    tt_paint_timeline(p, body);
+    break;
+  case TT_VIEW_KVCACHE:
+    tt_paint_kvcache(p, body, layer, st->head);
     break;
   case TT_VIEW_COUNT:
     break;

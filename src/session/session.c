@@ -258,6 +258,15 @@ tt_status tt_session_trace(tt_session *s, const char *prompt, const char *const 
   return tt_session_trace_input(s, &in, out, err);
 }
 
+// The pass the input asks for: with gradients, keeping the KV cache, or the plain one.
+static tt_status run_pass(tt_session *s, const tt_trace_input *in, const int32_t *ids, int T, const tt_recorder *rec,
+                          tt_error *err) {
+  if (s->grad) return tt_engine_run_grad(s->eng, ids, T, rec, err);
+  if (!in->prefill) return tt_engine_run(s->eng, ids, T, rec, err);
+  tt_status st = tt_engine_enable_cache(s->eng, err);
+  return st ? st : tt_engine_prefill(s->eng, ids, T, rec, err);
+}
+
 tt_status tt_session_trace_input(tt_session *s, const tt_trace_input *in, tt_trace **out, tt_error *err) {
   *out = NULL;
   int32_t *ids = NULL;
@@ -282,7 +291,7 @@ tt_status tt_session_trace_input(tt_session *s, const tt_trace_input *in, tt_tra
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   tt_recorder rec = tt_trace_recorder(tr);
-  if (!st) st = s->grad ? tt_engine_run_grad(s->eng, ids, T, &rec, err) : tt_engine_run(s->eng, ids, T, &rec, err);
+  if (!st) st = run_pass(s, in, ids, T, &rec, err);
   clock_gettime(CLOCK_MONOTONIC, &t1);
   char ms[32];
   snprintf(ms, sizeof ms, "%.3f", (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);

@@ -48,6 +48,8 @@ typedef struct {
   bool bos;                   // prepend the tokenizer's BOS token (<|endoftext|> = 50256 for GPT-2)
   const char *const *record;  // hook globs (NULL/0: all)
   int n_record;
+  bool prefill;  // the pass keeps each layer's K and V in the engine's cache, for decode steps
+                 // (tt_engine_decode) after it; refused for causal=false (TT_ERR_UNSUPPORTED)
 } tt_trace_input;
 tt_status tt_session_trace_input(tt_session *s, const tt_trace_input *in, tt_trace **out, tt_error *err);
 

@@ -7,7 +7,7 @@
 #include "hooks.h"
 
 #define ROW(sfx, blk, ax, dt, st, vw, pt, wh, l0) \
-  { sfx, blk, ax, dt, st, vw, pt, wh, l0, false }
+  { sfx, blk, ax, dt, st, vw, pt, wh, l0, false, NULL }
 #define OUT(sfx, ax, st, vw, pt) ROW(sfx, false, ax, TT_F32, st, vw, pt, TT_HOOK_ANY, false)
 #define BLK(sfx, ax, st, vw, pt) ROW(sfx, true, ax, TT_F32, st, vw, pt, TT_HOOK_ANY, false)
 #define BLK_IF(sfx, ax, pt, wh) ROW(sfx, true, ax, TT_F32, NULL, "heatmap", pt, wh, false)
@@ -56,33 +56,69 @@ enum { N_DEFS = sizeof table / sizeof *table };
 // The weights whose gradients a backward pass records (grad.<name>), in the file's layout
 // (Conv1D weights (in, out)). Not hooks of the forward pass: tt_hooks_each never lists them.
 #define WGT(sfx, blk, ax, pt) \
-  { sfx, blk, ax, TT_F32, NULL, "heatmap", pt, TT_HOOK_ANY, false, true }
+  { sfx, blk, ax, TT_F32, NULL, "heatmap", pt, TT_HOOK_ANY, false, true, blk ? "h." : NULL }
+// The Llama block's weights (nn.Linear (out, in)): model.layers.L.<suffix>.
+#define LWGT(sfx, blk, ax, pt) \
+  { sfx, blk, ax, TT_F32, NULL, "heatmap", pt, TT_HOOK_ANY, false, true, blk ? "model.layers." : NULL }
 static const tt_hook_def weights[] = {
-    WGT("wte.weight", false, "V,C", TT_PART_EMBED),        WGT("wpe.weight", false, "P,C", TT_PART_EMBED),
-    WGT("ln_1.weight", true, "C", TT_PART_NORM1),          WGT("ln_1.bias", true, "C", TT_PART_NORM1),
-    WGT("attn.c_attn.weight", true, "C,3C", TT_PART_ATTN), WGT("attn.c_attn.bias", true, "3C", TT_PART_ATTN),
-    WGT("attn.c_proj.weight", true, "C,C", TT_PART_ATTN),  WGT("attn.c_proj.bias", true, "C", TT_PART_ATTN),
-    WGT("ln_2.weight", true, "C", TT_PART_NORM2),          WGT("ln_2.bias", true, "C", TT_PART_NORM2),
-    WGT("mlp.c_fc.weight", true, "C,F", TT_PART_MLP),      WGT("mlp.c_fc.bias", true, "F", TT_PART_MLP),
-    WGT("mlp.c_proj.weight", true, "F,C", TT_PART_MLP),    WGT("mlp.c_proj.bias", true, "C", TT_PART_MLP),
-    WGT("ln_f.weight", false, "C", TT_PART_HEAD),          WGT("ln_f.bias", false, "C", TT_PART_HEAD),
+    WGT("wte.weight", false, "V,C", TT_PART_EMBED),
+    WGT("wpe.weight", false, "P,C", TT_PART_EMBED),
+    WGT("ln_1.weight", true, "C", TT_PART_NORM1),
+    WGT("ln_1.bias", true, "C", TT_PART_NORM1),
+    WGT("attn.c_attn.weight", true, "C,3C", TT_PART_ATTN),
+    WGT("attn.c_attn.bias", true, "3C", TT_PART_ATTN),
+    WGT("attn.c_proj.weight", true, "C,C", TT_PART_ATTN),
+    WGT("attn.c_proj.bias", true, "C", TT_PART_ATTN),
+    WGT("ln_2.weight", true, "C", TT_PART_NORM2),
+    WGT("ln_2.bias", true, "C", TT_PART_NORM2),
+    WGT("mlp.c_fc.weight", true, "C,F", TT_PART_MLP),
+    WGT("mlp.c_fc.bias", true, "F", TT_PART_MLP),
+    WGT("mlp.c_proj.weight", true, "F,C", TT_PART_MLP),
+    WGT("mlp.c_proj.bias", true, "C", TT_PART_MLP),
+    WGT("ln_f.weight", false, "C", TT_PART_HEAD),
+    WGT("ln_f.bias", false, "C", TT_PART_HEAD),
     WGT("lm_head.weight", false, "V,C", TT_PART_HEAD),
+    LWGT("model.embed_tokens.weight", false, "V,C", TT_PART_EMBED),
+    LWGT("input_layernorm.weight", true, "C", TT_PART_NORM1),
+    LWGT("self_attn.q_proj.weight", true, "HD,C", TT_PART_ATTN),
+    LWGT("self_attn.k_proj.weight", true, "GD,C", TT_PART_ATTN),
+    LWGT("self_attn.v_proj.weight", true, "GD,C", TT_PART_ATTN),
+    LWGT("self_attn.o_proj.weight", true, "C,HD", TT_PART_ATTN),
+    LWGT("self_attn.q_proj.bias", true, "HD", TT_PART_ATTN),
+    LWGT("self_attn.k_proj.bias", true, "GD", TT_PART_ATTN),
+    LWGT("self_attn.v_proj.bias", true, "GD", TT_PART_ATTN),
+    LWGT("self_attn.o_proj.bias", true, "C", TT_PART_ATTN),
+    LWGT("post_attention_layernorm.weight", true, "C", TT_PART_NORM2),
+    LWGT("mlp.gate_proj.weight", true, "F,C", TT_PART_MLP),
+    LWGT("mlp.up_proj.weight", true, "F,C", TT_PART_MLP),
+    LWGT("mlp.down_proj.weight", true, "C,F", TT_PART_MLP),
+    LWGT("mlp.gate_proj.bias", true, "F", TT_PART_MLP),
+    LWGT("mlp.up_proj.bias", true, "F", TT_PART_MLP),
+    LWGT("mlp.down_proj.bias", true, "C", TT_PART_MLP),
+    LWGT("model.norm.weight", false, "C", TT_PART_HEAD),
 };
 
 static bool take_number(const char **p, int *out);
 
-// "h.L.<suffix>" or "<suffix>" after "grad." as a weight row into *r; false if it is none.
-static bool lookup_weight(const char *p, tt_hook_ref *r) {
-  bool block = strncmp(p, "h.", 2) == 0;
-  if (block) {
-    p += 2;
-    if (!take_number(&p, &r->layer)) return false;
-  }
-  for (size_t i = 0; i < sizeof weights / sizeof *weights; i++)
-    if (weights[i].in_block == block && strcmp(weights[i].suffix, p) == 0) {
-      r->def = &weights[i];
+// "h.L.<suffix>", "model.layers.L.<suffix>" or "<suffix>" after "grad." as a weight row
+// into *r; false if it is none.
+static bool lookup_weight(const char *name, tt_hook_ref *r) {
+  for (size_t i = 0; i < sizeof weights / sizeof *weights; i++) {
+    const tt_hook_def *d = &weights[i];
+    const char *p = name;
+    int layer = -1;
+    if (d->in_block) {
+      size_t n = strlen(d->layer_prefix);
+      if (strncmp(p, d->layer_prefix, n) != 0) continue;
+      p += n;
+      if (!take_number(&p, &layer)) continue;
+    }
+    if (strcmp(d->suffix, p) == 0) {
+      r->def = d;
+      r->layer = layer;
       return true;
     }
+  }
   return false;
 }
 
@@ -159,7 +195,10 @@ const char *tt_hook_name(const tt_hook_ref *ref, char *buf, size_t len) {
   if (!ref->def || len == 0) return NULL;
   char dec[32] = "", blk[32] = "";
   if (ref->decode >= 0) snprintf(dec, sizeof dec, "decode.%d.", ref->decode);
-  if (ref->def->in_block) snprintf(blk, sizeof blk, ref->def->weight ? "h.%d." : "blocks.%d.", ref->layer);
+  if (ref->def->in_block && ref->def->weight)
+    snprintf(blk, sizeof blk, "%s%d.", ref->def->layer_prefix, ref->layer);
+  else if (ref->def->in_block)
+    snprintf(blk, sizeof blk, "blocks.%d.", ref->layer);
   int n = snprintf(buf, len, "%s%s%s%s", ref->grad ? "grad." : "", dec, blk, ref->def->suffix);
   return n >= 0 && (size_t)n < len ? buf : NULL;
 }

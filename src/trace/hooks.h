@@ -7,7 +7,8 @@
 // Full names:  [grad.] [decode.S.] (blocks.L.<suffix> | <suffix>)
 //   grad.      the gradient of the loss with respect to the hook (same axes, F32)
 //   grad.<weight>  the gradient of a weight, named as in model.safetensors without
-//              "transformer." (grad.wte.weight, grad.h.L.attn.c_attn.weight, ...), in its layout
+//              "transformer." (grad.wte.weight, grad.h.L.attn.c_attn.weight, ...; Llama:
+//              grad.model.layers.L.self_attn.q_proj.weight, ...), in its layout
 //   decode.S.  the hook in decode step S (S = 0, 1, ...) of generation with a KV cache:
 //              one new token; the query axis (the first T) is 1 and every later T is the
 //              key count, prompt + S + 1
@@ -52,9 +53,11 @@ typedef struct {
   const char *view;  // its default view by name: "heatmap", "table", "layernorm", "bars", ...
   tt_hook_part part;
   tt_hook_when when;
-  bool step_layer0;  // step and view apply to blocks.0 only (elsewhere: no step, "heatmap")
-  bool weight;       // a weight's gradient: "grad.<suffix>" or, in_block, "grad.h.L.<suffix>"
-                     // (model.safetensors' names and layouts); never a forward hook
+  bool step_layer0;          // step and view apply to blocks.0 only (elsewhere: no step, "heatmap")
+  bool weight;               // a weight's gradient: "grad.<suffix>" or, in_block, "grad.h.L.<suffix>"
+                             // (model.safetensors' names and layouts); never a forward hook
+  const char *layer_prefix;  // a block weight's prefix before L: "h." (GPT-2) or
+                             // "model.layers." (Llama); NULL otherwise
 } tt_hook_def;
 
 typedef struct {

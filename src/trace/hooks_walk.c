@@ -67,6 +67,8 @@ static int64_t axis_size(const char **p, const tt_config *cfg, int64_t first_T, 
   int64_t T = first ? first_T : key_T;
   if (strncmp(*p, "T-1", 3) == 0) return *p += 3, T - 1;
   if (strncmp(*p, "3C", 2) == 0) return *p += 2, 3 * (int64_t)cfg->n_embd;
+  if (strncmp(*p, "HD", 2) == 0) return *p += 2, (int64_t)cfg->n_head * tt_config_head_dim(cfg);  // Llama's q_proj
+  if (strncmp(*p, "GD", 2) == 0) return *p += 2, (int64_t)tt_config_kv_heads(cfg) * tt_config_head_dim(cfg);
   switch (*(*p)++) {
   case 'T':
     return T;

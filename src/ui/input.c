@@ -15,9 +15,10 @@ static void goto_step(tt_ui *ui, int step) {
 }
 
 void tt_ui_step(tt_ui *ui, int delta) {
-  int n = tt_step_count(), s = ui->vs.step < 0 ? 0 : ui->vs.step + delta;
-  // Walking off the end of a block continues in the next (or previous) block.
-  if (ui->vs.step >= 0 && s >= 0 && s < n) {
+  int n = tt_step_count_for(ui->tr), s = ui->vs.step < 0 ? 0 : ui->vs.step + delta;
+  // Walking off the end of a block continues in the next (or previous) block (the forward
+  // pass's steps only: the generation's come after them).
+  if (ui->vs.step >= 0 && s >= 0 && s < tt_step_count() && ui->vs.step < tt_step_count()) {
     const tt_step *cur = tt_step_get(ui->tr, ui->vs.step), *next = tt_step_get(ui->tr, s);
     if (cur->in_block && !next->in_block) {
       if (delta > 0 && ui->vs.layer + 1 < ui->n_layers) {
@@ -124,6 +125,31 @@ static void prompt_key(tt_ui *ui, SDL_Keycode c) {
   ui->dirty = true;
 }
 
+// The generation view shown (timeline or kvcache), else TT_VIEW_AUTO.
+static tt_view_kind generation_view(const tt_ui *ui) {
+  const tt_view_state *vs = &ui->vs;
+  tt_view_kind v = vs->view == TT_VIEW_AUTO && vs->step >= 0 ? tt_step_get(ui->tr, vs->step)->view : vs->view;
+  return v == TT_VIEW_TIMELINE || v == TT_VIEW_KVCACHE ? v : TT_VIEW_AUTO;
+}
+
+// The tokens a generation trace appended (its decode steps are one fewer).
+static int generated(const tt_ui *ui) {
+  int32_t ids[4096];
+  return tt_generated_ints(ui->tr, "generated_ids", ids, 4096);
+}
+
+// Page Down / Page Up: the next / previous decode step in the KV-cache view (from the
+// prompt pass, position −1, to the last step), the next / previous token in the timeline.
+static bool decode_key(tt_ui *ui, SDL_Keycode c) {
+  tt_view_kind v = generation_view(ui);
+  if ((c != SDLK_PAGEDOWN && c != SDLK_PAGEUP) || v == TT_VIEW_AUTO) return false;
+  int n = generated(ui), last = v == TT_VIEW_KVCACHE ? n - 2 : n - 1, first = v == TT_VIEW_KVCACHE ? -1 : 0;
+  int pos = ui->vs.position < first ? (v == TT_VIEW_KVCACHE ? -1 : last) : ui->vs.position;
+  pos += c == SDLK_PAGEDOWN ? 1 : -1;
+  ui->vs.position = pos < first ? first : pos > last ? last : pos;
+  return true;
+}
+
 // + and − change the temperature on the bars view, else zoom; 0 resets both; , and .
 // move the bars' token. false when c is none of these.
 static bool scale_key(tt_ui *ui, SDL_Keycode c) {
@@ -131,6 +157,7 @@ static bool scale_key(tt_ui *ui, SDL_Keycode c) {
   bool bars = bars_view(ui) ||
               (vs->view == TT_VIEW_AUTO && vs->step >= 0 && tt_step_get(ui->tr, vs->step)->view == TT_VIEW_BARS);
   int T = tt_trace_n_tokens(ui->tr), pos = vs->position < 0 ? T - 1 : vs->position;
+  if (generation_view(ui) == TT_VIEW_TIMELINE) T = generated(ui), pos = vs->position < 0 ? T - 1 : vs->position;
   switch (c) {
   case SDLK_EQUALS:
   case SDLK_PLUS:
@@ -296,7 +323,7 @@ static void key(tt_ui *ui, const SDL_KeyboardEvent *k) {
     ui->dirty = true;
     return;
   }
-  if (scale_key(ui, c)) {
+  if (decode_key(ui, c) || scale_key(ui, c)) {
     ui->status[0] = 0;
     ui->dirty = true;
     return;

@@ -222,7 +222,7 @@ void tt_ui_loop(tt_ui *ui) {
     }
     if (ui->vs.playing && SDL_TICKS_PASSED(SDL_GetTicks(), ui->next_play)) {
       ui->next_play = SDL_GetTicks() + 3000;
-      if (ui->vs.step + 1 >= tt_step_count())
+      if (ui->vs.step + 1 >= tt_step_count_for(ui->tr))
         ui->vs.playing = false;
       else
         tt_ui_step(ui, 1);

@@ -386,6 +386,122 @@ class Checker:
         order = np.argsort(-z, kind="stable")
         return p, order, z
 
+    # -- the generation views (ttrace generate -o): timeline and KV cache
+    def _gen(self, t):
+        tr = self.trace_of(t)
+        return tr, json.loads(tr.meta["generated_ids"])
+
+    def _gen_source(self, tr, i):
+        """The probabilities generated token i was drawn from (the model's, from the trace)."""
+        return (tr.get("hook_probs")[-1] if i == 0 else tr.get("decode.%d.hook_probs" % (i - 1))[0]).astype(np.float64)
+
+    def _vocab_text(self, i):
+        return sn.token_display(self.vocab[i]) if self.vocab is not None else "id %d" % i
+
+    def _percent_ok(self, printed, v):
+        f = (lambda x: sn.fmt("%.3f%%", x)) if v < 0.1 else (lambda x: sn.fmt("%.1f%%", x))
+        return sn.matches(printed, v, formatter=f, rel=1e-4)
+
+    def k_tl_title(self, t):
+        tr, gen = self._gen(t)
+        sm = json.loads(tr.meta["sampling"])
+        got = re.findall(r"\d+(?:\.\d+)?(?:e[+\u2212-]?\d+)?", t.s)
+        want = [len(gen), float(sm["temperature"]), int(sm["top_k"]), float(sm["top_p"]), int(sm["seed"])]
+        if len(got) != 5 or int(got[0]) != want[0] or abs(float(got[1]) - want[1]) > 1e-6 * max(1, want[1]) or \
+                int(got[2]) != want[2] or abs(float(got[3]) - want[3]) > 1e-6 or int(got[4]) != want[4]:
+            self.bad(t, "the generation's settings are %s" % want)
+
+    def k_tl_prompt(self, t):
+        tr = self.trace_of(t)
+        if not sn.fits(t.s, sn.token_display(tr.tokens[int(t.note["i"])])):
+            self.bad(t, "prompt token %s" % t.note["i"])
+
+    def k_tl_token(self, t):
+        _, gen = self._gen(t)
+        if not sn.fits(t.s, self._vocab_text(gen[int(t.note["i"])])):
+            self.bad(t, "generated token %s is %r" % (t.note["i"], self._vocab_text(gen[int(t.note["i"])])))
+
+    def k_tl_p(self, t):
+        tr, gen = self._gen(t)
+        i = int(t.note["i"])
+        v = self._gen_source(tr, i)[gen[i]] * 100
+        if not self._percent_ok(t.s, v):
+            self.bad(t, "token %d had probability %.4f%%" % (i, v))
+
+    def k_tl_drawn(self, t):
+        _, gen = self._gen(t)
+        i = int(t.note["i"])
+        m = re.match(r"\D*(\d+)", t.s)
+        if not m or int(m.group(1)) != i or "\u201c%s\u201d" % self._vocab_text(gen[i]) not in t.s:
+            self.bad(t, "token %d is %r" % (i, self._vocab_text(gen[i])))
+
+    def _tl_ranked(self, t):
+        tr, gen = self._gen(t)
+        p = self._gen_source(tr, int(t.scope["pick"]))
+        return p, np.argsort(-p, kind="stable")
+
+    def k_tl_bar_token(self, t):
+        p, order = self._tl_ranked(t)
+        r = int(t.note["rank"])
+        i = int(order[r])
+        if not sn.fits(t.s, self._vocab_text(i)) and not any(
+                p[j] == p[i] and sn.fits(t.s, self._vocab_text(j)) for j in range(len(p))):
+            self.bad(t, "rank %d is %r" % (r, self._vocab_text(i)))
+
+    def k_tl_bar_p(self, t):
+        p, order = self._tl_ranked(t)
+        v = p[order[int(t.note["rank"])]] * 100
+        if not self._percent_ok(t.s, v):
+            self.bad(t, "rank %s has probability %.4f%%" % (t.note["rank"], v))
+
+    def k_tl_cut(self, t):
+        tr, gen = self._gen(t)
+        i = int(t.note["i"])
+        kept = json.loads(tr.meta["generated_kept"])[i]
+        V = int(tr.cfg["vocab_size"])
+        got = [int(x) for x in re.findall(r"\d+", t.s)]
+        if (kept < V and got != [kept, V]) or (kept >= V and got):
+            self.bad(t, "token %d was drawn from the %d likeliest of %d" % (i, kept, V))
+
+    def k_tl_cut_at(self, t):
+        tr, _ = self._gen(t)
+        kept = json.loads(tr.meta["generated_kept"])[int(t.scope["pick"])]
+        if int(t.note["rank"]) != kept:
+            self.bad(t, "the cut lies after rank %d (the %d likeliest were kept)" % (kept - 1, kept))
+
+    def k_tl_foot(self, t):
+        i = int(t.note["i"])
+        want = "hook_probs" if i == 0 else "decode.%d.hook_probs" % (i - 1)
+        if want not in t.s.split() and want + ";" not in t.s:
+            self.bad(t, "the bars come from %s" % want)
+
+    def k_kv_title(self, t):
+        got = [int(x) for x in re.findall(r"\d+", t.s)]
+        want = [int(t.scope["layer"]), int(t.scope["head"])] + ([int(t.scope["step"])] if int(t.scope["step"]) >= 0 else [])
+        if got != want:
+            self.bad(t, "layer, head, step are %s" % want)
+
+    def k_kv_rows(self, t):
+        T, S = len(self.trace_of(t).tokens), int(t.scope["step"])
+        rows = T + S + 1
+        got = [int(x) for x in re.findall(r"\d+", t.s)]
+        if got != ([rows, T, rows - T, rows - 1] if S >= 0 else [T]):
+            self.bad(t, "the cache holds %d rows (%d from the prompt)" % (rows if S >= 0 else T, T))
+
+    def k_kv_label(self, t):
+        tr, gen = self._gen(t)
+        j, T = int(t.note["j"]), len(tr.tokens)
+        tok = sn.token_display(tr.tokens[j]) if j < T else self._vocab_text(gen[j - T])
+        if not sn.fits(t.s, "%d %s" % (j, tok)):
+            self.bad(t, "row %d is %r" % (j, tok))
+
+    def k_kv_w(self, t):
+        tr = self.trace_of(t)
+        a = tr.get("decode.%s.blocks.%s.attn.hook_pattern" % (t.scope["step"], t.scope["layer"]))
+        v = float(a[int(t.scope["head"]), 0, int(t.note["j"])])
+        if not sn.matches(t.s, v, formatter=lambda x: sn.fmt("%.3f", x), rel=1e-4):
+            self.bad(t, "the new query's weight on key %s is %.5f" % (t.note["j"], v))
+
     def k_bars_head(self, t):
         pos = int(t.scope["pos"])
         tok = sn.token_display(self.trace_of(t).tokens[pos])

@@ -114,6 +114,22 @@ static void test_positions(void **state) {
   assert_null(strstr(buf, "W_P"));
   assert_non_null(strstr(step_text(tr, "positions"), "no position vectors"));
   tt_trace_destroy(tr);
+
+  // Positions inside attention: RoPE (the GPT-2 what-if and every Llama model), ALiBi.
+  const struct {
+    tt_pos_kind pos;
+    const char *formula, *words, *ko;
+  } inside[] = {{TT_POS_ROPE, "(RoPE)", "rotates each pair", "RoPE"}, {TT_POS_ALIBI, "(ALiBi)", "slope", "ALiBi"}};
+  for (size_t k = 0; k < sizeof inside / sizeof *inside; k++) {
+    cfg.positions = inside[k].pos;
+    tr = trace_with(&cfg, NULL);
+    shapes_of(tr, "positions", buf, sizeof buf);
+    assert_null(strstr(buf, "W_P"));
+    assert_non_null(strstr(tt_step_formula(tr, index_of(tr, "positions")), inside[k].formula));
+    assert_non_null(strstr(step_text(tr, "positions"), inside[k].words));
+    assert_non_null(strstr(tt_step_text(tr, index_of(tr, "positions"), TT_LANG_KO), inside[k].ko));
+    tt_trace_destroy(tr);
+  }
 }
 
 static void test_activation(void **state) {

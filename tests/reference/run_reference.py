@@ -30,6 +30,8 @@ def main():
     ap.add_argument("--keep", action="store_true", help="keep the temporary folder")
     ap.add_argument("--llama", action="store_true",
                     help="a Llama model: tests/llama/make_llama.py and llama_ref.py instead of GPT-2's")
+    ap.add_argument("--grad", action="store_true",
+                    help="with --llama: trace with --grad, check with tests/llama/torch_llama_grad.py")
     ap.add_argument("--skip-without-device", action="store_true",
                     help="exit 77 (skipped) when ttrace reports a device failure (exit status 5)")
     args = ap.parse_args(argv)
@@ -40,8 +42,10 @@ def main():
         steps = [
             [PY, os.path.join(HERE, "..", "llama", "make_llama.py") if args.llama else os.path.join(HERE, "make_model.py"),
              model] + model_args,
-            [args.ttrace, "trace", "-q", "-m", model, "-o", trace] + args.trace_arg + ["--", args.prompt],
-            [PY, os.path.join(HERE, "llama_ref.py" if args.llama else "gpt2_ref.py"), model, trace],
+            [args.ttrace, "trace", "-q", "-m", model, "-o", trace] + (["--grad"] if args.grad else []) + args.trace_arg
+            + ["--", args.prompt],
+            [PY, os.path.join(HERE, "..", "llama", "torch_llama_grad.py") if args.grad
+             else os.path.join(HERE, "llama_ref.py" if args.llama else "gpt2_ref.py"), model, trace],
         ]
         for cmd in steps:
             print("$ " + " ".join(cmd), flush=True)

@@ -12,7 +12,7 @@ static void navigator(tt_paint *p, SDL_Rect r) {
   int u = p->unit;
   const tt_type type = tt_type_for(u);
   cv->fill(cv, r.x, r.y, r.w, r.h, pal->panel);
-  int n = tt_step_count();
+  int n = tt_step_count_for(p->tr);
   tt_config cfg;
   int L = tt_trace_config(p->tr, &cfg) ? cfg.n_layer : 0;
   int lines = n + 3;
@@ -69,7 +69,7 @@ static int header(tt_paint *p, SDL_Rect r) {
   char buf[600];
   int step = st->step;
   if (step < 0) return 0;
-  snprintf(buf, sizeof buf, "%d / %d   %s", step + 1, tt_step_count(), tt_step_title(p->tr, step, st->lang));
+  snprintf(buf, sizeof buf, "%d / %d   %s", step + 1, tt_step_count_for(p->tr), tt_step_title(p->tr, step, st->lang));
   tt_note_scope(cv, "panel=header step=%d layer=%d", step, st->layer);
   tt_note(cv, "step_counter");
   tt_draw_text(cv, r.x, y, buf, type.display, TT_FONT_BOLD, pal->fg, TT_ALIGN_LEFT);

@@ -143,9 +143,12 @@ void tt_paint_gradnorm(tt_paint *p, SDL_Rect r) {
   tt_draw_text(p->cv, r.x, r.y, tt_str(p->st->lang, TT_S_GN_TITLE), type.title, TT_FONT_BOLD, p->pal->fg,
                TT_ALIGN_LEFT);
   int top = type.title * 2, gap = p->unit * 2;
-  SDL_Rect left = {r.x, r.y + top, (r.w - gap) * 45 / 100, r.h - top};
+  bool weights = false;  // a trace recorded without weight gradients gives the stream the width
+  for (size_t i = 0; i < tt_trace_count(p->tr) && !weights; i++)
+    weights = strncmp(tt_trace_get(p->tr, i)->name, "grad.", 5) == 0 && strstr(tt_trace_get(p->tr, i)->name, ".weight");
+  SDL_Rect left = {r.x, r.y + top, weights ? (r.w - gap) * 45 / 100 : r.w * 2 / 3, r.h - top};
   SDL_Rect right = {left.x + left.w + gap, r.y + top, r.w - left.w - gap, r.h - top};
   paint_resid(p, left, L);
-  paint_weights(p, right, L);
+  if (weights) paint_weights(p, right, L);
   tt_note_scope(p->cv, NULL);
 }

@@ -1,0 +1,206 @@
+// timeline: a generation (`ttrace generate -o`) as a line of tokens, the prompt and then
+// each new token with its probability under the model; below, for one new token (the
+// view's position, default the last), the likeliest candidates of the distribution it was
+// drawn from as bars, the cut of top-k / top-p drawn across them and the token drawn framed.
+#include <stdlib.h>
+#include <string.h>
+
+#include "render_int.h"
+
+// The n numbers of a JSON array of numbers (generated_probs) into out; the count.
+static int generated_reals(const tt_trace *tr, const char *key, double *out, int max) {
+  const char *s = tt_trace_meta(tr, key);
+  int n = 0;
+  if (!s || *s != '[') return 0;
+  for (const char *c = s + 1; *c && *c != ']' && n < max;) {
+    char *end;
+    double v = strtod(c, &end);
+    if (end == c) break;
+    out[n++] = v;
+    c = end + strspn(end, ", ");
+  }
+  return n;
+}
+
+// A sampling setting from the metadata's JSON ("\"top_k\":5" → "5"), or "?".
+static const char *setting(const tt_trace *tr, const char *key, char *buf, size_t len) {
+  const char *s = tt_trace_meta(tr, "sampling");
+  char pat[32];
+  snprintf(pat, sizeof pat, "\"%s\":", key);
+  const char *at = s ? strstr(s, pat) : NULL;
+  if (!at) return snprintf(buf, len, "?"), buf;
+  at += strlen(pat);
+  if (*at == '"') at++;  // the seed: a string of digits
+  size_t n = strcspn(at, "\",}");
+  if (at[-1] != '"') return tt_fmt_num(strtod(at, NULL), "%g", buf, len);
+  snprintf(buf, len, "%.*s", (int)(n < len ? n : len - 1), at);
+  return buf;
+}
+
+enum { MAX_GEN = 4096, MAX_BARS = 30 };
+
+typedef struct {
+  int32_t ids[MAX_GEN], kept[MAX_GEN];
+  double probs[MAX_GEN];
+  int n, pick;  // tokens generated, the one whose distribution is shown
+} generation;
+
+static const char *token_text(const tt_paint *p, int32_t id, char *buf, size_t len) {
+  char t[160];
+  const char *s = p->ex && p->ex->token_text ? p->ex->token_text(p->ex->token_ctx, id, t, sizeof t) : NULL;
+  if (s) return tt_token_display(s, buf, len);
+  snprintf(buf, len, "id %d", (int)id);
+  return buf;
+}
+
+static void percent(double prob, char *buf, size_t len) {
+  tt_fmt_num(prob * 100, prob < 0.001 ? "%.3f%%" : "%.1f%%", buf, len);
+}
+
+// One chip: the token's text in a box, its probability under it (generated tokens only).
+static int chip(tt_paint *p, int x, int y, const char *text, bool generated, bool chosen, int i, double prob) {
+  tt_canvas *cv = p->cv;
+  const tt_palette *pal = p->pal;
+  const tt_type type = tt_type_for(p->unit);
+  int pad = p->unit / 3, w = tt_text_width(cv->fonts, text, type.body, TT_FONT_MONO) + 2 * pad;
+  cv->fill(cv, x, y, w, type.line, generated ? pal->accent_bg : pal->panel);
+  if (chosen) tt_draw_frame(cv, x - 2, y - 2, w + 4, type.line + 4, pal->accent, 2);
+  tt_note(cv, generated ? "tl_token i=%d" : "tl_prompt i=%d", i);
+  tt_draw_text(cv, x + pad, y + type.line / 6, text, type.body, TT_FONT_MONO, generated ? pal->fg : pal->dim,
+               TT_ALIGN_LEFT);
+  if (generated) {
+    char num[32];
+    percent(prob, num, sizeof num);
+    tt_note(cv, "tl_p i=%d", i);
+    tt_draw_text(cv, x + w / 2, y + type.line, num, type.small, TT_FONT_SANS, pal->dim, TT_ALIGN_CENTER);
+  }
+  return w;
+}
+
+// The prompt's tokens, then the generated ones, wrapped in lines; returns the bottom.
+static int chips(tt_paint *p, SDL_Rect r, int y, const generation *g) {
+  const tt_type type = tt_type_for(p->unit);
+  int T = tt_trace_n_tokens(p->tr), x = r.x, gap = p->unit / 2, row_h = type.line * 2;
+  for (int i = 0; i < T + g->n; i++) {
+    char text[160];
+    bool gen = i >= T;
+    if (gen)
+      token_text(p, g->ids[i - T], text, sizeof text);
+    else
+      tt_token_display(tt_trace_token(p->tr, i), text, sizeof text);
+    int w = tt_text_width(p->cv->fonts, text, type.body, TT_FONT_MONO) + 2 * (p->unit / 3);
+    if (x > r.x && x + w > r.x + r.w) x = r.x, y += row_h;
+    if (y + row_h > r.y + r.h / 2) return y;  // the bars keep the lower half
+    x += chip(p, x, y, text, gen, gen && i - T == g->pick, gen ? i - T : i, gen ? g->probs[i - T] : 0) + gap;
+  }
+  return y + row_h;
+}
+
+// The distribution token g->pick was drawn from: the prompt pass's last row of hook_probs
+// for the first, decode step pick−1's for the others.
+static const tt_tensor *source(const tt_paint *p, const generation *g, char *name, size_t len) {
+  if (g->pick == 0)
+    snprintf(name, len, "hook_probs");
+  else
+    snprintf(name, len, "decode.%d.hook_probs", g->pick - 1);
+  const tt_tensor *t = tt_trace_find(p->tr, name);
+  return t && t->ndim == 2 && t->shape[1] > 0 ? t : NULL;
+}
+
+// The n likeliest tokens of the last row of t, likeliest first (lower id among equals).
+static int likeliest(const tt_tensor *t, int n, int *top, float *val) {
+  int V = (int)t->shape[1], k = 0;
+  int64_t base = (t->shape[0] - 1) * V;
+  for (int v = 0; v < V; v++) {
+    float x = tt_tensor_at(t, base + v);
+    if (k == n && x <= val[k - 1]) continue;
+    int i = k < n ? k++ : n - 1;
+    for (; i > 0 && val[i - 1] < x; i--) top[i] = top[i - 1], val[i] = val[i - 1];
+    top[i] = v, val[i] = x;
+  }
+  return k;
+}
+
+// One candidate bar at y; those past the cut are drawn pale.
+static void candidate(tt_paint *p, SDL_Rect r, int y, int h, int rank, int id, float prob, bool kept, bool drawn) {
+  tt_canvas *cv = p->cv;
+  const tt_palette *pal = p->pal;
+  int px = h * 6 / 10 < p->unit ? h * 6 / 10 : p->unit, lab_w = r.w / 4, bx = r.x + lab_w + p->unit;
+  int bw = r.w - lab_w - p->unit * 7;
+  char text[160], num[32];
+  token_text(p, id, text, sizeof text);
+  tt_note(cv, "tl_bar_token rank=%d", rank);
+  tt_draw_text(cv, r.x + lab_w, y + (h - px) / 3, text, px, TT_FONT_MONO, kept ? pal->fg : pal->dim, TT_ALIGN_RIGHT);
+  int w = (int)((double)prob * bw);
+  cv->fill(cv, bx, y + h / 8, w > 1 ? w : 1, h * 3 / 4, kept ? tt_cmap_viridis(0.25f + 0.75f * prob) : pal->masked);
+  if (drawn) tt_draw_frame(cv, bx - 3, y, (w > 1 ? w : 1) + 6, h, pal->accent, 2);
+  percent(prob, num, sizeof num);
+  tt_note(cv, "tl_bar_p rank=%d", rank);
+  tt_draw_text(cv, bx + w + p->unit / 2, y + (h - px) / 3, num, px, TT_FONT_BOLD, kept ? pal->fg : pal->dim,
+               TT_ALIGN_LEFT);
+}
+
+// The candidates of token g->pick as bars from y down, with the cut line.
+static void candidates(tt_paint *p, SDL_Rect r, int y, const generation *g) {
+  tt_canvas *cv = p->cv;
+  const tt_palette *pal = p->pal;
+  const tt_type type = tt_type_for(p->unit);
+  char name[64], line[400], text[160];
+  const tt_tensor *t = source(p, g, name, sizeof name);
+  token_text(p, g->ids[g->pick], text, sizeof text);
+  snprintf(line, sizeof line, tt_str(p->st->lang, TT_S_TL_DRAWN_FMT), g->pick, text);
+  tt_note(cv, "tl_drawn i=%d", g->pick);
+  tt_draw_text(cv, r.x, y, line, type.heading, TT_FONT_BOLD, pal->fg, TT_ALIGN_LEFT);
+  y += type.line * 3 / 2;
+  if (!t) {
+    tt_draw_para(cv, r.x, y, r.w, tt_str(p->st->lang, TT_S_NOT_RECORDED), p->unit, TT_FONT_SANS, pal->warn);
+    return;
+  }
+  int top[MAX_BARS], kept = g->kept[g->pick], V = (int)t->shape[1];
+  float val[MAX_BARS];
+  int n = likeliest(t, p->st->top_k < 1 ? 10 : p->st->top_k > MAX_BARS ? MAX_BARS : p->st->top_k, top, val);
+  int foot = type.line * 2, h = (r.y + r.h - y - foot) / (n ? n : 1);
+  if (h > p->unit * 2) h = p->unit * 2;
+  for (int i = 0; i < n; i++) {
+    if (i == kept) {  // the cut: the ranks above it could be drawn, those below could not
+      cv->fill(cv, r.x, y + i * h - 1, r.w, 3, pal->accent);
+      tt_note(cv, "tl_cut_at rank=%d", i);
+      tt_draw_text(cv, r.x + r.w, y + i * h + 2, tt_str(p->st->lang, TT_S_TL_CUT_MARK), type.small, TT_FONT_SANS,
+                   pal->accent, TT_ALIGN_RIGHT);
+    }
+    candidate(p, r, y + i * h, h, i, top[i], val[i], i < kept, top[i] == g->ids[g->pick]);
+  }
+  if (kept < V)
+    snprintf(line, sizeof line, tt_str(p->st->lang, TT_S_TL_CUT_FMT), kept, V);
+  else
+    snprintf(line, sizeof line, "%s", tt_str(p->st->lang, TT_S_TL_NO_CUT));
+  tt_note(cv, "tl_cut i=%d", g->pick);
+  tt_draw_text(cv, r.x, y + n * h + type.line / 3, line, type.label, TT_FONT_SANS, pal->accent, TT_ALIGN_LEFT);
+  snprintf(line, sizeof line, tt_str(p->st->lang, TT_S_TL_FOOT_FMT), name);
+  tt_note(cv, "tl_foot i=%d", g->pick);
+  tt_draw_text(cv, r.x, r.y + r.h - type.line, line, type.label, TT_FONT_SANS, pal->dim, TT_ALIGN_LEFT);
+}
+
+void tt_paint_timeline(tt_paint *p, SDL_Rect r) {
+  tt_canvas *cv = p->cv;
+  const tt_type type = tt_type_for(p->unit);
+  generation *g = calloc(1, sizeof *g);
+  if (g) g->n = tt_generated_ints(p->tr, "generated_ids", g->ids, MAX_GEN);
+  if (!g || g->n == 0 || tt_generated_ints(p->tr, "generated_kept", g->kept, MAX_GEN) != g->n ||
+      generated_reals(p->tr, "generated_probs", g->probs, MAX_GEN) != g->n) {
+    tt_draw_para(cv, r.x, r.y, r.w, tt_str(p->st->lang, TT_S_TL_NONE), p->unit, TT_FONT_SANS, p->pal->warn);
+    free(g);
+    return;
+  }
+  g->pick = p->st->position >= 0 && p->st->position < g->n ? p->st->position : g->n - 1;
+  char line[400], tmp[32], k[32], pp[32], seed[32];
+  snprintf(line, sizeof line, tt_str(p->st->lang, TT_S_TL_TITLE_FMT), g->n, setting(p->tr, "temperature", tmp, 32),
+           setting(p->tr, "top_k", k, 32), setting(p->tr, "top_p", pp, 32), setting(p->tr, "seed", seed, 32));
+  tt_note_scope(cv, "panel=timeline pick=%d", g->pick);
+  tt_note(cv, "tl_title");
+  tt_draw_text(cv, r.x, r.y, line, type.heading, TT_FONT_BOLD, p->pal->fg, TT_ALIGN_LEFT);
+  int y = chips(p, r, r.y + type.line * 2, g);
+  candidates(p, (SDL_Rect){r.x, y + type.line, r.w, r.y + r.h - y - type.line}, y + type.line, g);
+  tt_note_scope(cv, NULL);
+  free(g);
+}
