@@ -40,7 +40,7 @@ static const char usage[] =
     "  --top K            bars: candidates shown (default 10)\n"
     "  --font-scale S     type size factor (default 1)\n"
     "  -m, --model DIR    model folder for vocabulary strings and W_E (default: the trace's);\n"
-    "                     its weights are read only for the embed view\n"
+    "                     its weights are read only for the embed view and --pin\n"
     "  -o, --output FILE  .png or .svg (written atomically)\n";
 
 static bool parse_pair(const char *s, int *a, int *b) {
@@ -60,6 +60,7 @@ static bool ends_with(const char *s, const char *suffix) {
 // so the model folder (gigabytes for larger models) is not loaded for it.
 static bool needs_weights(const tt_view_state *vs) {
   tt_hook_ref ref;
+  if (vs->pin_row >= 0) return true;  // a pinned cell's arithmetic reads the weights
   if (vs->view == TT_VIEW_AUTO) return tt_hook_lookup(vs->hook, &ref) && strcmp(ref.view, "embed") == 0;
   return vs->view == TT_VIEW_COLLAPSE || strcmp(tt_view_name(vs->view), "embed") == 0;
 }

@@ -149,6 +149,18 @@ typedef enum {
   TT_S_PIN_ROW_MAX_FMT,  // the maximum
   TT_S_PIN_ROW_SUM,
   TT_S_PIN_RECORDED_WEIGHT,
+  TT_S_PIN_NO_WEIGHTS,
+  TT_S_PIN_TERMS_FMT,  // K
+  TT_S_PIN_POS_FMT,    // count, sum
+  TT_S_PIN_NEG_FMT,    // count, sum
+  TT_S_PIN_LARGEST_POS,
+  TT_S_PIN_LARGEST_NEG,
+  TT_S_PIN_OTHERS_FMT,
+  TT_S_PIN_SHARES,
+  TT_S_PIN_ROW_MEAN,
+  TT_S_PIN_ROW_SD,
+  TT_S_PIN_NEXT_TOKEN,
+  TT_S_PIN_ON_CURVE,
   // views (merges, bars)
   TT_S_MERGES_NONE,
   TT_S_MERGES_MORE_FMT,  // count, "s" or "" (English plural)
@@ -190,6 +202,12 @@ typedef enum {
   TT_S_STATUS_TRACED_FMT,        // T, milliseconds
   TT_S_STATUS_SHOT_SAVED_FMT,    // the file
   TT_S_STATUS_SHOT_FAILED_FMT,   // the error
+  TT_S_KNOBS_TITLE,
+  TT_S_KNOBS_HINT,
+  TT_S_KNOB_ABLATE_FMT,
+  TT_S_KNOB_BASELINE,
+  TT_S_KNOB_ON,
+  TT_S_KNOB_OFF,
   // gradients (grad.<hook>): the legend, the window's value ↔ gradient key, the inspector
   TT_S_LEGEND_GRADIENT,
   TT_S_STATUS_NO_GRAD,       // the trace has no grad.* tensors

@@ -102,6 +102,18 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_PIN_ROW_SUM] = "row sum \xCE\xA3 exp",
     [TT_S_PIN_RECORDED_WEIGHT] = "recorded weight",
     // views (merges, bars)
+    [TT_S_PIN_NO_WEIGHTS] = "The model's weights are not loaded, so this product cannot be recomputed.",
+    [TT_S_PIN_TERMS_FMT] = "%d terms",
+    [TT_S_PIN_POS_FMT] = " %d positive, sum %s",
+    [TT_S_PIN_NEG_FMT] = " %d negative, sum %s",
+    [TT_S_PIN_LARGEST_POS] = "largest positive contributions",
+    [TT_S_PIN_LARGEST_NEG] = "largest negative contributions",
+    [TT_S_PIN_OTHERS_FMT] = "… %d other terms, sum %s",
+    [TT_S_PIN_SHARES] = "each token's share A[i, j] · vⱼ, largest first",
+    [TT_S_PIN_ROW_MEAN] = "mean of the row",
+    [TT_S_PIN_ROW_SD] = "√(variance + ε) of the row",
+    [TT_S_PIN_NEXT_TOKEN] = "the next token",
+    [TT_S_PIN_ON_CURVE] = "the point on the activation's curve",
     [TT_S_MERGES_NONE] = "  (no merge)",
     [TT_S_MERGES_MORE_FMT] = "\xE2\x80\xA6 %d more merge%s",
     [TT_S_BARS_KEYS] = "(keys − and =)",
@@ -112,7 +124,7 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_KEYS_LESSON_END] = "S screenshot   F1 help   Esc quit",
     [TT_S_KEYS_WINDOW] =
         "\xE2\x86\x90\xE2\x86\x92 step   \xE2\x86\x91\xE2\x86\x93 layer   [ ] head   Tab table   G heads grid   Space "
-        "play   S screenshot   P prompt   F1 help",
+        "play   K what if?   S screenshot   P prompt   F1 help",
     // comparisons
     [TT_S_CMP_NORMS_INDEX_FMT] = "%s %d %s, block %d",
     [TT_S_CMP_MAX_HEAD_FMT] = "max |A \xE2\x88\x92 B| = %.4g in head %d",
@@ -147,6 +159,14 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_STATUS_TRACED_FMT] = "traced %d tokens in %s ms",
     [TT_S_STATUS_SHOT_SAVED_FMT] = "screenshot saved: %.500s",
     [TT_S_STATUS_SHOT_FAILED_FMT] = "screenshot failed: %.500s",
+    [TT_S_KNOBS_TITLE] = "What if?",
+    [TT_S_KNOBS_HINT] =
+        "A number flips that knob and traces the prompt again: the baseline, the variant and their difference at this "
+        "step. 0: the baseline alone. K closes.",
+    [TT_S_KNOB_ABLATE_FMT] = "head %d.%d: %s",
+    [TT_S_KNOB_BASELINE] = "baseline",
+    [TT_S_KNOB_ON] = "on",
+    [TT_S_KNOB_OFF] = "off",
     // gradients
     [TT_S_LEGEND_GRADIENT] = "gradient",
     [TT_S_STATUS_NO_GRAD] = "this trace has no gradients: trace it with --grad (ttrace trace --grad)",
@@ -313,9 +333,14 @@ static const tt_key_row window_keys[] = {
     {"Space", "play / pause (a step every 3 seconds)"},
     {"S", "save a screenshot (the bottom line says where)"},
     {"P", "type a new prompt; Enter traces it"},
+    {"Home / End, 7 Enter", "first / last step; step 7 (type the number, then Enter)"},
+    {"/ name Enter", "go to the step whose name holds it (/resid, /logits)"},
+    {"Ctrl + / Ctrl \xE2\x88\x92 / Ctrl 0", "larger / smaller type everywhere; back to normal"},
+    {"F11", "fullscreen on / off"},
+    {"K", "what if? 1â8 flip a knob or knock out this head: baseline, variant and difference"},
     {"wheel, + / \xE2\x88\x92", "zoom in / out (down to single cells); 0 resets"},
     {"drag", "pan a zoomed view"},
-    {"click", "pin a cell: its arithmetic appears on the right"},
+    {"click", "pin a cell: its arithmetic appears beside it"},
     {", / .", "bars: earlier / later token; \xE2\x88\x92 / = temperature"},
     {"B", "value \xE2\x86\x94 gradient \xE2\x88\x82L/\xE2\x88\x82x of the step (a trace made with --grad)"},
     {"Shift+B", "gradient norms: the residual stream at each block, each weight matrix"},

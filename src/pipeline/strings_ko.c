@@ -98,6 +98,18 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_PIN_ROW_SUM] = "행의 합 \xCE\xA3 exp",
     [TT_S_PIN_RECORDED_WEIGHT] = "기록된 가중치",
     // views (merges, bars)
+    [TT_S_PIN_NO_WEIGHTS] = "모델의 가중치를 읽지 못해 이 곱을 다시 계산할 수 없습니다.",
+    [TT_S_PIN_TERMS_FMT] = "항 %d개",
+    [TT_S_PIN_POS_FMT] = " 양수 %d개, 합 %s",
+    [TT_S_PIN_NEG_FMT] = " 음수 %d개, 합 %s",
+    [TT_S_PIN_LARGEST_POS] = "가장 큰 양의 기여",
+    [TT_S_PIN_LARGEST_NEG] = "가장 큰 음의 기여",
+    [TT_S_PIN_OTHERS_FMT] = "… 나머지 항 %d개, 합 %s",
+    [TT_S_PIN_SHARES] = "토큰마다의 몫 A[i, j] · vⱼ, 큰 것부터",
+    [TT_S_PIN_ROW_MEAN] = "행의 평균",
+    [TT_S_PIN_ROW_SD] = "행의 표준편차 √(분산 + ε)",
+    [TT_S_PIN_NEXT_TOKEN] = "다음 토큰",
+    [TT_S_PIN_ON_CURVE] = "활성화 곡선 위의 점",
     [TT_S_MERGES_NONE] = "  (병합 없음)",
     [TT_S_MERGES_MORE_FMT] = "\xE2\x80\xA6 병합 %d개 더",
     [TT_S_BARS_KEYS] = "(− / = 키로 조절)",
@@ -108,7 +120,7 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_KEYS_LESSON_END] = "S 화면 저장   F1 도움말   Esc 끝",
     [TT_S_KEYS_WINDOW] =
         "\xE2\x86\x90\xE2\x86\x92 단계   \xE2\x86\x91\xE2\x86\x93 블록   [ ] 헤드   Tab 표   G 헤드 격자   Space 재생  "
-        " S 화면 저장   P 프롬프트   F1 도움말",
+        " K 만약에?   S 화면 저장   P 프롬프트   F1 도움말",
     // comparisons
     [TT_S_CMP_NORMS_INDEX_FMT] = "%s %d %s, 블록 %d",
     [TT_S_CMP_MAX_HEAD_FMT] = "max |A \xE2\x88\x92 B| = %.4g (헤드 %d)",
@@ -142,6 +154,14 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_STATUS_TRACED_FMT] = "토큰 %d개를 %s ms에 계산했습니다",
     [TT_S_STATUS_SHOT_SAVED_FMT] = "화면 저장: %.500s",
     [TT_S_STATUS_SHOT_FAILED_FMT] = "화면 저장 실패: %.500s",
+    [TT_S_KNOBS_TITLE] = "만약에?",
+    [TT_S_KNOBS_HINT] =
+        "숫자를 누르면 그 스위치를 바꿔 프롬프트를 다시 계산합니다. 이 단계에서 원래 것, 바꾼 것, 둘의 차이를 나란히 "
+        "보여 줍니다. 0: 원래대로. K: 닫기.",
+    [TT_S_KNOB_ABLATE_FMT] = "헤드 %d.%d: %s",
+    [TT_S_KNOB_BASELINE] = "원래 모델",
+    [TT_S_KNOB_ON] = "켜짐",
+    [TT_S_KNOB_OFF] = "꺼짐",
     // gradients
     [TT_S_LEGEND_GRADIENT] = "기울기",
     [TT_S_STATUS_NO_GRAD] = "이 트레이스에는 기울기가 없습니다: --grad로 트레이스하세요 (ttrace trace --grad)",
@@ -302,9 +322,14 @@ static const tt_key_row window_keys[] = {
     {"Space", "재생 / 멈춤 (3초마다 한 단계)"},
     {"S", "화면 저장 (저장 위치는 아래 줄에 표시)"},
     {"P", "새 프롬프트 입력, Enter로 다시 계산"},
+    {"Home / End, 7 Enter", "첫 / 마지막 단계, 7단계로 (숫자를 치고 Enter)"},
+    {"/ 이름 Enter", "이름에 그 글자가 든 단계로 (/resid, /로짓)"},
+    {"Ctrl + / Ctrl \xE2\x88\x92 / Ctrl 0", "모든 글자 크게 / 작게, 원래 크기"},
+    {"F11", "전체 화면 켜기 / 끄기"},
+    {"K", "만약에? 1â8로 스위치 바꾸기, 지금 헤드 끄기: 원래 것, 바꾼 것, 차이"},
     {"휠, + / \xE2\x88\x92", "확대 / 축소 (한 칸까지), 0은 원래대로"},
     {"끌기", "확대한 그림 옮기기"},
-    {"클릭", "칸 고정: 오른쪽에 계산 과정 표시"},
+    {"클릭", "칸 고정: 옆에 계산 과정 표시"},
     {", / .", "막대: 앞 / 뒤 토큰, \xE2\x88\x92 / = 온도"},
     {"B", "값 \xE2\x86\x94 이 단계의 기울기 \xE2\x88\x82L/\xE2\x88\x82x (--grad로 만든 트레이스)"},
     {"Shift+B", "기울기 크기: 블록마다의 잔차 스트림, 가중치 행렬마다"},

@@ -36,7 +36,10 @@ typedef struct {
   bool show_help;           // the key overlay
   const char *prompt_edit;  // text being typed in the prompt box, or NULL when not editing
   const char *status;       // one line at the bottom (e.g. where a screenshot went), or NULL
-  bool grad;                // show each step's gradient grad.<hook> where the trace holds it
+  // The what-if panel (the window's K): its rows (key, knob and value), or NULL when closed.
+  const char *const (*knob_rows)[2];
+  int n_knob_rows;
+  bool grad;  // show each step's gradient grad.<hook> where the trace holds it
 } tt_view_state;
 
 void tt_view_state_init(tt_view_state *st);

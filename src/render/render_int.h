@@ -277,6 +277,8 @@ void tt_paint_tokens(tt_paint *p, SDL_Rect r);
 void tt_paint_bars(tt_paint *p, SDL_Rect r);
 void tt_paint_layernorm(tt_paint *p, SDL_Rect r, const char *prefix);
 void tt_paint_gelu(tt_paint *p, SDL_Rect r, int layer);
+// The activation function a of the FFN at x (gelu.c).
+double tt_activation(tt_act_kind a, double x);
 void tt_paint_embed(tt_paint *p, SDL_Rect r);
 void tt_paint_positions(tt_paint *p, SDL_Rect r);
 void tt_paint_qkv(tt_paint *p, SDL_Rect r, int layer, int head);
@@ -301,7 +303,8 @@ typedef struct {
 } tt_pin_line;
 int tt_grad_pin_lines(const tt_trace *tr, tt_lang lang, const char *hook, int head, int i, int j, tt_pin_line *out,
                       int max);
-void tt_paint_help(tt_paint *p, SDL_Rect r);  // key overlay (frame.c)
+void tt_paint_help(tt_paint *p, SDL_Rect r);   // key overlay (frame.c)
+void tt_paint_knobs(tt_paint *p, SDL_Rect r);  // the what-if panel, st->knob_rows (frame.c)
 // The boxed key table of a help overlay (title "Keys") in r, its top `top` below r.y; rows
 // are (keys, what they do), the second column at col2_pct % of the box width; row `skip`
 // (-1: none) is left out (frame.c).

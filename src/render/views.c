@@ -235,8 +235,11 @@ void tt_paint_view(tt_paint *p, SDL_Rect r) {
   view_heading h;
   heading_of(p, kind, t, layer, &h);
   SDL_Rect body = paint_heading(p, r, &h);
+  // Exports put the inspector beside the view; the window lays it over the side away from
+  // the pinned cell, so the view does not move under the pointer when it opens.
+  bool matrix = kind == TT_VIEW_HEATMAP || kind == TT_VIEW_TABLE;
   SDL_Rect insp = {0, 0, 0, 0};
-  if (pin_has_inspector(p) && (kind == TT_VIEW_HEATMAP || kind == TT_VIEW_TABLE)) {
+  if (pin_has_inspector(p) && matrix && !st->frame) {
     insp = (SDL_Rect){body.x + body.w * 58 / 100, body.y, body.w * 42 / 100, body.h};
     body.w = body.w * 58 / 100 - p->unit;
   }
@@ -247,6 +250,12 @@ void tt_paint_view(tt_paint *p, SDL_Rect r) {
     return;
   }
   paint_kind(p, body, kind, t, layer);
+  if (pin_has_inspector(p) && st->frame && p->lay->n_panels > 0 && p->lay->panels[0].t == t) {
+    const tt_panel *pn = &p->lay->panels[0];
+    float cx = (float)pn->rect.x + ((float)st->pin_col - pn->col0 + 0.5f) * pn->cell_w;
+    int w = body.w * 42 / 100;
+    insp = (SDL_Rect){cx > (float)(body.x + body.w / 2) ? body.x : body.x + body.w - w, body.y, w, body.h};
+  }
   if (insp.w > 0) {
     pinned(p);
     tt_paint_inspector(p, insp);

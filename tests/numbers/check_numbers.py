@@ -3,7 +3,7 @@
 every lesson step to SVG with ttrace, and checks every number each prints against the
 trace (checks.py computes them with numpy).
 
-    check_numbers.py TTRACE REPO_ROOT [--only golden|demo|lessons|grad]... [--unmarked-ok]
+    check_numbers.py TTRACE REPO_ROOT [--only golden|pins|demo|lessons|grad]... [--unmarked-ok]
 
 --unmarked-ok counts texts with numbers that do not say what they are instead of failing.
 
@@ -128,6 +128,9 @@ class Run:
                 trs = dict(line.split(" ", 1) for line in p.stdout.splitlines() if line[:2] in ("A ", "B "))
             c = checks.Checker({k: self.trace(v) for k, v in trs.items()}, self.vocab, name, self.merges)
             fails += c.check(texts)
+            full = name.endswith("-table-en") or name.endswith("-heatmap-ko")  # 01-weather records every hook
+            if name.startswith("pin-") and full and not any(t.kind == "pin_recorded" for t in texts):
+                fails.append("%s: the pinned cell shows no arithmetic (no recomputed and recorded value)" % name)
             n_texts += len(texts)
             n_checked += c.checked
         return fails, n_texts, n_checked
@@ -174,6 +177,36 @@ def add_compare(run):
     run.render("compare-perm-resid", a, ["--step", "blocks.1.hook_resid_post", "--view", "table"], compare=b)
     m, n = os.path.join(lt, "08-nomask.safetensors"), os.path.join(lt, "08-nomask-bad.safetensors")
     run.render("compare-nomask-pattern", m, ["--step", "blocks.0.attn.hook_pattern", "--size", "1600x600"], compare=n)
+
+
+PINS = [  # (hook, pin): a cell of every step's tensor whose arithmetic the inspector shows
+    ("hook_embed", "1,7"), ("hook_pos_embed", "2,9"), ("blocks.0.hook_resid_pre", "3,4"),
+    ("blocks.0.ln1.hook_out", "1,3"), ("blocks.1.attn.hook_qkv", "2,200"), ("blocks.0.attn.hook_q", "2,5"),
+    ("blocks.1.attn.hook_k", "1,3"), ("blocks.1.attn.hook_v", "3,30"), ("blocks.1.attn.hook_z", "3,7"),
+    ("blocks.0.hook_attn_out", "1,100"), ("blocks.2.hook_resid_mid", "2,5"), ("blocks.3.ln2.hook_out", "0,64"),
+    ("blocks.1.mlp.hook_pre", "2,300"), ("blocks.2.mlp.hook_post", "1,11"), ("blocks.3.hook_mlp_out", "3,2"),
+    ("blocks.0.hook_resid_post", "1,1"), ("ln_final.hook_out", "2,17"), ("hook_logits", "3,318"),
+    ("hook_probs", "2,3621"), ("hook_loss", "1,0"),
+]
+
+
+def add_pins(run):
+    """The pinned cell of every step, beside the view (render) and over it (the window's frame),
+    on the default model's trace and on variants (post-LN, ReLU, no residual)."""
+    lt = os.path.join(run.root, "lessons", "traces")
+    for hook, pin in PINS:
+        # the (T, V) views draw their top columns, not cells to pin in the window: beside only
+        vocab = hook in ("hook_logits", "hook_probs")
+        for view, frame, lang in (("table", False, "en"), ("heatmap", True, "ko"))[:1 if vocab else 2]:
+            view = "heatmap" if vocab else view
+            args = ["--step", hook, "--view", view, "--pin", pin, "--head", "2", "--lang", lang, "--size", "1280x800"]
+            run.render("pin-%s-%s-%s" % (hook, view, lang), os.path.join(lt, "01-weather.safetensors"),
+                       args + (["--frame"] if frame else []))
+    for tr in ("10-postln", "09-relu", "10-noresidual"):
+        have = run.trace(os.path.join(lt, tr + ".safetensors")).t
+        for hook, pin in [hp for hp in PINS if hp[0] in have]:
+            run.render("pin-%s-%s" % (tr, hook), os.path.join(lt, tr + ".safetensors"),
+                       ["--step", hook, "--view", "heatmap", "--pin", pin, "--head", "1", "--size", "1280x800"])
 
 
 def add_demo(run, trace, tag):
@@ -242,7 +275,7 @@ def main():
     if len(sys.argv) < 3:
         raise SystemExit(__doc__)
     ttrace, root = sys.argv[1], sys.argv[2]
-    only = [sys.argv[i + 1] for i, a in enumerate(sys.argv) if a == "--only"] or ["golden", "demo", "lessons", "grad"]
+    only = [sys.argv[i + 1] for i, a in enumerate(sys.argv) if a == "--only"] or ["golden", "pins", "demo", "lessons", "grad"]
     strict = "--unmarked-ok" not in sys.argv  # by default a number without data-tt fails too
     t0 = time.time()
     with tempfile.TemporaryDirectory() as out:
@@ -251,6 +284,8 @@ def main():
         if "golden" in only:
             add_golden(run, fixture)
             add_compare(run)
+        if "pins" in only:
+            add_pins(run)
         if "demo" in only:
             add_demo(run, fixture, "fixture")
             add_demo(run, os.path.join(root, "lessons", "traces", "01-weather.safetensors"), "weather")

@@ -29,17 +29,29 @@ class Trace:
 
 
 # ---- the collapse view: the identity-activation FFN as one matrix, from the model file -------
-def collapsed(tr, layer):
-    """(x·W + b, max |x·W + b − out|, its flat index): W = W_fc·W_proj and b = b_fc·W_proj + b_proj
-    kept as float32 numbers (as the view keeps them), x = ln2.hook_out, out = hook_mlp_out."""
+_WEIGHTS = {}
+
+
+def model_weights(tr):
+    """The weights of the model the trace came from (by its folder's name under assets/models),
+    float64, names without "transformer."."""
     import os
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
     name = os.path.basename(tr.meta.get("model", "").rstrip("/")) or "default"
     path = os.path.join(root, "assets", "models", name, "model.safetensors")
     if not os.path.exists(path):
         path = os.path.join(root, "assets", "models", "default", "model.safetensors")
-    w, _ = load(path)
-    w = {k[len("transformer."):] if k.startswith("transformer.") else k: v.astype(np.float64) for k, v in w.items()}
+    if path not in _WEIGHTS:
+        w, _ = load(path)
+        _WEIGHTS[path] = {k[len("transformer."):] if k.startswith("transformer.") else k: v.astype(np.float64)
+                          for k, v in w.items()}
+    return _WEIGHTS[path]
+
+
+def collapsed(tr, layer):
+    """(x·W + b, max |x·W + b − out|, its flat index): W = W_fc·W_proj and b = b_fc·W_proj + b_proj
+    kept as float32 numbers (as the view keeps them), x = ln2.hook_out, out = hook_mlp_out."""
+    w = model_weights(tr)
     W1, W2 = w["h.%d.mlp.c_fc.weight" % layer], w["h.%d.mlp.c_proj.weight" % layer]      # (C, F), (F, C)
     W = (W1 @ W2).astype(np.float32).astype(np.float64)                                 # (C, C)
     b = (w["h.%d.mlp.c_fc.bias" % layer] @ W2 + w["h.%d.mlp.c_proj.bias" % layer]).astype(np.float32)
@@ -570,21 +582,23 @@ class Checker:
 
     def k_pin_labels(self, t):
         tr = self.trace_of(t)
+        hook = t.scope["hook"]
         i, j = int(t.scope["r"]), int(t.scope["c"])
-        a = self.tensor(t, t.scope["hook"])
+        a = self.tensor(t, hook)
+        row_axis = "L" if hook.endswith("hook_loss") else "T"
         vocab_cols = a is not None and a.ndim == 2 and a.shape[1] == int(tr.cfg.get("vocab_size", -1))
-        for idx, vocab in ((i, False), (j, vocab_cols)):
-            if vocab:  # a (T, V) tensor's column is a vocabulary entry
-                lab = sn.token_display(self.vocab[idx]) if self.vocab and idx < len(self.vocab) else str(idx)
-            else:
-                lab = sn.token_display(tr.tokens[idx]) if idx < len(tr.tokens) else str(idx)
+        col_axis = "T" if a is not None and a.ndim == 3 and a.shape[1] == a.shape[2] else "V" if vocab_cols \
+            else "1" if a is not None and a.ndim == 1 else None
+        want = [self.label_text(tr, row_axis, i, t)]
+        want += [self.label_text(tr, col_axis, j, t)] if col_axis else ["%d" % j]
+        for lab in want:
             if (": %s" % lab) not in t.s and "\u2026" not in t.s:
                 self.bad(t, "should name %r" % lab)
 
     def k_pin_value(self, t):
         a = self.tensor(t, t.scope["hook"])
         h, i, j = int(t.scope["head"]), int(t.scope["r"]), int(t.scope["c"])
-        v = a[h, i, j] if a.ndim == 3 else a[i, j]
+        v = a[h, i, j] if a.ndim == 3 else a[i, j] if a.ndim == 2 else a[i]
         if not sn.matches(t.s[2:], v, formatter=lambda x: sn.fmt("%.6g", x), rel=1e-6):
             self.bad(t, "= %s" % sn.fmt("%.6g", v))
 
@@ -667,6 +681,298 @@ class Checker:
         v = self.trace_of(t).get("blocks.%d.attn.hook_pattern" % L)[h, P["i"], P["j"]]
         self._expect(t, self._tokens(t.s), [v], ["%.4f"])
 
+    # -- the pinned cell's arithmetic for every other step, from the trace and the weights
+    def _cell(self, t):
+        sc = t.scope
+        return sc["hook"], int(sc.get("layer", -1)), int(sc.get("head", -1)), int(sc["r"]), int(sc["c"])
+
+    def _g(self, t, name):
+        a = self.trace_of(t).get(name)
+        if a is None:
+            raise KeyError(name)
+        return a.astype(np.float64)
+
+    def _mm(self, t):
+        """(x, W column, bias or None) of the matrix product that made the pinned cell."""
+        tr = self.trace_of(t)
+        hook, L, h, i, j = self._cell(t)
+        W = model_weights(tr)
+        post = tr.cfg.get("ttrace_block", "pre_ln") == "post_ln"
+        C, H = int(tr.cfg["n_embd"]), int(tr.cfg["n_head"])
+        D = C // H
+        sfx = hook.split(".", 2)[2] if hook.startswith("blocks.") else hook
+        pre = "h.%d." % L
+        if sfx in ("attn.hook_qkv", "attn.hook_q", "attn.hook_k", "attn.hook_v"):
+            x = self._g(t, "blocks.%d.%s" % (L, "hook_resid_pre" if post else "ln1.hook_out"))[i]
+            col = j if sfx == "attn.hook_qkv" else "qkv".index(sfx[-1]) * C + h * D + j
+            return x, W[pre + "attn.c_attn.weight"][:, col], W[pre + "attn.c_attn.bias"][col]
+        if sfx == "hook_attn_out":
+            z = self._g(t, "blocks.%d.attn.hook_z" % L)          # (H, T, D)
+            x = z[:, i, :].reshape(-1)                           # heads side by side
+            return x, W[pre + "attn.c_proj.weight"][:, j], W[pre + "attn.c_proj.bias"][j]
+        if sfx == "mlp.hook_pre":
+            x = self._g(t, "blocks.%d.%s" % (L, "ln1.hook_out" if post else "ln2.hook_out"))[i]
+            return x, W[pre + "mlp.c_fc.weight"][:, j], W[pre + "mlp.c_fc.bias"][j]
+        if sfx == "hook_mlp_out":
+            x = self._g(t, "blocks.%d.mlp.hook_post" % L)[i]
+            return x, W[pre + "mlp.c_proj.weight"][:, j], W[pre + "mlp.c_proj.bias"][j]
+        if sfx == "hook_logits":
+            x = self._g(t, "ln_final.hook_out")[i]
+            E = W.get("lm_head.weight", W["wte.weight"])
+            return x, E[j], None
+        raise KeyError("no product for " + hook)
+
+    def _num_tokens(self, s):
+        """The numbers of a line, integers included (term lines take their last three)."""
+        return re.findall("[\u2212+]?[0-9]+(?:\\.[0-9]+)?(?:e[\u2212+]?[0-9]+)?", s)
+
+    def _same(self, t, printed, v, spec):
+        if not sn.matches(printed, v, formatter=lambda x: sn.fmt(spec, x), rel=1e-5):
+            self.bad(t, "should print %s" % sn.fmt(spec, v))
+
+    def _recorded_value(self, t):
+        hook, L, h, i, j = self._cell(t)
+        a = self.trace_of(t).get(hook)
+        return float(a[h, i, j] if a.ndim == 3 else a[i, j] if a.ndim == 2 else a[i])
+
+    def k_pin_recorded(self, t):
+        self._same(t, self._num_tokens(t.s)[-1], self._recorded_value(t), "%+.6g")
+
+    def k_pin_mm_counts(self, t):
+        x, w, _ = self._mm(t)
+        if int(re.search(r"(\d+)", t.s).group(1)) != x.size:
+            self.bad(t, "%d terms" % x.size)
+        self.mm_seen = []
+
+    def _mm_sign(self, t, positive):
+        x, w, _ = self._mm(t)
+        prod = x * w
+        part = prod[prod > 0] if positive else prod[prod < 0]
+        if int(re.search(r"(\d+)", t.s).group(1)) != part.size:
+            self.bad(t, "%d %s terms" % (part.size, "positive" if positive else "negative"))
+        self._same(t, self._num_tokens(t.s)[-1], part.sum(), "%+.4f")
+
+    def k_pin_mm_pos(self, t):
+        self._mm_sign(t, True)
+
+    def k_pin_mm_neg(self, t):
+        self._mm_sign(t, False)
+
+    def k_pin_mm_term(self, t):
+        x, w, _ = self._mm(t)
+        k = int(t.note["k"])
+        for p_, v, f in zip(self._num_tokens(t.s)[-3:], [x[k], w[k], x[k] * w[k]], ["%.4f", "%.4f", "%+.4f"]):
+            self._same(t, p_, v, f)
+        if ("%d " % k) not in t.s:
+            self.bad(t, "should name term %d" % k)
+        self.mm_seen = getattr(self, "mm_seen", []) + [k]
+
+    def k_pin_mm_rest(self, t):
+        x, w, _ = self._mm(t)
+        prod = x * w
+        seen = getattr(self, "mm_seen", [])
+        if int(t.note["shown"]) != len(seen):
+            self.bad(t, "%d terms were shown" % len(seen))
+        pos = [k for k in seen if prod[k] > 0]
+        neg = [k for k in seen if prod[k] < 0]
+        # the ones shown are the largest of each sign, in order
+        if sorted(prod[pos], reverse=True) != sorted(prod[prod > 0], reverse=True)[:len(pos)]:
+            self.bad(t, "the positive terms shown are not the largest")
+        if sorted(prod[neg]) != sorted(prod[prod < 0])[:len(neg)]:
+            self.bad(t, "the negative terms shown are not the most negative")
+        n = int(re.search(r"(\d+)", t.s).group(1))
+        if n != prod.size - len(seen):
+            self.bad(t, "%d other terms" % (prod.size - len(seen)))
+        self._same(t, self._num_tokens(t.s)[-1], prod.sum() - prod[seen].sum(), "%+.4f")
+        self.mm_seen = []
+
+    def k_pin_mm_bias(self, t):
+        b = self._mm(t)[2]
+        self._same(t, self._num_tokens(t.s)[-1], b, "%+.4f")
+
+    def k_pin_mm_sum(self, t):
+        x, w, b = self._mm(t)
+        self._same(t, self._num_tokens(t.s)[0], x @ w + (b or 0.0), "%+.6g")
+
+    def _mix(self, t):
+        hook, L, h, i, d = self._cell(t)
+        A = self._g(t, "blocks.%d.attn.hook_pattern" % L)[h, i]
+        v = self._g(t, "blocks.%d.attn.hook_v" % L)[h, :, d]
+        return A, v
+
+    def k_pin_mix_term(self, t):
+        A, v = self._mix(t)
+        j = int(t.note["j"])
+        for p_, val, f in zip(self._num_tokens(t.s)[-3:], [A[j], v[j], A[j] * v[j]], ["%.4f", "%.4f", "%+.4f"]):
+            self._same(t, p_, val, f)
+
+    def k_pin_mix_rest(self, t):
+        A, _ = self._mix(t)
+        n = int(re.search(r"(\d+)", t.s).group(1))
+        if n != A.size - int(t.note["shown"]):
+            self.bad(t, "%d other tokens" % (A.size - int(t.note["shown"])))
+
+    def k_pin_mix_sum(self, t):
+        A, v = self._mix(t)
+        self._same(t, self._num_tokens(t.s)[0], A @ v, "%+.6g")
+
+    def _sum_parts(self, t):
+        tr = self.trace_of(t)
+        hook, L, h, i, j = self._cell(t)
+        post = tr.cfg.get("ttrace_block", "pre_ln") == "post_ln"
+        if not tr.cfg.get("ttrace_residual", True):  # the sublayer's output alone
+            names = (None, "blocks.%d.%s" % (L, "hook_attn_out" if hook.endswith("mid") else "hook_mlp_out"))
+            return [0.0, self._g(t, names[1])[i, j]]
+        if hook.endswith("hook_resid_mid"):
+            names = ("blocks.%d.hook_resid_pre" % L, "blocks.%d.hook_attn_out" % L)
+        elif hook.endswith("hook_resid_post"):
+            names = ("blocks.%d.%s" % (L, "ln1.hook_out" if post else "hook_resid_mid"), "blocks.%d.hook_mlp_out" % L)
+        else:
+            raise KeyError(hook)
+        return [self._g(t, n)[i, j] for n in names]
+
+    def k_pin_sum_a(self, t):
+        self._same(t, self._num_tokens(t.s)[-1], self._sum_parts(t)[0], "%+.6g")
+
+    def k_pin_sum_b(self, t):
+        self._same(t, self._num_tokens(t.s)[-1], self._sum_parts(t)[1], "%+.6g")
+
+    def k_pin_sum_total(self, t):
+        self._same(t, self._num_tokens(t.s)[-1], sum(self._sum_parts(t)), "%+.6g")
+
+    def _embed(self, t):
+        tr = self.trace_of(t)
+        _, _, _, i, j = self._cell(t)
+        ids = json.loads(tr.meta["token_ids"])
+        W = model_weights(tr)
+        pos = tr.get("hook_pos_embed")
+        return ids[i], W["wte.weight"][ids[i], j], (None if pos is None else float(pos[i, j]))
+
+    def k_pin_embed_id(self, t):
+        tid = self._embed(t)[0]
+        if not t.s.rstrip().endswith("id %d" % tid):
+            self.bad(t, "id %d" % tid)
+
+    def k_pin_embed_row(self, t):
+        tid, x, _ = self._embed(t)
+        if ("W_E[%d, %s]" % (tid, t.scope["c"])) not in t.s:
+            self.bad(t, "W_E[%d, %s]" % (tid, t.scope["c"]))
+        self._same(t, self._num_tokens(t.s)[-1], x, "%+.6g")
+
+    def k_pin_embed_pos(self, t):
+        tr = self.trace_of(t)
+        _, _, _, i, j = self._cell(t)
+        C = int(tr.cfg["n_embd"])
+        kind = tr.cfg.get("ttrace_positions", "learned")
+        if kind == "learned":
+            want = model_weights(tr)["wpe.weight"][i, j]
+        else:  # PE[p, 2k] = sin(p / 10000^(2k/C)), PE[p, 2k+1] = cos(same)
+            ang = i / 10000.0 ** ((j - j % 2) / C)
+            want = math.sin(ang) if j % 2 == 0 else math.cos(ang)
+        self._same(t, self._num_tokens(t.s)[-1], want, "%+.6g")
+
+    def k_pin_embed_sum(self, t):
+        _, x, p_ = self._embed(t)
+        self._same(t, self._num_tokens(t.s)[-1], x + p_, "%+.6g")
+
+    def _ln(self, t):
+        tr = self.trace_of(t)
+        hook, L, h, i, j = self._cell(t)
+        prefix = hook[:-len(".hook_out")]
+        x = ln_input(tr, prefix).astype(np.float64)[i]
+        rms = tr.cfg.get("ttrace_norm", "layernorm") == "rmsnorm"
+        mu = 0.0 if rms else x.mean()
+        sigma = math.sqrt(((x - mu) ** 2).mean() + float(np.float32(tr.eps)))
+        W = model_weights(tr)
+        name = "ln_f" if prefix == "ln_final" else "h.%d.ln_%s" % (L, prefix[-1])
+        g, b = W[name + ".weight"][j], W.get(name + ".bias", np.zeros(j + 1))[j]
+        n = (x[j] - mu) / sigma
+        return dict(x=x[j], mu=mu, sigma=sigma, n=n, g=g, b=b, out=n * g + b)
+
+    def k_pin_ln_x(self, t):
+        self._same(t, self._num_tokens(t.s)[-1], self._ln(t)["x"], "%+.6g")
+
+    def k_pin_ln_mu(self, t):
+        self._same(t, self._num_tokens(t.s)[-1], self._ln(t)["mu"], "%+.6g")
+
+    def k_pin_ln_sigma(self, t):
+        self._same(t, self._num_tokens(t.s)[-1], self._ln(t)["sigma"], "%.5f")
+
+    def k_pin_ln_norm(self, t):
+        self._same(t, self._num_tokens(t.s)[-1], self._ln(t)["n"], "%+.6g")
+
+    def k_pin_ln_affine(self, t):
+        P = self._ln(t)
+        nums = self._num_tokens(t.s)
+        self._same(t, nums[0], P["g"], "%+.6g")
+        self._same(t, nums[1], P["b"], "%+.6g")
+
+    def k_pin_ln_out(self, t):
+        self._same(t, self._num_tokens(t.s)[0], self._ln(t)["out"], "%+.6g")
+
+    def _act(self, t):
+        tr = self.trace_of(t)
+        _, L, _, i, j = self._cell(t)
+        u = self._g(t, "blocks.%d.mlp.hook_pre" % L)[i, j]
+        a = tr.cfg.get("activation_function", "gelu_new")
+        if a in ("relu",):
+            g = max(u, 0.0)
+        elif a in ("identity", "linear"):
+            g = u
+        elif a in ("silu", "swish"):
+            g = u / (1 + math.exp(-u))
+        elif a == "gelu":
+            g = 0.5 * u * (1 + math.erf(u / math.sqrt(2)))
+        else:
+            g = 0.5 * u * (1 + math.tanh(math.sqrt(2 / math.pi) * (u + 0.044715 * u ** 3)))
+        return u, g
+
+    def k_pin_act_u(self, t):
+        self._same(t, self._num_tokens(t.s)[-1], self._act(t)[0], "%+.6g")
+
+    def k_pin_act(self, t):
+        self._same(t, self._num_tokens(t.s)[0], self._act(t)[1], "%+.6g")
+
+    def _sm(self, t):
+        _, _, _, i, j = self._cell(t)
+        z = self._g(t, "hook_logits")[i]
+        mx = z.max()
+        e = np.exp(z - mx)
+        return dict(z=z[j], mx=mx, e=e[j], sum=e.sum(), p=e[j] / e.sum(), V=z.size)
+
+    def k_pin_sm_z(self, t):
+        P, nums = self._sm(t), self._num_tokens(t.s)
+        self._same(t, nums[0], P["z"], "%+.4f")
+        self._same(t, nums[1], P["mx"], "%+.4f")
+
+    def k_pin_sm_exp(self, t):
+        self._same(t, self._num_tokens(t.s)[-1], self._sm(t)["e"], "%.6g")
+
+    def k_pin_sm_sum(self, t):
+        P = self._sm(t)
+        self._same(t, self._num_tokens(t.s)[0], P["sum"], "%.6g")
+        if "V = %d" % P["V"] not in t.s:
+            self.bad(t, "V = %d" % P["V"])
+
+    def k_pin_sm_p(self, t):
+        self._same(t, self._num_tokens(t.s)[0], self._sm(t)["p"], "%.6g")
+
+    def _loss(self, t):
+        tr = self.trace_of(t)
+        i = int(t.scope["r"])
+        tid = json.loads(tr.meta["token_ids"])[i + 1]
+        return tid, float(self._g(t, "hook_probs")[i, tid])
+
+    def k_pin_loss_target(self, t):
+        tid = self._loss(t)[0]
+        if not t.s.rstrip().endswith("id %d" % tid):
+            self.bad(t, "id %d" % tid)
+
+    def k_pin_loss_p(self, t):
+        self._same(t, self._num_tokens(t.s)[-1], self._loss(t)[1], "%.6g")
+
+    def k_pin_loss(self, t):
+        self._same(t, self._num_tokens(t.s)[0], -math.log(self._loss(t)[1]), "%.5f")
     # -- gradients (a trace made with --grad): the legend, the pinned cell, the norm view
     def k_legend_gradient(self, t):
         if not t.scope.get("hook", "").startswith("grad."):
@@ -826,7 +1132,8 @@ class Checker:
     def k_gelu_count(self, t):
         L = int(t.note["layer"])
         n = self.trace_of(t).get("blocks.%d.mlp.hook_pre" % L).size
-        if str(n) not in re.findall(r"\d+", t.s) or ("blocks.%d." % L) not in t.s:
+        cut = t.s.endswith("\u2026")  # a caption cut to a narrow view (a comparison's half)
+        if str(n) not in re.findall(r"\d+", t.s) or (("blocks.%d." % L) not in t.s and not cut):
             self.bad(t, "the %d (u, g) pairs of blocks.%d" % (n, L))
 
     def k_block_label(self, t):

@@ -69,7 +69,8 @@ with tempfile.TemporaryDirectory() as tmp:
         f"state {S('s6')}\n",
         "key s\n",
         f"state {S('s7')}\n",
-        "key p\n", "text Hello there\n", "key Return\n",
+        "key p\n", "key Backspace\n" * len("The weather is nice"),  # the box opens with the prompt
+        "text Hello there\n", "key Return\n",
         "key g\n", "key l\n", "key d\n", "key F1\n",
         f"state {S('s8')}\n",
         "quit\n",

@@ -741,6 +741,7 @@ static void paint_compare_page(tt_render *rc, tt_canvas *cv, SDL_Rect area, cons
     plain.mouse_x = plain.mouse_y = -1;
     plain.pin_row = plain.pin_col = -1;
     plain.show_help = false;
+    plain.knob_rows = NULL;
     p.st = &plain;
     tt_paint_frame(&p, area);
     p.st = st;
@@ -749,6 +750,7 @@ static void paint_compare_page(tt_render *rc, tt_canvas *cv, SDL_Rect area, cons
     cv->fill(cv, v.x, v.y, v.w, v.h, p.pal->bg);
     j->lay->n_panels = 0;
     tt_paint_compare(&p, v, j->cmp, j->d, NULL, NULL, 0, -1);
+    if (st->knob_rows) tt_paint_knobs(&p, v);
     if (st->show_help) tt_paint_help(&p, v);
     return;
   }
