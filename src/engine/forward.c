@@ -34,6 +34,7 @@ static tt_status run(tt_engine *e, const int32_t *ids, int T, const tt_recorder 
   e->run.taping = grad;
   e->run.n_pending = 0;
   tt_workspace_reset(e);
+  tt_engine_timing_start(e);
   st = forward(e, err);
   if (st == TT_OK && grad) st = tt_backward(e, err);
   if (st == TT_OK && e->be->finish) st = e->be->finish(e->be, err);
