@@ -123,8 +123,8 @@ typedef enum {
   TT_S_COST_BYTES,
   TT_S_COST_TIME,
   TT_S_COST_INTENSITY,
-  TT_S_COST_NO_TIMES,      // the trace has no measured times
-  TT_S_COST_RULE,          // how FLOPs are counted
+  TT_S_COST_NO_TIMES,  // the trace has no measured times
+  TT_S_COST_RULE,      // how FLOPs are counted
   TT_S_AXIS_TOKEN,
   TT_S_AXIS_QUERY,
   TT_S_AXIS_KEY,

@@ -66,8 +66,9 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_COST_TIME] = "잰 시간",
     [TT_S_COST_INTENSITY] = "바이트당 FLOP",
     [TT_S_COST_NO_TIMES] = "이 트레이스에는 잰 시간이 없습니다 (ttrace cost -o가 기록합니다)",
-    [TT_S_COST_RULE] = "행렬 곱 (M,K)\xC2\xB7(K,N)은 2\xC2\xB7M\xC2\xB7N\xC2\xB7K FLOP으로 셉니다. 원소별 단계는 "
-                       "docs/cost.md의 원소당 연산 수로, 바이트는 float32 입력을 한 번 읽고 출력을 한 번 쓴 양으로 셉니다",
+    [TT_S_COST_RULE] =
+        "행렬 곱 (M,K)\xC2\xB7(K,N)은 2\xC2\xB7M\xC2\xB7N\xC2\xB7K FLOP으로 셉니다. 원소별 단계는 "
+        "docs/cost.md의 원소당 연산 수로, 바이트는 float32 입력을 한 번 읽고 출력을 한 번 쓴 양으로 셉니다",
     [TT_S_AXIS_TOKEN] = "토큰",
     [TT_S_AXIS_QUERY] = "토큰 (쿼리: 이 토큰이 본다)",
     [TT_S_AXIS_KEY] = "토큰 (키: 보이는 쪽)",
