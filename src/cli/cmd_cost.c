@@ -25,6 +25,9 @@ static const char usage[] =
     "      --repeats N     timed runs (default 20)\n"
     "      --context N     the decode step's cached rows (default: the prompt's tokens)\n"
     "      --qkv           also time the fused Q/K/V product (T,C)\xC2\xB7(C,3C) against three (T,C)\xC2\xB7(C,C)\n"
+    "      --tsv           the same numbers, exact, as tab-separated lines (for scripts): pass, step,\n"
+    "                      kind, FLOPs, bytes read, bytes written, seconds (-1: not timed); then\n"
+    "                      machine, total and qkv lines\n"
     "  -o, --output FILE   also save the prompt's trace with the measured times (for `render --view cost`)\n"
     "\n"
     "Exit codes: 2 a bad option; 3 a bad model, prompt or number; 4 a file that cannot be read\n"
@@ -34,7 +37,7 @@ typedef struct {
   tt_session_opts session;
   const char *output;
   long repeats, context;
-  bool qkv;
+  bool qkv, tsv;
 } cost_opts;
 
 static bool parse_count(const char *s, long lo, long hi, long *out) {
@@ -46,7 +49,7 @@ static bool parse_count(const char *s, long lo, long hi, long *out) {
   return true;
 }
 
-enum { O_REPEATS = 256, O_CONTEXT, O_QKV };
+enum { O_REPEATS = 256, O_CONTEXT, O_QKV, O_TSV };
 
 // Fills o; returns -1 to go on, else the exit code (0 after --help).
 static int parse_args(int argc, char **argv, cost_opts *o) {
@@ -56,6 +59,7 @@ static int parse_args(int argc, char **argv, cost_opts *o) {
                                         {"repeats", required_argument, 0, O_REPEATS},
                                         {"context", required_argument, 0, O_CONTEXT},
                                         {"qkv", no_argument, 0, O_QKV},
+                                        {"tsv", no_argument, 0, O_TSV},
                                         {"help", no_argument, 0, 'h'},
                                         {0, 0, 0, 0}};
   *o = (cost_opts){.repeats = 20, .context = -1};
@@ -74,6 +78,9 @@ static int parse_args(int argc, char **argv, cost_opts *o) {
       break;
     case O_QKV:
       o->qkv = true;
+      break;
+    case O_TSV:
+      o->tsv = true;
       break;
     case O_REPEATS:
       if (!parse_count(optarg, 1, 100000, &o->repeats))
@@ -138,10 +145,30 @@ static void print_totals(const tt_cost_pass *p, const tt_cost_machine *m) {
       1e6 * roof.memory_seconds);
 }
 
-static tt_status print_qkv(tt_session *s, int T, long repeats, tt_error *err) {
+static void tsv_pass(const char *name, const tt_cost_pass *p) {
+  static const char *kinds[] = {"matmul", "elementwise", "move"};
+  for (int i = 0; i < p->n; i++)
+    printf("%s\t%s\t%s\t%.17g\t%.17g\t%.17g\t%.9g\n", name, p->ops[i].name, kinds[p->ops[i].kind], p->ops[i].flops,
+           p->ops[i].bytes_read, p->ops[i].bytes_written, p->ops[i].seconds);
+  printf("total\t%s\t%d\t%.17g\t%.17g\t%.17g\t%.9g\t%.9g\n", name, p->T_ctx, p->flops, p->matmul_flops, p->bytes,
+         p->seconds, p->wall_seconds);
+}
+
+static void print_tsv(const tt_cost_pass *pre, const tt_cost_pass *dec, const tt_cost_machine *m) {
+  printf("machine\t%.9g\t%.9g\t%.9g\n", m->sgemm_flops, m->bandwidth, m->seconds);
+  tsv_pass("prefill", pre);
+  tsv_pass("decode", dec);
+}
+
+static tt_status print_qkv(tt_session *s, int T, const cost_opts *o, tt_error *err) {
   tt_cost_qkv q;
-  tt_status st = tt_cost_qkv_bench(s->be, s->model, T, (int)repeats, &q, err);
+  tt_status st = tt_cost_qkv_bench(s->be, s->model, T, (int)o->repeats, &q, err);
   if (st) return st;
+  if (o->tsv) {
+    printf("qkv\t%d\t%d\t%.9g\t%.9g\t%.17g\t%.17g\t%.17g\t%.17g\n", q.T, q.C, q.fused_seconds, q.separate_seconds,
+           q.fused_flops, q.separate_flops, q.fused_bytes, q.separate_bytes);
+    return TT_OK;
+  }
   char f1[32], f2[32], b1[32], b2[32];
   printf("\nfused Q/K/V (T=%d, C=%d; mean of %d runs, layer 0's weights):\n", q.T, q.C, q.repeats);
   printf("  one (T,C)\xC2\xB7(C,3C):    %9.1f us   %sFLOP   %sB\n", q.fused_seconds * 1e6,
@@ -182,7 +209,8 @@ static tt_status run_cost(tt_session *s, const cost_opts *o, const tt_trace_inpu
   if (!st) st = tt_cost_prefill(cfg, T, &pre, err);
   if (!st) st = tt_cost_time(s->eng, ids, T, (int)o->repeats, &pre, err);
   if (!st) st = tt_cost_decode(cfg, (int)ctx, &dec, err);
-  if (!st) {
+  if (!st && o->tsv) print_tsv(&pre, &dec, &m);
+  if (!st && !o->tsv) {
     char g[32], b[32];
     printf("cost on %s (%s); model %s: %d layers, C=%d, V=%d\n", s->be->name, s->be->device, s->model->dir,
            cfg->n_layer, cfg->n_embd, cfg->vocab_size);
@@ -195,7 +223,7 @@ static tt_status run_cost(tt_session *s, const cost_opts *o, const tt_trace_inpu
     print_ops(&dec);
     print_totals(&dec, &m);
   }
-  if (!st && o->qkv) st = print_qkv(s, T, o->repeats, err);
+  if (!st && o->qkv) st = print_qkv(s, T, o, err);
   if (!st && o->output) st = save_trace(s, in, &pre, &m, o->output, err);
   tt_cost_pass_free(&pre);
   tt_cost_pass_free(&dec);
