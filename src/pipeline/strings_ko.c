@@ -52,10 +52,10 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_COLLAPSE_B] = "B: x\xC2\xB7W + b (입력 x만으로)",
     [TT_S_COLLAPSE_MAX_FMT] =
         "가장 큰 차이 |A \xE2\x88\x92 B| = %s (토큰 %lld, %lld열), 숫자 %d \xC3\x97 %d개 전체에서",
-    [TT_S_LENS_TITLE] = "로짓 렌즈: 층마다 바뀌는 예측",
+    [TT_S_LENS_TITLE] = "로짓 렌즈: 블록마다 바뀌는 예측",
     [TT_S_COST_TITLE] = "계산은 어디에 쓰이나: 순전파 한 번",
     [TT_S_LENS_NO_MODEL_FMT] = "렌즈는 모델의 ln_final과 언임베딩으로 계산합니다: %s",
-    [TT_S_LENS_CAPTION] = "각 층의 흐름을 ln_final과 언임베딩에 통과시킨 결과: 가장 확률이 높은 다음 토큰과 그 확률",
+    [TT_S_LENS_CAPTION] = "각 스트림을 ln_final과 언임베딩에 통과시킨 결과: 가장 확률이 높은 다음 토큰과 그 확률",
     [TT_S_LENS_EMBED] = "임베딩",
     [TT_S_LENS_BLOCK_FMT] = "블록 %d 뒤",
     [TT_S_LENS_FINAL] = "= 모델의 예측",

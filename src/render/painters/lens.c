@@ -19,7 +19,9 @@ static const tt_lens *lens_of(tt_paint *p, tt_error *err) {
   tt_lens_free(&rc->lens);
   rc->lens_of = NULL;
   if (!p->ex || !p->ex->model) {
-    tt_fail(err, TT_ERR_IO, "no model folder was found");
+    const char *own = tt_trace_meta(p->tr, "model");
+    tt_fail(err, TT_ERR_IO, "no model folder with the trace's shapes was found (the trace names %s)",
+            own ? own : "none");
     return NULL;
   }
   if (tt_lens_compute(p->ex->model, p->tr, 1, &rc->lens, err) != TT_OK) return NULL;
