@@ -228,8 +228,8 @@ struct tt_render {
   int collapse_layer;
   char collapse_name[48];  // "collapse.blocks.L": what the SVG says its cells belong to
   tt_tensor collapse_view;
-  tt_lens lens;           // the lens view's lens, kept while it shows the same trace
-  const void *lens_of;    // data of the blocks.0.hook_resid_pre it was computed from (NULL: none)
+  tt_lens lens;         // the lens view's lens, kept while it shows the same trace
+  const void *lens_of;  // data of the blocks.0.hook_resid_pre it was computed from (NULL: none)
   tt_scale_entry scales[TT_SCALE_CACHE];
   int next_scale;
 };
