@@ -270,6 +270,7 @@ static const tt_key_row window_keys[] = {
     {"[ / ]", "previous / next head"},
     {"Tab", "heatmap \xE2\x86\x94 numeric table"},
     {"G / O", "all heads of the layer / layers \xC3\x97 heads"},
+    {"E / C", "logit lens (layers \xC3\x97 positions) / where the computation goes"},
     {"Space", "play / pause (a step every 3 seconds)"},
     {"S", "save a screenshot (the bottom line says where)"},
     {"P", "type a new prompt; Enter traces it"},
