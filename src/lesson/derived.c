@@ -4,6 +4,7 @@
 // model, see lens/lens.h), and {{cost KEY}} (the FLOP and byte counts of the trace's pass
 // and of one decode step after it, see cost/cost.h).
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cost/cost.h"
@@ -24,6 +25,26 @@ const char *const tt_lesson_cost_keys[] = {"flops",
                                            "qkv_separate_bytes",
                                            NULL};
 
+#define LENS_CACHE 16  // traces whose lens is kept
+
+struct tt_lesson_derived {
+  tt_model *model;  // NULL until the first lens placeholder
+  const tt_trace *of[LENS_CACHE];
+  tt_lens lens[LENS_CACHE];
+  int n;
+};
+
+struct tt_lesson_derived *tt_lesson_derived_create(void) {
+  return calloc(1, sizeof(struct tt_lesson_derived));
+}
+
+void tt_lesson_derived_destroy(struct tt_lesson_derived *d) {
+  if (!d) return;
+  for (int i = 0; i < d->n; i++) tt_lens_free(&d->lens[i]);
+  tt_model_destroy(d->model);
+  free(d);
+}
+
 // The model the lesson's traces are made with: its `model:` header ("default" or a folder).
 static tt_status lesson_model(const tt_lesson *l, tt_model **m, tt_error *err) {
   char def[4096];
@@ -33,6 +54,29 @@ static tt_status lesson_model(const tt_lesson *l, tt_model **m, tt_error *err) {
     dir = def;
   }
   return tt_model_load(dir, m, err);
+}
+
+// The lens (top 1) of tr, from the lesson's cache or computed into it.
+static tt_status lens_of(const tt_lesson *l, const tt_trace *tr, const tt_lens **out, tt_error *err) {
+  struct tt_lesson_derived *d = l->derived;
+  for (int i = 0; i < d->n; i++)
+    if (d->of[i] == tr) {
+      *out = &d->lens[i];
+      return TT_OK;
+    }
+  tt_status st = d->model ? TT_OK : lesson_model(l, &d->model, err);
+  if (st) return st;
+  int slot = d->n < LENS_CACHE ? d->n++ : LENS_CACHE - 1;  // full: the last slot is reused
+  if (d->of[slot]) tt_lens_free(&d->lens[slot]);
+  d->of[slot] = NULL;
+  st = tt_lens_compute(d->model, tr, 1, &d->lens[slot], err);
+  if (st) {
+    if (slot == d->n - 1) d->n--;
+    return st;
+  }
+  d->of[slot] = tr;
+  *out = &d->lens[slot];
+  return TT_OK;
 }
 
 tt_status tt_lesson_lens_top(const tt_lesson *l, const tt_trace *tr, const tt_placeholder *ph, int32_t *id, double *p,
@@ -51,17 +95,12 @@ tt_status tt_lesson_lens_top(const tt_lesson *l, const tt_trace *tr, const tt_pl
   if (pos < 0) pos += T;
   if (pos < 0 || pos >= T)
     return tt_fail(err, TT_ERR_ARG, "position %lld is outside the %d tokens", (long long)ph->idx[0], T);
-  tt_model *m = NULL;
-  tt_lens lens;
-  tt_status st = lesson_model(l, &m, err);
-  if (!st) st = tt_lens_compute(m, tr, 1, &lens, err);
-  if (!st) {
-    *id = lens.ids[tt_lens_at(&lens, row, (int)pos, 0)];
-    *p = lens.probs[tt_lens_at(&lens, row, (int)pos, 0)];
-    tt_lens_free(&lens);
-  }
-  tt_model_destroy(m);
-  return st;
+  const tt_lens *lens = NULL;
+  tt_status st = lens_of(l, tr, &lens, err);
+  if (st) return st;
+  *id = lens->ids[tt_lens_at(lens, row, (int)pos, 0)];
+  *p = lens->probs[tt_lens_at(lens, row, (int)pos, 0)];
+  return TT_OK;
 }
 
 // The pass's FLOPs in the steps whose op name is `name`.

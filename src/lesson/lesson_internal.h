@@ -12,6 +12,7 @@ struct tt_lesson {
   int n_traces, cap_traces;
   tt_lesson_step *steps;
   int n_steps, cap_steps;
+  struct tt_lesson_derived *derived;  // the model and lenses the lens placeholders computed (derived.c)
 };
 
 // ---- placeholders: {{ [FUNC] [TRACE:]REF[IDX,...] [FMT] }} ----
@@ -81,6 +82,10 @@ tt_status tt_lesson_lens_top(const tt_lesson *l, const tt_trace *tr, const tt_pl
 // FLOPs), the same with decode_ for one decode step after the prompt (T_ctx = T), and
 // qkv_flops, qkv_fused_bytes, qkv_separate_bytes (one (T,C)·(C,3C) against three (T,C)·(C,C)).
 extern const char *const tt_lesson_cost_keys[];
+// The cache of the lens placeholders: the model, loaded at first use, and the lens of each
+// trace it was asked about; owned by the lesson.
+struct tt_lesson_derived *tt_lesson_derived_create(void);
+void tt_lesson_derived_destroy(struct tt_lesson_derived *d);
 tt_status tt_lesson_cost_value(const tt_trace *tr, const char *key, double *v, tt_error *err);
 
 #endif

@@ -69,12 +69,23 @@ static void table(tt_paint *p, SDL_Rect r, const tt_cost_pass *pass, const tt_co
   if (h > type.line) h = type.line;
   int px = h < type.line ? type.small : type.label;
   bool timed = pass->seconds >= 0;
-  // right edges of the number columns, each wide enough for its heading
-  columns c = {.x_step = r.x, .x_bar = r.x + r.w * 32 / 100, .w_bar = r.w * 16 / 100};
-  c.x_flops = c.x_bar + c.w_bar + r.w * 9 / 100;
-  c.x_bytes = c.x_flops + r.w * 16 / 100;
-  c.x_int = c.x_bytes + r.w * 13 / 100;
-  c.x_time = r.x + r.w - u / 2;
+  columns c = {0};
+  // the number columns from the right edge, each as wide as its heading or a number
+  tt_lang lang = p->st->lang;
+  tt_fonts *f = p->cv->fonts;
+  const char *heads[4] = {tt_str(lang, TT_S_COST_TIME), tt_str(lang, TT_S_COST_INTENSITY),
+                          tt_str(lang, TT_S_COST_BYTES), tt_str(lang, TT_S_COST_FLOPS)};
+  int *rights[4] = {&c.x_time, &c.x_int, &c.x_bytes, &c.x_flops};
+  int x = r.x + r.w - u / 2, num_w = tt_text_width(f, "99999.9 \xC2\xB5s", px, TT_FONT_SANS);
+  for (int i = timed ? 0 : 1; i < 4; i++) {
+    int w = tt_text_width(f, heads[i], px, TT_FONT_BOLD);
+    *rights[i] = x;
+    x -= (w > num_w ? w : num_w) + u;
+  }
+  int left = x - r.x;  // the step labels, then the bars
+  c.x_step = r.x;
+  c.x_bar = r.x + left * 62 / 100;
+  c.w_bar = left * 38 / 100 - u;
   header(p, &c, r.y, px, timed);
   for (int i = 0; i < n; i++) row(p, &c, &steps[i], pass, r.y + h * (i + 1), h, px);
 }
