@@ -45,8 +45,7 @@ static void row(tt_paint *p, const columns *c, const tt_cost_step *s, const tt_c
   tt_rgba col = s->kind == TT_COST_MATMUL ? p->pal->accent : p->pal->dim;
   int w = (int)(share * c->w_bar);
   cv->fill(cv, c->x_bar, y + h / 6, w > 1 ? w : 1, h * 2 / 3, col);
-  snprintf(line, sizeof line, "%s  (%s)", s->suffix, s->what);
-  tt_text_fit(cv->fonts, line, px, TT_FONT_MONO, c->x_bar - c->x_step - p->unit / 2, buf, sizeof buf);
+  tt_text_fit(cv->fonts, s->suffix, px, TT_FONT_MONO, c->x_bar - c->x_step - p->unit / 2, buf, sizeof buf);
   tt_note(cv, "fixed");
   tt_draw_text(cv, c->x_step, y, buf, px, TT_FONT_MONO, p->pal->fg, TT_ALIGN_LEFT);
   tt_note(cv, "cost_flops step=%s", s->suffix);
