@@ -32,7 +32,7 @@ static tt_status probe_sgemm(tt_backend *be, tt_cost_machine *m, tt_error *err) 
   if (!st) st = be->upload(be, a, host, nn, err);
   if (!st) st = be->upload(be, b, host, nn, err);
   double best = 0, start = now_seconds();
-  for (int r = 0; !st && (r < 3 || now_seconds() - start < SGEMM_BUDGET); r++) {
+  for (int r = 0; !st && (r < 2 || (r < 16 && now_seconds() - start < SGEMM_BUDGET)); r++) {
     double t0 = now_seconds();
     st = be->matmul(be, c, a, b, (tt_buf){0}, SGEMM_N, SGEMM_N, SGEMM_N, false, err);
     if (!st && be->finish) st = be->finish(be, err);
@@ -78,7 +78,7 @@ static tt_status probe_device(tt_backend *be, tt_cost_machine *m, tt_error *err)
   tt_status st = be->alloc(be, n, &x, err);
   if (!st) st = be->alloc(be, n, &y, err);
   double best = 0, start = now_seconds();
-  for (int r = 0; !st && (r < 3 || (r < 16 && now_seconds() - start < STREAM_BUDGET)); r++) {
+  for (int r = 0; !st && (r < 2 || (r < 16 && now_seconds() - start < STREAM_BUDGET)); r++) {
     double t0 = now_seconds();
     st = be->scale(be, y, x, 1.0f, n, err);
     if (!st && be->finish) st = be->finish(be, err);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cost/cost.h"
 #include "lens/lens.h"
@@ -28,7 +29,7 @@ const char *const tt_lesson_cost_keys[] = {"flops",
 #define LENS_CACHE 16  // traces whose lens is kept
 
 struct tt_lesson_derived {
-  tt_model *model;  // NULL until the first lens placeholder
+  tt_model *model;  // NULL until the first lens placeholder; the last one loaded
   const tt_trace *of[LENS_CACHE];
   tt_lens lens[LENS_CACHE];
   int n;
@@ -45,15 +46,20 @@ void tt_lesson_derived_destroy(struct tt_lesson_derived *d) {
   free(d);
 }
 
-// The model the lesson's traces are made with: its `model:` header ("default" or a folder).
-static tt_status lesson_model(const tt_lesson *l, tt_model **m, tt_error *err) {
+// The model tr was made with: the folder its metadata names when it is there, else the
+// lesson's `model:` header ("default" or a folder); kept in d while the folder is the same.
+static tt_status model_for(const tt_lesson *l, const tt_trace *tr, struct tt_lesson_derived *d, tt_error *err) {
   char def[4096];
-  const char *dir = tt_lesson_model(l);
+  const char *dir = tt_trace_meta(tr, "model");
+  if (!dir || access(dir, F_OK) != 0) dir = tt_lesson_model(l);
   if (!dir || strcmp(dir, "default") == 0) {
     if (!tt_model_default_dir(def, sizeof def)) return tt_fail(err, TT_ERR_IO, "the default model is not installed");
     dir = def;
   }
-  return tt_model_load(dir, m, err);
+  if (d->model && strcmp(d->model->dir, dir) == 0) return TT_OK;
+  tt_model_destroy(d->model);
+  d->model = NULL;
+  return tt_model_load(dir, &d->model, err);
 }
 
 // The lens (top 1) of tr, from the lesson's cache or computed into it.
@@ -64,7 +70,7 @@ static tt_status lens_of(const tt_lesson *l, const tt_trace *tr, const tt_lens *
       *out = &d->lens[i];
       return TT_OK;
     }
-  tt_status st = d->model ? TT_OK : lesson_model(l, &d->model, err);
+  tt_status st = model_for(l, tr, d, err);
   if (st) return st;
   int slot = d->n < LENS_CACHE ? d->n++ : LENS_CACHE - 1;  // full: the last slot is reused
   if (d->of[slot]) tt_lens_free(&d->lens[slot]);

@@ -74,7 +74,7 @@ tt_status tt_claim_check_syntax(const tt_lesson *l, const char *claim, int line,
 
 // ---- derived.c: placeholders computed from the trace with the model or the shapes ----
 // {{lensword/lensp/lensid STREAM[pos]}}: the lens's top token id and probability at pos of stream
-// ph->ref, with the lesson's model (its `model:` header).
+// ph->ref, with the model the trace names (else the lesson's `model:` header).
 tt_status tt_lesson_lens_top(const tt_lesson *l, const tt_trace *tr, const tt_placeholder *ph, int32_t *id, double *p,
                              tt_error *err);
 // {{cost KEY}}: KEY one of tt_lesson_cost_keys (NULL-terminated): the prefill's flops, bytes,
