@@ -12,6 +12,7 @@
 
 #include "build_config.h"
 #include "cli.h"
+#include "lesson_views_text.h"
 #include "dump/dump.h"
 #include "lesson/lesson.h"
 #include "session/session.h"
@@ -387,6 +388,10 @@ static void print_tensor(const tt_lesson_step *st, const tt_trace *tr, const tt_
     print_activation(tr, t, row_index(st, tr), ko);
   } else if (v == TT_VIEW_COLLAPSE) {
     print_collapse(tr, t, ko);
+  } else if (v == TT_VIEW_LENS) {
+    tt_cli_print_lens(tr, o->vocab, ko);
+  } else if (v == TT_VIEW_COST) {
+    tt_cli_print_cost(tr, ko);
   } else if (v == TT_VIEW_LAYERNORM) {
     const char *names[] = {"hook_mean", "hook_scale"};
     for (int i = 0; i < 2; i++) {

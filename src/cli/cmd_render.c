@@ -56,13 +56,13 @@ static bool ends_with(const char *s, const char *suffix) {
   return n >= m && strcasecmp(s + n - m, suffix) == 0;
 }
 
-// Only the embedding view draws weights (W_E); every other view reads the trace alone,
+// Only the embedding, collapse and lens views draw from weights; every other view reads the trace alone,
 // so the model folder (gigabytes for larger models) is not loaded for it.
 static bool needs_weights(const tt_view_state *vs) {
   tt_hook_ref ref;
   if (vs->pin_row >= 0) return true;  // a pinned cell's arithmetic reads the weights
   if (vs->view == TT_VIEW_AUTO) return tt_hook_lookup(vs->hook, &ref) && strcmp(ref.view, "embed") == 0;
-  return vs->view == TT_VIEW_COLLAPSE || strcmp(tt_view_name(vs->view), "embed") == 0;
+  return vs->view == TT_VIEW_COLLAPSE || vs->view == TT_VIEW_LENS || strcmp(tt_view_name(vs->view), "embed") == 0;
 }
 
 typedef struct {

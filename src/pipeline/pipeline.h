@@ -52,6 +52,8 @@ typedef enum {
   TT_VIEW_GRADNORM,   // ‖∂L/∂·‖ of the residual stream at each block and of each weight matrix (--grad)
   TT_VIEW_TIMELINE,   // generation: the prompt, each new token with its probability, the cut it was drawn from
   TT_VIEW_KVCACHE,    // generation: one layer/head's cached K and V rows and the new row of a decode step
+  TT_VIEW_LENS,       // the logit lens: streams × positions, each cell its top token and probability (needs the model)
+  TT_VIEW_COST,       // where the computation goes: FLOPs, bytes and times per step of the pass
   TT_VIEW_COUNT
 } tt_view_kind;
 
@@ -112,6 +114,21 @@ typedef enum {
   TT_S_COLLAPSE_A,
   TT_S_COLLAPSE_B,
   TT_S_COLLAPSE_MAX_FMT,  // difference, token, column, rows, columns
+  TT_S_LENS_TITLE,
+  TT_S_COST_TITLE,
+  TT_S_LENS_NO_MODEL_FMT,  // the error of computing the lens (model folder, mismatch)
+  TT_S_LENS_CAPTION,       // what a cell shows
+  TT_S_LENS_EMBED,         // row label of block 0's input
+  TT_S_LENS_BLOCK_FMT,     // row label of block L's output: L
+  TT_S_LENS_FINAL,         // marks the last row: the model's own prediction
+  TT_S_COST_CAPTION_FMT,   // tokens, total GFLOP, the matrix products' share (%)
+  TT_S_COST_STEP,          // column heads of the cost table
+  TT_S_COST_FLOPS,
+  TT_S_COST_BYTES,
+  TT_S_COST_TIME,
+  TT_S_COST_INTENSITY,
+  TT_S_COST_NO_TIMES,  // the trace has no measured times
+  TT_S_COST_RULE,      // how FLOPs are counted
   TT_S_AXIS_TOKEN,
   TT_S_AXIS_QUERY,
   TT_S_AXIS_KEY,

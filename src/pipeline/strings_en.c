@@ -60,6 +60,26 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_COLLAPSE_B] = "B: x\xC2\xB7W + b, from x alone",
     [TT_S_COLLAPSE_MAX_FMT] =
         "largest difference |A \xE2\x88\x92 B| = %s (token %lld, column %lld) over all %d \xC3\x97 %d numbers",
+    [TT_S_LENS_TITLE] = "logit lens: the prediction layer by layer",
+    [TT_S_COST_TITLE] = "where the computation goes: one forward pass",
+    [TT_S_LENS_NO_MODEL_FMT] = "the lens computes from the model's ln_final and unembedding: %s",
+    [TT_S_LENS_CAPTION] =
+        "each stream through ln_final and the unembedding: its most probable next token and its "
+        "probability",
+    [TT_S_LENS_EMBED] = "embedding",
+    [TT_S_LENS_BLOCK_FMT] = "after block %d",
+    [TT_S_LENS_FINAL] = "= the model's prediction",
+    [TT_S_COST_CAPTION_FMT] = "%d tokens: %s GFLOP in all, %s%% in matrix products",
+    [TT_S_COST_STEP] = "step",
+    [TT_S_COST_FLOPS] = "FLOPs",
+    [TT_S_COST_BYTES] = "bytes read + written",
+    [TT_S_COST_TIME] = "measured time",
+    [TT_S_COST_INTENSITY] = "FLOPs per byte",
+    [TT_S_COST_NO_TIMES] = "no measured times in this trace (ttrace cost -o records them)",
+    [TT_S_COST_RULE] =
+        "a matrix product (M,K)\xC2\xB7(K,N) counts 2\xC2\xB7M\xC2\xB7N\xC2\xB7K FLOPs; "
+        "element-wise steps count the operations per element of docs/cost.md; bytes are float32 "
+        "inputs read once and outputs written once",
     [TT_S_AXIS_TOKEN] = "token",
     [TT_S_AXIS_QUERY] = "token (query: who looks)",
     [TT_S_AXIS_KEY] = "token (key: looked at)",
@@ -330,6 +350,7 @@ static const tt_key_row window_keys[] = {
     {"[ / ]", "previous / next head"},
     {"Tab", "heatmap \xE2\x86\x94 numeric table"},
     {"G / O", "all heads of the layer / layers \xC3\x97 heads"},
+    {"E / C", "logit lens (layers \xC3\x97 positions) / where the computation goes"},
     {"Space", "play / pause (a step every 3 seconds)"},
     {"S", "save a screenshot (the bottom line says where)"},
     {"P", "type a new prompt; Enter traces it"},

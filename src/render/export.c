@@ -27,6 +27,7 @@ tt_status tt_render_create(tt_render **out, tt_error *err) {
 void tt_render_destroy(tt_render *rc) {
   if (!rc) return;
   tt_ffn_collapse_free(&rc->collapse);
+  tt_lens_free(&rc->lens);
   tt_sdl_cache_destroy(rc->cache);
   tt_fonts_close(rc->fonts);
   free(rc);
@@ -41,6 +42,8 @@ void tt_render_set_extras(tt_render *rc, const tt_render_extras *ex) {
       .name = "wte", .dtype = TT_F32, .ndim = 2, .shape = {rc->ex.vocab, rc->ex.width}, .data = (void *)rc->ex.wte};
   tt_ffn_collapse_free(&rc->collapse);  // made from the previous trace or model
   rc->collapse_of = NULL;
+  tt_lens_free(&rc->lens);
+  rc->lens_of = NULL;
   tt_render_forget(rc);
 }
 

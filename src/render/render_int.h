@@ -6,6 +6,8 @@
 #include <SDL_ttf.h>
 
 #include "model/model.h"
+#include "cost/cost.h"
+#include "lens/lens.h"
 #include "render.h"
 
 typedef struct {
@@ -249,6 +251,8 @@ struct tt_render {
   int collapse_layer;
   char collapse_name[48];  // "collapse.blocks.L": what the SVG says its cells belong to
   tt_tensor collapse_view;
+  tt_lens lens;         // the lens view's lens, kept while it shows the same trace
+  const void *lens_of;  // data of the blocks.0.hook_resid_pre it was computed from (NULL: none)
   tt_scale_entry scales[TT_SCALE_CACHE];
   int next_scale;
 };
@@ -292,6 +296,8 @@ void tt_paint_kvcache(tt_paint *p, SDL_Rect r, int layer, int head);
 void tt_paint_gradnorm(tt_paint *p, SDL_Rect r);   // ‖∇‖ through the model (gradnorm.c)
 void tt_paint_frame(tt_paint *p, SDL_Rect r);      // navigator, explanation, view (frame.c)
 void tt_paint_inspector(tt_paint *p, SDL_Rect r);  // hovered and pinned cell (inspect.c)
+void tt_paint_lens(tt_paint *p, SDL_Rect r);       // painters/lens.c
+void tt_paint_cost(tt_paint *p, SDL_Rect r);       // painters/cost.c
 // The pinned cell's arithmetic for a gradient (inspect_grad.c): lines for the inspector to
 // draw, for grad.hook_logits, grad.*.attn.hook_attn_scores(_scaled) and grad.*.attn.hook_pattern;
 // the count (0: no arithmetic for this tensor).

@@ -219,6 +219,12 @@ static void paint_kind(tt_paint *p, SDL_Rect body, tt_view_kind kind, const tt_t
   case TT_VIEW_KVCACHE:
     tt_paint_kvcache(p, body, layer, st->head);
     break;
+  case TT_VIEW_LENS:
+    tt_paint_lens(p, body);
+    break;
+  case TT_VIEW_COST:
+    tt_paint_cost(p, body);
+    break;
   case TT_VIEW_COUNT:
     break;
   }
@@ -234,6 +240,12 @@ void tt_paint_view(tt_paint *p, SDL_Rect r) {
 
   view_heading h;
   heading_of(p, kind, t, layer, &h);
+  if (kind == TT_VIEW_LENS || kind == TT_VIEW_COST) {  // views of the whole pass, not of the step's hook
+    const char *prompt = tt_trace_meta(p->tr, "prompt");
+    snprintf(h.title, sizeof h.title, "%s", tt_str(st->lang, kind == TT_VIEW_LENS ? TT_S_LENS_TITLE : TT_S_COST_TITLE));
+    snprintf(h.sub, sizeof h.sub, "\xE2\x80\x9C%s\xE2\x80\x9D", prompt ? prompt : "");
+    h.shape[0] = 0;
+  }
   SDL_Rect body = paint_heading(p, r, &h);
   // Exports put the inspector beside the view; the window lays it over the side away from
   // the pinned cell, so the view does not move under the pointer when it opens.

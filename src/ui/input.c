@@ -233,7 +233,7 @@ static void toggle_grad(tt_ui *ui) {
   vs->pin_row = vs->pin_col = -1;
 }
 
-// Tab, g and o toggle the table, grid and overview views; d the theme, l the language;
+// Tab, g, o, e and c toggle the table, grid, overview, lens and cost views; d the theme, l the language;
 // F1 and ? the help, which Esc closes (else Esc drops the pin). false when c is none of these.
 static bool view_key(tt_ui *ui, SDL_Keycode c, bool shift) {
   tt_view_state *vs = &ui->vs;
@@ -247,6 +247,12 @@ static bool view_key(tt_ui *ui, SDL_Keycode c, bool shift) {
     return true;
   case SDLK_o:
     toggle_view(ui, TT_VIEW_OVERVIEW);
+    return true;
+  case SDLK_e:
+    toggle_view(ui, TT_VIEW_LENS);
+    return true;
+  case SDLK_c:
+    toggle_view(ui, TT_VIEW_COST);
     return true;
   case SDLK_F1:
     vs->show_help = !vs->show_help;

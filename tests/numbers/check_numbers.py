@@ -209,6 +209,20 @@ def add_pins(run):
                        ["--step", hook, "--view", "heatmap", "--pin", pin, "--head", "1", "--size", "1280x800"])
 
 
+def add_lens_cost(run, fixture):
+    """The lens view (en, ko) and the cost view, untimed and with the times `ttrace cost -o` records."""
+    weather = os.path.join(run.root, "lessons", "traces", "01-weather.safetensors")  # the default model's
+    for lang in ("en", "ko"):
+        run.render("lens-" + lang, weather, ["--view", "lens", "--lang", lang])
+        run.render("cost-" + lang, fixture, ["--view", "cost", "--lang", lang])
+    timed = os.path.join(run.out, "cost-timed.safetensors")
+    p = subprocess.run([run.ttrace, "cost", "--repeats", "2", "-o", timed, "I love my dog"], capture_output=True,
+                       text=True)
+    if p.returncode != 0:
+        raise SystemExit("check_numbers: ttrace cost -o failed: %s" % p.stderr)
+    run.render("cost-timed", timed, ["--view", "cost"])
+
+
 def add_demo(run, trace, tag):
     """Every step the demo shows: block steps for each layer (up to 4, else the first and
     the last), with the window's frame, and the softmax step's grid of heads."""
@@ -284,6 +298,7 @@ def main():
         if "golden" in only:
             add_golden(run, fixture)
             add_compare(run)
+            add_lens_cost(run, fixture)
         if "pins" in only:
             add_pins(run)
         if "demo" in only:

@@ -142,6 +142,55 @@ def mean_sd(row):
     return row.mean(), math.sqrt(max((row * row).mean() - row.mean() ** 2, 0.0))
 
 
+# ---- the lens and cost views: the independent lens of tests/lens, the count of tests/cost ---------
+def _sibling(name):
+    import importlib
+    import os
+    import sys
+    d = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", name)
+    if d not in sys.path:
+        sys.path.insert(0, d)
+    return importlib.import_module("check_" + name)
+
+
+_LENS = {}
+
+
+def lens_of(tr):
+    """{row: (hook, (T, V) logits)} of trace tr, with the model the trace names (or the default)."""
+    if tr.path not in _LENS:
+        import os
+        root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+        name = os.path.basename(tr.meta.get("model", "").rstrip("/")) or "tiny-classroom"
+        path = os.path.join(root, "assets", "models", name, "model.safetensors")
+        if not os.path.exists(path):
+            path = os.path.join(root, "assets", "models", "tiny-classroom", "model.safetensors")
+        w, _ = load(path)
+        w = {k[len("transformer."):] if k.startswith("transformer.") else k: v for k, v in w.items()}
+        _LENS[tr.path] = _sibling("lens").lens(tr.t, tr.meta, w)
+    return _LENS[tr.path]
+
+
+def si(v):
+    """As the cost view prints a count: three significant digits with k, M, G, T."""
+    units, u = ["", " k", " M", " G", " T"], 0
+    while v >= 999.5 and u < 4:
+        v, u = v / 1000, u + 1
+    return sn.fmt("%.3g" if u else "%.0f", v) + units[u]
+
+
+def cost_steps(tr):
+    """{step suffix: (FLOPs, bytes, seconds or None)} of the trace's pass, summed over layers."""
+    ops = _sibling("cost").count(tr.cfg, len(tr.tokens), 0, False)
+    secs = dict(kv.split("=") for kv in tr.meta["cost_seconds"].split(";")) if "cost_seconds" in tr.meta else {}
+    out = {}
+    for name, kind, flops, rd, wr in ops:
+        suf = name.split(".", 2)[2] if name.startswith("blocks.") else name
+        f, b, t = out.get(suf, (0, 0, 0))
+        out[suf] = (f + flops, b + rd + wr, t + float(secs[name]) if name in secs else None)
+    return out, ops
+
+
 # ---- the checker ------------------------------------------------------------------------------
 class Checker:
     def __init__(self, traces, vocab=None, name="", merges=None):
@@ -540,6 +589,66 @@ class Checker:
         nums = [int(x) for x in re.findall(r"\d+", t.s)]
         if nums and (nums[0] != int(t.scope["pos"]) or V not in nums):
             self.bad(t, "row %s of %d entries" % (t.scope["pos"], V))
+
+    # -- the logit lens
+    def _lens_top(self, t):
+        rows = lens_of(self.trace_of(t))
+        z = rows[int(t.note["row"])][1][int(t.note["pos"])]
+        e = np.exp(z - z.max())
+        return int(np.argmax(z)), float(e.max() / e.sum())
+
+    def k_lens_token(self, t):
+        i, _ = self._lens_top(t)
+        full = sn.token_display(self.vocab[i]) if self.vocab is not None else "id %d" % i
+        if not sn.fits(t.s, full):
+            self.bad(t, "the lens's top token is %r" % full)
+
+    def k_lens_p(self, t):
+        _, p = self._lens_top(t)
+        v = p * 100
+        f = (lambda x: sn.fmt("%.3f%%", x)) if v < 0.1 else (lambda x: sn.fmt("%.1f%%", x))
+        if not sn.matches(t.s, v, formatter=f, rel=1e-4):
+            self.bad(t, "the lens's top probability is %s" % f(v))
+
+    def k_lens_row(self, t):
+        r = int(t.note["row"])
+        nums = [int(x) for x in re.findall(r"\d+", t.s)]
+        if (r == 0 and nums) or (r > 0 and nums != [r - 1]):
+            self.bad(t, "row %d is block %d's output" % (r, r - 1))
+
+    # -- where the computation goes
+    def _cost(self, t):
+        steps, ops = cost_steps(self.trace_of(t))
+        return steps[t.note["step"]] if "step" in t.note else None, ops
+
+    def k_cost_flops(self, t):
+        (f, b, s), _ = self._cost(t)
+        if t.s != si(f):
+            self.bad(t, "FLOPs %s" % si(f))
+
+    def k_cost_bytes(self, t):
+        (f, b, s), _ = self._cost(t)
+        if t.s != si(b):
+            self.bad(t, "bytes %s" % si(b))
+
+    def k_cost_intensity(self, t):
+        (f, b, s), _ = self._cost(t)
+        if not sn.matches(t.s, f / b if b else 0, formatter=lambda x: sn.fmt("%.2f", x)):
+            self.bad(t, "FLOPs per byte %.2f" % (f / b))
+
+    def k_cost_time(self, t):
+        (f, b, s), _ = self._cost(t)
+        if s is None or not sn.matches(t.s.replace(" \u00b5s", ""), s * 1e6, formatter=lambda x: sn.fmt("%.1f", x),
+                                       rel=1e-6):
+            self.bad(t, "time %s" % (None if s is None else "%.1f us" % (s * 1e6)))
+
+    def k_cost_caption(self, t):
+        _, ops = self._cost(t)
+        flops = sum(o[2] for o in ops)
+        mm = sum(o[2] for o in ops if o[1] == "matmul")
+        want = [sn.fmt("%d", len(self.trace_of(t).tokens)), sn.fmt("%.4f", flops / 1e9), sn.fmt("%.1f", 100 * mm / flops)]
+        if re.findall(r"[\d.]+", t.s) != want:
+            self.bad(t, "caption numbers %s" % want)
 
     # -- the pinned cell's arithmetic, from the trace's Q and K
     def _pin(self, t):
