@@ -32,7 +32,10 @@ static void test_colormaps(void **state) {
   tt_rgba a = tt_cmap_viridis(0), b = tt_cmap_viridis(1), m = tt_cmap_viridis(0.5f);
   assert_int_equal(a.r, 0x44), assert_int_equal(a.g, 0x01), assert_int_equal(a.b, 0x54);
   assert_int_equal(b.r, 0xfd), assert_int_equal(b.g, 0xe7), assert_int_equal(b.b, 0x25);
-  assert_int_equal(m.r, 0x21), assert_int_equal(m.g, 0x91), assert_int_equal(m.b, 0x8c);
+  // Entry 128 of matplotlib's 256 (0.127568, 0.566949, 0.550556), not a blend of 11 stops.
+  assert_int_equal(m.r, 33), assert_int_equal(m.g, 145), assert_int_equal(m.b, 140);
+  tt_rgba q = tt_cmap_viridis(0.25f);  // entry 64: (0.229739, 0.322361, 0.545706)
+  assert_int_equal(q.r, 59), assert_int_equal(q.g, 82), assert_int_equal(q.b, 139);
   tt_rgba w = tt_cmap_diverging(0), lo = tt_cmap_diverging(-1), hi = tt_cmap_diverging(1);
   assert_true(w.r > 240 && w.g > 240 && w.b > 240);  // white at zero
   assert_true(lo.b > lo.r);                          // blue for negative

@@ -65,8 +65,9 @@ static void slider(tt_paint *p, SDL_Rect r, int sy, float tau) {
   tt_draw_text(cv, slx + slw / 2, sy + type.line, "1", type.small, TT_FONT_SANS, pal->dim, TT_ALIGN_CENTER);
   tt_note(cv, "fixed");
   tt_draw_text(cv, slx + slw, sy + type.line, "10", type.small, TT_FONT_SANS, pal->dim, TT_ALIGN_CENTER);
-  tt_draw_text(cv, slx + slw + u * 2, sy, tt_str(st->lang, TT_S_BARS_KEYS), type.small, TT_FONT_SANS, pal->dim,
-               TT_ALIGN_LEFT);
+  if (!st->figure)
+    tt_draw_text(cv, slx + slw + u * 2, sy, tt_str(st->lang, TT_S_BARS_KEYS), type.small, TT_FONT_SANS, pal->dim,
+                 TT_ALIGN_LEFT);
 }
 
 // One bar: the token, its id, the bar and the probability.

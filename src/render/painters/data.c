@@ -168,6 +168,17 @@ static int cmp_float(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+int tt_scale_quantity(const char *hook) {
+  if (!hook) return TT_S_QTY_ACTIVATION;
+  if (strncmp(hook, "grad.", 5) != 0) {
+    if (ends_with(hook, "hook_pattern")) return TT_S_QTY_ATTENTION;
+    if (ends_with(hook, "hook_probs")) return TT_S_QTY_PROBABILITY;
+    if (strstr(hook, "hook_attn_scores")) return TT_S_QTY_SCORE;
+    if (ends_with(hook, "hook_logits")) return TT_S_QTY_LOGIT;
+  }
+  return TT_S_QTY_ACTIVATION;
+}
+
 void tt_scale_of(const tt_tensor *t, const char *hook, tt_scale *s) {
   memset(s, 0, sizeof *s);
   int64_t n = tt_tensor_numel(t);
@@ -184,6 +195,7 @@ void tt_scale_of(const tt_tensor *t, const char *hook, tt_scale *s) {
     if (v > hi) hi = v;
   }
   if (lo > hi) lo = hi = 0;
+  s->qty = tt_scale_quantity(hook);
   bool probs = hook && (ends_with(hook, "hook_pattern") || ends_with(hook, "hook_probs"));
   if (probs || lo >= 0) {
     s->diverging = false;

@@ -133,7 +133,7 @@ void tt_paint_logits(tt_paint *p, SDL_Rect r, const tt_tensor *t) {
   tt_scale_get(p, t, t->name, &s);
   int u = p->unit;
   const tt_type type = tt_type_for(u);
-  int legend_w = u * 6;
+  int legend_w = tt_legend_width(p, &s);
   char buf[160];
   int row_w = 0;
   for (int i = 0; i < m.rows && i < 256; i++) {
