@@ -208,6 +208,15 @@ const char *tt_hook_suffix(const char *name);
 bool tt_mat_of(const tt_trace *tr, const tt_tensor *t, int head, tt_mat *m);
 // Label of index i along an axis ('T': "3 nice", 'V': the token text when known).
 const char *tt_axis_label(const tt_trace *tr, const tt_render_extras *ex, int axis, int i, char *buf, size_t len);
+// The prompt's tokens as text (token_text.c): token i's bytes (its string unescaped);
+// its label, a piece of a character written with its bytes and the character they spell
+// ("␣‹EB:먹›", tokenizer.h tt_bytes_label); a next-token candidate (a display string of the
+// tokenizer) after the prompt up to token pos (-1: no context); whether token i begins
+// inside a character that token i − 1 began.
+size_t tt_token_bytes(const tt_trace *tr, int i, char *buf, size_t cap);
+const char *tt_token_label(const tt_trace *tr, int i, char *buf, size_t len);
+const char *tt_candidate_label(const tt_trace *tr, int pos, const char *display, char *buf, size_t len);
+bool tt_token_splits_before(const tt_trace *tr, int i);
 // A token as displayed: a leading space as "␣", newlines as "↵".
 const char *tt_token_display(const char *tok, char *buf, size_t len);
 
