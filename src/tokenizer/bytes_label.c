@@ -53,9 +53,10 @@ static void put_char(out_buf *o, const char *s, int k, uint32_t cp) {
     put(o, s, (size_t)k);
 }
 
-static void put_cp(out_buf *o, uint32_t cp) {
-  char u[5];
+// The UTF-8 encoding of a code point (not a surrogate, at most U+10FFFF); its length.
+static int encode(uint32_t cp, char u[4]) {
   int n = 0;
+  if (cp < 0x80) return u[0] = (char)cp, 1;
   if (cp < 0x800)
     u[n++] = (char)(0xC0 | cp >> 6);
   else if (cp < 0x10000)
@@ -64,21 +65,28 @@ static void put_cp(out_buf *o, uint32_t cp) {
     u[n++] = (char)(0xF0 | cp >> 18), u[n++] = (char)(0x80 | ((cp >> 12) & 0x3F)),
     u[n++] = (char)(0x80 | ((cp >> 6) & 0x3F));
   u[n++] = (char)(0x80 | (cp & 0x3F));
-  put(o, u, (size_t)n);
+  return n;
 }
 
-// The characters a lead byte and k − 1 continuation bytes may begin: the lowest and the
-// highest completion. False when no character begins so.
+static void put_cp(out_buf *o, uint32_t cp) {
+  char u[4];
+  put(o, u, (size_t)encode(cp, u));
+}
+
+// The characters k bytes b (a lead byte and continuation bytes) may begin: the lowest and
+// the highest code point whose encoding starts with them, among those the lead allows.
 static bool completions(const unsigned char *b, int k, int len, uint32_t *lo, uint32_t *hi) {
-  char a[4], z[4];
-  for (int i = 0; i < len; i++) {
-    a[i] = (char)(i < k ? b[i] : 0x80);
-    z[i] = (char)(i < k ? b[i] : 0xBF);
+  int shift = len == 2 ? 6 : len == 3 ? 12 : 18;
+  uint32_t mask = len == 2 ? 0x1F : len == 3 ? 0x0F : 0x07, base = (b[0] & mask) << shift;
+  bool any = false;
+  for (uint32_t cp = base; cp < base + (1u << shift) && cp < 0x110000; cp++) {
+    char u[4];
+    if ((cp >= 0xD800 && cp < 0xE000) || encode(cp, u) != len || memcmp(u, b, (size_t)k) != 0) continue;
+    if (!any) *lo = cp;
+    *hi = cp;
+    any = true;
   }
-  // The lowest and highest continuations may be overlong or surrogates: step inwards.
-  for (int s = 0; s < 64 && tt_utf8_decode(a, (size_t)len, lo) != len; s++) a[len - 1]++;
-  for (int s = 0; s < 64 && tt_utf8_decode(z, (size_t)len, hi) != len; s++) z[len - 1]--;
-  return tt_utf8_decode(a, (size_t)len, lo) == len && tt_utf8_decode(z, (size_t)len, hi) == len && *lo <= *hi;
+  return any;
 }
 
 static bool hangul(uint32_t cp) {
@@ -89,7 +97,7 @@ static bool hangul(uint32_t cp) {
 // bytes, or 0 when ctx does not hold its start).
 static void put_part(out_buf *o, const unsigned char *ctx, size_t n_ctx, size_t start, int len, size_t from,
                      size_t to) {
-  char hex[8];
+  char hex[16];
   put_s(o, "\xE2\x80\xB9");  // ‹
   for (size_t i = from; i < to; i++) {
     snprintf(hex, sizeof hex, i > from ? " %02X" : "%02X", ctx[i]);
@@ -153,11 +161,15 @@ const char *tt_bytes_label(const char *before, size_t nb, const char *s, size_t 
       j += (size_t)len;
       continue;
     }
-    // Part of a character: from j to where the character (or the token) ends.
-    size_t to = len > 0 ? st + (size_t)len : j + 1;
-    if (to > end) to = end;
-    if (len > 0 && st + (size_t)len <= n_ctx && tt_utf8_decode((const char *)ctx + st, (size_t)len, &cp) != len)
-      len = 0, to = j + 1;  // not a valid character after all: one byte alone
+    // Part of a character. Its bytes run from its lead at st over continuation bytes to e:
+    // complete (e = st + len, a valid character), cut off where the known bytes end (a
+    // candidate's last bytes), or not a character at all (one byte alone).
+    size_t e = st + 1;
+    while (len > 0 && e < n_ctx && e < st + (size_t)len && continuation(ctx[e])) e++;
+    bool whole = len > 0 && e == st + (size_t)len && tt_utf8_decode((const char *)ctx + st, (size_t)len, &cp) == len;
+    bool cut = len > 0 && e == n_ctx && e < st + (size_t)len;
+    if (!whole && !cut) len = 0;
+    size_t to = len > 0 ? (e < end ? e : end) : j + 1;
     put_part(&o, ctx, n_ctx, st, len, j, to);
     j = to;
   }

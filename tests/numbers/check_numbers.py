@@ -59,15 +59,25 @@ def load_vocab(path):
     return out
 
 
+def load_vocab_bytes(path):
+    """id -> the token's bytes, from a GPT-2 vocab.json (byte-level symbols decoded)."""
+    with open(path, encoding="utf-8") as f:
+        enc = json.load(f)
+    dec = bytes_to_unicode()
+    out = [None] * (max(enc.values()) + 1)
+    for s, i in enc.items():
+        out[i] = bytes(dec[c] for c in s)
+    return out
+
+
 def load_merges(path, vocab_dec):
-    """rank -> (left, right) as the views show them (a leading space as ␣)."""
+    """rank -> (left, right) as bytes."""
     out = []
     for line in open(path, encoding="utf-8").read().splitlines()[1:]:
         if not line:
             continue
         a, b = line.split(" ")
-        out.append(tuple(checks.sn.token_display(bytes(vocab_dec[c] for c in x).decode("utf-8", errors="tt_hex"))
-                         for x in (a, b)))
+        out.append(tuple(bytes(vocab_dec[c] for c in x) for x in (a, b)))
     return out
 
 
@@ -88,6 +98,7 @@ class Run:
         self.ttrace, self.root, self.out = ttrace, root, out
         self.jobs = []  # (name, argv, svg, traces)
         self.vocab = load_vocab(os.path.join(root, "assets", "tokenizer", "vocab.json"))
+        checks.VOCAB_BYTES = load_vocab_bytes(os.path.join(root, "assets", "tokenizer", "vocab.json"))
         self.merges = load_merges(os.path.join(root, "assets", "tokenizer", "merges.txt"), bytes_to_unicode())
         self.traces = {}
 
@@ -164,6 +175,25 @@ def add_golden(run, fixture):
         run.render("golden-" + name, fixture, args)
 
 
+def add_korean(run):
+    """A Korean prompt, whose syllables GPT-2 splits across byte tokens: every label, bracket,
+    candidate and merge is checked against the ids decoded here."""
+    ko = os.path.join(run.out, "korean.safetensors")
+    p = subprocess.run([run.ttrace, "trace", "--record", "tokens", "--record", "blocks.0.*", "--record", "hook_logits",
+                        "-o", ko, "나는 사과를 먹었다. 오늘 날씨가 좋다 \U0001F600"], capture_output=True, text=True)
+    if p.returncode != 0:
+        raise SystemExit("check_numbers: ttrace trace of the Korean prompt failed: " + p.stderr)
+    for name, args in (("tokens", ["--step", "tokens"]),
+                       ("tokens-small", ["--step", "tokens", "--size", "900x500"]),
+                       ("pattern", ["--step", "blocks.0.attn.hook_pattern"]),
+                       ("pattern-table", ["--step", "blocks.0.attn.hook_pattern", "--view", "table"]),
+                       ("bars-last", ["--step", "hook_logits", "--view", "bars", "--top", "40"]),
+                       ("bars-mid", ["--step", "hook_logits", "--view", "bars", "--position", "1"]),
+                       ("logits", ["--step", "hook_logits"]),
+                       ("resid", ["--step", "blocks.0.hook_resid_post", "--lang", "ko"])):
+        run.render("korean-" + name, ko, args)
+
+
 def add_compare(run):
     """Two traces side by side: each side labelled with its own tokens (lessons 3, 8, 12)."""
     lt = os.path.join(run.root, "lessons", "traces")
@@ -227,6 +257,7 @@ def main():
         if "golden" in only:
             add_golden(run, fixture)
             add_compare(run)
+            add_korean(run)
         if "demo" in only:
             add_demo(run, fixture, "fixture")
             add_demo(run, os.path.join(root, "lessons", "traces", "01-weather.safetensors"), "weather")

@@ -154,7 +154,7 @@ void tt_paint_bars(tt_paint *p, SDL_Rect r) {
   bars(p, r, sy + u * 4, &c, tau, pos);
   if (st->top_k > K) {  // asked for more than the view draws: said, not dropped silently
     snprintf(line, sizeof line, tt_str(st->lang, TT_S_BARS_MORE_FMT), st->top_k - K);
-    tt_note(cv, "bars_more k=%d", K);
+    tt_note(cv, "bars_more k=%d asked=%d", K, st->top_k);
     tt_draw_text(cv, r.x, r.y + r.h - type.line * 2, line, type.label, TT_FONT_SANS, pal->fg, TT_ALIGN_LEFT);
   }
   snprintf(line, sizeof line, tt_str(st->lang, TT_S_BARS_FOOT_FMT), pos, lg ? "hook_logits" : "hook_probs", c.nk, V);

@@ -132,6 +132,7 @@ void tt_paint_tokens(tt_paint *p, SDL_Rect r) {
   bool split = false;
   for (int k = 1; k < T && !split; k++) split = tt_token_splits_before(p->tr, k);
   if (split && y + u * 2 < r.y + r.h) {  // how a piece of a character is written
+    tt_note(cv, "fixed");
     tt_draw_text(cv, r.x, y - u / 2, tt_str(p->st->lang, TT_S_BYTES_NOTE), type.label, TT_FONT_SANS, pal->dim,
                  TT_ALIGN_LEFT);
     y += u * 3 / 2;
