@@ -166,7 +166,8 @@ static int cmp_float(const void *a, const void *b) {
 
 int tt_scale_quantity(const char *hook) {
   if (!hook) return TT_S_QTY_ACTIVATION;
-  if (strncmp(hook, "grad.", 5) != 0) {
+  if (strncmp(hook, "grad.", 5) == 0) return 0;  // a gradient's legend says ∂L/∂x itself
+  {
     if (ends_with(hook, "hook_pattern")) return TT_S_QTY_ATTENTION;
     if (ends_with(hook, "hook_probs")) return TT_S_QTY_PROBABILITY;
     if (strstr(hook, "hook_attn_scores")) return TT_S_QTY_SCORE;
@@ -192,8 +193,9 @@ void tt_scale_of(const tt_tensor *t, const char *hook, tt_scale *s) {
   }
   if (lo > hi) lo = hi = 0;
   s->qty = tt_scale_quantity(hook);
-  bool probs = hook && (ends_with(hook, "hook_pattern") || ends_with(hook, "hook_probs"));
-  if (probs || lo >= 0) {
+  s->gradient = hook && strncmp(hook, "grad.", 5) == 0;
+  bool probs = hook && !s->gradient && (ends_with(hook, "hook_pattern") || ends_with(hook, "hook_probs"));
+  if (!s->gradient && (probs || lo >= 0)) {
     s->diverging = false;
     s->lo = 0;
     s->hi = ends_with(hook ? hook : "", "hook_pattern") ? 1.0f : (hi > 0 ? hi : 1);

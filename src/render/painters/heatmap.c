@@ -325,11 +325,11 @@ static void legend_bar(tt_paint *p, SDL_Rect bar, const tt_scale *s) {
 }
 
 // The masked swatch under the bar.
-static void legend_masked(tt_paint *p, SDL_Rect r, SDL_Rect bar, int px) {
+static void legend_masked(tt_paint *p, SDL_Rect r, int y, int px) {
   tt_canvas *cv = p->cv;
   const tt_palette *pal = p->pal;
   int u = p->unit;
-  SDL_Rect sw = {r.x, bar.y + bar.h + u, u * 2, u * 2};
+  SDL_Rect sw = {r.x, y + u, u * 2, u * 2};
   tt_rgba one = pal->masked;
   uint8_t m = 1;
   tt_cells mc = {.rows = 1,
@@ -354,7 +354,8 @@ void tt_paint_legend(tt_paint *p, SDL_Rect r, const tt_scale *s) {
   int px = type.label;
   int bar_w = u;
   int mask_h = s->has_masked ? u * 4 : 0;
-  SDL_Rect bar = {r.x, r.y + px / 2, bar_w, r.h - px - mask_h};
+  int grad_h = s->gradient ? px * 3 : 0;  // two lines under the bar: "∂L/∂x", "gradient"
+  SDL_Rect bar = {r.x, r.y + px / 2, bar_w, r.h - px - mask_h - grad_h};
   if (bar.h < u * 3) return;
   legend_bar(p, bar, s);
   tt_draw_rect(cv, bar.x - 1, bar.y - 1, bar.w + 2, bar.h + 2, pal->dim);
@@ -382,7 +383,15 @@ void tt_paint_legend(tt_paint *p, SDL_Rect r, const tt_scale *s) {
     tt_note(cv, "legend_title");
     cv->text(cv, x, bar.y + (bar.h - w) / 2, fit, px, TT_FONT_SANS, pal->dim, true);
   }
-  if (s->has_masked) legend_masked(p, r, bar, px);
+  if (s->gradient) {
+    int y = bar.y + bar.h + px;
+    tt_note(cv, "legend_gradient");
+    tt_draw_text(cv, r.x, y, "\xE2\x88\x82L/\xE2\x88\x82x", px, TT_FONT_BOLD, pal->fg, TT_ALIGN_LEFT);
+    tt_note(cv, "legend_gradient");
+    tt_draw_text(cv, r.x, y + px * 5 / 4, tt_str(p->st->lang, TT_S_LEGEND_GRADIENT), px, TT_FONT_SANS, pal->dim,
+                 TT_ALIGN_LEFT);
+  }
+  if (s->has_masked) legend_masked(p, r, bar.y + bar.h + grad_h, px);
 }
 
 int tt_paint_title(tt_paint *p, SDL_Rect r, const char *title, const char *subtitle) {
