@@ -42,7 +42,7 @@ typedef struct {
   // (key, value) pairs, UTF-8, keys of 1 to 79 printable ASCII characters.
   const char *const (*provenance)[2];
   int n_provenance;
-  bool grad;                // show each step's gradient grad.<hook> where the trace holds it
+  bool grad;  // show each step's gradient grad.<hook> where the trace holds it
 } tt_view_state;
 
 void tt_view_state_init(tt_view_state *st);

@@ -229,7 +229,7 @@ typedef struct {
   float lo, hi;
   bool clipped;
   bool has_masked;
-  int qty;  // what the values are: a TT_S_QTY_* string for the legend (0: none)
+  int qty;        // what the values are: a TT_S_QTY_* string for the legend (0: none)
   bool gradient;  // the tensor is a gradient ∂L/∂x (a "grad." name)
 } tt_scale;
 void tt_scale_of(const tt_tensor *t, const char *hook, tt_scale *s);

@@ -192,6 +192,16 @@ def add_korean(run):
                        ("logits", ["--step", "hook_logits"]),
                        ("resid", ["--step", "blocks.0.hook_resid_post", "--lang", "ko"])):
         run.render("korean-" + name, ko, args)
+    # A prompt longer than a view holds: what is left out is said ("… N more").
+    long_ = os.path.join(run.out, "long.safetensors")
+    p = subprocess.run([run.ttrace, "trace", "--record", "tokens", "--record", "hook_logits", "-o", long_,
+                        " ".join(["The weather is nice today and the cat sat on the mat."] * 9)],
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        raise SystemExit("check_numbers: ttrace trace of the long prompt failed: " + p.stderr)
+    for name, args in (("tokens", ["--step", "tokens"]), ("logits", ["--step", "hook_logits", "--size", "1200x700"]),
+                       ("bars", ["--step", "hook_logits", "--view", "bars", "--top", "35"])):
+        run.render("long-" + name, long_, args)
 
 
 def add_compare(run):

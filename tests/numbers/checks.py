@@ -753,6 +753,9 @@ class Checker:
     # -- tokens, merges, heads, layers
     def k_prompt(self, t):
         p = self.trace_of(t).prompt
+        line = t.s.split("\u201c", 1)[-1] if "\u201c" in t.s else t.s  # one line of a wrapped prompt
+        if line.strip() and line.strip() in p + "\u201d":
+            return
         if ("\u201c%s\u201d" % p) not in t.s and "\u2026" not in t.s and p not in t.s:
             self.bad(t, "the prompt is %r" % p)
 
@@ -797,6 +800,15 @@ class Checker:
         T, shown = len(self.trace_of(t).tokens), int(t.note["shown"])
         if [int(x) for x in re.findall(r"\d+", t.s)] != [T - shown, shown]:
             self.bad(t, "%d tokens from %d are not shown" % (T - shown, shown))
+
+    def k_rows_more(self, t):
+        shown, rows = int(t.note["shown"]), int(t.note["rows"])
+        hook = t.scope.get("hook")
+        a = self.tensor(t, hook) if hook else None
+        if a is not None and a.shape[0] != rows:
+            self.bad(t, "%s has %d rows" % (hook, a.shape[0]))
+        if [int(x) for x in re.findall(r"\d+", t.s)] != [rows - shown]:
+            self.bad(t, "%d rows not shown" % (rows - shown))
 
     def k_bars_more(self, t):
         k, asked = int(t.note["k"]), int(t.note["asked"])
@@ -885,7 +897,8 @@ class Checker:
             hook = vocab_cells[0].scope["hook"]
             rows = {int(t.note["r"]) for t in texts if t.kind == "top_value" and t.note.get("rank") == "0"}
             T = tr.get(hook).shape[0]
-            if rows != set(range(T)) and T <= 24:
+            more = [int(x.note["shown"]) for x in texts if x.kind == "rows_more"]
+            if rows != set(range(more[0] if more else T)):  # every row, or the first ones and "… N more rows"
                 self.fail.append("%s: %s shows the largest value of rows %s only, of %d rows" %
                                  (self.name, hook, sorted(rows), T))
         for t in getattr(self, "shapes", []):

@@ -198,6 +198,33 @@ with tempfile.TemporaryDirectory() as tmp:
     check(r.returncode == 0 and svg_meta(cmp).get("ttrace:compare-fnv1a64") == fnv1a64(fixture),
           "--compare to SVG records B: %s" % r.stderr)
 
+    # Axis labels of 17+ tokens: thinned or rotated, never overlapping (boxes from the SVG).
+    ko = os.path.join(tmp, "ko.safetensors")
+    p = subprocess.run([ttrace, "trace", "--record", "tokens", "--record", "blocks.0.attn.hook_pattern", "-o", ko,
+                        "\ub098\ub294 \uc0ac\uacfc\ub97c \uba39\uc5c8\ub2e4. \uc624\ub298 \ub0a0\uc528\uac00 \uc88b\ub2e4"],
+                       capture_output=True, text=True)
+    check(p.returncode == 0, "trace the Korean prompt: %s" % p.stderr)
+    for size in ("1600x1000", "900x600", "3000x1800"):
+        out = os.path.join(tmp, "ko.svg")
+        r = run(ko, "--step", "blocks.0.attn.hook_pattern", "--size", size, "-o", out)
+        root = ET.parse(out).getroot() if r.returncode == 0 else None
+        boxes = {"row": [], "col": []}
+        for t in (root.iter(SVG + "text") if root is not None else []):
+            note = t.get("data-tt") or ""
+            if not note.startswith("label axis=T"):
+                continue
+            x, y, w, fs = (float(t.get(k)) for k in ("x", "y", "textLength", "font-size"))
+            if t.get("transform"):  # reads upwards from (x, y)
+                box = (x - fs * 0.8, y - w, x + fs * 0.25, y)
+            else:
+                box = (x, y - fs * 0.8, x + w, y + fs * 0.25)
+            boxes["row" if "dir=row" in note else "col"].append(box)
+        for d, bs in boxes.items():
+            check(len(bs) >= 5, "%s: %s labels drawn (%d)" % (size, d, len(bs)))
+            clash = [(a, b) for i, a in enumerate(bs) for b in bs[i + 1:]
+                     if a[0] < b[2] - 0.5 and b[0] < a[2] - 0.5 and a[1] < b[3] - 0.5 and b[1] < a[3] - 0.5]
+            check(not clash, "%s: %s labels overlap: %s" % (size, d, clash[:1]))
+
     # Refusals: one line, an exit code, nothing written.
     shutil.move(tr, tr + ".moved")
     out = os.path.join(tmp, "never.png")

@@ -40,6 +40,12 @@ static void test_colormaps(void **state) {
   assert_true(w.r > 240 && w.g > 240 && w.b > 240);  // white at zero
   assert_true(lo.b > lo.r);                          // blue for negative
   assert_true(hi.r > hi.b);                          // red for positive
+  // On the dark theme, zero (white on the diverging map) and the lowest viridis colour stand
+  // apart from the background.
+  const tt_palette *dk = tt_palette_for(TT_THEME_DARK);
+  tt_rgba zd = tt_cmap_diverging(0);
+  assert_true(abs(zd.r - dk->bg.r) + abs(zd.g - dk->bg.g) + abs(zd.b - dk->bg.b) > 300);
+  assert_true(abs(a.r - dk->bg.r) + abs(a.g - dk->bg.g) + abs(a.b - dk->bg.b) > 60);
   // Out of range and NaN clamp instead of reading outside the table.
   tt_rgba c = tt_cmap_viridis(NAN), d = tt_cmap_diverging(7);
   assert_int_equal(c.r, a.r);
