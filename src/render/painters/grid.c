@@ -30,9 +30,22 @@ void tt_paint_grid(tt_paint *p, SDL_Rect r, const tt_tensor *t) {
   tt_scale sc;
   tt_scale_get(p, t, t->name, &sc);
   int legend_w = tt_legend_width(p, &sc) + u;
-  SDL_Rect area = {r.x, r.y, r.w - legend_w, r.h - u * 2};
   tt_mat m0;
   tt_mat_of(p->tr, t, 0, &m0);
+  // Token labels left of the first column of panels and under the last row.
+  int lab_px = type.small, row_w = 0, col_h = 0;
+  if (m0.row_axis == 'T' && m0.col_axis == 'T') {
+    char lb[160];
+    for (int i = 0; i < m0.rows && i < 256; i++) {
+      int w = tt_text_width(cv->fonts, tt_axis_label(p->tr, p->ex, 'T', i, lb, sizeof lb), lab_px, TT_FONT_SANS);
+      if (w > row_w) row_w = w;
+    }
+    if (m0.rows > 24) row_w += tt_text_width(cv->fonts, "000 ", lab_px, TT_FONT_SANS);
+    if (row_w > r.w / 6) row_w = r.w / 6;
+    col_h = row_w + lab_px / 2 < r.h / 5 ? row_w + lab_px / 2 : r.h / 5;
+    row_w += lab_px / 2;
+  }
+  SDL_Rect area = {r.x + row_w, r.y, r.w - legend_w - row_w, r.h - u * 2 - col_h};
   float aspect = m0.rows > 0 ? fminf(fmaxf((float)m0.cols / (float)m0.rows, 0.1f), 10.0f) : 1.0f;
   int label = type.label;
   int cols = grid_cols(H, area.w, area.h - label * 2, aspect);
@@ -56,7 +69,10 @@ void tt_paint_grid(tt_paint *p, SDL_Rect r, const tt_tensor *t) {
     tt_mat_of(p->tr, t, h, &m);
     SDL_Rect dst = {x, y + label * 3 / 2, (int)((float)side * aspect), side};
     tt_cells_opts o = {.vis_rows = m.rows, .vis_cols = m.cols, .numbers = false, .layer = p->st->layer, .head = h};
-    tt_paint_cells(p, dst, &m, &sc, &o);
+    int pi = tt_paint_cells(p, dst, &m, &sc, &o);
+    bool last_row = h + cols >= H;  // nothing under this panel
+    if (pi >= 0 && (row_w > 0 || col_h > 0))
+      tt_paint_axis_labels(p, &p->lay->panels[pi], &m, lab_px, gx == 0 ? row_w - lab_px / 2 : 0, last_row ? col_h : 0);
     tt_draw_frame(cv, dst.x - 1, dst.y - 1, dst.w + 2, dst.h + 2, cur ? p->pal->accent : p->pal->dim, cur ? 3 : 1);
   }
   // The legend right beside the panels.
