@@ -1,6 +1,7 @@
 """ttrace tokenize from the outside: output formats, standard input, errors and exit codes.
 usage: test_cli.py TTRACE FIXTURE MERGES"""
 import json
+import os
 import re
 import subprocess
 import sys
@@ -62,24 +63,9 @@ def byte_table():
 
 
 BYTE_OF = byte_table()
-
-
-def label_bytes(label):
-    """The bytes a label stands for; the character after ':' must hold them."""
-    out, i = b"", 0
-    while i < len(label):
-        if label[i] == "\u2039":
-            j = label.index("\u203a", i)
-            hexes, _, char = label[i + 1:j].partition(":")
-            part = bytes(int(h, 16) for h in hexes.split())
-            if char and "\u2026" not in char and part not in char.encode("utf-8"):
-                raise ValueError("%r is not part of %r" % (part, char))
-            out += part
-            i = j + 1
-        else:
-            out += {"\u2423": b" ", "\u21b5": b"\n", "\u21e5": b"\t"}.get(label[i], label[i].encode("utf-8"))
-            i += 1
-    return out
+# The labels read back to bytes as the number check reads them (tests/numbers/svgnum.py).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "numbers"))
+from svgnum import label_bytes  # noqa: E402
 
 
 lines = open(merges_path, encoding="utf-8").read().split("\n")
