@@ -187,6 +187,20 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_KNOB_BASELINE] = "baseline",
     [TT_S_KNOB_ON] = "on",
     [TT_S_KNOB_OFF] = "off",
+    [TT_S_QTY_ATTENTION] = "attention weight (probability)",
+    [TT_S_QTY_PROBABILITY] = "probability",
+    [TT_S_QTY_SCORE] = "score (logit units)",
+    [TT_S_QTY_LOGIT] = "logit (unnormalised log-probability)",
+    [TT_S_QTY_DIFFERENCE] = "difference a \xE2\x88\x92 b (units of the tensor)",
+    [TT_S_QTY_ACTIVATION] = "value (model units)",
+    [TT_S_ALL_HEADS] = "all heads",
+    [TT_S_ALL_LAYERS_HEADS] = "every layer \xC3\x97 head",
+    [TT_S_TOKENS_MORE_FMT] = "\xE2\x80\xA6 %d more tokens (%d and after) not shown",
+    [TT_S_BARS_MORE_FMT] = "\xE2\x80\xA6 %d more candidates not shown",
+    [TT_S_ROWS_MORE_FMT] = "\xE2\x80\xA6 %d more rows not shown",
+    [TT_S_BYTES_NOTE] =
+        "\xE2\x80\xB9"
+        "EB 82:\xEB\x82\x98\xE2\x80\xBA = bytes EB 82 of \xEB\x82\x98 (a character split across tokens)",
     // gradients
     [TT_S_LEGEND_GRADIENT] = "gradient",
     [TT_S_STATUS_NO_GRAD] = "this trace has no gradients: trace it with --grad (ttrace trace --grad)",

@@ -179,6 +179,20 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_KNOB_BASELINE] = "원래 모델",
     [TT_S_KNOB_ON] = "켜짐",
     [TT_S_KNOB_OFF] = "꺼짐",
+    [TT_S_QTY_ATTENTION] = "어텐션 가중치 (확률)",
+    [TT_S_QTY_PROBABILITY] = "확률",
+    [TT_S_QTY_SCORE] = "점수 (로짓 단위)",
+    [TT_S_QTY_LOGIT] = "로짓 (정규화 전 로그 확률)",
+    [TT_S_QTY_DIFFERENCE] = "차이 a \xE2\x88\x92 b (텐서의 단위)",
+    [TT_S_QTY_ACTIVATION] = "값 (모델 단위)",
+    [TT_S_ALL_HEADS] = "모든 헤드",
+    [TT_S_ALL_LAYERS_HEADS] = "모든 블록 \xC3\x97 헤드",
+    [TT_S_TOKENS_MORE_FMT] = "\xE2\x80\xA6 토큰 %d개 더 (%d번부터) 생략",
+    [TT_S_BARS_MORE_FMT] = "\xE2\x80\xA6 후보 %d개 더 생략",
+    [TT_S_ROWS_MORE_FMT] = "\xE2\x80\xA6 행 %d개 더 생략",
+    [TT_S_BYTES_NOTE] =
+        "\xE2\x80\xB9"
+        "EB 82:\xEB\x82\x98\xE2\x80\xBA = \xEB\x82\x98의 바이트 EB 82 (여러 토큰에 나뉜 글자)",
     // gradients
     [TT_S_LEGEND_GRADIENT] = "기울기",
     [TT_S_STATUS_NO_GRAD] = "이 트레이스에는 기울기가 없습니다: --grad로 트레이스하세요 (ttrace trace --grad)",

@@ -85,6 +85,9 @@ struct tt_canvas {
   bool (*cells_cached)(tt_canvas *cv, uint64_t key, SDL_Rect dst);
   void (*cells)(tt_canvas *cv, uint64_t key, const tt_cells *cells, SDL_Rect dst);
   void (*clip)(tt_canvas *cv, const SDL_Rect *r);  // NULL: no clipping
+  // A continuous vertical colour ramp through n colours, the first at the top (NULL: the
+  // backend has none; draw cells instead).
+  void (*vgradient)(tt_canvas *cv, SDL_Rect r, const tt_rgba *colours, int n);
   int max_cells;  // how many cells per axis a cell image may have (SVG keeps files small)
   tt_fonts *fonts;
   void *impl;
@@ -117,11 +120,20 @@ typedef struct {
   tt_font_usage *usage;  // where the drawn characters are noted (the shared set, or own)
   tt_font_usage *own;    // this SVG's own set, embedded at the end; NULL when shared
   bool no_memory;
+  int n_gradients;
+  int w, h;            // the canvas
+  int x0, y0, x1, y1;  // what was drawn, apart from fills of the whole canvas (x1 < x0: nothing)
 } tt_svg_state;
 void tt_canvas_svg(tt_canvas *cv, tt_svg_state *svg, FILE *fp, tt_fonts *fonts, int w, int h);
 // Closes the SVG, first writing the @font-face rules of the glyphs it drew (unless the
 // fonts are shared, tt_render_share_fonts).
 tt_status tt_canvas_svg_end(tt_canvas *cv, tt_error *err);
+// The svg element's size attributes for a view box (x, y, w, h) of the drawing, as the
+// header writes them.
+void tt_svg_size_attrs(char *buf, size_t len, int x, int y, int w, int h);
+// Writes the SVG document body (n bytes, as the canvas wrote it) to out with its view box
+// cut to what was drawn, margin pixels around it (inside the canvas).
+void tt_svg_write_cropped(FILE *out, const char *body, size_t n, const tt_svg_state *sv, int margin);
 
 // Drawing helpers on any canvas.
 void tt_draw_text(tt_canvas *cv, int x, int y, const char *s, int px, tt_font_kind k, tt_rgba c,
@@ -143,6 +155,11 @@ typedef struct {
 } tt_tip_line;
 void tt_draw_tooltip(tt_canvas *cv, const tt_palette *pal, SDL_Rect area, int mx, int my, int u,
                      const tt_tip_line *lines, int n);
+
+// ---- provenance (provenance.c) -------------------------------------------------------------
+#define TT_SVG_META_NS "https://ttrace.invalid/figure-metadata"
+// The (key, value) pairs as a <metadata> element (nothing when n is 0).
+void tt_svg_write_meta(FILE *fp, const char *const (*pairs)[2], int n);
 
 // ---- headless drawing (export.c) -----------------------------------------------------------
 // Type size for an area: large enough for a projector, scaled with the area, times the
@@ -172,6 +189,16 @@ tt_type tt_type_for(int u);
 typedef void (*tt_headless_fn)(tt_render *rc, SDL_Renderer *r, SDL_Rect area, void *ctx);
 tt_status tt_headless_surface(tt_render *rc, int w, int h, tt_headless_fn fn, void *ctx, SDL_Surface **out,
                               tt_error *err);
+// The bounding box of the pixels of s that differ from bg, grown by margin, inside s.
+SDL_Rect tt_content_box(SDL_Surface *s, tt_rgba bg, int margin);
+// *s cut to box (a new surface; the old one freed).
+tt_status tt_crop_surface(SDL_Surface **s, SDL_Rect box, tt_error *err);
+// A figure file drawn at w × h: cut to what was drawn when st->figure, with st's provenance.
+tt_status tt_figure_png(tt_render *rc, const tt_view_state *st, int w, int h, tt_headless_fn fn, void *ctx,
+                        const char *path, tt_error *err);
+typedef void (*tt_svg_fn)(tt_render *rc, tt_canvas *cv, SDL_Rect area, void *ctx);
+tt_status tt_figure_svg(tt_render *rc, const tt_view_state *st, int w, int h, tt_svg_fn fn, void *ctx, const char *path,
+                        tt_error *err);
 // The same picture written to path as PNG (atomically).
 tt_status tt_headless_png(tt_render *rc, int w, int h, tt_headless_fn fn, void *ctx, const char *path, tt_error *err);
 
@@ -204,6 +231,15 @@ const char *tt_hook_suffix(const char *name);
 bool tt_mat_of(const tt_trace *tr, const tt_tensor *t, int head, tt_mat *m);
 // Label of index i along an axis ('T': "3 nice", 'V': the token text when known).
 const char *tt_axis_label(const tt_trace *tr, const tt_render_extras *ex, int axis, int i, char *buf, size_t len);
+// The prompt's tokens as text (token_text.c): token i's bytes (its string unescaped);
+// its label, a piece of a character written with its bytes and the character they spell
+// ("␣‹EB:먹›", tokenizer.h tt_bytes_label); a next-token candidate (a display string of the
+// tokenizer) after the prompt up to token pos (-1: no context); whether token i begins
+// inside a character that token i − 1 began.
+size_t tt_token_bytes(const tt_trace *tr, int i, char *buf, size_t cap);
+const char *tt_token_label(const tt_trace *tr, int i, char *buf, size_t len);
+const char *tt_candidate_label(const tt_trace *tr, int pos, const char *display, char *buf, size_t len);
+bool tt_token_splits_before(const tt_trace *tr, int i);
 // A token as displayed: a leading space as "␣", newlines as "↵".
 const char *tt_token_display(const char *tok, char *buf, size_t len);
 
@@ -216,9 +252,12 @@ typedef struct {
   float lo, hi;
   bool clipped;
   bool has_masked;
+  int qty;        // what the values are: a TT_S_QTY_* string for the legend (0: none)
   bool gradient;  // the tensor is a gradient ∂L/∂x (a "grad." name)
 } tt_scale;
 void tt_scale_of(const tt_tensor *t, const char *hook, tt_scale *s);
+// What a hook's values are, for the legend: a TT_S_QTY_* string.
+int tt_scale_quantity(const char *hook);
 // The same, remembered per tensor in the render context (painters call this one).
 typedef struct tt_paint tt_paint;
 void tt_scale_get(tt_paint *p, const tt_tensor *t, const char *hook, tt_scale *s);
@@ -319,8 +358,10 @@ void tt_paint_key_table(tt_paint *p, SDL_Rect r, int top, const char *const (*ro
 void tt_paint_key_line(tt_paint *p, SDL_Rect r, const char *keys);
 
 // The panel with the main matrix, drawn by the heatmap painter: cells and the figure parts.
-// Draws the colour legend (vertical bar with numbers) into r.
+// Draws the colour legend (vertical bar with numbers, the quantity along its side) into r;
+// tt_legend_width is the width it needs beside a plot.
 void tt_paint_legend(tt_paint *p, SDL_Rect r, const tt_scale *s);
+int tt_legend_width(tt_paint *p, const tt_scale *s);
 // A title line and a subtitle line at the top of r; returns the height used.
 int tt_paint_title(tt_paint *p, SDL_Rect r, const char *title, const char *subtitle);
 // A panel's cells (no labels) for matrix m in dst; registers the panel for picking.

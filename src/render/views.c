@@ -127,10 +127,16 @@ static void heading_of(const tt_paint *p, tt_view_kind kind, const tt_tensor *t,
   const tt_view_state *st = p->st;
   const tt_trace *tr = p->tr;
   h->shape[0] = 0;
-  int n = snprintf(h->title, sizeof h->title, "%s", st->hook);
+  // The overview shows the hook of every block: its layer-free name, every layer × head.
+  bool overview = kind == TT_VIEW_OVERVIEW && tt_hook_block(st->hook) >= 0;
+  int n = snprintf(h->title, sizeof h->title, "%s", overview ? tt_hook_suffix(st->hook) : st->hook);
   bool headed = t && t->ndim == 3 && (kind == TT_VIEW_HEATMAP || kind == TT_VIEW_TABLE);
-  if (tt_hook_block(st->hook) >= 0 && n < (int)sizeof h->title)
+  if (overview)
+    n += snprintf(h->title + n, sizeof h->title - (size_t)n, "  \xC2\xB7  %s", tt_str(st->lang, TT_S_ALL_LAYERS_HEADS));
+  else if (tt_hook_block(st->hook) >= 0 && n < (int)sizeof h->title)
     n += snprintf(h->title + n, sizeof h->title - (size_t)n, "  \xC2\xB7  %s %d", tt_str(st->lang, TT_S_LAYER), layer);
+  if (kind == TT_VIEW_GRID && t && t->ndim == 3 && n < (int)sizeof h->title)
+    n += snprintf(h->title + n, sizeof h->title - (size_t)n, "  \xC2\xB7  %s", tt_str(st->lang, TT_S_ALL_HEADS));
   if (headed && n < (int)sizeof h->title)
     snprintf(h->title + n, sizeof h->title - (size_t)n, "  \xC2\xB7  %s %d", tt_str(st->lang, TT_S_HEAD),
              st->head < 0              ? 0
@@ -141,6 +147,12 @@ static void heading_of(const tt_paint *p, tt_view_kind kind, const tt_tensor *t,
   const char *prompt = tt_trace_meta(tr, "prompt");
   snprintf(h->sub, sizeof h->sub, "%s%s\xE2\x80\x9C%s\xE2\x80\x9D   %s",
            step >= 0 ? tt_step_title(tr, step, st->lang) : "", step >= 0 ? "   " : "", prompt ? prompt : "", h->shape);
+  if (st->title && st->title[0]) {  // the writer's title; the tensor's name moves to the subtitle
+    char sub[sizeof h->sub];
+    snprintf(sub, sizeof sub, "%.200s   %.300s", h->title, h->sub);
+    snprintf(h->sub, sizeof h->sub, "%s", sub);
+    snprintf(h->title, sizeof h->title, "%s", st->title);
+  }
 }
 
 // Draws the heading and returns the rectangle left below it for the view.

@@ -59,15 +59,25 @@ def load_vocab(path):
     return out
 
 
+def load_vocab_bytes(path):
+    """id -> the token's bytes, from a GPT-2 vocab.json (byte-level symbols decoded)."""
+    with open(path, encoding="utf-8") as f:
+        enc = json.load(f)
+    dec = bytes_to_unicode()
+    out = [None] * (max(enc.values()) + 1)
+    for s, i in enc.items():
+        out[i] = bytes(dec[c] for c in s)
+    return out
+
+
 def load_merges(path, vocab_dec):
-    """rank -> (left, right) as the views show them (a leading space as ␣)."""
+    """rank -> (left, right) as bytes."""
     out = []
     for line in open(path, encoding="utf-8").read().splitlines()[1:]:
         if not line:
             continue
         a, b = line.split(" ")
-        out.append(tuple(checks.sn.token_display(bytes(vocab_dec[c] for c in x).decode("utf-8", errors="tt_hex"))
-                         for x in (a, b)))
+        out.append(tuple(bytes(vocab_dec[c] for c in x) for x in (a, b)))
     return out
 
 
@@ -88,6 +98,7 @@ class Run:
         self.ttrace, self.root, self.out = ttrace, root, out
         self.jobs = []  # (name, argv, svg, traces)
         self.vocab = load_vocab(os.path.join(root, "assets", "tokenizer", "vocab.json"))
+        checks.VOCAB_BYTES = load_vocab_bytes(os.path.join(root, "assets", "tokenizer", "vocab.json"))
         self.merges = load_merges(os.path.join(root, "assets", "tokenizer", "merges.txt"), bytes_to_unicode())
         self.traces = {}
 
@@ -165,6 +176,35 @@ def add_golden(run, fixture):
         if pin:
             args += ["--pin", pin]
         run.render("golden-" + name, fixture, args)
+
+
+def add_korean(run):
+    """A Korean prompt, whose syllables GPT-2 splits across byte tokens: every label, bracket,
+    candidate and merge is checked against the ids decoded here."""
+    ko = os.path.join(run.out, "korean.safetensors")
+    p = subprocess.run([run.ttrace, "trace", "--record", "tokens", "--record", "blocks.0.*", "--record", "hook_logits",
+                        "-o", ko, "나는 사과를 먹었다. 오늘 날씨가 좋다 \U0001F600"], capture_output=True, text=True)
+    if p.returncode != 0:
+        raise SystemExit("check_numbers: ttrace trace of the Korean prompt failed: " + p.stderr)
+    for name, args in (("tokens", ["--step", "tokens"]),
+                       ("tokens-small", ["--step", "tokens", "--size", "900x500"]),
+                       ("pattern", ["--step", "blocks.0.attn.hook_pattern"]),
+                       ("pattern-table", ["--step", "blocks.0.attn.hook_pattern", "--view", "table"]),
+                       ("bars-last", ["--step", "hook_logits", "--view", "bars", "--top", "40"]),
+                       ("bars-mid", ["--step", "hook_logits", "--view", "bars", "--position", "1"]),
+                       ("logits", ["--step", "hook_logits"]),
+                       ("resid", ["--step", "blocks.0.hook_resid_post", "--lang", "ko"])):
+        run.render("korean-" + name, ko, args)
+    # A prompt longer than a view holds: what is left out is said ("… N more").
+    long_ = os.path.join(run.out, "long.safetensors")
+    p = subprocess.run([run.ttrace, "trace", "--record", "tokens", "--record", "hook_logits", "-o", long_,
+                        " ".join(["The weather is nice today and the cat sat on the mat."] * 9)],
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        raise SystemExit("check_numbers: ttrace trace of the long prompt failed: " + p.stderr)
+    for name, args in (("tokens", ["--step", "tokens"]), ("logits", ["--step", "hook_logits", "--size", "1200x700"]),
+                       ("bars", ["--step", "hook_logits", "--view", "bars", "--top", "35"])):
+        run.render("long-" + name, long_, args)
 
 
 def add_compare(run):
@@ -301,6 +341,7 @@ def main():
             add_lens_cost(run, fixture)
         if "pins" in only:
             add_pins(run)
+            add_korean(run)
         if "demo" in only:
             add_demo(run, fixture, "fixture")
             add_demo(run, os.path.join(root, "lessons", "traces", "01-weather.safetensors"), "weather")

@@ -15,17 +15,42 @@ import svgnum as sn
 from safetensors_np import load
 
 
+VOCAB_BYTES = None  # id -> the token's bytes, from GPT-2's vocab.json (check_numbers sets it)
+
+
 class Trace:
     def __init__(self, path):
         self.path = path
         self.t, self.meta = load(path)
         self.tokens = json.loads(self.meta.get("token_strings", "[]"))
+        self.ids = json.loads(self.meta.get("token_ids", "[]"))
+        self._text = None
         self.cfg = json.loads(self.meta.get("config", "{}"))
         self.prompt = self.meta.get("prompt", "")
         self.eps = float(self.cfg.get("layer_norm_epsilon", 1e-5))
 
     def get(self, name):
         return self.t.get(name)
+
+    def text(self):
+        """(the prompt's bytes as the tokens spell them, the offset of each token): bytes
+        from the ids through the vocabulary where it is the trace's, else from the strings."""
+        if self._text is None:
+            def shown(b):
+                return b.decode("utf-8", errors="tt_hex").replace("\n", "\\n").replace("\t", "\\t").replace("\r", "\\r")
+            ok = VOCAB_BYTES is not None and len(self.ids) == len(self.tokens) and all(
+                0 <= i < len(VOCAB_BYTES) and shown(VOCAB_BYTES[i]) == s for i, s in zip(self.ids, self.tokens))
+            parts = [VOCAB_BYTES[i] for i in self.ids] if ok else [sn.unescape(s) for s in self.tokens]
+            offs = [0]
+            for b in parts:
+                offs.append(offs[-1] + len(b))
+            self._text = (b"".join(parts), offs)
+        return self._text
+
+    def label(self, i):
+        """Token i as the views label it (a piece of a character with the character)."""
+        text, offs = self.text()
+        return sn.label_in(text, offs[i], offs[i + 1])
 
 
 # ---- the collapse view: the identity-activation FFN as one matrix, from the model file -------
@@ -236,16 +261,16 @@ class Checker:
             if t.trace == "D":
                 a, b = self.traces["A"].tokens, self.traces["B"].tokens
                 if i < len(a) and i < len(b) and a[i] != b[i]:
-                    return sn.token_display(a[i]) + "\u2260" + sn.token_display(b[i])
-                return sn.token_display(a[i]) if i < len(a) else str(i)
-            return sn.token_display(tr.tokens[i]) if i < len(tr.tokens) else str(i)
+                    return self.traces["A"].label(i) + "\u2260" + self.traces["B"].label(i)
+                return self.traces["A"].label(i) if i < len(a) else str(i)
+            return tr.label(i) if i < len(tr.tokens) else str(i)
         if axis == "L":
             if t.trace == "D":  # positions whose tokens differ read a≠b
                 both = [self.label_text(tr, "T", k, t) for k in (i, i + 1)]
                 return "%s \u2192 %s" % tuple(both)
-            return "%s \u2192 %s" % (sn.token_display(tr.tokens[i]), sn.token_display(tr.tokens[i + 1]))
-        if axis == "V" and self.vocab is not None and 0 <= i < len(self.vocab):
-            return sn.token_display(self.vocab[i])
+            return "%s \u2192 %s" % (tr.label(i), tr.label(i + 1))
+        if axis == "V" and VOCAB_BYTES is not None and 0 <= i < len(VOCAB_BYTES):
+            return sn.label_in(VOCAB_BYTES[i], 0, len(VOCAB_BYTES[i]))
         if axis == "1":
             return "value"
         return str(i)
@@ -553,7 +578,7 @@ class Checker:
 
     def k_bars_head(self, t):
         pos = int(t.scope["pos"])
-        tok = sn.token_display(self.trace_of(t).tokens[pos])
+        tok = self.trace_of(t).label(pos)
         if "\u201c%s\u201d" % tok not in t.s or not re.search(r"\b%d\)" % pos, t.s):
             self.bad(t, "next after %r (position %d)" % (tok, pos))
 
@@ -572,7 +597,11 @@ class Checker:
     def k_bar_token(self, t):
         p, order, z = self._probs(t)
         i = int(order[int(t.note["rank"])])
-        full = sn.token_display(self.vocab[i]) if self.vocab is not None else "id %d" % i
+        full = "id %d" % i
+        if VOCAB_BYTES is not None:  # the candidate decoded after the prompt up to its position
+            text, offs = self.trace_of(t).text()
+            before = text[:offs[int(t.scope["pos"]) + 1]]
+            full = sn.label_in(before + VOCAB_BYTES[i], len(before), len(before) + len(VOCAB_BYTES[i]))
         if not sn.fits(t.s, full):
             self.bad(t, "rank %s is %r" % (t.note["rank"], full))
 
@@ -1114,7 +1143,7 @@ class Checker:
     def k_pin_g_next(self, t):
         _, nxt, _, c, r = self._glogits(t)
         tr = self.trace_of(t)
-        named = "(id" not in t.s or (("id %d)" % nxt) in t.s and sn.token_display(tr.tokens[r + 1]) in t.s)
+        named = "(id" not in t.s or (("id %d)" % nxt) in t.s and tr.label(r + 1) in t.s)
         if (t.note["is"] == "1") != (nxt == c) or not named:  # a wrapped line's rest names nothing
             self.bad(t, "the true next token is %r (id %d)" % (tr.tokens[r + 1], nxt))
 
@@ -1256,6 +1285,9 @@ class Checker:
     # -- tokens, merges, heads, layers
     def k_prompt(self, t):
         p = self.trace_of(t).prompt
+        line = t.s.split("\u201c", 1)[-1] if "\u201c" in t.s else t.s  # one line of a wrapped prompt
+        if line.strip() and line.strip() in p + "\u201d":
+            return
         if ("\u201c%s\u201d" % p) not in t.s and "\u2026" not in t.s and p not in t.s:
             self.bad(t, "the prompt is %r" % p)
 
@@ -1271,15 +1303,49 @@ class Checker:
             self.bad(t, "%d tokens" % T)
 
     def k_merge(self, t):
+        """Pieces as bytes (a piece of a character with the character): read back to bytes and
+        compared with merges.txt's pair of that rank."""
         m = re.fullmatch(r"(.+) \+ (.+) \u2192 (.+)  \(#(\d+)\)", t.s)
         if not m:
             return self.bad(t, "a merge line reads 'a + b \u2192 ab  (#rank)'")
-        a, b, ab, rank = m.group(1), m.group(2), m.group(3), int(m.group(4))
+        rank = int(m.group(4))
+        try:
+            a, b, ab = (sn.label_bytes(m.group(k)) for k in (1, 2, 3))
+        except ValueError as e:
+            return self.bad(t, str(e))
         want = self.merges[rank] if self.merges and rank < len(self.merges) else None
         if want is None or (a, b) != want:
-            self.bad(t, "merge #%d is %s + %s" % (rank, *(want or ("?", "?"))))
-        if ab != a + b and "\\x" not in a + b:  # bytes may join into a whole character
-            self.bad(t, "%s + %s makes %s" % (a, b, a + b))
+            self.bad(t, "merge #%d is %r + %r" % (rank, *(want or ("?", "?"))))
+        if ab != a + b:
+            self.bad(t, "%r + %r makes %r" % (a, b, a + b))
+
+    def k_token_group(self, t):
+        """The characters under a bracket: the tokens first .. first + n − 1 decoded."""
+        text, offs = self.trace_of(t).text()
+        first, n = int(t.note["first"]), int(t.note["n"])
+        g = text[offs[first]:offs[first + n]].lstrip(b" ")
+        want = sn.label_in(g, 0, len(g))
+        if t.s != want:
+            self.bad(t, "tokens %d..%d spell %r" % (first, first + n - 1, want))
+
+    def k_tokens_more(self, t):
+        T, shown = len(self.trace_of(t).tokens), int(t.note["shown"])
+        if [int(x) for x in re.findall(r"\d+", t.s)] != [T - shown, shown]:
+            self.bad(t, "%d tokens from %d are not shown" % (T - shown, shown))
+
+    def k_rows_more(self, t):
+        shown, rows = int(t.note["shown"]), int(t.note["rows"])
+        hook = t.scope.get("hook")
+        a = self.tensor(t, hook) if hook else None
+        if a is not None and a.shape[0] != rows:
+            self.bad(t, "%s has %d rows" % (hook, a.shape[0]))
+        if [int(x) for x in re.findall(r"\d+", t.s)] != [rows - shown]:
+            self.bad(t, "%d rows not shown" % (rows - shown))
+
+    def k_bars_more(self, t):
+        k, asked = int(t.note["k"]), int(t.note["asked"])
+        if [int(x) for x in re.findall(r"\d+", t.s)] != [asked - k]:
+            self.bad(t, "%d candidates not shown" % (asked - k))
 
     def k_merge_group(self, t):
         self.groups = getattr(self, "groups", []) + [t.s]
@@ -1363,7 +1429,8 @@ class Checker:
             hook = vocab_cells[0].scope["hook"]
             rows = {int(t.note["r"]) for t in texts if t.kind == "top_value" and t.note.get("rank") == "0"}
             T = tr.get(hook).shape[0]
-            if rows != set(range(T)) and T <= 24:
+            more = [int(x.note["shown"]) for x in texts if x.kind == "rows_more"]
+            if rows != set(range(more[0] if more else T)):  # every row, or the first ones and "… N more rows"
                 self.fail.append("%s: %s shows the largest value of rows %s only, of %d rows" %
                                  (self.name, hook, sorted(rows), T))
         for t in getattr(self, "shapes", []):
@@ -1380,8 +1447,9 @@ class Checker:
             for g in groups:
                 g = re.sub(r"(:|  \(.*\))$", "", g)
                 pieces += [x for x in (g.split(" \u2192 ", 1)[-1]).split(" \u00b7 ")]
-            want = [sn.token_display(x) for x in tr.tokens]
-            if pieces != want[:len(pieces)] or (len(pieces) < len(want) and "\u2026" not in "".join(groups)):
+            want = [tr.label(i) for i in range(len(tr.tokens))]
+            more = any(t.kind == "merge_more" for t in texts)  # "… N more merges": the rest said
+            if pieces != want[:len(pieces)] or (len(pieces) < len(want) and "\u2026" not in "".join(groups) and not more):
                 self.fail.append("%s: the pre-tokens end as %s, not %s" % (self.name, want, pieces))
 
     # -- a comparison's header: the largest |A − B| and where it is
@@ -1431,8 +1499,8 @@ class Checker:
         if fin[r, c] != fin.max():
             idx = np.unravel_index(int(np.argmax(fin)), fin.shape)
             self.bad(t, "the largest difference is at row %d, column %d" % idx)
-        if m.group(2) and m.group(2) != sn.token_display(self.traces["A"].tokens[r]):
-            self.bad(t, "row %d is %r" % (r, sn.token_display(self.traces["A"].tokens[r])))
+        if m.group(2) and m.group(2) != self.traces["A"].label(r):
+            self.bad(t, "row %d is %r" % (r, self.traces["A"].label(r)))
 
     def k_compare_side(self, t):
         tr = self.trace_of(t)

@@ -211,7 +211,7 @@ void tt_paint_frame(tt_paint *p, SDL_Rect r) {
   int hh = header(p, main);
   SDL_Rect view = {main.x, main.y + hh, main.w, main.h - hh};
   tt_paint_view(p, view);
-  key_line(p, (SDL_Rect){r.x, r.y + r.h - keys_h, r.w, keys_h});
+  if (!p->st->figure) key_line(p, (SDL_Rect){r.x, r.y + r.h - keys_h, r.w, keys_h});  // keys: the window's
   if (p->st->prompt_edit) prompt_box(p, main);
   if (p->st->knob_rows) tt_paint_knobs(p, main);
   if (p->st->show_help) tt_paint_help(p, main);
