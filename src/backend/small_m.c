@@ -36,7 +36,7 @@ static void matmul_scalar(float *out, const float *a, const float *b, const floa
 }
 
 #ifdef TT_SMALL_M_X86
-// ---- AVX2 + FMA: 16 registers, tiles of 4 rows × 2 vectors (8 accumulators) -------------
+// ---- AVX2 + FMA: 16 registers, tiles of 4 rows × 2 vectors (8 accumulators), 4 × 2 rows of B with trans_b -------------
 __attribute__((target("avx2,fma"))) static inline float hsum256(__m256 v) {
   __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
   s = _mm_add_ps(s, _mm_movehl_ps(s, s));
@@ -55,6 +55,7 @@ __attribute__((target("avx2,fma"))) static inline float hsum256(__m256 v) {
 #define HSUM(v) hsum256(v)
 #define MR 4
 #define NV 2
+#define NB 2
 #pragma GCC push_options
 #pragma GCC target("avx2,fma")
 #include "small_m_body.h"
@@ -71,8 +72,9 @@ __attribute__((target("avx2,fma"))) static inline float hsum256(__m256 v) {
 #undef HSUM
 #undef MR
 #undef NV
+#undef NB
 
-// ---- AVX-512: 32 registers, tiles of 8 rows × 2 vectors (16 accumulators) ---------------
+// ---- AVX-512: 32 registers, tiles of 8 rows × 2 vectors (16 accumulators), 8 × 3 rows of B with trans_b ---------------
 #define SFX avx512
 #define TARGET __attribute__((target("avx512f")))
 #define VEC __m512
@@ -85,6 +87,7 @@ __attribute__((target("avx2,fma"))) static inline float hsum256(__m256 v) {
 #define HSUM(v) _mm512_reduce_add_ps(v)
 #define MR 8
 #define NV 2
+#define NB 3
 #pragma GCC push_options
 #pragma GCC target("avx512f")
 #include "small_m_body.h"

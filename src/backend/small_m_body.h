@@ -4,6 +4,7 @@
 //   VEC            the vector type (W floats)     W       floats per vector
 //   LOAD(p) STORE(p, v) FMA(a, b, c) (a·b + c) SET1(x) ZERO() HSUM(v)
 //   MR NV          rows and vectors per register tile (MR·NV accumulators)
+//   NB             B rows per tile with trans_b (MR·NB accumulators)
 // Shape legend: M rows of a, K the shared width, N columns of the result.
 #define CAT_(a, b) a##_##b
 #define CAT(a, b) CAT_(a, b)
@@ -78,32 +79,52 @@ static void CAT(matmul_nn, SFX)(float *out, const float *a, const float *b, cons
   if (n_main < N || K == 0) tail_nn(out, a, b, bias, M, K, N, K == 0 ? 0 : n_main, alpha);
 }
 
-// out (M,N) = alpha · a (M,K) · b (N,K)ᵀ + bias: one B row at a time (in L1 for every row
-// group), MR dot products along K; the last K % W entries are a plain loop.
+// Columns [n0, n0 + nb) of one row group (rows [m0, m0 + mr) of a) with:
+// MR × NB dot products along K, each B row read once from memory (in L1 for the next row
+// group); the last K % W entries are a plain loop.
+static inline __attribute__((always_inline)) void CAT(tile_nt, SFX)(int mr, int nb, float *out, const float *a,
+                                                                    const float *b, const float *bias, int K, int N,
+                                                                    int m0, int n0, float alpha) {
+  int k_main = K / W * W;
+  VEC acc[MR][NB];
+#pragma GCC unroll 16
+  for (int m = 0; m < MR; m++)
+#pragma GCC unroll 4
+    for (int j = 0; j < NB; j++) acc[m][j] = ZERO();
+  for (int k = 0; k < k_main; k += W) {
+    VEC bv[NB];
+#pragma GCC unroll 4
+    for (int j = 0; j < NB; j++) bv[j] = j < nb ? LOAD(b + (size_t)(n0 + j) * K + k) : ZERO();
+#pragma GCC unroll 16
+    for (int m = 0; m < MR; m++) {
+      if (m >= mr) break;
+      VEC av = LOAD(a + (size_t)(m0 + m) * K + k);
+#pragma GCC unroll 4
+      for (int j = 0; j < NB; j++) acc[m][j] = FMA(av, bv[j], acc[m][j]);
+    }
+  }
+  for (int m = 0; m < mr; m++)
+    for (int j = 0; j < nb; j++) {
+      const float *ar = a + (size_t)(m0 + m) * K, *br = b + (size_t)(n0 + j) * K;
+      float s = HSUM(acc[m][j]);
+      for (int k = k_main; k < K; k++) s += ar[k] * br[k];
+      out[(size_t)(m0 + m) * N + n0 + j] = alpha * s + (bias ? bias[n0 + j] : 0.0f);
+    }
+}
+
+// out (M,N) = alpha · a (M,K) · b (N,K)ᵀ + bias: NB rows of B at a time, every row group.
 static void CAT(matmul_nt, SFX)(float *out, const float *a, const float *b, const float *bias, int M, int K, int N,
                                 float alpha) TARGET;
 static void CAT(matmul_nt, SFX)(float *out, const float *a, const float *b, const float *bias, int M, int K, int N,
                                 float alpha) {
-  int k_main = K / W * W;
-  for (int n = 0; n < N; n++) {
-    const float *brow = b + (size_t)n * K;
+  for (int n0 = 0; n0 < N; n0 += NB) {
+    int nb = N - n0 < NB ? N - n0 : NB;
     for (int m0 = 0; m0 < M; m0 += MR) {
       int mr = M - m0 < MR ? M - m0 : MR;
-      VEC acc[MR];
-#pragma GCC unroll 16
-      for (int m = 0; m < MR; m++) acc[m] = ZERO();
-      for (int k = 0; k < k_main; k += W) {
-        VEC bv = LOAD(brow + k);
-#pragma GCC unroll 16
-        for (int m = 0; m < MR; m++)
-          if (m < mr) acc[m] = FMA(LOAD(a + (size_t)(m0 + m) * K + k), bv, acc[m]);
-      }
-      for (int m = 0; m < mr; m++) {
-        const float *ar = a + (size_t)(m0 + m) * K;
-        float s = HSUM(acc[m]);
-        for (int k = k_main; k < K; k++) s += ar[k] * brow[k];
-        out[(size_t)(m0 + m) * N + n] = alpha * s + (bias ? bias[n] : 0.0f);
-      }
+      if (mr == MR && nb == NB)
+        CAT(tile_nt, SFX)(MR, NB, out, a, b, bias, K, N, m0, n0, alpha);
+      else
+        CAT(tile_nt, SFX)(mr, nb, out, a, b, bias, K, N, m0, n0, alpha);
     }
   }
 }
