@@ -98,8 +98,6 @@ static const norm_hooks LN2 = {"ln2.hook_mean", "ln2.hook_scale", "ln2.hook_norm
 static const norm_hooks LN_FINAL = {"ln_final.hook_mean", "ln_final.hook_scale", "ln_final.hook_normalized",
                                     "ln_final.hook_out"};
 
-// forward.c: the factor layer l's raw scores are multiplied by.
-float tt_attn_scale(const tt_config *cfg, int l, int D);
 // backward.c: the backward pass of the run's loss, after its forward pass with taping on.
 tt_status tt_backward(tt_engine *e, tt_error *err);
 // grads.c: the weight gradients' allocation (views in e->dw), and their recording.

@@ -138,16 +138,6 @@ static tt_status step_norm(tt_engine *e, int l, const norm_hooks *hk, tt_buf x, 
 }
 
 // ---- attention -------------------------------------------------------------------------------
-// The factor the raw scores are multiplied by in layer l: 1/√D (scale_attn) and 1/(l+1)
-// (scale_attn_by_inverse_layer_idx), folded into one number as Hugging Face's
-// reorder_and_upcast_attn does; 1 when neither is on.
-float tt_attn_scale(const tt_config *cfg, int l, int D) {
-  double s = 1.0;
-  if (cfg->scale_attn) s /= sqrt((double)D);
-  if (cfg->scale_attn_by_layer) s /= (double)(l + 1);
-  return (float)s;
-}
-
 // x (T,C) → hook_attn_out (T,C): fused projection, heads, scores, pattern, z, output projection.
 static tt_status step_attention(tt_engine *e, int l, tt_buf x, tt_buf *out, tt_error *err) {
   tt_backend *be = e->be;
@@ -162,7 +152,7 @@ static tt_status step_attention(tt_engine *e, int l, tt_buf x, tt_buf *out, tt_e
   tt_buf raw = OUT(l, "attn.hook_attn_scores_raw", H, T, T);  // (H,T,T) = q·kᵀ per head
   RUN(be->matmul_batched(be, raw, q, k, H, T, D, T, true, 1.0f, err));
   tt_buf scaled = OUT(l, "attn.hook_attn_scores_scaled", H, T, T);  // (H,T,T) = raw · attn_scale
-  RUN(be->scale(be, scaled, raw, tt_attn_scale(e->cfg, l, D), htt, err));
+  RUN(be->scale(be, scaled, raw, tt_config_attn_scale(e->cfg, l, D), htt, err));
   tt_buf masked = OUT(l, "attn.hook_attn_scores", H, T, T);  // (H,T,T) −∞ above the diagonal
   RUN(e->cfg->causal ? be->causal_mask(be, masked, scaled, H, T, err) : tt_engine_copy(e, masked, scaled, htt, err));
   tt_buf pattern = OUT(l, "attn.hook_pattern", H, T, T);  // (H,T,T) softmax of each row
