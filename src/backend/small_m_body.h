@@ -11,7 +11,7 @@
 #define KB 64  // B rows per block: a (KB, NV·W) tile of B stays in L1 for every row group
 
 // One register tile without trans_b: rows a[0..mr), columns [n0, n0 + NV·W), B rows
-// [k0, k1). first: start from 0 (else from out); last: finish as alpha·acc + bias.
+// [k0, k1), summed from 0, then stored (first) or added to out; last: alpha·sum + bias.
 static inline __attribute__((always_inline)) void CAT(tile_nn, SFX)(int mr, float *out, const float *a, const float *b,
                                                                     const float *bias, int K, int N, int n0, int k0,
                                                                     int k1, bool first, bool last, float alpha) {
@@ -19,7 +19,7 @@ static inline __attribute__((always_inline)) void CAT(tile_nn, SFX)(int mr, floa
 #pragma GCC unroll 16
   for (int m = 0; m < MR; m++)
 #pragma GCC unroll 4
-    for (int v = 0; v < NV; v++) acc[m][v] = (first || m >= mr) ? ZERO() : LOAD(out + (size_t)m * N + n0 + v * W);
+    for (int v = 0; v < NV; v++) acc[m][v] = ZERO();  // each block summed from 0 (two-level sum along K)
   for (int k = k0; k < k1; k++) {
     const float *brow = b + (size_t)k * N + n0;
     VEC bv[NV];
@@ -39,6 +39,7 @@ static inline __attribute__((always_inline)) void CAT(tile_nn, SFX)(int mr, floa
     for (int v = 0; v < NV; v++) {
       if (m >= mr) break;
       VEC r = acc[m][v];
+      if (!first) r = r + LOAD(out + (size_t)m * N + n0 + v * W);
       if (last) {
         r = r * SET1(alpha);
         if (bias) r = r + LOAD(bias + n0 + v * W);
