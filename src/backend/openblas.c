@@ -2,6 +2,7 @@
 // float* of the allocation; weights used in place are read-only views), matrix products
 // go to cblas_sgemm and everything else is a plain loop. Shape legend: T tokens, C width, H heads, D = C/H, F FFN width, V vocabulary.
 #include <cblas.h>
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,24 @@ void tt_openblas_pick_threads(tt_backend *be, int M, int K, int N) {
     openblas_set_num_threads(want);
     im->threads = want;
   }
+}
+
+const char *tt_openblas_better_coretype(void) {
+  if (getenv("OPENBLAS_CORETYPE")) return NULL;
+  const char *core = openblas_get_corename();
+  static const char *const modern[] = {"haswell", "zen", "skylakex", "cooperlake", "sapphirerapids"};
+  char lower[32] = "";
+  for (size_t i = 0; core && core[i] && i + 1 < sizeof lower; i++) lower[i] = (char)tolower((unsigned char)core[i]);
+  for (size_t i = 0; i < sizeof modern / sizeof *modern; i++)
+    if (strcmp(lower, modern[i]) == 0) return NULL;
+#if defined(__x86_64__) && defined(__GNUC__)
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+      __builtin_cpu_supports("avx512dq"))
+    return "SkylakeX";
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return "Haswell";
+#endif
+  return NULL;
 }
 
 // ---- memory ---------------------------------------------------------------------------

@@ -2,8 +2,11 @@
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "backend/backend.h"
 #include "cli.h"
 
 typedef struct {
@@ -84,6 +87,10 @@ const char *tt_cli_count(char *buf, size_t len, long long n, const char *one, co
 }
 
 int main(int argc, char **argv) {
+  // OpenBLAS reads OPENBLAS_CORETYPE only as it loads: when it chose kernels older than
+  // this CPU's, start again once with the right ones (the variable is then set).
+  const char *core = tt_openblas_better_coretype();
+  if (core && setenv("OPENBLAS_CORETYPE", core, 1) == 0) execv("/proc/self/exe", argv);
   opterr = 0;  // getopt prints nothing; each command says what is wrong in one line
   if (argc < 2) {
     print_help(stderr);
