@@ -7,7 +7,8 @@
 //   grid    all 12 heads, the pointer moving over them
 // Prints median / 95th percentile / max per scene. Target: median <= 16 ms.
 //
-//   bench_frames [WIDTH HEIGHT [FRAMES [T]]]   (default 1600 1000 200 256)
+//   bench_frames [WIDTH HEIGHT [FRAMES [T [FONT_SCALE]]]]   (default 1600 1000 200 256 1;
+//                                                          the interface zoomed: 1.5 or 2)
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,8 +66,9 @@ static void summarize(result *r, double *t, int n) {
 int main(int argc, char **argv) {
   int W = argc > 2 ? atoi(argv[1]) : 1600, Ht = argc > 2 ? atoi(argv[2]) : 1000;
   int frames = argc > 3 ? atoi(argv[3]) : 200, T = argc > 4 ? atoi(argv[4]) : 256;
-  if (W < 320 || Ht < 240 || frames < 10 || T < 8 || T > T_MAX) {
-    fprintf(stderr, "usage: bench_frames [WIDTH HEIGHT [FRAMES [T (8..%d)]]]\n", T_MAX);
+  float font_scale = argc > 5 ? (float)atof(argv[5]) : 1.0f;
+  if (W < 320 || Ht < 240 || frames < 10 || T < 8 || T > T_MAX || !(font_scale >= 0.5f && font_scale <= 4.0f)) {
+    fprintf(stderr, "usage: bench_frames [WIDTH HEIGHT [FRAMES [T (8..%d) [FONT_SCALE (0.5..4)]]]]\n", T_MAX);
     return 2;
   }
   tt_trace *tr = tt_trace_create();
@@ -115,6 +117,7 @@ int main(int argc, char **argv) {
     tt_view_state vs;
     tt_view_state_init(&vs);
     vs.frame = true;
+    vs.font_scale = font_scale;
     tt_view_goto_step(&vs, tr, tt_step_find(tr, "blocks.0.attn.hook_pattern", NULL));
     vs.head = 3;
     if (scene == 1) vs.zoom = 4;
@@ -157,7 +160,8 @@ int main(int argc, char **argv) {
     if (scene < 2 && picked < frames * 9 / 10)
       fprintf(stderr, "warning: scene %d picked only %d of %d frames\n", scene, picked, frames);
   }
-  printf("frame times, software renderer, %dx%d, T = %d, %d frames per scene (ms)\n", W, Ht, T, frames);
+  printf("frame times, software renderer, %dx%d, T = %d, font scale %.2g, %d frames per scene (ms)\n", W, Ht, T,
+         (double)font_scale, frames);
   printf("%-24s %8s %8s %8s %8s\n", "scene", "median", "p95", "max", "first");
   bool ok = true;
   for (int i = 0; i < 3; i++) {
