@@ -19,14 +19,13 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "engine/engine.h"
 #include "model/model.h"
 #include "trace/trace.h"
 
 static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+  return bench_now();
 }
 
 static void die(const char *what, const tt_error *err) {
@@ -200,23 +199,7 @@ static int default_threads;  // OpenBLAS's own thread count, before the backend 
 
 static double plain_sgemm(const shape_stat *s, int reps) {
   openblas_set_num_threads(default_threads);
-  size_t na = (size_t)s->M * s->K * s->batch, nb = (size_t)s->K * s->N * s->batch, no = (size_t)s->M * s->N * s->batch;
-  float *a = malloc(na * sizeof *a), *b = malloc(nb * sizeof *b), *o = malloc(no * sizeof *o);
-  for (size_t i = 0; i < na; i++) a[i] = (float)(i % 13) * 0.01f;
-  for (size_t i = 0; i < nb; i++) b[i] = (float)(i % 7) * 0.01f;
-  memset(o, 0, no * sizeof *o);
-  double best = 1e30;
-  for (int r = 0; r < reps; r++) {
-    double t0 = now();
-    for (int i = 0; i < s->batch; i++)
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, s->trans_b ? CblasTrans : CblasNoTrans, s->M, s->N, s->K, 1.0f,
-                  a + (size_t)i * s->M * s->K, s->K, b + (size_t)i * s->K * s->N, s->trans_b ? s->K : s->N, 0.0f,
-                  o + (size_t)i * s->M * s->N, s->N);
-    double dt = now() - t0;
-    best = dt < best ? dt : best;
-  }
-  free(a), free(b), free(o);
-  return best;
+  return bench_sgemm_seconds(s->batch, s->M, s->K, s->N, s->trans_b, reps);
 }
 
 static void bench_matmul(const tt_model *m, tt_backend *be, int T, bool full) {

@@ -16,11 +16,10 @@
 #include <time.h>
 
 #include "backend/small_m.h"
+#include "bench_util.h"
 
 static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+  return bench_now();
 }
 
 // ---- memory bandwidth --------------------------------------------------------------------
@@ -74,23 +73,7 @@ typedef struct {
 } shape;
 
 static double time_sgemm(const shape *s, int reps) {
-  size_t na = (size_t)s->batch * s->M * s->K, nb = (size_t)s->batch * s->K * s->N, no = (size_t)s->batch * s->M * s->N;
-  float *a = malloc(na * 4), *b = malloc(nb * 4), *o = malloc(no * 4);
-  for (size_t i = 0; i < na; i++) a[i] = (float)(i % 13) * 0.01f;
-  for (size_t i = 0; i < nb; i++) b[i] = (float)(i % 7) * 0.01f;
-  memset(o, 0, no * 4);
-  double best = 1e30;
-  for (int r = 0; r < reps; r++) {
-    double t0 = now();
-    for (int i = 0; i < s->batch; i++)
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, s->trans_b ? CblasTrans : CblasNoTrans, s->M, s->N, s->K, 1.0f,
-                  a + (size_t)i * s->M * s->K, s->K, b + (size_t)i * s->K * s->N, s->trans_b ? s->K : s->N, 0.0f,
-                  o + (size_t)i * s->M * s->N, s->N);
-    double dt = now() - t0;
-    best = dt < best ? dt : best;
-  }
-  free(a), free(b), free(o);
-  return best;
+  return bench_sgemm_seconds(s->batch, s->M, s->K, s->N, s->trans_b, reps);
 }
 
 // GPT-2 small: L = 12, H = 12, C = 768, D = 64, F = 3072, V = 50257.

@@ -18,35 +18,22 @@ per-token loss. q, k and v are views of the fused product (no copy: in torch's f
 Prints "torch T <T> threads <n> median_ms <ms> min_ms <ms> cache_mib <MiB>" per T and
 thread count.
 """
-import json
 import math
 import os
 import statistics
-import struct
 import sys
 import time
 
-import numpy as np
 import torch
 import torch.nn.functional as F
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import py_forward  # noqa: E402
+
 
 def load(model_dir):
-    with open(os.path.join(model_dir, "model.safetensors"), "rb") as f:
-        blob = f.read()
-    (n,) = struct.unpack("<Q", blob[:8])
-    header = json.loads(blob[8 : 8 + n])
-    header.pop("__metadata__", None)
-    w = {}
-    for name, info in header.items():
-        b, e = info["data_offsets"]
-        if info["dtype"] != "F32":
-            sys.exit(f"torch_cache.py: {name} is {info['dtype']}, expected F32")
-        a = np.frombuffer(blob, dtype="<f4", count=(e - b) // 4, offset=8 + n + b).reshape(info["shape"])
-        w[name.replace("transformer.", "")] = torch.from_numpy(a.copy())
-    w.setdefault("lm_head.weight", w["wte.weight"])
-    with open(os.path.join(model_dir, "config.json")) as f:
-        cfg = json.load(f)
+    cfg, arrays = py_forward.load(model_dir)  # the safetensors reader the numpy benchmark uses
+    w = {k: torch.from_numpy(a.copy()) for k, a in arrays.items()}
     # Conv1D weights are (in, out); F.linear wants (out, in): transpose once, contiguous.
     for k in list(w):
         if k.endswith(("c_attn.weight", "c_proj.weight", "c_fc.weight")):
@@ -109,13 +96,9 @@ def forward(cfg, w, ids, mask):
 
 
 def cache_bytes(cache):
-    seen, total = set(), 0
-    for t in cache.values():
-        key = (t.untyped_storage().data_ptr() if hasattr(t, "untyped_storage") else t.storage().data_ptr())
-        if key not in seen:
-            seen.add(key)
-            total += t.storage().nbytes() if not hasattr(t, "untyped_storage") else t.untyped_storage().nbytes()
-    return total
+    """Bytes of the distinct storages the cache keeps (views share their base's)."""
+    storages = {t.storage().data_ptr(): t.storage().nbytes() for t in cache.values()}
+    return sum(storages.values())
 
 
 def main():

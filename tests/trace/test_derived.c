@@ -91,22 +91,35 @@ static void test_saved_file(void **state) {
   tt_session_close(s);
 }
 
-// A recorder user that writes something else than raw · factor: the trace stores it.
-static void test_mismatch_is_stored(void **state) {
-  (void)state;
+// A trace of GPT-2 small's config (12 heads, C = 768: layer 0's factor is 1/8), and the
+// (H,T,T) shape the hand-made scores below have.
+enum { H = 2, T = 3, N = H * T * T };
+static const int64_t shape[3] = {H, T, T};
+static tt_trace *new_trace(void) {
   tt_trace *tr = tt_trace_create();
   tt_config cfg;
-  tt_config_default(&cfg);  // 12 heads, C = 768: factor 1/8 in layer 0
+  tt_config_default(&cfg);
   char *json = tt_config_to_json(&cfg);
   tt_trace_set_meta(tr, "config", json);
   free(json);
-  enum { H = 2, T = 3, N = H * T * T };
-  const int64_t shape[3] = {H, T, T};
+  return tr;
+}
+
+// Records layer 0's raw scores and, as the engine does, the scaled ones (raw / 8).
+static void record_scores(const tt_recorder *rec, float **raw, float **scaled) {
+  *raw = rec->reserve(rec->ctx, "blocks.0.attn.hook_attn_scores_raw", TT_F32, 3, shape);
+  for (int i = 0; i < N; i++) (*raw)[i] = (float)i - 4.5f;
+  *scaled = rec->reserve(rec->ctx, "blocks.0.attn.hook_attn_scores_scaled", TT_F32, 3, shape);
+  for (int i = 0; i < N; i++) (*scaled)[i] = (*raw)[i] * 0.125f;
+}
+
+// A recorder user that writes something else than raw · factor: the trace stores it.
+static void test_mismatch_is_stored(void **state) {
+  (void)state;
+  tt_trace *tr = new_trace();
   tt_recorder rec = tt_trace_recorder(tr);
-  float *raw = rec.reserve(rec.ctx, "blocks.0.attn.hook_attn_scores_raw", TT_F32, 3, shape);
-  for (int i = 0; i < N; i++) raw[i] = (float)i - 4.5f;
-  float *scaled = rec.reserve(rec.ctx, "blocks.0.attn.hook_attn_scores_scaled", TT_F32, 3, shape);
-  for (int i = 0; i < N; i++) scaled[i] = raw[i] * 0.125f;
+  float *raw, *scaled;
+  record_scores(&rec, &raw, &scaled);
   scaled[5] = nextafterf(scaled[5], 1e9f);  // one ulp off the rule
   float *masked = rec.reserve(rec.ctx, "blocks.0.attn.hook_attn_scores", TT_F32, 3, shape);
   assert_true(masked != scaled);  // its source is stored now: masks into its own memory
@@ -122,19 +135,10 @@ static void test_mismatch_is_stored(void **state) {
 // Exactly the rule: the masked scores reuse the scaled ones' buffer and neither is held.
 static void test_rule_in_place(void **state) {
   (void)state;
-  tt_trace *tr = tt_trace_create();
-  tt_config cfg;
-  tt_config_default(&cfg);
-  char *json = tt_config_to_json(&cfg);
-  tt_trace_set_meta(tr, "config", json);
-  free(json);
-  enum { H = 2, T = 3, N = H * T * T };
-  const int64_t shape[3] = {H, T, T};
+  tt_trace *tr = new_trace();
   tt_recorder rec = tt_trace_recorder(tr);
-  float *raw = rec.reserve(rec.ctx, "blocks.0.attn.hook_attn_scores_raw", TT_F32, 3, shape);
-  for (int i = 0; i < N; i++) raw[i] = (float)i - 4.5f;
-  float *scaled = rec.reserve(rec.ctx, "blocks.0.attn.hook_attn_scores_scaled", TT_F32, 3, shape);
-  for (int i = 0; i < N; i++) scaled[i] = raw[i] * 0.125f;
+  float *raw, *scaled;
+  record_scores(&rec, &raw, &scaled);
   float *masked = rec.reserve(rec.ctx, "blocks.0.attn.hook_attn_scores", TT_F32, 3, shape);
   assert_ptr_equal(masked, scaled);
   for (int i = 0; i < N; i++)
