@@ -32,14 +32,27 @@ static void assert_same_bits(const tt_tensor *a, const tt_tensor *b) {
   assert_memory_equal(a->data, b->data, tt_tensor_nbytes(a));
 }
 
-// Every layer's scaled and masked scores: derived in a full trace, stored in a trace that
-// records only them; the same bits, the full trace holding them only once read.
-static void test_engine_scores(void **state) {
-  (void)state;
+// The default model's session, shared by the tests that run the engine.
+static int open_session(void **state) {
   tt_session *s;
   tt_error err = {0};
   tt_session_opts opts = {0};
-  if (tt_session_open(&opts, &s, &err)) fail_msg("%s", err.msg);
+  if (tt_session_open(&opts, &s, &err)) {
+    fprintf(stderr, "%s\n", err.msg);
+    return -1;
+  }
+  *state = s;
+  return 0;
+}
+static int close_session(void **state) {
+  tt_session_close(*state);
+  return 0;
+}
+
+// Every layer's scaled and masked scores: derived in a full trace, stored in a trace that
+// records only them; the same bits, the full trace holding them only once read.
+static void test_engine_scores(void **state) {
+  tt_session *s = *state;
   tt_trace *full = run(s, NULL, 0);
   const char *only[] = {"*attn_scores_scaled", "*hook_attn_scores"};
   tt_trace *kept = run(s, only, 2);
@@ -60,17 +73,13 @@ static void test_engine_scores(void **state) {
   }
   assert_int_equal(tt_trace_held_bytes(full), tt_trace_bytes(full));  // read once, now held
   tt_trace_destroy(full), tt_trace_destroy(kept);
-  tt_session_close(s);
 }
 
 // A saved full trace holds every tensor, the derived ones with the bits of a stored run.
 static void test_saved_file(void **state) {
-  (void)state;
-  tt_session *s;
-  tt_error err = {0};
-  tt_session_opts opts = {0};
-  if (tt_session_open(&opts, &s, &err)) fail_msg("%s", err.msg);
+  tt_session *s = *state;
   tt_trace *full = run(s, NULL, 0);
+  tt_error err = {0};
   size_t held = tt_trace_held_bytes(full);
   char path[] = "/tmp/tt-derived-XXXXXX";
   int fd = mkstemp(path);
@@ -88,7 +97,6 @@ static void test_saved_file(void **state) {
     assert_same_bits(a, b);
   }
   tt_trace_destroy(back), tt_trace_destroy(full);
-  tt_session_close(s);
 }
 
 // A trace of GPT-2 small's config (12 heads, C = 768: layer 0's factor is 1/8), and the
@@ -156,5 +164,5 @@ static void test_rule_in_place(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_engine_scores), cmocka_unit_test(test_saved_file),
                                      cmocka_unit_test(test_mismatch_is_stored), cmocka_unit_test(test_rule_in_place)};
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  return cmocka_run_group_tests(tests, open_session, close_session);
 }
