@@ -78,6 +78,16 @@ struct tt_backend {
   // loss (T-1): loss[t] = logsumexp(logits[t]) - logits[t][ids[t+1]]   (= -log p of the next token)
   tt_status (*nll)(tt_backend *be, tt_buf loss, tt_buf logits, const int32_t *ids, int T, int V, tt_error *err);
 
+  // ---- the Llama block's and the position what-ifs' ops (NULL where a backend lacks them) ----
+  // out (n) = a · b, element by element.
+  tt_status (*mul)(tt_backend *be, tt_buf out, tt_buf a, tt_buf b, size_t n, tt_error *err);
+  // Rotary positions, rotate-half layout: x, out (heads,T,D); table (≥T, D) with row t =
+  // cos(t·f_0..f_{D/2−1}), sin(t·f_0..f_{D/2−1}). For i < D/2:
+  // out[i] = x[i]·cos_i − x[i+D/2]·sin_i, out[i+D/2] = x[i+D/2]·cos_i + x[i]·sin_i.
+  tt_status (*rope)(tt_backend *be, tt_buf out, tt_buf x, tt_buf table, int heads, int T, int D, tt_error *err);
+  // ALiBi: out (H,T,T)[h][i][j] = −slopes[h]·|i − j|.
+  tt_status (*alibi)(tt_backend *be, tt_buf out, tt_buf slopes, int H, int T, tt_error *err);
+
   // ---- the backward pass's ops (NULL on a backend that has no backward pass yet) ----
   // out (n) = 0.
   tt_status (*zero)(tt_backend *be, tt_buf out, size_t n, tt_error *err);

@@ -361,6 +361,7 @@ tt_status tt_backend_openblas_create(tt_backend **out, tt_error *err) {
   be->merge_heads = host_merge_heads;
   be->nll = host_nll;
   tt_openblas_set_backward(be);
+  tt_openblas_set_llama(be);
   be->destroy = host_destroy;
   *out = be;
   return TT_OK;

@@ -28,5 +28,7 @@ static inline float *out_of(tt_buf b) {
 void tt_openblas_pick_threads(tt_backend *be, int M, int K, int N);
 // Sets the backward pass's ops (openblas_backward.c).
 void tt_openblas_set_backward(tt_backend *be);
+// Sets the Llama block's and the position what-ifs' ops (openblas_llama.c).
+void tt_openblas_set_llama(tt_backend *be);
 
 #endif

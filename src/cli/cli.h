@@ -23,6 +23,21 @@ int tt_cli_option_error(const char *cmd, int c, char **argv);
 // "1 token", "2 tokens": n with the singular or the plural noun.
 const char *tt_cli_count(char *buf, size_t len, long long n, const char *one, const char *many);
 
+// train-step's work (cmd_train_step.c), also for lesson traces made after training: the
+// model folder a->output (absent or empty) made from a->model_dir (NULL: the default model)
+// by a->steps SGD steps of learning rate a->lr on prompt, written atomically; prints the
+// losses unless a->quiet. tt_train_remove removes such a folder again.
+typedef struct {
+  const char *model_dir, *backend, *output;
+  double lr;
+  long steps;
+  bool quiet;
+  bool report;  // after the steps: the loss per position before and after, the weights that
+                // moved most, the rows of W_E that changed (train_report.h)
+} tt_train_args;
+tt_status tt_train_model(const tt_train_args *a, const char *prompt, tt_error *err);
+void tt_train_remove(const char *dir);
+
 #define TT_COMMAND(name, summary) int tt_cmd_##name(int argc, char **argv);
 #include "commands.h"
 #undef TT_COMMAND

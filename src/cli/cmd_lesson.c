@@ -2,6 +2,7 @@
 // against their saved traces, and make those traces from the lesson files.
 #include <ctype.h>
 #include <dirent.h>
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
@@ -655,6 +656,48 @@ static bool made_before(tt_lesson **lessons, int i, int t, const tt_lesson_trace
   return false;
 }
 
+// A train= trace's model: `train-step` on def's prompt into a fresh folder *trained (under
+// the system's temporary folder; removed by the caller), from model.
+static tt_status train_for(const tt_lesson_trace *def, const char *model, char *trained, size_t len, tt_error *err) {
+  const char *tmpdir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+  char base[4096];
+  snprintf(base, sizeof base, "%s/ttrace-lesson-XXXXXX", tmpdir);
+  if (!mkdtemp(base)) return tt_fail(err, TT_ERR_IO, "cannot create a folder in %s: %s", tmpdir, strerror(errno));
+  snprintf(trained, len, "%s/model", base);
+  tt_train_args a = {
+      .model_dir = model, .output = trained, .lr = strtod(def->train, NULL), .steps = def->steps, .quiet = true};
+  tt_status st = tt_train_model(&a, def->prompt, err);
+  if (st) rmdir(base);
+  return st;
+}
+
+// Traces def with the session (and the metadata saying how its model was trained).
+static tt_status trace_def(const tt_lesson_trace *def, const char *model, const char *path, tt_trace **tr,
+                           tt_error *err) {
+  char trained[4200] = "", training[96];
+  tt_status st = def->train ? train_for(def, model, trained, sizeof trained, err) : TT_OK;
+  tt_session_opts opts = {
+      .model_dir = trained[0] ? trained : model, .set = def->set, .n_set = def->n_set, .grad = def->grad};
+  tt_session *s = NULL;
+  if (!st) st = tt_session_open(&opts, &s, err);
+  if (!st) st = tt_session_trace(s, def->prompt, def->record, def->n_record, tr, err);
+  // The trained folder goes away: the trace names the model it was trained from.
+  char from[4096];
+  snprintf(from, sizeof from, "%s", model ? model : tt_model_default_dir(from, sizeof from) ? from : "default");
+  if (!st && def->train &&
+      (tt_trace_set_meta(*tr, "trained", tt_lesson_training(def, training, sizeof training)) ||
+       tt_trace_set_meta(*tr, "model", from)))
+    st = tt_fail(err, TT_ERR_NOMEM, "out of memory");
+  if (!st) st = tt_trace_save(*tr, path, err);
+  tt_session_close(s);
+  if (trained[0]) {
+    tt_train_remove(trained);
+    trained[strlen(trained) - strlen("/model")] = 0;
+    rmdir(trained);
+  }
+  return st;
+}
+
 // Traces trace t of lesson l (def) and saves it under out_dir, with its line; adds its size
 // to *total and one to *made. Returns 0, or the exit code.
 static int make_trace(const tt_lesson *l, int t, const tt_lesson_trace *def, const char *out_dir, const char *model_dir,
@@ -662,17 +705,9 @@ static int make_trace(const tt_lesson *l, int t, const tt_lesson_trace *def, con
   char path[4096];
   if (tt_lesson_trace_path(l, t, out_dir, path, sizeof path, err)) return tt_cli_fail("lesson", err);
   const char *model = tt_lesson_model(l);
-  tt_session_opts opts = {.model_dir = model_dir                       ? model_dir
-                                       : strcmp(model, "default") == 0 ? NULL
-                                                                       : model,
-                          .set = def->set,
-                          .n_set = def->n_set};
-  tt_session *s = NULL;
   tt_trace *tr = NULL;
   int rc = 0;
-  tt_status st = tt_session_open(&opts, &s, err);
-  if (!st) st = tt_session_trace(s, def->prompt, def->record, def->n_record, &tr, err);
-  if (!st) st = tt_trace_save(tr, path, err);
+  tt_status st = trace_def(def, model_dir ? model_dir : strcmp(model, "default") == 0 ? NULL : model, path, &tr, err);
   if (st) {
     tt_fail_prefix(err, "%s:%d: trace '%s'", tt_lesson_name(l), def->line, def->name);
     rc = tt_cli_fail("lesson", err);
@@ -685,7 +720,6 @@ static int make_trace(const tt_lesson *l, int t, const tt_lesson_trace *def, con
            (double)bytes / 1024, def->prompt);
   }
   tt_trace_destroy(tr);
-  tt_session_close(s);
   return rc;
 }
 

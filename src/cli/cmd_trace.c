@@ -18,8 +18,9 @@ static const char usage[] =
     "Runs PROMPT through the model and saves every recorded tensor to FILE (safetensors;\n"
     "see docs/trace-format.md). PROMPT '-' reads standard input.\n"
     "\n"
-    "  -m, --model DIR     a GPT-2 model folder (config.json, model.safetensors, and tokenizer.json\n"
-    "                      or vocab.json + merges.txt; GPT-2's bundled tokenizer when it has none);\n"
+    "  -m, --model DIR     a GPT-2 or Llama model folder (config.json, model.safetensors or its\n"
+    "                      shards, and tokenizer.json or vocab.json + merges.txt; GPT-2's bundled\n"
+    "                      tokenizer when it has none);\n"
     "                      default: the embedded default model\n"
     "  -b, --backend NAME  openblas (default), opencl, or auto (OpenCL when a device exists)\n"
     "  -o, --output FILE   the trace file to write (written atomically)\n"
@@ -32,7 +33,8 @@ static const char usage[] =
     "      --grad          also run the backward pass of the mean next-token loss and record\n"
     "                      grad.<hook> and grad.<weight> (the prompt needs at least 2 tokens)\n"
     "      --bos           put the BOS token first: <|endoftext|> (50256) for GPT-2, as TransformerLens'\n"
-    "                      prepend_bos does; for a tokenizer.json, its BOS (or <|endoftext|>)\n"
+    "                      prepend_bos does; for a tokenizer.json, its BOS (or <|endoftext|>);\n"
+    "                      always when the folder's tokenizer_config.json has add_bos_token: true\n"
     "      --ids LIST      trace these token ids (comma-separated, e.g. 464,6193,318,3621) instead of a PROMPT\n"
     "  -q, --quiet         print nothing on success\n";
 

@@ -17,9 +17,10 @@
 #include "prompt_arg.h"
 #include "safetensors/safetensors.h"
 #include "session/session.h"
+#include "train_report.h"
 
 static const char usage[] =
-    "usage: ttrace train-step [-m MODEL_DIR] [-b BACKEND] --lr LR [--steps N] -o NEWDIR PROMPT\n"
+    "usage: ttrace train-step [-m MODEL_DIR] [-b BACKEND] --lr LR [--steps N] [--report] -o NEWDIR PROMPT\n"
     "\n"
     "Plain SGD on PROMPT: N times (default 1), W <- W - LR * dL/dW for every weight, where L is\n"
     "the mean next-token loss of `ttrace trace --grad`. Prints the loss before and after each\n"
@@ -31,7 +32,10 @@ static const char usage[] =
     "      --lr LR         the learning rate, a positive number\n"
     "      --steps N       how many steps (1 or more; default 1)\n"
     "  -o, --output DIR    the new model folder\n"
-    "  -q, --quiet         print nothing on success\n";
+    "  -q, --quiet         print nothing on success\n"
+    "      --report        then the step's effect: the loss at each position before and after,\n"
+    "                      the weights that moved most (||W_after - W_before||), and the rows of\n"
+    "                      W_E (wte.weight) that changed beside the prompt's distinct tokens\n";
 
 // The files of a model folder train-step carries over besides the weights.
 static const char *const carried[] = {"config.json",
@@ -41,13 +45,6 @@ static const char *const carried[] = {"config.json",
                                       "tokenizer_config.json",
                                       "special_tokens_map.json",
                                       "generation_config.json"};
-
-typedef struct {
-  const char *model_dir, *backend, *output;
-  double lr;
-  long steps;
-  bool quiet;
-} train_args;
 
 static bool parse_positive(const char *s, double *out) {
   char *end;
@@ -86,8 +83,7 @@ static tt_status check_output(const char *dir, tt_error *err) {
   return ok ? TT_OK : tt_fail(err, TT_ERR_IO, "cannot write into the folder of %s: %s", dir, strerror(errno));
 }
 
-// Removes the temporary folder and what train-step put in it.
-static void remove_tmp(const char *tmp) {
+void tt_train_remove(const char *tmp) {
   char path[8400];
   snprintf(path, sizeof path, "%s/model.safetensors", tmp);
   unlink(path);
@@ -182,7 +178,7 @@ static tt_status write_moved(const char *model_dir, const tt_trace *tr, double l
 }
 
 // Traces prompt on model_dir (with its weight gradients when grad); *loss is the mean loss.
-static tt_status trace_loss(const train_args *a, const char *model_dir, const char *prompt, bool grad, tt_trace **tr,
+static tt_status trace_loss(const tt_train_args *a, const char *model_dir, const char *prompt, bool grad, tt_trace **tr,
                             double *loss, tt_error *err) {
   static const char *const with_grads[] = {"hook_loss", "grad.wte.weight", "grad.wpe.weight",
                                            "grad.h.*",  "grad.ln_f.*",     "grad.lm_head.weight"};
@@ -198,16 +194,21 @@ static tt_status trace_loss(const train_args *a, const char *model_dir, const ch
 }
 
 // The N steps into tmp; prints the loss before and after each.
-static tt_status train(const train_args *a, const char *model_dir, const char *prompt, const char *tmp, tt_error *err) {
+static tt_status train(const tt_train_args *a, const char *model_dir, const char *prompt, const char *tmp,
+                       tt_error *err) {
   double before = 0.0, after = 0.0;
   const char *from = model_dir;
   tt_status st = TT_OK;
+  tt_trace *first = NULL;  // the trace of the first step, before any change
   for (long i = 0; i < a->steps && !st; i++) {
     tt_trace *tr = NULL;
     st = trace_loss(a, from, prompt, true, &tr, &before, err);
     if (!st && i > 0 && !a->quiet) printf("step %ld/%ld: loss %.6f -> %.6f\n", i, a->steps, after, before);
     if (!st) st = write_moved(from, tr, a->lr, tmp, err);
-    tt_trace_destroy(tr);
+    if (i == 0)
+      first = tr;
+    else
+      tt_trace_destroy(tr);
     after = before;
     from = tmp;
   }
@@ -215,15 +216,22 @@ static tt_status train(const train_args *a, const char *model_dir, const char *p
   double last = 0.0;
   if (!st) st = trace_loss(a, tmp, prompt, false, &tr, &last, err);
   if (!st && !a->quiet) printf("step %ld/%ld: loss %.6f -> %.6f\n", a->steps, a->steps, after, last);
+  if (!st && a->report) st = tt_train_report(model_dir, tmp, first, tr, err);
+  tt_trace_destroy(first);
   tt_trace_destroy(tr);
   return st;
 }
 
-static int parse(int argc, char **argv, train_args *a) {
-  static const struct option longs[] = {{"model", required_argument, 0, 'm'},  {"backend", required_argument, 0, 'b'},
-                                        {"output", required_argument, 0, 'o'}, {"lr", required_argument, 0, 'l'},
-                                        {"steps", required_argument, 0, 'n'},  {"quiet", no_argument, 0, 'q'},
-                                        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
+static int parse(int argc, char **argv, tt_train_args *a) {
+  static const struct option longs[] = {{"model", required_argument, 0, 'm'},
+                                        {"backend", required_argument, 0, 'b'},
+                                        {"output", required_argument, 0, 'o'},
+                                        {"lr", required_argument, 0, 'l'},
+                                        {"steps", required_argument, 0, 'n'},
+                                        {"quiet", no_argument, 0, 'q'},
+                                        {"report", no_argument, 0, 'r'},
+                                        {"help", no_argument, 0, 'h'},
+                                        {0, 0, 0, 0}};
   bool have_lr = false;
   int c;
   optind = 1;
@@ -250,6 +258,9 @@ static int parse(int argc, char **argv, train_args *a) {
     case 'q':
       a->quiet = true;
       break;
+    case 'r':
+      a->report = true;
+      break;
     case 'h':
       fputs(usage, stdout);
       return -1;
@@ -262,30 +273,36 @@ static int parse(int argc, char **argv, train_args *a) {
   return 0;
 }
 
+tt_status tt_train_model(const tt_train_args *a, const char *prompt, tt_error *err) {
+  char model_dir[4096], tmp[4096];
+  tt_status st = TT_OK;
+  if (a->model_dir)
+    snprintf(model_dir, sizeof model_dir, "%s", a->model_dir);
+  else if (!tt_model_default_dir(model_dir, sizeof model_dir))
+    st = tt_fail(err, TT_ERR_IO, "the default model is not installed (assets/models/); pass -m MODEL_DIR");
+  if (!st) st = check_output(a->output, err);
+  size_t len = strlen(a->output);
+  while (len > 1 && a->output[len - 1] == '/') len--;  // "out/" → "out.tmp-…", beside it
+  snprintf(tmp, sizeof tmp, "%.*s.tmp-XXXXXX", (int)len, a->output);
+  if (!st && !mkdtemp(tmp))
+    st = tt_fail(err, TT_ERR_IO, "cannot create a folder beside %s: %s", a->output, strerror(errno));
+  bool made = !st;
+  if (!st) st = copy_carried(model_dir, tmp, err);
+  if (!st) st = train(a, model_dir, prompt, tmp, err);
+  if (!st && rename(tmp, a->output) != 0)
+    st = tt_fail(err, TT_ERR_IO, "cannot rename %s to %s: %s", tmp, a->output, strerror(errno));
+  if (st && made) tt_train_remove(tmp);
+  return st;
+}
+
 int tt_cmd_train_step(int argc, char **argv) {
-  train_args a = {.steps = 1};
+  tt_train_args a = {.steps = 1};
   int rc = parse(argc, argv, &a);
   if (rc) return rc < 0 ? 0 : rc;
   tt_error err = {0};
-  char *prompt = NULL, model_dir[4096], tmp[4096];
+  char *prompt = NULL;
   if (tt_prompt_from_args(argc - optind, argv + optind, &prompt, &err)) return tt_cli_fail("train-step", &err);
-  tt_status st = TT_OK;
-  if (a.model_dir)
-    snprintf(model_dir, sizeof model_dir, "%s", a.model_dir);
-  else if (!tt_model_default_dir(model_dir, sizeof model_dir))
-    st = tt_fail(&err, TT_ERR_IO, "the default model is not installed (assets/models/); pass -m MODEL_DIR");
-  if (!st) st = check_output(a.output, &err);
-  size_t len = strlen(a.output);
-  while (len > 1 && a.output[len - 1] == '/') len--;  // "out/" → "out.tmp-…", beside it
-  snprintf(tmp, sizeof tmp, "%.*s.tmp-XXXXXX", (int)len, a.output);
-  if (!st && !mkdtemp(tmp))
-    st = tt_fail(&err, TT_ERR_IO, "cannot create a folder beside %s: %s", a.output, strerror(errno));
-  bool made = !st;
-  if (!st) st = copy_carried(model_dir, tmp, &err);
-  if (!st) st = train(&a, model_dir, prompt, tmp, &err);
-  if (!st && rename(tmp, a.output) != 0)
-    st = tt_fail(&err, TT_ERR_IO, "cannot rename %s to %s: %s", tmp, a.output, strerror(errno));
-  if (st && made) remove_tmp(tmp);
+  tt_status st = tt_train_model(&a, prompt, &err);
   if (!st && !a.quiet) printf("wrote %s\n", a.output);
   free(prompt);
   return st ? tt_cli_fail("train-step", &err) : 0;

@@ -2,7 +2,7 @@
 // file writes, UTF-8 checks and where the assets live. Every other module builds on it.
 //
 // Shape legend used in comments across the project:
-//   T tokens, C width (n_embd), H heads, D = C/H head width, F FFN width (n_inner),
+//   T tokens, C width (n_embd), H heads, D head width (C/H; head_dim for Llama), F FFN width,
 //   V vocabulary size, P positions (n_positions), L layers, G key/value heads (H_kv: fewer
 //   than H with grouped-query attention, else H). "3C" is three widths side by side, "T-1"
 //   one less than T (the next-token loss).

@@ -10,9 +10,31 @@ static tt_status check_config(const tt_config *c, tt_error *err) {
                    "engine: bad config (n_layer %d, n_head %d, n_embd %d, n_inner %d, vocab_size %d, "
                    "n_positions %d)",
                    c->n_layer, c->n_head, c->n_embd, c->n_inner, c->vocab_size, c->n_positions);
-  if (c->n_embd % c->n_head != 0)
+  if (c->arch != TT_ARCH_LLAMA && c->n_embd % c->n_head != 0)
     return tt_fail(err, TT_ERR_ARG, "engine: n_embd %d is not a multiple of n_head %d", c->n_embd, c->n_head);
+  int G = tt_config_kv_heads(c), D = tt_config_head_dim(c);
+  if (G < 1 || c->n_head % G != 0 || D < 1)
+    return tt_fail(err, TT_ERR_ARG, "engine: %d heads cannot share %d key/value heads of width %d", c->n_head, G, D);
+  if (c->positions == TT_POS_ROPE && D % 2 != 0)
+    return tt_fail(err, TT_ERR_UNSUPPORTED,
+                   "positions=rope needs an even head width (rotate-half pairs dimension i with i + D/2); this "
+                   "model's is %d",
+                   D);
   return TT_OK;
+}
+
+// The ops the config needs beyond GPT-2's: the Llama block's, RoPE's, ALiBi's.
+static tt_status check_backend(const tt_config *c, const tt_backend *be, tt_error *err) {
+  bool llama = c->arch == TT_ARCH_LLAMA;
+  const char *what = llama                          ? "the Llama block (model_type llama)"
+                     : c->positions == TT_POS_ROPE  ? "positions=rope"
+                     : c->positions == TT_POS_ALIBI ? "positions=alibi"
+                                                    : NULL;
+  bool have = (!llama || (be->mul && be->unmerge_heads)) && (c->positions != TT_POS_ROPE || be->rope) &&
+              (c->positions != TT_POS_ALIBI || be->alibi);
+  if (!what || have) return TT_OK;
+  return tt_fail(err, TT_ERR_UNSUPPORTED, "%s is not implemented on the %s backend yet (use -b openblas)", what,
+                 be->name);
 }
 
 static tt_status check_model(const tt_model *model, int max_T, tt_error *err) {
@@ -23,7 +45,9 @@ static tt_status check_model(const tt_model *model, int max_T, tt_error *err) {
     return tt_fail(err, TT_ERR_ARG,
                    "engine: learned positions need wpe.weight, which this model does not have "
                    "(use positions=sinusoidal or positions=none)");
-  if (!model->wte || !model->lm_head || !model->lnf_w || !model->lnf_b || (model->cfg.n_layer && !model->layers))
+  bool llama = model->cfg.arch == TT_ARCH_LLAMA;  // RMSNorm: no final bias
+  if (!model->wte || !model->lm_head || !model->lnf_w || (!llama && !model->lnf_b) ||
+      (model->cfg.n_layer && !model->layers))
     return tt_fail(err, TT_ERR_ARG, "engine: the model lacks some of its weights");
   return TT_OK;
 }
@@ -31,6 +55,7 @@ static tt_status check_model(const tt_model *model, int max_T, tt_error *err) {
 tt_status tt_engine_create(const tt_model *model, tt_backend *be, int max_T, tt_engine **out, tt_error *err) {
   *out = NULL;
   tt_status st = check_model(model, max_T, err);
+  if (st == TT_OK) st = check_backend(&model->cfg, be, err);
   if (st != TT_OK) return st;
   tt_engine *e = calloc(1, sizeof *e);
   if (!e) return tt_fail(err, TT_ERR_NOMEM, "engine: out of memory");
@@ -40,7 +65,8 @@ tt_status tt_engine_create(const tt_model *model, tt_backend *be, int max_T, tt_
   e->max_T = max_T < model->cfg.n_positions ? max_T : model->cfg.n_positions;
   e->C = model->cfg.n_embd;
   e->H = model->cfg.n_head;
-  e->D = e->C / e->H;
+  e->G = tt_config_kv_heads(&model->cfg);
+  e->D = tt_config_head_dim(&model->cfg);
   e->F = model->cfg.n_inner;
   e->V = model->cfg.vocab_size;
   e->w.layers = calloc(model->cfg.n_layer ? (size_t)model->cfg.n_layer : 1, sizeof *e->w.layers);
@@ -55,7 +81,7 @@ tt_status tt_engine_create(const tt_model *model, tt_backend *be, int max_T, tt_
   return TT_OK;
 }
 
-// The ops only the backward pass uses; a backend lacks all of them or none.
+// The ops the backward pass uses (unmerge_heads also serves the Llama forward pass).
 static bool has_backward(const tt_backend *be) {
   return be->zero && be->matmul_tn && be->add_row_sums && be->norm_backward && be->activation_backward &&
          be->softmax_backward && be->unmerge_heads && be->join_heads && be->nll_backward && be->embed_backward;
@@ -63,6 +89,11 @@ static bool has_backward(const tt_backend *be) {
 
 tt_status tt_engine_enable_grad(tt_engine *e, tt_error *err) {
   if (e->grad) return TT_OK;
+  if (e->cfg->arch == TT_ARCH_LLAMA)
+    return tt_fail(err, TT_ERR_UNSUPPORTED, "gradients of the Llama block (model_type llama) are not implemented yet");
+  if (e->cfg->positions == TT_POS_ROPE || e->cfg->positions == TT_POS_ALIBI)
+    return tt_fail(err, TT_ERR_UNSUPPORTED, "gradients with positions=%s are not implemented yet",
+                   e->cfg->positions == TT_POS_ROPE ? "rope" : "alibi");
   if (!has_backward(e->be))
     return tt_fail(err, TT_ERR_UNSUPPORTED, "gradients are not supported on the %s backend yet (use -b openblas)",
                    e->be->name);

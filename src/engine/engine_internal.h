@@ -14,10 +14,11 @@
 //                     gradients; what the backward reads of the forward is on the tape)
 //   decode.S.<hook>   a decode step that sets run.prefix = "decode.S." and T = 1, with the
 //                     KV cache as two more slot kinds in workspace.c
-//   Llama blocks      RMSNorm is the norm op already; RoPE (attn.hook_rot_q/k), SwiGLU
-//                     (mlp.hook_pre_linear) and GQA are lines in step_attention/step_mlp
-//                     chosen by the config, and their weights rows in weights.c
-// Shape legend: T tokens, C width, H heads, D = C/H, F FFN width, V vocabulary.
+//   Llama blocks      forward_llama.c (its block: RMSNorm, q/k/v/o projections, SwiGLU);
+//                     attend.c has what both blocks share (RoPE, scores, ALiBi, mask,
+//                     softmax, z with grouped-query heads)
+// Shape legend: T tokens, C width, H heads, G key/value heads (= H for GPT-2), D head
+// width (C/H for GPT-2, head_dim for Llama), F FFN width, V vocabulary.
 #ifndef TT_ENGINE_INTERNAL_H
 #define TT_ENGINE_INTERNAL_H
 
@@ -31,6 +32,11 @@ typedef struct {
   tt_buf ln2_w, ln2_b;              // (C)
   tt_buf fc_w, fc_b;                // (C,F), (F)
   tt_buf fc_proj_w, fc_proj_b;      // (F,C), (C)
+  // The Llama block (nn.Linear layout (out,in)); biases unset unless the config has them.
+  tt_buf q_w, k_w, v_w, o_w;    // (H·D,C), (G·D,C), (G·D,C), (C,H·D)
+  tt_buf q_b, k_b, v_b, o_b;    // (H·D), (G·D), (G·D), (C)
+  tt_buf gate_w, up_w, down_w;  // (F,C), (F,C), (C,F)
+  tt_buf gate_b, up_b, down_b;  // (F), (F), (C)
 } tt_layer_bufs;
 
 typedef struct {
@@ -41,6 +47,9 @@ typedef struct {
   tt_buf lnf_w, lnf_b;    // (C)
   tt_buf lm_head;         // (V,C)
   tt_layer_bufs *layers;  // n_layer
+  tt_buf rope;            // positions rope: (max_T,D) row p = cos(p·f_i), then sin(p·f_i), i < D/2
+  tt_buf alibi_slopes;    // positions alibi: (H) the slope m_h of each head
+  tt_buf owned;           // what tt_weights_setup allocated for rope / alibi (one buffer)
 } tt_weight_bufs;
 
 // ---- the engine ----------------------------------------------------------------------
@@ -60,12 +69,17 @@ typedef struct {
 } tt_pending;
 #define TT_MAX_PENDING 4  // outputs of one op (the norm has four)
 
+// The four hooks of one normalization.
+typedef struct {
+  const char *mean, *scale, *normalized, *out;
+} norm_hooks;
+
 struct tt_engine {
   const tt_model *model;
   const tt_config *cfg;
   tt_backend *be;
   int max_T;
-  int C, H, D, F, V;
+  int C, H, G, D, F, V;
   tt_weight_bufs w;
   struct tt_workspace *ws;         // the slots (workspace.c)
   bool grad;                       // tt_engine_enable_grad ran: the tape and dw exist
@@ -89,15 +103,28 @@ static inline bool tt_engine_zero_copy(const tt_backend *be) {
   return be->host_memory && be->wrap;
 }
 
-// The four hooks of one normalization.
-typedef struct {
-  const char *mean, *scale, *normalized, *out;
-} norm_hooks;
 static const norm_hooks LN1 = {"ln1.hook_mean", "ln1.hook_scale", "ln1.hook_normalized", "ln1.hook_out"};
 static const norm_hooks LN2 = {"ln2.hook_mean", "ln2.hook_scale", "ln2.hook_normalized", "ln2.hook_out"};
 static const norm_hooks LN_FINAL = {"ln_final.hook_mean", "ln_final.hook_scale", "ln_final.hook_normalized",
                                     "ln_final.hook_out"};
 
+// forward.c, shared with forward_llama.c: one normalization (its hooks; the Llama block
+// records no mean), a residual sum (hook `suffix`), the final norm and the head.
+tt_status tt_forward_norm(tt_engine *e, int l, const norm_hooks *hk, tt_buf x, tt_buf gamma, tt_buf beta, tt_buf *out,
+                          tt_error *err);
+tt_status tt_forward_residual(tt_engine *e, int l, const char *suffix, tt_buf a, tt_buf b, tt_buf *out, tt_error *err);
+// forward_llama.c: one Llama block; x (T,C) in, the stream entering block l+1 out.
+tt_status tt_forward_llama_block(tt_engine *e, int l, tt_buf *x, tt_error *err);
+// attend.c: from q (H,T,D), k and v (G,T,D) of layer l: with rotary positions
+// attn.hook_rot_q/rot_k, then the raw, scaled (and ALiBi) and masked scores, the pattern
+// (H,T,T) and z (H,T,D). Query head h reads key/value head h / (H/G).
+tt_status tt_attend(tt_engine *e, int l, tt_buf q, tt_buf k, tt_buf v, tt_buf *z, tt_error *err);
+// attend.c: the slope of each head for ALiBi (Press et al.): 2^(−8h/H) for h = 1..H when H
+// is a power of two; otherwise the slopes of the power of two n below H, then every other
+// slope of 2n, up to H.
+void tt_alibi_slopes(float *slopes, int H);
+// attend.c: the rotary table (rows, D) for positions 0..rows−1 with base theta.
+void tt_rope_table(float *table, int rows, int D, double theta);
 // backward.c: the backward pass of the run's loss, after its forward pass with taping on.
 tt_status tt_backward(tt_engine *e, tt_error *err);
 // grads.c: the weight gradients' allocation (views in e->dw), and their recording.

@@ -15,10 +15,7 @@ static tt_status check_input(const tt_engine *e, const int32_t *ids, int T, tt_e
 static tt_status forward(tt_engine *e, tt_error *err);
 static tt_status step_embed(tt_engine *e, tt_buf *x, tt_error *err);
 static tt_status step_block(tt_engine *e, int l, tt_buf *x, tt_error *err);
-static tt_status step_norm(tt_engine *e, int l, const norm_hooks *hk, tt_buf x, tt_buf gamma, tt_buf beta, tt_buf *out,
-                           tt_error *err);
 static tt_status step_attention(tt_engine *e, int l, tt_buf x, tt_buf *out, tt_error *err);
-static tt_status step_residual(tt_engine *e, int l, const char *suffix, tt_buf a, tt_buf b, tt_buf *out, tt_error *err);
 static tt_status step_mlp(tt_engine *e, int l, tt_buf x, tt_buf *out, tt_error *err);
 static tt_status step_head(tt_engine *e, tt_buf x, tt_error *err);
 
@@ -74,7 +71,9 @@ static tt_status forward(tt_engine *e, tt_error *err) {
   tt_engine_offer_ids(e, "tokens");  // tokens (T) i32
   tt_buf x;                          // (T,C) the residual stream
   TRY(step_embed(e, &x, err));
-  for (int l = 0; l < e->cfg->n_layer; l++) TRY(step_block(e, l, &x, err));
+  bool llama = e->cfg->arch == TT_ARCH_LLAMA;
+  for (int l = 0; l < e->cfg->n_layer; l++)
+    TRY(llama ? tt_forward_llama_block(e, l, &x, err) : step_block(e, l, &x, err));
   return step_head(e, x, err);
 }
 
@@ -86,8 +85,8 @@ static tt_status step_embed(tt_engine *e, tt_buf *x, tt_error *err) {
   size_t n = (size_t)T * C;
   tt_buf emb = OUT(-1, "hook_embed", T, C);  // (T,C) = W_E[ids]
   RUN(be->embed(be, emb, e->w.wte, e->run.ids, T, C, err));
-  if (e->cfg->positions == TT_POS_NONE) {
-    *x = OUT(0, "hook_resid_pre", T, C);  // (T,C) = the embeddings alone
+  if (!tt_config_adds_positions(e->cfg)) {  // none, or positions inside attention (RoPE, ALiBi)
+    *x = OUT(0, "hook_resid_pre", T, C);    // (T,C) = the embeddings alone
     RUN(tt_engine_copy(e, *x, emb, n, err));
     return TT_OK;
   }
@@ -106,59 +105,54 @@ static tt_status step_block(tt_engine *e, int l, tt_buf *x, tt_error *err) {
   // Block 0's resid_pre is the embedding step's output; later ones are the stream so far.
   if (l > 0) TRY(OFFER(l, "hook_resid_pre", *x, e->run.T, e->C));
   if (!e->cfg->post_ln) {  // pre-LN (GPT-2): x + attn(ln1(x)), then + mlp(ln2(·))
-    TRY(step_norm(e, l, &LN1, *x, w->ln1_w, w->ln1_b, &h, err));
+    TRY(tt_forward_norm(e, l, &LN1, *x, w->ln1_w, w->ln1_b, &h, err));
     TRY(step_attention(e, l, h, &attn, err));
-    TRY(step_residual(e, l, "hook_resid_mid", *x, attn, &mid, err));
-    TRY(step_norm(e, l, &LN2, mid, w->ln2_w, w->ln2_b, &h, err));
+    TRY(tt_forward_residual(e, l, "hook_resid_mid", *x, attn, &mid, err));
+    TRY(tt_forward_norm(e, l, &LN2, mid, w->ln2_w, w->ln2_b, &h, err));
     TRY(step_mlp(e, l, h, &mlp, err));
-    TRY(step_residual(e, l, "hook_resid_post", mid, mlp, x, err));
+    TRY(tt_forward_residual(e, l, "hook_resid_post", mid, mlp, x, err));
   } else {  // post-LN (the original Transformer): ln1(x + attn(x)), then ln2(· + mlp(·))
     TRY(step_attention(e, l, *x, &attn, err));
-    TRY(step_residual(e, l, "hook_resid_mid", *x, attn, &mid, err));
-    TRY(step_norm(e, l, &LN1, mid, w->ln1_w, w->ln1_b, &h, err));
+    TRY(tt_forward_residual(e, l, "hook_resid_mid", *x, attn, &mid, err));
+    TRY(tt_forward_norm(e, l, &LN1, mid, w->ln1_w, w->ln1_b, &h, err));
     TRY(step_mlp(e, l, h, &mlp, err));
-    TRY(step_residual(e, l, "hook_resid_post", h, mlp, &post, err));
-    TRY(step_norm(e, l, &LN2, post, w->ln2_w, w->ln2_b, x, err));
+    TRY(tt_forward_residual(e, l, "hook_resid_post", h, mlp, &post, err));
+    TRY(tt_forward_norm(e, l, &LN2, post, w->ln2_w, w->ln2_b, x, err));
   }
   return tt_workspace_keep_stream(e, x, err);
 }
 
 // ---- normalization ---------------------------------------------------------------------------
 // x (T,C) → mean (T), scale (T) = √(σ² + ε), normalized (T,C), out (T,C) = normalized·γ + β.
-static tt_status step_norm(tt_engine *e, int l, const norm_hooks *hk, tt_buf x, tt_buf gamma, tt_buf beta, tt_buf *out,
-                           tt_error *err) {
+// RMSNorm: scale = √(mean(x²) + ε), normalized = x / scale; the Llama block records no mean.
+tt_status tt_forward_norm(tt_engine *e, int l, const norm_hooks *hk, tt_buf x, tt_buf gamma, tt_buf beta, tt_buf *out,
+                          tt_error *err) {
   tt_backend *be = e->be;
   int T = e->run.T, C = e->C;
   bool rms = e->cfg->norm == TT_NORM_RMSNORM;
-  tt_buf mean = OUT(l, hk->mean, T), scale = OUT(l, hk->scale, T);  // (T) each
-  tt_buf nrm = OUT(l, hk->normalized, T, C);                        // (T,C)
-  *out = OUT(l, hk->out, T, C);                                     // (T,C)
+  bool no_mean = e->cfg->arch == TT_ARCH_LLAMA;
+  tt_buf mean = no_mean ? tt_workspace_slot(e, hk->mean, T) : OUT(l, hk->mean, T);  // (T)
+  tt_buf scale = OUT(l, hk->scale, T);                                              // (T)
+  tt_buf nrm = OUT(l, hk->normalized, T, C);                                        // (T,C)
+  *out = OUT(l, hk->out, T, C);                                                     // (T,C)
   RUN(be->norm(be, *out, nrm, mean, scale, x, gamma, beta, T, C, (float)e->cfg->ln_eps, rms, err));
   return TT_OK;
 }
 
 // ---- attention -------------------------------------------------------------------------------
-// x (T,C) → hook_attn_out (T,C): fused projection, heads, scores, pattern, z, output projection.
+// x (T,C) → hook_attn_out (T,C): fused projection, heads, then attend.c (scores, pattern, z),
+// output projection.
 static tt_status step_attention(tt_engine *e, int l, tt_buf x, tt_buf *out, tt_error *err) {
   tt_backend *be = e->be;
   const tt_layer_bufs *w = &e->w.layers[l];
   int T = e->run.T, C = e->C, H = e->H, D = e->D;
-  size_t htt = (size_t)H * T * T;
   tt_buf qkv = OUT(l, "attn.hook_qkv", T, 3 * C);  // (T,3C) = x·W_QKV + b
   RUN(be->matmul(be, qkv, x, w->attn_w, w->attn_b, T, C, 3 * C, false, err));
   // q, k, v (H,T,D) each: the thirds of qkv, head-major
   tt_buf q = OUT(l, "attn.hook_q", H, T, D), k = OUT(l, "attn.hook_k", H, T, D), v = OUT(l, "attn.hook_v", H, T, D);
   RUN(be->split_heads(be, q, k, v, qkv, T, H, D, err));
-  tt_buf raw = OUT(l, "attn.hook_attn_scores_raw", H, T, T);  // (H,T,T) = q·kᵀ per head
-  RUN(be->matmul_batched(be, raw, q, k, H, T, D, T, true, 1.0f, err));
-  tt_buf scaled = OUT(l, "attn.hook_attn_scores_scaled", H, T, T);  // (H,T,T) = raw · attn_scale
-  RUN(be->scale(be, scaled, raw, tt_config_attn_scale(e->cfg, l, D), htt, err));
-  tt_buf masked = OUT(l, "attn.hook_attn_scores", H, T, T);  // (H,T,T) −∞ above the diagonal
-  RUN(e->cfg->causal ? be->causal_mask(be, masked, scaled, H, T, err) : tt_engine_copy(e, masked, scaled, htt, err));
-  tt_buf pattern = OUT(l, "attn.hook_pattern", H, T, T);  // (H,T,T) softmax of each row
-  RUN(be->softmax(be, pattern, masked, H * T, T, err));
-  tt_buf z = OUT(l, "attn.hook_z", H, T, D);  // (H,T,D) = pattern·v per head
-  RUN(be->matmul_batched(be, z, pattern, v, H, T, T, D, false, 1.0f, err));
+  tt_buf z;  // (H,T,D) = pattern·v per head, after the scores (and RoPE or ALiBi)
+  TRY(tt_attend(e, l, q, k, v, &z, err));
   tt_buf merged = tt_workspace_slot(e, "merged", (size_t)T * C);  // (T,C) heads side by side
   TRY(be->merge_heads(be, merged, z, T, H, D, err));
   *out = OUT(l, "hook_attn_out", T, C);  // (T,C) = merged·W_O + b
@@ -168,8 +162,7 @@ static tt_status step_attention(tt_engine *e, int l, tt_buf x, tt_buf *out, tt_e
 
 // ---- residual --------------------------------------------------------------------------------
 // The hook `suffix` (T,C) = a + b, or b alone when residual connections are off.
-static tt_status step_residual(tt_engine *e, int l, const char *suffix, tt_buf a, tt_buf b, tt_buf *out,
-                               tt_error *err) {
+tt_status tt_forward_residual(tt_engine *e, int l, const char *suffix, tt_buf a, tt_buf b, tt_buf *out, tt_error *err) {
   size_t n = (size_t)e->run.T * e->C;
   *out = OUT(l, suffix, e->run.T, e->C);  // (T,C)
   RUN(e->cfg->residual ? e->be->add(e->be, *out, a, b, n, err) : tt_engine_copy(e, *out, b, n, err));
@@ -196,7 +189,7 @@ static tt_status step_head(tt_engine *e, tt_buf x, tt_error *err) {
   tt_backend *be = e->be;
   int T = e->run.T, C = e->C, V = e->V;
   tt_buf h;  // (T,C)
-  TRY(step_norm(e, -1, &LN_FINAL, x, e->w.lnf_w, e->w.lnf_b, &h, err));
+  TRY(tt_forward_norm(e, -1, &LN_FINAL, x, e->w.lnf_w, e->w.lnf_b, &h, err));
   tt_buf logits = OUT(-1, "hook_logits", T, V);  // (T,V) = h·W_Uᵀ
   RUN(be->matmul(be, logits, h, e->w.lm_head, (tt_buf){0}, T, C, V, true, err));
   tt_buf probs = OUT(-1, "hook_probs", T, V);  // (T,V) softmax of each row

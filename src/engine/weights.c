@@ -29,7 +29,37 @@ static tt_buf place(weight_walk *w, const float *src, size_t n) {
   return view;
 }
 
+// A weight that may be absent (a Llama bias): unset when src is NULL.
+static tt_buf place_optional(weight_walk *w, const float *src, size_t n) {
+  return src ? place(w, src, n) : (tt_buf){0};
+}
+
+static void place_llama_layer(weight_walk *w, const tt_layer_weights *s, tt_layer_bufs *d) {
+  const tt_engine *e = w->e;
+  size_t C = (size_t)e->C, F = (size_t)e->F, HD = (size_t)e->H * e->D, GD = (size_t)e->G * e->D;
+  d->ln1_w = place(w, s->ln1_w, C);
+  d->q_w = place(w, s->q_w, HD * C);
+  d->k_w = place(w, s->k_w, GD * C);
+  d->v_w = place(w, s->v_w, GD * C);
+  d->o_w = place(w, s->o_w, C * HD);
+  d->q_b = place_optional(w, s->q_b, HD);
+  d->k_b = place_optional(w, s->k_b, GD);
+  d->v_b = place_optional(w, s->v_b, GD);
+  d->o_b = place_optional(w, s->o_b, C);
+  d->ln2_w = place(w, s->ln2_w, C);
+  d->gate_w = place(w, s->gate_w, F * C);
+  d->up_w = place(w, s->up_w, F * C);
+  d->down_w = place(w, s->down_w, C * F);
+  d->gate_b = place_optional(w, s->gate_b, F);
+  d->up_b = place_optional(w, s->up_b, F);
+  d->down_b = place_optional(w, s->down_b, C);
+}
+
 static void place_layer(weight_walk *w, const tt_layer_weights *s, tt_layer_bufs *d) {
+  if (w->e->cfg->arch == TT_ARCH_LLAMA) {
+    place_llama_layer(w, s, d);
+    return;
+  }
   size_t C = (size_t)w->e->C, F = (size_t)w->e->F;
   d->ln1_w = place(w, s->ln1_w, C);
   d->ln1_b = place(w, s->ln1_b, C);
@@ -56,7 +86,7 @@ static void walk_weights(weight_walk *w, const float *sinusoid) {
   else if (e->cfg->positions == TT_POS_SINUSOIDAL)
     e->w.positions = tt_engine_zero_copy(e->be) ? e->w.pos_table : place(w, sinusoid, rows * C);
   e->w.lnf_w = place(w, m->lnf_w, C);
-  e->w.lnf_b = place(w, m->lnf_b, C);
+  e->w.lnf_b = place_optional(w, m->lnf_b, C);
   e->w.lm_head = (m->lm_head == m->wte) ? e->w.wte : place(w, m->lm_head, V * C);
   for (int l = 0; l < e->cfg->n_layer; l++) place_layer(w, &m->layers[l], &e->w.layers[l]);
 }
@@ -78,7 +108,32 @@ static tt_status make_sinusoid(tt_engine *e, const float **table, float **owned,
   return TT_OK;
 }
 
+// The rotary table (max_T,D) and the ALiBi slopes (H), when the config uses them, in one
+// backend buffer (e->w.owned) with e->w.rope and e->w.alibi_slopes views of it.
+static tt_status make_position_tables(tt_engine *e, tt_error *err) {
+  bool rope = e->cfg->positions == TT_POS_ROPE, alibi = e->cfg->positions == TT_POS_ALIBI;
+  if (!rope && !alibi) return TT_OK;
+  size_t n = rope ? (size_t)e->max_T * e->D : (size_t)e->H;
+  float *host = malloc(n * sizeof(float));
+  if (!host) return tt_fail(err, TT_ERR_NOMEM, "engine: out of memory for the position table");
+  if (rope)
+    tt_rope_table(host, e->max_T, e->D, e->cfg->rope_theta);
+  else
+    tt_alibi_slopes(host, e->H);
+  tt_status st = e->be->alloc(e->be, n, &e->w.owned, err);
+  if (st == TT_OK) st = e->be->upload(e->be, e->w.owned, host, n, err);
+  free(host);
+  if (st != TT_OK) return st;
+  if (rope)
+    e->w.rope = e->w.owned;
+  else
+    e->w.alibi_slopes = e->w.owned;
+  return TT_OK;
+}
+
 tt_status tt_weights_setup(tt_engine *e, tt_error *err) {
+  tt_status pt = make_position_tables(e, err);
+  if (pt != TT_OK) return pt;
   const float *sinusoid = NULL;
   float *owned = NULL;
   tt_status st = TT_OK;
@@ -101,6 +156,7 @@ tt_status tt_weights_setup(tt_engine *e, tt_error *err) {
 void tt_weights_release(tt_engine *e) {
   if (e->w.all.handle) e->be->release(e->be, &e->w.all);
   if (e->w.pos_table.handle) e->be->release(e->be, &e->w.pos_table);
+  if (e->w.owned.handle) e->be->release(e->be, &e->w.owned);
 }
 
 void tt_sinusoid_table(float *table, int rows, int C) {

@@ -17,13 +17,19 @@ typedef enum {
   TT_SLOT_NORM_OUT,         // (T,C)
   TT_SLOT_QKV,              // (T,3C)
   TT_SLOT_Q,                // (H,T,D)
-  TT_SLOT_K,                // (H,T,D)
-  TT_SLOT_V,                // (H,T,D)
+  TT_SLOT_K,                // (G,T,D)
+  TT_SLOT_V,                // (G,T,D)
+  TT_SLOT_ROT_Q,            // (H,T,D) rotary positions only
+  TT_SLOT_ROT_K,            // (G,T,D) rotary positions only
   TT_SLOT_SCORES,           // (H,T,T) raw → scaled → masked → pattern: two slots
+  TT_SLOT_ALIBI,            // (H,T,T) ALiBi only
   TT_SLOT_Z,                // (H,T,D)
-  TT_SLOT_MERGED,           // (T,C) z with the heads side by side (not a hook)
+  TT_SLOT_MERGED,           // (T,H·D) z with the heads side by side; the Llama block's
+                            // projections before the split (not a hook)
   TT_SLOT_ATTN_OUT,         // (T,C)
   TT_SLOT_MLP_PRE,          // (T,F)
+  TT_SLOT_MLP_PRE_LINEAR,   // (T,F) the Llama block only (SwiGLU's up projection)
+  TT_SLOT_MLP_ACT,          // (T,F) the Llama block only: act(gate), not a hook
   TT_SLOT_MLP_POST,         // (T,F)
   TT_SLOT_MLP_OUT,          // (T,C)
   TT_SLOT_LOGITS,           // (T,V)
@@ -69,6 +75,9 @@ static const struct {
     {"hook_q", TT_SLOT_Q},
     {"hook_k", TT_SLOT_K},
     {"hook_v", TT_SLOT_V},
+    {"hook_rot_q", TT_SLOT_ROT_Q},
+    {"hook_rot_k", TT_SLOT_ROT_K},
+    {"hook_alibi", TT_SLOT_ALIBI},
     {"hook_attn_scores_raw", TT_SLOT_SCORES},
     {"hook_attn_scores_scaled", TT_SLOT_SCORES},
     {"hook_attn_scores", TT_SLOT_SCORES},
@@ -76,6 +85,8 @@ static const struct {
     {"hook_z", TT_SLOT_Z},
     {"hook_attn_out", TT_SLOT_ATTN_OUT},
     {"hook_pre", TT_SLOT_MLP_PRE},
+    {"hook_pre_linear", TT_SLOT_MLP_PRE_LINEAR},
+    {"act", TT_SLOT_MLP_ACT},
     {"hook_post", TT_SLOT_MLP_POST},
     {"hook_mlp_out", TT_SLOT_MLP_OUT},
     {"hook_logits", TT_SLOT_LOGITS},
@@ -90,13 +101,31 @@ static bool is_pair(tt_slot s) {
 // The floats one slot of kind s holds, for max_T tokens.
 static size_t slot_floats(const tt_engine *e, tt_slot s) {
   size_t T = (size_t)e->max_T, C = (size_t)e->C, H = (size_t)e->H, F = (size_t)e->F, V = (size_t)e->V;
+  size_t G = (size_t)e->G, D = (size_t)e->D;
+  bool llama = e->cfg->arch == TT_ARCH_LLAMA, rope = e->cfg->positions == TT_POS_ROPE;
   switch (s) {
+  case TT_SLOT_Q:
+  case TT_SLOT_Z:
+  case TT_SLOT_MERGED:
+    return H * T * D;
+  case TT_SLOT_K:
+  case TT_SLOT_V:
+    return G * T * D;
+  case TT_SLOT_ROT_Q:
+    return rope ? H * T * D : 0;
+  case TT_SLOT_ROT_K:
+    return rope ? G * T * D : 0;
+  case TT_SLOT_ALIBI:
+    return e->cfg->positions == TT_POS_ALIBI ? H * T * T : 0;
+  case TT_SLOT_MLP_PRE_LINEAR:
+  case TT_SLOT_MLP_ACT:
+    return llama ? T * F : 0;
   case TT_SLOT_NORM_MEAN:
   case TT_SLOT_NORM_SCALE:
   case TT_SLOT_LOSS:
     return T;
   case TT_SLOT_QKV:
-    return T * 3 * C;
+    return llama ? 0 : T * 3 * C;
   case TT_SLOT_SCORES:
     return H * T * T;
   case TT_SLOT_MLP_PRE:
@@ -106,7 +135,7 @@ static size_t slot_floats(const tt_engine *e, tt_slot s) {
   case TT_SLOT_PROBS:
     return T * V;
   default:
-    return T * C;  // (T,C) and (H,T,D)
+    return T * C;  // (T,C)
   }
 }
 

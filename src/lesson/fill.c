@@ -358,7 +358,7 @@ static tt_status put_config(fill_ctx *c, const tt_placeholder *ph, const tt_trac
     v = strcmp(ph->ref, "n_layer") == 0       ? cfg.n_layer
         : strcmp(ph->ref, "n_head") == 0      ? cfg.n_head
         : strcmp(ph->ref, "n_embd") == 0      ? cfg.n_embd
-        : strcmp(ph->ref, "d_head") == 0      ? cfg.n_embd / cfg.n_head
+        : strcmp(ph->ref, "d_head") == 0      ? tt_config_head_dim(&cfg)
         : strcmp(ph->ref, "n_inner") == 0     ? (cfg.n_inner ? cfg.n_inner : 4 * cfg.n_embd)
         : strcmp(ph->ref, "n_positions") == 0 ? cfg.n_positions
                                               : cfg.vocab_size;

@@ -25,8 +25,12 @@ typedef struct {
   int n_set;
   const char **record;  // hook globs to keep (as `ttrace trace --record`); none = all
   int n_record;
-  const char *file;  // file name inside the traces folder, "01-weather.safetensors"
-  int line;          // where it is defined
+  const char *file;   // file name inside the traces folder, "01-weather.safetensors"
+  int line;           // where it is defined
+  bool grad;          // grad=true: the backward pass too (grad.<hook>, grad.<weight>)
+  const char *train;  // train=LR: traced on the model after `steps` SGD steps of learning
+                      // rate LR on this prompt (as `ttrace train-step`); NULL: the model itself
+  long steps;         // steps=N with train= (default 1)
 } tt_lesson_trace;
 
 // One step. hook is the full hook name; for layer: all it holds the layer-free suffix
@@ -78,6 +82,8 @@ const tt_lesson_step *tt_lesson_step_at(const tt_lesson *l, int i);
 tt_status tt_lesson_trace_path(const tt_lesson *l, int i, const char *traces_dir, char *buf, size_t len, tt_error *err);
 // True when two trace definitions describe the same computation (prompt, set, record).
 bool tt_lesson_trace_same(const tt_lesson_trace *a, const tt_lesson_trace *b);
+// The "trained" metadata of a train= trace: "lr=0.5 steps=1" ("" without train=).
+const char *tt_lesson_training(const tt_lesson_trace *t, char *buf, size_t len);
 
 // ---- playing -----------------------------------------------------------------------
 // Turns a token id into display text for {{word ...}} placeholders; NULL: shown as "#id".

@@ -1,6 +1,7 @@
 // parse: the lesson text format (lessons/README.md) into a tt_lesson.
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -197,6 +198,27 @@ static tt_lesson_trace *add_trace(tt_lesson *l) {
   return t;
 }
 
+// grad=true, train=LR (a positive number), steps=N (1 to 1000, with train=).
+static tt_status parse_training_key(parser *p, tt_lesson_trace *t, const char *key, const char *value) {
+  char *end = NULL;
+  if (strcmp(key, "grad") == 0) {
+    if (strcmp(value, "true") && strcmp(value, "false")) return fail_at(p, p->line, "grad= is true or false");
+    t->grad = strcmp(value, "true") == 0;
+  } else if (strcmp(key, "train") == 0) {
+    double lr = strtod(value, &end);
+    if (end == value || *end || !(lr > 0) || !isfinite(lr))
+      return fail_at(p, p->line, "train=%s: expected a positive learning rate", value);
+    t->train = value;
+  } else if (strcmp(key, "steps") == 0) {
+    long n = strtol(value, &end, 10);
+    if (end == value || *end || n < 1 || n > 1000) return fail_at(p, p->line, "steps=%s: expected 1 to 1000", value);
+    t->steps = n;
+  } else {
+    return fail_at(p, p->line, "unknown trace key '%s' (known: prompt, set, record, file, grad, train, steps)", key);
+  }
+  return TT_OK;
+}
+
 // "trace NAME: prompt="..." set=k=v,k=v record=glob,glob file=NAME.safetensors"
 static tt_status parse_trace_line(parser *p, char *line) {
   char *s = line + strlen("trace");
@@ -245,11 +267,14 @@ static tt_status parse_trace_line(parser *p, char *line) {
       st = push_items(p, &t->record, &t->n_record, value, "record", false);
       if (st) return st;
     } else {
-      return fail_at(p, p->line, "unknown trace key '%s' (known: prompt, set, record, file)", key);
+      st = parse_training_key(p, t, key, value);
+      if (st) return st;
     }
   }
   if (!t->prompt) return fail_at(p, p->line, "trace '%s' has no prompt=\"...\"", name);
   if (!t->file) return fail_at(p, p->line, "trace '%s' has no file=NAME.safetensors", name);
+  if (t->steps && !t->train) return fail_at(p, p->line, "steps= needs train=LR");
+  if (!t->steps) t->steps = 1;
   for (int i = 0; i < p->l->n_traces - 1; i++)
     if (strcmp(p->l->traces[i].file, t->file) == 0 && !tt_lesson_trace_same(&p->l->traces[i], t))
       return fail_at(p, p->line, "traces '%s' and '%s' share file %s but differ", p->l->traces[i].name, name, t->file);
@@ -612,5 +637,6 @@ static bool same_list(const char **a, int na, const char **b, int nb) {
 
 bool tt_lesson_trace_same(const tt_lesson_trace *a, const tt_lesson_trace *b) {
   return strcmp(a->prompt, b->prompt) == 0 && same_list(a->set, a->n_set, b->set, b->n_set) &&
-         same_list(a->record, a->n_record, b->record, b->n_record);
+         same_list(a->record, a->n_record, b->record, b->n_record) && a->grad == b->grad && !a->train == !b->train &&
+         (!a->train || strcmp(a->train, b->train) == 0) && a->steps == b->steps;
 }

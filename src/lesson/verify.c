@@ -51,6 +51,26 @@ static bool record_matches(const tt_lesson_trace *def, const tt_trace *tr) {
   return ok;
 }
 
+// grad=: the trace holds gradients exactly when asked; train=: its "trained" metadata is the
+// definition's ("lr=0.5 steps=1"), and only then.
+const char *tt_lesson_training(const tt_lesson_trace *t, char *buf, size_t len) {
+  if (t->train)
+    snprintf(buf, len, "lr=%s steps=%ld", t->train, t->steps);
+  else
+    snprintf(buf, len, "%s", "");
+  return buf;
+}
+
+static bool training_matches(const tt_lesson_trace *def, const tt_trace *tr) {
+  bool has_grad = false;
+  for (size_t i = 0; i < tt_trace_count(tr) && !has_grad; i++)
+    has_grad = strncmp(tt_trace_get(tr, i)->name, "grad.", 5) == 0;
+  const char *trained = tt_trace_meta(tr, "trained");
+  char want[96];
+  tt_lesson_training(def, want, sizeof want);
+  return has_grad == def->grad && (def->train ? trained && strcmp(trained, want) == 0 : !trained);
+}
+
 tt_status tt_lesson_verify_trace(const tt_lesson *l, int i, const tt_trace *tr, tt_error *err) {
   const tt_lesson_trace *def = tt_lesson_trace_at(l, i);
   const char *prompt = tt_trace_meta(tr, "prompt");
@@ -60,6 +80,9 @@ tt_status tt_lesson_verify_trace(const tt_lesson *l, int i, const tt_trace *tr, 
   else if (!record_matches(def, tr))
     snprintf(why, sizeof why, "its record globs are %s",
              tt_trace_meta(tr, "record") ? tt_trace_meta(tr, "record") : "[]");
+  else if (!training_matches(def, tr))
+    snprintf(why, sizeof why, "it was made %s gradients, from %s", def->grad ? "without" : "with",
+             tt_trace_meta(tr, "trained") ? tt_trace_meta(tr, "trained") : "the model itself");
   else
     knobs_match(def, tr, why, sizeof why);
   if (why[0])

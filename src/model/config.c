@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model.h"
+#include "config_internal.h"
 
 typedef struct {
   const char *name;
@@ -19,8 +19,11 @@ static const name_value activations[] = {
     {"swish", TT_ACT_SILU},          {"identity", TT_ACT_IDENTITY},
     {"linear", TT_ACT_IDENTITY},
 };
-static const name_value positions[] = {
-    {"learned", TT_POS_LEARNED}, {"sinusoidal", TT_POS_SINUSOIDAL}, {"none", TT_POS_NONE}};
+static const name_value positions[] = {{"learned", TT_POS_LEARNED},
+                                       {"sinusoidal", TT_POS_SINUSOIDAL},
+                                       {"none", TT_POS_NONE},
+                                       {"rope", TT_POS_ROPE},
+                                       {"alibi", TT_POS_ALIBI}};
 static const name_value norms[] = {{"layernorm", TT_NORM_LAYERNORM}, {"rmsnorm", TT_NORM_RMSNORM}};
 static const name_value blocks[] = {{"pre_ln", 0}, {"post_ln", 1}};
 static const name_value booleans[] = {{"true", 1}, {"false", 0}, {"1", 1}, {"0", 0}, {"on", 1}, {"off", 0}};
@@ -42,6 +45,13 @@ static const char *name_of(const name_value *t, size_t n, int value) {
   return "?";
 }
 
+bool tt_config_activation_named(const char *name, tt_act_kind *out) {
+  int v;
+  if (!lookup(activations, COUNT(activations), name, &v)) return false;
+  *out = (tt_act_kind)v;
+  return true;
+}
+
 const char *tt_act_name(tt_act_kind a) {
   return name_of(activations, COUNT(activations), (int)a);
 }
@@ -61,6 +71,7 @@ void tt_config_default(tt_config *cfg) {
                      .scale_attn = true,
                      .causal = true,
                      .residual = true,
+                     .rope_theta = 10000.0,
                      .tie_word_embeddings = -1};
 }
 
@@ -164,6 +175,9 @@ static bool knob_named(const knob *kb, const char *key) {
 tt_status tt_config_set(tt_config *cfg, const char *key, const char *value, tt_error *err) {
   for (size_t k = 0; k < COUNT(knobs); k++) {
     if (!knob_named(&knobs[k], key)) continue;
+    if (cfg->arch == TT_ARCH_LLAMA)
+      return tt_fail(err, TT_ERR_UNSUPPORTED,
+                     "setting '%s' is a GPT-2 block knob; the Llama block (model_type llama) has none of them", key);
     int v;
     if (!lookup(knobs[k].values, knobs[k].n_values, value, &v)) return accepted_values(&knobs[k], key, value, err);
     knob_store(cfg, k, v);
@@ -232,7 +246,7 @@ static tt_status refuse_unimplemented(json_t *root, tt_error *err) {
   json_t *mt = json_object_get(root, "model_type");
   if (mt && json_is_string(mt) && strcmp(json_string_value(mt), "gpt2") != 0)
     return tt_fail(err, TT_ERR_UNSUPPORTED,
-                   "model_type '%s' is not supported (ttrace runs GPT-2 models, model_type 'gpt2')",
+                   "model_type '%s' is not supported (ttrace runs model_type 'gpt2' and 'llama')",
                    json_string_value(mt));
   if (json_is_true(json_object_get(root, "add_cross_attention")))
     return tt_fail(err, TT_ERR_UNSUPPORTED,
@@ -260,6 +274,12 @@ tt_status tt_config_from_json(const char *text, tt_config *cfg, tt_error *err) {
   tt_config_default(cfg);
   tt_status st = TT_OK;
   if (!json_is_object(root)) st = tt_fail(err, TT_ERR_FORMAT, "not a JSON object");
+  json_t *mt = st ? NULL : json_object_get(root, "model_type");
+  if (mt && json_is_string(mt) && strcmp(json_string_value(mt), "llama") == 0) {
+    st = tt_config_llama_from_json(root, cfg, err);
+    json_decref(root);
+    return st;
+  }
   if (!st) st = refuse_unimplemented(root, err);
   if (!st) st = get_int(root, "n_layer", -1, 1, 1000, &cfg->n_layer, err);
   if (!st) st = get_int(root, "n_head", -1, 1, 1000, &cfg->n_head, err);
@@ -291,6 +311,12 @@ tt_status tt_config_from_json(const char *text, tt_config *cfg, tt_error *err) {
 }
 
 char *tt_config_to_json(const tt_config *cfg) {
+  if (cfg->arch == TT_ARCH_LLAMA) {
+    json_t *llama = tt_config_llama_to_json(cfg);
+    char *text = json_dumps(llama, JSON_PRESERVE_ORDER | JSON_COMPACT | JSON_REAL_PRECISION(15));
+    json_decref(llama);
+    return text;
+  }
   json_t *root = json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:f}", "n_layer", cfg->n_layer, "n_head", cfg->n_head,
                            "n_embd", cfg->n_embd, "n_positions", cfg->n_positions, "vocab_size", cfg->vocab_size,
                            "n_inner", cfg->n_inner, "layer_norm_epsilon", cfg->ln_eps);

@@ -5,24 +5,14 @@
 #include <string.h>
 
 #include "checkpoint.h"
-#include "model.h"
+#include "load_internal.h"
 
 struct tt_model_storage {
   tt_checkpoint *file;  // model.safetensors or its shards
   float *converted;     // one block for all F16/BF16 (or unaligned) tensors
 };
 
-// One weight the model needs: its HF name (after the optional "transformer." prefix),
-// the shape the config implies, and where its pointer goes.
-typedef struct {
-  char name[96];
-  int ndim;
-  int64_t shape[2];
-  const float **dst;
-  bool optional;
-} weight_spec;
-
-static void spec(weight_spec *s, const char *name, int64_t d0, int64_t d1, const float **dst) {
+void tt_weight_spec(weight_spec *s, const char *name, int64_t d0, int64_t d1, const float **dst) {
   snprintf(s->name, sizeof s->name, "%s", name);
   s->ndim = d1 ? 2 : 1;
   s->shape[0] = d0;
@@ -30,6 +20,7 @@ static void spec(weight_spec *s, const char *name, int64_t d0, int64_t d1, const
   s->dst = dst;
   s->optional = false;
 }
+#define spec tt_weight_spec
 
 static int build_specs(tt_model *m, weight_spec *s) {
   const tt_config *c = &m->cfg;
@@ -68,10 +59,11 @@ static int build_specs(tt_model *m, weight_spec *s) {
   return n;
 }
 
-// Finds name with or without the "transformer." prefix (lm_head.weight is never prefixed).
-static const tt_tensor *find_weight(const tt_checkpoint *f, const char *name) {
+// Finds name with or without the "transformer." prefix (lm_head.weight is never prefixed);
+// a Llama model's names are looked up as they are.
+static const tt_tensor *find_weight(const tt_checkpoint *f, const char *name, tt_arch arch) {
   const tt_tensor *t = tt_checkpoint_find(f, name);
-  if (t) return t;
+  if (t || arch == TT_ARCH_LLAMA) return t;
   char full[128];
   snprintf(full, sizeof full, "transformer.%s", name);
   return tt_checkpoint_find(f, full);
@@ -143,25 +135,28 @@ static tt_status check_tying(tt_model *m, const char *path, tt_error *err) {
   size_t n = (size_t)m->cfg.vocab_size * m->cfg.n_embd;
   if (memcmp(m->lm_head, m->wte, n * sizeof(float)) != 0)
     return tt_fail(err, TT_ERR_UNSUPPORTED,
-                   "%s: lm_head.weight differs from wte.weight but tie_word_embeddings is %s (set it to false to "
+                   "%s: lm_head.weight differs from %s but tie_word_embeddings is %s (set it to false to "
                    "use lm_head.weight)",
-                   path, tie == 1 ? "true" : "absent (true)");
+                   path, m->cfg.arch == TT_ARCH_LLAMA ? "model.embed_tokens.weight" : "wte.weight",
+                   tie == 1 ? "true" : "absent (true)");
   m->lm_head = m->wte;
   return TT_OK;
 }
 
 static tt_status bind_weights(tt_model *m, tt_error *err) {
   const char *path = tt_checkpoint_path(m->storage->file);
-  int max_specs = 3 + 12 * m->cfg.n_layer + 3;
+  int max_specs = 4 + 16 * m->cfg.n_layer + 4;
   weight_spec *specs = calloc((size_t)max_specs, sizeof *specs);
   const tt_tensor **found = calloc((size_t)max_specs, sizeof *found);
   tt_status st = (!specs || !found) ? tt_fail(err, TT_ERR_NOMEM, "out of memory") : TT_OK;
-  int n = st ? 0 : build_specs(m, specs);
+  int n = st ? 0 : m->cfg.arch == TT_ARCH_LLAMA ? tt_llama_weight_specs(m, specs) : build_specs(m, specs);
   size_t convert_floats = 0;
   for (int i = 0; i < n && !st; i++) {
-    found[i] = find_weight(m->storage->file, specs[i].name);
+    found[i] = find_weight(m->storage->file, specs[i].name, m->cfg.arch);
     if (!found[i]) {
-      if (!specs[i].optional)
+      if (!specs[i].optional && m->cfg.arch == TT_ARCH_LLAMA)
+        st = tt_fail(err, TT_ERR_FORMAT, "%s: missing tensor '%s'", path, specs[i].name);
+      else if (!specs[i].optional)
         st = tt_fail(err, TT_ERR_FORMAT, "%s: missing tensor '%s' (also looked for 'transformer.%s')", path,
                      specs[i].name, specs[i].name);
       continue;

@@ -7,11 +7,19 @@
 #include "core/core.h"
 
 typedef enum { TT_ACT_GELU_TANH, TT_ACT_GELU_ERF, TT_ACT_RELU, TT_ACT_SILU, TT_ACT_IDENTITY } tt_act_kind;
-typedef enum { TT_POS_LEARNED, TT_POS_SINUSOIDAL, TT_POS_NONE } tt_pos_kind;
+// Positions: added to the embeddings (learned, sinusoidal), none, or inside attention:
+// rotary (q and k rotated by position, Hugging Face's rotate-half convention) or ALiBi
+// (a per-head linear bias −m_h·|i−j| added to the scaled scores).
+typedef enum { TT_POS_LEARNED, TT_POS_SINUSOIDAL, TT_POS_NONE, TT_POS_ROPE, TT_POS_ALIBI } tt_pos_kind;
+// The block's architecture. GPT-2: fused Conv1D Q/K/V, LayerNorm (or the ttrace_* knobs),
+// GELU MLP. Llama (Hugging Face LlamaForCausalLM): RMSNorm, separate nn.Linear q/k/v/o
+// projections with grouped-query attention, rotary positions, SwiGLU MLP.
+typedef enum { TT_ARCH_GPT2, TT_ARCH_LLAMA } tt_arch;
 typedef enum { TT_NORM_LAYERNORM, TT_NORM_RMSNORM } tt_norm_kind;
 
 typedef struct {
-  // From HF GPT-2's config.json.
+  tt_arch arch;  // "model_type": gpt2 (or absent) | llama
+  // From HF GPT-2's config.json (Llama's names in brackets).
   int n_layer, n_head, n_embd, n_positions, vocab_size;
   int n_inner;             // F; config "n_inner" (null means 4 * n_embd)
   double ln_eps;           // "layer_norm_epsilon" (the engine computes with it as a float)
@@ -27,11 +35,30 @@ typedef struct {
   bool scale_attn_by_layer;  // scale_attn_by_inverse_layer_idx: scores of layer L also / (L+1)
   bool reorder_upcast;       // reorder_and_upcast_attn: scores in float32 with the scale folded in;
                              // ttrace always computes them so (the key is recorded, nothing changes)
-  int tie_word_embeddings;   // -1 absent (HF's default: tied), 0 false, 1 true; checked by the
-                             // loader against lm_head.weight, not part of the trace's config
+  // The Llama block (config.json of model_type llama; [hidden_size], [intermediate_size],
+  // [num_attention_heads], [num_hidden_layers], [max_position_embeddings], [rms_norm_eps]
+  // fill the fields above, positions is rope, norm rmsnorm, activation silu).
+  int n_kv_head;            // num_key_value_heads (G); 0 means n_head (GPT-2)
+  int head_dim;             // head_dim (D); 0 means n_embd / n_head (GPT-2)
+  double rope_theta;        // rope_theta: the base of the rotary frequencies (10000 unless set)
+  bool attn_bias;           // attention_bias: q, k, v and o projections have biases
+  bool mlp_bias;            // mlp_bias: gate, up and down projections have biases
+  int tie_word_embeddings;  // -1 absent (HF's default: tied), 0 false, 1 true; checked by the
+                            // loader against lm_head.weight, not part of the trace's config
 } tt_config;
 
-void tt_config_default(tt_config *cfg);         // GPT-2 small's values
+void tt_config_default(tt_config *cfg);  // GPT-2 small's values
+// The head width D and the key/value head count G of a config (D = C/H, G = H for GPT-2).
+static inline int tt_config_head_dim(const tt_config *c) {
+  return c->head_dim ? c->head_dim : (c->n_head ? c->n_embd / c->n_head : 0);
+}
+static inline int tt_config_kv_heads(const tt_config *c) {
+  return c->n_kv_head ? c->n_kv_head : c->n_head;
+}
+// Positions that are added to the embeddings (hook_pos_embed): learned or sinusoidal.
+static inline bool tt_config_adds_positions(const tt_config *c) {
+  return c->positions == TT_POS_LEARNED || c->positions == TT_POS_SINUSOIDAL;
+}
 char *tt_config_to_json(const tt_config *cfg);  // malloc'd, one line
 // The factor layer l's raw attention scores are multiplied by (head width D): 1/√D
 // (scale_attn) and 1/(l+1) (scale_attn_by_inverse_layer_idx) folded into one number, as
@@ -60,6 +87,12 @@ typedef struct {
   const float *fc_b;           // (F)
   const float *fc_proj_w;      // (F, C)
   const float *fc_proj_b;      // (C)
+  // The Llama block (nn.Linear layout (out, in): x (T,in) · Wᵀ → (T,out)); biases only with
+  // attention_bias / mlp_bias, else NULL. ln1_w, ln2_w are its two RMSNorm weights.
+  const float *q_w, *k_w, *v_w, *o_w;   // (H·D, C), (G·D, C), (G·D, C), (C, H·D)
+  const float *q_b, *k_b, *v_b, *o_b;   // (H·D), (G·D), (G·D), (C)
+  const float *gate_w, *up_w, *down_w;  // (F, C), (F, C), (C, F)
+  const float *gate_b, *up_b, *down_b;  // (F), (F), (C)
 } tt_layer_weights;
 
 typedef struct tt_model {
@@ -80,7 +113,11 @@ typedef struct tt_model {
 // checkpoint.h for what is refused); names with or without "transformer.".
 // Every tensor's shape is checked against the config. tie_word_embeddings false needs an
 // lm_head.weight; true (or absent) with an lm_head.weight that differs from wte.weight is
-// refused (which of the two Hugging Face would use is not defined).
+// refused (which of the two Hugging Face would use is not defined). A Llama folder
+// (model_type llama) has LlamaForCausalLM's names: model.embed_tokens.weight (wte),
+// model.layers.N.{input_layernorm, self_attn.{q,k,v,o}_proj, post_attention_layernorm,
+// mlp.{gate,up,down}_proj}.weight (and .bias where the config says), model.norm.weight
+// (lnf_w; lnf_b and wpe stay NULL), lm_head.weight unless tie_word_embeddings is true.
 tt_status tt_model_load(const char *dir, tt_model **out, tt_error *err);
 void tt_model_destroy(tt_model *m);
 // The default model's folder (assets/models/...); false when it is not installed.

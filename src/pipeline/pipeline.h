@@ -49,6 +49,7 @@ typedef enum {
   TT_VIEW_POSITIONS,  // token embedding + position vectors = block input
   TT_VIEW_QKV,        // Q, K and V of one head side by side
   TT_VIEW_COLLAPSE,   // identity-activation FFN: its output beside x·(W_fc·W_proj) + b (needs the model)
+  TT_VIEW_GRADNORM,   // ‖∂L/∂·‖ of the residual stream at each block and of each weight matrix (--grad)
   TT_VIEW_COUNT
 } tt_view_kind;
 
@@ -64,6 +65,7 @@ typedef enum {
   TT_S_HEAD,
   TT_S_MASKED,
   TT_S_NOT_RECORDED,
+  TT_S_GATED_MLP,  // the activation view of a gated (SwiGLU) MLP
   TT_S_PROMPT,
   TT_S_STEPS,
   TT_S_BLOCK,
@@ -186,6 +188,24 @@ typedef enum {
   TT_S_STATUS_TRACED_FMT,        // T, milliseconds
   TT_S_STATUS_SHOT_SAVED_FMT,    // the file
   TT_S_STATUS_SHOT_FAILED_FMT,   // the error
+  // gradients (grad.<hook>): the legend, the window's value ↔ gradient key, the inspector
+  TT_S_LEGEND_GRADIENT,
+  TT_S_STATUS_NO_GRAD,       // the trace has no grad.* tensors
+  TT_S_STATUS_NO_GRAD_HOOK,  // this step's hook has no gradient in the trace
+  TT_S_PING_LOSS,            // L = mean of −log p over the positions with a next token
+  TT_S_PING_P_FMT,           // p (formatted)
+  TT_S_PING_NEXT_FMT,        // the true next token, its id
+  TT_S_PING_OTHER_FMT,       // the true next token, its id (this column is another one)
+  TT_S_PING_LAST,            // the last position has no next token
+  TT_S_PING_DIV_FMT,         // T − 1
+  TT_S_PING_JVP,             // dS = A (dA − Σ A dA)
+  TT_S_PING_ROWDOT_FMT,      // the row, the last k, the sum
+  TT_S_PING_DZV_FMT,         // i, j, D
+  // the gradient-norm view
+  TT_S_GN_TITLE,
+  TT_S_GN_RESID,
+  TT_S_GN_WEIGHTS,
+  TT_S_GN_NONE,
   TT_S_COUNT
 } tt_str_id;
 

@@ -67,7 +67,7 @@ void tt_step_shapes(const tt_trace *tr, int i, tt_lang lang, char *out, size_t l
   dims d = {.T = tt_trace_n_tokens(tr),
             .C = cfg.n_embd,
             .H = cfg.n_head,
-            .D = cfg.n_head ? cfg.n_embd / cfg.n_head : 0,
+            .D = tt_config_head_dim(&cfg),
             .F = cfg.n_inner > 0 ? cfg.n_inner : 4 * cfg.n_embd,
             .V = cfg.vocab_size,
             .P = cfg.n_positions};

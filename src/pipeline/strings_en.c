@@ -5,6 +5,10 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_LAYER] = "layer",
     [TT_S_HEAD] = "head",
     [TT_S_MASKED] = "masked (\xE2\x88\x92\xE2\x88\x9E)",
+    [TT_S_GATED_MLP] =
+        "This block's MLP is gated (SwiGLU): hook_post = act(hook_pre) \xC2\xB7 hook_pre_linear, "
+        "so it is no function of hook_pre alone and has no curve. See the heatmaps of mlp.hook_pre, "
+        "mlp.hook_pre_linear and mlp.hook_post.",
     [TT_S_NOT_RECORDED] = "This tensor is not in the trace (record it with `ttrace trace --record`).",
     [TT_S_PROMPT] = "prompt",
     [TT_S_STEPS] = "Steps",
@@ -143,6 +147,27 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_STATUS_TRACED_FMT] = "traced %d tokens in %s ms",
     [TT_S_STATUS_SHOT_SAVED_FMT] = "screenshot saved: %.500s",
     [TT_S_STATUS_SHOT_FAILED_FMT] = "screenshot failed: %.500s",
+    // gradients
+    [TT_S_LEGEND_GRADIENT] = "gradient",
+    [TT_S_STATUS_NO_GRAD] = "this trace has no gradients: trace it with --grad (ttrace trace --grad)",
+    [TT_S_STATUS_NO_GRAD_HOOK] = "this step's tensor has no gradient in the trace",
+    [TT_S_PING_LOSS] =
+        "L = mean over t = 0 \xE2\x80\xA6 T\xE2\x88\x92"
+        "2 of \xE2\x88\x92log p\xE2\x82\x9C[next token]",
+    [TT_S_PING_P_FMT] = "1.  p = softmax(z\xE2\x82\x9C) here = %s",
+    [TT_S_PING_NEXT_FMT] = "2.  this is the true next token %s (id %d): p \xE2\x88\x92 1",
+    [TT_S_PING_OTHER_FMT] = "2.  the true next token is %s (id %d), not this one: p \xE2\x88\x92 0",
+    [TT_S_PING_LAST] = "the last position has no next token: no loss there, gradient 0",
+    [TT_S_PING_DIV_FMT] = "3.  \xC3\xB7 (T \xE2\x88\x92 1) = \xC3\xB7 %d (the mean over the positions)",
+    [TT_S_PING_JVP] =
+        "softmax backward: dS\xE1\xB5\xA2\xE2\xB1\xBC = A\xE1\xB5\xA2\xE2\xB1\xBC (dA\xE1\xB5\xA2\xE2\xB1\xBC "
+        "\xE2\x88\x92 \xCE\xA3\xE2\x82\x96 A\xE1\xB5\xA2\xE2\x82\x96 dA\xE1\xB5\xA2\xE2\x82\x96)",
+    [TT_S_PING_ROWDOT_FMT] = "2.  \xCE\xA3\xE2\x82\x96 A[%d, k] dA[%d, k] over the row = %s",
+    [TT_S_PING_DZV_FMT] = "dA[%d, %d] = dz\xE1\xB5\xA2 \xC2\xB7 v\xE2\xB1\xBC  (D = %d)",
+    [TT_S_GN_TITLE] = "Gradient norms \xE2\x80\x96\xE2\x88\x82L/\xE2\x88\x82x\xE2\x80\x96",
+    [TT_S_GN_RESID] = "residual stream at each block: the gradient highway",
+    [TT_S_GN_WEIGHTS] = "weight matrices",
+    [TT_S_GN_NONE] = "this trace has no gradients: trace it with --grad",
 };
 
 static const tt_step_words steps[] = {
@@ -257,6 +282,8 @@ static const tt_key_row window_keys[] = {
     {"drag", "pan a zoomed view"},
     {"click", "pin a cell: its arithmetic appears on the right"},
     {", / .", "bars: earlier / later token; \xE2\x88\x92 / = temperature"},
+    {"B", "value \xE2\x86\x94 gradient \xE2\x88\x82L/\xE2\x88\x82x of the step (a trace made with --grad)"},
+    {"Shift+B", "gradient norms: the residual stream at each block, each weight matrix"},
     {"D", "light / dark theme"},
     {"L", "English / 한국어"},
     {"F1 or ?", "this help;  Esc closes it, Q quits"},

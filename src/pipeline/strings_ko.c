@@ -7,6 +7,10 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_LAYER] = "블록",
     [TT_S_HEAD] = "헤드",
     [TT_S_MASKED] = "가림 (\xE2\x88\x92\xE2\x88\x9E)",
+    [TT_S_GATED_MLP] =
+        "이 블록의 MLP는 게이트가 있는 구조(SwiGLU)입니다: hook_post = act(hook_pre) \xC2\xB7 "
+        "hook_pre_linear 이므로 hook_pre 하나만의 함수가 아니고, 곡선으로 그릴 수 없습니다. "
+        "mlp.hook_pre, mlp.hook_pre_linear, mlp.hook_post의 히트맵을 보세요.",
     [TT_S_NOT_RECORDED] = "이 텐서는 트레이스에 없습니다 (`ttrace trace --record`로 기록하세요).",
     [TT_S_PROMPT] = "프롬프트",
     [TT_S_STEPS] = "단계",
@@ -138,6 +142,27 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_STATUS_TRACED_FMT] = "토큰 %d개를 %s ms에 계산했습니다",
     [TT_S_STATUS_SHOT_SAVED_FMT] = "화면 저장: %.500s",
     [TT_S_STATUS_SHOT_FAILED_FMT] = "화면 저장 실패: %.500s",
+    // gradients
+    [TT_S_LEGEND_GRADIENT] = "기울기",
+    [TT_S_STATUS_NO_GRAD] = "이 트레이스에는 기울기가 없습니다: --grad로 트레이스하세요 (ttrace trace --grad)",
+    [TT_S_STATUS_NO_GRAD_HOOK] = "이 단계의 텐서는 트레이스에 기울기가 없습니다",
+    [TT_S_PING_LOSS] =
+        "L = t = 0 \xE2\x80\xA6 T\xE2\x88\x92"
+        "2의 \xE2\x88\x92log p\xE2\x82\x9C[다음 토큰] 평균",
+    [TT_S_PING_P_FMT] = "1.  p = softmax(z\xE2\x82\x9C)의 이 칸 = %s",
+    [TT_S_PING_NEXT_FMT] = "2.  실제 다음 토큰 %s (id %d)인 칸: p \xE2\x88\x92 1",
+    [TT_S_PING_OTHER_FMT] = "2.  실제 다음 토큰은 %s (id %d), 이 칸이 아님: p \xE2\x88\x92 0",
+    [TT_S_PING_LAST] = "마지막 위치에는 다음 토큰이 없어 손실도 없고, 기울기는 0",
+    [TT_S_PING_DIV_FMT] = "3.  \xC3\xB7 (T \xE2\x88\x92 1) = \xC3\xB7 %d (위치에 대한 평균)",
+    [TT_S_PING_JVP] =
+        "소프트맥스 역전파: dS\xE1\xB5\xA2\xE2\xB1\xBC = A\xE1\xB5\xA2\xE2\xB1\xBC (dA\xE1\xB5\xA2\xE2\xB1\xBC "
+        "\xE2\x88\x92 \xCE\xA3\xE2\x82\x96 A\xE1\xB5\xA2\xE2\x82\x96 dA\xE1\xB5\xA2\xE2\x82\x96)",
+    [TT_S_PING_ROWDOT_FMT] = "2.  행 전체의 \xCE\xA3\xE2\x82\x96 A[%d, k] dA[%d, k] = %s",
+    [TT_S_PING_DZV_FMT] = "dA[%d, %d] = dz\xE1\xB5\xA2 \xC2\xB7 v\xE2\xB1\xBC  (D = %d)",
+    [TT_S_GN_TITLE] = "기울기 크기 \xE2\x80\x96\xE2\x88\x82L/\xE2\x88\x82x\xE2\x80\x96",
+    [TT_S_GN_RESID] = "블록마다의 잔차 흐름: 기울기 고속도로",
+    [TT_S_GN_WEIGHTS] = "가중치 행렬",
+    [TT_S_GN_NONE] = "이 트레이스에는 기울기가 없습니다: --grad로 트레이스하세요",
 };
 
 static const tt_step_words steps[] = {
@@ -247,6 +272,8 @@ static const tt_key_row window_keys[] = {
     {"끌기", "확대한 그림 옮기기"},
     {"클릭", "칸 고정: 오른쪽에 계산 과정 표시"},
     {", / .", "막대: 앞 / 뒤 토큰, \xE2\x88\x92 / = 온도"},
+    {"B", "값 \xE2\x86\x94 이 단계의 기울기 \xE2\x88\x82L/\xE2\x88\x82x (--grad로 만든 트레이스)"},
+    {"Shift+B", "기울기 크기: 블록마다의 잔차 흐름, 가중치 행렬마다"},
     {"D", "밝은 / 어두운 테마"},
     {"L", "English / 한국어"},
     {"F1 또는 ?", "이 도움말, Esc로 닫기, Q로 끝내기"},

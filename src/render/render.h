@@ -34,6 +34,7 @@ typedef struct {
   bool show_help;           // the key overlay
   const char *prompt_edit;  // text being typed in the prompt box, or NULL when not editing
   const char *status;       // one line at the bottom (e.g. where a screenshot went), or NULL
+  bool grad;                // show each step's gradient grad.<hook> where the trace holds it
 } tt_view_state;
 
 void tt_view_state_init(tt_view_state *st);
@@ -216,5 +217,11 @@ tt_status tt_render_write_sequence(const tt_trace *tr, const tt_render_extras *e
 // Points st at step i of tr's step list (pipeline.h): the hook for st->layer, the step's
 // view, zoom and pan reset.
 void tt_view_goto_step(tt_view_state *st, const tt_trace *tr, int i);
+// Makes st->hook follow st->grad: with it, the gradient grad.<hook> where tr holds one
+// (drawn as a heatmap, diverging around 0); without it, the value again. true when the
+// hook shown is a gradient.
+bool tt_view_follow_grad(tt_view_state *st, const tt_trace *tr);
+// Whether tr holds any gradient (a grad.* tensor: a trace made with --grad).
+bool tt_trace_has_grad(const tt_trace *tr);
 
 #endif

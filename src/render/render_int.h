@@ -186,12 +186,14 @@ const char *tt_token_display(const char *tok, char *buf, size_t len);
 
 // Colour scale of a whole tensor (all heads): sequential for probabilities and other
 // non-negative values, diverging and symmetric around zero otherwise; extreme outliers
-// are clipped (the ends of the legend then say ≤ / ≥).
+// are clipped (the ends of the legend then say ≤ / ≥). Gradients (grad.*) are always
+// diverging around zero, whatever the hook, and the legend says they are gradients.
 typedef struct {
   bool diverging;
   float lo, hi;
   bool clipped;
   bool has_masked;
+  bool gradient;  // the tensor is a gradient ∂L/∂x (a "grad." name)
 } tt_scale;
 void tt_scale_of(const tt_tensor *t, const char *hook, tt_scale *s);
 // The same, remembered per tensor in the render context (painters call this one).
@@ -258,9 +260,21 @@ void tt_paint_embed(tt_paint *p, SDL_Rect r);
 void tt_paint_positions(tt_paint *p, SDL_Rect r);
 void tt_paint_qkv(tt_paint *p, SDL_Rect r, int layer, int head);
 void tt_paint_collapse(tt_paint *p, SDL_Rect r, int layer);  // painters/collapse.c
+void tt_paint_gradnorm(tt_paint *p, SDL_Rect r);             // ‖∇‖ through the model (gradnorm.c)
 void tt_paint_frame(tt_paint *p, SDL_Rect r);                // navigator, explanation, view (frame.c)
 void tt_paint_inspector(tt_paint *p, SDL_Rect r);            // hovered and pinned cell (inspect.c)
-void tt_paint_help(tt_paint *p, SDL_Rect r);                 // key overlay (frame.c)
+// The pinned cell's arithmetic for a gradient (inspect_grad.c): lines for the inspector to
+// draw, for grad.hook_logits, grad.*.attn.hook_attn_scores(_scaled) and grad.*.attn.hook_pattern;
+// the count (0: no arithmetic for this tensor).
+typedef enum { TT_PIN_STEP, TT_PIN_MONO, TT_PIN_DIM, TT_PIN_RESULT, TT_PIN_WARN } tt_pin_style;
+typedef struct {
+  char note[48];  // what the line is, for the SVG's data-tt ("pin_g_p"); "" for none
+  char text[240];
+  tt_pin_style style;
+} tt_pin_line;
+int tt_grad_pin_lines(const tt_trace *tr, tt_lang lang, const char *hook, int head, int i, int j, tt_pin_line *out,
+                      int max);
+void tt_paint_help(tt_paint *p, SDL_Rect r);  // key overlay (frame.c)
 // The boxed key table of a help overlay (title "Keys") in r, its top `top` below r.y; rows
 // are (keys, what they do), the second column at col2_pct % of the box width; row `skip`
 // (-1: none) is left out (frame.c).

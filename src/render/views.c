@@ -15,6 +15,27 @@ void tt_view_goto_step(tt_view_state *st, const tt_trace *tr, int i) {
   st->zoom = 1;
   st->pan_row = st->pan_col = 0;
   st->pin_row = st->pin_col = -1;
+  tt_view_follow_grad(st, tr);
+}
+
+bool tt_trace_has_grad(const tt_trace *tr) {
+  for (size_t i = 0; tr && i < tt_trace_count(tr); i++)
+    if (strncmp(tt_trace_get(tr, i)->name, "grad.", 5) == 0) return true;
+  return false;
+}
+
+bool tt_view_follow_grad(tt_view_state *st, const tt_trace *tr) {
+  bool shown = strncmp(st->hook, "grad.", 5) == 0;
+  if (!st->grad) {
+    if (shown) memmove(st->hook, st->hook + 5, strlen(st->hook + 5) + 1);
+    return false;
+  }
+  if (shown) return true;
+  char g[sizeof st->hook];
+  if (snprintf(g, sizeof g, "grad.%s", st->hook) >= (int)sizeof g || !tt_trace_find(tr, g)) return false;
+  snprintf(st->hook, sizeof st->hook, "%s", g);
+  if (st->view != TT_VIEW_TABLE) st->view = TT_VIEW_HEATMAP;  // layernorm, qkv, ... draw values
+  return true;
 }
 
 void tt_view_state_init(tt_view_state *st) {
@@ -188,6 +209,9 @@ static void paint_kind(tt_paint *p, SDL_Rect body, tt_view_kind kind, const tt_t
     break;
   case TT_VIEW_COLLAPSE:
     tt_paint_collapse(p, body, layer);
+    break;
+  case TT_VIEW_GRADNORM:
+    tt_paint_gradnorm(p, body);
     break;
   case TT_VIEW_COUNT:
     break;

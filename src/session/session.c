@@ -85,9 +85,13 @@ tt_status tt_session_open(const tt_session_opts *opts, tt_session **out, tt_erro
   if (!st) s->base_cfg = s->model->cfg;
   if (!st) st = apply_settings(&s->model->cfg, opts->set, opts->n_set, err);
   if (!st) st = open_tokenizer(s, dir, err);
+  // -b auto with gradients picks OpenBLAS: the backward pass runs only there.
+  const char *be_name = opts->backend ? opts->backend : "openblas";
+  bool auto_grad = opts->grad && strcmp(be_name, "auto") == 0;
   if (!st)
-    st = tt_backend_create(opts->backend ? opts->backend : "openblas", &s->be, s->backend_note, sizeof s->backend_note,
-                           err);
+    st = tt_backend_create(auto_grad ? "openblas" : be_name, &s->be, s->backend_note, sizeof s->backend_note, err);
+  if (!st && auto_grad)
+    snprintf(s->backend_note, sizeof s->backend_note, "auto: using OpenBLAS, where the backward pass (--grad) runs");
   if (!st) note_vocab_mismatch(s);
   if (!st) st = tt_engine_create(s->model, s->be, s->model->cfg.n_positions, &s->eng, err);
   if (!st && opts->grad) st = tt_engine_enable_grad(s->eng, err);
@@ -153,6 +157,9 @@ tt_status tt_input_ids(const tt_tokenizer *tok, const tt_trace_input *in, int vo
   *n = 0;
   int32_t bos = tt_tokenizer_bos(tok);
   if (in->bos && bos < 0) return tt_fail(err, TT_ERR_ARG, "--bos: this tokenizer has no <|endoftext|> or BOS token");
+  tt_trace_input with_bos = *in;  // tokenizer_config.json's add_bos_token puts the BOS first too
+  with_bos.bos = in->bos || tt_tokenizer_adds_bos(tok);
+  in = &with_bos;
   int32_t *text_ids = NULL;
   int m = in->n_ids;
   if (!in->ids) {
@@ -255,6 +262,9 @@ tt_status tt_session_trace_input(tt_session *s, const tt_trace_input *in, tt_tra
   *out = NULL;
   int32_t *ids = NULL;
   int T = 0;
+  tt_trace_input with_bos = *in;  // the metadata's "bos" says whether the first id is the BOS
+  with_bos.bos = in->bos || tt_tokenizer_adds_bos(s->tok);
+  in = &with_bos;
   tt_status st = tt_input_ids(s->tok, in, s->model->cfg.vocab_size, s->model->cfg.n_positions, &ids, &T, err);
   if (st) return st;
   if (s->grad && T < 2) {

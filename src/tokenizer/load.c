@@ -86,6 +86,7 @@ tt_status tt_tokenizer_load(const char *dir, tt_tokenizer **out, tt_error *err) 
   char path[4200];
   snprintf(path, sizeof path, "%s/tokenizer.json", dir);
   tt_status st = has_file(dir, "tokenizer.json") ? tt_tok_load_json(tok, path, err) : load_pair(tok, dir, err);
+  if (st == TT_OK && has_file(dir, "tokenizer_config.json")) st = tt_tok_load_config(tok, dir, err);
   if (st != TT_OK) {
     tt_tokenizer_destroy(tok);
     return st;
@@ -116,4 +117,7 @@ const char *tt_tokenizer_source(const tt_tokenizer *tok) {
 }
 int32_t tt_tokenizer_bos(const tt_tokenizer *tok) {
   return tok->bos;
+}
+bool tt_tokenizer_adds_bos(const tt_tokenizer *tok) {
+  return tok->add_bos;
 }

@@ -1,7 +1,8 @@
 // load_json: a Hugging Face tokenizer.json → tt_tokenizer, for byte-level BPE only:
 //   model        {"type": "BPE", "vocab": {spelling: id}, "merges": ["a b", ...] or [["a", "b"], ...],
-//                 "ignore_merges": bool}; dropout, byte_fallback, a subword prefix or
-//                 word suffix are refused
+//                 "ignore_merges": bool}; dropout, byte_fallback (SentencePiece-style BPE,
+//                 named in the message), a subword prefix or word suffix are refused
+//   tokenizer_config.json beside it: bos_token and add_bos_token (load_config.c)
 //   normalizer   null (or an empty Sequence)
 //   pre_tokenizer ByteLevel (add_prefix_space false), alone or last in a Sequence after
 //                 Split (a Regex or String pattern, Isolated or Removed, not inverted) and
@@ -42,7 +43,11 @@ static tt_status check_model(json_t *m, const char *path, tt_error *err) {
   json_t *type = json_object_get(m, "type"), *drop = json_object_get(m, "dropout");
   if (type && strcmp(type_of(m), "BPE") != 0) return unsupported(path, "model type", type_of(m), err);
   if (drop && !json_is_null(drop) && json_number_value(drop) != 0.0) return unsupported(path, "BPE", "dropout", err);
-  if (is_true(m, "byte_fallback")) return unsupported(path, "BPE", "byte_fallback", err);
+  if (is_true(m, "byte_fallback"))
+    return tt_fail(err, TT_ERR_UNSUPPORTED,
+                   "%s: SentencePiece-style BPE with byte_fallback (Llama 2, TinyLlama: \u2581 for spaces, <0xNN> byte "
+                   "tokens) is not supported; ttrace reads byte-level BPE tokenizers (GPT-2, Llama 3, Qwen2, SmolLM)",
+                   path);
   const char *affix[] = {"continuing_subword_prefix", "end_of_word_suffix"};
   for (int i = 0; i < 2; i++) {
     json_t *v = json_object_get(m, affix[i]);
@@ -204,8 +209,8 @@ static tt_status load_root(tt_tokenizer *tok, json_t *root, const char *path, tt
   if (!json_is_object(root)) return tt_fail(err, TT_ERR_FORMAT, "%s: not a JSON object", path);
   json_t *model = json_object_get(root, "model"), *added = json_object_get(root, "added_tokens");
   json_t *dec = json_object_get(root, "decoder"), *pre = json_object_get(root, "pre_tokenizer");
-  tt_status st = check_normalizer(json_object_get(root, "normalizer"), path, err);
-  if (!st) st = check_model(model, path, err);
+  tt_status st = check_model(model, path, err);  // first: it names SentencePiece files
+  if (!st) st = check_normalizer(json_object_get(root, "normalizer"), path, err);
   if (!st && dec && !json_is_null(dec) && strcmp(type_of(dec), "ByteLevel") != 0)
     st = unsupported(path, "decoder", type_of(dec), err);
   if (!st && (!pre || json_is_null(pre))) st = unsupported(path, "pre-tokenizer", "null (no ByteLevel step)", err);

@@ -31,6 +31,10 @@ const char *tt_tokenizer_source(const tt_tokenizer *tok);
 // special token its TemplateProcessing post-processor puts first, else "<|endoftext|>".
 // -1 when the tokenizer has none.
 int32_t tt_tokenizer_bos(const tt_tokenizer *tok);
+// True when the folder's tokenizer_config.json says add_bos_token: true (Llama 2, TinyLlama,
+// SmolLM): every prompt then starts with the BOS, as Hugging Face's tokenizer puts it, with
+// or without --bos. Its bos_token, when it names one, is the BOS above.
+bool tt_tokenizer_adds_bos(const tt_tokenizer *tok);
 
 // One merge step inside one pre-token: the pair (left, right) of rank `rank` became `merged`.
 // Pieces are shown in GPT-2's byte-to-unicode spelling (a space is "Ġ").

@@ -69,6 +69,7 @@ struct tt_tokenizer {
   int n_added;
   bool ignore_merges;  // a pre-token that is a whole vocabulary entry is that token
   int32_t bos;         // the id --bos prepends, -1 when there is none
+  bool add_bos;        // tokenizer_config.json's add_bos_token: every prompt starts with bos
   const char *source;  // "vocab.json+merges.txt" or "tokenizer.json"
 };
 
@@ -79,6 +80,10 @@ tt_tokenizer *tt_tok_new(void);
 tt_status tt_tok_set_token(tt_tokenizer *tok, int32_t id, const char *spelling, bool raw, const char *path,
                            tt_error *err);
 int32_t tt_tok_lookup(const tt_tokenizer *tok, const char *spelling);  // -1 when absent
+// load_config.c: dir/tokenizer_config.json, when there is one: bos_token (a string or an
+// AddedToken object's "content") becomes tok->bos, add_bos_token tok->add_bos. A bos_token
+// that is no token, or add_bos_token true without any BOS, is refused.
+tt_status tt_tok_load_config(tt_tokenizer *tok, const char *dir, tt_error *err);
 // The BPE vocabulary from a JSON object {spelling: id} with ids 0..size-1 (vocab.json, or
 // tokenizer.json's model.vocab); extra ids beyond it (added tokens) are allocated too.
 tt_status tt_tok_vocab_from_json(tt_tokenizer *tok, json_t *obj, int extra, const char *path, tt_error *err);

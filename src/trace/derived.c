@@ -76,7 +76,7 @@ static bool rule_for(tt_trace *tr, const char *name, tt_dtype dt, int ndim, cons
     return false;
   size_t src = (size_t)(raw - tr->tensors);
   if (rule_at(tr->dv, src).src) return false;  // raw is itself stored, never derived
-  *rule = (tt_derived_rule){src + 1, tt_config_attn_scale(&cfg, ref.layer, cfg.n_embd / cfg.n_head),
+  *rule = (tt_derived_rule){src + 1, tt_config_attn_scale(&cfg, ref.layer, tt_config_head_dim(&cfg)),
                             *mask_hook && cfg.causal};
   return true;
 }

@@ -13,7 +13,7 @@
 #define BLK_IF(sfx, ax, pt, wh) ROW(sfx, true, ax, TT_F32, NULL, "heatmap", pt, wh, false)
 // A LayerNorm (or RMSNorm) records four tensors under its prefix; its step shows hook_out.
 #define NORM(blk, pre, st, pt)                                                                 \
-  ROW(pre "hook_mean", blk, "T", TT_F32, NULL, "heatmap", pt, TT_HOOK_ANY, false),             \
+  ROW(pre "hook_mean", blk, "T", TT_F32, NULL, "heatmap", pt, TT_HOOK_NORM_MEAN, false),       \
       ROW(pre "hook_scale", blk, "T", TT_F32, NULL, "heatmap", pt, TT_HOOK_ANY, false),        \
       ROW(pre "hook_normalized", blk, "T,C", TT_F32, NULL, "heatmap", pt, TT_HOOK_ANY, false), \
       ROW(pre "hook_out", blk, "T,C", TT_F32, st, "layernorm", pt, TT_HOOK_ANY, false)
@@ -25,7 +25,7 @@ static const tt_hook_def table[] = {
     // The sum of embedding and positions is block 0's input.
     ROW("hook_resid_pre", true, "T,C", TT_F32, "sum", "positions", TT_PART_RESID, TT_HOOK_ANY, true),
     NORM(true, "ln1.", "ln1", TT_PART_NORM1),
-    BLK("attn.hook_qkv", "T,3C", "qkv", "heatmap", TT_PART_ATTN),
+    ROW("attn.hook_qkv", true, "T,3C", TT_F32, "qkv", "heatmap", TT_PART_ATTN, TT_HOOK_FUSED_QKV, false),
     BLK("attn.hook_q", "H,T,D", "split", "heatmap", TT_PART_ATTN),
     BLK("attn.hook_k", "G,T,D", NULL, "heatmap", TT_PART_ATTN),
     BLK("attn.hook_v", "G,T,D", NULL, "heatmap", TT_PART_ATTN),
@@ -33,6 +33,7 @@ static const tt_hook_def table[] = {
     BLK_IF("attn.hook_rot_k", "G,T,D", TT_PART_ATTN, TT_HOOK_ROTARY),
     BLK("attn.hook_attn_scores_raw", "H,T,T", "scores", "heatmap", TT_PART_ATTN),
     BLK("attn.hook_attn_scores_scaled", "H,T,T", "scale", "heatmap", TT_PART_ATTN),
+    BLK_IF("attn.hook_alibi", "H,T,T", TT_PART_ATTN, TT_HOOK_ALIBI),  // added to the scaled scores
     BLK("attn.hook_attn_scores", "H,T,T", "mask", "heatmap", TT_PART_ATTN),
     BLK("attn.hook_pattern", "H,T,T", "softmax", "heatmap", TT_PART_ATTN),
     BLK("attn.hook_z", "H,T,D", "weighted", "heatmap", TT_PART_ATTN),

@@ -23,8 +23,12 @@
 typedef enum {
   TT_HOOK_ANY,        // every config
   TT_HOOK_POSITIONS,  // added position vectors (ttrace_positions learned or sinusoidal)
-  TT_HOOK_ROTARY,     // rotary positions (Llama family)
-  TT_HOOK_GATED_MLP,  // gated MLP with a second input projection (Llama family)
+  TT_HOOK_ROTARY,     // rotary positions (the Llama block; GPT-2 with positions=rope)
+  TT_HOOK_ALIBI,      // the ALiBi bias (GPT-2 with positions=alibi)
+  TT_HOOK_GATED_MLP,  // gated MLP with a second input projection (the Llama block)
+  TT_HOOK_FUSED_QKV,  // one fused Q/K/V projection (the GPT-2 block)
+  TT_HOOK_NORM_MEAN,  // the norm's mean (the GPT-2 block, 0 under ttrace_norm=rmsnorm; the
+                      // Llama block's RMSNorm records none)
 } tt_hook_when;
 
 // Where a row sits in the forward pass. A block's parts run NORM1 ATTN NORM2 MLP

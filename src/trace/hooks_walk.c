@@ -10,12 +10,16 @@ static bool applies(tt_hook_when when, const tt_config *cfg) {
   case TT_HOOK_ANY:
     return true;
   case TT_HOOK_POSITIONS:
-    return cfg->positions != TT_POS_NONE;
-  // tt_config has no Llama-family knobs yet, so no config records these rows.
+    return tt_config_adds_positions(cfg);
   case TT_HOOK_ROTARY:
-    return false;
+    return cfg->positions == TT_POS_ROPE;
+  case TT_HOOK_ALIBI:
+    return cfg->positions == TT_POS_ALIBI;
   case TT_HOOK_GATED_MLP:
-    return false;
+    return cfg->arch == TT_ARCH_LLAMA;
+  case TT_HOOK_FUSED_QKV:
+  case TT_HOOK_NORM_MEAN:
+    return cfg->arch != TT_ARCH_LLAMA;
   }
   return false;
 }
@@ -71,9 +75,9 @@ static int64_t axis_size(const char **p, const tt_config *cfg, int64_t first_T, 
   case 'H':
     return cfg->n_head;
   case 'G':
-    return cfg->n_head;  // no grouped-query attention in tt_config yet: H_kv = H
+    return tt_config_kv_heads(cfg);
   case 'D':
-    return cfg->n_head ? cfg->n_embd / cfg->n_head : 0;
+    return tt_config_head_dim(cfg);
   case 'F':
     return cfg->n_inner;
   case 'V':

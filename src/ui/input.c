@@ -33,6 +33,7 @@ void tt_ui_step(tt_ui *ui, int delta) {
   if (s >= n) s = n - 1;
   goto_step(ui, s);
   tt_step_hook(ui->tr, s, ui->vs.layer, ui->vs.hook, sizeof ui->vs.hook);
+  tt_view_follow_grad(&ui->vs, ui->tr);
 }
 
 static void set_layer(tt_ui *ui, int layer) {
@@ -42,6 +43,7 @@ static void set_layer(tt_ui *ui, int layer) {
   ui->vs.layer = layer;
   if (ui->vs.step >= 0 && tt_step_get(ui->tr, ui->vs.step)->in_block)
     tt_step_hook(ui->tr, ui->vs.step, layer, ui->vs.hook, sizeof ui->vs.hook);
+  tt_view_follow_grad(&ui->vs, ui->tr);
   ui->vs.pin_row = ui->vs.pin_col = -1;
   ui->dirty = true;
 }
@@ -186,6 +188,22 @@ static bool nav_key(tt_ui *ui, SDL_Keycode c) {
   }
 }
 
+// B: value ↔ gradient of the step's tensor (a trace made with --grad); the status line
+// says when the trace or this step has none.
+static void toggle_grad(tt_ui *ui) {
+  tt_view_state *vs = &ui->vs;
+  if (!tt_trace_has_grad(ui->tr)) {
+    snprintf(ui->status, sizeof ui->status, "%s", tt_str(vs->lang, TT_S_STATUS_NO_GRAD));
+    return;
+  }
+  vs->grad = !vs->grad;
+  if (!tt_view_follow_grad(vs, ui->tr) && vs->grad)
+    snprintf(ui->status, sizeof ui->status, "%s", tt_str(vs->lang, TT_S_STATUS_NO_GRAD_HOOK));
+  else if (!vs->grad && vs->step >= 0)
+    vs->view = tt_step_get(ui->tr, vs->step)->view;  // the step's own view again
+  vs->pin_row = vs->pin_col = -1;
+}
+
 // Tab, g and o toggle the table, grid and overview views; d the theme, l the language;
 // F1 and ? the help, which Esc closes (else Esc drops the pin). false when c is none of these.
 static bool view_key(tt_ui *ui, SDL_Keycode c, bool shift) {
@@ -218,6 +236,12 @@ static bool view_key(tt_ui *ui, SDL_Keycode c, bool shift) {
     return true;
   case SDLK_l:
     vs->lang = tt_lang_next(vs->lang);
+    return true;
+  case SDLK_b:  // Shift+B: the gradient-norm view
+    if (shift)
+      toggle_view(ui, TT_VIEW_GRADNORM);
+    else
+      toggle_grad(ui);
     return true;
   default:
     return false;
@@ -270,7 +294,7 @@ static void key(tt_ui *ui, const SDL_KeyboardEvent *k) {
   }
   bool shift = (k->keysym.mod & KMOD_SHIFT) != 0;
   if (!nav_key(ui, c) && !view_key(ui, c, shift) && !action_key(ui, c)) return;
-  if (c != SDLK_s) ui->status[0] = 0;  // the screenshot's saved/failed message stays
+  if (c != SDLK_s && c != SDLK_b) ui->status[0] = 0;  // the screenshot's message and B's stay
   ui->dirty = true;
 }
 
@@ -281,6 +305,7 @@ static void click(tt_ui *ui, int x, int y) {
     if (x >= r.x && y >= r.y && x < r.x + r.w && y < r.y + r.h) {
       goto_step(ui, lay->nav_steps[i]);
       tt_step_hook(ui->tr, ui->vs.step, ui->vs.layer, ui->vs.hook, sizeof ui->vs.hook);
+      tt_view_follow_grad(&ui->vs, ui->tr);
       return;
     }
   }

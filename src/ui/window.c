@@ -43,6 +43,7 @@ void tt_ui_set_trace(tt_ui *ui, const tt_trace *tr) {
   ui->vs.position = -1;
   ui->vs.pin_row = ui->vs.pin_col = -1;
   if (ui->vs.step >= 0) tt_step_hook(ui->tr, ui->vs.step, ui->vs.layer, ui->vs.hook, sizeof ui->vs.hook);
+  tt_view_follow_grad(&ui->vs, ui->tr);
   snprintf(ui->prompt, sizeof ui->prompt, "%s", tt_trace_meta(tr, "prompt") ? tt_trace_meta(tr, "prompt") : "");
   ui->dirty = true;
 }
@@ -118,6 +119,7 @@ tt_status tt_ui_write_state(tt_ui *ui, const char *path, tt_error *err) {
           tt_trace_n_tokens(ui->tr));
   fprintf(fp, "size %d %d\nscale %.3g\n", ui->out_w, ui->out_h, (double)ui->scale);
   fprintf(fp, "mouse %d %d\n", vs->mouse_x, vs->mouse_y);
+  fprintf(fp, "grad %d\nstatus %s\n", vs->grad, ui->status);
   tt_pick pk;
   if (vs->mouse_x >= 0 && tt_render_pick(ui->lay, ui->tr, vs->mouse_x, vs->mouse_y, &pk)) {
     fprintf(fp, "hover_tensor %s\nhover_index %d %d %d\nhover_value %.9g\n", pk.t->name, pk.t->ndim == 3 ? pk.head : -1,

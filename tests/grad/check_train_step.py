@@ -58,20 +58,28 @@ def bad_input(ttrace, model, tmp):
     full = os.path.join(tmp, "full")
     os.makedirs(full)
     open(os.path.join(full, "keep.txt"), "w").write("x")
+    afile = os.path.join(tmp, "afile")
+    open(afile, "w").write("x")
     cases = [(["--lr", "0", "-o", os.path.join(tmp, "a")], "positive number", 2),
+             (["--lr", "-0.1", "-o", os.path.join(tmp, "a")], "positive number", 2),
+             (["--lr", "0.1", "--steps", "x", "-o", os.path.join(tmp, "a")], "whole number", 2),
+             (["--lr", "0.1", "-o", afile], "not a folder", 4),
+             (["--lr", "0.1", "-o", os.path.join(tmp, "a"), "--", "Hello"], "at least 2 tokens", 3),
              (["--lr", "abc", "-o", os.path.join(tmp, "a")], "positive number", 2),
              (["--lr", "0.1", "--steps", "0", "-o", os.path.join(tmp, "a")], "whole number", 2),
              (["--lr", "0.1", "-o", full], "not empty", 4),
              (["--lr", "0.1", "-o", os.path.join(tmp, "no", "such", "dir")], "cannot", 4)]
     ok = True
     for args, msg, code in cases:
-        r = subprocess.run([ttrace, "train-step", "-m", model] + args + ["--", "The weather is nice"],
+        prompt = [] if "--" in args else ["--", "The weather is nice"]
+        r = subprocess.run([ttrace, "train-step", "-m", model] + args + prompt,
                            capture_output=True, text=True)
         lines = r.stderr.strip().split("\n")
         good = r.returncode == code and len(lines) == 1 and msg in lines[0] and not os.path.exists(os.path.join(tmp, "a"))
         ok &= good
         print(f"{'ok  ' if good else 'FAIL'} train-step {' '.join(args)}: exit {r.returncode} {r.stderr.strip()!r}")
-    good = sorted(os.listdir(full)) == ["keep.txt"] and not [n for n in os.listdir(tmp) if ".tmp-" in n]
+    good = sorted(os.listdir(full)) == ["keep.txt"] and not [n for n in os.listdir(tmp) if ".tmp-" in n] and \
+        open(afile).read() == "x"
     print(f"{'ok  ' if good else 'FAIL'} a non-empty NEWDIR is untouched and no temporary folder is left")
     return ok and good
 

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """`ttrace trace --grad` at the command line: a prompt of one token and a backend without a
-backward pass are refused in one line with nothing written; --record filters gradients.
+backward pass (OpenCL, for trace and train-step) are refused in one line with nothing
+written; -b auto picks OpenBLAS for gradients; --record filters gradients.
 
     test_grad_cli.py TTRACE
 """
@@ -52,6 +53,23 @@ def main():
             os.remove(out)
             ok &= refused(ttrace, ["--grad", "-b", "opencl", "-m", model, "--", "Hi there"],
                           "not supported on the opencl backend yet", out)
+            new = os.path.join(tmp, "new")
+            r = subprocess.run([ttrace, "train-step", "-b", "opencl", "--lr", "0.1", "-m", model, "-o", new, "Hi there"],
+                               capture_output=True, text=True)
+            good = r.returncode == 3 and "not supported on the opencl backend yet" in r.stderr and \
+                len(r.stderr.strip().split("\n")) == 1 and not os.path.exists(new) and \
+                not [n for n in os.listdir(tmp) if ".tmp-" in n]
+            print(f"{'ok  ' if good else 'FAIL'} train-step -b opencl: exit {r.returncode}, {r.stderr.strip()!r}, nothing written")
+            ok &= good
+        # -b auto with --grad picks OpenBLAS (the backward pass runs there), device or not.
+        subprocess.check_call([ttrace, "trace", "-q", "--grad", "-b", "auto", "-m", model, "-o", out, "Hi there"])
+        with open(out, "rb") as f:
+            (n,) = struct.unpack("<Q", f.read(8))
+            backend = json.loads(f.read(n))["__metadata__"].get("backend")
+        good = backend == "openblas" and "grad.wte.weight" in names(out)
+        print(f"{'ok  ' if good else 'FAIL'} -b auto --grad runs on {backend}")
+        ok &= good
+        os.remove(out)
         subprocess.check_call([ttrace, "trace", "-q", "--grad", "-m", model, "--record", "grad.blocks.0.*", "-o", out,
                                "Hi there"])
         got = names(out)

@@ -214,7 +214,7 @@ static void test_config_refusals(void **state) {
   } cases[] = {
       {", \"add_cross_attention\": true", TT_ERR_UNSUPPORTED, "add_cross_attention is true"},
       {", \"pruned_heads\": {\"0\": [1]}", TT_ERR_UNSUPPORTED, "pruned_heads"},
-      {", \"model_type\": \"llama\"", TT_ERR_UNSUPPORTED, "model_type 'llama'"},
+      {", \"model_type\": \"bert\"", TT_ERR_UNSUPPORTED, "model_type 'bert'"},
       {", \"activation_function\": \"tanh\"", TT_ERR_UNSUPPORTED, "activation_function=tanh"},
       {", \"activation_function\": \"quick_gelu\"", TT_ERR_UNSUPPORTED, "activation_function=quick_gelu"},
       {", \"ttrace_scale\": false", TT_ERR_UNSUPPORTED, "unknown ttrace setting 'ttrace_scale'"},
@@ -284,11 +284,58 @@ static void test_config_attention_scale_keys(void **state) {
   assert_non_null(strstr(err.msg, "n_positions"));
 }
 
+// A Llama config.json: LlamaConfig's defaults for what save_pretrained may leave out, the
+// trace's JSON (Hugging Face's keys) read back to the same config, no GPT-2 knob.
+static void test_config_llama(void **state) {
+  (void)state;
+  const char *json =
+      "{\"model_type\": \"llama\", \"hidden_size\": 24, \"intermediate_size\": 40, "
+      "\"num_attention_heads\": 4, \"num_hidden_layers\": 2, \"vocab_size\": 300}";
+  tt_config cfg, back;
+  tt_error err = {0};
+  assert_int_equal(tt_config_from_json(json, &cfg, &err), TT_OK);
+  assert_int_equal(cfg.arch, TT_ARCH_LLAMA);
+  assert_int_equal(tt_config_kv_heads(&cfg), 4);  // num_key_value_heads absent: every head its own
+  assert_int_equal(tt_config_head_dim(&cfg), 6);  // head_dim absent: hidden_size / heads
+  assert_int_equal(cfg.n_positions, 2048);
+  assert_int_equal(cfg.tie_word_embeddings, 0);  // LlamaConfig: tie_word_embeddings=False
+  assert_true(cfg.ln_eps == 1e-6 && cfg.rope_theta == 10000.0);
+  assert_int_equal(cfg.positions, TT_POS_ROPE);
+  assert_int_equal(cfg.norm, TT_NORM_RMSNORM);
+  assert_int_equal(cfg.activation, TT_ACT_SILU);
+  const char *full =
+      "{\"model_type\": \"llama\", \"hidden_size\": 24, \"intermediate_size\": 40, "
+      "\"num_attention_heads\": 4, \"num_key_value_heads\": 2, \"head_dim\": 10, "
+      "\"num_hidden_layers\": 2, \"vocab_size\": 300, \"rope_theta\": 500000.0, "
+      "\"rms_norm_eps\": 1e-5, \"attention_bias\": true, \"mlp_bias\": true, "
+      "\"hidden_act\": \"gelu\", \"rope_scaling\": null, \"tie_word_embeddings\": true}";
+  assert_int_equal(tt_config_from_json(full, &cfg, &err), TT_OK);
+  char *text = tt_config_to_json(&cfg);
+  assert_int_equal(tt_config_from_json(text, &back, &err), TT_OK);
+  free(text);
+  assert_int_equal(back.arch, TT_ARCH_LLAMA);
+  assert_int_equal(tt_config_kv_heads(&back), 2);
+  assert_int_equal(tt_config_head_dim(&back), 10);
+  assert_true(back.rope_theta == 500000.0 && back.ln_eps == 1e-5 && back.attn_bias && back.mlp_bias);
+  assert_int_equal(back.activation, TT_ACT_GELU_ERF);
+  assert_int_equal(tt_config_set(&cfg, "causal", "false", &err), TT_ERR_UNSUPPORTED);
+  assert_non_null(strstr(err.msg, "Llama block"));
+  tt_config gpt2;
+  tt_config_default(&gpt2);
+  assert_int_equal(tt_config_set(&gpt2, "positions", "alibi", &err), TT_OK);
+  assert_int_equal(gpt2.positions, TT_POS_ALIBI);
+  assert_int_equal(tt_config_head_dim(&gpt2), 64);
+  assert_int_equal(tt_config_kv_heads(&gpt2), 12);
+}
+
 int main(void) {
   if (!mkdtemp(root)) return 1;
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_loads_each_storage), cmocka_unit_test(test_load_errors),
-                                     cmocka_unit_test(test_config_knobs), cmocka_unit_test(test_config_refusals),
-                                     cmocka_unit_test(test_config_attention_scale_keys)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_loads_each_storage),
+                                     cmocka_unit_test(test_load_errors),
+                                     cmocka_unit_test(test_config_knobs),
+                                     cmocka_unit_test(test_config_refusals),
+                                     cmocka_unit_test(test_config_attention_scale_keys),
+                                     cmocka_unit_test(test_config_llama)};
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   char cmd[600];
   snprintf(cmd, sizeof cmd, "rm -rf %s", root);

@@ -3,7 +3,7 @@
 every lesson step to SVG with ttrace, and checks every number each prints against the
 trace (checks.py computes them with numpy).
 
-    check_numbers.py TTRACE REPO_ROOT [--only golden|demo|lessons]... [--unmarked-ok]
+    check_numbers.py TTRACE REPO_ROOT [--only golden|demo|lessons|grad]... [--unmarked-ok]
 
 --unmarked-ok counts texts with numbers that do not say what they are instead of failing.
 
@@ -204,6 +204,30 @@ def add_lessons(run):
                 run.lesson("lesson-%s-%s-%02d" % (lang, base, s), path, s, traces)
 
 
+def add_grad(run, out):
+    """Gradients of the default model: their heatmaps (diverging, the colour bar says
+    gradient), the pinned cells' arithmetic (logits, softmax backward, dz·v) and the
+    gradient-norm view, in both languages."""
+    trace = os.path.join(out, "grad.safetensors")
+    subprocess.run([run.ttrace, "trace", "-q", "--grad", "-o", trace, "The weather is nice today"], check=True)
+    tr = run.trace(trace)
+    ids = json.loads(tr.meta["token_ids"])
+    T = len(ids)
+    views = [("gradnorm", "hook_logits", ["--view", "gradnorm"]),
+             ("pattern", "grad.blocks.1.attn.hook_pattern", ["--head", "2"]),
+             ("resid", "grad.blocks.0.hook_resid_post", ["--view", "table"]),
+             ("logits-true", "grad.hook_logits", ["--pin", "1,%d" % ids[2]]),
+             ("logits-other", "grad.hook_logits", ["--pin", "2,%d" % ids[1]]),
+             ("logits-last", "grad.hook_logits", ["--pin", "%d,7" % (T - 1)]),
+             ("scores", "grad.blocks.1.attn.hook_attn_scores", ["--head", "1", "--pin", "3,1"]),
+             ("scores-masked", "grad.blocks.1.attn.hook_attn_scores", ["--head", "1", "--pin", "1,3"]),
+             ("scaled", "grad.blocks.0.attn.hook_attn_scores_scaled", ["--pin", "4,2"]),
+             ("pattern-above", "grad.blocks.0.attn.hook_pattern", ["--head", "3", "--pin", "1,3"])]
+    for lang in ("en", "ko"):
+        for name, hook, extra in views:
+            run.render("grad-%s-%s" % (name, lang), trace, ["--step", hook, "--lang", lang, "--size", "1400x900"] + extra)
+
+
 def lesson_steps(ttrace, lang):
     p = subprocess.run([ttrace, "lesson", "--list", "--lang", lang], capture_output=True, text=True)
     out = {}
@@ -218,7 +242,7 @@ def main():
     if len(sys.argv) < 3:
         raise SystemExit(__doc__)
     ttrace, root = sys.argv[1], sys.argv[2]
-    only = [sys.argv[i + 1] for i, a in enumerate(sys.argv) if a == "--only"] or ["golden", "demo", "lessons"]
+    only = [sys.argv[i + 1] for i, a in enumerate(sys.argv) if a == "--only"] or ["golden", "demo", "lessons", "grad"]
     strict = "--unmarked-ok" not in sys.argv  # by default a number without data-tt fails too
     t0 = time.time()
     with tempfile.TemporaryDirectory() as out:
@@ -232,6 +256,8 @@ def main():
             add_demo(run, os.path.join(root, "lessons", "traces", "01-weather.safetensors"), "weather")
         if "lessons" in only:
             add_lessons(run)
+        if "grad" in only:
+            add_grad(run, out)
         fails, n_texts, n_checked = run.run()
     unmarked = [f for f in fails if f.endswith("a number without data-tt (what is it?)")]
     if not strict:

@@ -58,8 +58,9 @@ def scale_of(a, hook):
     fin = scan[np.isfinite(scan)]
     masked = fin.size < scan.size
     lo, hi = (float(fin.min()), float(fin.max())) if fin.size else (0.0, 0.0)
-    probs = hook.endswith("hook_pattern") or hook.endswith("hook_probs")
-    if probs or lo >= 0:
+    grad = hook.startswith("grad.")  # gradients: always diverging around 0
+    probs = not grad and (hook.endswith("hook_pattern") or hook.endswith("hook_probs"))
+    if not grad and (probs or lo >= 0):
         s_lo = 0.0
         s_hi = 1.0 if hook.endswith("hook_pattern") else (hi if hi > 0 else 1.0)
         if not probs and lo > 0 and lo > 0.5 * hi:
@@ -444,6 +445,9 @@ class Checker:
         sc = t.scope
         want = [int(sc["head"])] if int(sc["head"]) >= 0 else []
         want += [int(sc["r"]), int(sc["c"])]
+        full = "%s[%s]" % (sc["hook"], ", ".join(str(x) for x in want))
+        if t.s.endswith("\u2026") and full.startswith(t.s[:-1]):  # cut to the inspector's width
+            return
         got = [int(x) for x in re.findall(r"\d+", t.s.split("[", 1)[1])]
         if got != want or t.s.split("[")[0] != sc["hook"]:
             self.bad(t, "the pinned cell is %s%s" % (sc["hook"], want))
@@ -451,8 +455,13 @@ class Checker:
     def k_pin_labels(self, t):
         tr = self.trace_of(t)
         i, j = int(t.scope["r"]), int(t.scope["c"])
-        for idx in (i, j):
-            lab = sn.token_display(tr.tokens[idx]) if idx < len(tr.tokens) else str(idx)
+        a = self.tensor(t, t.scope["hook"])
+        vocab_cols = a is not None and a.ndim == 2 and a.shape[1] == int(tr.cfg.get("vocab_size", -1))
+        for idx, vocab in ((i, False), (j, vocab_cols)):
+            if vocab:  # a (T, V) tensor's column is a vocabulary entry
+                lab = sn.token_display(self.vocab[idx]) if self.vocab and idx < len(self.vocab) else str(idx)
+            else:
+                lab = sn.token_display(tr.tokens[idx]) if idx < len(tr.tokens) else str(idx)
             if (": %s" % lab) not in t.s and "\u2026" not in t.s:
                 self.bad(t, "should name %r" % lab)
 
@@ -541,6 +550,127 @@ class Checker:
         L, h = int(t.scope["layer"]), int(t.scope["head"])
         v = self.trace_of(t).get("blocks.%d.attn.hook_pattern" % L)[h, P["i"], P["j"]]
         self._expect(t, self._tokens(t.s), [v], ["%.4f"])
+
+    # -- gradients (a trace made with --grad): the legend, the pinned cell, the norm view
+    def k_legend_gradient(self, t):
+        if not t.scope.get("hook", "").startswith("grad."):
+            self.bad(t, "only a gradient's colour bar says it is a gradient")
+
+    def _gnums(self, s):
+        return re.findall("[\u2212+]?[0-9.]+(?:e[\u2212+]?[0-9]+)?", s)
+
+    def _gexpect(self, t, printed, values):
+        if len(printed) < len(values):
+            return self.bad(t, "should print %s" % ", ".join(sn.fmt("%.6g", v) for v in values))
+        for p, v in zip(printed, values):
+            if not sn.matches(p, v, formatter=lambda x: sn.fmt("%.6g", x), rel=1e-5):
+                self.bad(t, "should print %s" % sn.fmt("%.6g", v))
+
+    def _glogits(self, t):
+        """p, the true next id, T and the gradient at the pinned (t, v) of grad.hook_logits."""
+        tr = self.trace_of(t)
+        r, c = int(t.scope["r"]), int(t.scope["c"])
+        z = tr.get("hook_logits").astype(np.float64)[r]
+        p = np.exp(z - z.max())
+        p /= p.sum()
+        ids = json.loads(tr.meta["token_ids"])
+        return p[c], (ids[r + 1] if r + 1 < len(ids) else None), len(ids), c, r
+
+    def k_pin_g_p(self, t):
+        p, _, _, _, _ = self._glogits(t)
+        self._gexpect(t, self._gnums(t.s.split("=")[-1]), [p])
+
+    def k_pin_g_next(self, t):
+        _, nxt, _, c, r = self._glogits(t)
+        tr = self.trace_of(t)
+        named = "(id" not in t.s or (("id %d)" % nxt) in t.s and sn.token_display(tr.tokens[r + 1]) in t.s)
+        if (t.note["is"] == "1") != (nxt == c) or not named:  # a wrapped line's rest names nothing
+            self.bad(t, "the true next token is %r (id %d)" % (tr.tokens[r + 1], nxt))
+
+    def k_pin_g_minus(self, t):
+        p, nxt, _, c, _ = self._glogits(t)
+        one = 1.0 if nxt == c else 0.0
+        nums = self._gnums(t.s)
+        self._gexpect(t, [nums[0], nums[-1]], [p, p - one])
+        if int(nums[1]) != int(one):
+            self.bad(t, "p \u2212 %d" % int(one))
+
+    def k_pin_g_div(self, t):
+        _, _, T, _, _ = self._glogits(t)
+        if int(self._gnums(t.s)[-1]) != T - 1:
+            self.bad(t, "\u00f7 %d" % (T - 1))
+
+    def k_pin_g_result(self, t):
+        p, nxt, T, c, _ = self._glogits(t)
+        d = p - (1.0 if nxt == c else 0.0)
+        nums = self._gnums(t.s)
+        self._gexpect(t, [nums[0], nums[-1]], [d, d / (T - 1)])
+        if int(nums[1]) != T - 1:
+            self.bad(t, "/ %d" % (T - 1))
+
+    def k_pin_g_last(self, t):
+        if int(t.scope["r"]) != len(self.trace_of(t).tokens) - 1:
+            self.bad(t, "only the last position has no next token")
+
+    def k_pin_g_recorded(self, t):
+        a = self.tensor(t, t.scope["hook"])
+        h, i, j = int(t.scope["head"]), int(t.scope["r"]), int(t.scope["c"])
+        self._gexpect(t, self._gnums(t.s)[-1:], [a[h, i, j] if a.ndim == 3 else a[i, j]])
+
+    def _gsoftmax(self, t):
+        tr = self.trace_of(t)
+        L, h, i, j = (int(t.scope[k]) for k in ("layer", "head", "r", "c"))
+        A = tr.get("blocks.%d.attn.hook_pattern" % L).astype(np.float64)[h, i]
+        dA = tr.get("grad.blocks.%d.attn.hook_pattern" % L).astype(np.float64)[h, i]
+        return A, dA, i, j
+
+    def k_pin_g_a(self, t):
+        A, dA, i, j = self._gsoftmax(t)
+        nums = self._gnums(t.s)
+        if [int(x) for x in (nums[1], nums[2], nums[4], nums[5])] != [i, j, i, j]:
+            self.bad(t, "A[%d, %d] and dA[%d, %d]" % (i, j, i, j))
+        self._gexpect(t, [nums[3], nums[6]], [A[j], dA[j]])
+
+    def k_pin_g_rowdot(self, t):
+        A, dA, i, _ = self._gsoftmax(t)
+        self._gexpect(t, self._gnums(t.s)[-1:], [float(A @ dA)])
+
+    def k_pin_g_jvp(self, t):
+        A, dA, _, j = self._gsoftmax(t)
+        row = float(A @ dA)
+        self._gexpect(t, self._gnums(t.s)[1:], [A[j], dA[j], row])
+
+    def k_pin_g_jvp_result(self, t):
+        A, dA, _, j = self._gsoftmax(t)
+        self._gexpect(t, self._gnums(t.s), [A[j] * (dA[j] - float(A @ dA))])
+
+    def k_pin_g_dzv_head(self, t):
+        tr = self.trace_of(t)
+        D = tr.get("grad.blocks.%s.attn.hook_z" % t.scope["layer"]).shape[2]
+        if [int(x) for x in re.findall(r"\d+", t.s)][-3:] != [int(t.scope["r"]), int(t.scope["c"]), D]:
+            self.bad(t, "dA[%s, %s], D = %d" % (t.scope["r"], t.scope["c"], D))
+
+    def k_pin_g_dzv(self, t):
+        tr = self.trace_of(t)
+        L, h, i, j = (int(t.scope[k]) for k in ("layer", "head", "r", "c"))
+        dz = tr.get("grad.blocks.%d.attn.hook_z" % L).astype(np.float64)
+        v = tr.get("blocks.%d.attn.hook_v" % L).astype(np.float64)
+        self._gexpect(t, self._gnums(t.s)[-1:], [float(dz[h, i] @ v[h * v.shape[0] // dz.shape[0], j])])
+
+    def k_gn_norm(self, t):
+        a = self.trace_of(t).get(t.note["hook"])
+        if a is None:
+            return self.bad(t, "no tensor %s" % t.note["hook"])
+        v = float(np.linalg.norm(a.astype(np.float64).ravel()))
+        if not sn.matches(t.s, v, formatter=lambda x: sn.fmt("%.4g", x), rel=1e-5):
+            self.bad(t, "\u2016%s\u2016 = %s" % (t.note["hook"], sn.fmt("%.4g", v)))
+
+    def k_gn_label(self, t):
+        hook = t.note["hook"][len("grad."):]
+        m = re.fullmatch(r"blocks\.(\d+)\.hook_(resid_\w+)", hook)
+        want = "%s %s" % m.groups() if m else hook
+        if t.s != want:
+            self.bad(t, "the row of %s is labelled %r" % (t.note["hook"], want))
 
     # -- (T, V) tensors: the top columns per token
     def _top(self, t):

@@ -124,6 +124,30 @@ def softmax(x):
     return e / np.sum(e, axis=-1, keepdims=True)
 
 
+def alibi_slopes(n):
+    """Press et al.'s slopes: the geometric sequence starting at 2^(-8/n) with that ratio for
+    a power of two n; otherwise those of the power of two below n, then every other slope of
+    twice that power, up to n heads."""
+    def power_of_2(m):
+        start = 2.0 ** (-(2.0 ** -(math.log2(m) - 3)))
+        return [start * start**i for i in range(m)]
+
+    if math.log2(n).is_integer():
+        return power_of_2(n)
+    closest = 2 ** math.floor(math.log2(n))
+    return power_of_2(closest) + alibi_slopes(2 * closest)[0::2][: n - closest]
+
+
+def rotate_half_rope(x, theta=10000.0):
+    """x (heads, T, D): x*cos + rotate_half(x)*sin, angles t * theta^(-2i/D) repeated twice."""
+    _, T, D = x.shape
+    inv = theta ** (-np.arange(0, D, 2, dtype=np.float64) / D)
+    ang = np.arange(T, dtype=np.float64)[:, None] * inv[None, :]
+    ang = np.concatenate([ang, ang], axis=-1)
+    half = np.concatenate([-x[..., D // 2 :], x[..., : D // 2]], axis=-1)
+    return x * np.cos(ang) + half * np.sin(ang)
+
+
 def forward(cfg, w, ids):
     """-> ordered dict name -> float64 array: every hook of the forward pass."""
     out = {}
@@ -152,6 +176,9 @@ def forward(cfg, w, ids):
         out[p + "attn.hook_qkv"] = qkv
         q, k, v = (qkv[:, i * C : (i + 1) * C].reshape(T, H, D).transpose(1, 0, 2) for i in range(3))
         out[p + "attn.hook_q"], out[p + "attn.hook_k"], out[p + "attn.hook_v"] = q, k, v
+        if cfg.positions == "rope":  # positions as a rotation of q and k (rotate-half)
+            q, k = rotate_half_rope(q), rotate_half_rope(k)
+            out[p + "attn.hook_rot_q"], out[p + "attn.hook_rot_k"] = q, k
         raw = q @ k.transpose(0, 2, 1)
         out[p + "attn.hook_attn_scores_raw"] = raw
         scaled = raw.copy()
@@ -161,6 +188,11 @@ def forward(cfg, w, ids):
             scaled = scaled / (l + 1)
         out[p + "attn.hook_attn_scores_scaled"] = scaled
         masked = scaled.copy()
+        if cfg.positions == "alibi":  # -m_h * |i - j| added to the scaled scores
+            dist = np.abs(np.arange(T)[:, None] - np.arange(T)[None, :]).astype(np.float64)
+            bias = -np.array(alibi_slopes(H))[:, None, None] * dist[None]
+            out[p + "attn.hook_alibi"] = bias
+            masked = scaled + bias
         if cfg.causal:
             masked[:, np.triu(np.ones((T, T), dtype=bool), k=1)] = -np.inf
         out[p + "attn.hook_attn_scores"] = masked
@@ -187,7 +219,7 @@ def forward(cfg, w, ids):
 
     x = w["wte.weight"][ids]
     out["hook_embed"] = x
-    if cfg.positions != "none":
+    if cfg.positions in ("learned", "sinusoidal"):
         if cfg.positions == "learned":
             pos = w["wpe.weight"][:T]
         else:  # PE(p, 2i) = sin(p / 10000^(2i/C)), PE(p, 2i+1) = cos(same)

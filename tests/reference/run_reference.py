@@ -28,6 +28,8 @@ def main():
     ap.add_argument("--prompt", default="The weather is nice")
     ap.add_argument("--trace-arg", action="append", default=[], help="extra argument for `ttrace trace`")
     ap.add_argument("--keep", action="store_true", help="keep the temporary folder")
+    ap.add_argument("--llama", action="store_true",
+                    help="a Llama model: tests/llama/make_llama.py and llama_ref.py instead of GPT-2's")
     ap.add_argument("--skip-without-device", action="store_true",
                     help="exit 77 (skipped) when ttrace reports a device failure (exit status 5)")
     args = ap.parse_args(argv)
@@ -36,9 +38,10 @@ def main():
         model = os.path.join(tmp, "model")
         trace = os.path.join(tmp, "trace.safetensors")
         steps = [
-            [PY, os.path.join(HERE, "make_model.py"), model] + model_args,
+            [PY, os.path.join(HERE, "..", "llama", "make_llama.py") if args.llama else os.path.join(HERE, "make_model.py"),
+             model] + model_args,
             [args.ttrace, "trace", "-q", "-m", model, "-o", trace] + args.trace_arg + ["--", args.prompt],
-            [PY, os.path.join(HERE, "gpt2_ref.py"), model, trace],
+            [PY, os.path.join(HERE, "llama_ref.py" if args.llama else "gpt2_ref.py"), model, trace],
         ]
         for cmd in steps:
             print("$ " + " ".join(cmd), flush=True)

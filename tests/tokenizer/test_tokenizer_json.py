@@ -190,6 +190,32 @@ def main():
         check("the Llama-3 pattern gives other ids than GPT-2's on these strings (the test can fail)",
               sum(reference(t, [LLAMA3_RE]) != reference(t, [GPT2_RE]) for t in texts) >= 2)
 
+        # 2b. tokenizer_config.json beside a Llama-3-style file (GPT-2's merges in a Sequence
+        # of Split + ByteLevel): add_bos_token puts bos_token first without --bos.
+        cfgd = make(os.path.join(tmp, "config-bos"), "--merges", "pairs", "--pre", "split", "--special", "<|begin_of_text|>")
+        plain = ids_of(cfgd, "The weather is nice")
+        check("the Split layout gives GPT-2's ids", plain == [464, 6193, 318, 3621], plain)
+        bos_id = 50257
+        for conf, want in [({"add_bos_token": True, "bos_token": "<|begin_of_text|>"}, [bos_id] + plain),
+                           ({"add_bos_token": True, "bos_token": {"__type": "AddedToken", "content": "<|endoftext|>"}},
+                            [50256] + plain),
+                           ({"add_bos_token": False, "bos_token": "<|begin_of_text|>"}, plain)]:
+            with open(os.path.join(cfgd, "tokenizer_config.json"), "w") as f:
+                json.dump(conf, f)
+            got = ids_of(cfgd, "The weather is nice")
+            check(f"tokenizer_config.json {conf}", got == want, (got, want))
+        rc, out, err = tokenize(cfgd, "--ids", "--bos", text="The weather is nice")
+        check("--bos uses tokenizer_config.json's bos_token", out.split()[:1] == [str(bos_id)], out + err)
+        with open(os.path.join(cfgd, "tokenizer_config.json"), "w") as f:
+            json.dump({"add_bos_token": True, "bos_token": "<nope>"}, f)
+        rc, out, err = tokenize(cfgd, "--ids", text="hi")
+        check("a bos_token that is no token is refused", rc == 3 and err.count("\n") == 1 and "<nope>" in err, (rc, err))
+        # SentencePiece-style BPE (Llama 2): refused, naming it.
+        sp = edit(os.path.join(tmp, "sentencepiece"), d, lambda doc: (doc["model"].update(byte_fallback=True),
+                  doc.update(normalizer={"type": "Sequence", "normalizers": [{"type": "Prepend", "prepend": "\u2581"}]})))
+        rc, out, err = tokenize(sp, text="hi")
+        check("SentencePiece byte_fallback is refused by name", rc == 3 and "SentencePiece" in err and out == "", (rc, err))
+
         # 3. Added tokens: non-special ones are found in text; special ones are ordinary text.
         a = make(os.path.join(tmp, "added"), "--added", "weather is", "--added", "ttrace", "--special", "<|im_start|>",
                  "--bos-template", "<|im_start|>")

@@ -200,6 +200,47 @@ __kernel void tt_merge_heads(__global float *out, ulong out_off, __global const 
   out[out_off + i] = z[z_off + ((size_t)h * T + t) * D + d];
 }
 
+// ---- the Llama block's and the position what-ifs' kernels ----------------------------
+__kernel void tt_mul(__global float *out, ulong out_off, __global const float *a, ulong a_off,
+                     __global const float *b, ulong b_off, ulong n) {
+  size_t i = get_global_id(0);
+  if (i < n) out[out_off + i] = a[a_off + i] * b[b_off + i];
+}
+
+// Rotary positions (rotate-half): x, out (heads,T,D); table row t = cos (D/2), sin (D/2).
+// One work-item per pair (head, t, i < D/2).
+__kernel void tt_rope(__global float *out, ulong out_off, __global const float *x, ulong x_off,
+                      __global const float *table, ulong table_off, int heads, int T, int D) {
+  size_t p = get_global_id(0);
+  int h2 = D / 2;  // ("half" is a type in OpenCL C)
+  if (p >= (size_t)heads * T * h2) return;
+  size_t row = p / h2;  // head * T + t
+  int i = (int)(p % h2), t = (int)(row % T);
+  float c = table[table_off + (size_t)t * D + i], s = table[table_off + (size_t)t * D + h2 + i];
+  float a = x[x_off + row * D + i], b = x[x_off + row * D + h2 + i];
+  out[out_off + row * D + i] = a * c - b * s;
+  out[out_off + row * D + h2 + i] = b * c + a * s;
+}
+
+// ALiBi: out (H,T,T)[h][i][j] = -slopes[h] * |i - j|.
+__kernel void tt_alibi(__global float *out, ulong out_off, __global const float *slopes, ulong slopes_off, int H,
+                       int T) {
+  size_t e = get_global_id(0);
+  if (e >= (size_t)H * T * T) return;
+  int j = (int)(e % T), i = (int)((e / T) % T), h = (int)(e / ((size_t)T * T));
+  out[out_off + e] = -slopes[slopes_off + h] * (float)abs(i - j);
+}
+
+// x (T,C) -> z (H,T,D), C = H*D: the inverse of tt_merge_heads. One work-item per element.
+__kernel void tt_unmerge_heads(__global float *z, ulong z_off, __global const float *x, ulong x_off, int T, int H,
+                               int D) {
+  size_t i = get_global_id(0);  // index into (T,C)
+  int C = H * D;
+  if (i >= (size_t)T * C) return;
+  int t = (int)(i / C), c = (int)(i % C), h = c / D, d = c % D;
+  z[z_off + ((size_t)h * T + t) * D + d] = x[x_off + i];
+}
+
 // ---- row reductions: one work-group of TT_RW work-items per row -----------------------
 // Work-item l reads the row's 16-float blocks l, l + TT_RW, ... as vectors, then its
 // share of the tail (the last cols % 16 entries); its 16 lanes are added (or maxed)

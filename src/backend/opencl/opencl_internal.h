@@ -27,6 +27,10 @@ enum {
   TT_K_SOFTMAX,
   TT_K_NORM,
   TT_K_NLL,
+  TT_K_MUL,
+  TT_K_ROPE,
+  TT_K_ALIBI,
+  TT_K_UNMERGE_HEADS,
   TT_K_COUNT
 };
 extern const char *const tt_cl_kernel_names[TT_K_COUNT];

@@ -337,7 +337,75 @@ static tt_status cl_nll(tt_backend *be, tt_buf loss, tt_buf logits, const int32_
   return launch_rows(cl, &g, T - 1, op, err);
 }
 
+// ---- the Llama block's and the position what-ifs' ops ---------------------------------
+static tt_status cl_mul(tt_backend *be, tt_buf out, tt_buf a, tt_buf b, size_t n, tt_error *err) {
+  const char *op = "mul";
+  if (n == 0) return TT_OK;
+  NEED(out, n, "out");
+  NEED(a, n, "a");
+  NEED(b, n, "b");
+  args g = {impl(be)->k[TT_K_MUL], 0, CL_SUCCESS};
+  arg_buf(&g, out);
+  arg_buf(&g, a);
+  arg_buf(&g, b);
+  arg_ulong(&g, n);
+  return launch_1d(impl(be), &g, n, op, err);
+}
+
+// x, out (heads,T,D); table (≥T, D).
+static tt_status cl_rope(tt_backend *be, tt_buf out, tt_buf x, tt_buf table, int heads, int T, int D, tt_error *err) {
+  const char *op = "rope";
+  if (heads <= 0 || T <= 0 || D <= 1) return TT_OK;
+  size_t n = (size_t)heads * T * D;
+  NEED(out, n, "out");
+  NEED(x, n, "x");
+  NEED(table, (size_t)T * D, "table");
+  args g = {impl(be)->k[TT_K_ROPE], 0, CL_SUCCESS};
+  arg_buf(&g, out);
+  arg_buf(&g, x);
+  arg_buf(&g, table);
+  arg_int(&g, heads);
+  arg_int(&g, T);
+  arg_int(&g, D);
+  return launch_1d(impl(be), &g, n / 2, op, err);
+}
+
+// out (H,T,T) = −slopes[h]·|i − j|.
+static tt_status cl_alibi(tt_backend *be, tt_buf out, tt_buf slopes, int H, int T, tt_error *err) {
+  const char *op = "alibi";
+  if (H <= 0 || T <= 0) return TT_OK;
+  size_t n = (size_t)H * T * T;
+  NEED(out, n, "out");
+  NEED(slopes, H, "slopes");
+  args g = {impl(be)->k[TT_K_ALIBI], 0, CL_SUCCESS};
+  arg_buf(&g, out);
+  arg_buf(&g, slopes);
+  arg_int(&g, H);
+  arg_int(&g, T);
+  return launch_1d(impl(be), &g, n, op, err);
+}
+
+// x (T,C) → z (H,T,D).
+static tt_status cl_unmerge_heads(tt_backend *be, tt_buf z, tt_buf x, int T, int H, int D, tt_error *err) {
+  const char *op = "unmerge_heads";
+  if (T <= 0 || H <= 0 || D <= 0) return TT_OK;
+  size_t n = (size_t)H * T * D;
+  NEED(z, n, "z");
+  NEED(x, n, "x");
+  args g = {impl(be)->k[TT_K_UNMERGE_HEADS], 0, CL_SUCCESS};
+  arg_buf(&g, z);
+  arg_buf(&g, x);
+  arg_int(&g, T);
+  arg_int(&g, H);
+  arg_int(&g, D);
+  return launch_1d(impl(be), &g, n, op, err);
+}
+
 void tt_cl_install_ops(tt_backend *be) {
+  be->mul = cl_mul;
+  be->rope = cl_rope;
+  be->alibi = cl_alibi;
+  be->unmerge_heads = cl_unmerge_heads;  // the Llama block's forward uses it too
   be->matmul = cl_matmul;
   be->matmul_batched = cl_matmul_batched;
   be->embed = cl_embed;

@@ -14,8 +14,9 @@
 #include "opencl_kernels.h"  // tt_opencl_kernel_lines, generated from kernels.cl
 
 const char *const tt_cl_kernel_names[TT_K_COUNT] = {
-    "tt_gemm_nn",     "tt_gemm_nt",    "tt_gemm_nn_small", "tt_gemm_nt_small", "tt_embed",   "tt_add",  "tt_scale",
-    "tt_causal_mask", "tt_activation", "tt_split_heads",   "tt_merge_heads",   "tt_softmax", "tt_norm", "tt_nll",
+    "tt_gemm_nn", "tt_gemm_nt",     "tt_gemm_nn_small", "tt_gemm_nt_small", "tt_embed",       "tt_add",
+    "tt_scale",   "tt_causal_mask", "tt_activation",    "tt_split_heads",   "tt_merge_heads", "tt_softmax",
+    "tt_norm",    "tt_nll",         "tt_mul",           "tt_rope",          "tt_alibi",       "tt_unmerge_heads",
 };
 
 // Each kernel's arguments, for warm_up: b buffer, o its offset (ulong), u ulong, i int,
@@ -41,6 +42,10 @@ static const char *const kernel_args[TT_K_COUNT] = {
     "bobobobobobobo"
     "ifi",
     "bobobi",
+    "bobobou",
+    "boboboiii",
+    "boboii",
+    "boboiii",
 };
 
 // Copies src into dst (len bytes), cutting it short when it does not fit.

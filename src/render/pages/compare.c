@@ -259,7 +259,7 @@ static void put_scales(tt_derived *d, tt_render *rc, const tt_trace *a, const tt
   }
   if (!d->diff) return;
   float lim = d->info.max_abs > 0 ? d->info.max_abs : 1;
-  tt_scale s = {true, -lim, lim, false, false};
+  tt_scale s = {.diverging = true, .lo = -lim, .hi = lim};
   for (size_t i = 0; i < tt_trace_count(d->diff); i++) {
     const tt_tensor *t = tt_trace_get(d->diff, i);
     s.has_masked = false;

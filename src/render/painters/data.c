@@ -184,8 +184,9 @@ void tt_scale_of(const tt_tensor *t, const char *hook, tt_scale *s) {
     if (v > hi) hi = v;
   }
   if (lo > hi) lo = hi = 0;
-  bool probs = hook && (ends_with(hook, "hook_pattern") || ends_with(hook, "hook_probs"));
-  if (probs || lo >= 0) {
+  s->gradient = hook && strncmp(hook, "grad.", 5) == 0;
+  bool probs = hook && !s->gradient && (ends_with(hook, "hook_pattern") || ends_with(hook, "hook_probs"));
+  if (!s->gradient && (probs || lo >= 0)) {
     s->diverging = false;
     s->lo = 0;
     s->hi = ends_with(hook ? hook : "", "hook_pattern") ? 1.0f : (hi > 0 ? hi : 1);

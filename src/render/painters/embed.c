@@ -92,7 +92,7 @@ void tt_paint_positions(tt_paint *p, SDL_Rect r) {
     tt_scale_get(p, ts[i], ts[i]->name, &s);
     lim = fmaxf(lim, fmaxf(fabsf(s.lo), fabsf(s.hi)));
   }
-  tt_scale sc = {true, -lim, lim, false, false};
+  tt_scale sc = {.diverging = true, .lo = -lim, .hi = lim};
   char buf[160];
   int row_w = 0, T = (int)ts[0]->shape[0];
   for (int i = 0; i < T && i < 256; i++) {

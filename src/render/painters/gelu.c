@@ -160,7 +160,12 @@ void tt_paint_gelu(tt_paint *p, SDL_Rect r, int layer) {
     return;
   }
   tt_config cfg;
-  tt_act_kind a = tt_trace_config(p->tr, &cfg) ? cfg.activation : TT_ACT_GELU_TANH;
+  bool have_cfg = tt_trace_config(p->tr, &cfg);
+  if (have_cfg && cfg.arch == TT_ARCH_LLAMA) {  // post = act(pre)·up: the dots would lie off the curve
+    tt_draw_para(cv, r.x, r.y, r.w, tt_str(p->st->lang, TT_S_GATED_MLP), u, TT_FONT_SANS, pal->fg);
+    return;
+  }
+  tt_act_kind a = have_cfg ? cfg.activation : TT_ACT_GELU_TANH;
   int lab = u * 4;
   figure f = {.plot = {r.x + lab, r.y + u, r.w - lab - u * 2, r.h - u * 6}};
   if (f.plot.w < 40 || f.plot.h < 40) return;

@@ -112,7 +112,11 @@ void tt_paint_overview(tt_paint *p, SDL_Rect r, const char *suffix) {
     tt_scale ls;
     tt_scale_get(p, t, t->name, &ls);
     if (ls.diverging)
-      ls = sc.diverging ? (tt_scale){true, -fmaxf(sc.hi, ls.hi), fmaxf(sc.hi, ls.hi), false, ls.has_masked} : ls;
+      ls = sc.diverging ? (tt_scale){.diverging = true,
+                                     .lo = -fmaxf(sc.hi, ls.hi),
+                                     .hi = fmaxf(sc.hi, ls.hi),
+                                     .has_masked = ls.has_masked}
+                        : ls;
     for (int h = 0; h < (int)t->shape[0]; h++) {
       tt_mat m;
       tt_mat_of(p->tr, t, h, &m);
@@ -145,7 +149,7 @@ void tt_paint_qkv(tt_paint *p, SDL_Rect r, int layer, int head) {
     tt_scale_get(p, ts[i], ts[i]->name, &s);
     lim = fmaxf(lim, fmaxf(fabsf(s.lo), fabsf(s.hi)));
   }
-  tt_scale sc = {true, -lim, lim, false, false};
+  tt_scale sc = {.diverging = true, .lo = -lim, .hi = lim};
   int legend_w = u * 6;
   tt_mat m0;
   tt_mat_of(p->tr, ts[0], head, &m0);

@@ -293,7 +293,8 @@ void tt_paint_legend(tt_paint *p, SDL_Rect r, const tt_scale *s) {
   int px = type.label;
   int bar_w = u;
   int mask_h = s->has_masked ? u * 4 : 0;
-  SDL_Rect bar = {r.x, r.y + px / 2, bar_w, r.h - px - mask_h};
+  int grad_h = s->gradient ? px * 3 : 0;  // two lines under the bar: "∂L/∂x", "gradient"
+  SDL_Rect bar = {r.x, r.y + px / 2, bar_w, r.h - px - mask_h - grad_h};
   if (bar.h < u * 3) return;
   enum { STEPS = 128 };
   tt_rgba rgb[STEPS];
@@ -320,8 +321,16 @@ void tt_paint_legend(tt_paint *p, SDL_Rect r, const tt_scale *s) {
     tt_note(cv, "tick i=%d n=5", i);
     tt_draw_text(cv, bar.x + bar.w + u / 2, y - px * 6 / 10, buf, px, TT_FONT_SANS, pal->fg, TT_ALIGN_LEFT);
   }
+  if (s->gradient) {
+    int y = bar.y + bar.h + px;
+    tt_note(cv, "legend_gradient");
+    tt_draw_text(cv, r.x, y, "\xE2\x88\x82L/\xE2\x88\x82x", px, TT_FONT_BOLD, pal->fg, TT_ALIGN_LEFT);
+    tt_note(cv, "legend_gradient");
+    tt_draw_text(cv, r.x, y + px * 5 / 4, tt_str(p->st->lang, TT_S_LEGEND_GRADIENT), px, TT_FONT_SANS, pal->dim,
+                 TT_ALIGN_LEFT);
+  }
   if (s->has_masked) {
-    SDL_Rect sw = {r.x, bar.y + bar.h + u, u * 2, u * 2};
+    SDL_Rect sw = {r.x, bar.y + bar.h + grad_h + u, u * 2, u * 2};
     tt_rgba one = pal->masked;
     uint8_t m = 1;
     tt_cells mc = {.rows = 1,

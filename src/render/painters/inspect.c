@@ -181,6 +181,24 @@ static void attention_arithmetic(writer *w, const tt_trace *tr, int L, int h, in
         num(w, "%.4f", at3(pat, h, i, j)));
 }
 
+// A gradient's arithmetic (inspect_grad.c), in the inspector's lines; false when it has none.
+static bool grad_arithmetic(writer *w, const char *hook, int head, int i, int j) {
+  tt_pin_line lines[12];
+  int n = tt_grad_pin_lines(w->p->tr, w->p->st->lang, hook, head, i, j, lines, 12);
+  const tt_palette *pal = w->p->pal;
+  tt_note_scope(w->p->cv, "panel=inspector hook=%s layer=%d head=%d r=%d c=%d", hook, tt_hook_block(hook + 5), head, i,
+                j);
+  for (int k = 0; k < n; k++) {
+    tt_pin_style s = lines[k].style;
+    tt_font_kind font = s == TT_PIN_MONO                      ? TT_FONT_MONO
+                        : s == TT_PIN_DIM || s == TT_PIN_WARN ? TT_FONT_SANS
+                                                              : TT_FONT_BOLD;
+    tt_rgba c = s == TT_PIN_DIM ? pal->dim : s == TT_PIN_WARN ? pal->warn : s == TT_PIN_RESULT ? pal->accent : pal->fg;
+    put(w, lines[k].note, font, c, "%s", lines[k].text);
+  }
+  return n > 0;
+}
+
 void tt_paint_inspector(tt_paint *p, SDL_Rect r) {
   tt_canvas *cv = p->cv;
   const tt_palette *pal = p->pal;
@@ -211,7 +229,9 @@ void tt_paint_inspector(tt_paint *p, SDL_Rect r) {
   w.y += u / 3;
   const char *hook = st->hook;
   bool attn = strstr(hook, "attn.hook_attn_scores") || strstr(hook, "attn.hook_pattern");
-  if (attn && tt_hook_block(hook) >= 0) {
+  if (strncmp(hook, "grad.", 5) == 0) {
+    grad_arithmetic(&w, hook, m.slice, i, j);
+  } else if (attn && tt_hook_block(hook) >= 0) {
     attention_arithmetic(&w, p->tr, tt_hook_block(hook), m.slice, i, j);
   } else {
     int step = tt_step_find(p->tr, hook, NULL);
