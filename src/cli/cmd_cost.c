@@ -111,15 +111,17 @@ static const char *si(double v, char *buf, size_t len) {
 
 static void print_ops(const tt_cost_pass *p) {
   static const char *kinds[] = {"matmul", "elementwise", "move"};
-  printf("  %-36s %-26s %-11s %12s %12s %12s %10s\n", "step (hook)", "what", "kind", "FLOPs", "bytes read", "written",
-         "time (us)");
+  int name_w = 11;  // the widest hook name, at least the header's
+  for (int i = 0; i < p->n; i++) name_w = (int)strlen(p->ops[i].name) > name_w ? (int)strlen(p->ops[i].name) : name_w;
+  printf("  %-*s %-26s %-11s %12s %12s %12s %10s\n", name_w, "step (hook)", "what", "kind", "FLOPs", "bytes read",
+         "written", "time (us)");
   char f[32], r[32], w[32];
   for (int i = 0; i < p->n; i++) {
     const tt_cost_op *o = &p->ops[i];
     char t[32] = "-";
     if (o->seconds >= 0) snprintf(t, sizeof t, "%.1f", o->seconds * 1e6);
     int pad = 26 - tt_utf8_columns(o->what);  // columns, not bytes (·, ᵀ)
-    printf("  %-36s %s%*s %-11s %12s %12s %12s %10s\n", o->name, o->what, pad > 0 ? pad : 0, "", kinds[o->kind],
+    printf("  %-*s %s%*s %-11s %12s %12s %12s %10s\n", name_w, o->name, o->what, pad > 0 ? pad : 0, "", kinds[o->kind],
            si(o->flops, f, sizeof f), si(o->bytes_read, r, sizeof r), si(o->bytes_written, w, sizeof w), t);
   }
 }
