@@ -101,6 +101,7 @@ typedef enum {
   TT_S_SHAPE_ROWS_SUM_TO_1_FMT,  // shape, arrow, shape
   TT_S_SHAPE_ELEMENTWISE_FMT,    // shape, arrow, shape
   TT_S_SHAPE_ROPE_FMT,           // "(H, T, D)", "(G, T, D)", D/2 pairs, arrow
+  TT_S_SHAPE_RMSNORM_FMT,        // "(T, C)", arrow, "(T, C)", "(T)"
   TT_S_SHAPE_GQA_SCORES_FMT,     // "(H, T, D)", "(G, D, T)", arrow, "(H, T, T)", H/G
   // views (painters)
   TT_S_GRID_HINT,

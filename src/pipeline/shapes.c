@@ -88,7 +88,7 @@ static bool llama_shapes(const char *id, dims *d, tt_lang lang, char *out, size_
   else if (!strcmp(id, "gate") || !strcmp(id, "up"))
     product(out, len, d, d->C, d->F);
   else if (!strcmp(id, "swiglu"))
-    snprintf(out, len, "%s â %s " ARROW " %s", sh(d->a, 2, d->T, d->F, 0), d->a, d->a);
+    snprintf(out, len, "%s \xE2\x8A\x99 %s " ARROW " %s", sh(d->a, 2, d->T, d->F, 0), d->a, d->a);
   else if (!strcmp(id, "down"))
     snprintf(out, len, "%s " TIMES " %s " ARROW " %s", sh(d->a, 2, d->T, d->F, 0), sh(d->b, 2, d->F, d->C, 0),
              sh(d->c, 2, d->T, d->C, 0));
@@ -125,6 +125,8 @@ void tt_step_shapes(const tt_trace *tr, int i, tt_lang lang, char *out, size_t l
     position_shapes(&cfg, &d, lang, out, len);
   else if (!strcmp(id, "sum") || !strcmp(id, "resid1") || !strcmp(id, "resid2"))
     snprintf(out, len, "%s + %s " ARROW " %s", tc, tc, tc);
+  else if (!strncmp(id, "ln", 2) && cfg.norm == TT_NORM_RMSNORM)
+    snprintf(out, len, tt_str(lang, TT_S_SHAPE_RMSNORM_FMT), tc, ARROW, tc, sh(d.a, 1, d.T, 0, 0));
   else if (!strncmp(id, "ln", 2))
     snprintf(out, len, tt_str(lang, TT_S_SHAPE_NORM_FMT), tc, ARROW, tc, sh(d.a, 1, d.T, 0, 0));
   else if (!strcmp(id, "qkv"))

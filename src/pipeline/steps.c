@@ -61,18 +61,16 @@ static const step_def llama_steps[] = {
      "K = y \xC2\xB7 W_k\xE1\xB5\x80,  V = y \xC2\xB7 W_v\xE1\xB5\x80 (+ b),  (T, G\xC2\xB7"
      "D) \xE2\x86\x92 (G, T, D)"},
     {{"rope", "attn.hook_rot_q", true, TT_VIEW_HEATMAP},
-     "q'[t, i] = q[t, i] cos(t\xCE\xB8\xE1\xB5\xA2) \xE2\x88\x92 q[t, i + D/2] sin(t\xCE\xB8\xE1\xB5\xA2),  "
-     "\xCE\xB8\xE1\xB5\xA2 = base^(\xE2\x88\x92"
-     "2i/D);  k' likewise"},
+     "(q[i], q[i + D/2]) turned by t \xC2\xB7 \xCE\xB8^(\xE2\x88\x92"
+     "2i/D) at position t; k likewise"},
     {{"scores", "attn.hook_attn_scores_raw", true, TT_VIEW_HEATMAP},
-     "S\xE2\x82\x95[i, j] = q'\xE2\x82\x95\xE1\xB5\xA2 \xC2\xB7 k'_g\xE2\xB1\xBC,  g = h \xC3\xB7 (H/G)"},
+     "S[i, j] = q'\xE1\xB5\xA2 \xC2\xB7 k'\xE2\xB1\xBC  (k' of the head's key/value group)"},
     {{"scale", "attn.hook_attn_scores_scaled", true, TT_VIEW_HEATMAP}, NULL},
     {{"mask", "attn.hook_attn_scores", true, TT_VIEW_HEATMAP}, "S[i, j] = \xE2\x88\x92\xE2\x88\x9E  for j > i"},
     {{"softmax", "attn.hook_pattern", true, TT_VIEW_HEATMAP},
      "A[i, j] = exp(S[i, j]) / \xCE\xA3\xE2\x82\x96 exp(S[i, k])"},
     {{"weighted", "attn.hook_z", true, TT_VIEW_HEATMAP},
-     "z\xE2\x82\x95\xE1\xB5\xA2 = \xCE\xA3\xE2\xB1\xBC A\xE2\x82\x95[i, j] \xC2\xB7 v_g\xE2\xB1\xBC,  g = h \xC3\xB7 "
-     "(H/G)"},
+     "z\xE1\xB5\xA2 = \xCE\xA3\xE2\xB1\xBC A[i, j] \xC2\xB7 v\xE2\xB1\xBC  (v of the head's key/value group)"},
     {{"o_proj", "hook_attn_out", true, TT_VIEW_HEATMAP},
      "o = concat(z\xE2\x82\x81 \xE2\x80\xA6 z_H) \xC2\xB7 W_o\xE1\xB5\x80 (+ b_o)"},
     {{"resid1", "hook_resid_mid", true, TT_VIEW_HEATMAP}, "h' = h + o"},
@@ -227,8 +225,8 @@ static const char *config_formula(const char *id, const tt_config *cfg, bool tie
                                      "D";
   if (!strcmp(id, "gelu")) return activation_formula(cfg ? cfg->activation : TT_ACT_GELU_TANH);
   if (!strcmp(id, "swiglu"))
-    return cfg && cfg->activation != TT_ACT_SILU ? "a = act(g) â u  (hidden_act of the config)"
-                                                 : "a = SiLU(g) â u = g Â· Ï(g) â u";
+    return cfg && cfg->activation != TT_ACT_SILU ? "a = act(g) \xE2\x8A\x99 u  (hidden_act of the config)"
+                                                 : "a = SiLU(g) \xE2\x8A\x99 u = g \xC2\xB7 \xCF\x83(g) \xE2\x8A\x99 u";
   if (!strcmp(id, "logits"))
     return tied ? "z = y \xC2\xB7 W_E\xE1\xB5\x80" : "z = y \xC2\xB7 W_U\xE1\xB5\x80  (lm_head)";
   return "";

@@ -47,6 +47,7 @@ static const char *const str[TT_S_COUNT] = {
     // shape, arrow, shape
     [TT_S_SHAPE_ROWS_SUM_TO_1_FMT] = "%s %s %s, each row sums to 1",
     [TT_S_SHAPE_ELEMENTWISE_FMT] = "%s %s %s, one number at a time",
+    [TT_S_SHAPE_RMSNORM_FMT] = "%s %s %s, one scale \xE2\x88\x9A(mean(x\xC2\xB2) + \xCE\xB5) per token %s, no mean",
     [TT_S_SHAPE_ROPE_FMT] = "q %s, k %s: %lld pairs per head, each turned %s same shapes",
     [TT_S_SHAPE_GQA_SCORES_FMT] = "%s \xC3\x97 %s %s %s,  %lld query heads share each key head",
     // views (painters)

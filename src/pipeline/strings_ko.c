@@ -43,6 +43,7 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_SHAPE_NORM_FMT] = "%s %s %s, 토큰마다 \xCE\xBC와 \xCF\x83 %s",
     [TT_S_SHAPE_ROWS_SUM_TO_1_FMT] = "%s %s %s, 각 행의 합은 1",
     [TT_S_SHAPE_ELEMENTWISE_FMT] = "%s %s %s, 숫자 하나씩",
+    [TT_S_SHAPE_RMSNORM_FMT] = "%s %s %s, 토큰마다 배율 \xE2\x88\x9A(mean(x\xC2\xB2) + \xCE\xB5) 하나 %s, 평균 없음",
     [TT_S_SHAPE_ROPE_FMT] = "q %s, k %s: 헤드마다 %lld쌍을 각각 돌림 %s 모양 그대로",
     [TT_S_SHAPE_GQA_SCORES_FMT] = "%s \xC3\x97 %s %s %s,  키 헤드 하나를 쿼리 헤드 %lld개가 함께 씀",
     // views (painters)

@@ -363,6 +363,10 @@ static void test_llama_steps(void **state) {
   assert_non_null(strstr(buf, "q (4, 4, 10), k (2, 4, 10): 5 pairs"));
   shapes_of(tr, "gate", buf, sizeof buf);
   assert_string_equal(buf, "(4, 32) \xC3\x97 (32, 48) \xE2\x86\x92 (4, 48)");
+  shapes_of(tr, "swiglu", buf, sizeof buf);
+  assert_string_equal(buf, "(4, 48) \xE2\x8A\x99 (4, 48) \xE2\x86\x92 (4, 48)");
+  assert_string_equal(tt_step_formula(tr, index_of(tr, "swiglu")),
+                      "a = SiLU(g) \xE2\x8A\x99 u = g \xC2\xB7 \xCF\x83(g) \xE2\x8A\x99 u");
   shapes_of(tr, "down", buf, sizeof buf);
   assert_string_equal(buf, "(4, 48) \xC3\x97 (48, 32) \xE2\x86\x92 (4, 32)");
   // RMSNorm: no mean; its own title in both languages.
@@ -370,6 +374,9 @@ static void test_llama_steps(void **state) {
   assert_non_null(strstr(tt_step_title(tr, index_of(tr, "ln_final"), TT_LANG_KO), "RMSNorm"));
   assert_null(strstr(tt_step_formula(tr, index_of(tr, "ln1")), "\xCE\xBC"));
   assert_non_null(strstr(step_text(tr, "ln1"), "no mean"));
+  shapes_of(tr, "ln1", buf, sizeof buf);
+  assert_non_null(strstr(buf, "no mean"));
+  assert_null(strstr(buf, "\xCE\xBC"));
   assert_non_null(strstr(tt_step_formula(tr, index_of(tr, "swiglu")), "SiLU(g)"));
   assert_non_null(strstr(step_text(tr, "swiglu"), "switches the neuron off"));
   tt_trace_destroy(tr);
