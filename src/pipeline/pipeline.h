@@ -102,7 +102,8 @@ typedef enum {
   TT_S_SHAPE_ELEMENTWISE_FMT,    // shape, arrow, shape
   TT_S_SHAPE_ROPE_FMT,           // "(H, T, D)", "(G, T, D)", D/2 pairs, arrow
   TT_S_SHAPE_RMSNORM_FMT,        // "(T, C)", arrow, "(T, C)", "(T)"
-  TT_S_SHAPE_GQA_SCORES_FMT,     // "(H, T, D)", "(G, D, T)", arrow, "(H, T, T)", H/G
+  TT_S_SHAPE_GQA_SCORES_FMT,     // "(H, T, D)", "(G, D, T)", arrow, "(H, T, T)", "0 ← 0–1, 1 ← 2–3"
+  TT_S_SHAPE_KV_PROJ_FMT,        // "(G, T, D)", cache bytes, G, bytes with H heads, H
   // views (painters)
   TT_S_GRID_HINT,
   TT_S_OVERVIEW_NONE,

@@ -49,7 +49,8 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_SHAPE_ELEMENTWISE_FMT] = "%s %s %s, one number at a time",
     [TT_S_SHAPE_RMSNORM_FMT] = "%s %s %s, one scale \xE2\x88\x9A(mean(x\xC2\xB2) + \xCE\xB5) per token %s, no mean",
     [TT_S_SHAPE_ROPE_FMT] = "q %s, k %s: %lld pairs per head, each turned %s same shapes",
-    [TT_S_SHAPE_GQA_SCORES_FMT] = "%s \xC3\x97 %s %s %s,  %lld query heads share each key head",
+    [TT_S_SHAPE_GQA_SCORES_FMT] = "%s \xC3\x97 %s %s %s;  K/V \xE2\x86\x90 q heads: %s",
+    [TT_S_SHAPE_KV_PROJ_FMT] = "K, V 2 \xC3\x97 %s;  KV cache %lld B (G = %lld) vs %lld B (H = %lld)",
     // views (painters)
     [TT_S_GRID_HINT] = "point at a cell for its tokens and value",
     [TT_S_OVERVIEW_NONE] = "The overview shows attention tensors (H, T, T) of every layer.",

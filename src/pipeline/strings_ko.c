@@ -45,7 +45,8 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_SHAPE_ELEMENTWISE_FMT] = "%s %s %s, 숫자 하나씩",
     [TT_S_SHAPE_RMSNORM_FMT] = "%s %s %s, 토큰마다 배율 \xE2\x88\x9A(mean(x\xC2\xB2) + \xCE\xB5) 하나 %s, 평균 없음",
     [TT_S_SHAPE_ROPE_FMT] = "q %s, k %s: 헤드마다 %lld쌍을 각각 돌림 %s 모양 그대로",
-    [TT_S_SHAPE_GQA_SCORES_FMT] = "%s \xC3\x97 %s %s %s,  키 헤드 하나를 쿼리 헤드 %lld개가 함께 씀",
+    [TT_S_SHAPE_GQA_SCORES_FMT] = "%s \xC3\x97 %s %s %s;  K/V \xE2\x86\x90 쿼리 헤드: %s",
+    [TT_S_SHAPE_KV_PROJ_FMT] = "K, V 2 \xC3\x97 %s;  KV 캐시 %lld B (G = %lld), GQA 없이 %lld B (H = %lld)",
     // views (painters)
     [TT_S_GRID_HINT] = "칸에 포인터를 올리면 토큰과 값이 보입니다",
     [TT_S_OVERVIEW_NONE] = "개요는 모든 블록의 어텐션 텐서 (H, T, T)를 보여 줍니다.",

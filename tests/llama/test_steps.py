@@ -69,13 +69,16 @@ def shape_lines(cfg):
     """The shape line of each step, written from the config: H query heads, G key/value
     heads of D, C, F."""
     C, H, F = cfg["hidden_size"], cfg["num_attention_heads"], cfg["intermediate_size"]
-    G = cfg["num_key_value_heads"]
+    G, L = cfg["num_key_value_heads"], cfg["num_hidden_layers"]
     D = cfg.get("head_dim") or C // H
     x, ar = "\u00d7", "\u2192"
     return {
         "q_proj": f"({T}, {C}) {x} ({C}, {H * D}) {ar} ({T}, {H * D}) {ar} ({H}, {T}, {D}),  H = {H}, D = {D}",
-        "kv_proj": f"2 {x} ({T}, {C}) {x} ({C}, {G * D}) {ar} 2 {x} ({G}, {T}, {D}),  G = {G} (H = {H})",
-        "scores": f"({H}, {T}, {D}) {x} ({G}, {D}, {T}) {ar} ({H}, {T}, {T}),  {H // G} query heads share each key head",
+        # The KV cache of T positions in float32, K and V of every block: 2·L·G·D·T·4 bytes.
+        "kv_proj": f"K, V 2 {x} ({G}, {T}, {D});  KV cache "
+                   f"{2 * L * G * D * T * 4} B (G = {G}) vs {2 * L * H * D * T * 4} B (H = {H})",
+        "scores": f"({H}, {T}, {D}) {x} ({G}, {D}, {T}) {ar} ({H}, {T}, {T});  K/V \u2190 q heads: "
+                  + ", ".join(f"{g} \u2190 {g * (H // G)}\u2013{g * (H // G) + H // G - 1}" for g in range(G)),
         "weighted": f"({H}, {T}, {T}) {x} ({G}, {T}, {D}) {ar} ({H}, {T}, {D})",
         "o_proj": f"({T}, {H * D}) {x} ({H * D}, {C}) {ar} ({T}, {C})",
         "gate": f"({T}, {C}) {x} ({C}, {F}) {ar} ({T}, {F})",

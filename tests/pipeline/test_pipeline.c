@@ -350,11 +350,18 @@ static void test_llama_steps(void **state) {
   char buf[256];
   shapes_of(tr, "q_proj", buf, sizeof buf);
   assert_string_equal(buf, "(4, 32) \xC3\x97 (32, 40) \xE2\x86\x92 (4, 40) \xE2\x86\x92 (4, 4, 10),  H = 4, D = 10");
+  // The KV cache of T = 4 positions, float32: 2 · L · G · D · T · 4 = 2 · 2 · 2 · 10 · 4 · 4.
   shapes_of(tr, "kv_proj", buf, sizeof buf);
-  assert_string_equal(buf, "2 \xC3\x97 (4, 32) \xC3\x97 (32, 20) \xE2\x86\x92 2 \xC3\x97 (2, 4, 10),  G = 2 (H = 4)");
+  assert_string_equal(buf, "K, V 2 \xC3\x97 (2, 4, 10);  KV cache 1280 B (G = 2) vs 2560 B (H = 4)");
+  tt_step_shapes(tr, index_of(tr, "kv_proj"), TT_LANG_KO, buf, sizeof buf);
+  assert_non_null(strstr(buf, "1280 B (G = 2)"));
+  assert_non_null(strstr(buf, "2560 B (H = 4)"));
   shapes_of(tr, "scores", buf, sizeof buf);
-  assert_non_null(strstr(buf, "(4, 4, 10) \xC3\x97 (2, 10, 4) \xE2\x86\x92 (4, 4, 4)"));
-  assert_non_null(strstr(buf, "2 query heads share"));
+  assert_string_equal(buf,
+                      "(4, 4, 10) \xC3\x97 (2, 10, 4) \xE2\x86\x92 (4, 4, 4);  K/V \xE2\x86\x90 q "
+                      "heads: 0 \xE2\x86\x90 0\xE2\x80\x93"
+                      "1, 1 \xE2\x86\x90 2\xE2\x80\x93"
+                      "3");
   shapes_of(tr, "weighted", buf, sizeof buf);
   assert_string_equal(buf, "(4, 4, 4) \xC3\x97 (2, 4, 10) \xE2\x86\x92 (4, 4, 10)");
   shapes_of(tr, "o_proj", buf, sizeof buf);
