@@ -74,7 +74,7 @@ static void *reuse_reserve(void *ctx, const char *name, tt_dtype dtype, int ndim
 static double run_reused(tt_engine *eng, const int32_t *ids, int T, reuse_rec *r) {
   tt_error err = {0};
   r->used = 0;
-  tt_recorder rec = {reuse_reserve, r};
+  tt_recorder rec = {.reserve = reuse_reserve, .ctx = r};
   double t0 = now();
   if (tt_engine_run(eng, ids, T, &rec, &err) != TT_OK) die("run", &err);
   return now() - t0;

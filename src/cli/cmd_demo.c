@@ -24,6 +24,7 @@ static const char usage[] =
     "      --theme light|dark\n"
     "      --size WxH      window (or PNG) size (default 1280x800)\n"
     "      --play          step on its own from the start\n"
+    "      --font-scale S  type size factor, 0.5 to 3 (Ctrl + / Ctrl \xE2\x88\x92 in the window)\n"
     "      --shots DIR     where S saves screenshots\n"
     "      --script FILE, --state-out FILE   tests\n";
 

@@ -12,6 +12,7 @@
 
 #include "build_config.h"
 #include "cli.h"
+#include "lesson_views_text.h"
 #include "dump/dump.h"
 #include "lesson/lesson.h"
 #include "session/session.h"
@@ -41,6 +42,7 @@ static const char usage[] =
     "  --traces DIR    where the saved traces are (default: lessons/traces)\n"
     "  --size WxH      window size (default 1280x800)\n"
     "  --theme light|dark\n"
+    "  --font-scale S  type size factor in the window, 0.5 to 3 (Ctrl + / Ctrl \xE2\x88\x92 there)\n"
     "  --list          the lessons, with their titles and step counts\n"
     "  --check         load every step of the lessons (default: all) from their traces: hooks,\n"
     "                  layers, heads, rows and {{...}} numbers must resolve, check: claims must\n"
@@ -386,6 +388,10 @@ static void print_tensor(const tt_lesson_step *st, const tt_trace *tr, const tt_
     print_activation(tr, t, row_index(st, tr), ko);
   } else if (v == TT_VIEW_COLLAPSE) {
     print_collapse(tr, t, ko);
+  } else if (v == TT_VIEW_LENS) {
+    tt_cli_print_lens(tr, o->vocab, ko);
+  } else if (v == TT_VIEW_COST) {
+    tt_cli_print_cost(tr, ko);
   } else if (v == TT_VIEW_LAYERNORM) {
     const char *names[] = {"hook_mean", "hook_scale"};
     for (int i = 0; i < 2; i++) {
@@ -748,18 +754,19 @@ static int cmd_make(char **args, int n_args, const char *out_dir, const char *mo
 // ---- the window --------------------------------------------------------------------------
 // width/height 0 and theme NULL keep the defaults (or the TTRACE_UI_* variables).
 static int play_window(const char *path, const char *traces_dir, const char *lang, int width, int height,
-                       const char *theme) {
+                       const char *theme, float font_scale) {
 #if TT_HAVE_GUI
   tt_error err = {0};
   tt_ui_opts o;
   tt_ui_lesson_env_opts(&o);
   if (width) o.width = width, o.height = height;
   if (theme) o.theme = strcmp(theme, "dark") == 0 ? TT_THEME_DARK : TT_THEME_LIGHT;
+  if (font_scale > 0) o.font_scale = font_scale;
   tt_status st = tt_ui_run_lesson_opts(&o, path, traces_dir, lang, &err);
   if (st != TT_ERR_UNSUPPORTED) return st ? tt_cli_fail("lesson", &err) : 0;
   fprintf(stderr, "ttrace lesson: %s; playing it as text instead\n", err.msg);
 #else
-  (void)lang, (void)width, (void)height, (void)theme;
+  (void)lang, (void)width, (void)height, (void)theme, (void)font_scale;
   fprintf(stderr, "ttrace lesson: this build has no lesson window; playing it as text instead\n");
 #endif
   return play_text(path, traces_dir, 0);
@@ -787,6 +794,7 @@ typedef struct {
   enum { PLAY, TEXT, LIST, CHECK, MAKE, SVG } mode;
   const char *lang, *traces_dir, *out_dir, *model_dir, *theme, *svg;
   int step, width, height;
+  float font_scale;  // --font-scale (0: the default)
 } lesson_options;
 
 // Applies one option. Returns 0, or the exit code of its error.
@@ -832,6 +840,11 @@ static int parse_option(int c, char **argv, lesson_options *o) {
       return tt_cli_usage_error("lesson", "--theme is light or dark");
     o->theme = optarg;
     return 0;
+  case 'F':
+    o->font_scale = (float)atof(optarg);
+    if (!(o->font_scale >= 0.5f && o->font_scale <= 3))
+      return tt_cli_usage_error("lesson", "--font-scale between 0.5 and 3");
+    return 0;
   default:
     return tt_cli_option_error("lesson", c, argv);
   }
@@ -839,11 +852,19 @@ static int parse_option(int c, char **argv, lesson_options *o) {
 
 // Fills o from argv. Returns true to go on; false with *code the exit status (0 after --help).
 static bool parse_options(int argc, char **argv, lesson_options *o, int *code) {
-  static const struct option longs[] = {
-      {"text", no_argument, 0, 't'},         {"step", required_argument, 0, 's'}, {"lang", required_argument, 0, 'l'},
-      {"traces", required_argument, 0, 'T'}, {"list", no_argument, 0, 'L'},       {"check", no_argument, 0, 'c'},
-      {"make-traces", no_argument, 0, 'M'},  {"help", no_argument, 0, 'h'},       {"size", required_argument, 0, 'S'},
-      {"theme", required_argument, 0, 'H'},  {"svg", required_argument, 0, 'V'},  {0, 0, 0, 0}};
+  static const struct option longs[] = {{"text", no_argument, 0, 't'},
+                                        {"step", required_argument, 0, 's'},
+                                        {"lang", required_argument, 0, 'l'},
+                                        {"traces", required_argument, 0, 'T'},
+                                        {"list", no_argument, 0, 'L'},
+                                        {"check", no_argument, 0, 'c'},
+                                        {"make-traces", no_argument, 0, 'M'},
+                                        {"help", no_argument, 0, 'h'},
+                                        {"size", required_argument, 0, 'S'},
+                                        {"theme", required_argument, 0, 'H'},
+                                        {"svg", required_argument, 0, 'V'},
+                                        {"font-scale", required_argument, 0, 'F'},
+                                        {0, 0, 0, 0}};
   *o = (lesson_options){.mode = PLAY};
   int c;
   optind = 1;
@@ -879,7 +900,7 @@ static int play_lesson(char **rest, int n_rest, const lesson_options *o) {
   }
   if (o->mode == SVG) return export_svg(path, o->traces_dir, o->step, o->width, o->height, o->svg);
   if (o->mode == TEXT || o->step) return play_text(path, o->traces_dir, o->step);
-  return play_window(path, o->traces_dir, o->lang, o->width, o->height, o->theme);
+  return play_window(path, o->traces_dir, o->lang, o->width, o->height, o->theme, o->font_scale);
 }
 
 int tt_cmd_lesson(int argc, char **argv) {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "render_again.h"
 #include "trace_arg.h"
 #include "render/render.h"
 #include "trace/hooks.h"
@@ -12,8 +13,13 @@
 static const char usage[] =
     "usage: ttrace render TRACE --step HOOK [OPTIONS] -o FIG.png|FIG.svg\n"
     "       ttrace render A --compare B --step HOOK [OPTIONS] -o FIG.png|FIG.svg\n"
+    "       ttrace render --again FIG.png|FIG.svg [-o OUT]\n"
     "\n"
     "Draws one view of a saved trace without a display, with the same painters as the window.\n"
+    "The figure is cut to what it shows (--size is the most it may take), has no window hints,\n"
+    "and records where it came from: the PNG's text chunks or the SVG's <metadata> hold the\n"
+    "ttrace version, the trace's path, FNV-1a hash and prompt, the hook, layer, head and every\n"
+    "option, so that --again draws it again.\n"
     "\n"
     "  --step HOOK        a hook name (blocks.0.attn.hook_pattern) or a layer-free suffix\n"
     "                     (attn.hook_pattern) completed by --layer; 'tokens', 'hook_probs', ...\n"
@@ -39,8 +45,11 @@ static const char usage[] =
     "                     (default -1: after the prompt pass)\n"
     "  --top K            bars: candidates shown (default 10)\n"
     "  --font-scale S     type size factor (default 1)\n"
+    "  --title TEXT       the figure's title (the tensor's name then opens the subtitle)\n"
+    "  --again FIG        draw FIG again from the trace and options it records (into FIG, or\n"
+    "                     -o OUT); fails when that trace is gone or has changed since\n"
     "  -m, --model DIR    model folder for vocabulary strings and W_E (default: the trace's);\n"
-    "                     its weights are read only for the embed view\n"
+    "                     its weights are read only for the embed view and --pin\n"
     "  -o, --output FILE  .png or .svg (written atomically)\n";
 
 static bool parse_pair(const char *s, int *a, int *b) {
@@ -56,17 +65,18 @@ static bool ends_with(const char *s, const char *suffix) {
   return n >= m && strcasecmp(s + n - m, suffix) == 0;
 }
 
-// Only the embedding view draws weights (W_E); every other view reads the trace alone,
+// Only the embedding, collapse and lens views draw from weights; every other view reads the trace alone,
 // so the model folder (gigabytes for larger models) is not loaded for it.
 static bool needs_weights(const tt_view_state *vs) {
   tt_hook_ref ref;
+  if (vs->pin_row >= 0) return true;  // a pinned cell's arithmetic reads the weights
   if (vs->view == TT_VIEW_AUTO) return tt_hook_lookup(vs->hook, &ref) && strcmp(ref.view, "embed") == 0;
-  return vs->view == TT_VIEW_COLLAPSE || strcmp(tt_view_name(vs->view), "embed") == 0;
+  return vs->view == TT_VIEW_COLLAPSE || vs->view == TT_VIEW_LENS || strcmp(tt_view_name(vs->view), "embed") == 0;
 }
 
 typedef struct {
   tt_view_state vs;
-  const char *trace, *step, *output, *model, *compare;
+  const char *trace, *step, *output, *model, *compare, *title, *again;
   int w, h, layer;
   bool view_set, svg;
 } render_options;
@@ -87,7 +97,9 @@ enum {
   O_POS,
   O_TOP,
   O_FONT,
-  O_COMPARE
+  O_COMPARE,
+  O_TITLE,
+  O_AGAIN
 };
 
 // An option that sets the look of the figure (theme, language, zoom, pin, ...). Returns -1
@@ -129,6 +141,9 @@ static int parse_look_option(int c, render_options *o) {
   case O_FONT:
     vs->font_scale = (float)atof(optarg);
     return 0;
+  case O_TITLE:
+    o->title = optarg;
+    return 0;
   default:
     return -1;
   }
@@ -166,6 +181,9 @@ static int parse_what_option(int c, render_options *o) {
   case O_COMPARE:
     o->compare = optarg;
     return 0;
+  case O_AGAIN:
+    o->again = optarg;
+    return 0;
   default:
     return -1;
   }
@@ -173,6 +191,7 @@ static int parse_what_option(int c, render_options *o) {
 
 // The options after the getopt loop: TRACE, -o and the ranges of the numbers.
 static int check_options(int argc, char **argv, render_options *o) {
+  if (o->again) return optind < argc ? tt_cli_usage_error("render", "--again takes the figure, no TRACE") : 0;
   if (optind >= argc) return tt_cli_usage_error("render", "missing TRACE");
   if (argc - optind > 1) return tt_cli_usage_error("render", "one TRACE at a time");
   o->trace = argv[optind];
@@ -200,7 +219,8 @@ static bool parse_options(int argc, char **argv, render_options *o, int *code) {
       {"position", required_argument, 0, O_POS},    {"top", required_argument, 0, O_TOP},
       {"font-scale", required_argument, 0, O_FONT}, {"model", required_argument, 0, 'm'},
       {"output", required_argument, 0, 'o'},        {"help", no_argument, 0, 'h'},
-      {"compare", required_argument, 0, O_COMPARE}, {0, 0, 0, 0}};
+      {"compare", required_argument, 0, O_COMPARE}, {"title", required_argument, 0, O_TITLE},
+      {"again", required_argument, 0, O_AGAIN},     {0, 0, 0, 0}};
   memset(o, 0, sizeof *o);
   tt_view_state_init(&o->vs);
   o->w = 1600, o->h = 1000, o->layer = -1;
@@ -275,6 +295,57 @@ static tt_status draw_compare(tt_render *rc, tt_trace *tr, tt_trace *b, tt_deriv
   return st;
 }
 
+// A path as the figure records it: absolute, so that --again finds it from anywhere.
+static void put_path(tt_prov *p, const char *option, const char *path) {
+  char *abs = realpath(path, NULL);
+  tt_prov_option(p, option, "%s", abs ? abs : path);
+  free(abs);
+}
+
+// Every option that shaped the figure, with the values in effect (defaults too), and the
+// trace it was drawn from with its hash.
+static tt_status record_provenance(tt_trace *tr, const render_options *o, tt_prov *p, tt_error *err) {
+  const tt_view_state *vs = &o->vs;
+  char hex[17];
+  tt_status st = tt_file_fnv(o->trace, hex, err);
+  if (st != TT_OK) return st;
+  char *abs = realpath(o->trace, NULL);
+  tt_prov_add(p, "ttrace:version", "%s", TT_VERSION);
+  tt_prov_add(p, "ttrace:trace", "%s", abs ? abs : o->trace);
+  free(abs);
+  tt_prov_add(p, "ttrace:trace-fnv1a64", "%s", hex);
+  const char *prompt = tt_trace_meta(tr, "prompt");
+  tt_prov_add(p, "ttrace:prompt", "%s", prompt ? prompt : "");
+  tt_prov_add(p, "ttrace:hook", "%s", vs->hook);
+  tt_prov_add(p, "ttrace:layer", "%d", vs->layer);
+  tt_prov_add(p, "ttrace:head", "%d", vs->head);
+  tt_prov_add(p, "ttrace:view", "%s", tt_view_name(vs->view));
+  tt_prov_option(p, "--step", "%s", vs->hook);
+  tt_prov_option(p, "--layer", "%d", vs->layer);
+  tt_prov_option(p, "--head", "%d", vs->head);
+  if (o->view_set) tt_prov_option(p, "--view", "%s", tt_view_name(vs->view));
+  if (vs->frame) tt_prov_option(p, "--frame", "%s", "");
+  tt_prov_option(p, "--size", "%dx%d", o->w, o->h);
+  tt_prov_option(p, "--theme", "%s", vs->theme == TT_THEME_DARK ? "dark" : "light");
+  tt_prov_option(p, "--lang", "%s", vs->lang == TT_LANG_KO ? "ko" : "en");
+  tt_prov_option(p, "--zoom", "%.9g", (double)vs->zoom);
+  tt_prov_option(p, "--pan", "%.0f,%.0f", (double)vs->pan_row, (double)vs->pan_col);
+  if (vs->pin_row >= 0 && vs->pin_col >= 0) tt_prov_option(p, "--pin", "%d,%d", vs->pin_row, vs->pin_col);
+  tt_prov_option(p, "--temperature", "%.9g", (double)vs->temperature);
+  tt_prov_option(p, "--position", "%d", vs->position);
+  tt_prov_option(p, "--top", "%d", vs->top_k);
+  tt_prov_option(p, "--font-scale", "%.9g", (double)vs->font_scale);
+  if (o->title) tt_prov_option(p, "--title", "%s", o->title);
+  if (o->model) put_path(p, "--model", o->model);
+  if (o->compare) {
+    put_path(p, "--compare", o->compare);
+    st = tt_file_fnv(o->compare, hex, err);
+    if (st != TT_OK) return st;
+    tt_prov_add(p, "ttrace:compare-fnv1a64", "%s", hex);
+  }
+  return TT_OK;
+}
+
 // Opens what the figure needs besides the trace (vocabulary, --compare's trace) and draws it.
 static int draw(tt_trace *tr, render_options *o, tt_error *err) {
   tt_viz_data *vd = NULL;
@@ -308,18 +379,40 @@ static int draw(tt_trace *tr, render_options *o, tt_error *err) {
   return code;
 }
 
+// --again FIG: the render command FIG records, run again.
+static int again(const render_options *o) {
+  tt_prov p;
+  tt_prov_init(&p);
+  char *argv[TT_PROV_MAX * 2 + 1];
+  int argc = 0;
+  tt_error err = {0};
+  int code = tt_render_again_argv(o->again, o->output, &p, argv, &argc, &err) ? tt_cli_fail("render", &err)
+                                                                              : tt_cmd_render(argc, argv);
+  tt_prov_free(&p);
+  return code;
+}
+
 int tt_cmd_render(int argc, char **argv) {
   render_options o;
   int code;
   if (!parse_options(argc, argv, &o, &code)) return code;
+  if (o.again) return again(&o);
   tt_error err = {0};
   tt_trace *tr = NULL;
   if (tt_cli_load_trace(o.trace, &tr, &err)) return tt_cli_fail("render", &err);
-  if (resolve_step(tr, &o, &err)) {
+  tt_prov prov;
+  tt_prov_init(&prov);
+  if (resolve_step(tr, &o, &err) || record_provenance(tr, &o, &prov, &err)) {
+    tt_prov_free(&prov);
     tt_trace_destroy(tr);
     return tt_cli_fail("render", &err);
   }
+  o.vs.figure = true;
+  o.vs.title = o.title;
+  o.vs.provenance = (const char *const(*)[2])prov.kv;
+  o.vs.n_provenance = prov.n;
   code = draw(tr, &o, &err);
+  tt_prov_free(&prov);
   tt_trace_destroy(tr);
   return code;
 }

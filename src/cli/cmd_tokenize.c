@@ -25,7 +25,8 @@ static const char usage[] =
     "               tokenizer.json, its BOS (or <|endoftext|>); always when the folder's\n"
     "               tokenizer_config.json has add_bos_token: true\n"
     "  --merges     each pre-token's byte-pair merges in order, with their ranks (rank r is\n"
-    "               line r + 2 of merges.txt; lower ranks merge first), then its pieces\n"
+    "               line r + 2 of merges.txt; lower ranks merge first), then its pieces; a\n"
+    "               piece of a character is its bytes with the character: ‹EB 8B:다›\n"
     "  --dir DIR    a folder with tokenizer.json, or vocab.json and merges.txt, such as a model\n"
     "               folder; tokenizer.json wins when it has both (default: the bundled GPT-2\n"
     "               files in assets/tokenizer)\n"
@@ -60,10 +61,19 @@ static void print_ids(const int32_t *ids, int n) {
   putchar('\n');
 }
 
+typedef struct {
+  const tt_tokenizer *tok;
+  int steps;
+} merge_ctx;
+
+// One merge as bytes a learner can read: a space as ␣, a piece of a character as its bytes
+// with the character it helps spell (‹EB:먹›), not GPT-2's byte-to-unicode letters.
 static void print_merge(void *ctx, const tt_merge_step *s) {
-  ++*(int *)ctx;
-  char merge[512];
-  snprintf(merge, sizeof merge, "%s + %s → %s", s->left, s->right, s->merged);
+  merge_ctx *m = ctx;
+  m->steps++;
+  char l[160], r[160], ab[160], merge[512];
+  tt_merge_labels(m->tok, s, l, r, ab, sizeof l);
+  snprintf(merge, sizeof merge, "%s + %s → %s", l, r, ab);
   printf("  %4d  ", s->step);
   print_padded(merge, 36);
   printf("  %6d\n", s->rank);
@@ -103,14 +113,20 @@ static tt_status print_merges(const tt_tokenizer *tok, const char *text, tt_erro
     printf("\"  spelled %s\n  %4s  ", tt_tokenizer_spell(tok, piece, spans[p].len, spelled, sizeof spelled), "step");
     print_padded("left + right → merged", 36);
     printf("  %6s\n", "rank");
-    int steps = 0;
-    st = tt_tokenizer_bpe(tok, piece, spans[p].len, &ids, &n, print_merge, &steps, err);
+    merge_ctx mc = {tok, 0};
+    st = tt_tokenizer_bpe(tok, piece, spans[p].len, &ids, &n, print_merge, &mc, err);
     if (st != TT_OK) break;
-    if (steps == 0) printf("  %4s  (no merge applies)\n", "-");
+    if (mc.steps == 0) printf("  %4s  (no merge applies)\n", "-");
     printf("  pieces:");
-    for (int i = 0; i < n; i++)
-      printf(" %s (%d, \"%s\")", tt_tokenizer_token_spelling(tok, ids[i]), (int)ids[i],
-             tt_tokenizer_token_visible(tok, ids[i], buf, sizeof buf));
+    size_t at = 0;
+    for (int i = 0; i < n; i++) {
+      size_t nb = 0;
+      const char *b = tt_tokenizer_token_bytes(tok, ids[i], &nb);
+      if (!b || at + nb > spans[p].len) nb = 0, b = "";
+      tt_bytes_label(piece, at, b, nb, piece + at + nb, spans[p].len - at - nb, buf, sizeof buf);
+      printf(" %s (%d, \"%s\")", tt_tokenizer_token_spelling(tok, ids[i]), (int)ids[i], buf);
+      at += nb;
+    }
     putchar('\n');
     free(ids);
   }

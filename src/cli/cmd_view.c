@@ -28,11 +28,12 @@ static const char usage[] =
     "      --theme light|dark\n"
     "      --size WxH      window size (default 1280x800)\n"
     "      --play          start stepping on its own (Space pauses)\n"
+    "      --font-scale S  type size factor, 0.5 to 3 (Ctrl + / Ctrl \xE2\x88\x92 in the window)\n"
     "      --shots DIR     where S saves screenshots (default: the current folder)\n"
     "      --script FILE   synthetic input (tests; see src/ui/script.c)\n"
     "      --state-out F   write the final view state to F (tests)\n";
 
-enum { O_LANG = 256, O_THEME, O_SIZE, O_PLAY, O_SHOTS, O_SCRIPT, O_STATE, O_COMPARE, O_BOS, O_IDS, O_OUT };
+enum { O_LANG = 256, O_THEME, O_SIZE, O_PLAY, O_SHOTS, O_SCRIPT, O_STATE, O_COMPARE, O_BOS, O_IDS, O_OUT, O_FONT };
 
 // An option of the window itself (language, theme, size, playing, test files). Returns -1
 // when c is not one of them, 0 when it was applied, else the exit code of its error.
@@ -52,6 +53,11 @@ static int parse_window_option(int c, const char *cmd, tt_ui_opts *o) {
     return 0;
   case O_PLAY:
     o->start_playing = true;
+    return 0;
+  case O_FONT:
+    o->font_scale = (float)atof(optarg);
+    if (!(o->font_scale >= 0.5f && o->font_scale <= 3))
+      return tt_cli_usage_error(cmd, "--font-scale between 0.5 and 3");
     return 0;
   case O_SHOTS:
     o->shot_dir = optarg;
@@ -84,7 +90,7 @@ static int parse_input_option(int c, const char *cmd, tt_view_args *a) {
     o->label_b = optarg;
     return 0;
   case O_BOS:
-    a->bos = true;
+    a->bos = o->bos = true;
     return 0;
   case O_IDS:
     a->ids = optarg;
@@ -99,21 +105,15 @@ static int parse_input_option(int c, const char *cmd, tt_view_args *a) {
 }
 
 void tt_view_parse_args(int argc, char **argv, const char *cmd, tt_view_args *a, int *rc) {
-  static const struct option longs[] = {{"model", required_argument, 0, 'm'},
-                                        {"backend", required_argument, 0, 'b'},
-                                        {"lang", required_argument, 0, O_LANG},
-                                        {"theme", required_argument, 0, O_THEME},
-                                        {"size", required_argument, 0, O_SIZE},
-                                        {"play", no_argument, 0, O_PLAY},
-                                        {"shots", required_argument, 0, O_SHOTS},
-                                        {"script", required_argument, 0, O_SCRIPT},
-                                        {"state-out", required_argument, 0, O_STATE},
-                                        {"help", no_argument, 0, 'h'},
-                                        {"compare", required_argument, 0, O_COMPARE},
-                                        {"bos", no_argument, 0, O_BOS},
-                                        {"ids", required_argument, 0, O_IDS},
-                                        {"out", required_argument, 0, O_OUT},
-                                        {0, 0, 0, 0}};
+  static const struct option longs[] = {
+      {"model", required_argument, 0, 'm'},         {"backend", required_argument, 0, 'b'},
+      {"lang", required_argument, 0, O_LANG},       {"theme", required_argument, 0, O_THEME},
+      {"size", required_argument, 0, O_SIZE},       {"play", no_argument, 0, O_PLAY},
+      {"shots", required_argument, 0, O_SHOTS},     {"script", required_argument, 0, O_SCRIPT},
+      {"state-out", required_argument, 0, O_STATE}, {"help", no_argument, 0, 'h'},
+      {"compare", required_argument, 0, O_COMPARE}, {"bos", no_argument, 0, O_BOS},
+      {"ids", required_argument, 0, O_IDS},         {"out", required_argument, 0, O_OUT},
+      {"font-scale", required_argument, 0, O_FONT}, {0, 0, 0, 0}};
   memset(a, 0, sizeof *a);
   int c;
   optind = 1;

@@ -9,6 +9,8 @@ TT_COMMAND(train_step, "one or more plain SGD steps on a prompt, saved as a new 
 TT_COMMAND(dump, "print a trace's tensors: summaries, or one tensor as a labelled table")
 TT_COMMAND(diff, "compare two traces hook by hook (max abs and relative difference)")
 TT_COMMAND(import, "another implementation's activations (Hugging Face, TransformerLens) as a trace")
+TT_COMMAND(lens, "the logit lens: every layer's stream through the final norm and unembedding, top tokens")
+TT_COMMAND(cost, "where the computation goes: FLOPs, bytes and measured time per step; prefill vs decode roofline")
 #if TT_HAVE_GUI
 TT_COMMAND(demo, "the classroom demo: trace \"The weather is nice\" and open the window")
 TT_COMMAND(view, "open a saved trace (or trace a prompt) in the window")

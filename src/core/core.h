@@ -159,6 +159,11 @@ int tt_utf8_columns(const char *s);
 typedef struct {
   void *(*reserve)(void *ctx, const char *name, tt_dtype dtype, int ndim, const int64_t *shape);
   void *ctx;
+  // Optional (NULL: not called; the engine then never waits for a device between ops): after
+  // each op has run and, on a device backend, finished, the hook name of its last output and
+  // the seconds since the previous op ended (or the run began). An op without a hook of its
+  // own (the heads' merge) is counted in the next op's time.
+  void (*op_done)(void *ctx, const char *name, double seconds);
 } tt_recorder;
 
 // ---- assets -------------------------------------------------------------------------

@@ -21,7 +21,12 @@ tt_status tt_attend(tt_engine *e, int l, tt_buf q, tt_buf k, tt_buf v, tt_buf *z
   tt_buf pattern = OUT(l, "attn.hook_pattern", H, T, T);  // (H,T,T) softmax of each row
   RUN(be->softmax(be, pattern, masked, H * T, T, err));
   *z = OUT(l, "attn.hook_z", H, T, D);  // (H,T,D) = pattern·v, per key/value group
-  RUN(be->matmul_batched(be, *z, pattern, v, G, R * T, T, D, false, 1.0f, err));
+  TRY(be->matmul_batched(be, *z, pattern, v, G, R * T, T, D, false, 1.0f, err));
+  for (int h = 0; h < H; h++)  // knocked-out heads (ttrace_ablate): z = 0
+    if (tt_config_ablated(e->cfg, l, h))
+      TRY(be->scale(be, tt_buf_view(*z, (size_t)h * T * D, (size_t)T * D),
+                    tt_buf_view(*z, (size_t)h * T * D, (size_t)T * D), 0.0f, (size_t)T * D, err));
+  TRY(tt_engine_flush(e, err));
   return TT_OK;
 }
 

@@ -96,6 +96,8 @@ tt_status tt_engine_enable_grad(tt_engine *e, tt_error *err) {
   if (!has_backward(e->be))
     return tt_fail(err, TT_ERR_UNSUPPORTED, "gradients are not supported on the %s backend yet (use -b openblas)",
                    e->be->name);
+  if (e->cfg->n_ablate > 0)  // the backward pass does not know the knocked-out heads
+    return tt_fail(err, TT_ERR_UNSUPPORTED, "gradients with knocked-out heads (ablate) are not supported");
   tt_status st = tt_workspace_setup_tape(e, err);
   if (st == TT_OK) st = tt_grads_setup(e, err);
   if (st == TT_OK) e->grad = true;

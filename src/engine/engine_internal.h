@@ -103,6 +103,8 @@ struct tt_engine {
     bool taping;                         // keep what the backward pass reads on the tape
     tt_pending pending[TT_MAX_PENDING];  // recorded outputs of the current op
     int n_pending;
+    char op_name[160];  // with rec->op_done: the current op's last output (empty: none yet)
+    double op_mark;     // with rec->op_done: when the previous op ended (seconds, monotonic)
   } run;
 };
 
@@ -214,6 +216,8 @@ tt_status tt_engine_flush(tt_engine *e, tt_error *err);
 tt_status tt_engine_offer(tt_engine *e, int layer, const char *suffix, tt_dims shape, tt_buf buf, tt_error *err);
 // Offers the run's token ids (T) as the int32 hook `name`.
 void tt_engine_offer_ids(tt_engine *e, const char *name);
+// With a recorder that times ops (op_done): the run starts now.
+void tt_engine_timing_start(tt_engine *e);
 
 // ---- the forward and backward passes' op lines (forward.c, backward.c) ----
 #define TRY(expr)                 \

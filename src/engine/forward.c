@@ -34,6 +34,7 @@ tt_status tt_engine_pass(tt_engine *e, const tt_pass *p, tt_error *err) {
   e->run.n_pending = 0;
   e->logits = (tt_buf){0};
   tt_workspace_reset(e);
+  tt_engine_timing_start(e);
   st = tt_forward(e, err);
   if (st == TT_OK && p->grad) st = tt_backward(e, err);
   if (st == TT_OK && e->be->finish) st = e->be->finish(e->be, err);

@@ -4,6 +4,7 @@
 // backends it is computed in its slot and downloaded after the op (tt_engine_flush).
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "engine_internal.h"
 
@@ -30,8 +31,31 @@ static void *reserve(tt_engine *e, int layer, const char *suffix, tt_dtype dtype
                              shape.d);
 }
 
+static double now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void tt_engine_timing_start(tt_engine *e) {
+  e->run.op_name[0] = 0;
+  if (e->run.rec && e->run.rec->op_done) e->run.op_mark = now_seconds();
+}
+
+// With a timing recorder: waits for the op (device backends) and reports its time.
+static tt_status op_timed(tt_engine *e, tt_error *err) {
+  if (!e->run.rec || !e->run.rec->op_done || !e->run.op_name[0]) return TT_OK;
+  tt_status st = e->be->finish ? e->be->finish(e->be, err) : TT_OK;
+  if (st) return st;
+  e->run.rec->op_done(e->run.rec->ctx, e->run.op_name, now_seconds() - e->run.op_mark);
+  e->run.op_name[0] = 0;
+  e->run.op_mark = now_seconds();  // the callback's own time is nobody's
+  return TT_OK;
+}
+
 tt_buf tt_engine_out(tt_engine *e, int layer, const char *suffix, tt_dims shape) {
   size_t n = numel(shape);
+  if (e->run.rec && e->run.rec->op_done) hook_name(e, layer, suffix, e->run.op_name, sizeof e->run.op_name);
   tt_buf taped = e->run.taping ? tt_workspace_tape(e, layer, suffix, n) : (tt_buf){0};
   tt_buf slot = tt_buf_is_set(taped) ? taped : tt_workspace_slot(e, suffix, n);
   float *mem = reserve(e, layer, suffix, TT_F32, shape);
@@ -48,7 +72,7 @@ tt_status tt_engine_flush(tt_engine *e, tt_error *err) {
   for (int i = 0; i < e->run.n_pending && st == TT_OK; i++)
     st = e->be->download(e->be, e->run.pending[i].buf, e->run.pending[i].dst, e->run.pending[i].n, err);
   e->run.n_pending = 0;
-  return st;
+  return st == TT_OK ? op_timed(e, err) : st;
 }
 
 tt_status tt_engine_offer(tt_engine *e, int layer, const char *suffix, tt_dims shape, tt_buf buf, tt_error *err) {

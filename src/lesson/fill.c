@@ -14,10 +14,12 @@
 static const struct {
   const char *name;
   tt_ph_func func;
-} funcs[] = {{"value", TT_PH_VALUE},   {"max", TT_PH_MAX},       {"min", TT_PH_MIN},     {"absmax", TT_PH_ABSMAX},
-             {"mean", TT_PH_MEAN},     {"std", TT_PH_STD},       {"sum", TT_PH_SUM},     {"norm", TT_PH_NORM},
-             {"argmax", TT_PH_ARGMAX}, {"argmin", TT_PH_ARGMIN}, {"word", TT_PH_WORD},   {"list", TT_PH_LIST},
-             {"shape", TT_PH_SHAPE},   {"size", TT_PH_SIZE},     {"token", TT_PH_TOKEN}, {"config", TT_PH_CONFIG}};
+} funcs[] = {
+    {"value", TT_PH_VALUE},        {"max", TT_PH_MAX},       {"min", TT_PH_MIN},        {"absmax", TT_PH_ABSMAX},
+    {"mean", TT_PH_MEAN},          {"std", TT_PH_STD},       {"sum", TT_PH_SUM},        {"norm", TT_PH_NORM},
+    {"argmax", TT_PH_ARGMAX},      {"argmin", TT_PH_ARGMIN}, {"word", TT_PH_WORD},      {"list", TT_PH_LIST},
+    {"shape", TT_PH_SHAPE},        {"size", TT_PH_SIZE},     {"token", TT_PH_TOKEN},    {"config", TT_PH_CONFIG},
+    {"lensword", TT_PH_LENS_WORD}, {"lensp", TT_PH_LENS_P},  {"lensid", TT_PH_LENS_ID}, {"cost", TT_PH_COST}};
 
 static const char *const config_keys[] = {"n_layer",     "n_head",     "n_embd", "d_head", "n_inner",
                                           "n_positions", "vocab_size", "tokens", NULL};
@@ -139,6 +141,15 @@ tt_status tt_placeholder_parse(const char *s, size_t n, tt_placeholder *ph, tt_e
     if (!token_index(ph->ref, &index) || ph->n_idx)
       return tt_fail(err, TT_ERR_FORMAT, "token takes a token index, e.g. {{token 2}} (at most %d either way)",
                      INT_MAX);
+  } else if (ph->func == TT_PH_COST) {
+    bool ok = false;
+    for (const char *const *k = tt_lesson_cost_keys; *k; k++) ok |= strcmp(*k, ph->ref) == 0;
+    if (!ok || ph->n_idx)
+      return tt_fail(err, TT_ERR_FORMAT,
+                     "cost key '%s' unknown (flops, bytes, matmul_share, intensity, logits_share, decode_flops, "
+                     "decode_bytes, decode_matmul_share, decode_intensity, qkv_flops, qkv_fused_bytes, "
+                     "qkv_separate_bytes)",
+                     ph->ref);
   } else if (ph->func == TT_PH_CONFIG) {
     bool ok = false;
     for (const char *const *k = config_keys; *k; k++) ok |= strcmp(*k, ph->ref) == 0;
@@ -477,6 +488,23 @@ static tt_status put_tensor(fill_ctx *c, const tt_placeholder *ph, const tt_trac
   return TT_OK;
 }
 
+// {{cost KEY}}, {{lensword ...}}, {{lensp ...}}, {{lensid ...}}: numbers that follow from the trace (derived.c).
+static tt_status put_derived(fill_ctx *c, const tt_placeholder *ph, const tt_trace *tr, const char *where,
+                             tt_error *err) {
+  double v = 0;
+  int32_t id = 0;
+  tt_status st = ph->func == TT_PH_COST ? tt_lesson_cost_value(tr, ph->ref, &v, err)
+                                        : tt_lesson_lens_top(c->l, tr, ph, &id, &v, err);
+  if (st) return tt_fail_prefix(err, "%s", where);
+  if (ph->func == TT_PH_LENS_WORD)
+    put_word(c, id);
+  else if (ph->func == TT_PH_LENS_ID)
+    sb_printf(&c->out, "%d", (int)id);
+  else
+    put_number(&c->out, ph, v, false);
+  return TT_OK;
+}
+
 static tt_status fill_one(void *vctx, const char *open, const char *inner, size_t n, int line, tt_error *err) {
   fill_ctx *c = vctx;
   sb_add(&c->out, c->copied, (size_t)(open - c->copied));
@@ -490,6 +518,8 @@ static tt_status fill_one(void *vctx, const char *open, const char *inner, size_
   const tt_trace *tr = c->traces[ti];
   if (ph.func == TT_PH_TOKEN) return put_token(c, &ph, tr, where, err);
   if (ph.func == TT_PH_CONFIG) return put_config(c, &ph, tr, ti, where, err);
+  if (ph.func == TT_PH_COST || ph.func == TT_PH_LENS_WORD || ph.func == TT_PH_LENS_P || ph.func == TT_PH_LENS_ID)
+    return put_derived(c, &ph, tr, where, err);
   return put_tensor(c, &ph, tr, ti, where, err);
 }
 

@@ -12,6 +12,7 @@ struct tt_lesson {
   int n_traces, cap_traces;
   tt_lesson_step *steps;
   int n_steps, cap_steps;
+  struct tt_lesson_derived *derived;  // the model and lenses the lens placeholders computed (derived.c)
 };
 
 // ---- placeholders: {{ [FUNC] [TRACE:]REF[IDX,...] [FMT] }} ----
@@ -31,7 +32,11 @@ typedef enum {
   TT_PH_SHAPE,
   TT_PH_SIZE,
   TT_PH_TOKEN,
-  TT_PH_CONFIG
+  TT_PH_CONFIG,
+  TT_PH_LENS_WORD,  // the logit lens's top token of a stream at a position (derived.c)
+  TT_PH_LENS_P,     // its probability
+  TT_PH_LENS_ID,    // its id
+  TT_PH_COST        // a FLOP or byte count of the trace's pass (derived.c)
 } tt_ph_func;
 
 #define TT_PH_ANY INT64_MIN  // ':' in an index list
@@ -66,5 +71,21 @@ tt_status tt_lesson_check_placeholders(const tt_lesson *l, const char *text, int
 bool tt_claim_split(const char *claim, char *a, size_t na, char *op, char *b, size_t nb);
 // Checks a claim's syntax and trace names at parse time.
 tt_status tt_claim_check_syntax(const tt_lesson *l, const char *claim, int line, tt_error *err);
+
+// ---- derived.c: placeholders computed from the trace with the model or the shapes ----
+// {{lensword/lensp/lensid STREAM[pos]}}: the lens's top token id and probability at pos of stream
+// ph->ref, with the model the trace names (else the lesson's `model:` header).
+tt_status tt_lesson_lens_top(const tt_lesson *l, const tt_trace *tr, const tt_placeholder *ph, int32_t *id, double *p,
+                             tt_error *err);
+// {{cost KEY}}: KEY one of tt_lesson_cost_keys (NULL-terminated): the prefill's flops, bytes,
+// matmul_share, intensity (FLOPs per byte), logits_share (the unembedding's part of the
+// FLOPs), the same with decode_ for one decode step after the prompt (T_ctx = T), and
+// qkv_flops, qkv_fused_bytes, qkv_separate_bytes (one (T,C)·(C,3C) against three (T,C)·(C,C)).
+extern const char *const tt_lesson_cost_keys[];
+// The cache of the lens placeholders: the model, loaded at first use, and the lens of each
+// trace it was asked about; owned by the lesson.
+struct tt_lesson_derived *tt_lesson_derived_create(void);
+void tt_lesson_derived_destroy(struct tt_lesson_derived *d);
+tt_status tt_lesson_cost_value(const tt_trace *tr, const char *key, double *v, tt_error *err);
 
 #endif

@@ -530,7 +530,8 @@ static tt_status parse_steps(parser *p) {
 tt_status tt_lesson_parse(const char *text, size_t len, const char *name, tt_lesson **out, tt_error *err) {
   *out = NULL;
   tt_lesson *l = calloc(1, sizeof *l);
-  if (!l || !(l->arena = tt_arena_create(16384))) {
+  if (!l || !(l->arena = tt_arena_create(16384)) || !(l->derived = tt_lesson_derived_create())) {
+    if (l) tt_arena_destroy(l->arena);
     free(l);
     return tt_fail(err, TT_ERR_NOMEM, "out of memory");
   }
@@ -584,6 +585,7 @@ void tt_lesson_destroy(tt_lesson *l) {
   if (!l) return;
   free(l->traces);
   free(l->steps);
+  tt_lesson_derived_destroy(l->derived);
   tt_arena_destroy(l->arena);
   free(l);
 }

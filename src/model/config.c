@@ -172,7 +172,51 @@ static bool knob_named(const knob *kb, const char *key) {
          (kb->alias && strcmp(key, kb->alias) == 0);
 }
 
+bool tt_config_ablated(const tt_config *cfg, int l, int h) {
+  for (int i = 0; i < cfg->n_ablate; i++)
+    if (cfg->ablate[i].layer == l && cfg->ablate[i].head == h) return true;
+  return false;
+}
+
+// ablate=L.H: one more knocked-out head (a head already out stays once); ablate=none: none.
+static tt_status set_ablate(tt_config *cfg, const char *value, tt_error *err) {
+  if (strcmp(value, "none") == 0) {
+    cfg->n_ablate = 0;
+    return TT_OK;
+  }
+  int l, h, n = 0;
+  if (sscanf(value, "%d.%d%n", &l, &h, &n) != 2 || value[n])
+    return tt_fail(err, TT_ERR_ARG, "ablate=%s: expected LAYER.HEAD (e.g. ablate=3.0) or none", value);
+  if (l < 0 || l >= cfg->n_layer || h < 0 || h >= cfg->n_head)
+    return tt_fail(err, TT_ERR_ARG, "ablate=%s: no such head (layers 0..%d, heads 0..%d)", value, cfg->n_layer - 1,
+                   cfg->n_head - 1);
+  if (tt_config_ablated(cfg, l, h)) return TT_OK;
+  if (cfg->n_ablate >= TT_MAX_ABLATE) return tt_fail(err, TT_ERR_ARG, "ablate: at most %d heads", TT_MAX_ABLATE);
+  cfg->ablate[cfg->n_ablate].layer = l;
+  cfg->ablate[cfg->n_ablate++].head = h;
+  return TT_OK;
+}
+
+// ttrace_ablate in config.json: "L.H,L.H,..." (the trace's own config writes it so).
+static tt_status parse_ablate(json_t *root, tt_config *cfg, tt_error *err) {
+  json_t *v = json_object_get(root, "ttrace_ablate");
+  if (!v || json_is_null(v)) return TT_OK;
+  if (!json_is_string(v)) return tt_fail(err, TT_ERR_FORMAT, "'ttrace_ablate' must be a string such as \"3.0,3.2\"");
+  char buf[1024];
+  snprintf(buf, sizeof buf, "%s", json_string_value(v));
+  char *save = NULL;
+  for (char *item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+    tt_status st = set_ablate(cfg, item, err);
+    if (st) {
+      if (err) err->status = TT_ERR_FORMAT;
+      return TT_ERR_FORMAT;
+    }
+  }
+  return TT_OK;
+}
+
 tt_status tt_config_set(tt_config *cfg, const char *key, const char *value, tt_error *err) {
+  if (strcmp(key, "ablate") == 0 || strcmp(key, "ttrace_ablate") == 0) return set_ablate(cfg, value, err);
   for (size_t k = 0; k < COUNT(knobs); k++) {
     if (!knob_named(&knobs[k], key)) continue;
     if (cfg->arch == TT_ARCH_LLAMA)
@@ -187,7 +231,7 @@ tt_status tt_config_set(tt_config *cfg, const char *key, const char *value, tt_e
   for (size_t k = 0; k < COUNT(knobs); k++) names[k] = knobs[k].short_name;
   char list[512];
   join_names(list, sizeof list, names, COUNT(knobs));
-  return tt_fail(err, TT_ERR_ARG, "unknown setting '%s' (settings: %s)", key, list);
+  return tt_fail(err, TT_ERR_ARG, "unknown setting '%s' (settings: %s, ablate)", key, list);
 }
 
 static tt_status get_int(json_t *root, const char *key, int fallback, int lo, int hi, int *out, tt_error *err) {
@@ -238,7 +282,7 @@ static tt_status parse_knob(json_t *root, size_t k, tt_config *cfg, tt_error *er
 static bool is_knob_key(const char *key) {
   for (size_t k = 0; k < COUNT(knobs); k++)
     if (strcmp(key, knobs[k].json_name) == 0 || (knobs[k].alias && strcmp(key, knobs[k].alias) == 0)) return true;
-  return false;
+  return strcmp(key, "ttrace_ablate") == 0;
 }
 
 // Keys that would change what the model computes and that ttrace does not implement.
@@ -297,6 +341,7 @@ tt_status tt_config_from_json(const char *text, tt_config *cfg, tt_error *err) {
       cfg->ln_eps = json_number_value(eps);
   }
   for (size_t k = 0; k < COUNT(knobs) && !st; k++) st = parse_knob(root, k, cfg, err);
+  if (!st) st = parse_ablate(root, cfg, err);
   json_t *tie = json_object_get(root, "tie_word_embeddings");
   if (!st && tie && !json_is_null(tie)) {
     if (!json_is_boolean(tie))
@@ -326,6 +371,13 @@ char *tt_config_to_json(const tt_config *cfg) {
       json_object_set_new(root, knobs[k].json_name, json_boolean(knob_load(cfg, k)));
     else
       json_object_set_new(root, knobs[k].json_name, json_string(name));
+  }
+  if (cfg->n_ablate > 0) {
+    char list[TT_MAX_ABLATE * 12] = "";
+    for (int i = 0; i < cfg->n_ablate; i++)
+      snprintf(list + strlen(list), sizeof list - strlen(list), "%s%d.%d", i ? "," : "", cfg->ablate[i].layer,
+               cfg->ablate[i].head);
+    json_object_set_new(root, "ttrace_ablate", json_string(list));
   }
   char *s = json_dumps(root, JSON_PRESERVE_ORDER | JSON_COMPACT | JSON_REAL_PRECISION(15));
   json_decref(root);

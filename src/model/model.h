@@ -17,6 +17,8 @@ typedef enum { TT_POS_LEARNED, TT_POS_SINUSOIDAL, TT_POS_NONE, TT_POS_ROPE, TT_P
 typedef enum { TT_ARCH_GPT2, TT_ARCH_LLAMA } tt_arch;
 typedef enum { TT_NORM_LAYERNORM, TT_NORM_RMSNORM } tt_norm_kind;
 
+#define TT_MAX_ABLATE 64  // knocked-out heads one config can hold
+
 typedef struct {
   tt_arch arch;  // "model_type": gpt2 (or absent) | llama
   // From HF GPT-2's config.json (Llama's names in brackets).
@@ -35,6 +37,11 @@ typedef struct {
   bool scale_attn_by_layer;  // scale_attn_by_inverse_layer_idx: scores of layer L also / (L+1)
   bool reorder_upcast;       // reorder_and_upcast_attn: scores in float32 with the scale folded in;
                              // ttrace always computes them so (the key is recorded, nothing changes)
+  // ttrace_ablate (`--set ablate=L.H`, repeatable): heads whose z is set to zero (knock-out)
+  int n_ablate;
+  struct {
+    int layer, head;
+  } ablate[TT_MAX_ABLATE];
   // The Llama block (config.json of model_type llama; [hidden_size], [intermediate_size],
   // [num_attention_heads], [num_hidden_layers], [max_position_embeddings], [rms_norm_eps]
   // fill the fields above, positions is rope, norm rmsnorm, activation silu).
@@ -68,9 +75,13 @@ char *tt_config_to_json(const tt_config *cfg);  // malloc'd, one line
 tt_status tt_config_from_json(const char *json, tt_config *cfg, tt_error *err);
 // Sets one variant knob by its short name (scale_attn, causal, positions, activation,
 // residual, block, norm, scale_attn_by_inverse_layer_idx, reorder_and_upcast_attn) or its
-// config.json name; values as in config.json or true/false.
+// config.json name; values as in config.json or true/false. ablate=L.H (ttrace_ablate) adds
+// one knocked-out head each time (L and H within the config's layers and heads);
+// ablate=none clears them.
 tt_status tt_config_set(tt_config *cfg, const char *key, const char *value, tt_error *err);
 const char *tt_act_name(tt_act_kind a);
+// True when head h of layer l is knocked out (ttrace_ablate): its z is zero.
+bool tt_config_ablated(const tt_config *cfg, int l, int h);
 
 typedef struct {
   const float *ln1_w, *ln1_b;  // (C)

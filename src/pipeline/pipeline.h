@@ -52,6 +52,8 @@ typedef enum {
   TT_VIEW_GRADNORM,   // ‖∂L/∂·‖ of the residual stream at each block and of each weight matrix (--grad)
   TT_VIEW_TIMELINE,   // generation: the prompt, each new token with its probability, the cut it was drawn from
   TT_VIEW_KVCACHE,    // generation: one layer/head's cached K and V rows and the new row of a decode step
+  TT_VIEW_LENS,       // the logit lens: streams × positions, each cell its top token and probability (needs the model)
+  TT_VIEW_COST,       // where the computation goes: FLOPs, bytes and times per step of the pass
   TT_VIEW_COUNT
 } tt_view_kind;
 
@@ -116,6 +118,21 @@ typedef enum {
   TT_S_COLLAPSE_A,
   TT_S_COLLAPSE_B,
   TT_S_COLLAPSE_MAX_FMT,  // difference, token, column, rows, columns
+  TT_S_LENS_TITLE,
+  TT_S_COST_TITLE,
+  TT_S_LENS_NO_MODEL_FMT,  // the error of computing the lens (model folder, mismatch)
+  TT_S_LENS_CAPTION,       // what a cell shows
+  TT_S_LENS_EMBED,         // row label of block 0's input
+  TT_S_LENS_BLOCK_FMT,     // row label of block L's output: L
+  TT_S_LENS_FINAL,         // marks the last row: the model's own prediction
+  TT_S_COST_CAPTION_FMT,   // tokens, total GFLOP, the matrix products' share (%)
+  TT_S_COST_STEP,          // column heads of the cost table
+  TT_S_COST_FLOPS,
+  TT_S_COST_BYTES,
+  TT_S_COST_TIME,
+  TT_S_COST_INTENSITY,
+  TT_S_COST_NO_TIMES,  // the trace has no measured times
+  TT_S_COST_RULE,      // how FLOPs are counted
   TT_S_AXIS_TOKEN,
   TT_S_AXIS_QUERY,
   TT_S_AXIS_KEY,
@@ -153,6 +170,18 @@ typedef enum {
   TT_S_PIN_ROW_MAX_FMT,  // the maximum
   TT_S_PIN_ROW_SUM,
   TT_S_PIN_RECORDED_WEIGHT,
+  TT_S_PIN_NO_WEIGHTS,
+  TT_S_PIN_TERMS_FMT,  // K
+  TT_S_PIN_POS_FMT,    // count, sum
+  TT_S_PIN_NEG_FMT,    // count, sum
+  TT_S_PIN_LARGEST_POS,
+  TT_S_PIN_LARGEST_NEG,
+  TT_S_PIN_OTHERS_FMT,
+  TT_S_PIN_SHARES,
+  TT_S_PIN_ROW_MEAN,
+  TT_S_PIN_ROW_SD,
+  TT_S_PIN_NEXT_TOKEN,
+  TT_S_PIN_ON_CURVE,
   // views (merges, bars)
   TT_S_MERGES_NONE,
   TT_S_MERGES_MORE_FMT,  // count, "s" or "" (English plural)
@@ -194,6 +223,26 @@ typedef enum {
   TT_S_STATUS_TRACED_FMT,        // T, milliseconds
   TT_S_STATUS_SHOT_SAVED_FMT,    // the file
   TT_S_STATUS_SHOT_FAILED_FMT,   // the error
+  TT_S_KNOBS_TITLE,
+  TT_S_KNOBS_HINT,
+  TT_S_KNOB_ABLATE_FMT,
+  TT_S_KNOB_BASELINE,
+  TT_S_KNOB_ON,
+  TT_S_KNOB_OFF,
+  // figures (ttrace render): what the colour bar measures, titles of the many-panel views,
+  // what a view leaves out
+  TT_S_QTY_ATTENTION,    // hook_pattern
+  TT_S_QTY_PROBABILITY,  // hook_probs
+  TT_S_QTY_SCORE,        // attention scores
+  TT_S_QTY_LOGIT,        // hook_logits
+  TT_S_QTY_DIFFERENCE,   // a − b
+  TT_S_QTY_ACTIVATION,   // anything else
+  TT_S_ALL_HEADS,
+  TT_S_ALL_LAYERS_HEADS,
+  TT_S_TOKENS_MORE_FMT,  // tokens not shown, first of them
+  TT_S_BARS_MORE_FMT,    // candidates asked for but not drawn
+  TT_S_ROWS_MORE_FMT,    // rows not shown
+  TT_S_BYTES_NOTE,       // how a token that is part of a character is written
   // gradients (grad.<hook>): the legend, the window's value ↔ gradient key, the inspector
   TT_S_LEGEND_GRADIENT,
   TT_S_STATUS_NO_GRAD,       // the trace has no grad.* tensors

@@ -64,6 +64,26 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_COLLAPSE_B] = "B: x\xC2\xB7W + b, from x alone",
     [TT_S_COLLAPSE_MAX_FMT] =
         "largest difference |A \xE2\x88\x92 B| = %s (token %lld, column %lld) over all %d \xC3\x97 %d numbers",
+    [TT_S_LENS_TITLE] = "logit lens: the prediction layer by layer",
+    [TT_S_COST_TITLE] = "where the computation goes: one forward pass",
+    [TT_S_LENS_NO_MODEL_FMT] = "the lens computes from the model's ln_final and unembedding: %s",
+    [TT_S_LENS_CAPTION] =
+        "each stream through ln_final and the unembedding: its most probable next token and its "
+        "probability",
+    [TT_S_LENS_EMBED] = "embedding",
+    [TT_S_LENS_BLOCK_FMT] = "after block %d",
+    [TT_S_LENS_FINAL] = "= the model's prediction",
+    [TT_S_COST_CAPTION_FMT] = "%d tokens: %s GFLOP in all, %s%% in matrix products",
+    [TT_S_COST_STEP] = "step",
+    [TT_S_COST_FLOPS] = "FLOPs",
+    [TT_S_COST_BYTES] = "bytes read + written",
+    [TT_S_COST_TIME] = "measured time",
+    [TT_S_COST_INTENSITY] = "FLOPs per byte",
+    [TT_S_COST_NO_TIMES] = "no measured times in this trace (ttrace cost -o records them)",
+    [TT_S_COST_RULE] =
+        "a matrix product (M,K)\xC2\xB7(K,N) counts 2\xC2\xB7M\xC2\xB7N\xC2\xB7K FLOPs; "
+        "element-wise steps count the operations per element of docs/cost.md; bytes are float32 "
+        "inputs read once and outputs written once",
     [TT_S_AXIS_TOKEN] = "token",
     [TT_S_AXIS_QUERY] = "token (query: who looks)",
     [TT_S_AXIS_KEY] = "token (key: looked at)",
@@ -106,6 +126,18 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_PIN_ROW_SUM] = "row sum \xCE\xA3 exp",
     [TT_S_PIN_RECORDED_WEIGHT] = "recorded weight",
     // views (merges, bars)
+    [TT_S_PIN_NO_WEIGHTS] = "The model's weights are not loaded, so this product cannot be recomputed.",
+    [TT_S_PIN_TERMS_FMT] = "%d terms",
+    [TT_S_PIN_POS_FMT] = " %d positive, sum %s",
+    [TT_S_PIN_NEG_FMT] = " %d negative, sum %s",
+    [TT_S_PIN_LARGEST_POS] = "largest positive contributions",
+    [TT_S_PIN_LARGEST_NEG] = "largest negative contributions",
+    [TT_S_PIN_OTHERS_FMT] = "… %d other terms, sum %s",
+    [TT_S_PIN_SHARES] = "each token's share A[i, j] · vⱼ, largest first",
+    [TT_S_PIN_ROW_MEAN] = "mean of the row",
+    [TT_S_PIN_ROW_SD] = "√(variance + ε) of the row",
+    [TT_S_PIN_NEXT_TOKEN] = "the next token",
+    [TT_S_PIN_ON_CURVE] = "the point on the activation's curve",
     [TT_S_MERGES_NONE] = "  (no merge)",
     [TT_S_MERGES_MORE_FMT] = "\xE2\x80\xA6 %d more merge%s",
     [TT_S_BARS_KEYS] = "(keys − and =)",
@@ -116,7 +148,7 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_KEYS_LESSON_END] = "S screenshot   F1 help   Esc quit",
     [TT_S_KEYS_WINDOW] =
         "\xE2\x86\x90\xE2\x86\x92 step   \xE2\x86\x91\xE2\x86\x93 layer   [ ] head   Tab table   G heads grid   Space "
-        "play   S screenshot   P prompt   F1 help",
+        "play   K what if?   S screenshot   P prompt   F1 help",
     // comparisons
     [TT_S_CMP_NORMS_INDEX_FMT] = "%s %d %s, block %d",
     [TT_S_CMP_MAX_HEAD_FMT] = "max |A \xE2\x88\x92 B| = %.4g in head %d",
@@ -151,6 +183,28 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_STATUS_TRACED_FMT] = "traced %d tokens in %s ms",
     [TT_S_STATUS_SHOT_SAVED_FMT] = "screenshot saved: %.500s",
     [TT_S_STATUS_SHOT_FAILED_FMT] = "screenshot failed: %.500s",
+    [TT_S_KNOBS_TITLE] = "What if?",
+    [TT_S_KNOBS_HINT] =
+        "A number flips that knob and traces the prompt again: the baseline, the variant and their difference at this "
+        "step. 0: the baseline alone. K closes.",
+    [TT_S_KNOB_ABLATE_FMT] = "head %d.%d: %s",
+    [TT_S_KNOB_BASELINE] = "baseline",
+    [TT_S_KNOB_ON] = "on",
+    [TT_S_KNOB_OFF] = "off",
+    [TT_S_QTY_ATTENTION] = "attention weight (probability)",
+    [TT_S_QTY_PROBABILITY] = "probability",
+    [TT_S_QTY_SCORE] = "score (logit units)",
+    [TT_S_QTY_LOGIT] = "logit (unnormalised log-probability)",
+    [TT_S_QTY_DIFFERENCE] = "difference a \xE2\x88\x92 b (units of the tensor)",
+    [TT_S_QTY_ACTIVATION] = "value (model units)",
+    [TT_S_ALL_HEADS] = "all heads",
+    [TT_S_ALL_LAYERS_HEADS] = "every layer \xC3\x97 head",
+    [TT_S_TOKENS_MORE_FMT] = "\xE2\x80\xA6 %d more tokens (%d and after) not shown",
+    [TT_S_BARS_MORE_FMT] = "\xE2\x80\xA6 %d more candidates not shown",
+    [TT_S_ROWS_MORE_FMT] = "\xE2\x80\xA6 %d more rows not shown",
+    [TT_S_BYTES_NOTE] =
+        "\xE2\x80\xB9"
+        "EB 82:\xEB\x82\x98\xE2\x80\xBA = bytes EB 82 of \xEB\x82\x98 (a character split across tokens)",
     // gradients
     [TT_S_LEGEND_GRADIENT] = "gradient",
     [TT_S_STATUS_NO_GRAD] = "this trace has no gradients: trace it with --grad (ttrace trace --grad)",
@@ -352,12 +406,18 @@ static const tt_key_row window_keys[] = {
     {"[ / ]", "previous / next head"},
     {"Tab", "heatmap \xE2\x86\x94 numeric table"},
     {"G / O", "all heads of the layer / layers \xC3\x97 heads"},
+    {"E / C", "logit lens (layers \xC3\x97 positions) / where the computation goes"},
     {"Space", "play / pause (a step every 3 seconds)"},
     {"S", "save a screenshot (the bottom line says where)"},
     {"P", "type a new prompt; Enter traces it"},
+    {"Home / End, 7 Enter", "first / last step; step 7 (type the number, then Enter)"},
+    {"/ name Enter", "go to the step whose name holds it (/resid, /logits)"},
+    {"Ctrl + / Ctrl \xE2\x88\x92 / Ctrl 0", "larger / smaller type everywhere; back to normal"},
+    {"F11", "fullscreen on / off"},
+    {"K", "what if? 1â8 flip a knob or knock out this head: baseline, variant and difference"},
     {"wheel, + / \xE2\x88\x92", "zoom in / out (down to single cells); 0 resets"},
     {"drag", "pan a zoomed view"},
-    {"click", "pin a cell: its arithmetic appears on the right"},
+    {"click", "pin a cell: its arithmetic appears beside it"},
     {", / .", "bars: earlier / later token; \xE2\x88\x92 / = temperature"},
     {"B", "value \xE2\x86\x94 gradient \xE2\x88\x82L/\xE2\x88\x82x of the step (a trace made with --grad)"},
     {"Shift+B", "gradient norms: the residual stream at each block, each weight matrix"},

@@ -60,6 +60,23 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_COLLAPSE_B] = "B: x\xC2\xB7W + b (입력 x만으로)",
     [TT_S_COLLAPSE_MAX_FMT] =
         "가장 큰 차이 |A \xE2\x88\x92 B| = %s (토큰 %lld, %lld열), 숫자 %d \xC3\x97 %d개 전체에서",
+    [TT_S_LENS_TITLE] = "로짓 렌즈: 블록마다 바뀌는 예측",
+    [TT_S_COST_TITLE] = "계산은 어디에 쓰이나: 순전파 한 번",
+    [TT_S_LENS_NO_MODEL_FMT] = "렌즈는 모델의 ln_final과 언임베딩으로 계산합니다: %s",
+    [TT_S_LENS_CAPTION] = "각 스트림을 ln_final과 언임베딩에 통과시킨 결과: 가장 확률이 높은 다음 토큰과 그 확률",
+    [TT_S_LENS_EMBED] = "임베딩",
+    [TT_S_LENS_BLOCK_FMT] = "블록 %d 뒤",
+    [TT_S_LENS_FINAL] = "= 모델의 예측",
+    [TT_S_COST_CAPTION_FMT] = "토큰 %d개: 모두 %s GFLOP, 그중 행렬 곱이 %s%%",
+    [TT_S_COST_STEP] = "단계",
+    [TT_S_COST_FLOPS] = "FLOP",
+    [TT_S_COST_BYTES] = "읽고 쓴 바이트",
+    [TT_S_COST_TIME] = "잰 시간",
+    [TT_S_COST_INTENSITY] = "바이트당 FLOP",
+    [TT_S_COST_NO_TIMES] = "이 트레이스에는 잰 시간이 없습니다 (ttrace cost -o가 기록합니다)",
+    [TT_S_COST_RULE] =
+        "행렬 곱 (M,K)\xC2\xB7(K,N)은 2\xC2\xB7M\xC2\xB7N\xC2\xB7K FLOP으로 셉니다. 원소별 단계는 "
+        "docs/cost.md의 원소당 연산 수로, 바이트는 float32 입력을 한 번 읽고 출력을 한 번 쓴 양으로 셉니다",
     [TT_S_AXIS_TOKEN] = "토큰",
     [TT_S_AXIS_QUERY] = "토큰 (쿼리: 이 토큰이 본다)",
     [TT_S_AXIS_KEY] = "토큰 (키: 보이는 쪽)",
@@ -102,6 +119,18 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_PIN_ROW_SUM] = "행의 합 \xCE\xA3 exp",
     [TT_S_PIN_RECORDED_WEIGHT] = "기록된 가중치",
     // views (merges, bars)
+    [TT_S_PIN_NO_WEIGHTS] = "모델의 가중치를 읽지 못해 이 곱을 다시 계산할 수 없습니다.",
+    [TT_S_PIN_TERMS_FMT] = "항 %d개",
+    [TT_S_PIN_POS_FMT] = " 양수 %d개, 합 %s",
+    [TT_S_PIN_NEG_FMT] = " 음수 %d개, 합 %s",
+    [TT_S_PIN_LARGEST_POS] = "가장 큰 양의 기여",
+    [TT_S_PIN_LARGEST_NEG] = "가장 큰 음의 기여",
+    [TT_S_PIN_OTHERS_FMT] = "… 나머지 항 %d개, 합 %s",
+    [TT_S_PIN_SHARES] = "토큰마다의 몫 A[i, j] · vⱼ, 큰 것부터",
+    [TT_S_PIN_ROW_MEAN] = "행의 평균",
+    [TT_S_PIN_ROW_SD] = "행의 표준편차 √(분산 + ε)",
+    [TT_S_PIN_NEXT_TOKEN] = "다음 토큰",
+    [TT_S_PIN_ON_CURVE] = "활성화 곡선 위의 점",
     [TT_S_MERGES_NONE] = "  (병합 없음)",
     [TT_S_MERGES_MORE_FMT] = "\xE2\x80\xA6 병합 %d개 더",
     [TT_S_BARS_KEYS] = "(− / = 키로 조절)",
@@ -112,7 +141,7 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_KEYS_LESSON_END] = "S 화면 저장   F1 도움말   Esc 끝",
     [TT_S_KEYS_WINDOW] =
         "\xE2\x86\x90\xE2\x86\x92 단계   \xE2\x86\x91\xE2\x86\x93 블록   [ ] 헤드   Tab 표   G 헤드 격자   Space 재생  "
-        " S 화면 저장   P 프롬프트   F1 도움말",
+        " K 만약에?   S 화면 저장   P 프롬프트   F1 도움말",
     // comparisons
     [TT_S_CMP_NORMS_INDEX_FMT] = "%s %d %s, 블록 %d",
     [TT_S_CMP_MAX_HEAD_FMT] = "max |A \xE2\x88\x92 B| = %.4g (헤드 %d)",
@@ -146,6 +175,28 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_STATUS_TRACED_FMT] = "토큰 %d개를 %s ms에 계산했습니다",
     [TT_S_STATUS_SHOT_SAVED_FMT] = "화면 저장: %.500s",
     [TT_S_STATUS_SHOT_FAILED_FMT] = "화면 저장 실패: %.500s",
+    [TT_S_KNOBS_TITLE] = "만약에?",
+    [TT_S_KNOBS_HINT] =
+        "숫자를 누르면 그 스위치를 바꿔 프롬프트를 다시 계산합니다. 이 단계에서 원래 것, 바꾼 것, 둘의 차이를 나란히 "
+        "보여 줍니다. 0: 원래대로. K: 닫기.",
+    [TT_S_KNOB_ABLATE_FMT] = "헤드 %d.%d: %s",
+    [TT_S_KNOB_BASELINE] = "원래 모델",
+    [TT_S_KNOB_ON] = "켜짐",
+    [TT_S_KNOB_OFF] = "꺼짐",
+    [TT_S_QTY_ATTENTION] = "어텐션 가중치 (확률)",
+    [TT_S_QTY_PROBABILITY] = "확률",
+    [TT_S_QTY_SCORE] = "점수 (로짓 단위)",
+    [TT_S_QTY_LOGIT] = "로짓 (정규화 전 로그 확률)",
+    [TT_S_QTY_DIFFERENCE] = "차이 a \xE2\x88\x92 b (텐서의 단위)",
+    [TT_S_QTY_ACTIVATION] = "값 (모델 단위)",
+    [TT_S_ALL_HEADS] = "모든 헤드",
+    [TT_S_ALL_LAYERS_HEADS] = "모든 블록 \xC3\x97 헤드",
+    [TT_S_TOKENS_MORE_FMT] = "\xE2\x80\xA6 토큰 %d개 더 (%d번부터) 생략",
+    [TT_S_BARS_MORE_FMT] = "\xE2\x80\xA6 후보 %d개 더 생략",
+    [TT_S_ROWS_MORE_FMT] = "\xE2\x80\xA6 행 %d개 더 생략",
+    [TT_S_BYTES_NOTE] =
+        "\xE2\x80\xB9"
+        "EB 82:\xEB\x82\x98\xE2\x80\xBA = \xEB\x82\x98의 바이트 EB 82 (여러 토큰에 나뉜 글자)",
     // gradients
     [TT_S_LEGEND_GRADIENT] = "기울기",
     [TT_S_STATUS_NO_GRAD] = "이 트레이스에는 기울기가 없습니다: --grad로 트레이스하세요 (ttrace trace --grad)",
@@ -325,8 +376,8 @@ static const tt_step_words steps[] = {
     {"timeline", "생성",
      "모델은 토큰을 하나씩 덧붙입니다. 새 토큰은 마지막 토큰 뒤의 확률에서 뽑습니다. 먼저 온도로 점수를 "
      "나누고, top-k는 가장 그럴듯한 k개만, top-p는 그중 확률 합이 p에 이르는 가장 작은 묶음만 남깁니다. "
-     "선이 잘라낸 자리입니다. 시드를 정한 난수 생성기 덕분에 같은 시드는 같은 토큰을 뽑습니다. , 와 . 로 "
-     "토큰을 고릅니다."},
+     "선이 잘라낸 자리입니다. 시드를 정한 난수 생성기 덕분에 같은 시드는 같은 토큰을 뽑습니다. 쉼표(,)와 "
+     "마침표(.) 키로 토큰을 고릅니다."},
     {"kvcache", "KV 캐시",
      "새 토큰의 쿼리는 앞선 모든 토큰의 키와 밸류를 만나야 합니다. 마스크 덕분에 앞 토큰은 뒤 토큰을 "
      "보지 않으므로 토큰이 늘어도 그 행들은 바뀌지 않습니다. 그래서 저장해 둡니다: 디코드 단계마다 K와 "
@@ -340,12 +391,18 @@ static const tt_key_row window_keys[] = {
     {"[ / ]", "이전 / 다음 헤드"},
     {"Tab", "히트맵 \xE2\x86\x94 숫자 표"},
     {"G / O", "블록의 모든 헤드 / 블록 \xC3\x97 헤드 개요"},
+    {"E / C", "로짓 렌즈 (블록 \xC3\x97 위치) / 계산은 어디에 쓰이나"},
     {"Space", "재생 / 멈춤 (3초마다 한 단계)"},
     {"S", "화면 저장 (저장 위치는 아래 줄에 표시)"},
     {"P", "새 프롬프트 입력, Enter로 다시 계산"},
+    {"Home / End, 7 Enter", "첫 / 마지막 단계, 7단계로 (숫자를 치고 Enter)"},
+    {"/ 이름 Enter", "이름에 그 글자가 든 단계로 (/resid, /로짓)"},
+    {"Ctrl + / Ctrl \xE2\x88\x92 / Ctrl 0", "모든 글자 크게 / 작게, 원래 크기"},
+    {"F11", "전체 화면 켜기 / 끄기"},
+    {"K", "만약에? 1â8로 스위치 바꾸기, 지금 헤드 끄기: 원래 것, 바꾼 것, 차이"},
     {"휠, + / \xE2\x88\x92", "확대 / 축소 (한 칸까지), 0은 원래대로"},
     {"끌기", "확대한 그림 옮기기"},
-    {"클릭", "칸 고정: 오른쪽에 계산 과정 표시"},
+    {"클릭", "칸 고정: 옆에 계산 과정 표시"},
     {", / .", "막대: 앞 / 뒤 토큰, \xE2\x88\x92 / = 온도"},
     {"B", "값 \xE2\x86\x94 이 단계의 기울기 \xE2\x88\x82L/\xE2\x88\x82x (--grad로 만든 트레이스)"},
     {"Shift+B", "기울기 크기: 블록마다의 잔차 스트림, 가중치 행렬마다"},

@@ -27,6 +27,7 @@ tt_status tt_render_create(tt_render **out, tt_error *err) {
 void tt_render_destroy(tt_render *rc) {
   if (!rc) return;
   tt_ffn_collapse_free(&rc->collapse);
+  tt_lens_free(&rc->lens);
   tt_sdl_cache_destroy(rc->cache);
   tt_fonts_close(rc->fonts);
   free(rc);
@@ -41,6 +42,8 @@ void tt_render_set_extras(tt_render *rc, const tt_render_extras *ex) {
       .name = "wte", .dtype = TT_F32, .ndim = 2, .shape = {rc->ex.vocab, rc->ex.width}, .data = (void *)rc->ex.wte};
   tt_ffn_collapse_free(&rc->collapse);  // made from the previous trace or model
   rc->collapse_of = NULL;
+  tt_lens_free(&rc->lens);
+  rc->lens_of = NULL;
   tt_render_forget(rc);
 }
 
@@ -173,40 +176,115 @@ tt_status tt_render_save_png(SDL_Surface *s, const char *path, tt_error *err) {
   return tt_atomic_commit(&af, err);
 }
 
-tt_status tt_render_png(tt_render *rc, const tt_trace *tr, const tt_view_state *st, int w, int h, const char *path,
-                        tt_error *err) {
+SDL_Rect tt_content_box(SDL_Surface *s, tt_rgba bg, int margin) {
+  int x0 = s->w, y0 = s->h, x1 = -1, y1 = -1;
+  int bpp = s->format->BytesPerPixel;
+  for (int y = 0; y < s->h; y++) {
+    const uint8_t *row = (const uint8_t *)s->pixels + (size_t)y * (size_t)s->pitch;
+    for (int x = 0; x < s->w; x++) {
+      uint8_t r, g, b;
+      SDL_GetRGB(bpp == 3 ? (uint32_t)row[x * 3] | (uint32_t)row[x * 3 + 1] << 8 | (uint32_t)row[x * 3 + 2] << 16
+                          : ((const uint32_t *)row)[x],
+                 s->format, &r, &g, &b);
+      if (r == bg.r && g == bg.g && b == bg.b) continue;
+      if (x < x0) x0 = x;
+      if (x > x1) x1 = x;
+      if (y < y0) y0 = y;
+      if (y > y1) y1 = y;
+    }
+  }
+  if (x1 < 0) return (SDL_Rect){0, 0, s->w, s->h};
+  x0 = x0 - margin < 0 ? 0 : x0 - margin, y0 = y0 - margin < 0 ? 0 : y0 - margin;
+  x1 = x1 + 1 + margin > s->w ? s->w : x1 + 1 + margin, y1 = y1 + 1 + margin > s->h ? s->h : y1 + 1 + margin;
+  return (SDL_Rect){x0, y0, x1 - x0, y1 - y0};
+}
+
+tt_status tt_crop_surface(SDL_Surface **s, SDL_Rect box, tt_error *err) {
+  SDL_Surface *c = SDL_CreateRGBSurfaceWithFormat(0, box.w, box.h, 24, (*s)->format->format);
+  if (!c) return tt_fail(err, TT_ERR_NOMEM, "cannot make a %dx%d image: %s", box.w, box.h, SDL_GetError());
+  SDL_Rect to = {0, 0, box.w, box.h};
+  if (SDL_BlitSurface(*s, &box, c, &to) != 0) {
+    SDL_FreeSurface(c);
+    return tt_fail(err, TT_ERR_NOMEM, "cannot crop the image: %s", SDL_GetError());
+  }
+  SDL_FreeSurface(*s);
+  *s = c;
+  return TT_OK;
+}
+
+// A figure's PNG: drawn by fn at w × h, cut to what was drawn (u pixels around it) when
+// st->figure, with st's provenance as text chunks.
+tt_status tt_figure_png(tt_render *rc, const tt_view_state *st, int w, int h, tt_headless_fn fn, void *ctx,
+                        const char *path, tt_error *err) {
   SDL_Surface *s = NULL;
-  tt_layout *lay = malloc(sizeof *lay);
-  if (!lay) return tt_fail(err, TT_ERR_NOMEM, "out of memory");
-  tt_status status = tt_render_surface(rc, tr, st, w, h, &s, lay, err);
-  free(lay);
-  if (status != TT_OK) return status;
-  status = tt_render_save_png(s, path, err);
+  tt_status status = tt_headless_surface(rc, w, h, fn, ctx, &s, err);
+  if (status == TT_OK && st->figure)
+    status = tt_crop_surface(&s, tt_content_box(s, tt_palette_for(st->theme)->bg, tt_unit_for(st, w, h)), err);
+  if (status == TT_OK) status = tt_render_save_png_text(s, path, st->provenance, st->n_provenance, err);
   SDL_FreeSurface(s);
   return status;
 }
 
-tt_status tt_render_svg(tt_render *rc, const tt_trace *tr, const tt_view_state *st, int w, int h, const char *path,
+tt_status tt_figure_svg(tt_render *rc, const tt_view_state *st, int w, int h, tt_svg_fn fn, void *ctx, const char *path,
                         tt_error *err) {
   if (w < 64 || h < 64 || w > 16384 || h > 16384)
     return tt_fail(err, TT_ERR_ARG, "image size %dx%d is out of range (64 to 16384 pixels a side)", w, h);
-  tt_layout *lay = malloc(sizeof *lay);
-  if (!lay) return tt_fail(err, TT_ERR_NOMEM, "out of memory");
-  tt_atomic_file af;
-  tt_status status = tt_atomic_open(&af, path, err);
-  if (status != TT_OK) {
-    free(lay);
-    return status;
-  }
+  char *body = NULL;
+  size_t n = 0;
+  FILE *mem = open_memstream(&body, &n);
+  if (!mem) return tt_fail(err, TT_ERR_NOMEM, "out of memory");
   tt_canvas cv;
   tt_svg_state svg;
-  tt_canvas_svg(&cv, &svg, af.fp, rc->fonts, w, h);
-  paint(rc, &cv, (SDL_Rect){0, 0, w, h}, tr, st, lay);
-  tt_status fonts = tt_canvas_svg_end(&cv, err);
-  free(lay);
+  tt_canvas_svg(&cv, &svg, mem, rc->fonts, w, h);
+  fn(rc, &cv, (SDL_Rect){0, 0, w, h}, ctx);
+  tt_svg_write_meta(mem, st->provenance, st->n_provenance);
+  tt_status fonts = tt_canvas_svg_end(&cv, err);  // the @font-face rules of the glyphs drawn
+  fclose(mem);
+  if (!body) return tt_fail(err, TT_ERR_NOMEM, "out of memory");
   if (fonts != TT_OK) {
-    tt_atomic_abort(&af);
+    free(body);
     return fonts;
   }
-  return tt_atomic_commit(&af, err);
+  tt_atomic_file af;
+  tt_status status = tt_atomic_open(&af, path, err);
+  if (status == TT_OK) {
+    if (st->figure)
+      tt_svg_write_cropped(af.fp, body, n, &svg, tt_unit_for(st, w, h));
+    else
+      fwrite(body, 1, n, af.fp);
+    status = tt_atomic_commit(&af, err);
+  }
+  free(body);
+  return status;
+}
+
+tt_status tt_render_png(tt_render *rc, const tt_trace *tr, const tt_view_state *st, int w, int h, const char *path,
+                        tt_error *err) {
+  tt_layout *lay = malloc(sizeof *lay);
+  if (!lay) return tt_fail(err, TT_ERR_NOMEM, "out of memory");
+  view_job j = {tr, st, lay};
+  tt_status status = tt_figure_png(rc, st, w, h, view_fn, &j, path, err);
+  free(lay);
+  return status;
+}
+
+typedef struct {
+  const tt_trace *tr;
+  const tt_view_state *st;
+  tt_layout *lay;
+} svg_job;
+
+static void svg_view_fn(tt_render *rc, tt_canvas *cv, SDL_Rect area, void *ctx) {
+  const svg_job *j = ctx;
+  paint(rc, cv, area, j->tr, j->st, j->lay);
+}
+
+tt_status tt_render_svg(tt_render *rc, const tt_trace *tr, const tt_view_state *st, int w, int h, const char *path,
+                        tt_error *err) {
+  tt_layout *lay = malloc(sizeof *lay);
+  if (!lay) return tt_fail(err, TT_ERR_NOMEM, "out of memory");
+  svg_job j = {tr, st, lay};
+  tt_status status = tt_figure_svg(rc, st, w, h, svg_view_fn, &j, path, err);
+  free(lay);
+  return status;
 }

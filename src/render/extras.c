@@ -88,12 +88,10 @@ static void on_merge(void *ctx, const tt_merge_step *s) {
     d->merges = m;
     d->cap_merges = cap;
   }
-  // The pieces as the tokens view shows them: bytes that are no whole character as \xNN,
-  // a space as ␣ (not GPT-2's byte-to-unicode letters).
-  char l[80], r[80], m[80], line[256];
-  tt_tokenizer_spelling_visible(d->tok, s->left, l, sizeof l);
-  tt_tokenizer_spelling_visible(d->tok, s->right, r, sizeof r);
-  tt_tokenizer_spelling_visible(d->tok, s->merged, m, sizeof m);
+  // The pieces as the tokens view shows them (not GPT-2's byte-to-unicode letters): a
+  // space as ␣, bytes that are part of a character with the character they help spell.
+  char l[160], r[160], m[160], line[512];
+  tt_merge_labels(d->tok, s, l, r, m, sizeof l);
   snprintf(line, sizeof line, "%s + %s \xE2\x86\x92 %s  (#%d)", l, r, m, s->rank);
   char *copy = strdup(line);
   if (copy) d->merges[d->n_merges++] = copy;
@@ -111,20 +109,16 @@ static void add_group(tt_viz_data *d, const char *text, size_t len) {
   int first = d->n_merges, n = 0;
   int32_t *ids = NULL;
   if (tt_tokenizer_bpe(d->tok, text, len, &ids, &n, on_merge, d, NULL) != TT_OK) n = 0;
-  char pieces[512] = "", one[160];
-  size_t o = 0;
+  // The pieces as the tokens view labels them (a piece of a character with the character).
+  char pieces[1024] = "", one[200];
+  size_t o = 0, at = 0;
   for (int i = 0; i < n && o + 8 < sizeof pieces; i++) {
-    if (i) o += (size_t)snprintf(pieces + o, sizeof pieces - o, " \xC2\xB7 ");
-    for (const char *c = tt_tokenizer_token_display(d->tok, ids[i], one, sizeof one); *c && o + 4 < sizeof pieces;
-         c++) {
-      if (*c == ' ') {  // a space as ␣, as the tokens view shows it
-        memcpy(pieces + o, "\xE2\x90\xA3", 3);
-        o += 3;
-      } else {
-        pieces[o++] = *c;
-      }
-    }
-    pieces[o] = 0;
+    size_t nb = 0;
+    const char *bytes = tt_tokenizer_token_bytes(d->tok, ids[i], &nb);
+    if (!bytes || at + nb > len) break;
+    tt_bytes_label(text, at, bytes, nb, text + at + nb, len - at - nb, one, sizeof one);
+    o += (size_t)snprintf(pieces + o, sizeof pieces - o, "%s%s", i ? " \xC2\xB7 " : "", one);
+    at += nb;
   }
   free(ids);
   tt_merge_group *g = &d->groups[d->n_groups];

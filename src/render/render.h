@@ -36,7 +36,18 @@ typedef struct {
   bool show_help;           // the key overlay
   const char *prompt_edit;  // text being typed in the prompt box, or NULL when not editing
   const char *status;       // one line at the bottom (e.g. where a screenshot went), or NULL
-  bool grad;                // show each step's gradient grad.<hook> where the trace holds it
+  // The what-if panel (the window's K): its rows (key, knob and value), or NULL when closed.
+  const char *const (*knob_rows)[2];
+  int n_knob_rows;
+  // A figure for a file (`ttrace render`): no interface hints (keys, "point at a cell", the
+  // current head's box), and title instead of the hook's name when not NULL.
+  bool figure;
+  const char *title;
+  // Provenance written into the file (PNG text chunks, SVG <metadata>): n_provenance
+  // (key, value) pairs, UTF-8, keys of 1 to 79 printable ASCII characters.
+  const char *const (*provenance)[2];
+  int n_provenance;
+  bool grad;  // show each step's gradient grad.<hook> where the trace holds it
 } tt_view_state;
 
 void tt_view_state_init(tt_view_state *st);
@@ -118,6 +129,15 @@ tt_status tt_render_surface(tt_render *rc, const tt_trace *tr, const tt_view_sta
                             tt_layout *lay, tt_error *err);
 // Writes a surface as PNG atomically (temporary file, then rename).
 tt_status tt_render_save_png(SDL_Surface *s, const char *path, tt_error *err);
+// The same with text chunks: each (key, value) as tEXt (ISO 8859-1, when the value is
+// ASCII) or iTXt (UTF-8), before IEND.
+tt_status tt_render_save_png_text(SDL_Surface *s, const char *path, const char *const (*pairs)[2], int n,
+                                  tt_error *err);
+// Reads back the text chunks (tEXt and uncompressed iTXt) of a PNG file, or the entries
+// of an SVG written by ttrace's <metadata>: calls fn for each (key, value). TT_ERR_FORMAT
+// when the file is neither, or has none.
+typedef void (*tt_meta_fn)(void *ctx, const char *key, const char *value);
+tt_status tt_figure_read_meta(const char *path, tt_meta_fn fn, void *ctx, tt_error *err);
 tt_status tt_render_png(tt_render *rc, const tt_trace *tr, const tt_view_state *st, int w, int h, const char *path,
                         tt_error *err);
 // The same view as SVG elements (cells as rectangles, downsampled for large tensors).

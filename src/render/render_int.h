@@ -6,6 +6,8 @@
 #include <SDL_ttf.h>
 
 #include "model/model.h"
+#include "cost/cost.h"
+#include "lens/lens.h"
 #include "render.h"
 
 typedef struct {
@@ -83,6 +85,9 @@ struct tt_canvas {
   bool (*cells_cached)(tt_canvas *cv, uint64_t key, SDL_Rect dst);
   void (*cells)(tt_canvas *cv, uint64_t key, const tt_cells *cells, SDL_Rect dst);
   void (*clip)(tt_canvas *cv, const SDL_Rect *r);  // NULL: no clipping
+  // A continuous vertical colour ramp through n colours, the first at the top (NULL: the
+  // backend has none; draw cells instead).
+  void (*vgradient)(tt_canvas *cv, SDL_Rect r, const tt_rgba *colours, int n);
   int max_cells;  // how many cells per axis a cell image may have (SVG keeps files small)
   tt_fonts *fonts;
   void *impl;
@@ -115,11 +120,20 @@ typedef struct {
   tt_font_usage *usage;  // where the drawn characters are noted (the shared set, or own)
   tt_font_usage *own;    // this SVG's own set, embedded at the end; NULL when shared
   bool no_memory;
+  int n_gradients;
+  int w, h;            // the canvas
+  int x0, y0, x1, y1;  // what was drawn, apart from fills of the whole canvas (x1 < x0: nothing)
 } tt_svg_state;
 void tt_canvas_svg(tt_canvas *cv, tt_svg_state *svg, FILE *fp, tt_fonts *fonts, int w, int h);
 // Closes the SVG, first writing the @font-face rules of the glyphs it drew (unless the
 // fonts are shared, tt_render_share_fonts).
 tt_status tt_canvas_svg_end(tt_canvas *cv, tt_error *err);
+// The svg element's size attributes for a view box (x, y, w, h) of the drawing, as the
+// header writes them.
+void tt_svg_size_attrs(char *buf, size_t len, int x, int y, int w, int h);
+// Writes the SVG document body (n bytes, as the canvas wrote it) to out with its view box
+// cut to what was drawn, margin pixels around it (inside the canvas).
+void tt_svg_write_cropped(FILE *out, const char *body, size_t n, const tt_svg_state *sv, int margin);
 
 // Drawing helpers on any canvas.
 void tt_draw_text(tt_canvas *cv, int x, int y, const char *s, int px, tt_font_kind k, tt_rgba c,
@@ -141,6 +155,11 @@ typedef struct {
 } tt_tip_line;
 void tt_draw_tooltip(tt_canvas *cv, const tt_palette *pal, SDL_Rect area, int mx, int my, int u,
                      const tt_tip_line *lines, int n);
+
+// ---- provenance (provenance.c) -------------------------------------------------------------
+#define TT_SVG_META_NS "https://ttrace.invalid/figure-metadata"
+// The (key, value) pairs as a <metadata> element (nothing when n is 0).
+void tt_svg_write_meta(FILE *fp, const char *const (*pairs)[2], int n);
 
 // ---- headless drawing (export.c) -----------------------------------------------------------
 // Type size for an area: large enough for a projector, scaled with the area, times the
@@ -170,6 +189,16 @@ tt_type tt_type_for(int u);
 typedef void (*tt_headless_fn)(tt_render *rc, SDL_Renderer *r, SDL_Rect area, void *ctx);
 tt_status tt_headless_surface(tt_render *rc, int w, int h, tt_headless_fn fn, void *ctx, SDL_Surface **out,
                               tt_error *err);
+// The bounding box of the pixels of s that differ from bg, grown by margin, inside s.
+SDL_Rect tt_content_box(SDL_Surface *s, tt_rgba bg, int margin);
+// *s cut to box (a new surface; the old one freed).
+tt_status tt_crop_surface(SDL_Surface **s, SDL_Rect box, tt_error *err);
+// A figure file drawn at w × h: cut to what was drawn when st->figure, with st's provenance.
+tt_status tt_figure_png(tt_render *rc, const tt_view_state *st, int w, int h, tt_headless_fn fn, void *ctx,
+                        const char *path, tt_error *err);
+typedef void (*tt_svg_fn)(tt_render *rc, tt_canvas *cv, SDL_Rect area, void *ctx);
+tt_status tt_figure_svg(tt_render *rc, const tt_view_state *st, int w, int h, tt_svg_fn fn, void *ctx, const char *path,
+                        tt_error *err);
 // The same picture written to path as PNG (atomically).
 tt_status tt_headless_png(tt_render *rc, int w, int h, tt_headless_fn fn, void *ctx, const char *path, tt_error *err);
 
@@ -202,6 +231,15 @@ const char *tt_hook_suffix(const char *name);
 bool tt_mat_of(const tt_trace *tr, const tt_tensor *t, int head, tt_mat *m);
 // Label of index i along an axis ('T': "3 nice", 'V': the token text when known).
 const char *tt_axis_label(const tt_trace *tr, const tt_render_extras *ex, int axis, int i, char *buf, size_t len);
+// The prompt's tokens as text (token_text.c): token i's bytes (its string unescaped);
+// its label, a piece of a character written with its bytes and the character they spell
+// ("␣‹EB:먹›", tokenizer.h tt_bytes_label); a next-token candidate (a display string of the
+// tokenizer) after the prompt up to token pos (-1: no context); whether token i begins
+// inside a character that token i − 1 began.
+size_t tt_token_bytes(const tt_trace *tr, int i, char *buf, size_t cap);
+const char *tt_token_label(const tt_trace *tr, int i, char *buf, size_t len);
+const char *tt_candidate_label(const tt_trace *tr, int pos, const char *display, char *buf, size_t len);
+bool tt_token_splits_before(const tt_trace *tr, int i);
 // A token as displayed: a leading space as "␣", newlines as "↵".
 const char *tt_token_display(const char *tok, char *buf, size_t len);
 
@@ -214,9 +252,12 @@ typedef struct {
   float lo, hi;
   bool clipped;
   bool has_masked;
+  int qty;        // what the values are: a TT_S_QTY_* string for the legend (0: none)
   bool gradient;  // the tensor is a gradient ∂L/∂x (a "grad." name)
 } tt_scale;
 void tt_scale_of(const tt_tensor *t, const char *hook, tt_scale *s);
+// What a hook's values are, for the legend: a TT_S_QTY_* string.
+int tt_scale_quantity(const char *hook);
 // The same, remembered per tensor in the render context (painters call this one).
 typedef struct tt_paint tt_paint;
 void tt_scale_get(tt_paint *p, const tt_tensor *t, const char *hook, tt_scale *s);
@@ -249,6 +290,8 @@ struct tt_render {
   int collapse_layer;
   char collapse_name[48];  // "collapse.blocks.L": what the SVG says its cells belong to
   tt_tensor collapse_view;
+  tt_lens lens;         // the lens view's lens, kept while it shows the same trace
+  const void *lens_of;  // data of the blocks.0.hook_resid_pre it was computed from (NULL: none)
   tt_scale_entry scales[TT_SCALE_CACHE];
   int next_scale;
 };
@@ -277,6 +320,8 @@ void tt_paint_tokens(tt_paint *p, SDL_Rect r);
 void tt_paint_bars(tt_paint *p, SDL_Rect r);
 void tt_paint_layernorm(tt_paint *p, SDL_Rect r, const char *prefix);
 void tt_paint_gelu(tt_paint *p, SDL_Rect r, int layer);
+// The activation function a of the FFN at x (gelu.c).
+double tt_activation(tt_act_kind a, double x);
 void tt_paint_embed(tt_paint *p, SDL_Rect r);
 void tt_paint_positions(tt_paint *p, SDL_Rect r);
 void tt_paint_qkv(tt_paint *p, SDL_Rect r, int layer, int head);
@@ -290,6 +335,8 @@ void tt_paint_kvcache(tt_paint *p, SDL_Rect r, int layer, int head);
 void tt_paint_gradnorm(tt_paint *p, SDL_Rect r);   // ‖∇‖ through the model (gradnorm.c)
 void tt_paint_frame(tt_paint *p, SDL_Rect r);      // navigator, explanation, view (frame.c)
 void tt_paint_inspector(tt_paint *p, SDL_Rect r);  // hovered and pinned cell (inspect.c)
+void tt_paint_lens(tt_paint *p, SDL_Rect r);       // painters/lens.c
+void tt_paint_cost(tt_paint *p, SDL_Rect r);       // painters/cost.c
 // The pinned cell's arithmetic for a gradient (inspect_grad.c): lines for the inspector to
 // draw, for grad.hook_logits, grad.*.attn.hook_attn_scores(_scaled) and grad.*.attn.hook_pattern;
 // the count (0: no arithmetic for this tensor).
@@ -301,7 +348,8 @@ typedef struct {
 } tt_pin_line;
 int tt_grad_pin_lines(const tt_trace *tr, tt_lang lang, const char *hook, int head, int i, int j, tt_pin_line *out,
                       int max);
-void tt_paint_help(tt_paint *p, SDL_Rect r);  // key overlay (frame.c)
+void tt_paint_help(tt_paint *p, SDL_Rect r);   // key overlay (frame.c)
+void tt_paint_knobs(tt_paint *p, SDL_Rect r);  // the what-if panel, st->knob_rows (frame.c)
 // The boxed key table of a help overlay (title "Keys") in r, its top `top` below r.y; rows
 // are (keys, what they do), the second column at col2_pct % of the box width; row `skip`
 // (-1: none) is left out (frame.c).
@@ -310,8 +358,10 @@ void tt_paint_key_table(tt_paint *p, SDL_Rect r, int top, const char *const (*ro
 void tt_paint_key_line(tt_paint *p, SDL_Rect r, const char *keys);
 
 // The panel with the main matrix, drawn by the heatmap painter: cells and the figure parts.
-// Draws the colour legend (vertical bar with numbers) into r.
+// Draws the colour legend (vertical bar with numbers, the quantity along its side) into r;
+// tt_legend_width is the width it needs beside a plot.
 void tt_paint_legend(tt_paint *p, SDL_Rect r, const tt_scale *s);
+int tt_legend_width(tt_paint *p, const tt_scale *s);
 // A title line and a subtitle line at the top of r; returns the height used.
 int tt_paint_title(tt_paint *p, SDL_Rect r, const char *title, const char *subtitle);
 // A panel's cells (no labels) for matrix m in dst; registers the panel for picking.

@@ -127,10 +127,16 @@ static void heading_of(const tt_paint *p, tt_view_kind kind, const tt_tensor *t,
   const tt_view_state *st = p->st;
   const tt_trace *tr = p->tr;
   h->shape[0] = 0;
-  int n = snprintf(h->title, sizeof h->title, "%s", st->hook);
+  // The overview shows the hook of every block: its layer-free name, every layer × head.
+  bool overview = kind == TT_VIEW_OVERVIEW && tt_hook_block(st->hook) >= 0;
+  int n = snprintf(h->title, sizeof h->title, "%s", overview ? tt_hook_suffix(st->hook) : st->hook);
   bool headed = t && t->ndim == 3 && (kind == TT_VIEW_HEATMAP || kind == TT_VIEW_TABLE);
-  if (tt_hook_block(st->hook) >= 0 && n < (int)sizeof h->title)
+  if (overview)
+    n += snprintf(h->title + n, sizeof h->title - (size_t)n, "  \xC2\xB7  %s", tt_str(st->lang, TT_S_ALL_LAYERS_HEADS));
+  else if (tt_hook_block(st->hook) >= 0 && n < (int)sizeof h->title)
     n += snprintf(h->title + n, sizeof h->title - (size_t)n, "  \xC2\xB7  %s %d", tt_str(st->lang, TT_S_LAYER), layer);
+  if (kind == TT_VIEW_GRID && t && t->ndim == 3 && n < (int)sizeof h->title)
+    n += snprintf(h->title + n, sizeof h->title - (size_t)n, "  \xC2\xB7  %s", tt_str(st->lang, TT_S_ALL_HEADS));
   if (headed && n < (int)sizeof h->title)
     snprintf(h->title + n, sizeof h->title - (size_t)n, "  \xC2\xB7  %s %d", tt_str(st->lang, TT_S_HEAD),
              st->head < 0              ? 0
@@ -141,6 +147,12 @@ static void heading_of(const tt_paint *p, tt_view_kind kind, const tt_tensor *t,
   const char *prompt = tt_trace_meta(tr, "prompt");
   snprintf(h->sub, sizeof h->sub, "%s%s\xE2\x80\x9C%s\xE2\x80\x9D   %s",
            step >= 0 ? tt_step_title(tr, step, st->lang) : "", step >= 0 ? "   " : "", prompt ? prompt : "", h->shape);
+  if (st->title && st->title[0]) {  // the writer's title; the tensor's name moves to the subtitle
+    char sub[sizeof h->sub];
+    snprintf(sub, sizeof sub, "%.200s   %.300s", h->title, h->sub);
+    snprintf(h->sub, sizeof h->sub, "%s", sub);
+    snprintf(h->title, sizeof h->title, "%s", st->title);
+  }
 }
 
 // Draws the heading and returns the rectangle left below it for the view.
@@ -219,6 +231,12 @@ static void paint_kind(tt_paint *p, SDL_Rect body, tt_view_kind kind, const tt_t
   case TT_VIEW_KVCACHE:
     tt_paint_kvcache(p, body, layer, st->head);
     break;
+  case TT_VIEW_LENS:
+    tt_paint_lens(p, body);
+    break;
+  case TT_VIEW_COST:
+    tt_paint_cost(p, body);
+    break;
   case TT_VIEW_COUNT:
     break;
   }
@@ -234,9 +252,18 @@ void tt_paint_view(tt_paint *p, SDL_Rect r) {
 
   view_heading h;
   heading_of(p, kind, t, layer, &h);
+  if (kind == TT_VIEW_LENS || kind == TT_VIEW_COST) {  // views of the whole pass, not of the step's hook
+    const char *prompt = tt_trace_meta(p->tr, "prompt");
+    snprintf(h.title, sizeof h.title, "%s", tt_str(st->lang, kind == TT_VIEW_LENS ? TT_S_LENS_TITLE : TT_S_COST_TITLE));
+    snprintf(h.sub, sizeof h.sub, "\xE2\x80\x9C%s\xE2\x80\x9D", prompt ? prompt : "");
+    h.shape[0] = 0;
+  }
   SDL_Rect body = paint_heading(p, r, &h);
+  // Exports put the inspector beside the view; the window lays it over the side away from
+  // the pinned cell, so the view does not move under the pointer when it opens.
+  bool matrix = kind == TT_VIEW_HEATMAP || kind == TT_VIEW_TABLE;
   SDL_Rect insp = {0, 0, 0, 0};
-  if (pin_has_inspector(p) && (kind == TT_VIEW_HEATMAP || kind == TT_VIEW_TABLE)) {
+  if (pin_has_inspector(p) && matrix && !st->frame) {
     insp = (SDL_Rect){body.x + body.w * 58 / 100, body.y, body.w * 42 / 100, body.h};
     body.w = body.w * 58 / 100 - p->unit;
   }
@@ -247,6 +274,12 @@ void tt_paint_view(tt_paint *p, SDL_Rect r) {
     return;
   }
   paint_kind(p, body, kind, t, layer);
+  if (pin_has_inspector(p) && st->frame && p->lay->n_panels > 0 && p->lay->panels[0].t == t) {
+    const tt_panel *pn = &p->lay->panels[0];
+    float cx = (float)pn->rect.x + ((float)st->pin_col - pn->col0 + 0.5f) * pn->cell_w;
+    int w = body.w * 42 / 100;
+    insp = (SDL_Rect){cx > (float)(body.x + body.w / 2) ? body.x : body.x + body.w - w, body.y, w, body.h};
+  }
   if (insp.w > 0) {
     pinned(p);
     tt_paint_inspector(p, insp);

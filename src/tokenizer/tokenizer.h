@@ -87,6 +87,30 @@ const char *tt_tokenizer_token_display(const tt_tokenizer *tok, int32_t id, char
 const char *tt_tokenizer_token_visible(const tt_tokenizer *tok, int32_t id, char *buf, size_t len);
 // As token_visible, for a byte-to-unicode spelling ("Ġweather", the pieces of a merge).
 const char *tt_tokenizer_spelling_visible(const tt_tokenizer *tok, const char *spelling, char *buf, size_t len);
+// The bytes a byte-to-unicode spelling stands for ("Ġweather" → " weather") into out
+// (at most cap); returns how many.
+size_t tt_tokenizer_spelling_bytes(const tt_tokenizer *tok, const char *spelling, char *out, size_t cap);
+
+// ---- tokens that split characters (bytes_label.c) ---------------------------------------
+// A label for n bytes s that a learner can read, given the bytes just before (nb) and just
+// after (na) it in the text, of which up to 3 each are used. Whole characters are written as
+// themselves (a space as ␣, newline ↵, tab ⇥, other control characters \xNN); the bytes of
+// a character that s holds only part of are written in hexadecimal between ‹ and ›, then
+// ':' and the character they help spell when before/after complete it ("‹EB 82:나›"), else
+// the range of characters they may begin ("‹EB:뀀…뿿›", or "‹F0 9F:U+1F000…U+1FFFF›"
+// outside Hangul), else nothing ("‹98›"). Writes buf (cap bytes, cut at a whole piece).
+const char *tt_bytes_label(const char *before, size_t nb, const char *s, size_t n, const char *after, size_t na,
+                           char *buf, size_t cap);
+// The bytes of a display string of token_display ("\xEB\x82" → EB 82; \n \t \r; a
+// \xNN that display never writes, such as \x41, stays as typed) into out; returns how many.
+size_t tt_bytes_unescape(const char *display, char *out, size_t cap);
+
+// The three pieces of a merge step (left, right, merged) labelled as tt_bytes_label does,
+// each with the bytes around it in its pre-token (where the pair first stands), so that a
+// piece of a character shows the character: "␣ + ‹EB:먹› → ␣‹EB:먹›".
+void tt_merge_labels(const tt_tokenizer *tok, const tt_merge_step *s, char *left, char *right, char *merged,
+                     size_t cap);
+
 // Decodes ids back to text (malloc'd, NUL-terminated; bytes as they are). NULL when an id
 // is unknown or memory runs out.
 char *tt_tokenizer_decode(const tt_tokenizer *tok, const int32_t *ids, int n);

@@ -96,7 +96,7 @@ static void *reserve(void *ctx, const char *name, tt_dtype dt, int ndim, const i
 }
 
 tt_recorder tt_trace_recorder(tt_trace *tr) {
-  return (tt_recorder){reserve, tr};
+  return (tt_recorder){.reserve = reserve, .ctx = tr};
 }
 
 tt_status tt_trace_add(tt_trace *tr, const tt_tensor *src, tt_error *err) {

@@ -107,9 +107,11 @@ static void toggle_view(tt_ui *ui, tt_view_kind v) {
 // A key while the prompt is being typed: Esc cancels, Enter traces, Backspace deletes a
 // character (a whole UTF-8 sequence).
 static void prompt_key(tt_ui *ui, SDL_Keycode c) {
-  if (c == SDLK_ESCAPE) {
+  if (c == SDLK_ESCAPE) {  // the shown trace's prompt again
     ui->editing = false;
     SDL_StopTextInput();
+    const char *shown = tt_trace_meta(ui->tr, "prompt");
+    snprintf(ui->prompt, sizeof ui->prompt, "%s", shown ? shown : "");
   } else if (c == SDLK_RETURN || c == SDLK_KP_ENTER) {
     ui->editing = false;
     SDL_StopTextInput();
@@ -231,7 +233,7 @@ static void toggle_grad(tt_ui *ui) {
   vs->pin_row = vs->pin_col = -1;
 }
 
-// Tab, g and o toggle the table, grid and overview views; d the theme, l the language;
+// Tab, g, o, e and c toggle the table, grid, overview, lens and cost views; d the theme, l the language;
 // F1 and ? the help, which Esc closes (else Esc drops the pin). false when c is none of these.
 static bool view_key(tt_ui *ui, SDL_Keycode c, bool shift) {
   tt_view_state *vs = &ui->vs;
@@ -245,6 +247,12 @@ static bool view_key(tt_ui *ui, SDL_Keycode c, bool shift) {
     return true;
   case SDLK_o:
     toggle_view(ui, TT_VIEW_OVERVIEW);
+    return true;
+  case SDLK_e:
+    toggle_view(ui, TT_VIEW_LENS);
+    return true;
+  case SDLK_c:
+    toggle_view(ui, TT_VIEW_COST);
     return true;
   case SDLK_F1:
     vs->show_help = !vs->show_help;
@@ -292,8 +300,7 @@ static bool action_key(tt_ui *ui, SDL_Keycode c) {
     return true;
   }
   case SDLK_p:
-    ui->editing = true;
-    ui->prompt[0] = 0;  // a fresh prompt; Esc keeps the old trace
+    ui->editing = true;  // the box opens with the current prompt to edit; Esc keeps the old trace
     SDL_StartTextInput();
     return true;
   case SDLK_q:
@@ -312,6 +319,14 @@ static void key(tt_ui *ui, const SDL_KeyboardEvent *k) {
   }
   if (ui->lesson && tt_ui_lesson_key(ui, k)) {
     ui->dirty = true;  // the lesson's keys say things on the status line themselves
+    return;
+  }
+  if (!ui->lesson && !ui->finding && tt_ui_knob_key(ui, c)) {
+    ui->dirty = true;
+    return;
+  }
+  if (tt_ui_display_key(ui, k)) {
+    ui->dirty = true;
     return;
   }
   if (decode_key(ui, c) || scale_key(ui, c)) {
@@ -346,7 +361,7 @@ static void click(tt_ui *ui, int x, int y) {
     if (pk.layer >= 0) set_layer(ui, pk.layer);
     if (pk.head >= 0) set_head(ui, pk.head);
     ui->vs.view = TT_VIEW_AUTO;
-  } else if (pk.panel == 0) {
+  } else if (pk.panel == 0 && pk.t == tt_trace_find(ui->tr, ui->vs.hook)) {  // the step's own tensor
     if (ui->vs.pin_row == pk.row && ui->vs.pin_col == pk.col)
       ui->vs.pin_row = ui->vs.pin_col = -1;
     else {
@@ -364,13 +379,18 @@ void tt_ui_handle(tt_ui *ui, const SDL_Event *e) {
     ui->quit = true;
     break;
   case SDL_WINDOWEVENT:
-    ui->dirty = true;
+  case SDL_RENDER_TARGETS_RESET:
+  case SDL_RENDER_DEVICE_RESET:
+    tt_ui_window_event(ui, e);
     break;
   case SDL_KEYDOWN:
     key(ui, &e->key);
     break;
   case SDL_TEXTINPUT:
-    if (ui->editing && strlen(ui->prompt) + strlen(e->text.text) < sizeof ui->prompt) {
+    if (ui->finding) {
+      tt_ui_find_text(ui, e->text.text);
+      ui->dirty = true;
+    } else if (ui->editing && strlen(ui->prompt) + strlen(e->text.text) < sizeof ui->prompt) {
       strcat(ui->prompt, e->text.text);
       ui->dirty = true;
     }

@@ -1,7 +1,8 @@
 // script: synthetic input for tests. A script is a text file, one command a line; its
 // events go into SDL's queue and through the same handlers as real input:
-//   key NAME [shift]     a key press (SDL key names: Right, Left, Up, Down, Tab, Space,
+//   key NAME [shift|ctrl] a key press (SDL key names: Right, Left, Up, Down, Tab, Space,
 //                        Return, Escape, F1, ], [, s, g, ...)
+//   size W H             resize the window to W × H
 //   text STRING          typed text (the prompt box)
 //   move X Y             pointer to (X, Y) in window coordinates
 //   click X Y            left button down and up at (X, Y)
@@ -62,14 +63,14 @@ static void fail_line(tt_ui *ui, const char *line) {
 }
 
 // Runs script lines until one needs the event loop (events pushed, or a wait).
-static void push_key(tt_ui *ui, SDL_Keycode k, bool shift) {
+static void push_key(tt_ui *ui, SDL_Keycode k, SDL_Keymod mod) {
   SDL_Event e = {0};
   e.type = SDL_KEYDOWN;
   e.key.windowID = SDL_GetWindowID(ui->win);
   e.key.state = SDL_PRESSED;
   e.key.keysym.sym = k;
   e.key.keysym.scancode = SDL_GetScancodeFromKey(k);
-  e.key.keysym.mod = shift ? KMOD_LSHIFT : KMOD_NONE;
+  e.key.keysym.mod = (uint16_t)mod;
   SDL_PushEvent(&e);
   e.type = SDL_KEYUP;
   e.key.state = SDL_RELEASED;
@@ -138,7 +139,16 @@ static bool run_command(tt_ui *ui, const char *cmd, const char *arg) {
       fail_line(ui, arg);
       return false;
     }
-    push_key(ui, k, strcmp(mod, "shift") == 0);
+    push_key(ui, k, !strcmp(mod, "shift") ? KMOD_LSHIFT : !strcmp(mod, "ctrl") ? KMOD_LCTRL : KMOD_NONE);
+    return true;
+  } else if (!strcmp(cmd, "size")) {  // the window resized as a user would drag it
+    int w = 0, h = 0;
+    if (sscanf(arg, "%d %d", &w, &h) != 2) {
+      fail_line(ui, arg);
+      return false;
+    }
+    SDL_SetWindowSize(ui->win, w, h);
+    s->resume_at = SDL_GetTicks() + 300;  // let the window system answer
     return true;
   } else if (!strcmp(cmd, "text")) {
     SDL_Event e = {0};

@@ -20,6 +20,8 @@ typedef struct {
   const char *state_out;  // file to write the final view state to (tests), or NULL
   const char *shot_dir;   // where S saves screenshots (NULL: the current folder)
   bool start_playing;
+  bool bos;          // typed prompts get the tokenizer's BOS first (as --bos did for the first)
+  float font_scale;  // the interface's type size factor (0: 1); Ctrl + / Ctrl − change it
   // A second trace shown beside the first with their difference (`view A --compare B`);
   // stepping, layer and head keys drive both. Labels name the two sides.
   const tt_trace *compare;

@@ -44,6 +44,19 @@ typedef struct {
   tt_derived *derived;   // differences and vector lengths drawn by compare and lesson views
   tt_compare cmp;        // cmp.b set: `view A --compare B`
   tt_ui_lesson *lesson;  // playing a lesson, or NULL
+  // The what-if panel (knobs.c): the variant's config, its trace and session.
+  bool knobs_open;
+  tt_config knob_cfg;
+  tt_trace *variant;  // the prompt traced with knob_cfg (shown as cmp.b), or NULL
+  tt_session *variant_sess;
+  char variant_label[256];
+  char knob_text[8][96];
+  // display.c: "/" and the step name being typed; a step number being typed
+  bool finding;
+  char find[64];
+  char jump[4];
+  int jump_len;
+  const char *knob_row[8][2];
 } tt_ui;
 
 // input.c: one event changes the state.
@@ -60,6 +73,18 @@ void tt_ui_shot_status(tt_ui *ui, const char *path);
 void tt_ui_set_trace(tt_ui *ui, const tt_trace *tr);
 void tt_ui_retrace(tt_ui *ui);
 tt_status tt_ui_write_state(tt_ui *ui, const char *path, tt_error *err);
+// knobs.c: K opens the what-if panel; a number flips a knob and traces the variant (true
+// when the key was the panel's); the rows the next frame draws; the variant again after
+// the baseline changed; what the panel holds, freed.
+bool tt_ui_knob_key(tt_ui *ui, SDL_Keycode c);
+void tt_ui_knobs_prepare(tt_ui *ui);
+void tt_ui_knobs_retrace(tt_ui *ui);
+void tt_ui_knobs_close(tt_ui *ui);
+// display.c: Ctrl + / − / 0, F11, Home / End, a number and Enter, "/" and a name (true
+// when the key was used); typed text of the "/" search; window events (resize, lost textures).
+bool tt_ui_display_key(tt_ui *ui, const SDL_KeyboardEvent *k);
+void tt_ui_find_text(tt_ui *ui, const char *text);
+void tt_ui_window_event(tt_ui *ui, const SDL_Event *e);
 // compare.c: `view A --compare B`.
 void tt_ui_compare_draw(tt_ui *ui);
 void tt_ui_compare_state(tt_ui *ui, FILE *fp, const tt_compare *cmp);

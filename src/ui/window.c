@@ -62,9 +62,12 @@ void tt_ui_retrace(tt_ui *ui) {
     }
   }
   tt_trace *tr = NULL;
-  if (!st) st = tt_session_trace(ui->sess, ui->prompt, NULL, 0, &tr, &err);
-  if (st) {
+  tt_trace_input in = {.prompt = ui->prompt, .bos = ui->opts.bos};
+  if (!st) st = tt_session_trace_input(ui->sess, &in, &tr, &err);
+  if (st) {  // the box opens again with the rejected text, to be corrected
     snprintf(ui->status, sizeof ui->status, tt_str(ui->vs.lang, TT_S_STATUS_TRACE_FAILED_FMT), err.msg);
+    ui->editing = true;
+    SDL_StartTextInput();
     return;
   }
   tt_trace *old = ui->own;
@@ -73,6 +76,7 @@ void tt_ui_retrace(tt_ui *ui) {
   tt_trace_destroy(old);
   snprintf(ui->status, sizeof ui->status, tt_str(ui->vs.lang, TT_S_STATUS_TRACED_FMT), tt_trace_n_tokens(tr),
            tt_trace_meta(tr, "time_ms") ? tt_trace_meta(tr, "time_ms") : "?");
+  tt_ui_knobs_retrace(ui);  // the what-if follows the new prompt
 }
 
 tt_status tt_ui_screenshot(tt_ui *ui, const char *path, char *written, size_t len, tt_error *err) {
@@ -136,6 +140,9 @@ tt_status tt_ui_write_state(tt_ui *ui, const char *path, tt_error *err) {
             (double)pn->cell_h);
   }
   fprintf(fp, "status %s\n", ui->status);
+  fprintf(fp, "knobs %d\nvariant %s\n", ui->knobs_open, ui->variant ? ui->variant_label : "-");
+  fprintf(fp, "font_scale %.4g\nfullscreen %d\nediting %d\nedit_text %s\n", (double)ui->vs.font_scale,
+          (SDL_GetWindowFlags(ui->win) & SDL_WINDOW_FULLSCREEN_DESKTOP) != 0, ui->editing, ui->prompt);
   if (ui->lesson)
     tt_ui_lesson_state(ui, fp);
   else if (ui->cmp.b)
@@ -153,6 +160,7 @@ static void draw(tt_ui *ui) {
   int mx = ui->vs.mouse_x, my = ui->vs.mouse_y;
   if (ui->editing) ui->vs.mouse_x = ui->vs.mouse_y = -1;
   ui->vs.status = ui->status;
+  tt_ui_knobs_prepare(ui);
   if (ui->lesson)
     tt_ui_lesson_draw(ui);
   else if (ui->cmp.b)
@@ -194,6 +202,7 @@ tt_status tt_ui_open(tt_ui *ui, const tt_ui_opts *o, const tt_trace *tr, tt_erro
     ui->vs.lang = o->lang;
     ui->vs.theme = o->theme;
     ui->vs.playing = o->start_playing;
+    ui->vs.font_scale = o->font_scale > 0 ? o->font_scale : 1;
     ui->next_play = SDL_GetTicks() + 3000;
     tt_view_goto_step(&ui->vs, tr, 0);
     tt_ui_set_trace(ui, tr);
@@ -230,6 +239,7 @@ void tt_ui_close(tt_ui *ui) {
   tt_derived_destroy(ui->derived);
   tt_viz_data_close(ui->vd);
   tt_session_close(ui->sess);
+  tt_ui_knobs_close(ui);
   tt_trace_destroy(ui->own);
   free(ui->lay);
   free(ui);

@@ -138,7 +138,7 @@ static rec_store *run(const tt_model *m, tt_backend *be, const int32_t *ids, int
   tt_engine *eng;
   tt_error err = {0};
   assert_int_equal(tt_engine_create(m, be, 8, &eng, &err), TT_OK);
-  tt_recorder rec = {reserve, s};
+  tt_recorder rec = {.reserve = reserve, .ctx = s};
   tt_status st = tt_engine_run(eng, ids, T, &rec, &err);
   if (st != TT_OK) fail_msg("run: %s", err.msg);
   tt_engine_destroy(eng);
@@ -487,7 +487,7 @@ static void check_paths(tt_config c) {
     tt_engine *eng;
     tt_error err = {0};
     assert_int_equal(tt_engine_create(&tm->m, be, T, &eng, &err), TT_OK);
-    tt_recorder rec = {reserve, one};
+    tt_recorder rec = {.reserve = reserve, .ctx = one};
     assert_int_equal(tt_engine_run(eng, ids, T, NULL, &err), TT_OK);  // nothing recorded
     assert_int_equal(tt_engine_run(eng, ids, T, &rec, &err), TT_OK);  // the same engine again
     assert_int_equal(one->n, 1);

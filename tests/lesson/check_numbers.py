@@ -26,7 +26,8 @@ from safetensors_np import load  # noqa: E402
 TTRACE, ROOT = sys.argv[1], sys.argv[2]
 TRACES = os.path.join(ROOT, "lessons", "traces")
 FUNCS = {"value", "max", "min", "absmax", "mean", "std", "sum", "norm", "argmax", "argmin", "word", "list",
-         "shape", "size", "token", "config"}
+         "shape", "size", "token", "config", "lensword", "lensp", "lensid", "cost"}
+DERIVED = {"lensp", "lensid", "cost"}
 failed = 0
 
 
@@ -62,10 +63,55 @@ def fmt(v, spec, integral):
     return s + ("%" if pct else "")
 
 
+def _sibling(name):
+    d = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", name)
+    if d not in sys.path:
+        sys.path.insert(0, d)
+    return __import__("check_" + name)
+
+
+_MODEL = []
+
+
+def derived(func, ref, default, traces, loaded):
+    """lensp, lensid (the logit lens of tests/lens with the default model) and cost (the count of
+    tests/cost from the trace's config) as numbers."""
+    tname = default
+    if ":" in ref and ("[" not in ref or ref.index(":") < ref.index("[")):
+        tname, ref = ref.split(":", 1)
+    tensors, meta = loaded[traces[tname]]
+    cfg = json.loads(meta["config"])
+    T = len(json.loads(meta["token_ids"]))
+    if func == "cost":
+        ops = _sibling("cost").count(cfg, T, 0, False)
+        dec = _sibling("cost").count(cfg, 1, T, True)
+        p = dec if ref.startswith("decode_") else ops
+        key = ref[7:] if ref.startswith("decode_") else ref
+        flops = sum(o[2] for o in p)
+        nbytes = sum(o[3] + o[4] for o in p)
+        C = cfg["n_embd"]
+        return {"flops": flops, "bytes": nbytes, "intensity": flops / nbytes,
+                "matmul_share": sum(o[2] for o in p if o[1] == "matmul") / flops,
+                "logits_share": sum(o[2] for o in p if o[0] == "hook_logits") / flops,
+                "qkv_flops": 2 * T * C * 3 * C + 3 * T * C,
+                "qkv_fused_bytes": 4 * (T * C + 3 * C * C + 3 * C + 3 * T * C),
+                "qkv_separate_bytes": 3 * 4 * (T * C + C * C + C + T * C)}[key]
+    if not _MODEL:
+        w, _ = load(os.path.join(ROOT, "assets", "models", "tiny-classroom", "model.safetensors"))
+        _MODEL.append({k[len("transformer."):] if k.startswith("transformer.") else k: v for k, v in w.items()})
+    name, pos = ref[:-1].split("[")
+    rows = dict(_sibling("lens").lens(tensors, meta, _MODEL[0]).values())
+    z = rows[name][int(pos)]
+    e = np.exp(z - z.max())
+    return float(np.argmax(z)) if func == "lensid" else float(e.max() / e.sum())
+
+
 def raw(body, default, traces, loaded):
     """A placeholder body as a number (a named function) or an array (a plain slice)."""
     words = body.split()
     func = words[0] if words[0] in FUNCS else "value"
+    if func in DERIVED:
+        return derived(func, words[1], default, traces, loaded)
     if func == "config":
         return float(evaluate(body, default, traces, loaded))
     rest = words[1:] if words[0] in FUNCS else words
@@ -130,6 +176,12 @@ def evaluate(body, default, traces, loaded):
     func = words[0] if words[0] in FUNCS else "value"
     rest = words[1:] if words[0] in FUNCS else words
     ref, spec = rest[0], (rest[1] if len(rest) > 1 else "")
+    if func == "lensword":
+        return None  # vocabulary text, decoded by the tokenizer (its id is lensid's)
+    if func == "lensid":
+        return "%d" % derived(func, ref, default, traces, loaded)
+    if func in DERIVED:
+        return fmt(derived(func, ref, default, traces, loaded), spec, False)
     tname = default
     if ":" in ref and ("[" not in ref or ref.index(":") < ref.index("[")):
         tname, ref = ref.split(":", 1)

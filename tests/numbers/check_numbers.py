@@ -3,7 +3,7 @@
 every lesson step to SVG with ttrace, and checks every number each prints against the
 trace (checks.py computes them with numpy).
 
-    check_numbers.py TTRACE REPO_ROOT [--only golden|demo|lessons|grad]... [--unmarked-ok]
+    check_numbers.py TTRACE REPO_ROOT [--only golden|pins|demo|lessons|grad]... [--unmarked-ok]
 
 --unmarked-ok counts texts with numbers that do not say what they are instead of failing.
 
@@ -59,15 +59,25 @@ def load_vocab(path):
     return out
 
 
+def load_vocab_bytes(path):
+    """id -> the token's bytes, from a GPT-2 vocab.json (byte-level symbols decoded)."""
+    with open(path, encoding="utf-8") as f:
+        enc = json.load(f)
+    dec = bytes_to_unicode()
+    out = [None] * (max(enc.values()) + 1)
+    for s, i in enc.items():
+        out[i] = bytes(dec[c] for c in s)
+    return out
+
+
 def load_merges(path, vocab_dec):
-    """rank -> (left, right) as the views show them (a leading space as ␣)."""
+    """rank -> (left, right) as bytes."""
     out = []
     for line in open(path, encoding="utf-8").read().splitlines()[1:]:
         if not line:
             continue
         a, b = line.split(" ")
-        out.append(tuple(checks.sn.token_display(bytes(vocab_dec[c] for c in x).decode("utf-8", errors="tt_hex"))
-                         for x in (a, b)))
+        out.append(tuple(bytes(vocab_dec[c] for c in x) for x in (a, b)))
     return out
 
 
@@ -88,6 +98,7 @@ class Run:
         self.ttrace, self.root, self.out = ttrace, root, out
         self.jobs = []  # (name, argv, svg, traces)
         self.vocab = load_vocab(os.path.join(root, "assets", "tokenizer", "vocab.json"))
+        checks.VOCAB_BYTES = load_vocab_bytes(os.path.join(root, "assets", "tokenizer", "vocab.json"))
         self.merges = load_merges(os.path.join(root, "assets", "tokenizer", "merges.txt"), bytes_to_unicode())
         self.traces = {}
 
@@ -128,6 +139,9 @@ class Run:
                 trs = dict(line.split(" ", 1) for line in p.stdout.splitlines() if line[:2] in ("A ", "B "))
             c = checks.Checker({k: self.trace(v) for k, v in trs.items()}, self.vocab, name, self.merges)
             fails += c.check(texts)
+            full = name.endswith("-table-en") or name.endswith("-heatmap-ko")  # 01-weather records every hook
+            if name.startswith("pin-") and full and not any(t.kind == "pin_recorded" for t in texts):
+                fails.append("%s: the pinned cell shows no arithmetic (no recomputed and recorded value)" % name)
             n_texts += len(texts)
             n_checked += c.checked
         return fails, n_texts, n_checked
@@ -164,6 +178,35 @@ def add_golden(run, fixture):
         run.render("golden-" + name, fixture, args)
 
 
+def add_korean(run):
+    """A Korean prompt, whose syllables GPT-2 splits across byte tokens: every label, bracket,
+    candidate and merge is checked against the ids decoded here."""
+    ko = os.path.join(run.out, "korean.safetensors")
+    p = subprocess.run([run.ttrace, "trace", "--record", "tokens", "--record", "blocks.0.*", "--record", "hook_logits",
+                        "-o", ko, "나는 사과를 먹었다. 오늘 날씨가 좋다 \U0001F600"], capture_output=True, text=True)
+    if p.returncode != 0:
+        raise SystemExit("check_numbers: ttrace trace of the Korean prompt failed: " + p.stderr)
+    for name, args in (("tokens", ["--step", "tokens"]),
+                       ("tokens-small", ["--step", "tokens", "--size", "900x500"]),
+                       ("pattern", ["--step", "blocks.0.attn.hook_pattern"]),
+                       ("pattern-table", ["--step", "blocks.0.attn.hook_pattern", "--view", "table"]),
+                       ("bars-last", ["--step", "hook_logits", "--view", "bars", "--top", "40"]),
+                       ("bars-mid", ["--step", "hook_logits", "--view", "bars", "--position", "1"]),
+                       ("logits", ["--step", "hook_logits"]),
+                       ("resid", ["--step", "blocks.0.hook_resid_post", "--lang", "ko"])):
+        run.render("korean-" + name, ko, args)
+    # A prompt longer than a view holds: what is left out is said ("… N more").
+    long_ = os.path.join(run.out, "long.safetensors")
+    p = subprocess.run([run.ttrace, "trace", "--record", "tokens", "--record", "hook_logits", "-o", long_,
+                        " ".join(["The weather is nice today and the cat sat on the mat."] * 9)],
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        raise SystemExit("check_numbers: ttrace trace of the long prompt failed: " + p.stderr)
+    for name, args in (("tokens", ["--step", "tokens"]), ("logits", ["--step", "hook_logits", "--size", "1200x700"]),
+                       ("bars", ["--step", "hook_logits", "--view", "bars", "--top", "35"])):
+        run.render("long-" + name, long_, args)
+
+
 def add_compare(run):
     """Two traces side by side: each side labelled with its own tokens (lessons 3, 8, 12)."""
     lt = os.path.join(run.root, "lessons", "traces")
@@ -174,6 +217,50 @@ def add_compare(run):
     run.render("compare-perm-resid", a, ["--step", "blocks.1.hook_resid_post", "--view", "table"], compare=b)
     m, n = os.path.join(lt, "08-nomask.safetensors"), os.path.join(lt, "08-nomask-bad.safetensors")
     run.render("compare-nomask-pattern", m, ["--step", "blocks.0.attn.hook_pattern", "--size", "1600x600"], compare=n)
+
+
+PINS = [  # (hook, pin): a cell of every step's tensor whose arithmetic the inspector shows
+    ("hook_embed", "1,7"), ("hook_pos_embed", "2,9"), ("blocks.0.hook_resid_pre", "3,4"),
+    ("blocks.0.ln1.hook_out", "1,3"), ("blocks.1.attn.hook_qkv", "2,200"), ("blocks.0.attn.hook_q", "2,5"),
+    ("blocks.1.attn.hook_k", "1,3"), ("blocks.1.attn.hook_v", "3,30"), ("blocks.1.attn.hook_z", "3,7"),
+    ("blocks.0.hook_attn_out", "1,100"), ("blocks.2.hook_resid_mid", "2,5"), ("blocks.3.ln2.hook_out", "0,64"),
+    ("blocks.1.mlp.hook_pre", "2,300"), ("blocks.2.mlp.hook_post", "1,11"), ("blocks.3.hook_mlp_out", "3,2"),
+    ("blocks.0.hook_resid_post", "1,1"), ("ln_final.hook_out", "2,17"), ("hook_logits", "3,318"),
+    ("hook_probs", "2,3621"), ("hook_loss", "1,0"),
+]
+
+
+def add_pins(run):
+    """The pinned cell of every step, beside the view (render) and over it (the window's frame),
+    on the default model's trace and on variants (post-LN, ReLU, no residual)."""
+    lt = os.path.join(run.root, "lessons", "traces")
+    for hook, pin in PINS:
+        # the (T, V) views draw their top columns, not cells to pin in the window: beside only
+        vocab = hook in ("hook_logits", "hook_probs")
+        for view, frame, lang in (("table", False, "en"), ("heatmap", True, "ko"))[:1 if vocab else 2]:
+            view = "heatmap" if vocab else view
+            args = ["--step", hook, "--view", view, "--pin", pin, "--head", "2", "--lang", lang, "--size", "1280x800"]
+            run.render("pin-%s-%s-%s" % (hook, view, lang), os.path.join(lt, "01-weather.safetensors"),
+                       args + (["--frame"] if frame else []))
+    for tr in ("10-postln", "09-relu", "10-noresidual"):
+        have = run.trace(os.path.join(lt, tr + ".safetensors")).t
+        for hook, pin in [hp for hp in PINS if hp[0] in have]:
+            run.render("pin-%s-%s" % (tr, hook), os.path.join(lt, tr + ".safetensors"),
+                       ["--step", hook, "--view", "heatmap", "--pin", pin, "--head", "1", "--size", "1280x800"])
+
+
+def add_lens_cost(run, fixture):
+    """The lens view (en, ko) and the cost view, untimed and with the times `ttrace cost -o` records."""
+    weather = os.path.join(run.root, "lessons", "traces", "01-weather.safetensors")  # the default model's
+    for lang in ("en", "ko"):
+        run.render("lens-" + lang, weather, ["--view", "lens", "--lang", lang])
+        run.render("cost-" + lang, fixture, ["--view", "cost", "--lang", lang])
+    timed = os.path.join(run.out, "cost-timed.safetensors")
+    p = subprocess.run([run.ttrace, "cost", "--repeats", "2", "-o", timed, "I love my dog"], capture_output=True,
+                       text=True)
+    if p.returncode != 0:
+        raise SystemExit("check_numbers: ttrace cost -o failed: %s" % p.stderr)
+    run.render("cost-timed", timed, ["--view", "cost"])
 
 
 def add_demo(run, trace, tag):
@@ -242,7 +329,7 @@ def main():
     if len(sys.argv) < 3:
         raise SystemExit(__doc__)
     ttrace, root = sys.argv[1], sys.argv[2]
-    only = [sys.argv[i + 1] for i, a in enumerate(sys.argv) if a == "--only"] or ["golden", "demo", "lessons", "grad"]
+    only = [sys.argv[i + 1] for i, a in enumerate(sys.argv) if a == "--only"] or ["golden", "pins", "demo", "lessons", "grad"]
     strict = "--unmarked-ok" not in sys.argv  # by default a number without data-tt fails too
     t0 = time.time()
     with tempfile.TemporaryDirectory() as out:
@@ -251,6 +338,10 @@ def main():
         if "golden" in only:
             add_golden(run, fixture)
             add_compare(run)
+            add_lens_cost(run, fixture)
+        if "pins" in only:
+            add_pins(run)
+            add_korean(run)
         if "demo" in only:
             add_demo(run, fixture, "fixture")
             add_demo(run, os.path.join(root, "lessons", "traces", "01-weather.safetensors"), "weather")

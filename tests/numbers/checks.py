@@ -15,11 +15,16 @@ import svgnum as sn
 from safetensors_np import load
 
 
+VOCAB_BYTES = None  # id -> the token's bytes, from GPT-2's vocab.json (check_numbers sets it)
+
+
 class Trace:
     def __init__(self, path):
         self.path = path
         self.t, self.meta = load(path)
         self.tokens = json.loads(self.meta.get("token_strings", "[]"))
+        self.ids = json.loads(self.meta.get("token_ids", "[]"))
+        self._text = None
         self.cfg = json.loads(self.meta.get("config", "{}"))
         self.prompt = self.meta.get("prompt", "")
         self.eps = float(self.cfg.get("layer_norm_epsilon", 1e-5))
@@ -27,19 +32,51 @@ class Trace:
     def get(self, name):
         return self.t.get(name)
 
+    def text(self):
+        """(the prompt's bytes as the tokens spell them, the offset of each token): bytes
+        from the ids through the vocabulary where it is the trace's, else from the strings."""
+        if self._text is None:
+            def shown(b):
+                return b.decode("utf-8", errors="tt_hex").replace("\n", "\\n").replace("\t", "\\t").replace("\r", "\\r")
+            ok = VOCAB_BYTES is not None and len(self.ids) == len(self.tokens) and all(
+                0 <= i < len(VOCAB_BYTES) and shown(VOCAB_BYTES[i]) == s for i, s in zip(self.ids, self.tokens))
+            parts = [VOCAB_BYTES[i] for i in self.ids] if ok else [sn.unescape(s) for s in self.tokens]
+            offs = [0]
+            for b in parts:
+                offs.append(offs[-1] + len(b))
+            self._text = (b"".join(parts), offs)
+        return self._text
+
+    def label(self, i):
+        """Token i as the views label it (a piece of a character with the character)."""
+        text, offs = self.text()
+        return sn.label_in(text, offs[i], offs[i + 1])
+
 
 # ---- the collapse view: the identity-activation FFN as one matrix, from the model file -------
-def collapsed(tr, layer):
-    """(x·W + b, max |x·W + b − out|, its flat index): W = W_fc·W_proj and b = b_fc·W_proj + b_proj
-    kept as float32 numbers (as the view keeps them), x = ln2.hook_out, out = hook_mlp_out."""
+_WEIGHTS = {}
+
+
+def model_weights(tr):
+    """The weights of the model the trace came from (by its folder's name under assets/models),
+    float64, names without "transformer."."""
     import os
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
     name = os.path.basename(tr.meta.get("model", "").rstrip("/")) or "default"
     path = os.path.join(root, "assets", "models", name, "model.safetensors")
     if not os.path.exists(path):
         path = os.path.join(root, "assets", "models", "default", "model.safetensors")
-    w, _ = load(path)
-    w = {k[len("transformer."):] if k.startswith("transformer.") else k: v.astype(np.float64) for k, v in w.items()}
+    if path not in _WEIGHTS:
+        w, _ = load(path)
+        _WEIGHTS[path] = {k[len("transformer."):] if k.startswith("transformer.") else k: v.astype(np.float64)
+                          for k, v in w.items()}
+    return _WEIGHTS[path]
+
+
+def collapsed(tr, layer):
+    """(x·W + b, max |x·W + b − out|, its flat index): W = W_fc·W_proj and b = b_fc·W_proj + b_proj
+    kept as float32 numbers (as the view keeps them), x = ln2.hook_out, out = hook_mlp_out."""
+    w = model_weights(tr)
     W1, W2 = w["h.%d.mlp.c_fc.weight" % layer], w["h.%d.mlp.c_proj.weight" % layer]      # (C, F), (F, C)
     W = (W1 @ W2).astype(np.float32).astype(np.float64)                                 # (C, C)
     b = (w["h.%d.mlp.c_fc.bias" % layer] @ W2 + w["h.%d.mlp.c_proj.bias" % layer]).astype(np.float32)
@@ -130,6 +167,55 @@ def mean_sd(row):
     return row.mean(), math.sqrt(max((row * row).mean() - row.mean() ** 2, 0.0))
 
 
+# ---- the lens and cost views: the independent lens of tests/lens, the count of tests/cost ---------
+def _sibling(name):
+    import importlib
+    import os
+    import sys
+    d = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", name)
+    if d not in sys.path:
+        sys.path.insert(0, d)
+    return importlib.import_module("check_" + name)
+
+
+_LENS = {}
+
+
+def lens_of(tr):
+    """{row: (hook, (T, V) logits)} of trace tr, with the model the trace names (or the default)."""
+    if tr.path not in _LENS:
+        import os
+        root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+        name = os.path.basename(tr.meta.get("model", "").rstrip("/")) or "tiny-classroom"
+        path = os.path.join(root, "assets", "models", name, "model.safetensors")
+        if not os.path.exists(path):
+            path = os.path.join(root, "assets", "models", "tiny-classroom", "model.safetensors")
+        w, _ = load(path)
+        w = {k[len("transformer."):] if k.startswith("transformer.") else k: v for k, v in w.items()}
+        _LENS[tr.path] = _sibling("lens").lens(tr.t, tr.meta, w)
+    return _LENS[tr.path]
+
+
+def si(v):
+    """As the cost view prints a count: three significant digits with k, M, G, T."""
+    units, u = ["", " k", " M", " G", " T"], 0
+    while v >= 999.5 and u < 4:
+        v, u = v / 1000, u + 1
+    return sn.fmt("%.3g" if u else "%.0f", v) + units[u]
+
+
+def cost_steps(tr):
+    """{step suffix: (FLOPs, bytes, seconds or None)} of the trace's pass, summed over layers."""
+    ops = _sibling("cost").count(tr.cfg, len(tr.tokens), 0, False)
+    secs = dict(kv.split("=") for kv in tr.meta["cost_seconds"].split(";")) if "cost_seconds" in tr.meta else {}
+    out = {}
+    for name, kind, flops, rd, wr in ops:
+        suf = name.split(".", 2)[2] if name.startswith("blocks.") else name
+        f, b, t = out.get(suf, (0, 0, 0))
+        out[suf] = (f + flops, b + rd + wr, t + float(secs[name]) if name in secs else None)
+    return out, ops
+
+
 # ---- the checker ------------------------------------------------------------------------------
 class Checker:
     def __init__(self, traces, vocab=None, name="", merges=None):
@@ -175,16 +261,16 @@ class Checker:
             if t.trace == "D":
                 a, b = self.traces["A"].tokens, self.traces["B"].tokens
                 if i < len(a) and i < len(b) and a[i] != b[i]:
-                    return sn.token_display(a[i]) + "\u2260" + sn.token_display(b[i])
-                return sn.token_display(a[i]) if i < len(a) else str(i)
-            return sn.token_display(tr.tokens[i]) if i < len(tr.tokens) else str(i)
+                    return self.traces["A"].label(i) + "\u2260" + self.traces["B"].label(i)
+                return self.traces["A"].label(i) if i < len(a) else str(i)
+            return tr.label(i) if i < len(tr.tokens) else str(i)
         if axis == "L":
             if t.trace == "D":  # positions whose tokens differ read a≠b
                 both = [self.label_text(tr, "T", k, t) for k in (i, i + 1)]
                 return "%s \u2192 %s" % tuple(both)
-            return "%s \u2192 %s" % (sn.token_display(tr.tokens[i]), sn.token_display(tr.tokens[i + 1]))
-        if axis == "V" and self.vocab is not None and 0 <= i < len(self.vocab):
-            return sn.token_display(self.vocab[i])
+            return "%s \u2192 %s" % (tr.label(i), tr.label(i + 1))
+        if axis == "V" and VOCAB_BYTES is not None and 0 <= i < len(VOCAB_BYTES):
+            return sn.label_in(VOCAB_BYTES[i], 0, len(VOCAB_BYTES[i]))
         if axis == "1":
             return "value"
         return str(i)
@@ -492,7 +578,7 @@ class Checker:
 
     def k_bars_head(self, t):
         pos = int(t.scope["pos"])
-        tok = sn.token_display(self.trace_of(t).tokens[pos])
+        tok = self.trace_of(t).label(pos)
         if "\u201c%s\u201d" % tok not in t.s or not re.search(r"\b%d\)" % pos, t.s):
             self.bad(t, "next after %r (position %d)" % (tok, pos))
 
@@ -511,7 +597,11 @@ class Checker:
     def k_bar_token(self, t):
         p, order, z = self._probs(t)
         i = int(order[int(t.note["rank"])])
-        full = sn.token_display(self.vocab[i]) if self.vocab is not None else "id %d" % i
+        full = "id %d" % i
+        if VOCAB_BYTES is not None:  # the candidate decoded after the prompt up to its position
+            text, offs = self.trace_of(t).text()
+            before = text[:offs[int(t.scope["pos"]) + 1]]
+            full = sn.label_in(before + VOCAB_BYTES[i], len(before), len(before) + len(VOCAB_BYTES[i]))
         if not sn.fits(t.s, full):
             self.bad(t, "rank %s is %r" % (t.note["rank"], full))
 
@@ -528,6 +618,66 @@ class Checker:
         nums = [int(x) for x in re.findall(r"\d+", t.s)]
         if nums and (nums[0] != int(t.scope["pos"]) or V not in nums):
             self.bad(t, "row %s of %d entries" % (t.scope["pos"], V))
+
+    # -- the logit lens
+    def _lens_top(self, t):
+        rows = lens_of(self.trace_of(t))
+        z = rows[int(t.note["row"])][1][int(t.note["pos"])]
+        e = np.exp(z - z.max())
+        return int(np.argmax(z)), float(e.max() / e.sum())
+
+    def k_lens_token(self, t):
+        i, _ = self._lens_top(t)
+        full = sn.token_display(self.vocab[i]) if self.vocab is not None else "id %d" % i
+        if not sn.fits(t.s, full):
+            self.bad(t, "the lens's top token is %r" % full)
+
+    def k_lens_p(self, t):
+        _, p = self._lens_top(t)
+        v = p * 100
+        f = (lambda x: sn.fmt("%.3f%%", x)) if v < 0.1 else (lambda x: sn.fmt("%.1f%%", x))
+        if not sn.matches(t.s, v, formatter=f, rel=1e-4):
+            self.bad(t, "the lens's top probability is %s" % f(v))
+
+    def k_lens_row(self, t):
+        r = int(t.note["row"])
+        nums = [int(x) for x in re.findall(r"\d+", t.s)]
+        if (r == 0 and nums) or (r > 0 and nums != [r - 1]):
+            self.bad(t, "row %d is block %d's output" % (r, r - 1))
+
+    # -- where the computation goes
+    def _cost(self, t):
+        steps, ops = cost_steps(self.trace_of(t))
+        return steps[t.note["step"]] if "step" in t.note else None, ops
+
+    def k_cost_flops(self, t):
+        (f, b, s), _ = self._cost(t)
+        if t.s != si(f):
+            self.bad(t, "FLOPs %s" % si(f))
+
+    def k_cost_bytes(self, t):
+        (f, b, s), _ = self._cost(t)
+        if t.s != si(b):
+            self.bad(t, "bytes %s" % si(b))
+
+    def k_cost_intensity(self, t):
+        (f, b, s), _ = self._cost(t)
+        if not sn.matches(t.s, f / b if b else 0, formatter=lambda x: sn.fmt("%.2f", x)):
+            self.bad(t, "FLOPs per byte %.2f" % (f / b))
+
+    def k_cost_time(self, t):
+        (f, b, s), _ = self._cost(t)
+        if s is None or not sn.matches(t.s.replace(" \u00b5s", ""), s * 1e6, formatter=lambda x: sn.fmt("%.1f", x),
+                                       rel=1e-6):
+            self.bad(t, "time %s" % (None if s is None else "%.1f us" % (s * 1e6)))
+
+    def k_cost_caption(self, t):
+        _, ops = self._cost(t)
+        flops = sum(o[2] for o in ops)
+        mm = sum(o[2] for o in ops if o[1] == "matmul")
+        want = [sn.fmt("%d", len(self.trace_of(t).tokens)), sn.fmt("%.4f", flops / 1e9), sn.fmt("%.1f", 100 * mm / flops)]
+        if re.findall(r"[\d.]+", t.s) != want:
+            self.bad(t, "caption numbers %s" % want)
 
     # -- the pinned cell's arithmetic, from the trace's Q and K
     def _pin(self, t):
@@ -570,21 +720,23 @@ class Checker:
 
     def k_pin_labels(self, t):
         tr = self.trace_of(t)
+        hook = t.scope["hook"]
         i, j = int(t.scope["r"]), int(t.scope["c"])
-        a = self.tensor(t, t.scope["hook"])
+        a = self.tensor(t, hook)
+        row_axis = "L" if hook.endswith("hook_loss") else "T"
         vocab_cols = a is not None and a.ndim == 2 and a.shape[1] == int(tr.cfg.get("vocab_size", -1))
-        for idx, vocab in ((i, False), (j, vocab_cols)):
-            if vocab:  # a (T, V) tensor's column is a vocabulary entry
-                lab = sn.token_display(self.vocab[idx]) if self.vocab and idx < len(self.vocab) else str(idx)
-            else:
-                lab = sn.token_display(tr.tokens[idx]) if idx < len(tr.tokens) else str(idx)
+        col_axis = "T" if a is not None and a.ndim == 3 and a.shape[1] == a.shape[2] else "V" if vocab_cols \
+            else "1" if a is not None and a.ndim == 1 else None
+        want = [self.label_text(tr, row_axis, i, t)]
+        want += [self.label_text(tr, col_axis, j, t)] if col_axis else ["%d" % j]
+        for lab in want:
             if (": %s" % lab) not in t.s and "\u2026" not in t.s:
                 self.bad(t, "should name %r" % lab)
 
     def k_pin_value(self, t):
         a = self.tensor(t, t.scope["hook"])
         h, i, j = int(t.scope["head"]), int(t.scope["r"]), int(t.scope["c"])
-        v = a[h, i, j] if a.ndim == 3 else a[i, j]
+        v = a[h, i, j] if a.ndim == 3 else a[i, j] if a.ndim == 2 else a[i]
         if not sn.matches(t.s[2:], v, formatter=lambda x: sn.fmt("%.6g", x), rel=1e-6):
             self.bad(t, "= %s" % sn.fmt("%.6g", v))
 
@@ -667,6 +819,298 @@ class Checker:
         v = self.trace_of(t).get("blocks.%d.attn.hook_pattern" % L)[h, P["i"], P["j"]]
         self._expect(t, self._tokens(t.s), [v], ["%.4f"])
 
+    # -- the pinned cell's arithmetic for every other step, from the trace and the weights
+    def _cell(self, t):
+        sc = t.scope
+        return sc["hook"], int(sc.get("layer", -1)), int(sc.get("head", -1)), int(sc["r"]), int(sc["c"])
+
+    def _g(self, t, name):
+        a = self.trace_of(t).get(name)
+        if a is None:
+            raise KeyError(name)
+        return a.astype(np.float64)
+
+    def _mm(self, t):
+        """(x, W column, bias or None) of the matrix product that made the pinned cell."""
+        tr = self.trace_of(t)
+        hook, L, h, i, j = self._cell(t)
+        W = model_weights(tr)
+        post = tr.cfg.get("ttrace_block", "pre_ln") == "post_ln"
+        C, H = int(tr.cfg["n_embd"]), int(tr.cfg["n_head"])
+        D = C // H
+        sfx = hook.split(".", 2)[2] if hook.startswith("blocks.") else hook
+        pre = "h.%d." % L
+        if sfx in ("attn.hook_qkv", "attn.hook_q", "attn.hook_k", "attn.hook_v"):
+            x = self._g(t, "blocks.%d.%s" % (L, "hook_resid_pre" if post else "ln1.hook_out"))[i]
+            col = j if sfx == "attn.hook_qkv" else "qkv".index(sfx[-1]) * C + h * D + j
+            return x, W[pre + "attn.c_attn.weight"][:, col], W[pre + "attn.c_attn.bias"][col]
+        if sfx == "hook_attn_out":
+            z = self._g(t, "blocks.%d.attn.hook_z" % L)          # (H, T, D)
+            x = z[:, i, :].reshape(-1)                           # heads side by side
+            return x, W[pre + "attn.c_proj.weight"][:, j], W[pre + "attn.c_proj.bias"][j]
+        if sfx == "mlp.hook_pre":
+            x = self._g(t, "blocks.%d.%s" % (L, "ln1.hook_out" if post else "ln2.hook_out"))[i]
+            return x, W[pre + "mlp.c_fc.weight"][:, j], W[pre + "mlp.c_fc.bias"][j]
+        if sfx == "hook_mlp_out":
+            x = self._g(t, "blocks.%d.mlp.hook_post" % L)[i]
+            return x, W[pre + "mlp.c_proj.weight"][:, j], W[pre + "mlp.c_proj.bias"][j]
+        if sfx == "hook_logits":
+            x = self._g(t, "ln_final.hook_out")[i]
+            E = W.get("lm_head.weight", W["wte.weight"])
+            return x, E[j], None
+        raise KeyError("no product for " + hook)
+
+    def _num_tokens(self, s):
+        """The numbers of a line, integers included (term lines take their last three)."""
+        return re.findall("[\u2212+]?[0-9]+(?:\\.[0-9]+)?(?:e[\u2212+]?[0-9]+)?", s)
+
+    def _same(self, t, printed, v, spec):
+        if not sn.matches(printed, v, formatter=lambda x: sn.fmt(spec, x), rel=1e-5):
+            self.bad(t, "should print %s" % sn.fmt(spec, v))
+
+    def _recorded_value(self, t):
+        hook, L, h, i, j = self._cell(t)
+        a = self.trace_of(t).get(hook)
+        return float(a[h, i, j] if a.ndim == 3 else a[i, j] if a.ndim == 2 else a[i])
+
+    def k_pin_recorded(self, t):
+        self._same(t, self._num_tokens(t.s)[-1], self._recorded_value(t), "%+.6g")
+
+    def k_pin_mm_counts(self, t):
+        x, w, _ = self._mm(t)
+        if int(re.search(r"(\d+)", t.s).group(1)) != x.size:
+            self.bad(t, "%d terms" % x.size)
+        self.mm_seen = []
+
+    def _mm_sign(self, t, positive):
+        x, w, _ = self._mm(t)
+        prod = x * w
+        part = prod[prod > 0] if positive else prod[prod < 0]
+        if int(re.search(r"(\d+)", t.s).group(1)) != part.size:
+            self.bad(t, "%d %s terms" % (part.size, "positive" if positive else "negative"))
+        self._same(t, self._num_tokens(t.s)[-1], part.sum(), "%+.4f")
+
+    def k_pin_mm_pos(self, t):
+        self._mm_sign(t, True)
+
+    def k_pin_mm_neg(self, t):
+        self._mm_sign(t, False)
+
+    def k_pin_mm_term(self, t):
+        x, w, _ = self._mm(t)
+        k = int(t.note["k"])
+        for p_, v, f in zip(self._num_tokens(t.s)[-3:], [x[k], w[k], x[k] * w[k]], ["%.4f", "%.4f", "%+.4f"]):
+            self._same(t, p_, v, f)
+        if ("%d " % k) not in t.s:
+            self.bad(t, "should name term %d" % k)
+        self.mm_seen = getattr(self, "mm_seen", []) + [k]
+
+    def k_pin_mm_rest(self, t):
+        x, w, _ = self._mm(t)
+        prod = x * w
+        seen = getattr(self, "mm_seen", [])
+        if int(t.note["shown"]) != len(seen):
+            self.bad(t, "%d terms were shown" % len(seen))
+        pos = [k for k in seen if prod[k] > 0]
+        neg = [k for k in seen if prod[k] < 0]
+        # the ones shown are the largest of each sign, in order
+        if sorted(prod[pos], reverse=True) != sorted(prod[prod > 0], reverse=True)[:len(pos)]:
+            self.bad(t, "the positive terms shown are not the largest")
+        if sorted(prod[neg]) != sorted(prod[prod < 0])[:len(neg)]:
+            self.bad(t, "the negative terms shown are not the most negative")
+        n = int(re.search(r"(\d+)", t.s).group(1))
+        if n != prod.size - len(seen):
+            self.bad(t, "%d other terms" % (prod.size - len(seen)))
+        self._same(t, self._num_tokens(t.s)[-1], prod.sum() - prod[seen].sum(), "%+.4f")
+        self.mm_seen = []
+
+    def k_pin_mm_bias(self, t):
+        b = self._mm(t)[2]
+        self._same(t, self._num_tokens(t.s)[-1], b, "%+.4f")
+
+    def k_pin_mm_sum(self, t):
+        x, w, b = self._mm(t)
+        self._same(t, self._num_tokens(t.s)[0], x @ w + (b or 0.0), "%+.6g")
+
+    def _mix(self, t):
+        hook, L, h, i, d = self._cell(t)
+        A = self._g(t, "blocks.%d.attn.hook_pattern" % L)[h, i]
+        v = self._g(t, "blocks.%d.attn.hook_v" % L)[h, :, d]
+        return A, v
+
+    def k_pin_mix_term(self, t):
+        A, v = self._mix(t)
+        j = int(t.note["j"])
+        for p_, val, f in zip(self._num_tokens(t.s)[-3:], [A[j], v[j], A[j] * v[j]], ["%.4f", "%.4f", "%+.4f"]):
+            self._same(t, p_, val, f)
+
+    def k_pin_mix_rest(self, t):
+        A, _ = self._mix(t)
+        n = int(re.search(r"(\d+)", t.s).group(1))
+        if n != A.size - int(t.note["shown"]):
+            self.bad(t, "%d other tokens" % (A.size - int(t.note["shown"])))
+
+    def k_pin_mix_sum(self, t):
+        A, v = self._mix(t)
+        self._same(t, self._num_tokens(t.s)[0], A @ v, "%+.6g")
+
+    def _sum_parts(self, t):
+        tr = self.trace_of(t)
+        hook, L, h, i, j = self._cell(t)
+        post = tr.cfg.get("ttrace_block", "pre_ln") == "post_ln"
+        if not tr.cfg.get("ttrace_residual", True):  # the sublayer's output alone
+            names = (None, "blocks.%d.%s" % (L, "hook_attn_out" if hook.endswith("mid") else "hook_mlp_out"))
+            return [0.0, self._g(t, names[1])[i, j]]
+        if hook.endswith("hook_resid_mid"):
+            names = ("blocks.%d.hook_resid_pre" % L, "blocks.%d.hook_attn_out" % L)
+        elif hook.endswith("hook_resid_post"):
+            names = ("blocks.%d.%s" % (L, "ln1.hook_out" if post else "hook_resid_mid"), "blocks.%d.hook_mlp_out" % L)
+        else:
+            raise KeyError(hook)
+        return [self._g(t, n)[i, j] for n in names]
+
+    def k_pin_sum_a(self, t):
+        self._same(t, self._num_tokens(t.s)[-1], self._sum_parts(t)[0], "%+.6g")
+
+    def k_pin_sum_b(self, t):
+        self._same(t, self._num_tokens(t.s)[-1], self._sum_parts(t)[1], "%+.6g")
+
+    def k_pin_sum_total(self, t):
+        self._same(t, self._num_tokens(t.s)[-1], sum(self._sum_parts(t)), "%+.6g")
+
+    def _embed(self, t):
+        tr = self.trace_of(t)
+        _, _, _, i, j = self._cell(t)
+        ids = json.loads(tr.meta["token_ids"])
+        W = model_weights(tr)
+        pos = tr.get("hook_pos_embed")
+        return ids[i], W["wte.weight"][ids[i], j], (None if pos is None else float(pos[i, j]))
+
+    def k_pin_embed_id(self, t):
+        tid = self._embed(t)[0]
+        if not t.s.rstrip().endswith("id %d" % tid):
+            self.bad(t, "id %d" % tid)
+
+    def k_pin_embed_row(self, t):
+        tid, x, _ = self._embed(t)
+        if ("W_E[%d, %s]" % (tid, t.scope["c"])) not in t.s:
+            self.bad(t, "W_E[%d, %s]" % (tid, t.scope["c"]))
+        self._same(t, self._num_tokens(t.s)[-1], x, "%+.6g")
+
+    def k_pin_embed_pos(self, t):
+        tr = self.trace_of(t)
+        _, _, _, i, j = self._cell(t)
+        C = int(tr.cfg["n_embd"])
+        kind = tr.cfg.get("ttrace_positions", "learned")
+        if kind == "learned":
+            want = model_weights(tr)["wpe.weight"][i, j]
+        else:  # PE[p, 2k] = sin(p / 10000^(2k/C)), PE[p, 2k+1] = cos(same)
+            ang = i / 10000.0 ** ((j - j % 2) / C)
+            want = math.sin(ang) if j % 2 == 0 else math.cos(ang)
+        self._same(t, self._num_tokens(t.s)[-1], want, "%+.6g")
+
+    def k_pin_embed_sum(self, t):
+        _, x, p_ = self._embed(t)
+        self._same(t, self._num_tokens(t.s)[-1], x + p_, "%+.6g")
+
+    def _ln(self, t):
+        tr = self.trace_of(t)
+        hook, L, h, i, j = self._cell(t)
+        prefix = hook[:-len(".hook_out")]
+        x = ln_input(tr, prefix).astype(np.float64)[i]
+        rms = tr.cfg.get("ttrace_norm", "layernorm") == "rmsnorm"
+        mu = 0.0 if rms else x.mean()
+        sigma = math.sqrt(((x - mu) ** 2).mean() + float(np.float32(tr.eps)))
+        W = model_weights(tr)
+        name = "ln_f" if prefix == "ln_final" else "h.%d.ln_%s" % (L, prefix[-1])
+        g, b = W[name + ".weight"][j], W.get(name + ".bias", np.zeros(j + 1))[j]
+        n = (x[j] - mu) / sigma
+        return dict(x=x[j], mu=mu, sigma=sigma, n=n, g=g, b=b, out=n * g + b)
+
+    def k_pin_ln_x(self, t):
+        self._same(t, self._num_tokens(t.s)[-1], self._ln(t)["x"], "%+.6g")
+
+    def k_pin_ln_mu(self, t):
+        self._same(t, self._num_tokens(t.s)[-1], self._ln(t)["mu"], "%+.6g")
+
+    def k_pin_ln_sigma(self, t):
+        self._same(t, self._num_tokens(t.s)[-1], self._ln(t)["sigma"], "%.5f")
+
+    def k_pin_ln_norm(self, t):
+        self._same(t, self._num_tokens(t.s)[-1], self._ln(t)["n"], "%+.6g")
+
+    def k_pin_ln_affine(self, t):
+        P = self._ln(t)
+        nums = self._num_tokens(t.s)
+        self._same(t, nums[0], P["g"], "%+.6g")
+        self._same(t, nums[1], P["b"], "%+.6g")
+
+    def k_pin_ln_out(self, t):
+        self._same(t, self._num_tokens(t.s)[0], self._ln(t)["out"], "%+.6g")
+
+    def _act(self, t):
+        tr = self.trace_of(t)
+        _, L, _, i, j = self._cell(t)
+        u = self._g(t, "blocks.%d.mlp.hook_pre" % L)[i, j]
+        a = tr.cfg.get("activation_function", "gelu_new")
+        if a in ("relu",):
+            g = max(u, 0.0)
+        elif a in ("identity", "linear"):
+            g = u
+        elif a in ("silu", "swish"):
+            g = u / (1 + math.exp(-u))
+        elif a == "gelu":
+            g = 0.5 * u * (1 + math.erf(u / math.sqrt(2)))
+        else:
+            g = 0.5 * u * (1 + math.tanh(math.sqrt(2 / math.pi) * (u + 0.044715 * u ** 3)))
+        return u, g
+
+    def k_pin_act_u(self, t):
+        self._same(t, self._num_tokens(t.s)[-1], self._act(t)[0], "%+.6g")
+
+    def k_pin_act(self, t):
+        self._same(t, self._num_tokens(t.s)[0], self._act(t)[1], "%+.6g")
+
+    def _sm(self, t):
+        _, _, _, i, j = self._cell(t)
+        z = self._g(t, "hook_logits")[i]
+        mx = z.max()
+        e = np.exp(z - mx)
+        return dict(z=z[j], mx=mx, e=e[j], sum=e.sum(), p=e[j] / e.sum(), V=z.size)
+
+    def k_pin_sm_z(self, t):
+        P, nums = self._sm(t), self._num_tokens(t.s)
+        self._same(t, nums[0], P["z"], "%+.4f")
+        self._same(t, nums[1], P["mx"], "%+.4f")
+
+    def k_pin_sm_exp(self, t):
+        self._same(t, self._num_tokens(t.s)[-1], self._sm(t)["e"], "%.6g")
+
+    def k_pin_sm_sum(self, t):
+        P = self._sm(t)
+        self._same(t, self._num_tokens(t.s)[0], P["sum"], "%.6g")
+        if "V = %d" % P["V"] not in t.s:
+            self.bad(t, "V = %d" % P["V"])
+
+    def k_pin_sm_p(self, t):
+        self._same(t, self._num_tokens(t.s)[0], self._sm(t)["p"], "%.6g")
+
+    def _loss(self, t):
+        tr = self.trace_of(t)
+        i = int(t.scope["r"])
+        tid = json.loads(tr.meta["token_ids"])[i + 1]
+        return tid, float(self._g(t, "hook_probs")[i, tid])
+
+    def k_pin_loss_target(self, t):
+        tid = self._loss(t)[0]
+        if not t.s.rstrip().endswith("id %d" % tid):
+            self.bad(t, "id %d" % tid)
+
+    def k_pin_loss_p(self, t):
+        self._same(t, self._num_tokens(t.s)[-1], self._loss(t)[1], "%.6g")
+
+    def k_pin_loss(self, t):
+        self._same(t, self._num_tokens(t.s)[0], -math.log(self._loss(t)[1]), "%.5f")
     # -- gradients (a trace made with --grad): the legend, the pinned cell, the norm view
     def k_legend_gradient(self, t):
         if not t.scope.get("hook", "").startswith("grad."):
@@ -699,7 +1143,7 @@ class Checker:
     def k_pin_g_next(self, t):
         _, nxt, _, c, r = self._glogits(t)
         tr = self.trace_of(t)
-        named = "(id" not in t.s or (("id %d)" % nxt) in t.s and sn.token_display(tr.tokens[r + 1]) in t.s)
+        named = "(id" not in t.s or (("id %d)" % nxt) in t.s and tr.label(r + 1) in t.s)
         if (t.note["is"] == "1") != (nxt == c) or not named:  # a wrapped line's rest names nothing
             self.bad(t, "the true next token is %r (id %d)" % (tr.tokens[r + 1], nxt))
 
@@ -826,7 +1270,8 @@ class Checker:
     def k_gelu_count(self, t):
         L = int(t.note["layer"])
         n = self.trace_of(t).get("blocks.%d.mlp.hook_pre" % L).size
-        if str(n) not in re.findall(r"\d+", t.s) or ("blocks.%d." % L) not in t.s:
+        cut = t.s.endswith("\u2026")  # a caption cut to a narrow view (a comparison's half)
+        if str(n) not in re.findall(r"\d+", t.s) or (("blocks.%d." % L) not in t.s and not cut):
             self.bad(t, "the %d (u, g) pairs of blocks.%d" % (n, L))
 
     def k_block_label(self, t):
@@ -840,6 +1285,9 @@ class Checker:
     # -- tokens, merges, heads, layers
     def k_prompt(self, t):
         p = self.trace_of(t).prompt
+        line = t.s.split("\u201c", 1)[-1] if "\u201c" in t.s else t.s  # one line of a wrapped prompt
+        if line.strip() and line.strip() in p + "\u201d":
+            return
         if ("\u201c%s\u201d" % p) not in t.s and "\u2026" not in t.s and p not in t.s:
             self.bad(t, "the prompt is %r" % p)
 
@@ -855,15 +1303,49 @@ class Checker:
             self.bad(t, "%d tokens" % T)
 
     def k_merge(self, t):
+        """Pieces as bytes (a piece of a character with the character): read back to bytes and
+        compared with merges.txt's pair of that rank."""
         m = re.fullmatch(r"(.+) \+ (.+) \u2192 (.+)  \(#(\d+)\)", t.s)
         if not m:
             return self.bad(t, "a merge line reads 'a + b \u2192 ab  (#rank)'")
-        a, b, ab, rank = m.group(1), m.group(2), m.group(3), int(m.group(4))
+        rank = int(m.group(4))
+        try:
+            a, b, ab = (sn.label_bytes(m.group(k)) for k in (1, 2, 3))
+        except ValueError as e:
+            return self.bad(t, str(e))
         want = self.merges[rank] if self.merges and rank < len(self.merges) else None
         if want is None or (a, b) != want:
-            self.bad(t, "merge #%d is %s + %s" % (rank, *(want or ("?", "?"))))
-        if ab != a + b and "\\x" not in a + b:  # bytes may join into a whole character
-            self.bad(t, "%s + %s makes %s" % (a, b, a + b))
+            self.bad(t, "merge #%d is %r + %r" % (rank, *(want or ("?", "?"))))
+        if ab != a + b:
+            self.bad(t, "%r + %r makes %r" % (a, b, a + b))
+
+    def k_token_group(self, t):
+        """The characters under a bracket: the tokens first .. first + n − 1 decoded."""
+        text, offs = self.trace_of(t).text()
+        first, n = int(t.note["first"]), int(t.note["n"])
+        g = text[offs[first]:offs[first + n]].lstrip(b" ")
+        want = sn.label_in(g, 0, len(g))
+        if t.s != want:
+            self.bad(t, "tokens %d..%d spell %r" % (first, first + n - 1, want))
+
+    def k_tokens_more(self, t):
+        T, shown = len(self.trace_of(t).tokens), int(t.note["shown"])
+        if [int(x) for x in re.findall(r"\d+", t.s)] != [T - shown, shown]:
+            self.bad(t, "%d tokens from %d are not shown" % (T - shown, shown))
+
+    def k_rows_more(self, t):
+        shown, rows = int(t.note["shown"]), int(t.note["rows"])
+        hook = t.scope.get("hook")
+        a = self.tensor(t, hook) if hook else None
+        if a is not None and a.shape[0] != rows:
+            self.bad(t, "%s has %d rows" % (hook, a.shape[0]))
+        if [int(x) for x in re.findall(r"\d+", t.s)] != [rows - shown]:
+            self.bad(t, "%d rows not shown" % (rows - shown))
+
+    def k_bars_more(self, t):
+        k, asked = int(t.note["k"]), int(t.note["asked"])
+        if [int(x) for x in re.findall(r"\d+", t.s)] != [asked - k]:
+            self.bad(t, "%d candidates not shown" % (asked - k))
 
     def k_merge_group(self, t):
         self.groups = getattr(self, "groups", []) + [t.s]
@@ -947,7 +1429,8 @@ class Checker:
             hook = vocab_cells[0].scope["hook"]
             rows = {int(t.note["r"]) for t in texts if t.kind == "top_value" and t.note.get("rank") == "0"}
             T = tr.get(hook).shape[0]
-            if rows != set(range(T)) and T <= 24:
+            more = [int(x.note["shown"]) for x in texts if x.kind == "rows_more"]
+            if rows != set(range(more[0] if more else T)):  # every row, or the first ones and "… N more rows"
                 self.fail.append("%s: %s shows the largest value of rows %s only, of %d rows" %
                                  (self.name, hook, sorted(rows), T))
         for t in getattr(self, "shapes", []):
@@ -964,8 +1447,9 @@ class Checker:
             for g in groups:
                 g = re.sub(r"(:|  \(.*\))$", "", g)
                 pieces += [x for x in (g.split(" \u2192 ", 1)[-1]).split(" \u00b7 ")]
-            want = [sn.token_display(x) for x in tr.tokens]
-            if pieces != want[:len(pieces)] or (len(pieces) < len(want) and "\u2026" not in "".join(groups)):
+            want = [tr.label(i) for i in range(len(tr.tokens))]
+            more = any(t.kind == "merge_more" for t in texts)  # "… N more merges": the rest said
+            if pieces != want[:len(pieces)] or (len(pieces) < len(want) and "\u2026" not in "".join(groups) and not more):
                 self.fail.append("%s: the pre-tokens end as %s, not %s" % (self.name, want, pieces))
 
     # -- a comparison's header: the largest |A − B| and where it is
@@ -1015,8 +1499,8 @@ class Checker:
         if fin[r, c] != fin.max():
             idx = np.unravel_index(int(np.argmax(fin)), fin.shape)
             self.bad(t, "the largest difference is at row %d, column %d" % idx)
-        if m.group(2) and m.group(2) != sn.token_display(self.traces["A"].tokens[r]):
-            self.bad(t, "row %d is %r" % (r, sn.token_display(self.traces["A"].tokens[r])))
+        if m.group(2) and m.group(2) != self.traces["A"].label(r):
+            self.bad(t, "row %d is %r" % (r, self.traces["A"].label(r)))
 
     def k_compare_side(self, t):
         tr = self.trace_of(t)

@@ -123,3 +123,125 @@ def fits(printed, full):
 
 ASCII_SIGN = re.compile(r"(?<![A-Za-z_0-9])-(?=[0-9.]|\u221e)")
 DOUBLE_MINUS = re.compile("[\u2212-]\\s*[\u2212-]\\s*[0-9.\u221e]")
+
+
+# ---- text split across tokens -----------------------------------------------------------
+# A piece of a character is written as its bytes in hex between ‹ and ›, then ':' and the
+# character when the text around completes it, else the range of characters its lead byte
+# and the bytes after may begin (Hangul shown as characters, anything else as U+XXXX), else
+# nothing. Computed here from the definition of UTF-8 (Python's codec over the whole text),
+# not from the C code's three-byte window.
+_RANGES = {}
+
+
+def completions(prefix):
+    """(lowest, highest) code point whose UTF-8 encoding begins with prefix, or None."""
+    if prefix in _RANGES:
+        return _RANGES[prefix]
+    b0 = prefix[0]
+    span = {2: (0x1F, 6), 3: (0x0F, 12), 4: (0x07, 18)}
+    n = 2 if 0xC0 <= b0 < 0xE0 else 3 if 0xE0 <= b0 < 0xF0 else 4 if 0xF0 <= b0 < 0xF8 else 0
+    found = None
+    if n and len(prefix) < n:
+        mask, shift = span[n]
+        base = (b0 & mask) << shift
+        cps = [cp for cp in range(base, min(base + (1 << shift), 0x110000))
+               if not 0xD800 <= cp < 0xE000 and chr(cp).encode("utf-8").startswith(prefix)]
+        found = (cps[0], cps[-1]) if cps else None
+    _RANGES[prefix] = found
+    return found
+
+
+def _char_shown(c):
+    if c in " \n\t":
+        return {" ": "\u2423", "\n": "\u21b5", "\t": "\u21e5"}[c]
+    if ord(c) < 0x20 or ord(c) == 0x7F:
+        return "\\x%02X" % ord(c)
+    return c
+
+
+def _spans(text):
+    """(start, end, character or None) covering the bytes of text; None: not a whole
+    character (a byte alone, or a sequence the text ends in the middle of)."""
+    out, i = [], 0
+    while i < len(text):
+        for n in (1, 2, 3, 4):
+            try:
+                c = text[i:i + n].decode("utf-8")
+            except UnicodeDecodeError:
+                continue
+            if len(c) == 1:
+                out.append((i, i + n, c))
+                i += n
+                break
+        else:
+            # A lead byte and continuation bytes up to the end of the text: cut off there.
+            j = i + 1
+            while j < len(text) and 0x80 <= text[j] < 0xC0:
+                j += 1
+            if j == len(text) and completions(text[i:j]):
+                out.append((i, j, None))
+                i = j
+            else:
+                out.append((i, i + 1, None))
+                i += 1
+    return out
+
+
+def label_in(text, a, b):
+    """The label of bytes [a, b) of text."""
+    out = []
+    for s, e, c in _spans(text):
+        if e <= a or s >= b:
+            continue
+        if c is not None and s >= a and e <= b:
+            out.append(_char_shown(c))
+            continue
+        part = text[max(s, a):min(e, b)]
+        what = ""
+        if c is not None:
+            what = ":" + c
+        elif s >= a and completions(text[s:e]):
+            lo, hi = completions(text[s:e])
+            hangul = all(0xAC00 <= x <= 0xD7A3 for x in (lo, hi))
+            what = ":" + ("%s\u2026%s" % (chr(lo), chr(hi)) if hangul else "U+%04X\u2026U+%04X" % (lo, hi))
+        out.append("\u2039" + " ".join("%02X" % x for x in part) + what + "\u203a")
+    return "".join(out)
+
+
+def unescape(display):
+    """A display string of the tokenizer back to bytes (\\xNN for bytes that are no whole
+    character, \\n \\t \\r)."""
+    out, i = b"", 0
+    while i < len(display):
+        m = re.match(r"\\x([0-9A-F]{2})", display[i:])
+        v = int(m.group(1), 16) if m else None
+        if m and (v >= 0x80 or v < 0x20 or v == 0x7F):
+            out += bytes([v])
+            i += 4
+        elif display[i] == "\\" and display[i + 1:i + 2] in ("n", "t", "r"):
+            out += {"n": b"\n", "t": b"\t", "r": b"\r"}[display[i + 1]]
+            i += 2
+        else:
+            out += display[i].encode("utf-8")
+            i += 1
+    return out
+
+
+def label_bytes(label):
+    """The bytes a label stands for (the inverse of label_in); ValueError when a piece's
+    character does not hold its bytes."""
+    out, i = b"", 0
+    while i < len(label):
+        if label[i] == "\u2039":
+            j = label.index("\u203a", i)
+            hexes, _, char = label[i + 1:j].partition(":")
+            part = bytes(int(h, 16) for h in hexes.split())
+            if char and "\u2026" not in char and part not in char.encode("utf-8"):
+                raise ValueError("%r is not part of %r" % (part, char))
+            out += part
+            i = j + 1
+        else:
+            out += {"\u2423": b" ", "\u21b5": b"\n", "\u21e5": b"\t"}.get(label[i], label[i].encode("utf-8"))
+            i += 1
+    return out

@@ -70,7 +70,7 @@ static int run(const char *which, tt_model *model, const int32_t *ids, int T, re
   struct timespec t0, t1;
   st = tt_engine_run(eng, ids, T, NULL, &err);
   clock_gettime(CLOCK_MONOTONIC, &t0);
-  tt_recorder r = {reserve, rec};
+  tt_recorder r = {.reserve = reserve, .ctx = rec};
   if (st == TT_OK) st = tt_engine_run(eng, ids, T, &r, &err);
   clock_gettime(CLOCK_MONOTONIC, &t1);
   *seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;

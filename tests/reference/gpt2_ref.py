@@ -55,6 +55,7 @@ KNOWN_KEYS = {
     "n_layer", "n_head", "n_embd", "n_positions", "vocab_size", "n_inner", "layer_norm_epsilon",
     "activation_function", "ttrace_positions", "ttrace_norm", "ttrace_block", "ttrace_scale_attn",
     "ttrace_causal", "ttrace_residual", "scale_attn_by_inverse_layer_idx", "reorder_and_upcast_attn",
+    "ttrace_ablate",
 }
 
 
@@ -83,6 +84,11 @@ class Config:
         # reorder_and_upcast_attn changes only the float32 rounding order (HF folds the scale
         # into the score product and computes it in float32); in float64 it is the same math.
         self.reorder_upcast = bool(d.get("reorder_and_upcast_attn", False))
+        # ttrace_ablate "L.H,L.H": knocked-out heads, whose z (pattern · v) is zero
+        self.ablate = set()
+        for item in filter(None, d.get("ttrace_ablate", "").split(",")):
+            layer, head = item.split(".")
+            self.ablate.add((int(layer), int(head)))
 
 
 def check_variant(cfg_json, variant):
@@ -199,6 +205,9 @@ def forward(cfg, w, ids):
         pattern = softmax(masked)
         out[p + "attn.hook_pattern"] = pattern
         z = pattern @ v
+        for h in range(H):
+            if (l, h) in cfg.ablate:  # a knocked-out head contributes nothing
+                z[h] = 0.0
         out[p + "attn.hook_z"] = z
         merged = z.transpose(1, 0, 2).reshape(T, C)
         a = merged @ w[f"h.{l}.attn.c_proj.weight"] + w[f"h.{l}.attn.c_proj.bias"]

@@ -32,11 +32,20 @@ static void test_colormaps(void **state) {
   tt_rgba a = tt_cmap_viridis(0), b = tt_cmap_viridis(1), m = tt_cmap_viridis(0.5f);
   assert_int_equal(a.r, 0x44), assert_int_equal(a.g, 0x01), assert_int_equal(a.b, 0x54);
   assert_int_equal(b.r, 0xfd), assert_int_equal(b.g, 0xe7), assert_int_equal(b.b, 0x25);
-  assert_int_equal(m.r, 0x21), assert_int_equal(m.g, 0x91), assert_int_equal(m.b, 0x8c);
+  // Entry 128 of matplotlib's 256 (0.127568, 0.566949, 0.550556), not a blend of 11 stops.
+  assert_int_equal(m.r, 33), assert_int_equal(m.g, 145), assert_int_equal(m.b, 140);
+  tt_rgba q = tt_cmap_viridis(0.25f);  // entry 64: (0.229739, 0.322361, 0.545706)
+  assert_int_equal(q.r, 59), assert_int_equal(q.g, 82), assert_int_equal(q.b, 139);
   tt_rgba w = tt_cmap_diverging(0), lo = tt_cmap_diverging(-1), hi = tt_cmap_diverging(1);
   assert_true(w.r > 240 && w.g > 240 && w.b > 240);  // white at zero
   assert_true(lo.b > lo.r);                          // blue for negative
   assert_true(hi.r > hi.b);                          // red for positive
+  // On the dark theme, zero (white on the diverging map) and the lowest viridis colour stand
+  // apart from the background.
+  const tt_palette *dk = tt_palette_for(TT_THEME_DARK);
+  tt_rgba zd = tt_cmap_diverging(0);
+  assert_true(abs(zd.r - dk->bg.r) + abs(zd.g - dk->bg.g) + abs(zd.b - dk->bg.b) > 300);
+  assert_true(abs(a.r - dk->bg.r) + abs(a.g - dk->bg.g) + abs(a.b - dk->bg.b) > 60);
   // Out of range and NaN clamp instead of reading outside the table.
   tt_rgba c = tt_cmap_viridis(NAN), d = tt_cmap_diverging(7);
   assert_int_equal(c.r, a.r);
@@ -353,6 +362,57 @@ static void test_catalogue_axes(void **state) {
   tt_trace_destroy(tr);
 }
 
+// "먹었다 weather": GPT-2 splits each syllable into byte tokens. Labels write a piece of a
+// character as its bytes and the character (‹EB:먹›); the tokens view brackets the pieces
+// under the syllable (golden tokens_ko).
+static tt_trace *korean_trace(void) {
+  static const int32_t ids[] = {167, 101, 117, 168, 245, 230, 46695, 97, 6193};
+  static const char *const strs[] = {"\\xEB", "\\xA8",      "\\xB9", "\\xEC",   "\\x97",
+                                     "\\x88", "\\xEB\\x8B", "\\xA4", " weather"};
+  tt_trace *tr = tt_trace_create();
+  tt_error err = {0};
+  assert_non_null(tr);
+  assert_int_equal(tt_trace_set_meta(tr, "prompt", "\xEB\xA8\xB9\xEC\x97\x88\xEB\x8B\xA4 weather"), TT_OK);
+  assert_int_equal(tt_trace_set_tokens(tr, ids, strs, 9, &err), TT_OK);
+  return tr;
+}
+
+static void test_korean(void **state) {
+  (void)state;
+  tt_trace *tr = korean_trace();
+  char buf[128];
+  assert_string_equal(tt_token_label(tr, 0, buf, sizeof buf),
+                      "\xE2\x80\xB9"
+                      "EB:\xEB\xA8\xB9\xE2\x80\xBA");  // ‹EB:먹›
+  assert_string_equal(tt_token_label(tr, 2, buf, sizeof buf),
+                      "\xE2\x80\xB9"
+                      "B9:\xEB\xA8\xB9\xE2\x80\xBA");
+  assert_string_equal(tt_token_label(tr, 6, buf, sizeof buf),
+                      "\xE2\x80\xB9"
+                      "EB 8B:\xEB\x8B\xA4\xE2\x80\xBA");  // 다
+  assert_string_equal(tt_token_label(tr, 8, buf, sizeof buf), "\xE2\x90\xA3weather");
+  assert_true(tt_token_splits_before(tr, 1) && !tt_token_splits_before(tr, 3) && !tt_token_splits_before(tr, 8));
+  // A candidate after "먹었" + EB: "\x8B\xA4" completes 다; alone, EB may begin 뀀…뿿.
+  assert_string_equal(tt_candidate_label(tr, 6, "\\xA4", buf, sizeof buf),
+                      "\xE2\x80\xB9"
+                      "A4:\xEB\x8B\xA4\xE2\x80\xBA");
+  assert_string_equal(tt_candidate_label(tr, -1, " \\xEB", buf, sizeof buf),
+                      "\xE2\x90\xA3\xE2\x80\xB9"
+                      "EB:\xEB\x80\x80\xE2\x80\xA6\xEB\xBF\xBF\xE2\x80\xBA");
+  tt_render *rc = NULL;
+  tt_error err = {0};
+  assert_int_equal(tt_render_create(&rc, &err), TT_OK);
+  tt_view_state vs;
+  tt_view_state_init(&vs);
+  SDL_Surface *s = NULL;
+  assert_int_equal(tt_render_surface(rc, tr, &vs, 960, 600, &s, NULL, &err), TT_OK);
+  int failures = tt_golden_check(golden_dir, "tokens_ko", s);
+  SDL_FreeSurface(s);
+  tt_render_destroy(rc);
+  tt_trace_destroy(tr);
+  assert_int_equal(failures, 0);
+}
+
 int main(int argc, char **argv) {
   if (argc != 3) {
     fprintf(stderr, "usage: test_render GOLDEN_DIR FIXTURE\n");
@@ -368,6 +428,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_svg),
       cmocka_unit_test(test_catalogue_axes),
       cmocka_unit_test(test_golden),
+      cmocka_unit_test(test_korean),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

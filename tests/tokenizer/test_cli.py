@@ -1,6 +1,8 @@
 """ttrace tokenize from the outside: output formats, standard input, errors and exit codes.
 usage: test_cli.py TTRACE FIXTURE MERGES"""
 import json
+import os
+import re
 import subprocess
 import sys
 
@@ -46,17 +48,46 @@ check("table rows", rows[1:] == [["0", "464", "The", "The"], ["1", "6193", "Ġwe
 rc, out, _ = run(["나"])
 check("table split hangul", "\\xEB" in out and "\\x98" in out, out)
 
-# --merges: every step's rank is the pair's line in merges.txt minus 2
+# --merges: every step's rank is the pair's line in merges.txt minus 2. Pieces are shown as
+# bytes (␣ a space; ‹EB 8B:다› bytes of a character, with the character), not GPT-2's
+# byte-to-unicode letters: read back to bytes here and compared with merges.txt's pairs.
+def byte_table():
+    bs = list(range(ord("!"), ord("~") + 1)) + list(range(0xA1, 0xAD)) + list(range(0xAE, 0x100))
+    cs, n = bs[:], 0
+    for b in range(256):
+        if b not in bs:
+            bs.append(b)
+            cs.append(256 + n)
+            n += 1
+    return {chr(c): b for b, c in zip(bs, cs)}
+
+
+BYTE_OF = byte_table()
+# The labels read back to bytes as the number check reads them (tests/numbers/svgnum.py).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "numbers"))
+from svgnum import label_bytes  # noqa: E402
+
+
 lines = open(merges_path, encoding="utf-8").read().split("\n")
-rank_of = {tuple(l.split(" ")): i - 1 for i, l in enumerate(lines) if i >= 1 and l}
+rank_of = {tuple(bytes(BYTE_OF[c] for c in x) for x in l.split(" ")): i - 1
+           for i, l in enumerate(lines) if i >= 1 and l}
+for text, last in (("The weather", "␣weather"), ("먹었다", "‹EB 8B:다›")):
+    rc, out, err = run(["--merges", text])
+    check("merges rc", rc == 0, err)
+    steps = [m.groups() for m in (re.match(r"\s*(\d+)  (.+?) \+ (.+?) → (.+?) +(\d+)$", l) for l in out.splitlines())
+             if m]
+    check("merges count", len(steps) >= 1, out)
+    for s in steps:  # "1  h + e → he  2"
+        step, left, right, merged, rank = s
+        try:
+            a, b, ab = label_bytes(left), label_bytes(right), label_bytes(merged)
+            check(f"merge {s}", rank_of.get((a, b)) == int(rank) and ab == a + b, str(s))
+        except ValueError as e:
+            check(f"merge {s}", False, str(e))
+    check("merges no byte-to-unicode letters", "ë" not in out.split("pieces:")[0].split("spelled")[-1].split("\n", 1)[1],
+          out)
+    check("merges last", steps and steps[-1][3] == last, out)
 rc, out, err = run(["--merges", "The weather"])
-check("merges rc", rc == 0, err)
-steps = [l.split() for l in out.splitlines() if "→" in l and l.split()[0].isdigit()]
-check("merges count", len(steps) >= 5, out)
-for s in steps:  # "1  h + e → he  2"
-    step, left, plus, right, arrow, merged, rank = s
-    check(f"merge {s}", rank_of.get((left, right)) == int(rank) and merged == left + right, str(s))
-check("merges last", steps and steps[-1][5] == "Ġweather", out)
 check("merges total", out.rstrip().endswith("2 tokens: 464 6193"), out)
 
 # errors: one line on stderr, documented exit codes, nothing on stdout

@@ -69,7 +69,8 @@ with tempfile.TemporaryDirectory() as tmp:
         f"state {S('s6')}\n",
         "key s\n",
         f"state {S('s7')}\n",
-        "key p\n", "text Hello there\n", "key Return\n",
+        "key p\n", "key Backspace\n" * len("The weather is nice"),  # the box opens with the prompt
+        "text Hello there\n", "key Return\n",
         "key g\n", "key l\n", "key d\n", "key F1\n",
         f"state {S('s8')}\n",
         "quit\n",
@@ -113,7 +114,10 @@ with tempfile.TemporaryDirectory() as tmp:
     if rr.returncode == 0 and os.path.exists(S("window.png")):
         a, b = read_png(S("window.png")), read_png(ref)
         check((a[0], a[1]) == (1280, 800), f"screenshot is 1280x800: {a[0]}x{a[1]}")
-        share = differing(a, b)
+        # A figure leaves out the window's key line at the bottom and is cut to what it shows:
+        # the rows above the key line are the same pixels.
+        h = min(a[1], b[1]) - 48
+        share = differing((a[0], h, a[2][:h]), (b[0], h, b[2][:h])) if a[0] == b[0] else 1.0
         check(share < 0.01, f"screenshot matches the headless render ({share * 100:.3f}% of pixels differ)")
 
     s3 = state(S("s3"))

@@ -5,6 +5,7 @@
 // recompute every printed number; never the value itself.
 #include <math.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "render_int.h"
@@ -18,9 +19,22 @@ static void color(FILE *fp, const char *attr, tt_rgba c) {
   if (c.a != 255) fprintf(fp, " %s-opacity=\"%.3f\"", attr, c.a / 255.0);
 }
 
+// Grows the box of what was drawn by the rectangle (x, y, w, h).
+static void drawn(tt_svg_state *sv, int x, int y, int w, int h) {
+  if (sv->x1 < sv->x0) {
+    sv->x0 = x, sv->y0 = y, sv->x1 = x + w, sv->y1 = y + h;
+    return;
+  }
+  if (x < sv->x0) sv->x0 = x;
+  if (y < sv->y0) sv->y0 = y;
+  if (x + w > sv->x1) sv->x1 = x + w;
+  if (y + h > sv->y1) sv->y1 = y + h;
+}
+
 static void svg_fill(tt_canvas *cv, int x, int y, int w, int h, tt_rgba c) {
   tt_svg_state *sv = cv->impl;
   if (w <= 0 || h <= 0) return;
+  if (!(x <= 0 && y <= 0 && x + w >= sv->w && y + h >= sv->h)) drawn(sv, x, y, w, h);  // not the background
   fprintf(sv->fp, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"", x, y, w, h);
   color(sv->fp, "fill", c);
   fputs("/>\n", sv->fp);
@@ -28,6 +42,7 @@ static void svg_fill(tt_canvas *cv, int x, int y, int w, int h, tt_rgba c) {
 
 static void svg_line(tt_canvas *cv, int x0, int y0, int x1, int y1, tt_rgba c) {
   tt_svg_state *sv = cv->impl;
+  drawn(sv, x0 < x1 ? x0 : x1, y0 < y1 ? y0 : y1, abs(x1 - x0) + 1, abs(y1 - y0) + 1);
   fprintf(sv->fp, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"", x0 + 0.5, y0 + 0.5, x1 + 0.5, y1 + 0.5);
   color(sv->fp, "stroke", c);
   fputs("/>\n", sv->fp);
@@ -85,6 +100,10 @@ static void svg_text(tt_canvas *cv, int x, int y, const char *s, int px, tt_font
     ax = x + base;
     ay = y + w;
   }
+  if (rot90)
+    drawn(sv, x, y, h, w);
+  else
+    drawn(sv, x, y, w, h);
   fprintf(sv->fp, "<text x=\"%.1f\" y=\"%.1f\" font-family=\"%s\" font-size=\"%d\"%s", ax, ay, family(k), px,
           k == TT_FONT_BOLD ? " font-weight=\"bold\"" : "");
   if (rot90) fprintf(sv->fp, " transform=\"rotate(-90 %.1f %.1f)\"", ax, ay);
@@ -135,6 +154,7 @@ static int pattern_for(tt_svg_state *sv, tt_rgba bg, tt_rgba line, float cell) {
 static void svg_cells(tt_canvas *cv, uint64_t key, const tt_cells *c, SDL_Rect dst) {
   tt_svg_state *sv = cv->impl;
   (void)key;
+  drawn(sv, dst.x, dst.y, dst.w, dst.h);
   int pat = c->masked ? pattern_for(sv, c->mask_bg, c->mask_line, fminf(c->cell_w, c->cell_h)) : 0;
   float gap = (c->grid && c->cell_w >= 6 && c->cell_h >= 6) ? 1.0f : 0.0f;
   if (gap > 0) svg_fill(cv, dst.x, dst.y, dst.w, dst.h, c->grid_rgb);
@@ -184,9 +204,48 @@ static void svg_clip(tt_canvas *cv, const SDL_Rect *r) {
   sv->group_open = true;
 }
 
+// A rectangle filled by a linear gradient through the colours, top to bottom: one
+// continuous ramp, no strips with seams between them.
+static void svg_vgradient(tt_canvas *cv, SDL_Rect r, const tt_rgba *c, int n) {
+  tt_svg_state *sv = cv->impl;
+  if (n < 2 || r.w <= 0 || r.h <= 0) return;
+  drawn(sv, r.x, r.y, r.w, r.h);
+  int id = sv->n_gradients++;
+  fprintf(sv->fp, "<defs><linearGradient id=\"ramp%d\" x1=\"0\" y1=\"0\" x2=\"0\" y2=\"1\">", id);
+  for (int i = 0; i < n; i++)
+    fprintf(sv->fp, "<stop offset=\"%.4f\" stop-color=\"#%02x%02x%02x\"/>", (double)i / (n - 1), c[i].r, c[i].g,
+            c[i].b);
+  fprintf(sv->fp, "</linearGradient></defs>\n");
+  fprintf(sv->fp, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"url(#ramp%d)\"/>\n", r.x, r.y, r.w, r.h,
+          id);
+}
+
+void tt_svg_size_attrs(char *buf, size_t len, int x, int y, int w, int h) {
+  snprintf(buf, len, "width=\"%d\" height=\"%d\" viewBox=\"%d %d %d %d\"", w, h, x, y, w, h);
+}
+
+void tt_svg_write_cropped(FILE *out, const char *body, size_t n, const tt_svg_state *sv, int margin) {
+  char full[160], cut[160];
+  tt_svg_size_attrs(full, sizeof full, 0, 0, sv->w, sv->h);
+  const char *at = sv->x1 > sv->x0 ? strstr(body, full) : NULL;
+  if (!at) {
+    fwrite(body, 1, n, out);
+    return;
+  }
+  int x0 = sv->x0 - margin < 0 ? 0 : sv->x0 - margin, y0 = sv->y0 - margin < 0 ? 0 : sv->y0 - margin;
+  int x1 = sv->x1 + margin > sv->w ? sv->w : sv->x1 + margin, y1 = sv->y1 + margin > sv->h ? sv->h : sv->y1 + margin;
+  tt_svg_size_attrs(cut, sizeof cut, x0, y0, x1 - x0, y1 - y0);
+  fwrite(body, 1, (size_t)(at - body), out);
+  fputs(cut, out);
+  size_t rest = (size_t)(at - body) + strlen(full);
+  fwrite(body + rest, 1, n - rest, out);
+}
+
 void tt_canvas_svg(tt_canvas *cv, tt_svg_state *svg, FILE *fp, tt_fonts *fonts, int w, int h) {
   memset(svg, 0, sizeof *svg);
   svg->fp = fp;
+  svg->w = w, svg->h = h;
+  svg->x1 = -1;  // nothing drawn yet
   memset(cv, 0, sizeof *cv);
   cv->fill = svg_fill;
   cv->line = svg_line;
@@ -194,6 +253,7 @@ void tt_canvas_svg(tt_canvas *cv, tt_svg_state *svg, FILE *fp, tt_fonts *fonts, 
   cv->cells_cached = svg_cells_cached;
   cv->cells = svg_cells;
   cv->clip = svg_clip;
+  cv->vgradient = svg_vgradient;
   cv->max_cells = 160;
   cv->fonts = fonts;
   cv->impl = svg;
@@ -203,10 +263,12 @@ void tt_canvas_svg(tt_canvas *cv, tt_svg_state *svg, FILE *fp, tt_fonts *fonts, 
     svg->no_memory = tt_font_usage_create(&svg->own, &ignored) != TT_OK;
     svg->usage = svg->own;
   }
+  char size[160];
+  tt_svg_size_attrs(size, sizeof size, 0, 0, w, h);
   fprintf(fp,
           "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-          "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">\n",
-          w, h, w, h);
+          "<svg xmlns=\"http://www.w3.org/2000/svg\" %s>\n",
+          size);
 }
 
 // The fonts come last: only then is the text known (CSS applies to the whole document).

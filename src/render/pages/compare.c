@@ -259,7 +259,7 @@ static void put_scales(tt_derived *d, tt_render *rc, const tt_trace *a, const tt
   }
   if (!d->diff) return;
   float lim = d->info.max_abs > 0 ? d->info.max_abs : 1;
-  tt_scale s = {.diverging = true, .lo = -lim, .hi = lim};
+  tt_scale s = {.diverging = true, .lo = -lim, .hi = lim, .qty = TT_S_QTY_DIFFERENCE};
   for (size_t i = 0; i < tt_trace_count(d->diff); i++) {
     const tt_tensor *t = tt_trace_get(d->diff, i);
     s.has_masked = false;
@@ -741,6 +741,7 @@ static void paint_compare_page(tt_render *rc, tt_canvas *cv, SDL_Rect area, cons
     plain.mouse_x = plain.mouse_y = -1;
     plain.pin_row = plain.pin_col = -1;
     plain.show_help = false;
+    plain.knob_rows = NULL;
     p.st = &plain;
     tt_paint_frame(&p, area);
     p.st = st;
@@ -749,6 +750,7 @@ static void paint_compare_page(tt_render *rc, tt_canvas *cv, SDL_Rect area, cons
     cv->fill(cv, v.x, v.y, v.w, v.h, p.pal->bg);
     j->lay->n_panels = 0;
     tt_paint_compare(&p, v, j->cmp, j->d, NULL, NULL, 0, -1);
+    if (st->knob_rows) tt_paint_knobs(&p, v);
     if (st->show_help) tt_paint_help(&p, v);
     return;
   }
@@ -780,31 +782,19 @@ static void compare_fn(tt_render *rc, SDL_Renderer *r, SDL_Rect area, void *ctx)
   tt_render_draw_compare(rc, r, area, j->a, j->cmp, j->st, j->d, j->lay);
 }
 
+static void compare_svg_fn(tt_render *rc, tt_canvas *cv, SDL_Rect area, void *ctx) {
+  paint_compare_page(rc, cv, area, ctx);
+}
+
 tt_status tt_render_compare_svg(tt_render *rc, const tt_trace *a, const tt_compare *cmp, const tt_view_state *st, int w,
                                 int h, tt_derived *d, const char *path, tt_error *err) {
-  if (w < 64 || h < 64 || w > 16384 || h > 16384)
-    return tt_fail(err, TT_ERR_ARG, "image size %dx%d is out of range (64 to 16384 pixels a side)", w, h);
   tt_layout *lay = malloc(sizeof *lay);
   if (!lay) return tt_fail(err, TT_ERR_NOMEM, "out of memory");
-  tt_atomic_file af;
-  tt_status s = tt_atomic_open(&af, path, err);
-  if (s != TT_OK) {
-    free(lay);
-    return s;
-  }
   tt_derived_update(d, rc, a, cmp->b, st, NULL, NULL, 0);
-  tt_canvas cv;
-  tt_svg_state svg;
-  tt_canvas_svg(&cv, &svg, af.fp, rc->fonts, w, h);
   compare_job j = {a, cmp, st, d, lay};
-  paint_compare_page(rc, &cv, (SDL_Rect){0, 0, w, h}, &j);
-  tt_status fonts = tt_canvas_svg_end(&cv, err);
+  tt_status s = tt_figure_svg(rc, st, w, h, compare_svg_fn, &j, path, err);
   free(lay);
-  if (fonts != TT_OK) {
-    tt_atomic_abort(&af);
-    return fonts;
-  }
-  return tt_atomic_commit(&af, err);
+  return s;
 }
 
 tt_status tt_render_compare_png(tt_render *rc, const tt_trace *a, const tt_compare *cmp, const tt_view_state *st, int w,
@@ -812,7 +802,7 @@ tt_status tt_render_compare_png(tt_render *rc, const tt_trace *a, const tt_compa
   tt_layout *lay = malloc(sizeof *lay);
   if (!lay) return tt_fail(err, TT_ERR_NOMEM, "out of memory");
   compare_job j = {a, cmp, st, d, lay};
-  tt_status s = tt_headless_png(rc, w, h, compare_fn, &j, path, err);
+  tt_status s = tt_figure_png(rc, st, w, h, compare_fn, &j, path, err);
   free(lay);
   return s;
 }

@@ -216,7 +216,7 @@ bool tt_paint_matrix_trio(tt_paint *p, SDL_Rect r, const tt_compare *cmp, const 
   }
   if (z.row_w > r.w / (z.own_rows ? 9 : 6)) z.row_w = r.w / (z.own_rows ? 9 : 6);
   z.lead = z.row_w + z.px / 2;  // row labels left of each panel row
-  z.legend_w = u * 9 / 2;
+  z.legend_w = u * 9 / 2 + tt_type_for(u).line;
   z.label_h = type.line_loose;
   z.col_w_label = label_width(p, &m[0], m[0].col_axis, K, z.px);
   tt_view_window(st, R, K, r.w / n, r.h / 2, z.square, u, &z.o);

@@ -145,6 +145,39 @@ void tt_paint_help(tt_paint *p, SDL_Rect r) {
   tt_paint_key_table(p, r, u * 2, rows, n, 25, -1);
 }
 
+void tt_paint_knobs(tt_paint *p, SDL_Rect r) {
+  tt_canvas *cv = p->cv;
+  const tt_palette *pal = p->pal;
+  const tt_view_state *st = p->st;
+  int u = p->unit;
+  const tt_type type = tt_type_for(u);
+  int lh = type.line, px = type.label;
+  // A box in the lower right corner of the view, over it, so most of the comparison stays visible.
+  int w = r.w * 36 / 100 < u * 20 ? u * 20 : r.w * 36 / 100;
+  int hint_lines = tt_text_width(cv->fonts, tt_str(st->lang, TT_S_KNOBS_HINT), px, TT_FONT_SANS) / (w - u * 2) + 2;
+  int h = lh * (st->n_knob_rows + 1) + hint_lines * px * 13 / 10 + u * 2;
+  SDL_Rect b = {r.x + r.w - w, r.y + r.h - h, w, h};
+  if (b.y < r.y) b.y = r.y;
+  cv->fill(cv, b.x, b.y, b.w, b.h, pal->bg);
+  tt_draw_frame(cv, b.x, b.y, b.w, b.h, pal->accent, 3);
+  tt_note_scope(cv, "panel=knobs");
+  tt_draw_text(cv, b.x + u, b.y + u / 2, tt_str(st->lang, TT_S_KNOBS_TITLE), type.title, TT_FONT_BOLD, pal->fg,
+               TT_ALIGN_LEFT);
+  int y = b.y + lh + u / 2;
+  char fit[200];
+  for (int i = 0; i < st->n_knob_rows && y + lh <= b.y + b.h; i++) {
+    tt_note(cv, "knob_key");
+    tt_draw_text(cv, b.x + u, y, st->knob_rows[i][0], px, TT_FONT_BOLD, pal->accent, TT_ALIGN_LEFT);
+    tt_text_fit(cv->fonts, st->knob_rows[i][1], px, TT_FONT_MONO, b.w - u * 3, fit, sizeof fit);
+    tt_note(cv, "knob");
+    tt_draw_text(cv, b.x + u * 2 + u / 2, y, fit, px, TT_FONT_MONO, pal->fg, TT_ALIGN_LEFT);
+    y += lh;
+  }
+  tt_note(cv, "prose");
+  tt_draw_para(cv, b.x + u, y + u / 4, b.w - u * 2, tt_str(st->lang, TT_S_KNOBS_HINT), px, TT_FONT_SANS, pal->dim);
+  tt_note_scope(cv, NULL);
+}
+
 void tt_paint_key_table(tt_paint *p, SDL_Rect r, int top, const char *const (*rows)[2], int n, int col2_pct, int skip) {
   tt_canvas *cv = p->cv;
   const tt_palette *pal = p->pal;
@@ -178,7 +211,8 @@ void tt_paint_frame(tt_paint *p, SDL_Rect r) {
   int hh = header(p, main);
   SDL_Rect view = {main.x, main.y + hh, main.w, main.h - hh};
   tt_paint_view(p, view);
-  key_line(p, (SDL_Rect){r.x, r.y + r.h - keys_h, r.w, keys_h});
+  if (!p->st->figure) key_line(p, (SDL_Rect){r.x, r.y + r.h - keys_h, r.w, keys_h});  // keys: the window's
   if (p->st->prompt_edit) prompt_box(p, main);
+  if (p->st->knob_rows) tt_paint_knobs(p, main);
   if (p->st->show_help) tt_paint_help(p, main);
 }

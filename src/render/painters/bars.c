@@ -65,8 +65,9 @@ static void slider(tt_paint *p, SDL_Rect r, int sy, float tau) {
   tt_draw_text(cv, slx + slw / 2, sy + type.line, "1", type.small, TT_FONT_SANS, pal->dim, TT_ALIGN_CENTER);
   tt_note(cv, "fixed");
   tt_draw_text(cv, slx + slw, sy + type.line, "10", type.small, TT_FONT_SANS, pal->dim, TT_ALIGN_CENTER);
-  tt_draw_text(cv, slx + slw + u * 2, sy, tt_str(st->lang, TT_S_BARS_KEYS), type.small, TT_FONT_SANS, pal->dim,
-               TT_ALIGN_LEFT);
+  if (!st->figure)
+    tt_draw_text(cv, slx + slw + u * 2, sy, tt_str(st->lang, TT_S_BARS_KEYS), type.small, TT_FONT_SANS, pal->dim,
+                 TT_ALIGN_LEFT);
 }
 
 // One bar: the token, its id, the bar and the probability.
@@ -93,7 +94,7 @@ static void bar(tt_paint *p, SDL_Rect r, int i, int y, int bar_h, int px, int la
 }
 
 // The bars from top_y down: labels sized to the widest, bars scaled to the width left.
-static void bars(tt_paint *p, SDL_Rect r, int top_y, const candidates *c, float tau) {
+static void bars(tt_paint *p, SDL_Rect r, int top_y, const candidates *c, float tau, int pos) {
   tt_canvas *cv = p->cv;
   int u = p->unit, nk = c->nk;
   int bar_h = (r.y + r.h - top_y - u * 2) / (nk ? nk : 1);
@@ -105,9 +106,8 @@ static void bars(tt_paint *p, SDL_Rect r, int top_y, const candidates *c, float 
   for (int i = 0; i < nk; i++) {
     char t[160];
     const char *s = p->ex && p->ex->token_text ? p->ex->token_text(p->ex->token_ctx, c->top[i], t, sizeof t) : NULL;
-    char d[160];
-    if (s)
-      snprintf(labels[i], sizeof labels[i], "%s", tt_token_display(s, d, sizeof d));
+    if (s)  // decoded after the prompt: a piece of a character with the character it completes
+      tt_candidate_label(p->tr, pos, s, labels[i], sizeof labels[i]);
     else
       snprintf(labels[i], sizeof labels[i], "id %d", c->top[i]);
     int w = tt_text_width(cv->fonts, labels[i], px, TT_FONT_MONO);
@@ -151,7 +151,12 @@ void tt_paint_bars(tt_paint *p, SDL_Rect r) {
   tt_draw_text(cv, r.x, r.y, line, type.heading, TT_FONT_BOLD, pal->fg, TT_ALIGN_LEFT);
   int sy = r.y + u * 2;
   slider(p, r, sy, tau);
-  bars(p, r, sy + u * 4, &c, tau);
+  bars(p, r, sy + u * 4, &c, tau, pos);
+  if (st->top_k > K) {  // asked for more than the view draws: said, not dropped silently
+    snprintf(line, sizeof line, tt_str(st->lang, TT_S_BARS_MORE_FMT), st->top_k - K);
+    tt_note(cv, "bars_more k=%d asked=%d", K, st->top_k);
+    tt_draw_text(cv, r.x, r.y + r.h - type.line * 2, line, type.label, TT_FONT_SANS, pal->fg, TT_ALIGN_LEFT);
+  }
   snprintf(line, sizeof line, tt_str(st->lang, TT_S_BARS_FOOT_FMT), pos, lg ? "hook_logits" : "hook_probs", c.nk, V);
   tt_note(cv, "bars_foot");
   tt_draw_text(cv, r.x, r.y + r.h - type.line, line, type.label, TT_FONT_SANS, pal->dim, TT_ALIGN_LEFT);

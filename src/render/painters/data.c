@@ -139,21 +139,17 @@ const char *tt_token_display(const char *tok, char *buf, size_t len) {
 
 const char *tt_axis_label(const tt_trace *tr, const tt_render_extras *ex, int axis, int i, char *buf, size_t len) {
   char tmp[160];
-  if (axis == 'T' && i < tt_trace_n_tokens(tr)) return tt_token_display(tt_trace_token(tr, i), buf, len);
+  if (axis == 'T' && i < tt_trace_n_tokens(tr)) return tt_token_label(tr, i, buf, len);
   if (axis == 'L' && i + 1 < tt_trace_n_tokens(tr)) {
     char a[64], b[64];
-    tt_token_display(tt_trace_token(tr, i), a, sizeof a);
-    tt_token_display(tt_trace_token(tr, i + 1), b, sizeof b);
+    tt_token_label(tr, i, a, sizeof a);
+    tt_token_label(tr, i + 1, b, sizeof b);
     snprintf(buf, len, "%s \xE2\x86\x92 %s", a, b);
     return buf;
   }
   if (axis == 'V' && ex && ex->token_text) {
     const char *s = ex->token_text(ex->token_ctx, i, tmp, sizeof tmp);
-    if (s) {
-      char d[160];
-      snprintf(buf, len, "%s", tt_token_display(s, d, sizeof d));
-      return buf;
-    }
+    if (s) return tt_candidate_label(tr, -1, s, buf, len);
   }
   if (axis == '1') {
     snprintf(buf, len, "value");
@@ -166,6 +162,18 @@ const char *tt_axis_label(const tt_trace *tr, const tt_render_extras *ex, int ax
 static int cmp_float(const void *a, const void *b) {
   float x = *(const float *)a, y = *(const float *)b;
   return (x > y) - (x < y);
+}
+
+int tt_scale_quantity(const char *hook) {
+  if (!hook) return TT_S_QTY_ACTIVATION;
+  if (strncmp(hook, "grad.", 5) == 0) return 0;  // a gradient's legend says ∂L/∂x itself
+  {
+    if (ends_with(hook, "hook_pattern")) return TT_S_QTY_ATTENTION;
+    if (ends_with(hook, "hook_probs")) return TT_S_QTY_PROBABILITY;
+    if (strstr(hook, "hook_attn_scores")) return TT_S_QTY_SCORE;
+    if (ends_with(hook, "hook_logits")) return TT_S_QTY_LOGIT;
+  }
+  return TT_S_QTY_ACTIVATION;
 }
 
 void tt_scale_of(const tt_tensor *t, const char *hook, tt_scale *s) {
@@ -184,6 +192,7 @@ void tt_scale_of(const tt_tensor *t, const char *hook, tt_scale *s) {
     if (v > hi) hi = v;
   }
   if (lo > hi) lo = hi = 0;
+  s->qty = tt_scale_quantity(hook);
   s->gradient = hook && strncmp(hook, "grad.", 5) == 0;
   bool probs = hook && !s->gradient && (ends_with(hook, "hook_pattern") || ends_with(hook, "hook_probs"));
   if (!s->gradient && (probs || lo >= 0)) {

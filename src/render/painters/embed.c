@@ -92,7 +92,7 @@ void tt_paint_positions(tt_paint *p, SDL_Rect r) {
     tt_scale_get(p, ts[i], ts[i]->name, &s);
     lim = fmaxf(lim, fmaxf(fabsf(s.lo), fabsf(s.hi)));
   }
-  tt_scale sc = {.diverging = true, .lo = -lim, .hi = lim};
+  tt_scale sc = {.diverging = true, .lo = -lim, .hi = lim, .qty = TT_S_QTY_ACTIVATION};
   char buf[160];
   int row_w = 0, T = (int)ts[0]->shape[0];
   for (int i = 0; i < T && i < 256; i++) {
@@ -100,7 +100,7 @@ void tt_paint_positions(tt_paint *p, SDL_Rect r) {
     if (w > row_w) row_w = w;
   }
   if (row_w > r.w / 6) row_w = r.w / 6;
-  int legend_w = u * 6, sign_w = u * 2;
+  int legend_w = tt_legend_width(p, &sc) + u / 2, sign_w = u * 2;
   int x0 = r.x + row_w + u;
   int pw = (r.x + r.w - legend_w - x0 - sign_w * (n - 1)) / n;
   float cell_h = fminf((float)(r.h - u * 6) / (float)T, (float)u * 5);

@@ -6,7 +6,7 @@
 
 #include "render_int.h"
 
-static double act(tt_act_kind a, double x) {
+double tt_activation(tt_act_kind a, double x) {
   switch (a) {
   case TT_ACT_RELU:
     return x > 0 ? x : 0;
@@ -60,7 +60,7 @@ static void ranges(figure *f, tt_act_kind a, const tt_tensor *pre, const tt_tens
   }
   xmin = fminf(floorf(xmin), -4.0f);
   xmax = fmaxf(ceilf(xmax), 3.0f);
-  float ymin = fminf((float)act(a, xmin), -1.0f), ymax = (float)act(a, xmax);
+  float ymin = fminf((float)tt_activation(a, xmin), -1.0f), ymax = (float)tt_activation(a, xmax);
   for (int64_t i = 0; i < n; i++) {
     float v = plotted(tt_tensor_at(post, i));
     if (v < ymin) ymin = v;
@@ -176,7 +176,7 @@ void tt_paint_gelu(tt_paint *p, SDL_Rect r, int layer) {
   int segs = 240;
   for (int i = 0; i < segs; i++) {
     double x0 = f.xmin + (f.xmax - f.xmin) * i / segs, x1 = f.xmin + (f.xmax - f.xmin) * (i + 1) / segs;
-    int X0 = PX(&f, x0), Y0 = PY(&f, act(a, x0)), X1 = PX(&f, x1), Y1 = PY(&f, act(a, x1));
+    int X0 = PX(&f, x0), Y0 = PY(&f, tt_activation(a, x0)), X1 = PX(&f, x1), Y1 = PY(&f, tt_activation(a, x1));
     for (int w = -1; w <= 1; w++) cv->line(cv, X0, Y0 + w, X1, Y1 + w, pal->fg);
   }
   SDL_Rect plot = f.plot;
@@ -184,8 +184,13 @@ void tt_paint_gelu(tt_paint *p, SDL_Rect r, int layer) {
   char line[300];
   snprintf(line, sizeof line, tt_str(p->st->lang, TT_S_GELU_DOTS_FMT), tt_act_name(a), (long long)tt_tensor_numel(pre),
            layer);
+  // The caption stays inside the view: smaller type where it is narrow (a comparison's half).
+  int px = u, room = r.x + r.w - plot.x;
+  while (px > type.small && tt_text_width(cv->fonts, line, px, TT_FONT_SANS) > room) px--;
+  char fit[300];
+  tt_text_fit(cv->fonts, line, px, TT_FONT_SANS, room, fit, sizeof fit);
   tt_note(cv, "gelu_count layer=%d", layer);
-  tt_draw_text(cv, plot.x, r.y + r.h - u * 3, line, u, TT_FONT_SANS, pal->fg, TT_ALIGN_LEFT);
+  tt_draw_text(cv, plot.x, r.y + r.h - u * 3, fit, px, TT_FONT_SANS, pal->fg, TT_ALIGN_LEFT);
   tt_draw_text(cv, plot.x + plot.w, plot.y + plot.h + type.line, "u (hook_pre)", type.label, TT_FONT_SANS, pal->dim,
                TT_ALIGN_RIGHT);
   tt_draw_text(cv, plot.x + u / 2, plot.y + u / 3, "g (hook_post)", type.label, TT_FONT_SANS, pal->dim, TT_ALIGN_LEFT);

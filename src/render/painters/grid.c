@@ -29,10 +29,23 @@ void tt_paint_grid(tt_paint *p, SDL_Rect r, const tt_tensor *t) {
   int H = (int)t->shape[0];
   tt_scale sc;
   tt_scale_get(p, t, t->name, &sc);
-  int legend_w = u * 7;
-  SDL_Rect area = {r.x, r.y, r.w - legend_w, r.h - u * 2};
+  int legend_w = tt_legend_width(p, &sc) + u;
   tt_mat m0;
   tt_mat_of(p->tr, t, 0, &m0);
+  // Token labels left of the first column of panels and under the last row.
+  int lab_px = type.small, row_w = 0, col_h = 0;
+  if (m0.row_axis == 'T' && m0.col_axis == 'T') {
+    char lb[160];
+    for (int i = 0; i < m0.rows && i < 256; i++) {
+      int w = tt_text_width(cv->fonts, tt_axis_label(p->tr, p->ex, 'T', i, lb, sizeof lb), lab_px, TT_FONT_SANS);
+      if (w > row_w) row_w = w;
+    }
+    if (m0.rows > 24) row_w += tt_text_width(cv->fonts, "000 ", lab_px, TT_FONT_SANS);
+    if (row_w > r.w / 6) row_w = r.w / 6;
+    col_h = row_w + lab_px / 2 < r.h / 5 ? row_w + lab_px / 2 : r.h / 5;
+    row_w += lab_px / 2;
+  }
+  SDL_Rect area = {r.x + row_w, r.y, r.w - legend_w - row_w, r.h - u * 2 - col_h};
   float aspect = m0.rows > 0 ? fminf(fmaxf((float)m0.cols / (float)m0.rows, 0.1f), 10.0f) : 1.0f;
   int label = type.label;
   int cols = grid_cols(H, area.w, area.h - label * 2, aspect);
@@ -48,7 +61,7 @@ void tt_paint_grid(tt_paint *p, SDL_Rect r, const tt_tensor *t) {
     int x = area.x + gx * cw, y = area.y + gy * ch;
     char buf[48];
     snprintf(buf, sizeof buf, "%s %d", tt_str(p->st->lang, TT_S_HEAD), h);
-    bool cur = h == p->st->head;
+    bool cur = h == p->st->head && !p->st->figure;  // a figure marks no current head
     tt_note(cv, "head_label h=%d", h);
     tt_draw_text(cv, x, y, buf, label, cur ? TT_FONT_BOLD : TT_FONT_SANS, cur ? p->pal->accent : p->pal->fg,
                  TT_ALIGN_LEFT);
@@ -56,12 +69,16 @@ void tt_paint_grid(tt_paint *p, SDL_Rect r, const tt_tensor *t) {
     tt_mat_of(p->tr, t, h, &m);
     SDL_Rect dst = {x, y + label * 3 / 2, (int)((float)side * aspect), side};
     tt_cells_opts o = {.vis_rows = m.rows, .vis_cols = m.cols, .numbers = false, .layer = p->st->layer, .head = h};
-    tt_paint_cells(p, dst, &m, &sc, &o);
+    int pi = tt_paint_cells(p, dst, &m, &sc, &o);
+    bool last_row = h + cols >= H;  // nothing under this panel
+    if (pi >= 0 && (row_w > 0 || col_h > 0))
+      tt_paint_axis_labels(p, &p->lay->panels[pi], &m, lab_px, gx == 0 ? row_w - lab_px / 2 : 0, last_row ? col_h : 0);
     tt_draw_frame(cv, dst.x - 1, dst.y - 1, dst.w + 2, dst.h + 2, cur ? p->pal->accent : p->pal->dim, cur ? 3 : 1);
   }
   // The legend right beside the panels.
   SDL_Rect lr = {area.x + cols * cw + u, r.y + u, legend_w - u, (r.h - u * 3) < u * 20 ? r.h - u * 3 : u * 20};
   tt_paint_legend(p, lr, &sc);
+  if (p->st->figure) return;  // the pointer hint is for the window
   char note[160];
   snprintf(note, sizeof note, "%s", tt_str(p->st->lang, TT_S_GRID_HINT));
   tt_draw_text(cv, r.x, r.y + r.h - type.line, note, type.label, TT_FONT_SANS, p->pal->dim, TT_ALIGN_LEFT);
@@ -86,20 +103,20 @@ void tt_paint_overview(tt_paint *p, SDL_Rect r, const char *suffix) {
     return;
   }
   int lab_w = tt_text_width(cv->fonts, "layer 00", u, TT_FONT_SANS) + u;
-  int legend_w = u * 7;
+  tt_scale sc;
+  const tt_tensor *t0 = tt_find_hook(p->tr, 0, suffix);
+  tt_scale_get(p, t0, t0->name, &sc);
+  int legend_w = tt_legend_width(p, &sc) + u;
   int top = u * 2;
   int cw = (r.w - lab_w - legend_w) / H, ch = (r.h - top - u) / L;
   int side = (cw < ch ? cw : ch) - (u / 4 > 2 ? u / 4 : 2);
   if (side < 4) side = 4;
-  tt_scale sc;
-  const tt_tensor *t0 = tt_find_hook(p->tr, 0, suffix);
-  tt_scale_get(p, t0, t0->name, &sc);
   char buf[48];
   for (int h = 0; h < H; h++) {
     snprintf(buf, sizeof buf, "%d", h);
     tt_note(cv, "index i=%d", h);
     tt_draw_text(cv, r.x + lab_w + h * (side + u / 4) + side / 2, r.y, buf, type.label, TT_FONT_SANS,
-                 h == p->st->head ? p->pal->accent : p->pal->fg, TT_ALIGN_CENTER);
+                 h == p->st->head && !p->st->figure ? p->pal->accent : p->pal->fg, TT_ALIGN_CENTER);
   }
   tt_draw_text(cv, r.x, r.y, tt_str(p->st->lang, TT_S_HEAD), type.label, TT_FONT_SANS, p->pal->dim, TT_ALIGN_LEFT);
   for (int l = 0; l < L; l++) {
@@ -108,14 +125,16 @@ void tt_paint_overview(tt_paint *p, SDL_Rect r, const char *suffix) {
     snprintf(buf, sizeof buf, "%s %d", tt_str(p->st->lang, TT_S_LAYER), l);
     tt_note(cv, "layer_label l=%d", l);
     tt_draw_text(cv, r.x, y + side / 2 - u / 2, buf, type.label, TT_FONT_SANS,
-                 l == p->st->layer ? p->pal->accent : p->pal->fg, TT_ALIGN_LEFT);
+                 l == p->st->layer && !p->st->figure ? p->pal->accent : p->pal->fg, TT_ALIGN_LEFT);
     tt_scale ls;
     tt_scale_get(p, t, t->name, &ls);
     if (ls.diverging)
       ls = sc.diverging ? (tt_scale){.diverging = true,
                                      .lo = -fmaxf(sc.hi, ls.hi),
                                      .hi = fmaxf(sc.hi, ls.hi),
-                                     .has_masked = ls.has_masked}
+                                     .has_masked = ls.has_masked,
+                                     .gradient = ls.gradient,
+                                     .qty = ls.qty}
                         : ls;
     for (int h = 0; h < (int)t->shape[0]; h++) {
       tt_mat m;
@@ -123,7 +142,7 @@ void tt_paint_overview(tt_paint *p, SDL_Rect r, const char *suffix) {
       SDL_Rect dst = {r.x + lab_w + h * (side + u / 4), y, side, side};
       tt_cells_opts o = {.vis_rows = m.rows, .vis_cols = m.cols, .layer = l, .head = h};
       tt_paint_cells(p, dst, &m, &ls, &o);
-      bool cur = l == p->st->layer && h == p->st->head;
+      bool cur = l == p->st->layer && h == p->st->head && !p->st->figure;
       if (cur) tt_draw_frame(cv, dst.x - 2, dst.y - 2, dst.w + 4, dst.h + 4, p->pal->accent, 2);
     }
   }
@@ -149,8 +168,8 @@ void tt_paint_qkv(tt_paint *p, SDL_Rect r, int layer, int head) {
     tt_scale_get(p, ts[i], ts[i]->name, &s);
     lim = fmaxf(lim, fmaxf(fabsf(s.lo), fabsf(s.hi)));
   }
-  tt_scale sc = {.diverging = true, .lo = -lim, .hi = lim};
-  int legend_w = u * 6;
+  tt_scale sc = {.diverging = true, .lo = -lim, .hi = lim, .qty = TT_S_QTY_ACTIVATION};
+  int legend_w = tt_legend_width(p, &sc) + u / 2;
   tt_mat m0;
   tt_mat_of(p->tr, ts[0], head, &m0);
   char buf[128];

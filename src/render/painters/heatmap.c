@@ -240,11 +240,7 @@ void tt_paint_heatmap(tt_paint *p, SDL_Rect r, const tt_tensor *t, int head, boo
   // Space: legend on the right, row labels left, column labels and the note below.
   tt_scale sc0;
   tt_scale_get(p, t, t->name, &sc0);
-  int legend_w = table ? 0 : u * 6;
-  if (!table && sc0.has_masked) {
-    int mw = tt_text_width(cv->fonts, tt_str(st->lang, TT_S_MASKED), type.label, TT_FONT_SANS) + u * 3;
-    if (mw > legend_w) legend_w = mw;
-  }
+  int legend_w = table ? 0 : tt_legend_width(p, &sc0);
   int row_w = row_label_width(p, &m, px, r.w / 4);
   int axis_t = type.line;  // rotated axis title column
   // Flat column labels when the cells of the visible window are wide enough.
@@ -285,6 +281,71 @@ void tt_paint_heatmap(tt_paint *p, SDL_Rect r, const tt_tensor *t, int head, boo
   window_note(p, r, plot, &m, &o, table, note_h);
 }
 
+// The widest tick label of a legend.
+static int tick_width(tt_paint *p, const tt_scale *s, int px) {
+  char num[48];
+  int w = 0;
+  for (int i = 0; i <= 4; i++) {
+    float v = s->hi - (float)i / 4.0f * (s->hi - s->lo);
+    int tw = tt_text_width(p->cv->fonts, tt_fmt_value(v, num, sizeof num), px, TT_FONT_SANS);
+    if (tw > w) w = tw;
+  }
+  return w + (s->clipped ? tt_text_width(p->cv->fonts, "\xE2\x89\xA5 ", px, TT_FONT_SANS) : 0);
+}
+
+int tt_legend_width(tt_paint *p, const tt_scale *s) {
+  int u = p->unit;
+  const tt_type type = tt_type_for(u);
+  int w = u + u / 2 + tick_width(p, s, type.label) + u / 2 + (s->qty ? type.line : 0);
+  if (s->has_masked) {
+    int mw = tt_text_width(p->cv->fonts, tt_str(p->st->lang, TT_S_MASKED), type.label, TT_FONT_SANS) + u * 3;
+    if (mw > w) w = mw;
+  }
+  return w;
+}
+
+// The bar's colours, top (hi) to bottom (lo): a continuous ramp where the canvas has one.
+static void legend_bar(tt_paint *p, SDL_Rect bar, const tt_scale *s) {
+  tt_canvas *cv = p->cv;
+  enum { STEPS = 128, STOPS = 65 };
+  if (cv->vgradient) {
+    tt_rgba stops[STOPS];
+    for (int i = 0; i < STOPS; i++) stops[i] = tt_scale_color(s, s->hi - (float)i / (STOPS - 1) * (s->hi - s->lo));
+    cv->vgradient(cv, bar, stops, STOPS);
+    return;
+  }
+  tt_rgba rgb[STEPS];
+  for (int i = 0; i < STEPS; i++) {
+    float t = 1.0f - ((float)i + 0.5f) / STEPS;
+    rgb[i] = tt_scale_color(s, s->lo + t * (s->hi - s->lo));
+  }
+  tt_cells cells = {.rows = STEPS, .cols = 1, .rgb = rgb, .cell_w = (float)bar.w, .cell_h = (float)bar.h / STEPS};
+  uint64_t key = tt_hash(0, rgb, sizeof rgb);
+  if (!cv->cells_cached(cv, key, bar)) cv->cells(cv, key, &cells, bar);
+}
+
+// The masked swatch under the bar.
+static void legend_masked(tt_paint *p, SDL_Rect r, int y, int px) {
+  tt_canvas *cv = p->cv;
+  const tt_palette *pal = p->pal;
+  int u = p->unit;
+  SDL_Rect sw = {r.x, y + u, u * 2, u * 2};
+  tt_rgba one = pal->masked;
+  uint8_t m = 1;
+  tt_cells mc = {.rows = 1,
+                 .cols = 1,
+                 .rgb = &one,
+                 .masked = &m,
+                 .cell_w = (float)sw.w,
+                 .cell_h = (float)sw.h,
+                 .mask_bg = pal->masked,
+                 .mask_line = pal->masked_line};
+  cv->cells(cv, 0, &mc, sw);
+  tt_draw_rect(cv, sw.x - 1, sw.y - 1, sw.w + 2, sw.h + 2, pal->dim);
+  tt_draw_text(cv, sw.x + sw.w + u / 3, sw.y + u / 3, tt_str(p->st->lang, TT_S_MASKED), px, TT_FONT_SANS, pal->fg,
+               TT_ALIGN_LEFT);
+}
+
 void tt_paint_legend(tt_paint *p, SDL_Rect r, const tt_scale *s) {
   tt_canvas *cv = p->cv;
   const tt_palette *pal = p->pal;
@@ -296,15 +357,7 @@ void tt_paint_legend(tt_paint *p, SDL_Rect r, const tt_scale *s) {
   int grad_h = s->gradient ? px * 3 : 0;  // two lines under the bar: "∂L/∂x", "gradient"
   SDL_Rect bar = {r.x, r.y + px / 2, bar_w, r.h - px - mask_h - grad_h};
   if (bar.h < u * 3) return;
-  enum { STEPS = 128 };
-  tt_rgba rgb[STEPS];
-  for (int i = 0; i < STEPS; i++) {
-    float t = 1.0f - ((float)i + 0.5f) / STEPS;
-    rgb[i] = tt_scale_color(s, s->lo + t * (s->hi - s->lo));
-  }
-  tt_cells cells = {.rows = STEPS, .cols = 1, .rgb = rgb, .cell_w = (float)bar.w, .cell_h = (float)bar.h / STEPS};
-  uint64_t key = tt_hash(0, rgb, sizeof rgb);
-  if (!cv->cells_cached(cv, key, bar)) cv->cells(cv, key, &cells, bar);
+  legend_bar(p, bar, s);
   tt_draw_rect(cv, bar.x - 1, bar.y - 1, bar.w + 2, bar.h + 2, pal->dim);
   char buf[48], num[32];
   for (int i = 0; i <= 4; i++) {
@@ -321,6 +374,15 @@ void tt_paint_legend(tt_paint *p, SDL_Rect r, const tt_scale *s) {
     tt_note(cv, "tick i=%d n=5", i);
     tt_draw_text(cv, bar.x + bar.w + u / 2, y - px * 6 / 10, buf, px, TT_FONT_SANS, pal->fg, TT_ALIGN_LEFT);
   }
+  if (s->qty) {  // the quantity and its units, reading upwards beside the numbers
+    const char *q = tt_str(p->st->lang, (tt_str_id)s->qty);
+    char fit[160];
+    tt_text_fit(cv->fonts, q, px, TT_FONT_SANS, bar.h, fit, sizeof fit);
+    int w = tt_text_width(cv->fonts, fit, px, TT_FONT_SANS);
+    int x = bar.x + bar.w + u / 2 + tick_width(p, s, px) + u / 2;
+    tt_note(cv, "legend_title");
+    cv->text(cv, x, bar.y + (bar.h - w) / 2, fit, px, TT_FONT_SANS, pal->dim, true);
+  }
   if (s->gradient) {
     int y = bar.y + bar.h + px;
     tt_note(cv, "legend_gradient");
@@ -329,23 +391,7 @@ void tt_paint_legend(tt_paint *p, SDL_Rect r, const tt_scale *s) {
     tt_draw_text(cv, r.x, y + px * 5 / 4, tt_str(p->st->lang, TT_S_LEGEND_GRADIENT), px, TT_FONT_SANS, pal->dim,
                  TT_ALIGN_LEFT);
   }
-  if (s->has_masked) {
-    SDL_Rect sw = {r.x, bar.y + bar.h + grad_h + u, u * 2, u * 2};
-    tt_rgba one = pal->masked;
-    uint8_t m = 1;
-    tt_cells mc = {.rows = 1,
-                   .cols = 1,
-                   .rgb = &one,
-                   .masked = &m,
-                   .cell_w = (float)sw.w,
-                   .cell_h = (float)sw.h,
-                   .mask_bg = pal->masked,
-                   .mask_line = pal->masked_line};
-    cv->cells(cv, 0, &mc, sw);
-    tt_draw_rect(cv, sw.x - 1, sw.y - 1, sw.w + 2, sw.h + 2, pal->dim);
-    tt_draw_text(cv, sw.x + sw.w + u / 3, sw.y + u / 3, tt_str(p->st->lang, TT_S_MASKED), px, TT_FONT_SANS, pal->fg,
-                 TT_ALIGN_LEFT);
-  }
+  if (s->has_masked) legend_masked(p, r, bar.y + bar.h + grad_h, px);
 }
 
 int tt_paint_title(tt_paint *p, SDL_Rect r, const char *title, const char *subtitle) {

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "render_int.h"
+#include "inspect_int.h"
 
 typedef struct {
   int d;
@@ -19,24 +19,16 @@ static int by_magnitude(const void *a, const void *b) {
   return (x < y) - (x > y);
 }
 
-typedef struct {
-  tt_paint *p;
-  SDL_Rect r;
-  int y, px;
-  char nums[12][48];  // numbers formatted for the line being written (num())
-  int n_nums;
-} writer;
-
-// v formatted by fmt with real minus signs, valid until the line is written.
-static const char *num(writer *w, const char *fmt, double v) {
+const char *tt_insp_num(tt_insp_writer *w, const char *fmt, double v) {
   char *b = w->nums[w->n_nums++ % 12];
   return tt_fmt_num(v, fmt, b, sizeof w->nums[0]);
 }
 
-// Writes one line; note says what it is (the SVG's data-tt), "" for none.
-static bool put(writer *w, const char *note, tt_font_kind k, tt_rgba c, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
-static bool put(writer *w, const char *note, tt_font_kind k, tt_rgba c, const char *fmt, ...) {
+int tt_insp_room(const tt_insp_writer *w) {
+  return (w->r.y + w->r.h - w->y) / (w->px * 13 / 10);
+}
+
+bool tt_insp_put(tt_insp_writer *w, const char *note, tt_font_kind k, tt_rgba c, const char *fmt, ...) {
   w->n_nums = 0;
   if (w->y + w->px * 5 / 4 > w->r.y + w->r.h) return false;
   char buf[400], fit[400];
@@ -70,7 +62,8 @@ static double score_at(const tt_tensor *sc, const tt_tensor *q, const tt_tensor 
 
 // Step 1: q_i · k_j as its D products, the largest first (as many as fit), and the rest
 // summed; *out gets the dot product. false when out of memory.
-static bool dot_terms(writer *w, const tt_tensor *q, const tt_tensor *k, int L, int h, int i, int j, double *out) {
+static bool dot_terms(tt_insp_writer *w, const tt_tensor *q, const tt_tensor *k, int L, int h, int i, int j,
+                      double *out) {
   tt_paint *p = w->p;
   const tt_palette *pal = p->pal;
   tt_lang lang = p->st->lang;
@@ -85,8 +78,8 @@ static bool dot_terms(writer *w, const tt_tensor *q, const tt_tensor *k, int L, 
   }
   qsort(terms, (size_t)D, sizeof(term), by_magnitude);
   tt_note_scope(p->cv, "panel=inspector layer=%d head=%d r=%d c=%d", L, h, i, j);
-  put(w, "pin_dot", TT_FONT_BOLD, pal->fg, "1.  q%d \xC2\xB7 k%d  (%s, D = %d)", i, j, tt_str(lang, TT_S_PIN_PRODUCTS),
-      D);
+  tt_insp_put(w, "pin_dot", TT_FONT_BOLD, pal->fg, "1.  q%d \xC2\xB7 k%d  (%s, D = %d)", i, j,
+              tt_str(lang, TT_S_PIN_PRODUCTS), D);
   int shown = 0;
   int room = (w->r.y + w->r.h - w->y) / (w->px * 13 / 10) - 12;
   if (room > 8) room = 8;
@@ -96,14 +89,15 @@ static bool dot_terms(writer *w, const tt_tensor *q, const tt_tensor *k, int L, 
   for (int n = 0; n < D && shown < room; n++, shown++) {
     int d = terms[n].d;
     snprintf(note, sizeof note, "pin_term d=%d", d);
-    put(w, note, TT_FONT_MONO, pal->fg, " d%-3d %s \xC3\x97 %s = %s", d, num(w, "%6.3f", at3(q, h, i, d)),
-        num(w, "%6.3f", at3(k, h, j, d)), num(w, "%6.3f", terms[n].prod));
+    tt_insp_put(w, note, TT_FONT_MONO, pal->fg, " d%-3d %s \xC3\x97 %s = %s", d,
+                tt_insp_num(w, "%6.3f", at3(q, h, i, d)), tt_insp_num(w, "%6.3f", at3(k, h, j, d)),
+                tt_insp_num(w, "%6.3f", terms[n].prod));
     rest -= terms[n].prod;
   }
   snprintf(note, sizeof note, "pin_rest shown=%d", shown);
   if (shown < D)
-    put(w, note, TT_FONT_MONO, pal->dim, " \xE2\x80\xA6 %d %s %s", D - shown, tt_str(lang, TT_S_PIN_MORE_SUM),
-        num(w, "%.3f", rest));
+    tt_insp_put(w, note, TT_FONT_MONO, pal->dim, " \xE2\x80\xA6 %d %s %s", D - shown, tt_str(lang, TT_S_PIN_MORE_SUM),
+                tt_insp_num(w, "%.3f", rest));
   free(terms);
   *out = sum;
   return true;
@@ -129,14 +123,14 @@ static void row_softmax(const tt_tensor *sc, const tt_tensor *q, const tt_tensor
   *sum_out = row_sum;
 }
 
-static void attention_arithmetic(writer *w, const tt_trace *tr, int L, int h, int i, int j) {
+static void attention_arithmetic(tt_insp_writer *w, const tt_trace *tr, int L, int h, int i, int j) {
   tt_paint *p = w->p;
   const tt_palette *pal = p->pal;
   tt_lang lang = p->st->lang;
   const tt_tensor *q = tt_find_hook(tr, L, "attn.hook_q");
   const tt_tensor *k = tt_find_hook(tr, L, "attn.hook_k");
   if (!q || !k || q->ndim != 3) {
-    put(w, "", TT_FONT_SANS, pal->warn, "%s", tt_str(lang, TT_S_PIN_NO_QK));
+    tt_insp_put(w, "", TT_FONT_SANS, pal->warn, "%s", tt_str(lang, TT_S_PIN_NO_QK));
     return;
   }
   int D = (int)q->shape[2];
@@ -146,43 +140,44 @@ static void attention_arithmetic(writer *w, const tt_trace *tr, int L, int h, in
   double sum = 0;
   if (!dot_terms(w, q, k, L, h, i, j, &sum)) return;
   const tt_tensor *raw = tt_find_hook(tr, L, "attn.hook_attn_scores_raw");
-  put(w, "pin_sum", TT_FONT_MONO, pal->accent, " \xCE\xA3 = %s", num(w, "%.4f", sum));
+  tt_insp_put(w, "pin_sum", TT_FONT_MONO, pal->accent, " \xCE\xA3 = %s", tt_insp_num(w, "%.4f", sum));
   if (raw)
-    put(w, "pin_recorded_raw", TT_FONT_SANS, pal->dim, "      %s %s", tt_str(lang, TT_S_PIN_RECORDED),
-        num(w, "%+.4f", at3(raw, h, i, j)));
+    tt_insp_put(w, "pin_recorded_raw", TT_FONT_SANS, pal->dim, "      %s %s", tt_str(lang, TT_S_PIN_RECORDED),
+                tt_insp_num(w, "%+.4f", at3(raw, h, i, j)));
   double sdiv = scale ? sqrt((double)D) : 1.0;
   double s = sum / sdiv;
   if (scale)
-    put(w, "pin_scaled", TT_FONT_BOLD, pal->fg, "2.  \xC3\xB7 \xE2\x88\x9A%d = %s   \xE2\x86\x92 %s", D,
-        num(w, "%.4g", sdiv), num(w, "%+.4f", s));
+    tt_insp_put(w, "pin_scaled", TT_FONT_BOLD, pal->fg, "2.  \xC3\xB7 \xE2\x88\x9A%d = %s   \xE2\x86\x92 %s", D,
+                tt_insp_num(w, "%.4g", sdiv), tt_insp_num(w, "%+.4f", s));
   else
-    put(w, "pin_unscaled", TT_FONT_BOLD, pal->fg, "2.  %s", tt_str(lang, TT_S_PIN_NOT_SCALED));
+    tt_insp_put(w, "pin_unscaled", TT_FONT_BOLD, pal->fg, "2.  %s", tt_str(lang, TT_S_PIN_NOT_SCALED));
   bool masked = causal && j > i;
-  put(w, masked ? "pin_mask masked=1" : "pin_mask masked=0", TT_FONT_BOLD, pal->fg, "3.  %s",
-      tt_str(lang, masked ? TT_S_PIN_MASKED : TT_S_PIN_VISIBLE));
+  tt_insp_put(w, masked ? "pin_mask masked=1" : "pin_mask masked=0", TT_FONT_BOLD, pal->fg, "3.  %s",
+              tt_str(lang, masked ? TT_S_PIN_MASKED : TT_S_PIN_VISIBLE));
   double mx, row_sum;
   row_softmax(tt_find_hook(tr, L, "attn.hook_attn_scores"), q, k, h, i, causal, sdiv, &mx, &row_sum);
   double e = masked ? 0 : exp(s - mx);
   if (masked) {
     // The score is −∞ here: its exponential is 0 whatever the row holds.
-    put(w, "pin_exp_masked", TT_FONT_BOLD, pal->fg, "4.  exp(\xE2\x88\x92\xE2\x88\x9E) = 0");
-    put(w, "prose", TT_FONT_SANS, pal->dim, "%s", tt_str(lang, TT_S_PIN_MASKED_EXP));
+    tt_insp_put(w, "pin_exp_masked", TT_FONT_BOLD, pal->fg, "4.  exp(\xE2\x88\x92\xE2\x88\x9E) = 0");
+    tt_insp_put(w, "prose", TT_FONT_SANS, pal->dim, "%s", tt_str(lang, TT_S_PIN_MASKED_EXP));
   } else {
-    put(w, "pin_exp", TT_FONT_BOLD, pal->fg, "4.  exp(%s \xE2\x88\x92 %s) = %s", num(w, "%.4f", s),
-        mx < 0 ? num(w, "(%.4f)", mx) : num(w, "%.4f", mx), num(w, "%.4f", e));
-    put(w, "pin_max", TT_FONT_SANS, pal->dim, tt_str(lang, TT_S_PIN_ROW_MAX_FMT), num(w, "%.4f", mx));
+    tt_insp_put(w, "pin_exp", TT_FONT_BOLD, pal->fg, "4.  exp(%s \xE2\x88\x92 %s) = %s", tt_insp_num(w, "%.4f", s),
+                mx < 0 ? tt_insp_num(w, "(%.4f)", mx) : tt_insp_num(w, "%.4f", mx), tt_insp_num(w, "%.4f", e));
+    tt_insp_put(w, "pin_max", TT_FONT_SANS, pal->dim, tt_str(lang, TT_S_PIN_ROW_MAX_FMT), tt_insp_num(w, "%.4f", mx));
   }
-  put(w, "pin_rowsum", TT_FONT_BOLD, pal->fg, "5.  %s = %s", tt_str(lang, TT_S_PIN_ROW_SUM), num(w, "%.4f", row_sum));
-  put(w, "pin_div", TT_FONT_BOLD, pal->accent, "6.  %s / %s = %s", num(w, "%.4f", e), num(w, "%.4f", row_sum),
-      num(w, "%.4f", e / row_sum));
+  tt_insp_put(w, "pin_rowsum", TT_FONT_BOLD, pal->fg, "5.  %s = %s", tt_str(lang, TT_S_PIN_ROW_SUM),
+              tt_insp_num(w, "%.4f", row_sum));
+  tt_insp_put(w, "pin_div", TT_FONT_BOLD, pal->accent, "6.  %s / %s = %s", tt_insp_num(w, "%.4f", e),
+              tt_insp_num(w, "%.4f", row_sum), tt_insp_num(w, "%.4f", e / row_sum));
   const tt_tensor *pat = tt_find_hook(tr, L, "attn.hook_pattern");
   if (pat)
-    put(w, "pin_recorded_w", TT_FONT_SANS, pal->dim, "      %s %s", tt_str(lang, TT_S_PIN_RECORDED_WEIGHT),
-        num(w, "%.4f", at3(pat, h, i, j)));
+    tt_insp_put(w, "pin_recorded_w", TT_FONT_SANS, pal->dim, "      %s %s", tt_str(lang, TT_S_PIN_RECORDED_WEIGHT),
+                tt_insp_num(w, "%.4f", at3(pat, h, i, j)));
 }
 
 // A gradient's arithmetic (inspect_grad.c), in the inspector's lines; false when it has none.
-static bool grad_arithmetic(writer *w, const char *hook, int head, int i, int j) {
+static bool grad_arithmetic(tt_insp_writer *w, const char *hook, int head, int i, int j) {
   tt_pin_line lines[12];
   int n = tt_grad_pin_lines(w->p->tr, w->p->st->lang, hook, head, i, j, lines, 12);
   const tt_palette *pal = w->p->pal;
@@ -194,7 +189,7 @@ static bool grad_arithmetic(writer *w, const char *hook, int head, int i, int j)
                         : s == TT_PIN_DIM || s == TT_PIN_WARN ? TT_FONT_SANS
                                                               : TT_FONT_BOLD;
     tt_rgba c = s == TT_PIN_DIM ? pal->dim : s == TT_PIN_WARN ? pal->warn : s == TT_PIN_RESULT ? pal->accent : pal->fg;
-    put(w, lines[k].note, font, c, "%s", lines[k].text);
+    tt_insp_put(w, lines[k].note, font, c, "%s", lines[k].text);
   }
   return n > 0;
 }
@@ -213,19 +208,19 @@ void tt_paint_inspector(tt_paint *p, SDL_Rect r) {
   if (!tt_mat_of(p->tr, t, st->head, &m)) return;
   int i = st->pin_row, j = st->pin_col;
   if (i >= m.rows || j >= m.cols) return;
-  writer w = {.p = p, .r = {r.x + u / 4, r.y + u / 2, r.w - u / 2, r.h - u}, .y = r.y + u / 2, .px = type.cell};
+  tt_insp_writer w = {.p = p, .r = {r.x + u / 4, r.y + u / 2, r.w - u / 2, r.h - u}, .y = r.y + u / 2, .px = type.cell};
   char a[120], b[120];
   tt_note_scope(cv, "panel=inspector hook=%s head=%d r=%d c=%d", t->name, m.slice, i, j);
-  put(&w, "", TT_FONT_BOLD, pal->accent, "%s", tt_str(st->lang, TT_S_PINNED));
+  tt_insp_put(&w, "", TT_FONT_BOLD, pal->accent, "%s", tt_str(st->lang, TT_S_PINNED));
   if (t->ndim == 3)
-    put(&w, "pin_index", TT_FONT_MONO, pal->fg, "%s[%d, %d, %d]", t->name, m.slice, i, j);
+    tt_insp_put(&w, "pin_index", TT_FONT_MONO, pal->fg, "%s[%d, %d, %d]", t->name, m.slice, i, j);
   else
-    put(&w, "pin_index", TT_FONT_MONO, pal->fg, "%s[%d, %d]", t->name, i, j);
-  put(&w, "pin_labels", TT_FONT_SANS, pal->fg, "%s %d: %s   %s %d: %s", tt_str(st->lang, TT_S_ROW), i,
-      tt_axis_label(p->tr, p->ex, m.row_axis, i, a, sizeof a), tt_str(st->lang, TT_S_COLUMN), j,
-      tt_axis_label(p->tr, p->ex, m.col_axis, j, b, sizeof b));
+    tt_insp_put(&w, "pin_index", TT_FONT_MONO, pal->fg, "%s[%d, %d]", t->name, i, j);
+  tt_insp_put(&w, "pin_labels", TT_FONT_SANS, pal->fg, "%s %d: %s   %s %d: %s", tt_str(st->lang, TT_S_ROW), i,
+              tt_axis_label(p->tr, p->ex, m.row_axis, i, a, sizeof a), tt_str(st->lang, TT_S_COLUMN), j,
+              tt_axis_label(p->tr, p->ex, m.col_axis, j, b, sizeof b));
   float v = tt_mat_at(&m, i, j);
-  put(&w, "pin_value", TT_FONT_BOLD, pal->fg, "= %s", tt_fmt_num(v, "%.6g", a, sizeof a));
+  tt_insp_put(&w, "pin_value", TT_FONT_BOLD, pal->fg, "= %s", tt_fmt_num(v, "%.6g", a, sizeof a));
   w.y += u / 3;
   const char *hook = st->hook;
   bool attn = strstr(hook, "attn.hook_attn_scores") || strstr(hook, "attn.hook_pattern");
@@ -237,7 +232,8 @@ void tt_paint_inspector(tt_paint *p, SDL_Rect r) {
     int step = tt_step_find(p->tr, hook, NULL);
     if (step >= 0) {
       const char *f = tt_step_formula(p->tr, step);
-      if (f && f[0]) put(&w, "formula", TT_FONT_SANS, pal->dim, "%s", f);
+      if (f && f[0]) tt_insp_put(&w, "formula", TT_FONT_SANS, pal->dim, "%s", f);
     }
+    tt_explain_cell(&w, hook, m.slice, i, j);
   }
 }

@@ -58,7 +58,7 @@ static void logits_lines(const tt_trace *tr, tt_lang lang, const tt_tensor *g, i
   double p = exp((double)tt_tensor_at(z, (int64_t)t * V + v) - mx) / sum;
   int next = tt_trace_token_id(tr, t + 1);
   char b[3][40], tok[96];
-  tt_token_display(tt_trace_token(tr, t + 1), tok, sizeof tok);
+  tt_token_label(tr, t + 1, tok, sizeof tok);  // a piece of a character with the character
   add(ls, "pin_g_p", TT_PIN_STEP, tt_str(lang, TT_S_PING_P_FMT), fmt(p, b, 0));
   bool is = next == v;
   add(ls, is ? "pin_g_next is=1" : "pin_g_next is=0", TT_PIN_STEP,

@@ -37,7 +37,10 @@ static void top_table(tt_paint *p, SDL_Rect r, const tt_mat *m, const tt_scale *
   int k = TOP_K;
   int cw = (r.w - row_w) / k, ch = (r.h - type.line) / (m->rows ? m->rows : 1);
   if (ch > u * 3) ch = u * 3;
-  if (ch < px + 4) return;
+  if (ch < px + 4) ch = px + 4;  // readable rows; the ones that do not fit are counted below
+  int fit_rows = (r.h - type.line) / ch;
+  if (fit_rows < m->rows) fit_rows = (r.h - type.line * 2) / ch;  // a line for "… N more rows"
+  if (fit_rows < 0) fit_rows = 0;
   char buf[160], fit[160], num[32];
   for (int j = 0; j < k; j++) {
     snprintf(buf, sizeof buf, "#%d", j + 1);
@@ -45,7 +48,7 @@ static void top_table(tt_paint *p, SDL_Rect r, const tt_mat *m, const tt_scale *
     tt_draw_text(cv, r.x + row_w + j * cw + u / 4, r.y, buf, px, TT_FONT_BOLD, p->pal->dim, TT_ALIGN_LEFT);
   }
   int y = r.y + type.line;
-  for (int i = 0; i < m->rows && y + ch <= r.y + r.h; i++, y += ch) {
+  for (int i = 0; i < m->rows && i < fit_rows; i++, y += ch) {
     tt_axis_label(p->tr, p->ex, 'T', i, buf, sizeof buf);
     tt_text_fit(cv->fonts, buf, px, TT_FONT_SANS, row_w - u / 2, fit, sizeof fit);
     tt_note(cv, "label axis=T i=%d", i);
@@ -67,6 +70,11 @@ static void top_table(tt_paint *p, SDL_Rect r, const tt_mat *m, const tt_scale *
       tt_note(cv, "top_value r=%d rank=%d", i, j);
       tt_draw_text(cv, x + cw - u / 4 - 2, ty, num, px, TT_FONT_BOLD, p->pal->fg, TT_ALIGN_RIGHT);
     }
+  }
+  if (fit_rows < m->rows) {  // rows left out are said, not dropped silently
+    snprintf(buf, sizeof buf, tt_str(p->st->lang, TT_S_ROWS_MORE_FMT), m->rows - fit_rows);
+    tt_note(cv, "rows_more shown=%d rows=%d", fit_rows, m->rows);
+    tt_draw_text(cv, r.x, y + u / 4, buf, px, TT_FONT_SANS, p->pal->dim, TT_ALIGN_LEFT);
   }
 }
 
@@ -133,7 +141,7 @@ void tt_paint_logits(tt_paint *p, SDL_Rect r, const tt_tensor *t) {
   tt_scale_get(p, t, t->name, &s);
   int u = p->unit;
   const tt_type type = tt_type_for(u);
-  int legend_w = u * 6;
+  int legend_w = tt_legend_width(p, &s);
   char buf[160];
   int row_w = 0;
   for (int i = 0; i < m.rows && i < 256; i++) {

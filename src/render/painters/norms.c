@@ -51,7 +51,7 @@ int tt_paint_norms(tt_paint *p, SDL_Rect r, const tt_tensor *t, const tt_scale *
     if (w > row_w) row_w = w;
   }
   if (row_w > r.w / 4) row_w = r.w / 4;
-  int legend_w = u * 6, axis_t = type.line, top = u * 2;
+  int legend_w = tt_legend_width(p, s), axis_t = type.line, top = u * 2;
   int x0 = r.x + axis_t + row_w + u;
   int avail_w = r.x + r.w - legend_w - u - x0, avail_h = r.y + r.h - top - u - r.y;
   if (avail_w < 20 || avail_h < 20) return -1;

@@ -1,8 +1,100 @@
 // tokens: the prompt's pieces as boxes, each with its position, its text (a leading
-// space shown as ␣) and its id; the BPE merges below (merges.c) when the tokenizer gave them.
+// space shown as ␣) and its id; tokens that together spell one character (a Hangul
+// syllable is 3 bytes, often 2 or 3 tokens) are kept on one row and bracketed under the
+// character. The BPE merges below (merges.c) when the tokenizer gave them. What does not
+// fit ends with "… N more tokens", never cut silently.
 #include <string.h>
 
 #include "render_int.h"
+#include "tokenizer/tokenizer.h"
+
+typedef struct {
+  int big, small, box_h, bracket_h;
+} box_sizes;
+
+static int box_width(tt_paint *p, int i, const box_sizes *z) {
+  char piece[200], id[24];
+  tt_token_label(p->tr, i, piece, sizeof piece);
+  snprintf(id, sizeof id, "%d", tt_trace_token_id(p->tr, i));
+  int w = tt_text_width(p->cv->fonts, piece, z->big, TT_FONT_MONO);
+  int wi = tt_text_width(p->cv->fonts, id, z->big, TT_FONT_BOLD);
+  return (w > wi ? w : wi) + z->big;
+}
+
+// The tokens from i that spell characters together (each after the first begins inside a
+// character the one before began): their count.
+static int group_len(const tt_trace *tr, int i) {
+  int k = 1;
+  while (i + k < tt_trace_n_tokens(tr) && tt_token_splits_before(tr, i + k)) k++;
+  return k;
+}
+
+static void one_box(tt_paint *p, int i, int x, int y, int bw, const box_sizes *z) {
+  static const tt_rgba tints_light[4] = {
+      {255, 236, 200, 255}, {214, 234, 255, 255}, {220, 245, 220, 255}, {245, 222, 245, 255}};
+  static const tt_rgba tints_dark[4] = {{88, 62, 30, 255}, {30, 60, 96, 255}, {32, 76, 40, 255}, {76, 40, 80, 255}};
+  tt_canvas *cv = p->cv;
+  const tt_palette *pal = p->pal;
+  const tt_rgba *tints = p->st->theme == TT_THEME_DARK ? tints_dark : tints_light;
+  int big = z->big, small = z->small;
+  char piece[200], buf[24];
+  tt_token_label(p->tr, i, piece, sizeof piece);
+  bool hov = p->st->mouse_x >= x && p->st->mouse_x < x + bw && p->st->mouse_y >= y && p->st->mouse_y < y + z->box_h;
+  cv->fill(cv, x, y, bw, z->box_h, tints[i % 4]);
+  tt_draw_frame(cv, x, y, bw, z->box_h, hov ? pal->highlight : pal->dim, hov ? 3 : 1);
+  snprintf(buf, sizeof buf, "%d", i);
+  tt_note(cv, "index i=%d", i);
+  tt_draw_text(cv, x + bw / 2, y + small / 3, buf, small, TT_FONT_SANS, pal->dim, TT_ALIGN_CENTER);
+  tt_note(cv, "label axis=T i=%d", i);
+  tt_draw_text(cv, x + bw / 2, y + small * 3 / 2, piece, big, TT_FONT_MONO, pal->fg, TT_ALIGN_CENTER);
+  cv->fill(cv, x + big / 3, y + small * 3 / 2 + big * 3 / 2, bw - big * 2 / 3, 1, pal->dim);
+  snprintf(buf, sizeof buf, "%d", tt_trace_token_id(p->tr, i));
+  tt_note(cv, "token_id i=%d", i);
+  tt_draw_text(cv, x + bw / 2, y + small * 2 + big * 3 / 2, buf, big, TT_FONT_BOLD, pal->accent, TT_ALIGN_CENTER);
+}
+
+// The bracket under tokens [i, i + n) drawn from x0 to x1: the characters they spell.
+static void bracket(tt_paint *p, int i, int n, int x0, int x1, int y, const box_sizes *z) {
+  tt_canvas *cv = p->cv;
+  char bytes[1024], text[1200];
+  size_t k = 0;
+  for (int j = i; j < i + n; j++) k += tt_token_bytes(p->tr, j, bytes + k, sizeof bytes - k);
+  size_t skip = 0;
+  while (skip < k && bytes[skip] == ' ') skip++;  // the characters, not the space before them
+  tt_bytes_label("", 0, bytes + skip, k - skip, "", 0, text, sizeof text);
+  int t = z->small / 3 > 2 ? z->small / 3 : 2;
+  cv->fill(cv, x0, y + t, x1 - x0, 2, p->pal->accent);
+  cv->fill(cv, x0, y, 2, t + 2, p->pal->accent);
+  cv->fill(cv, x1 - 2, y, 2, t + 2, p->pal->accent);
+  tt_note(cv, "token_group first=%d n=%d", i, n);
+  tt_draw_text(cv, (x0 + x1) / 2, y + t + 4, text, z->big, TT_FONT_SANS, p->pal->fg, TT_ALIGN_CENTER);
+}
+
+// The boxes from y in r; returns the y under the last row and in *shown how many tokens.
+static int boxes(tt_paint *p, SDL_Rect r, int y, const box_sizes *z, int reserve, int *shown) {
+  int u = p->unit, T = tt_trace_n_tokens(p->tr), x = r.x, row_h = z->box_h + u;
+  int i = 0;
+  bool any_group = false;
+  for (int k = 1; k < T && !any_group; k++) any_group = tt_token_splits_before(p->tr, k);
+  if (any_group) row_h += z->bracket_h;
+  while (i < T) {
+    int n = group_len(p->tr, i), gw = 0;
+    for (int j = i; j < i + n; j++) gw += box_width(p, j, z) + (j > i ? 2 : 0);
+    if (x + gw > r.x + r.w && x > r.x) x = r.x, y += row_h;  // a group stays on one row
+    if (y + row_h > r.y + r.h - (i + n < T ? reserve : 0)) break;
+    int x0 = x;
+    for (int j = i; j < i + n; j++) {
+      int bw = box_width(p, j, z);
+      one_box(p, j, x, y, bw, z);
+      x += bw + (j + 1 < i + n ? 2 : 0);
+    }
+    if (n > 1) bracket(p, i, n, x0, x, y + z->box_h + u / 4, z);
+    x += u / 2;
+    i += n;
+  }
+  *shown = i;
+  return y + row_h;
+}
 
 void tt_paint_tokens(tt_paint *p, SDL_Rect r) {
   tt_canvas *cv = p->cv;
@@ -19,50 +111,40 @@ void tt_paint_tokens(tt_paint *p, SDL_Rect r) {
     y += tt_draw_para(cv, r.x, y, r.w, line, type.title, TT_FONT_SANS, pal->fg) + u;
   }
   // Box size: large for a classroom prompt, smaller when there are many tokens.
-  int big = T <= 12 ? u * 2 : T <= 40 ? type.big : u;
-  int small = big * 6 / 10 < 11 ? 11 : big * 6 / 10;
-  int box_h = big * 2 + small * 3;
-  int x = r.x;
-  char piece[160], buf[48];
-  static const tt_rgba tints_light[4] = {
-      {255, 236, 200, 255}, {214, 234, 255, 255}, {220, 245, 220, 255}, {245, 222, 245, 255}};
-  static const tt_rgba tints_dark[4] = {{88, 62, 30, 255}, {30, 60, 96, 255}, {32, 76, 40, 255}, {76, 40, 80, 255}};
-  const tt_rgba *tints = p->st->theme == TT_THEME_DARK ? tints_dark : tints_light;
-  for (int i = 0; i < T; i++) {
-    tt_token_display(tt_trace_token(p->tr, i), piece, sizeof piece);
-    snprintf(buf, sizeof buf, "%d", tt_trace_token_id(p->tr, i));
-    int w = tt_text_width(cv->fonts, piece, big, TT_FONT_MONO);
-    int wi = tt_text_width(cv->fonts, buf, big, TT_FONT_BOLD);
-    int bw = (w > wi ? w : wi) + big;
-    if (x + bw > r.x + r.w && x > r.x) {
-      x = r.x;
-      y += box_h + u;
-    }
-    if (y + box_h > r.y + r.h) break;
-    bool hov = p->st->mouse_x >= x && p->st->mouse_x < x + bw && p->st->mouse_y >= y && p->st->mouse_y < y + box_h;
-    cv->fill(cv, x, y, bw, box_h, tints[i % 4]);
-    tt_draw_frame(cv, x, y, bw, box_h, hov ? pal->highlight : pal->dim, hov ? 3 : 1);
-    snprintf(buf, sizeof buf, "%d", i);
-    tt_note(cv, "index i=%d", i);
-    tt_draw_text(cv, x + bw / 2, y + small / 3, buf, small, TT_FONT_SANS, pal->dim, TT_ALIGN_CENTER);
-    tt_note(cv, "label axis=T i=%d", i);
-    tt_draw_text(cv, x + bw / 2, y + small * 3 / 2, piece, big, TT_FONT_MONO, pal->fg, TT_ALIGN_CENTER);
-    cv->fill(cv, x + big / 3, y + small * 3 / 2 + big * 3 / 2, bw - big * 2 / 3, 1, pal->dim);
-    snprintf(buf, sizeof buf, "%d", tt_trace_token_id(p->tr, i));
-    tt_note(cv, "token_id i=%d", i);
-    tt_draw_text(cv, x + bw / 2, y + small * 2 + big * 3 / 2, buf, big, TT_FONT_BOLD, pal->accent, TT_ALIGN_CENTER);
-    x += bw + u / 2;
-  }
-  y += box_h + u;
+  box_sizes z;
+  z.big = T <= 12 ? u * 2 : T <= 40 ? type.big : u;
+  z.small = z.big * 6 / 10 < 11 ? 11 : z.big * 6 / 10;
+  z.box_h = z.big * 2 + z.small * 3;
+  z.bracket_h = z.big * 3 / 2 + z.small / 2;
+  int shown = 0;
+  y = boxes(p, r, y, &z, u * 2, &shown);
   char note[300];
+  if (shown < T) {  // what did not fit, said
+    snprintf(note, sizeof note, tt_str(p->st->lang, TT_S_TOKENS_MORE_FMT), T - shown, shown);
+    tt_note(cv, "tokens_more shown=%d", shown);
+    tt_draw_text(cv, r.x, y - u / 2, note, u, TT_FONT_BOLD, pal->fg, TT_ALIGN_LEFT);
+    y += u * 2;
+  }
   snprintf(note, sizeof note, tt_str(p->st->lang, TT_S_TOKENS_NOTE_FMT), T);
   tt_note(cv, "token_count");
   tt_draw_text(cv, r.x, y, note, u, TT_FONT_SANS, pal->dim, TT_ALIGN_LEFT);
   y += u * 2;
+  bool split = false;
+  for (int k = 1; k < T && !split; k++) split = tt_token_splits_before(p->tr, k);
+  if (split && y + u * 2 < r.y + r.h) {  // how a piece of a character is written
+    tt_note(cv, "fixed");
+    tt_draw_text(cv, r.x, y - u / 2, tt_str(p->st->lang, TT_S_BYTES_NOTE), type.label, TT_FONT_SANS, pal->dim,
+                 TT_ALIGN_LEFT);
+    y += u * 3 / 2;
+  }
   const tt_render_extras *ex = p->ex;
   if (ex && ex->n_merges > 0 && y + u * 3 < r.y + r.h) {
     tt_draw_text(cv, r.x, y, tt_str(p->st->lang, TT_S_MERGES_TITLE), u, TT_FONT_BOLD, pal->fg, TT_ALIGN_LEFT);
     y += type.line;
     tt_paint_merges(p, (SDL_Rect){r.x, y, r.w, r.y + r.h - y});
+  } else if (ex && ex->n_merges > 0 && y + u * 3 / 2 <= r.y + r.h) {  // no room for them: say so
+    snprintf(note, sizeof note, tt_str(p->st->lang, TT_S_MERGES_MORE_FMT), ex->n_merges, ex->n_merges == 1 ? "" : "s");
+    tt_note(cv, "merge_more");
+    tt_draw_text(cv, r.x, y, note, u, TT_FONT_SANS, pal->dim, TT_ALIGN_LEFT);
   }
 }

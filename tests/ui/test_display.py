@@ -1,0 +1,102 @@
+#!/usr/bin/python3
+"""The whole interface under xvfb-run: Ctrl + / Ctrl - / Ctrl 0 change the type size (and the
+picture), F11 goes fullscreen and back, Home / End and a number then Enter jump, "/" and part
+of a step's name jump there, the prompt box opens with the current prompt and keeps a
+rejected one to correct, and the window draws after two live resizes (not black).
+
+    test_display.py TTRACE MAKE_MODEL_PY
+Exit 77 (skipped) when xvfb-run is missing.
+"""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pngread import differing, read_png  # noqa: E402
+
+ttrace, make_model = sys.argv[1], sys.argv[2]
+if not shutil.which("xvfb-run"):
+    print("xvfb-run not installed: skipped")
+    sys.exit(77)
+
+failures = []
+
+
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what)
+    if not cond:
+        failures.append(what)
+
+
+def state(path):
+    out = {}
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            k, _, v = line.rstrip("\n").partition(" ")
+            out[k] = v
+    return out
+
+
+def distinct_colours(png):
+    rows = png[2]
+    return len({tuple(row[i:i + 3]) for row in rows[::37] for i in range(0, len(row) - 2, 3 * 53)})
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    S = lambda name: os.path.join(tmp, name)  # noqa: E731
+    model, trace = S("model"), S("base.safetensors")
+    subprocess.run([sys.executable, make_model, model, "--layers", "2", "--heads", "4", "--embd", "32", "--seed", "7"],
+                   check=True)
+    subprocess.run([ttrace, "trace", "-q", "-m", model, "-o", trace, "The weather is nice"], check=True)
+    script = "".join([
+        "wait 200\n", f"shot {S('a.png')}\n",
+        "key = ctrl\n", "key = ctrl\n", f"state {S('z1')}\n", f"shot {S('b.png')}\n",
+        "key 0 ctrl\n", f"state {S('z2')}\n",
+        "key End\n", f"state {S('e')}\n", "key Home\n", f"state {S('h')}\n",
+        "key 1\n", "key 2\n", "key Return\n", f"state {S('n')}\n",
+        "key /\n", "text resid\n", "key Return\n", f"state {S('f')}\n",
+        "key /\n", "text logit\n", "key Return\n", f"state {S('f2')}\n",
+        "key p\n", f"state {S('p1')}\n", "key Escape\n",
+        "key p\n", "key Backspace\n" * len("The weather is nice"), "key Return\n", f"state {S('p2')}\n",
+        "text Hi\n", "key Return\n", f"state {S('p3')}\n",
+        "key F11\n", "wait 400\n", f"state {S('full')}\n", "key F11\n", "wait 400\n", f"state {S('back')}\n",
+        "size 1000 700\n", "size 1400 900\n", f"shot {S('r.png')}\n", f"state {S('r')}\n",
+        "quit\n",
+    ])
+    with open(S("script.txt"), "w") as f:
+        f.write(script)
+    env = dict(os.environ)
+    env.pop("SDL_VIDEODRIVER", None)
+    r = subprocess.run(["xvfb-run", "-a", "-s", "-screen 0 1600x1000x24", ttrace, "view", trace, "--size", "1280x800",
+                        "--script", S("script.txt"), "--state-out", S("final")],
+                       capture_output=True, text=True, env=env, timeout=150)
+    check(r.returncode == 0, f"window ran and closed (exit {r.returncode}) {r.stderr.strip()[-300:]}")
+    z1, z2 = state(S("z1")), state(S("z2"))
+    check(abs(float(z1.get("font_scale", 0)) - 1.15 ** 2) < 1e-3, f"Ctrl + twice: font scale {z1.get('font_scale')}")
+    check(z2.get("font_scale") == "1", f"Ctrl 0 resets it: {z2.get('font_scale')}")
+    a, b = read_png(S("a.png")), read_png(S("b.png"))
+    check(differing(a, b) > 0.02, f"the larger type changes the picture ({differing(a, b) * 100:.1f}% of pixels)")
+    e, h, n = state(S("e")), state(S("h")), state(S("n"))
+    check(e.get("step_id") == "probs" and h.get("step_id") == "tokenize", f"End / Home: {e.get('step_id')} {h.get('step_id')}")
+    check(n.get("step") == "11", f"1 2 Enter goes to step 12: step index {n.get('step')}")
+    f1, f2 = state(S("f")), state(S("f2"))
+    check(f1.get("step_id") == "resid1", f"/resid Enter: the first residual step: {f1.get('step_id')}")
+    check(f2.get("step_id") == "logits", f"/logit Enter: {f2.get('step_id')}")
+    p1, p2, p3 = state(S("p1")), state(S("p2")), state(S("p3"))
+    check(p1.get("editing") == "1" and p1.get("edit_text") == "The weather is nice",
+          f"P opens the box with the current prompt: {p1.get('edit_text')!r}")
+    check(p2.get("editing") == "1" and ("empty" in p2.get("status", "") or "no tokens" in p2.get("status", "")),
+          f"an empty prompt is refused and the box stays open: {p2.get('status')!r}")
+    check(p3.get("prompt") == "Hi" and p3.get("editing") == "0", f"the corrected prompt is traced: {p3.get('prompt')!r}")
+    full, back = state(S("full")), state(S("back"))
+    check(full.get("fullscreen") == "1" and full.get("size") == "1600 1000",
+          f"F11: fullscreen on the 1600x1000 screen: {full.get('fullscreen')} {full.get('size')}")
+    check(back.get("fullscreen") == "0", f"F11 again: windowed: {back.get('fullscreen')} {back.get('size')}")
+    rs = state(S("r"))
+    check(rs.get("size") == "1400 900", f"two live resizes: the window is 1400x900: {rs.get('size')}")
+    rp = read_png(S("r.png"))
+    check((rp[0], rp[1]) == (1400, 900) and distinct_colours(rp) > 5,
+          f"after the second resize the window draws ({distinct_colours(rp)} colours seen), not black")
+sys.exit(1 if failures else 0)

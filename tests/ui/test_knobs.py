@@ -1,0 +1,92 @@
+#!/usr/bin/python3
+"""The what-if panel in the real window under xvfb-run: K opens it, 1 turns off ÷√d_k and
+traces the variant at once (the comparison's largest difference at the current step must
+equal numpy's from two traces made on the command line), 8 also knocks out the current
+head (ablate=L.H), 0 goes back to the baseline, K closes the panel.
+
+    test_knobs.py TTRACE MAKE_MODEL_PY
+Exit 77 (skipped) when xvfb-run is missing.
+"""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from safetensors_read import read_tensor  # noqa: E402
+
+ttrace, make_model = sys.argv[1], sys.argv[2]
+if not shutil.which("xvfb-run"):
+    print("xvfb-run not installed: skipped")
+    sys.exit(77)
+
+failures = []
+
+
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what)
+    if not cond:
+        failures.append(what)
+
+
+def state(path):
+    out = {}
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            k, _, v = line.rstrip("\n").partition(" ")
+            out[k] = v
+    return out
+
+
+def max_diff(a, b, hook):
+    (sa, va, _), (sb, vb, _) = read_tensor(a, hook), read_tensor(b, hook)
+    return max(abs(x - y) for x, y in zip(va, vb) if abs(x) != float("inf") and abs(y) != float("inf"))
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    S = lambda name: os.path.join(tmp, name)  # noqa: E731
+    model, trace = S("model"), S("base.safetensors")
+    subprocess.run([sys.executable, make_model, model, "--layers", "2", "--heads", "4", "--embd", "32", "--seed", "5"],
+                   check=True)
+    prompt = "The weather is nice today"
+    subprocess.run([ttrace, "trace", "-q", "-m", model, "-o", trace, prompt], check=True)
+    for name, sets in (("noscale", ["scale_attn=false"]), ("ablate", ["scale_attn=false", "ablate=1.2"])):
+        args = sum((["--set", s] for s in sets), [])
+        subprocess.run([ttrace, "trace", "-q", "-m", model, "-o", S(name + ".safetensors"), prompt] + args, check=True)
+    script = "".join([
+        "wait 200\n", "key Right\n" * 11,  # softmax, layer 0
+        "key k\n", f"state {S('k1')}\n",
+        "key 1\n", f"state {S('k2')}\n", f"shot {S('k2.png')}\n",
+        "key Down\n", "key ]\n", "key ]\n",  # layer 1, head 2
+        "key 8\n", f"state {S('k3')}\n",
+        "key 0\n", f"state {S('k4')}\n",
+        "key k\n", "key 1\n", f"state {S('k5')}\n",  # closed: 1 is no knob any more
+        "quit\n",
+    ])
+    with open(S("script.txt"), "w") as f:
+        f.write(script)
+    env = dict(os.environ)
+    env.pop("SDL_VIDEODRIVER", None)
+    r = subprocess.run(["xvfb-run", "-a", "-s", "-screen 0 1280x800x24", ttrace, "view", trace,
+                        "--size", "1280x800", "--script", S("script.txt"), "--state-out", S("final")],
+                       capture_output=True, text=True, env=env, timeout=120)
+    check(r.returncode == 0, f"window ran and closed (exit {r.returncode}) {r.stderr.strip()[-300:]}")
+    k1, k2, k3, k4, k5 = (state(S(n)) for n in ("k1", "k2", "k3", "k4", "k5"))
+    check(k1.get("knobs") == "1" and k1.get("variant") == "-", f"K opens the panel: {k1.get('knobs')}")
+    check(k2.get("variant") == "scale_attn=false", f"1 flips scale_attn: {k2.get('variant')!r}")
+    want = max_diff(trace, S("noscale.safetensors"), "blocks.0.attn.hook_pattern")
+    got = float(k2.get("compare_max_abs", "nan"))
+    check(k2.get("compare_hook") == "blocks.0.attn.hook_pattern" and abs(got - want) <= 1e-6 * max(1, want),
+          f"the comparison at softmax: max |A - B| {got} = {want} from `trace --set scale_attn=false`")
+    check(k3.get("variant") == "scale_attn=false, ablate=1.2", f"8 knocks out head 1.2: {k3.get('variant')!r}")
+    want = max_diff(trace, S("ablate.safetensors"), "blocks.1.attn.hook_pattern")
+    got = float(k3.get("compare_max_abs", "nan"))
+    check(abs(got - want) <= 1e-6 * max(1, want), f"layer 1 with head 1.2 out: max |A - B| {got} = {want}")
+    check(k4.get("variant") == "-" and "compare_hook" not in k4, f"0: the baseline alone: {k4.get('variant')!r}")
+    check(k5.get("knobs") == "0" and k5.get("variant") == "-", "K closes the panel; 1 then flips nothing")
+    check(os.path.getsize(S("k2.png")) > 0, "screenshot of the panel")
+    shots = os.environ.get("TTRACE_KNOB_SHOT")
+    if shots:
+        shutil.copy(S("k2.png"), shots)
+sys.exit(1 if failures else 0)
