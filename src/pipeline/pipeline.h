@@ -157,6 +157,8 @@ typedef enum {
   TT_S_LN_COL_MEAN,  // the LayerNorm table's columns
   TT_S_LN_COL_SIGMA,
   TT_S_LN_COL_NORMALIZED,
+  TT_S_LN_OUTPUT_RMS,  // RMSNorm (no mean, no β)
+  TT_S_LN_COL_RMS,
   TT_S_TOKENS_NOTE_FMT,  // T
   TT_S_MERGES_TITLE,
   TT_S_PIN_NO_QK,  // the inspector's arithmetic

@@ -110,6 +110,8 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_LN_COL_MEAN] = "\xCE\xBC (mean)",
     [TT_S_LN_COL_SIGMA] = "\xCF\x83 (spread)",
     [TT_S_LN_COL_NORMALIZED] = "normalized \xCE\xBC / \xCF\x83",
+    [TT_S_LN_OUTPUT_RMS] = "output y = normalized \xC2\xB7 \xCE\xB3",
+    [TT_S_LN_COL_RMS] = "rms \xE2\x88\x9Amean(x\xC2\xB2)",
     [TT_S_TOKENS_NOTE_FMT] = "top: position · middle: piece (␣ = space) · bottom: vocabulary id.  %d tokens",
     [TT_S_MERGES_TITLE] = "BPE merges per pre-token (lowest rank first)",
     [TT_S_PIN_NO_QK] = "Q and K are not in the trace.",

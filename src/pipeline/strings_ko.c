@@ -103,6 +103,8 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_LN_COL_MEAN] = "\xCE\xBC (평균)",
     [TT_S_LN_COL_SIGMA] = "\xCF\x83 (표준편차)",
     [TT_S_LN_COL_NORMALIZED] = "정규화 후 \xCE\xBC / \xCF\x83",
+    [TT_S_LN_OUTPUT_RMS] = "출력 y = 정규화 \xC2\xB7 \xCE\xB3",
+    [TT_S_LN_COL_RMS] = "제곱평균제곱근 \xE2\x88\x9Amean(x\xC2\xB2)",
     [TT_S_TOKENS_NOTE_FMT] = "위: 위치 · 가운데: 조각 (␣ = 공백) · 아래: 어휘 id.  토큰 %d개",
     [TT_S_MERGES_TITLE] = "사전 토큰별 BPE 병합 (순위가 낮은 쌍부터)",
     [TT_S_PIN_NO_QK] = "Q와 K가 기록되지 않아 계산을 보일 수 없습니다.",

@@ -107,6 +107,29 @@ def check_cells(svg, tensors, where):
     return n
 
 
+def check_rmsnorm(ttrace, trace, tensors, tmp):
+    """The RMSNorm table: no mean column, the root mean square of each input row where
+    LayerNorm has sigma, equal to sqrt(mean(x^2)) of hook_resid_pre from the trace."""
+    svg_path = os.path.join(tmp, "ln1.svg")
+    run([ttrace, "render", trace, "--step", "blocks.1.ln1.hook_out", "-o", svg_path])
+    svg = open(svg_path, encoding="utf-8").read()
+    lines = texts(svg)
+    if any("\u03c3 (spread)" in t or "\u03b2" in t for t in lines):
+        fail("the RMSNorm view speaks of a spread or a beta")
+    if not any(t.startswith("rms") for t in lines):
+        fail("the RMSNorm view has no rms column")
+    x = tensors["blocks.1.hook_resid_pre"].astype(np.float64)
+    rms = np.sqrt((x * x).mean(axis=1))
+    n = 0
+    for r, txt in re.findall(r'<text[^>]*data-tt="ln col=sigma r=(\d+)"[^>]*>([^<]*)', svg):
+        got, ref = float(txt.replace("\u2212", "-")), rms[int(r)]
+        if abs(got - ref) > 0.006 + 0.006 * ref:
+            fail(f"RMSNorm row {r}: rms shows {got}, sqrt(mean(x^2)) is {ref:.5g}")
+        n += 1
+    if n != T:
+        fail(f"{n} rms cells, want {T}")
+
+
 def main():
     ttrace = sys.argv[1]
     with tempfile.TemporaryDirectory() as tmp:
@@ -158,9 +181,11 @@ def main():
                         fail(f"{hook}: no shape line '{shapes[step]}' among {lines[:40]}")
                     if lang == "en":
                         cells += check_cells(svg, tensors, hook)
+        check_rmsnorm(ttrace, trace, tensors, tmp)
         if cells < 100:
             fail(f"only {cells} numbered cells checked")
         print(f"ok: {len(got)} demo images; every step of {L} blocks rendered in en and ko; {cells} cells checked")
 
 
-main()
+if __name__ == "__main__":
+    main()
