@@ -5,6 +5,12 @@
 //   bench_forward MODEL_DIR matmul T all|none the engine's matmuls (timed inside a run that
 //                                             records everything or nothing) against plain
 //                                             cblas_sgemm on the same shapes
+//   bench_forward MODEL_DIR save T PATH       one full trace saved to PATH: bytes and seconds
+//   bench_forward MODEL_DIR open PATH         tt_trace_load of PATH and one layer's pattern
+//                                             read (what a view needs): seconds
+// Traces carry the model's config, as the session's do (so the trace can keep the scaled
+// and masked scores as rules on the raw ones: trace_bytes is what a file holds,
+// held_bytes what memory holds).
 // Output lines are "key value ..." so a script can read them (bench/run_bench.py).
 #include <cblas.h>
 #include <stdio.h>
@@ -13,14 +19,13 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "engine/engine.h"
 #include "model/model.h"
 #include "trace/trace.h"
 
 static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+  return bench_now();
 }
 
 static void die(const char *what, const tt_error *err) {
@@ -39,16 +44,31 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+static const tt_config *bench_cfg;  // the model's config, for new_trace
+
+// A fresh trace with the model's config in its metadata (as tt_session_trace makes them).
+static tt_trace *new_trace(const tt_config *cfg) {
+  tt_trace *tr = tt_trace_create();
+  char *json = tt_config_to_json(cfg);
+  if (!tr || !json || tt_trace_set_meta(tr, "config", json)) {
+    fprintf(stderr, "bench_forward: out of memory\n");
+    exit(1);
+  }
+  free(json);
+  return tr;
+}
+
 // One run; with `full` every hook goes into a fresh trace. Returns seconds (trace untimed
-// when destroyed); *bytes receives the trace's size.
-static double run_once(tt_engine *eng, const int32_t *ids, int T, bool full, size_t *bytes) {
+// when destroyed); *bytes and *held receive the trace's size in a file and in memory.
+static double run_once(tt_engine *eng, const int32_t *ids, int T, bool full, size_t *bytes, size_t *held) {
   tt_error err = {0};
-  tt_trace *tr = full ? tt_trace_create() : NULL;
+  tt_trace *tr = full ? new_trace(bench_cfg) : NULL;
   tt_recorder rec = full ? tt_trace_recorder(tr) : (tt_recorder){0};
   double t0 = now();
   if (tt_engine_run(eng, ids, T, full ? &rec : NULL, &err) != TT_OK) die("run", &err);
   double dt = now() - t0;
   if (bytes) *bytes = tr ? tt_trace_bytes(tr) : 0;
+  if (held) *held = tr ? tt_trace_held_bytes(tr) : 0;
   tt_trace_destroy(tr);
   return dt;
 }
@@ -86,17 +106,17 @@ static void bench_times(tt_engine *eng, int V, const char *list) {
     int T = atoi(tok);
     int reps = T <= 4 ? 20 : T <= 64 ? 10 : T <= 256 ? 5 : 3;
     int32_t *ids = make_ids(T, V);
-    run_once(eng, ids, T, false, NULL);  // warm: workspace pages, weights, OpenBLAS threads
-    run_once(eng, ids, T, true, NULL);
+    run_once(eng, ids, T, false, NULL, NULL);  // warm: workspace pages, weights, OpenBLAS threads
+    run_once(eng, ids, T, true, NULL, NULL);
     double none[32], full[32], reused[32];
-    size_t bytes = 0;
-    run_once(eng, ids, T, true, &bytes);
+    size_t bytes = 0, held = 0;
+    run_once(eng, ids, T, true, &bytes, &held);
     reuse_rec rr = {malloc(bytes + (64u << 10) * 1024), bytes + (64u << 10) * 1024, 0};
     if (!rr.base) return;
     memset(rr.base, 0, rr.size);
     for (int r = 0; r < reps; r++) {  // interleaved, so load from others hits all alike
-      none[r] = run_once(eng, ids, T, false, NULL);
-      full[r] = run_once(eng, ids, T, true, &bytes);
+      none[r] = run_once(eng, ids, T, false, NULL, NULL);
+      full[r] = run_once(eng, ids, T, true, NULL, NULL);
       reused[r] = run_reused(eng, ids, T, &rr);
     }
     free(rr.base);
@@ -105,9 +125,9 @@ static void bench_times(tt_engine *eng, int V, const char *list) {
     qsort(reused, reps, sizeof *reused, cmp_double);
     printf(
         "times T %d reps %d none_median_ms %.3f none_min_ms %.3f full_median_ms %.3f full_min_ms %.3f "
-        "reused_median_ms %.3f trace_bytes %zu\n",
+        "reused_median_ms %.3f trace_bytes %zu held_bytes %zu\n",
         T, reps, none[reps / 2] * 1e3, none[0] * 1e3, full[reps / 2] * 1e3, full[0] * 1e3, reused[reps / 2] * 1e3,
-        bytes);
+        bytes, held);
     fflush(stdout);
     free(ids);
   }
@@ -118,14 +138,15 @@ static void bench_peak(tt_engine *eng, const tt_model *m, int T, bool full) {
   int32_t *ids = make_ids(T, m->cfg.vocab_size);
   size_t bytes = 0;
   tt_error err = {0};
-  tt_trace *tr = full ? tt_trace_create() : NULL;
+  tt_trace *tr = full ? new_trace(&m->cfg) : NULL;
   tt_recorder rec = full ? tt_trace_recorder(tr) : (tt_recorder){0};
   if (tt_engine_run(eng, ids, T, full ? &rec : NULL, &err) != TT_OK) die("run", &err);
   bytes = tr ? tt_trace_bytes(tr) : 0;
+  size_t held = tr ? tt_trace_held_bytes(tr) : 0;
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
-  printf("peak T %d record %s peak_rss_bytes %lld weights_bytes %zu trace_bytes %zu\n", T, full ? "all" : "none",
-         (long long)ru.ru_maxrss * 1024, m->n_params * sizeof(float), bytes);
+  printf("peak T %d record %s peak_rss_bytes %lld weights_bytes %zu trace_bytes %zu held_bytes %zu\n", T,
+         full ? "all" : "none", (long long)ru.ru_maxrss * 1024, m->n_params * sizeof(float), bytes, held);
   tt_trace_destroy(tr);
   free(ids);
 }
@@ -178,23 +199,7 @@ static int default_threads;  // OpenBLAS's own thread count, before the backend 
 
 static double plain_sgemm(const shape_stat *s, int reps) {
   openblas_set_num_threads(default_threads);
-  size_t na = (size_t)s->M * s->K * s->batch, nb = (size_t)s->K * s->N * s->batch, no = (size_t)s->M * s->N * s->batch;
-  float *a = malloc(na * sizeof *a), *b = malloc(nb * sizeof *b), *o = malloc(no * sizeof *o);
-  for (size_t i = 0; i < na; i++) a[i] = (float)(i % 13) * 0.01f;
-  for (size_t i = 0; i < nb; i++) b[i] = (float)(i % 7) * 0.01f;
-  memset(o, 0, no * sizeof *o);
-  double best = 1e30;
-  for (int r = 0; r < reps; r++) {
-    double t0 = now();
-    for (int i = 0; i < s->batch; i++)
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, s->trans_b ? CblasTrans : CblasNoTrans, s->M, s->N, s->K, 1.0f,
-                  a + (size_t)i * s->M * s->K, s->K, b + (size_t)i * s->K * s->N, s->trans_b ? s->K : s->N, 0.0f,
-                  o + (size_t)i * s->M * s->N, s->N);
-    double dt = now() - t0;
-    best = dt < best ? dt : best;
-  }
-  free(a), free(b), free(o);
-  return best;
+  return bench_sgemm_seconds(s->batch, s->M, s->K, s->N, s->trans_b, reps);
 }
 
 static void bench_matmul(const tt_model *m, tt_backend *be, int T, bool full) {
@@ -206,12 +211,12 @@ static void bench_matmul(const tt_model *m, tt_backend *be, int T, bool full) {
   tt_error err = {0};
   if (tt_engine_create(m, be, T, &eng, &err) != TT_OK) die("engine", &err);
   int32_t *ids = make_ids(T, m->cfg.vocab_size);
-  run_once(eng, ids, T, full, NULL);  // warm
+  run_once(eng, ids, T, full, NULL, NULL);  // warm
   // Best of three runs per shape, as for plain sgemm below.
   double best[MAX_SHAPES];
   for (int rep = 0; rep < 3; rep++) {
     for (int i = 0; i < n_stats; i++) stats[i].seconds = 0, stats[i].calls = 0;
-    run_once(eng, ids, T, full, NULL);
+    run_once(eng, ids, T, full, NULL, NULL);
     for (int i = 0; i < n_stats; i++) best[i] = (rep == 0 || stats[i].seconds < best[i]) ? stats[i].seconds : best[i];
   }
   double eng_flops = 0, eng_s = 0, plain_s_total = 0;
@@ -233,18 +238,65 @@ static void bench_matmul(const tt_model *m, tt_backend *be, int T, bool full) {
   tt_engine_destroy(eng);
 }
 
+// One full trace at T saved to path: bytes written and seconds (the file's write speed).
+static void bench_save(tt_engine *eng, const tt_model *m, int T, const char *path) {
+  int32_t *ids = make_ids(T, m->cfg.vocab_size);
+  tt_error err = {0};
+  tt_trace *tr = new_trace(&m->cfg);
+  tt_recorder rec = tt_trace_recorder(tr);
+  if (tt_engine_run(eng, ids, T, &rec, &err) != TT_OK) die("run", &err);
+  char **strs = malloc((size_t)T * sizeof *strs);
+  for (int t = 0; t < T; t++) {
+    strs[t] = malloc(16);
+    snprintf(strs[t], 16, "t%d", (int)ids[t]);
+  }
+  if (tt_trace_set_tokens(tr, ids, (const char *const *)strs, T, &err) != TT_OK) die("tokens", &err);
+  for (int t = 0; t < T; t++) free(strs[t]);
+  free(strs);
+  double t0 = now();
+  if (tt_trace_save(tr, path, &err) != TT_OK) die("save", &err);
+  double dt = now() - t0;
+  printf("save T %d bytes %zu seconds %.4f\n", T, tt_trace_bytes(tr), dt);
+  tt_trace_destroy(tr);
+  free(ids);
+}
+
+// tt_trace_load of path (mmap, checks), then layer 0's pattern read once as a view would.
+static void bench_open(const char *path) {
+  tt_error err = {0};
+  tt_trace *tr;
+  double t0 = now();
+  if (tt_trace_load(path, &tr, &err) != TT_OK) die("load", &err);
+  double t1 = now();
+  const tt_tensor *p = tt_trace_find(tr, "blocks.0.attn.hook_pattern");
+  double sum = 0;
+  if (p)
+    for (int64_t i = 0; i < tt_tensor_numel(p); i++) sum += ((const float *)p->data)[i];
+  double t2 = now();
+  printf("open bytes %zu load_s %.4f pattern_read_s %.4f pattern_sum %.1f\n", tt_trace_bytes(tr), t1 - t0, t2 - t1,
+         sum);
+  tt_trace_destroy(tr);
+}
+
 int main(int argc, char **argv) {
   if (argc < 4) {
-    fprintf(stderr, "usage: bench_forward MODEL_DIR times T1,T2,... | peak T all|none | matmul T all|none\n");
+    fprintf(stderr,
+            "usage: bench_forward MODEL_DIR times T1,T2,... | peak T all|none | matmul T all|none | save T PATH | open "
+            "PATH\n");
     return 2;
   }
   default_threads = openblas_get_num_threads();
+  if (strcmp(argv[2], "open") == 0) {
+    bench_open(argv[3]);
+    return 0;
+  }
   tt_error err = {0};
   tt_model *m;
   if (tt_model_load(argv[1], &m, &err) != TT_OK) die("model", &err);
   tt_backend *be;
   if (tt_backend_create("openblas", &be, NULL, 0, &err) != TT_OK) die("backend", &err);
   printf("device %s\n", be->device);
+  bench_cfg = &m->cfg;
   if (strcmp(argv[2], "matmul") == 0) {
     bench_matmul(m, be, atoi(argv[3]), argc < 5 || strcmp(argv[4], "none") != 0);
   } else {
@@ -253,6 +305,8 @@ int main(int argc, char **argv) {
     if (tt_engine_create(m, be, max_T, &eng, &err) != TT_OK) die("engine", &err);
     if (strcmp(argv[2], "times") == 0)
       bench_times(eng, m->cfg.vocab_size, argv[3]);
+    else if (strcmp(argv[2], "save") == 0 && argc > 4)
+      bench_save(eng, m, atoi(argv[3]), argv[4]);
     else if (strcmp(argv[2], "peak") == 0 && argc > 4)
       bench_peak(eng, m, atoi(argv[3]), strcmp(argv[4], "none") != 0);
     else

@@ -1,13 +1,14 @@
 // bench_frames: frame times of the window's drawing, headless (software renderer on a
-// surface, the slowest path), on a GPT-2-small-shaped attention layer: T = 256 tokens,
-// 12 heads. Three scenes, each a sequence of frames as the window would draw them:
+// surface, the slowest path), on a GPT-2-small-shaped attention layer: T tokens (256
+// unless given; the case is 1024), 12 heads. Three scenes, each a sequence of frames as the window would draw them:
 //   hover   the softmax heatmap (framed like the window), the pointer on a new cell
 //           every frame (tooltip text changes every frame)
 //   pan     the same zoomed 4x, panned by 1.3 cells every frame (cells recomputed)
 //   grid    all 12 heads, the pointer moving over them
 // Prints median / 95th percentile / max per scene. Target: median <= 16 ms.
 //
-//   bench_frames [WIDTH HEIGHT [FRAMES]]   (default 1600 1000 200)
+//   bench_frames [WIDTH HEIGHT [FRAMES [T [FONT_SCALE]]]]   (default 1600 1000 200 256 1;
+//                                                          the interface zoomed: 1.5 or 2)
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +18,7 @@
 #include "model/model.h"
 #include "render/render.h"
 
-enum { T = 256, H = 12 };
+enum { H = 12, T_MAX = 1024 };
 
 static double now_ms(void) {
   struct timespec ts;
@@ -31,7 +32,7 @@ static int cmp(const void *a, const void *b) {
 }
 
 // A causal softmax of pseudo-random scores, (H, T, T).
-static float *make_pattern(uint32_t seed) {
+static float *make_pattern(uint32_t seed, int T) {
   float *p = malloc(sizeof(float) * H * T * T);
   for (int h = 0; h < H; h++)
     for (int i = 0; i < T; i++) {
@@ -64,9 +65,10 @@ static void summarize(result *r, double *t, int n) {
 
 int main(int argc, char **argv) {
   int W = argc > 2 ? atoi(argv[1]) : 1600, Ht = argc > 2 ? atoi(argv[2]) : 1000;
-  int frames = argc > 3 ? atoi(argv[3]) : 200;
-  if (W < 320 || Ht < 240 || frames < 10) {
-    fprintf(stderr, "usage: bench_frames [WIDTH HEIGHT [FRAMES]]\n");
+  int frames = argc > 3 ? atoi(argv[3]) : 200, T = argc > 4 ? atoi(argv[4]) : 256;
+  float font_scale = argc > 5 ? (float)atof(argv[5]) : 1.0f;
+  if (W < 320 || Ht < 240 || frames < 10 || T < 8 || T > T_MAX || !(font_scale >= 0.5f && font_scale <= 4.0f)) {
+    fprintf(stderr, "usage: bench_frames [WIDTH HEIGHT [FRAMES [T (8..%d) [FONT_SCALE (0.5..4)]]]]\n", T_MAX);
     return 2;
   }
   tt_trace *tr = tt_trace_create();
@@ -76,10 +78,10 @@ int main(int argc, char **argv) {
   char *json = tt_config_to_json(&cfg);
   tt_trace_set_meta(tr, "config", json);
   free(json);
-  tt_trace_set_meta(tr, "prompt", "(256 tokens of synthetic text)");
-  int32_t ids[T];
-  char bufs[T][16];
-  const char *strs[T];
+  tt_trace_set_meta(tr, "prompt", "(synthetic text)");
+  static int32_t ids[T_MAX];
+  static char bufs[T_MAX][16];
+  static const char *strs[T_MAX];
   for (int i = 0; i < T; i++) {
     ids[i] = 1000 + i;
     snprintf(bufs[i], sizeof bufs[i], " word%d", i);
@@ -89,7 +91,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "%s\n", err.msg);
     return 1;
   }
-  float *pat = make_pattern(12345);
+  float *pat = make_pattern(12345, T);
   tt_tensor t = {.name = "blocks.0.attn.hook_pattern", .dtype = TT_F32, .ndim = 3, .shape = {H, T, T}, .data = pat};
   if (tt_trace_add(tr, &t, &err)) {
     fprintf(stderr, "%s\n", err.msg);
@@ -107,11 +109,15 @@ int main(int argc, char **argv) {
   tt_layout *lay = calloc(1, sizeof *lay);
   double *times = malloc(sizeof(double) * (size_t)frames);
   result res[3];
-  const char *names[3] = {"hover softmax T=256", "pan softmax (zoom 4)", "grid 12 heads T=256"};
+  char names[3][40];
+  snprintf(names[0], sizeof names[0], "hover softmax T=%d", T);
+  snprintf(names[1], sizeof names[1], "pan softmax T=%d zoom 4", T);
+  snprintf(names[2], sizeof names[2], "grid 12 heads T=%d", T);
   for (int scene = 0; scene < 3; scene++) {
     tt_view_state vs;
     tt_view_state_init(&vs);
     vs.frame = true;
+    vs.font_scale = font_scale;
     tt_view_goto_step(&vs, tr, tt_step_find(tr, "blocks.0.attn.hook_pattern", NULL));
     vs.head = 3;
     if (scene == 1) vs.zoom = 4;
@@ -139,8 +145,8 @@ int main(int argc, char **argv) {
       vs.mouse_x = area.x + (int)((double)area.w * fmod(f * 0.0137 + 0.01, 1.0));
       vs.mouse_y = area.y + (int)((double)area.h * fmod(f * 0.0291 + 0.01, 1.0));
       if (scene == 1) {
-        vs.pan_col = (float)fmod(f * 1.3, 192.0);
-        vs.pan_row = (float)fmod(f * 0.7, 192.0);
+        vs.pan_col = (float)fmod(f * 1.3, 0.75 * T);
+        vs.pan_row = (float)fmod(f * 0.7, 0.75 * T);
       }
       double t0 = now_ms();
       tt_render_draw(rc, r, (SDL_Rect){0, 0, W, Ht}, tr, &vs, lay);
@@ -154,7 +160,8 @@ int main(int argc, char **argv) {
     if (scene < 2 && picked < frames * 9 / 10)
       fprintf(stderr, "warning: scene %d picked only %d of %d frames\n", scene, picked, frames);
   }
-  printf("frame times, software renderer, %dx%d, %d frames per scene (ms)\n", W, Ht, frames);
+  printf("frame times, software renderer, %dx%d, T = %d, font scale %.2g, %d frames per scene (ms)\n", W, Ht, T,
+         (double)font_scale, frames);
   printf("%-24s %8s %8s %8s %8s\n", "scene", "median", "p95", "max", "first");
   bool ok = true;
   for (int i = 0; i < 3; i++) {

@@ -125,6 +125,12 @@ struct tt_backend {
 };
 
 tt_status tt_backend_openblas_create(tt_backend **out, tt_error *err);
+// OpenBLAS picks its kernels once, as it loads, from the CPU it knows; one that is too
+// old for it (OpenBLAS 0.3.21 on Zen 5) gets the SSE3 kernels, several times slower. The
+// kernel set this CPU should use instead ("SkylakeX" with AVX-512, "Haswell" with AVX2 and
+// FMA) when OPENBLAS_CORETYPE is unset and OpenBLAS chose something older; else NULL.
+// It takes effect only in a new process with OPENBLAS_CORETYPE set (src/cli/main.c).
+const char *tt_openblas_better_coretype(void);
 #if TT_HAVE_OPENCL
 // platform/device < 0 picks the first GPU, else the first device.
 tt_status tt_backend_opencl_create(int platform, int device, tt_backend **out, tt_error *err);

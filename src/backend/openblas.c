@@ -2,12 +2,14 @@
 // float* of the allocation; weights used in place are read-only views), matrix products
 // go to cblas_sgemm and everything else is a plain loop. Shape legend: T tokens, C width, H heads, D = C/H, F FFN width, V vocabulary.
 #include <cblas.h>
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "host_kernels.h"
 #include "openblas_internal.h"
+#include "small_m.h"
 
 // Products with few rows or little work run faster on one thread than on two (the
 // threads' start-up and the split cost more than they save: measured on 2 cores, M = 4..16
@@ -20,6 +22,24 @@ void tt_openblas_pick_threads(tt_backend *be, int M, int K, int N) {
     openblas_set_num_threads(want);
     im->threads = want;
   }
+}
+
+const char *tt_openblas_better_coretype(void) {
+  if (getenv("OPENBLAS_CORETYPE")) return NULL;
+  const char *core = openblas_get_corename();
+  static const char *const modern[] = {"haswell", "zen", "skylakex", "cooperlake", "sapphirerapids"};
+  char lower[32] = "";
+  for (size_t i = 0; core && core[i] && i + 1 < sizeof lower; i++) lower[i] = (char)tolower((unsigned char)core[i]);
+  for (size_t i = 0; i < sizeof modern / sizeof *modern; i++)
+    if (strcmp(lower, modern[i]) == 0) return NULL;
+#if defined(__x86_64__) && defined(__GNUC__)
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+      __builtin_cpu_supports("avx512dq"))
+    return "SkylakeX";
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return "Haswell";
+#endif
+  return NULL;
 }
 
 // ---- memory ---------------------------------------------------------------------------
@@ -66,6 +86,7 @@ static tt_status host_download(tt_backend *be, tt_buf src, float *dst, size_t n,
 
 // ---- matrix products ----------------------------------------------------------------
 // out (M,N) = a (M,K) · b (K,N) + bias (N); b is (N,K) with trans_b. out must not alias a or b.
+// Up to TT_SMALL_M_MAX rows go to the small-M kernel (small_m.c), more to cblas_sgemm.
 static tt_status host_matmul(tt_backend *be, tt_buf out, tt_buf a, tt_buf b, tt_buf bias, int M, int K, int N,
                              bool trans_b, tt_error *err) {
   (void)err;
@@ -73,9 +94,13 @@ static tt_status host_matmul(tt_backend *be, tt_buf out, tt_buf a, tt_buf b, tt_
   NEED(a, (size_t)M * K);
   NEED(b, (size_t)K * N);
   float *o = out_of(out);
+  if (tt_buf_is_set(bias)) NEED(bias, N);
+  if (M <= TT_SMALL_M_MAX) {  // bound by reading b: our kernel reads it once for all rows
+    tt_small_m_matmul(o, in(a), in(b), tt_buf_is_set(bias) ? in(bias) : NULL, M, K, N, trans_b, 1.0f);
+    return TT_OK;
+  }
   float beta = 0.0f;
   if (tt_buf_is_set(bias)) {
-    NEED(bias, N);
     const float *bb = in(bias);
     for (int i = 0; i < M; i++) memcpy(o + (size_t)i * N, bb, (size_t)N * sizeof(float));
     beta = 1.0f;
@@ -98,6 +123,10 @@ static tt_status host_matmul_batched(tt_backend *be, tt_buf out, tt_buf a, tt_bu
     const float *ai = in(a) + (size_t)i * M * K;
     const float *bi = in(b) + (size_t)i * K * N;
     float *oi = out_of(out) + (size_t)i * M * N;
+    if (M <= TT_SMALL_M_MAX) {
+      tt_small_m_matmul(oi, ai, bi, NULL, M, K, N, trans_b, alpha);
+      continue;
+    }
     cblas_sgemm(CblasRowMajor, CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, M, N, K, alpha, ai, K, bi,
                 trans_b ? K : N, 0.0f, oi, N);
   }

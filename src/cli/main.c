@@ -2,11 +2,14 @@
 #include <getopt.h>
 #include <libgen.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "backend/backend.h"
 #include "cli.h"
 
 typedef struct {
@@ -86,7 +89,24 @@ const char *tt_cli_count(char *buf, size_t len, long long n, const char *one, co
   return buf;
 }
 
+// The commands whose work is the model's matrix products (lesson only with --make-traces).
+static bool runs_model(int argc, char **argv) {
+  static const char *const heavy[] = {"trace", "demo", "view", "train-step", "generate", "cost", "lens"};
+  if (argc < 2) return false;
+  for (size_t i = 0; i < sizeof heavy / sizeof *heavy; i++)
+    if (strcmp(argv[1], heavy[i]) == 0) return true;
+  if (strcmp(argv[1], "lesson") == 0)
+    for (int i = 2; i < argc; i++)
+      if (strcmp(argv[i], "--make-traces") == 0) return true;
+  return false;
+}
+
 int main(int argc, char **argv) {
+  // OpenBLAS reads OPENBLAS_CORETYPE only as it loads: when it chose kernels older than
+  // this CPU's, a command that runs the model starts again once with the right ones (the
+  // variable is then set). Commands that only read traces do not pay for the restart.
+  const char *core = runs_model(argc, argv) ? tt_openblas_better_coretype() : NULL;
+  if (core && setenv("OPENBLAS_CORETYPE", core, 1) == 0) execv("/proc/self/exe", argv);
   opterr = 0;  // getopt prints nothing; each command says what is wrong in one line
   if (argc < 2) {
     print_help(stderr);

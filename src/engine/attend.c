@@ -52,7 +52,7 @@ static tt_status step_scores(tt_engine *e, int l, tt_buf q, tt_buf k, tt_buf *ma
   tt_buf raw = OUT(l, "attn.hook_attn_scores_raw", H, T, T);  // (H,T,T) = q·kᵀ per head
   RUN(be->matmul_batched(be, raw, q, k, G, R * T, D, T, true, 1.0f, err));
   tt_buf scaled = OUT(l, "attn.hook_attn_scores_scaled", H, T, T);  // (H,T,T) = raw · attn_scale
-  RUN(be->scale(be, scaled, raw, tt_attn_scale(e->cfg, l, D), htt, err));
+  RUN(be->scale(be, scaled, raw, tt_config_attn_scale(e->cfg, l, D), htt, err));
   if (e->cfg->positions == TT_POS_ALIBI) TRY(step_alibi(e, l, scaled, &scaled, err));
   *masked = OUT(l, "attn.hook_attn_scores", H, T, T);  // (H,T,T) −∞ above the diagonal
   RUN(e->cfg->causal ? be->causal_mask(be, *masked, scaled, H, T, err) : tt_engine_copy(e, *masked, scaled, htt, err));

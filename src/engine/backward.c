@@ -192,7 +192,7 @@ static tt_status back_attention(tt_engine *e, int l, tt_buf g, grad_dst dst, tt_
   tt_buf d_scaled = OUT(l, "attn.hook_attn_scores_scaled", H, T, T);
   RUN(tt_engine_copy(e, d_scaled, d_masked, htt, err));
   tt_buf d_raw = OUT(l, "attn.hook_attn_scores_raw", H, T, T);  // (H,T,T) = d_scaled · attn_scale
-  RUN(be->scale(be, d_raw, d_scaled, tt_attn_scale(e->cfg, l, D), htt, err));
+  RUN(be->scale(be, d_raw, d_scaled, tt_config_attn_scale(e->cfg, l, D), htt, err));
   tt_buf d_q = OUT(l, "attn.hook_q", H, T, D);  // (H,T,D) = d_raw · k
   RUN(be->matmul_batched(be, d_q, d_raw, k, H, T, T, D, false, 1.0f, err));
   tt_buf d_k = OUT(l, "attn.hook_k", H, T, D);  // (H,T,D) = d_rawᵀ · q

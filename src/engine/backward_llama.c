@@ -112,7 +112,7 @@ static tt_status back_attention(tt_engine *e, int l, tt_buf g, tt_buf *dx, tt_er
   tt_buf d_scaled = OUT(l, "attn.hook_attn_scores_scaled", H, T, T);
   RUN(tt_engine_copy(e, d_scaled, d_masked, htt, err));
   tt_buf d_raw = OUT(l, "attn.hook_attn_scores_raw", H, T, T);  // = d_scaled · attn_scale
-  RUN(be->scale(be, d_raw, d_scaled, tt_attn_scale(e->cfg, l, D), htt, err));
+  RUN(be->scale(be, d_raw, d_scaled, tt_config_attn_scale(e->cfg, l, D), htt, err));
   tt_buf d_rq = OUT(l, "attn.hook_rot_q", H, T, D);  // (H,T,D) = d_raw · rot_k per group
   RUN(be->matmul_batched(be, d_rq, d_raw, rk, G, R * T, T, D, false, 1.0f, err));
   tt_buf d_rk = OUT(l, "attn.hook_rot_k", G, T, D);  // (G,T,D) = Σ d_rawᵀ · rot_q

@@ -76,7 +76,7 @@ tt_status tt_decode_attend(tt_engine *e, int l, tt_buf q, tt_buf *z, tt_error *e
                            cache_rows(e, l, 0, h, Tk), 1, 1, D, Tk, true, 1.0f, err));
   TRY(tt_engine_flush(e, err));
   tt_buf scaled = OUT(l, "attn.hook_attn_scores_scaled", H, 1, Tk);  // (H,1,Tk) = raw · attn_scale
-  RUN(be->scale(be, scaled, raw, tt_attn_scale(e->cfg, l, D), hk, err));
+  RUN(be->scale(be, scaled, raw, tt_config_attn_scale(e->cfg, l, D), hk, err));
   // (H,1,Tk): the causal mask hides nothing of the last row (generation refuses causal=false)
   tt_buf masked = OUT(l, "attn.hook_attn_scores", H, 1, Tk);
   RUN(tt_engine_copy(e, masked, scaled, hk, err));

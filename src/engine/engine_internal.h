@@ -117,8 +117,6 @@ static const norm_hooks LN2 = {"ln2.hook_mean", "ln2.hook_scale", "ln2.hook_norm
 static const norm_hooks LN_FINAL = {"ln_final.hook_mean", "ln_final.hook_scale", "ln_final.hook_normalized",
                                     "ln_final.hook_out"};
 
-// forward.c: the factor layer l's raw scores are multiplied by.
-float tt_attn_scale(const tt_config *cfg, int l, int D);
 // forward.c: one pass: ids (T) at positions pos0..pos0+T-1, hooks named prefix + name.
 typedef struct {
   const int32_t *ids;

@@ -147,16 +147,6 @@ tt_status tt_forward_norm(tt_engine *e, int l, const norm_hooks *hk, tt_buf x, t
 }
 
 // ---- attention -------------------------------------------------------------------------------
-// The factor the raw scores are multiplied by in layer l: 1/√D (scale_attn) and 1/(l+1)
-// (scale_attn_by_inverse_layer_idx), folded into one number as Hugging Face's
-// reorder_and_upcast_attn does; 1 when neither is on.
-float tt_attn_scale(const tt_config *cfg, int l, int D) {
-  double s = 1.0;
-  if (cfg->scale_attn) s /= sqrt((double)D);
-  if (cfg->scale_attn_by_layer) s /= (double)(l + 1);
-  return (float)s;
-}
-
 // x (T,C) → hook_attn_out (T,C): fused projection, heads, then attend.c (scores, pattern, z),
 // output projection.
 static tt_status step_attention(tt_engine *e, int l, tt_buf x, tt_buf *out, tt_error *err) {

@@ -383,3 +383,10 @@ char *tt_config_to_json(const tt_config *cfg) {
   json_decref(root);
   return s;
 }
+
+float tt_config_attn_scale(const tt_config *cfg, int l, int D) {
+  double s = 1.0;
+  if (cfg->scale_attn) s /= sqrt((double)D);
+  if (cfg->scale_attn_by_layer) s /= (double)(l + 1);
+  return (float)s;
+}

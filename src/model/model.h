@@ -67,6 +67,10 @@ static inline bool tt_config_adds_positions(const tt_config *c) {
   return c->positions == TT_POS_LEARNED || c->positions == TT_POS_SINUSOIDAL;
 }
 char *tt_config_to_json(const tt_config *cfg);  // malloc'd, one line
+// The factor layer l's raw attention scores are multiplied by (head width D): 1/√D
+// (scale_attn) and 1/(l+1) (scale_attn_by_inverse_layer_idx) folded into one number, as
+// Hugging Face's reorder_and_upcast_attn does; 1 when neither is on.
+float tt_config_attn_scale(const tt_config *cfg, int l, int D);
 // Reads config.json's text. A key whose meaning would change the computation and that
 // ttrace does not implement (add_cross_attention, pruned_heads, another model_type, an
 // unknown ttrace_* key, an activation it does not have) is refused with TT_ERR_UNSUPPORTED

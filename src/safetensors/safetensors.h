@@ -29,5 +29,10 @@ typedef struct {
 // Writes tensors in the given order (data 8-byte aligned) plus string metadata; atomic.
 tt_status tt_st_write(const char *path, const tt_tensor *tensors, size_t n, const tt_st_meta *meta, size_t n_meta,
                       tt_error *err);
+// The same, where a tensor whose data is NULL has its bytes made on the way out:
+// fill(ctx, i, dst) writes tensors[i]'s tt_tensor_nbytes into dst (one buffer, reused).
+typedef void (*tt_st_fill_fn)(void *ctx, size_t i, void *dst);
+tt_status tt_st_write_filled(const char *path, const tt_tensor *tensors, size_t n, const tt_st_meta *meta,
+                             size_t n_meta, tt_st_fill_fn fill, void *ctx, tt_error *err);
 
 #endif

@@ -30,17 +30,41 @@ static char *header_json(const tt_tensor *tensors, size_t n, const tt_st_meta *m
 
 tt_status tt_st_write(const char *path, const tt_tensor *tensors, size_t n, const tt_st_meta *meta, size_t n_meta,
                       tt_error *err) {
+  return tt_st_write_filled(path, tensors, n, meta, n_meta, NULL, NULL, err);
+}
+
+// Writes tensors[i]'s bytes: from its data, or (data NULL) made by fill into buf.
+static bool write_data(FILE *fp, const tt_tensor *t, size_t i, tt_st_fill_fn fill, void *ctx, void *buf) {
+  size_t bytes = tt_tensor_nbytes(t);
+  if (bytes == 0) return true;
+  if (t->data) return fwrite(t->data, 1, bytes, fp) == bytes;
+  fill(ctx, i, buf);
+  return fwrite(buf, 1, bytes, fp) == bytes;
+}
+
+tt_status tt_st_write_filled(const char *path, const tt_tensor *tensors, size_t n, const tt_st_meta *meta,
+                             size_t n_meta, tt_st_fill_fn fill, void *ctx, tt_error *err) {
+  size_t fill_bytes = 0;  // the largest tensor fill makes: one buffer serves them all
+  for (size_t i = 0; i < n; i++)
+    if (!tensors[i].data && tt_tensor_nbytes(&tensors[i]) > fill_bytes) fill_bytes = tt_tensor_nbytes(&tensors[i]);
+  if (fill_bytes && !fill) return tt_fail(err, TT_ERR_ARG, "cannot write %s: a tensor has no data", path);
   for (size_t i = 0; i < n; i++)
     for (size_t j = 0; j < i; j++)
       if (strcmp(tensors[i].name, tensors[j].name) == 0)
         return tt_fail(err, TT_ERR_ARG, "cannot write %s: tensor name '%s' appears twice", path, tensors[i].name);
   char *json = header_json(tensors, n, meta, n_meta);
-  if (!json) return tt_fail(err, TT_ERR_NOMEM, "out of memory writing %s", path);
+  void *buf = fill_bytes ? malloc(fill_bytes) : NULL;
+  if (!json || (fill_bytes && !buf)) {
+    free(json);
+    free(buf);
+    return tt_fail(err, TT_ERR_NOMEM, "out of memory writing %s", path);
+  }
   size_t len = strlen(json), padded = (len + 8 + 7) / 8 * 8 - 8;  // data starts 8-byte aligned
   tt_atomic_file af;
   tt_status st = tt_atomic_open(&af, path, err);
   if (st) {
     free(json);
+    free(buf);
     return st;
   }
   unsigned char lenbytes[8];
@@ -48,10 +72,8 @@ tt_status tt_st_write(const char *path, const tt_tensor *tensors, size_t n, cons
   bool ok = fwrite(lenbytes, 1, 8, af.fp) == 8 && fwrite(json, 1, len, af.fp) == len;
   for (size_t i = len; ok && i < padded; i++) ok = fputc(' ', af.fp) != EOF;
   free(json);
-  for (size_t i = 0; ok && i < n; i++) {
-    size_t bytes = tt_tensor_nbytes(&tensors[i]);
-    ok = bytes == 0 || fwrite(tensors[i].data, 1, bytes, af.fp) == bytes;
-  }
+  for (size_t i = 0; ok && i < n; i++) ok = write_data(af.fp, &tensors[i], i, fill, ctx, buf);
+  free(buf);
   if (!ok) {
     tt_atomic_abort(&af);
     return tt_fail(err, TT_ERR_IO, "cannot write %s: write failed (disk full?)", path);

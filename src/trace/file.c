@@ -17,7 +17,9 @@ tt_status tt_trace_save(const tt_trace *tr, const char *path, tt_error *err) {
   for (size_t i = 0; i < tr->n_meta; i++)
     if (strcmp(tr->meta[i].key, "format") && strcmp(tr->meta[i].key, "format_version"))
       meta[n++] = (tt_st_meta){tr->meta[i].key, tr->meta[i].value};
-  tt_status st = tt_st_write(path, tr->tensors, tr->n, meta, n, err);
+  tt_status st = tt_derived_settle(tr) ? TT_OK : tt_fail(err, TT_ERR_NOMEM, "out of memory");
+  // derived tensors not computed yet are made on the way out, one buffer for all
+  if (!st) st = tt_st_write_filled(path, tr->tensors, tr->n, meta, n, tt_derived_fill, (void *)tr, err);
   free(meta);
   return st;
 }
@@ -123,6 +125,7 @@ tt_status tt_trace_load(const char *path, tt_trace **out, tt_error *err) {
                                  : tt_fail(err, added, "%s: tensor '%s' appears twice", path, t->name);
     tr->n++;
     tr->bytes += tt_tensor_nbytes(t);
+    tr->dv->held += tt_tensor_nbytes(t);
   }
   tr->cap = tr->n;
   if (!st) st = check_contents(tr, path, err);

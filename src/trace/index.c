@@ -48,8 +48,13 @@ tt_status tt_trace_index_add(tt_trace *tr, size_t i) {
   return TT_OK;
 }
 
-const tt_tensor *tt_trace_find(const tt_trace *tr, const char *name) {
+const tt_tensor *tt_trace_lookup(const tt_trace *tr, const char *name) {
   if (!tr->index_cap) return NULL;
   const index_slot *s = probe(tr, name, hash_name(name));
   return s->pos ? &tr->tensors[s->pos - 1] : NULL;
+}
+
+const tt_tensor *tt_trace_find(const tt_trace *tr, const char *name) {
+  const tt_tensor *t = tt_trace_lookup(tr, name);
+  return t && tt_derived_materialize(tr, (size_t)(t - tr->tensors)) ? t : NULL;
 }

@@ -12,9 +12,11 @@ tt_trace *tt_trace_create(void) {
   if (!tr) return NULL;
   tr->arena = tt_arena_create(64u << 20);
   tr->name_compares = calloc(1, sizeof *tr->name_compares);
-  if (!tr->arena || !tr->name_compares) {
+  tr->dv = calloc(1, sizeof *tr->dv);
+  if (!tr->arena || !tr->name_compares || !tr->dv) {
     tt_arena_destroy(tr->arena);
     free(tr->name_compares);
+    free(tr->dv);
     free(tr);
     return NULL;
   }
@@ -34,6 +36,8 @@ void tt_trace_destroy(tt_trace *tr) {
   free(tr->token_ids);
   free(tr->token_strings);
   free(tr->name_compares);
+  if (tr->dv) free(tr->dv->rules), free(tr->dv->scratch);
+  free(tr->dv);
   tt_arena_destroy(tr->arena);
   if (tr->file) tt_st_close(tr->file);
   free(tr);
@@ -68,8 +72,9 @@ bool tt_trace_wants(const tt_trace *tr, const char *name) {
   return false;
 }
 
-// Appends an entry whose data lives in the arena; returns NULL when out of memory.
-static tt_tensor *append(tt_trace *tr, const char *name, tt_dtype dt, int ndim, const int64_t *shape) {
+// Appends an entry whose data is `data`, or (NULL) new memory in the arena; returns NULL
+// when out of memory.
+static tt_tensor *append(tt_trace *tr, const char *name, tt_dtype dt, int ndim, const int64_t *shape, void *data) {
   if (tr->n == tr->cap) {
     size_t cap = tr->cap ? tr->cap * 2 : 256;
     tt_tensor *grown = realloc(tr->tensors, cap * sizeof *grown);
@@ -81,17 +86,22 @@ static tt_tensor *append(tt_trace *tr, const char *name, tt_dtype dt, int ndim, 
   *t = (tt_tensor){.name = tt_arena_strdup(tr->arena, name), .dtype = dt, .ndim = ndim};
   memcpy(t->shape, shape, (size_t)ndim * sizeof *shape);
   size_t bytes = tt_tensor_nbytes(t);
-  t->data = tt_arena_alloc(tr->arena, bytes ? bytes : 1, 64);
+  t->data = data ? data : tt_arena_alloc(tr->arena, bytes ? bytes : 1, 64);
   if (!t->name || !t->data || tt_trace_index_add(tr, tr->n)) return NULL;  // a second tensor of a name too
   tr->bytes += bytes;
+  if (!data) tr->dv->held += bytes;
   tr->n++;
   return t;
 }
 
+// The recorder's hand-out: the derived score hooks go to the scratch buffer (derived.c),
+// everything else to new arena memory.
 static void *reserve(void *ctx, const char *name, tt_dtype dt, int ndim, const int64_t *shape) {
   tt_trace *tr = ctx;
-  if (!tt_trace_wants(tr, name)) return NULL;
-  tt_tensor *t = append(tr, name, dt, ndim, shape);
+  if (!tt_trace_wants(tr, name)) return tt_derived_settle(tr), NULL;
+  void *scratch = tt_derived_reserve(tr, tr->n, name, dt, ndim, shape);
+  tt_tensor *t = append(tr, name, dt, ndim, shape, scratch);
+  if (!t && scratch) tr->dv->pending = 0;  // out of memory: nothing is in the scratch
   return t ? t->data : NULL;
 }
 
@@ -101,7 +111,7 @@ tt_recorder tt_trace_recorder(tt_trace *tr) {
 
 tt_status tt_trace_add(tt_trace *tr, const tt_tensor *src, tt_error *err) {
   if (tt_trace_find(tr, src->name)) return tt_fail(err, TT_ERR_FORMAT, "tensor '%s' appears twice", src->name);
-  tt_tensor *t = append(tr, src->name, src->dtype, src->ndim, src->shape);
+  tt_tensor *t = append(tr, src->name, src->dtype, src->ndim, src->shape, NULL);
   if (!t) return tt_fail(err, TT_ERR_NOMEM, "out of memory storing '%s'", src->name);
   memcpy(t->data, src->data, tt_tensor_nbytes(t));
   return TT_OK;
@@ -111,7 +121,7 @@ size_t tt_trace_count(const tt_trace *tr) {
   return tr->n;
 }
 const tt_tensor *tt_trace_get(const tt_trace *tr, size_t i) {
-  return i < tr->n ? &tr->tensors[i] : NULL;
+  return i < tr->n && tt_derived_materialize(tr, i) ? &tr->tensors[i] : NULL;
 }
 size_t tt_trace_bytes(const tt_trace *tr) {
   return tr->bytes;

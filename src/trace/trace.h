@@ -27,7 +27,11 @@ tt_status tt_trace_add(tt_trace *tr, const tt_tensor *t, tt_error *err);
 size_t tt_trace_count(const tt_trace *tr);
 const tt_tensor *tt_trace_get(const tt_trace *tr, size_t i);
 const tt_tensor *tt_trace_find(const tt_trace *tr, const char *name);
-size_t tt_trace_bytes(const tt_trace *tr);  // recorded tensor bytes
+size_t tt_trace_bytes(const tt_trace *tr);  // recorded tensor bytes (what a saved file holds)
+// Tensor bytes held in memory: a trace keeps some tensors as exact rules on others until
+// they are read (the scaled and masked attention scores; see derived.c), so this can be
+// less than tt_trace_bytes.
+size_t tt_trace_held_bytes(const tt_trace *tr);
 
 // Metadata: string keys and values (copied). Known keys: format, format_version, prompt,
 // token_ids (JSON array), token_strings (JSON array), config (JSON), backend, device,

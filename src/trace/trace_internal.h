@@ -14,6 +14,23 @@ typedef struct {
   size_t pos;     // index in tensors + 1; 0: empty
 } index_slot;
 
+// A tensor kept as a rule (derived.c): (H,T,T) = raw · factor, -inf above the diagonal
+// when masked. src: the raw scores' position + 1; 0: no rule (the tensor is stored).
+typedef struct {
+  size_t src;
+  float factor;
+  bool masked;
+} tt_derived_rule;
+
+typedef struct {
+  tt_derived_rule *rules;  // per tensor position (rules_cap of them; beyond: none)
+  size_t rules_cap;
+  float *scratch;  // where the engine computes the derived score hooks, layer after layer
+  size_t scratch_n;
+  size_t pending;  // position + 1 of the tensor in the scratch, not yet checked; 0: none
+  size_t held;     // tensor bytes in memory: stored, materialized or mapped
+} tt_derived_state;
+
 struct tt_trace {
   tt_arena *arena;     // names, token strings and recorded data
   tt_tensor *tensors;  // in recorded order
@@ -32,10 +49,22 @@ struct tt_trace {
   int n_pretokens;
   tt_st_file *file;       // a loaded trace's tensors point into this mapping
   size_t *name_compares;  // work counter: tensor names compared by lookups (for tests)
+  tt_derived_state *dv;   // derived tensors (derived.c); a pointer, as reads may fill it in
 };
 
 // Adds tensors[i] to the name index: TT_ERR_FORMAT when its name is there already.
 tt_status tt_trace_index_add(tt_trace *tr, size_t i);
+// The tensor named `name` as it is (a derived one may have no data yet); NULL when absent.
+const tt_tensor *tt_trace_lookup(const tt_trace *tr, const char *name);
+// derived.c: memory for the tensor about to be recorded at position i when the trace will
+// keep it as a rule (NULL: store it); checks the previous hand-out first.
+void *tt_derived_reserve(tt_trace *tr, size_t i, const char *name, tt_dtype dt, int ndim, const int64_t *shape);
+// Checks the tensor in the scratch buffer: a rule when the bytes match, else stored.
+bool tt_derived_settle(const tt_trace *tr);
+// Gives tensor i its data (a derived one is computed into the arena once).
+bool tt_derived_materialize(const tt_trace *tr, size_t i);
+// tt_st_fill_fn (ctx: the trace): a derived tensor's bytes, for tt_trace_save.
+void tt_derived_fill(void *ctx, size_t i, void *dst);
 // Reads metadata "pretokens" (if present) into tr->pretokens; TT_ERR_FORMAT when malformed.
 tt_status tt_trace_load_pretokens(tt_trace *tr, tt_error *err);
 // Tensor names compared so far by tt_trace_find and tt_trace_add (how tests see the work

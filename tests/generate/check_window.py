@@ -16,7 +16,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ui"))
-from pngread import differing, read_png  # noqa: E402
+from pngread import differing_from_figure, read_png  # noqa: E402
 
 ttrace, make_model = sys.argv[1], sys.argv[2]
 if not shutil.which("xvfb-run"):
@@ -82,7 +82,7 @@ with tempfile.TemporaryDirectory() as tmp:
                         env=dict(os.environ, SDL_VIDEODRIVER="dummy"))
     check(rr.returncode == 0, f"headless render of the same view {rr.stderr.strip()}")
     if rr.returncode == 0 and os.path.exists(S("kv.png")):
-        share = differing(read_png(S("kv.png")), read_png(ref))
+        share = differing_from_figure(read_png(S("kv.png")), read_png(ref))
         check(share < 0.01, f"the window's KV cache view matches the headless render ({share * 100:.3f}% differ)")
     # A plain trace: no generation steps.
     t = S("t.safetensors")

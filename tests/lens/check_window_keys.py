@@ -11,7 +11,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ui"))
-from pngread import differing, read_png  # noqa: E402
+from pngread import differing_from_figure, read_png  # noqa: E402
 
 
 def state(path):
@@ -47,9 +47,9 @@ def main():
                             capture_output=True, text=True, env=dict(os.environ, SDL_VIDEODRIVER="dummy"))
         if rr.returncode != 0:
             fails.append("headless lens render failed: %s" % rr.stderr)
-        elif differing(read_png(S("lens.png")), read_png(ref)) > 0.01:
+        elif differing_from_figure(read_png(S("lens.png")), read_png(ref)) > 0.01:
             fails.append("the window's lens view differs from the headless render (%.3f of the pixels)" %
-                         differing(read_png(S("lens.png")), read_png(ref)))
+                         differing_from_figure(read_png(S("lens.png")), read_png(ref)))
         print("views after E, C, C: %s" % got)
     for f in fails:
         print("FAIL", f)

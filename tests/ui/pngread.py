@@ -59,3 +59,14 @@ def differing(a, b, tol=24):
             if max(abs(la[x] - lb[x]), abs(la[x + 1] - lb[x + 1]), abs(la[x + 2] - lb[x + 2])) > tol:
                 n += 1
     return n / (wa * ha)
+
+
+def differing_from_figure(window, figure, key_line=48):
+    """Share of differing pixels between a window screenshot and the headless figure of the
+    same view: a figure leaves out the window's key line at the bottom and is cut to what it
+    shows, so the rows above the key line are compared (images of one width)."""
+    (wa, ha, ra), (wb, hb, rb) = window, figure
+    if wa != wb:
+        return 1.0
+    h = min(ha, hb) - key_line
+    return differing((wa, h, ra[:h]), (wb, h, rb[:h]))

@@ -15,7 +15,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from pngread import differing, read_png  # noqa: E402
+from pngread import differing_from_figure, read_png  # noqa: E402
 from safetensors_read import read_tensor  # noqa: E402
 
 ttrace, make_model = sys.argv[1], sys.argv[2]
@@ -114,10 +114,7 @@ with tempfile.TemporaryDirectory() as tmp:
     if rr.returncode == 0 and os.path.exists(S("window.png")):
         a, b = read_png(S("window.png")), read_png(ref)
         check((a[0], a[1]) == (1280, 800), f"screenshot is 1280x800: {a[0]}x{a[1]}")
-        # A figure leaves out the window's key line at the bottom and is cut to what it shows:
-        # the rows above the key line are the same pixels.
-        h = min(a[1], b[1]) - 48
-        share = differing((a[0], h, a[2][:h]), (b[0], h, b[2][:h])) if a[0] == b[0] else 1.0
+        share = differing_from_figure(a, b)
         check(share < 0.01, f"screenshot matches the headless render ({share * 100:.3f}% of pixels differ)")
 
     s3 = state(S("s3"))

@@ -1,0 +1,145 @@
+// bench_probes: what this machine can do, for the limits bench/run_perf.py compares with.
+//
+//   bench_probes bandwidth THREADS   streaming read of 1 GiB, GB/s (best of 5)
+//   bench_probes sgemm T             cblas_sgemm over the matrix products of one GPT-2-small
+//                                    forward pass at T tokens: FLOPs, seconds, GFLOP/s
+//   bench_probes smallm              weight streaming rate (GB/s) of the small-M kernel and
+//                                    of cblas_sgemm at M = 1, 4, 16 on the block's shapes
+// Output lines are "key value ..." (bench/run_perf.py reads them). OpenBLAS's thread count
+// is OPENBLAS_NUM_THREADS, as for bench_forward.
+#include <cblas.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "backend/small_m.h"
+#include "bench_util.h"
+
+static double now(void) {
+  return bench_now();
+}
+
+// ---- memory bandwidth --------------------------------------------------------------------
+typedef struct {
+  const uint64_t *p;
+  size_t n;
+  uint64_t sum;
+} read_job;
+
+// Integer sums in four independent chains (the compiler vectorizes them): every byte is
+// read once, and the adds keep up with memory.
+static void *read_part(void *arg) {
+  read_job *j = arg;
+  uint64_t s[4] = {0, 0, 0, 0};
+  size_t n4 = j->n / 4 * 4;
+  for (size_t i = 0; i < n4; i += 4) s[0] += j->p[i], s[1] += j->p[i + 1], s[2] += j->p[i + 2], s[3] += j->p[i + 3];
+  for (size_t i = n4; i < j->n; i++) s[0] += j->p[i];
+  j->sum = s[0] + s[1] + s[2] + s[3];
+  return NULL;
+}
+
+static int bench_bandwidth(int threads) {
+  size_t bytes = (size_t)1 << 30, n = bytes / 8;
+  uint64_t *buf = malloc(bytes);
+  if (!buf || threads < 1 || threads > 64) return 1;
+  for (size_t i = 0; i < n; i++) buf[i] = i;  // fault every page in first
+  double best = 1e30;
+  uint64_t check = 0;
+  for (int rep = 0; rep < 5; rep++) {
+    read_job jobs[64];
+    pthread_t tid[64];
+    double t0 = now();
+    for (int t = 0; t < threads; t++) {
+      jobs[t] = (read_job){buf + n / threads * t, t == threads - 1 ? n - n / threads * t : n / threads, 0};
+      pthread_create(&tid[t], NULL, read_part, &jobs[t]);
+    }
+    for (int t = 0; t < threads; t++) pthread_join(tid[t], NULL), check += jobs[t].sum;
+    double dt = now() - t0;
+    best = dt < best ? dt : best;
+  }
+  printf("bandwidth threads %d bytes %zu best_s %.6f gbps %.2f check %llu\n", threads, bytes, best, bytes / best * 1e-9,
+         (unsigned long long)(check & 0xff));
+  free(buf);
+  return 0;
+}
+
+// ---- sgemm at the forward pass's shapes ------------------------------------------------------
+typedef struct {
+  int batch, M, K, N, calls;
+  bool trans_b;
+} shape;
+
+static double time_sgemm(const shape *s, int reps) {
+  return bench_sgemm_seconds(s->batch, s->M, s->K, s->N, s->trans_b, reps);
+}
+
+// GPT-2 small: L = 12, H = 12, C = 768, D = 64, F = 3072, V = 50257.
+static int bench_sgemm(int T) {
+  const shape shapes[] = {
+      {1, T, 768, 2304, 12, false}, {12, T, 64, T, 12, true},     {12, T, T, 64, 12, false},
+      {1, T, 768, 768, 12, false},  {1, T, 768, 3072, 12, false}, {1, T, 3072, 768, 12, false},
+      {1, T, 768, 50257, 1, true},
+  };
+  double flops = 0, seconds = 0;
+  for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
+    const shape *s = &shapes[i];
+    double f = 2.0 * s->batch * (double)s->M * s->K * s->N, t = time_sgemm(s, 3);
+    printf("sgemm_shape T %d batch %d M %d K %d N %d trans_b %d gflops %.1f\n", T, s->batch, s->M, s->K, s->N,
+           (int)s->trans_b, f / t * 1e-9);
+    flops += f * s->calls, seconds += t * s->calls;
+  }
+  printf("sgemm T %d flops %.0f seconds %.6f gflops %.2f\n", T, flops, seconds, flops / seconds * 1e-9);
+  return 0;
+}
+
+// ---- the small-M kernel against sgemm ------------------------------------------------------
+static double time_small(int M, int K, int N, bool trans_b, bool ours, const float *a, const float *b, float *o) {
+  double best = 1e30;
+  for (int r = 0; r < 1; r++) {
+    double t0 = now();
+    if (ours)
+      tt_small_m_matmul(o, a, b, NULL, M, K, N, trans_b, 1.0f);
+    else
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, M, N, K, 1.0f, a, K, b,
+                  trans_b ? K : N, 0.0f, o, N);
+    double dt = now() - t0;
+    best = dt < best ? dt : best;
+  }
+  return best;
+}
+
+// Weights as the forward pass sees them: `copies` matrices (K,N) read in turn, 256 MiB or
+// more in all, so that none is still in the caches when it is read again.
+static int bench_smallm(void) {
+  const int shapes[][3] = {{768, 2304, 0}, {768, 3072, 0}, {3072, 768, 0}, {768, 50257, 1}};
+  for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
+    int K = shapes[s][0], N = shapes[s][1];
+    bool tb = shapes[s][2];
+    size_t nb = (size_t)K * N, copies = ((size_t)256 << 20) / (nb * 4) + 1;
+    float *a = malloc(16 * (size_t)K * 4), *o = malloc(16 * (size_t)N * 4), *b = malloc(nb * copies * 4);
+    if (!a || !o || !b) return 1;
+    for (size_t i = 0; i < 16 * (size_t)K; i++) a[i] = (float)(i % 11) * 0.01f;
+    for (size_t i = 0; i < nb * copies; i++) b[i] = (float)(i % 5) * 0.01f;
+    static const int Ms[] = {1, 4, 16};
+    for (int i = 0; i < 3; i++) {
+      double ours = 0, blas = 0;
+      for (size_t c = 0; c < copies; c++) ours += time_small(Ms[i], K, N, tb, true, a, b + c * nb, o);
+      for (size_t c = 0; c < copies; c++) blas += time_small(Ms[i], K, N, tb, false, a, b + c * nb, o);
+      printf("smallm M %d K %d N %d trans_b %d ours_gbps %.2f sgemm_gbps %.2f\n", Ms[i], K, N, (int)tb,
+             (double)nb * copies * 4 / ours * 1e-9, (double)nb * copies * 4 / blas * 1e-9);
+    }
+    free(a), free(b), free(o);
+  }
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc >= 3 && strcmp(argv[1], "bandwidth") == 0) return bench_bandwidth(atoi(argv[2]));
+  if (argc >= 3 && strcmp(argv[1], "sgemm") == 0) return bench_sgemm(atoi(argv[2]));
+  if (argc >= 2 && strcmp(argv[1], "smallm") == 0) return bench_smallm();
+  fprintf(stderr, "usage: bench_probes bandwidth THREADS | sgemm T | smallm\n");
+  return 2;
+}

@@ -1,0 +1,211 @@
+#!/usr/bin/python3
+"""The performance table of the issue "ahead of torch at every length, close to the
+machine's limits", with the limits and the ratios, on 1 and on 2 threads.
+
+    bench/run_perf.py BUILD_DIR [--model DIR] [--T 1,4,64,256,1024] [--threads 1,2]
+                      [--scratch DIR] [--quick]
+
+About 6 minutes on the 2-core development machine when it is quiet (12 at most). Makes the
+random GPT-2-small model (12 layers, C = 768, V = 50257, F32; ~500 MB) into DIR when it is
+not there (default /tmp/ttrace-bench-gpt2s). Every program runs with the same
+OPENBLAS_CORETYPE (the kernels ttrace picks for this CPU, see tt_openblas_better_coretype;
+torch and numpy load the same OpenBLAS) and OPENBLAS_NUM_THREADS / OMP_NUM_THREADS = n.
+--quick: fewer lengths (1,4,64) and no 3.5 GiB files: a check that everything runs.
+
+Measured, per thread count n:
+  ttrace       bench_forward times: record none, full trace, full into reused pages
+  torch        bench/torch_cache.py (the run_with_cache-style baseline) on 1 and 2
+               threads; its fair figure is the best of the two
+  bandwidth    bench_probes bandwidth n (streaming read, GB/s)
+  sgemm        bench_probes sgemm T (the forward's matrix products at plain sgemm speed)
+once:
+  peak RSS     bench_forward peak T all (its own process per T), against weights + the
+               bytes the trace holds + 64 MiB
+  trace write  bench_forward save at the largest T (tt_trace_save) against a plain write + fsync of
+               the same number of bytes in the same folder
+  open         bench_forward open (load + layer 0's pattern read) and `ttrace render` of
+               that trace (whole command, painting included)
+"""
+import argparse
+import os
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+PY = "/usr/bin/python3"
+
+
+def coretype():
+    if os.environ.get("OPENBLAS_CORETYPE"):
+        return os.environ["OPENBLAS_CORETYPE"]
+    flags = ""
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("flags"):
+                flags = line.split()
+                break
+    if all(x in flags for x in ("avx512f", "avx512bw", "avx512vl", "avx512dq")):
+        return "SkylakeX"
+    return "Haswell" if "avx2" in flags and "fma" in flags else ""
+
+
+def env_for(threads, core):
+    env = dict(os.environ, OPENBLAS_NUM_THREADS=str(threads), OMP_NUM_THREADS=str(threads))
+    if core:
+        env["OPENBLAS_CORETYPE"] = core
+    return env
+
+
+def run(cmd, env):
+    print("$ " + " ".join(cmd), file=sys.stderr, flush=True)
+    t0 = time.perf_counter()
+    p = subprocess.run(cmd, check=True, capture_output=True, text=True, env=env)
+    sys.stderr.write(p.stdout)
+    return [line.split() for line in p.stdout.splitlines()], time.perf_counter() - t0
+
+
+def fields(words):
+    """'times T 4 reps 20 x 1.5' -> {'T': '4', 'reps': '20', 'x': '1.5'} (the first word is the kind)"""
+    return dict(zip(words[1::2], words[2::2]))
+
+
+def disk_write(path, nbytes):
+    """Seconds to write nbytes (8 MiB blocks) and fsync, as tt_trace_save's atomic writer does."""
+    block = b"\0" * (8 << 20)
+    t0 = time.perf_counter()
+    with open(path, "wb") as f:
+        left = nbytes
+        while left > 0:
+            left -= f.write(block[: min(left, len(block))])
+        f.flush()
+        os.fsync(f.fileno())
+    dt = time.perf_counter() - t0
+    os.unlink(path)
+    return dt
+
+
+def load_average():
+    return " ".join(open("/proc/loadavg").read().split()[:3])
+
+
+def measure(args, core):
+    bench = os.path.join(args.build, "bench", "bench_forward")
+    probes = os.path.join(args.build, "bench", "bench_probes")
+    Ts = [int(t) for t in args.T.split(",")]
+    threads = [int(n) for n in args.threads.split(",")]
+    r = {"times": {}, "bw": {}, "sgemm": {}, "torch": {}, "peak": {}}
+    for n in threads:
+        env = env_for(n, core)
+        for w in run([probes, "bandwidth", str(n)], env)[0]:
+            r["bw"][n] = float(fields(w)["gbps"])
+        for T in Ts:
+            if T >= 64:
+                for w in run([probes, "sgemm", str(T)], env)[0]:
+                    if w[0] == "sgemm":
+                        r["sgemm"][(n, T)] = float(fields(w)["seconds"])
+        for w in run([bench, args.model, "times", args.T], env)[0]:
+            if w[0] == "times":
+                r["times"][(n, int(fields(w)["T"]))] = fields(w)
+    out, _ = run([PY, os.path.join(HERE, "torch_cache.py"), args.model, args.T, "--threads", args.threads],
+                 env_for(max(threads), core))
+    for w in out:
+        if w[0] == "torch":
+            f = fields(w)
+            r["torch"][(int(f["threads"]), int(f["T"]))] = float(f["median_ms"])
+    env = env_for(1, core)
+    for T in Ts:
+        for w in run([bench, args.model, "peak", str(T), "all"], env)[0]:
+            if w[0] == "peak":
+                r["peak"][T] = fields(w)
+    if not args.quick:
+        path = os.path.join(args.scratch, "ttrace-perf-trace.safetensors")
+        for w in run([bench, args.model, "save", str(max(Ts)), path], env_for(max(threads), core))[0]:
+            if w[0] == "save":
+                r["save"] = fields(w)
+        r["disk_s"] = disk_write(os.path.join(args.scratch, "ttrace-perf-dd.bin"), int(r["save"]["bytes"]))
+        for w in run([bench, args.model, "open", path], env)[0]:
+            if w[0] == "open":
+                r["open"] = fields(w)
+        png = os.path.join(args.scratch, "ttrace-perf-grid.png")
+        ttrace = os.path.join(args.build, "src", "cli", "ttrace")
+        _, r["render_s"] = run([ttrace, "render", path, "--step", "blocks.0.attn.hook_pattern", "--view", "grid",
+                                "-m", args.model, "-o", png], env)
+        os.unlink(png)
+        os.unlink(path)
+    return r, Ts, threads
+
+
+def mark(ok):
+    return "met" if ok else "NOT met"
+
+
+def report(r, Ts, threads, core, load_before):
+    wbytes = int(next(iter(r["peak"].values()))["weights_bytes"])
+    print(f"OPENBLAS_CORETYPE={core or '(OpenBLAS default)'}; load average before: {load_before}, "
+          f"after: {load_average()}\n")
+    for n in threads:
+        bw = r["bw"][n]
+        print(f"### {n} thread{'s' if n > 1 else ''} (streaming read {bw:.1f} GB/s)\n")
+        print("| T | ttrace full (ms) | record none (ms) | full, pages reused (ms) | torch keeping all, best of "
+              "1/2 threads (ms) | full / torch (≤ 0.67) | limit (ms) | vs limit | full / none (≤ 1.2) |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        for T in Ts:
+            t = r["times"][(n, T)]
+            full, none, reused = float(t["full_median_ms"]), float(t["none_median_ms"]), float(t["reused_median_ms"])
+            torch = min(v for (tn, tT), v in r["torch"].items() if tT == T)
+            if T <= 16:  # memory-bound: every weight read once
+                limit, which, target, mine = wbytes / (bw * 1e9) * 1e3, "weights / bandwidth", 1.5, full
+            else:
+                limit, which, target, mine = r["sgemm"][(n, T)] * 1e3, "FLOPs / sgemm", 1.3, none
+            print(f"| {T} | {full:.1f} | {none:.1f} | {reused:.1f} | {torch:.1f} | {full / torch:.2f} "
+                  f"{mark(full / torch <= 0.67)} | {limit:.1f} ({which}) | {mine / limit:.2f} (≤ {target}) "
+                  f"{mark(mine / limit <= target)} | {full / none:.2f} {mark(full / none <= 1.2)} |")
+        print()
+    print("torch keeping all activations, each thread setting (ms): " + ", ".join(
+        f"T={T}: " + " / ".join(f"{r['torch'][(n, T)]:.1f}" for n in threads) for T in Ts) + "\n")
+    print("| T | peak RSS (MiB) | weights + trace held + 64 MiB | trace in a file (MiB) | trace held (MiB) |")
+    print("|---|---|---|---|---|")
+    for T in Ts:
+        p = r["peak"][T]
+        rss, held = int(p["peak_rss_bytes"]), int(p["held_bytes"])
+        budget = wbytes + held + (64 << 20)
+        print(f"| {T} | {rss / 2**20:.0f} | {budget / 2**20:.0f} {mark(rss <= budget)} | "
+              f"{int(p['trace_bytes']) / 2**20:.1f} | {held / 2**20:.1f} |")
+    if "save" in r:
+        nbytes, save_s = int(r["save"]["bytes"]), float(r["save"]["seconds"])
+        print(f"\ntrace write, T = {r['save']['T']}: {nbytes / 2**30:.2f} GiB in {save_s:.2f} s = {nbytes / save_s / 1e9:.2f} GB/s; "
+              f"plain write + fsync of the same size {nbytes / r['disk_s'] / 1e9:.2f} GB/s; "
+              f"ratio {r['disk_s'] / save_s:.2f} (1 = disk speed)")
+        o = r["open"]
+        print(f"open the {nbytes / 2**30:.2f} GiB trace: tt_trace_load {float(o['load_s']) * 1e3:.1f} ms, "
+              f"+ layer 0's pattern read {float(o['pattern_read_s']) * 1e3:.1f} ms; whole `ttrace render --view grid` "
+              f"command {r['render_s']:.2f} s (target open ≤ 0.5 s: {mark(float(o['load_s']) <= 0.5)})")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("build")
+    ap.add_argument("--model", default="/tmp/ttrace-bench-gpt2s")
+    ap.add_argument("--T", default="1,4,64,256,1024")
+    ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--scratch", default="/tmp", help="folder for the 3.5 GiB trace and the disk-speed file")
+    ap.add_argument("--quick", action="store_true")
+    args = ap.parse_args()
+    if args.quick and args.T == "1,4,64,256,1024":
+        args.T = "1,4,64"
+    if not os.path.exists(os.path.join(args.model, "model.safetensors")):
+        subprocess.run([PY, os.path.join(ROOT, "tests", "reference", "make_model.py"), args.model, "--layers", "12",
+                        "--heads", "12", "--embd", "768", "--positions", "1024", "--vocab", "50257", "--seed", "7"],
+                       check=True)
+    core = coretype()
+    load_before = load_average()
+    t0 = time.perf_counter()
+    r, Ts, threads = measure(args, core)
+    report(r, Ts, threads, core, load_before)
+    print(f"\n(run_perf.py took {time.perf_counter() - t0:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()

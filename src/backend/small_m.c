@@ -1,0 +1,131 @@
+// small_m: the small-M products (small_m.h): one body (small_m_body.h) compiled for AVX2
+// with FMA and for AVX-512, a plain loop for other CPUs, and the run-time choice.
+// Shape legend: M rows of a, K the shared width, N columns of the result.
+#include "small_m.h"
+
+#include <stddef.h>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define TT_SMALL_M_X86 1
+#endif
+
+// Columns [n0, N) of out (M,N) = alpha · a (M,K) · b (K,N) + bias, plain loops.
+static void tail_nn(float *out, const float *a, const float *b, const float *bias, int M, int K, int N, int n0,
+                    float alpha) {
+  for (int m = 0; m < M; m++)
+    for (int n = n0; n < N; n++) {
+      float s = 0.0f;
+      for (int k = 0; k < K; k++) s += a[(size_t)m * K + k] * b[(size_t)k * N + n];
+      out[(size_t)m * N + n] = alpha * s + (bias ? bias[n] : 0.0f);
+    }
+}
+
+static void matmul_scalar(float *out, const float *a, const float *b, const float *bias, int M, int K, int N,
+                          bool trans_b, float alpha) {
+  if (!trans_b) {
+    tail_nn(out, a, b, bias, M, K, N, 0, alpha);
+    return;
+  }
+  for (int m = 0; m < M; m++)
+    for (int n = 0; n < N; n++) {
+      float s = 0.0f;
+      for (int k = 0; k < K; k++) s += a[(size_t)m * K + k] * b[(size_t)n * K + k];
+      out[(size_t)m * N + n] = alpha * s + (bias ? bias[n] : 0.0f);
+    }
+}
+
+#ifdef TT_SMALL_M_X86
+// ---- AVX2 + FMA: 16 registers, tiles of 4 rows × 2 vectors (8 accumulators), 4 × 2 rows of B with trans_b -------------
+__attribute__((target("avx2,fma"))) static inline float hsum256(__m256 v) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_add_ss(s, _mm_movehdup_ps(s));
+  return _mm_cvtss_f32(s);
+}
+#define SFX avx2
+#define TARGET __attribute__((target("avx2,fma")))
+#define VEC __m256
+#define W 8
+#define LOAD(p) _mm256_loadu_ps(p)
+#define STORE(p, v) _mm256_storeu_ps((p), (v))
+#define FMA(a, b, c) _mm256_fmadd_ps((a), (b), (c))
+#define SET1(x) _mm256_set1_ps(x)
+#define ZERO() _mm256_setzero_ps()
+#define HSUM(v) hsum256(v)
+#define MR 4
+#define NV 2
+#define NB 2
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
+#include "small_m_body.h"
+#pragma GCC pop_options
+#undef SFX
+#undef TARGET
+#undef VEC
+#undef W
+#undef LOAD
+#undef STORE
+#undef FMA
+#undef SET1
+#undef ZERO
+#undef HSUM
+#undef MR
+#undef NV
+#undef NB
+
+// ---- AVX-512: 32 registers, tiles of 8 rows × 2 vectors (16 accumulators), 8 × 3 rows of B with trans_b ---------------
+#define SFX avx512
+#define TARGET __attribute__((target("avx512f")))
+#define VEC __m512
+#define W 16
+#define LOAD(p) _mm512_loadu_ps(p)
+#define STORE(p, v) _mm512_storeu_ps((p), (v))
+#define FMA(a, b, c) _mm512_fmadd_ps((a), (b), (c))
+#define SET1(x) _mm512_set1_ps(x)
+#define ZERO() _mm512_setzero_ps()
+#define HSUM(v) _mm512_reduce_add_ps(v)
+#define MR 8
+#define NV 2
+#define NB 3
+#pragma GCC push_options
+#pragma GCC target("avx512f")
+#include "small_m_body.h"
+#pragma GCC pop_options
+#endif
+
+static bool has_isa(tt_small_m_isa isa) {
+#ifdef TT_SMALL_M_X86
+  __builtin_cpu_init();
+  if (isa == TT_ISA_AVX512) return __builtin_cpu_supports("avx512f");
+  if (isa == TT_ISA_AVX2) return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#endif
+  return isa == TT_ISA_SCALAR;
+}
+
+tt_small_m_isa tt_small_m_best_isa(void) {
+  return has_isa(TT_ISA_AVX512) ? TT_ISA_AVX512 : has_isa(TT_ISA_AVX2) ? TT_ISA_AVX2 : TT_ISA_SCALAR;
+}
+
+bool tt_small_m_matmul_isa(tt_small_m_isa isa, float *out, const float *a, const float *b, const float *bias, int M,
+                           int K, int N, bool trans_b, float alpha) {
+  if (!has_isa(isa)) return false;
+  switch (isa) {
+#ifdef TT_SMALL_M_X86
+  case TT_ISA_AVX512:
+    (trans_b ? matmul_nt_avx512 : matmul_nn_avx512)(out, a, b, bias, M, K, N, alpha);
+    return true;
+  case TT_ISA_AVX2:
+    (trans_b ? matmul_nt_avx2 : matmul_nn_avx2)(out, a, b, bias, M, K, N, alpha);
+    return true;
+#endif
+  default:
+    matmul_scalar(out, a, b, bias, M, K, N, trans_b, alpha);
+    return true;
+  }
+}
+
+void tt_small_m_matmul(float *out, const float *a, const float *b, const float *bias, int M, int K, int N, bool trans_b,
+                       float alpha) {
+  tt_small_m_matmul_isa(tt_small_m_best_isa(), out, a, b, bias, M, K, N, trans_b, alpha);
+}

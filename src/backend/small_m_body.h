@@ -1,0 +1,135 @@
+// small_m_body: the small-M kernels, written once over a vector type. small_m.c includes
+// this file once per instruction set, after defining:
+//   SFX            name suffix (avx2, avx512)     TARGET  the function attribute
+//   VEC            the vector type (W floats)     W       floats per vector
+//   LOAD(p) STORE(p, v) FMA(a, b, c) (a·b + c) SET1(x) ZERO() HSUM(v)
+//   MR NV          rows and vectors per register tile (MR·NV accumulators)
+//   NB             B rows per tile with trans_b (MR·NB accumulators)
+// Shape legend: M rows of a, K the shared width, N columns of the result.
+#define CAT_(a, b) a##_##b
+#define CAT(a, b) CAT_(a, b)
+#define KB 64  // B rows per block: a (KB, NV·W) tile of B stays in L1 for every row group
+
+// One register tile without trans_b: rows a[0..mr), columns [n0, n0 + NV·W), B rows
+// [k0, k1), summed from 0, then stored (first) or added to out; last: alpha·sum + bias.
+static inline __attribute__((always_inline)) void CAT(tile_nn, SFX)(int mr, float *out, const float *a, const float *b,
+                                                                    const float *bias, int K, int N, int n0, int k0,
+                                                                    int k1, bool first, bool last, float alpha) {
+  VEC acc[MR][NV];
+#pragma GCC unroll 16
+  for (int m = 0; m < MR; m++)
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; v++) acc[m][v] = ZERO();  // each block summed from 0 (two-level sum along K)
+  for (int k = k0; k < k1; k++) {
+    const float *brow = b + (size_t)k * N + n0;
+    VEC bv[NV];
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; v++) bv[v] = LOAD(brow + v * W);
+#pragma GCC unroll 16
+    for (int m = 0; m < MR; m++) {
+      if (m >= mr) break;
+      VEC am = SET1(a[(size_t)m * K + k]);
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; v++) acc[m][v] = FMA(am, bv[v], acc[m][v]);
+    }
+  }
+#pragma GCC unroll 16
+  for (int m = 0; m < MR; m++)
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; v++) {
+      if (m >= mr) break;
+      VEC r = acc[m][v];
+      if (!first) r = r + LOAD(out + (size_t)m * N + n0 + v * W);
+      if (last) {
+        r = r * SET1(alpha);
+        if (bias) r = r + LOAD(bias + n0 + v * W);
+      }
+      STORE(out + (size_t)m * N + n0 + v * W, r);
+    }
+}
+
+// Row groups of MR over one (k-block, column tile); each instance has a constant mr.
+static void CAT(rows_nn, SFX)(float *out, const float *a, const float *b, const float *bias, int M, int K, int N,
+                              int n0, int k0, int k1, bool first, bool last, float alpha) TARGET;
+static void CAT(rows_nn, SFX)(float *out, const float *a, const float *b, const float *bias, int M, int K, int N,
+                              int n0, int k0, int k1, bool first, bool last, float alpha) {
+  for (int m0 = 0; m0 < M; m0 += MR) {
+    int mr = M - m0 < MR ? M - m0 : MR;
+    float *o = out + (size_t)m0 * N;
+    const float *am = a + (size_t)m0 * K;
+    if (mr == MR)
+      CAT(tile_nn, SFX)(MR, o, am, b, bias, K, N, n0, k0, k1, first, last, alpha);
+    else
+      CAT(tile_nn, SFX)(mr, o, am, b, bias, K, N, n0, k0, k1, first, last, alpha);
+  }
+}
+
+// out (M,N) = alpha · a (M,K) · b (K,N) + bias: B is read block by block of KB rows, each
+// block left to right, so it streams once from memory; the last N % (NV·W) columns are a
+// plain loop.
+static void CAT(matmul_nn, SFX)(float *out, const float *a, const float *b, const float *bias, int M, int K, int N,
+                                float alpha) TARGET;
+static void CAT(matmul_nn, SFX)(float *out, const float *a, const float *b, const float *bias, int M, int K, int N,
+                                float alpha) {
+  int tile = NV * W, n_main = N / tile * tile;
+  for (int k0 = 0; k0 < K; k0 += KB) {
+    int k1 = K - k0 < KB ? K : k0 + KB;
+    for (int n0 = 0; n0 < n_main; n0 += tile)
+      CAT(rows_nn, SFX)(out, a, b, bias, M, K, N, n0, k0, k1, k0 == 0, k1 == K, alpha);
+  }
+  if (n_main < N || K == 0) tail_nn(out, a, b, bias, M, K, N, K == 0 ? 0 : n_main, alpha);
+}
+
+// Columns [n0, n0 + nb) of one row group (rows [m0, m0 + mr) of a) with:
+// MR × NB dot products along K, each B row read once from memory (in L1 for the next row
+// group); the last K % W entries are a plain loop.
+static inline __attribute__((always_inline)) void CAT(tile_nt, SFX)(int mr, int nb, float *out, const float *a,
+                                                                    const float *b, const float *bias, int K, int N,
+                                                                    int m0, int n0, float alpha) {
+  int k_main = K / W * W;
+  VEC acc[MR][NB];
+#pragma GCC unroll 16
+  for (int m = 0; m < MR; m++)
+#pragma GCC unroll 4
+    for (int j = 0; j < NB; j++) acc[m][j] = ZERO();
+  for (int k = 0; k < k_main; k += W) {
+    VEC bv[NB];
+#pragma GCC unroll 4
+    for (int j = 0; j < NB; j++) bv[j] = j < nb ? LOAD(b + (size_t)(n0 + j) * K + k) : ZERO();
+#pragma GCC unroll 16
+    for (int m = 0; m < MR; m++) {
+      if (m >= mr) break;
+      VEC av = LOAD(a + (size_t)(m0 + m) * K + k);
+#pragma GCC unroll 4
+      for (int j = 0; j < NB; j++) acc[m][j] = FMA(av, bv[j], acc[m][j]);
+    }
+  }
+  for (int m = 0; m < mr; m++)
+    for (int j = 0; j < nb; j++) {
+      const float *ar = a + (size_t)(m0 + m) * K, *br = b + (size_t)(n0 + j) * K;
+      float s = HSUM(acc[m][j]);
+      for (int k = k_main; k < K; k++) s += ar[k] * br[k];
+      out[(size_t)(m0 + m) * N + n0 + j] = alpha * s + (bias ? bias[n0 + j] : 0.0f);
+    }
+}
+
+// out (M,N) = alpha · a (M,K) · b (N,K)ᵀ + bias: NB rows of B at a time, every row group.
+static void CAT(matmul_nt, SFX)(float *out, const float *a, const float *b, const float *bias, int M, int K, int N,
+                                float alpha) TARGET;
+static void CAT(matmul_nt, SFX)(float *out, const float *a, const float *b, const float *bias, int M, int K, int N,
+                                float alpha) {
+  for (int n0 = 0; n0 < N; n0 += NB) {
+    int nb = N - n0 < NB ? N - n0 : NB;
+    for (int m0 = 0; m0 < M; m0 += MR) {
+      int mr = M - m0 < MR ? M - m0 : MR;
+      if (mr == MR && nb == NB)
+        CAT(tile_nt, SFX)(MR, NB, out, a, b, bias, K, N, m0, n0, alpha);
+      else
+        CAT(tile_nt, SFX)(mr, nb, out, a, b, bias, K, N, m0, n0, alpha);
+    }
+  }
+}
+
+#undef KB
+#undef CAT
+#undef CAT_
