@@ -102,6 +102,10 @@ typedef enum {
   TT_S_SHAPE_NORM_FMT,           // "(T, C)", arrow, "(T, C)", "(T)"
   TT_S_SHAPE_ROWS_SUM_TO_1_FMT,  // shape, arrow, shape
   TT_S_SHAPE_ELEMENTWISE_FMT,    // shape, arrow, shape
+  TT_S_SHAPE_ROPE_FMT,           // "(H, T, D)", "(G, T, D)", D/2 pairs, arrow
+  TT_S_SHAPE_RMSNORM_FMT,        // "(T, C)", arrow, "(T, C)", "(T)"
+  TT_S_SHAPE_GQA_SCORES_FMT,     // "(H, T, D)", "(G, D, T)", arrow, "(H, T, T)", "0 ← 0–1, 1 ← 2–3"
+  TT_S_SHAPE_KV_PROJ_FMT,        // "(G, T, D)", cache bytes, G, bytes with H heads, H
   // views (painters)
   TT_S_GRID_HINT,
   TT_S_OVERVIEW_NONE,
@@ -153,6 +157,8 @@ typedef enum {
   TT_S_LN_COL_MEAN,  // the LayerNorm table's columns
   TT_S_LN_COL_SIGMA,
   TT_S_LN_COL_NORMALIZED,
+  TT_S_LN_OUTPUT_RMS,  // RMSNorm (no mean, no β)
+  TT_S_LN_COL_RMS,
   TT_S_TOKENS_NOTE_FMT,  // T
   TT_S_MERGES_TITLE,
   TT_S_PIN_NO_QK,  // the inspector's arithmetic

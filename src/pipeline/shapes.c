@@ -8,9 +8,10 @@
 
 #define ARROW "\xE2\x86\x92"
 #define TIMES "\xC3\x97"
+#define LARROW "\xE2\x86\x90"
 
 typedef struct {
-  int64_t T, C, H, D, F, V, P;
+  int64_t T, C, H, G, D, F, V, P, L;  // G: key/value heads, L: blocks
   char a[64], b[64], c[64];
 } dims;
 
@@ -59,6 +60,64 @@ static void position_shapes(const tt_config *cfg, dims *d, tt_lang lang, char *o
              tc);
 }
 
+// Which query heads read each key/value head: "0 <- 0-1, 1 <- 2-3" (the first three groups, then an ellipsis).
+static void head_groups(const dims *d, char *out, size_t len) {
+  int64_t per = d->G ? d->H / d->G : 1;
+  size_t n = 0;
+  out[0] = 0;
+  for (int64_t g = 0; g < d->G && n < len; g++) {
+    if (g == 3) {
+      snprintf(out + n, len - n, ", \xE2\x80\xA6");
+      break;
+    }
+    if (per == 1)
+      n += (size_t)snprintf(out + n, len - n, "%s%lld " LARROW " %lld", g ? ", " : "", (long long)g, (long long)g);
+    else
+      n += (size_t)snprintf(out + n, len - n, "%s%lld " LARROW " %lld\xE2\x80\x93%lld", g ? ", " : "", (long long)g,
+                            (long long)(g * per), (long long)(g * per + per - 1));
+  }
+}
+
+// The Llama block's own steps and the attention steps whose K and V have G heads: separate
+// projections, RoPE, grouped-query scores and sums, the SwiGLU product.
+static bool llama_shapes(const char *id, dims *d, tt_lang lang, char *out, size_t len) {
+  int64_t HD = d->H * d->D, GD = d->G * d->D;
+  char htd[64];
+  const char *htt = sh(d->c, 3, d->H, d->T, d->T);
+  if (!strcmp(id, "q_proj"))
+    snprintf(out, len, "%s " TIMES " %s " ARROW " %s " ARROW " %s,  H = %lld, D = %lld", sh(d->a, 2, d->T, d->C, 0),
+             sh(d->b, 2, d->C, HD, 0), sh(d->c, 2, d->T, HD, 0), sh(htd, 3, d->H, d->T, d->D), (long long)d->H,
+             (long long)d->D);
+  else if (!strcmp(id, "kv_proj"))
+    // The KV cache of T positions in float32: 2 (K and V) · L · G · D · T · 4 bytes.
+    snprintf(out, len, tt_str(lang, TT_S_SHAPE_KV_PROJ_FMT), sh(d->c, 3, d->G, d->T, d->D),
+             (long long)(8 * d->L * GD * d->T), (long long)d->G, (long long)(8 * d->L * HD * d->T), (long long)d->H);
+  else if (!strcmp(id, "rope"))
+    snprintf(out, len, tt_str(lang, TT_S_SHAPE_ROPE_FMT), sh(d->a, 3, d->H, d->T, d->D), sh(d->b, 3, d->G, d->T, d->D),
+             (long long)(d->D / 2), ARROW);
+  else if (!strcmp(id, "scores")) {
+    char groups[160];
+    head_groups(d, groups, sizeof groups);
+    snprintf(out, len, tt_str(lang, TT_S_SHAPE_GQA_SCORES_FMT), sh(d->a, 3, d->H, d->T, d->D),
+             sh(d->b, 3, d->G, d->D, d->T), ARROW, htt, groups);
+  } else if (!strcmp(id, "weighted"))
+    snprintf(out, len, "%s " TIMES " %s " ARROW " %s", htt, sh(d->a, 3, d->G, d->T, d->D),
+             sh(d->b, 3, d->H, d->T, d->D));
+  else if (!strcmp(id, "o_proj"))
+    snprintf(out, len, "%s " TIMES " %s " ARROW " %s", sh(d->a, 2, d->T, HD, 0), sh(d->b, 2, HD, d->C, 0),
+             sh(d->c, 2, d->T, d->C, 0));
+  else if (!strcmp(id, "gate") || !strcmp(id, "up"))
+    product(out, len, d, d->C, d->F);
+  else if (!strcmp(id, "swiglu"))
+    snprintf(out, len, "%s \xE2\x8A\x99 %s " ARROW " %s", sh(d->a, 2, d->T, d->F, 0), d->a, d->a);
+  else if (!strcmp(id, "down"))
+    snprintf(out, len, "%s " TIMES " %s " ARROW " %s", sh(d->a, 2, d->T, d->F, 0), sh(d->b, 2, d->F, d->C, 0),
+             sh(d->c, 2, d->T, d->C, 0));
+  else
+    return false;
+  return true;
+}
+
 void tt_step_shapes(const tt_trace *tr, int i, tt_lang lang, char *out, size_t len) {
   out[0] = 0;
   tt_config cfg;
@@ -67,6 +126,8 @@ void tt_step_shapes(const tt_trace *tr, int i, tt_lang lang, char *out, size_t l
   dims d = {.T = tt_trace_n_tokens(tr),
             .C = cfg.n_embd,
             .H = cfg.n_head,
+            .G = tt_config_kv_heads(&cfg),
+            .L = cfg.n_layer,
             .D = tt_config_head_dim(&cfg),
             .F = cfg.n_inner > 0 ? cfg.n_inner : 4 * cfg.n_embd,
             .V = cfg.vocab_size,
@@ -74,6 +135,7 @@ void tt_step_shapes(const tt_trace *tr, int i, tt_lang lang, char *out, size_t l
   // (T, C) in a buffer of its own: the attention shapes below write into d.a, d.b and d.c.
   char tc_buf[64];
   const char *id = s->id, *tc = sh(tc_buf, 2, d.T, d.C, 0);
+  if (cfg.arch == TT_ARCH_LLAMA && llama_shapes(id, &d, lang, out, len)) return;
   if (attention_shapes(id, &d, lang, out, len)) return;
   if (!strcmp(id, "tokenize"))
     snprintf(out, len, tt_str(lang, TT_S_SHAPE_TOKENIZE_FMT), ARROW, sh(d.a, 1, d.T, 0, 0));
@@ -85,6 +147,8 @@ void tt_step_shapes(const tt_trace *tr, int i, tt_lang lang, char *out, size_t l
     position_shapes(&cfg, &d, lang, out, len);
   else if (!strcmp(id, "sum") || !strcmp(id, "resid1") || !strcmp(id, "resid2"))
     snprintf(out, len, "%s + %s " ARROW " %s", tc, tc, tc);
+  else if (!strncmp(id, "ln", 2) && cfg.norm == TT_NORM_RMSNORM)
+    snprintf(out, len, tt_str(lang, TT_S_SHAPE_RMSNORM_FMT), tc, ARROW, tc, sh(d.a, 1, d.T, 0, 0));
   else if (!strncmp(id, "ln", 2))
     snprintf(out, len, tt_str(lang, TT_S_SHAPE_NORM_FMT), tc, ARROW, tc, sh(d.a, 1, d.T, 0, 0));
   else if (!strcmp(id, "qkv"))

@@ -45,6 +45,47 @@ static const step_def steps[] = {
 
 enum { N_STEPS = sizeof steps / sizeof *steps };
 
+// The Llama block (model_type llama): RMSNorm, separate q/k/v projections with grouped-query
+// attention (G key/value heads for H query heads), RoPE inside attention instead of position
+// vectors, the gated SwiGLU MLP. No hook_pos_embed: the block reads the embedding as it is.
+// As long as GPT-2's list, so that every front end walks both with tt_step_count().
+static const step_def llama_steps[] = {
+    {{"tokenize", "tokens", false, TT_VIEW_TOKENS}, "text \xE2\x86\x92 pieces (byte-level BPE)"},
+    {{"ids", "tokens", false, TT_VIEW_TOKENS}, "piece \xE2\x86\x92 id (its row in the vocabulary)"},
+    {{"embed", "hook_embed", false, TT_VIEW_EMBED}, "h\xE2\x82\x80 = x\xE2\x82\x9C = W_E[id\xE2\x82\x9C]"},
+    {{"ln1", "ln1.hook_out", true, TT_VIEW_LAYERNORM}, NULL},
+    {{"q_proj", "attn.hook_q", true, TT_VIEW_HEATMAP},
+     "Q = y \xC2\xB7 W_q\xE1\xB5\x80 (+ b_q),  (T, H\xC2\xB7"
+     "D) \xE2\x86\x92 (H, T, D)"},
+    {{"kv_proj", "attn.hook_k", true, TT_VIEW_HEATMAP},
+     "K = y \xC2\xB7 W_k\xE1\xB5\x80,  V = y \xC2\xB7 W_v\xE1\xB5\x80 (+ b),  (T, G\xC2\xB7"
+     "D) \xE2\x86\x92 (G, T, D)"},
+    {{"rope", "attn.hook_rot_q", true, TT_VIEW_HEATMAP},
+     "(q[i], q[i + D/2]) turned by t \xC2\xB7 \xCE\xB8^(\xE2\x88\x92"
+     "2i/D) at position t; k likewise"},
+    {{"scores", "attn.hook_attn_scores_raw", true, TT_VIEW_HEATMAP},
+     "S[i, j] = q'\xE1\xB5\xA2 \xC2\xB7 k'\xE2\xB1\xBC  (k' of the head's key/value group)"},
+    {{"scale", "attn.hook_attn_scores_scaled", true, TT_VIEW_HEATMAP}, NULL},
+    {{"mask", "attn.hook_attn_scores", true, TT_VIEW_HEATMAP}, "S[i, j] = \xE2\x88\x92\xE2\x88\x9E  for j > i"},
+    {{"softmax", "attn.hook_pattern", true, TT_VIEW_HEATMAP},
+     "A[i, j] = exp(S[i, j]) / \xCE\xA3\xE2\x82\x96 exp(S[i, k])"},
+    {{"weighted", "attn.hook_z", true, TT_VIEW_HEATMAP},
+     "z\xE1\xB5\xA2 = \xCE\xA3\xE2\xB1\xBC A[i, j] \xC2\xB7 v\xE2\xB1\xBC  (v of the head's key/value group)"},
+    {{"o_proj", "hook_attn_out", true, TT_VIEW_HEATMAP},
+     "o = concat(z\xE2\x82\x81 \xE2\x80\xA6 z_H) \xC2\xB7 W_o\xE1\xB5\x80 (+ b_o)"},
+    {{"resid1", "hook_resid_mid", true, TT_VIEW_HEATMAP}, "h' = h + o"},
+    {{"ln2", "ln2.hook_out", true, TT_VIEW_LAYERNORM}, NULL},
+    {{"gate", "mlp.hook_pre", true, TT_VIEW_HEATMAP}, "g = y \xC2\xB7 W_gate\xE1\xB5\x80 (+ b)"},
+    {{"up", "mlp.hook_pre_linear", true, TT_VIEW_HEATMAP}, "u = y \xC2\xB7 W_up\xE1\xB5\x80 (+ b)"},
+    {{"swiglu", "mlp.hook_post", true, TT_VIEW_HEATMAP}, NULL},
+    {{"down", "hook_mlp_out", true, TT_VIEW_HEATMAP}, "m = a \xC2\xB7 W_down\xE1\xB5\x80 (+ b)"},
+    {{"resid2", "hook_resid_post", true, TT_VIEW_HEATMAP}, "h'' = h' + m"},
+    {{"ln_final", "ln_final.hook_out", false, TT_VIEW_LAYERNORM}, NULL},
+    {{"logits", "hook_logits", false, TT_VIEW_HEATMAP}, NULL},
+    {{"probs", "hook_probs", false, TT_VIEW_BARS}, "p = softmax(z / \xCF\x84)"},
+};
+_Static_assert(sizeof llama_steps / sizeof *llama_steps == N_STEPS, "both step lists have tt_step_count() steps");
+
 // After the forward pass, in a trace of `ttrace generate -o` (metadata generated_ids): the
 // generation and the KV cache (the view state's position picks the generated token and the
 // decode step).
@@ -77,7 +118,9 @@ static const step_def *def_at(const tt_trace *tr, int i) {
   if (i >= N_STEPS && i < tt_step_count_for(tr)) return &generation_steps[i - N_STEPS];
   if (i < 0 || i >= N_STEPS) return NULL;
   tt_config cfg;
-  return &steps[(config_of(tr, &cfg) && cfg.post_ln ? post_ln : pre_ln)[i]];
+  bool have = config_of(tr, &cfg);
+  if (have && cfg.arch == TT_ARCH_LLAMA) return &llama_steps[i];
+  return &steps[(have && cfg.post_ln ? post_ln : pre_ln)[i]];
 }
 
 int tt_step_count(void) {
@@ -106,6 +149,9 @@ static const char *variant(const tt_trace *tr, const char *id) {
            : cfg.positions == TT_POS_ALIBI    ? "positions.alibi"
                                               : NULL;
   if (!strcmp(id, "scale")) return cfg.scale_attn ? NULL : "scale.off";
+  if (cfg.norm == TT_NORM_RMSNORM && (!strcmp(id, "ln1") || !strcmp(id, "ln2") || !strcmp(id, "ln_final")))
+    return !strcmp(id, "ln1") ? "ln1.rms" : !strcmp(id, "ln2") ? "ln2.rms" : "ln_final.rms";
+  if (!strcmp(id, "swiglu")) return cfg.activation == TT_ACT_SILU ? NULL : "swiglu.other";
   if (!strcmp(id, "gelu")) {
     switch (cfg.activation) {
     case TT_ACT_RELU:
@@ -123,7 +169,10 @@ static const char *variant(const tt_trace *tr, const char *id) {
 
 const char *tt_step_title(const tt_trace *tr, int i, tt_lang lang) {
   const step_def *d = def_at(tr, i);
-  const tt_step_words *w = d ? tt_step_words_of(lang, d->s.id) : NULL;
+  if (!d) return "";
+  const char *v = variant(tr, d->s.id);
+  const tt_step_words *w = v ? tt_step_words_of(lang, v) : NULL;
+  if (!w || !w->title) w = tt_step_words_of(lang, d->s.id);
   return w && w->title ? w->title : "";
 }
 
@@ -175,6 +224,9 @@ static const char *config_formula(const char *id, const tt_config *cfg, bool tie
                                    : "S' = S / \xE2\x88\x9A"
                                      "D";
   if (!strcmp(id, "gelu")) return activation_formula(cfg ? cfg->activation : TT_ACT_GELU_TANH);
+  if (!strcmp(id, "swiglu"))
+    return cfg && cfg->activation != TT_ACT_SILU ? "a = act(g) \xE2\x8A\x99 u  (hidden_act of the config)"
+                                                 : "a = SiLU(g) \xE2\x8A\x99 u = g \xC2\xB7 \xCF\x83(g) \xE2\x8A\x99 u";
   if (!strcmp(id, "logits"))
     return tied ? "z = y \xC2\xB7 W_E\xE1\xB5\x80" : "z = y \xC2\xB7 W_U\xE1\xB5\x80  (lm_head)";
   return "";
@@ -200,12 +252,19 @@ void tt_step_hook(const tt_trace *tr, int i, int layer, char *buf, size_t len) {
 // step is found at that step's position in tr's order.
 int tt_step_find(const tt_trace *tr, const char *hook, int *layer) {
   tt_hook_ref ref;
-  if (!tt_hook_lookup(hook, &ref) || ref.grad || ref.decode >= 0 || !ref.step) return -1;
-  for (int i = 0; i < N_STEPS; i++)
-    if (strcmp(tt_step_get(tr, i)->id, ref.step) == 0) {
+  if (!tt_hook_lookup(hook, &ref) || ref.grad || ref.decode >= 0) return -1;
+  tt_config cfg;
+  bool llama = config_of(tr, &cfg) && cfg.arch == TT_ARCH_LLAMA;
+  for (int i = 0; i < N_STEPS; i++) {
+    const tt_step *s = tt_step_get(tr, i);
+    // GPT-2: the catalogue's step; the Llama list: the step that shows this very hook.
+    bool match = llama ? s->in_block == ref.def->in_block && strcmp(s->suffix, ref.def->suffix) == 0
+                       : ref.step && strcmp(s->id, ref.step) == 0;
+    if (match) {
       if (layer) *layer = ref.layer;
       return i;
     }
+  }
   return -1;
 }
 

@@ -47,6 +47,10 @@ static const char *const str[TT_S_COUNT] = {
     // shape, arrow, shape
     [TT_S_SHAPE_ROWS_SUM_TO_1_FMT] = "%s %s %s, each row sums to 1",
     [TT_S_SHAPE_ELEMENTWISE_FMT] = "%s %s %s, one number at a time",
+    [TT_S_SHAPE_RMSNORM_FMT] = "%s %s %s, one scale \xE2\x88\x9A(mean(x\xC2\xB2) + \xCE\xB5) per token %s, no mean",
+    [TT_S_SHAPE_ROPE_FMT] = "q %s, k %s: %lld pairs per head, each turned %s same shapes",
+    [TT_S_SHAPE_GQA_SCORES_FMT] = "%s \xC3\x97 %s %s %s;  K/V \xE2\x86\x90 q heads: %s",
+    [TT_S_SHAPE_KV_PROJ_FMT] = "K, V 2 \xC3\x97 %s;  KV cache %lld B (G = %lld) vs %lld B (H = %lld)",
     // views (painters)
     [TT_S_GRID_HINT] = "point at a cell for its tokens and value",
     [TT_S_OVERVIEW_NONE] = "The overview shows attention tensors (H, T, T) of every layer.",
@@ -106,6 +110,8 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_LN_COL_MEAN] = "\xCE\xBC (mean)",
     [TT_S_LN_COL_SIGMA] = "\xCF\x83 (spread)",
     [TT_S_LN_COL_NORMALIZED] = "normalized \xCE\xBC / \xCF\x83",
+    [TT_S_LN_OUTPUT_RMS] = "output y = normalized \xC2\xB7 \xCE\xB3",
+    [TT_S_LN_COL_RMS] = "rms \xE2\x88\x9Amean(x\xC2\xB2)",
     [TT_S_TOKENS_NOTE_FMT] = "top: position · middle: piece (␣ = space) · bottom: vocabulary id.  %d tokens",
     [TT_S_MERGES_TITLE] = "BPE merges per pre-token (lowest rank first)",
     [TT_S_PIN_NO_QK] = "Q and K are not in the trace.",
@@ -342,6 +348,44 @@ static const tt_step_words steps[] = {
     {"logits.lm_head", NULL,
      "Each token's vector is compared with every row of the unembedding matrix W_U (lm_head, separate "
      "from W_E), giving one score per vocabulary entry. The last token's row decides what comes next."},
+    {"ln1.rms", "RMSNorm 1",
+     "Each token's vector is divided by its root mean square \xE2\x88\x9A(mean(x\xC2\xB2) + \xCE\xB5) "
+     "(ln1.hook_scale, one number per token), then stretched by the learned \xCE\xB3. Unlike LayerNorm "
+     "nothing is subtracted first (no mean) and there is no \xCE\xB2: cheaper, and it works as well."},
+    {"ln2.rms", "RMSNorm 2",
+     "Before the feed-forward network, every token's vector is divided by its root mean square again "
+     "and stretched by a \xCE\xB3 of its own; no mean is subtracted."},
+    {"ln_final.rms", "Final RMSNorm",
+     "After the last block, one more RMSNorm prepares each token's vector for the comparison with the "
+     "whole vocabulary."},
+    {"q_proj", "Query projection",
+     "The query of every token comes from its own matrix W_q, cut into H heads of D numbers: what is "
+     "each token looking for? Llama keeps q, k and v as three separate matrices instead of one fused one."},
+    {"kv_proj", "Key and value projections",
+     "Keys and values get matrices of their own, and fewer heads: G key/value heads instead of H "
+     "(grouped-query attention). Several query heads read the same keys and values, so the KV cache "
+     "kept while generating is H/G times smaller."},
+    {"rope", "Rotary positions (RoPE)",
+     "Instead of adding a position vector, each pair of dimensions (i, i + D/2) of q and k is turned "
+     "by an angle t\xC2\xB7\xCE\xB8\xE1\xB5\xA2 that grows with the position t, fast for the first pairs "
+     "and slowly for the last. A score q\xC2\xB7k then depends only on how far apart the two tokens are."},
+    {"o_proj", "Concat + output projection",
+     "The H heads' outputs are put side by side again (H\xC2\xB7"
+     "D numbers per token) and mixed back "
+     "to C numbers by W_o, so that what different heads found can be combined."},
+    {"gate", "Gate projection",
+     "The MLP has two projections up to F numbers instead of one. This first one, the gate, decides "
+     "per neuron how much passes: after SiLU, large negative gate values let almost nothing through."},
+    {"up", "Up projection",
+     "The second projection to F numbers carries what may pass. It is not bent by any activation: the "
+     "gate decides how much of it gets through."},
+    {"swiglu", "SwiGLU: gate \xC3\x97 up",
+     "Each neuron's output is SiLU(gate) times up. SiLU is near 0 for negative gate values, so there "
+     "the gate switches the neuron off whatever up says; for positive gates up passes, scaled."},
+    {"swiglu.other", NULL,
+     "Each neuron's output is the activation of the gate (this model's hidden_act) times up. Where the "
+     "activation is near 0 the gate switches the neuron off whatever up says."},
+    {"down", "Down projection", "The F gated features of each token are mixed back down to C numbers by W_down."},
     {"probs", "Next-token probabilities",
      "Softmax turns the logits into probabilities. The temperature \xCF\x84 divides the logits first: "
      "below 1 the favourite takes more, above 1 the candidates even out."},

@@ -43,6 +43,10 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_SHAPE_NORM_FMT] = "%s %s %s, 토큰마다 \xCE\xBC와 \xCF\x83 %s",
     [TT_S_SHAPE_ROWS_SUM_TO_1_FMT] = "%s %s %s, 각 행의 합은 1",
     [TT_S_SHAPE_ELEMENTWISE_FMT] = "%s %s %s, 숫자 하나씩",
+    [TT_S_SHAPE_RMSNORM_FMT] = "%s %s %s, 토큰마다 배율 \xE2\x88\x9A(mean(x\xC2\xB2) + \xCE\xB5) 하나 %s, 평균 없음",
+    [TT_S_SHAPE_ROPE_FMT] = "q %s, k %s: 헤드마다 %lld쌍을 각각 돌림 %s 모양 그대로",
+    [TT_S_SHAPE_GQA_SCORES_FMT] = "%s \xC3\x97 %s %s %s;  K/V \xE2\x86\x90 쿼리 헤드: %s",
+    [TT_S_SHAPE_KV_PROJ_FMT] = "K, V 2 \xC3\x97 %s;  KV 캐시 %lld B (G = %lld), GQA 없이 %lld B (H = %lld)",
     // views (painters)
     [TT_S_GRID_HINT] = "칸에 포인터를 올리면 토큰과 값이 보입니다",
     [TT_S_OVERVIEW_NONE] = "개요는 모든 블록의 어텐션 텐서 (H, T, T)를 보여 줍니다.",
@@ -99,6 +103,8 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_LN_COL_MEAN] = "\xCE\xBC (평균)",
     [TT_S_LN_COL_SIGMA] = "\xCF\x83 (표준편차)",
     [TT_S_LN_COL_NORMALIZED] = "정규화 후 \xCE\xBC / \xCF\x83",
+    [TT_S_LN_OUTPUT_RMS] = "출력 y = 정규화 \xC2\xB7 \xCE\xB3",
+    [TT_S_LN_COL_RMS] = "제곱평균제곱근 \xE2\x88\x9Amean(x\xC2\xB2)",
     [TT_S_TOKENS_NOTE_FMT] = "위: 위치 · 가운데: 조각 (␣ = 공백) · 아래: 어휘 id.  토큰 %d개",
     [TT_S_MERGES_TITLE] = "사전 토큰별 BPE 병합 (순위가 낮은 쌍부터)",
     [TT_S_PIN_NO_QK] = "Q와 K가 기록되지 않아 계산을 보일 수 없습니다.",
@@ -329,6 +335,43 @@ static const tt_step_words steps[] = {
     {"logits.lm_head", NULL,
      "각 토큰 벡터를 W_E와 따로 학습된 언임베딩 행렬 W_U(lm_head)의 모든 행과 비교해 어휘마다 점수 하나를 "
      "얻습니다. 마지막 토큰의 행이 다음에 올 토큰을 정합니다."},
+    {"ln1.rms", "RMSNorm 1",
+     "토큰마다 벡터를 제곱평균제곱근 \xE2\x88\x9A(mean(x\xC2\xB2) + \xCE\xB5)로 나눈 뒤(ln1.hook_scale, 토큰마다 "
+     "숫자 하나) 학습된 \xCE\xB3로 늘립니다. LayerNorm과 달리 평균을 빼지 않고 \xCE\xB2도 없습니다. 계산이 "
+     "더 싸면서도 잘 작동합니다."},
+    {"ln2.rms", "RMSNorm 2",
+     "피드포워드 신경망에 들어가기 전에 토큰마다 벡터를 다시 제곱평균제곱근으로 나누고 따로 학습된 "
+     "\xCE\xB3로 늘립니다. 평균은 빼지 않습니다."},
+    {"ln_final.rms", "마지막 RMSNorm",
+     "마지막 블록 뒤에 RMSNorm을 한 번 더 해서 각 토큰 벡터를 어휘 전체와 비교할 준비를 합니다."},
+    {"q_proj", "쿼리 투영",
+     "각 토큰의 쿼리는 자기 행렬 W_q로 만들고, D개씩 H개의 헤드로 자릅니다. 각 토큰은 무엇을 찾는가? "
+     "Llama는 q, k, v를 하나로 붙이지 않고 세 개의 행렬로 따로 둡니다."},
+    {"kv_proj", "키와 밸류(V) 투영",
+     "키와 밸류(V)도 각자의 행렬로 만들지만 헤드 수가 더 적습니다. H개 대신 G개의 키/밸류 헤드를 씁니다"
+     "(그룹 쿼리 어텐션, GQA). 쿼리 헤드 여러 개가 같은 키와 밸류(V)를 읽으므로 생성할 때 저장하는 KV "
+     "캐시가 H/G배 작아집니다."},
+    {"rope", "회전 위치 인코딩 (RoPE)",
+     "위치 벡터를 더하는 대신 q와 k의 차원을 (i, i + D/2) 두 개씩 짝지어 위치 t에 비례하는 각도 "
+     "t\xC2\xB7\xCE\xB8\xE1\xB5\xA2만큼 돌립니다. 앞쪽 짝은 빨리, 뒤쪽 짝은 천천히 돕니다. 그러면 점수 "
+     "q\xC2\xB7k는 두 토큰이 얼마나 떨어져 있는지에만 달려 있습니다."},
+    {"o_proj", "이어 붙이기 + 출력 투영",
+     "H개 헤드의 출력을 다시 옆으로 이어 붙이고(토큰마다 H\xC2\xB7"
+     "D개의 숫자) W_o로 섞어 C개의 숫자로 "
+     "되돌립니다. 헤드마다 찾아낸 것을 합칩니다."},
+    {"gate", "게이트 투영",
+     "MLP는 F개로 넓히는 투영을 하나가 아니라 두 개 가집니다. 첫 번째인 게이트는 뉴런마다 얼마나 "
+     "통과시킬지 정합니다. SiLU를 거치면 크게 음수인 게이트는 거의 아무것도 통과시키지 않습니다."},
+    {"up", "업 투영",
+     "F개로 넓히는 두 번째 투영은 통과할 내용을 나릅니다. 활성화 함수로 꺾지 않고, 얼마나 지나갈지는 "
+     "게이트가 정합니다."},
+    {"swiglu", "SwiGLU: 게이트 \xC3\x97 업",
+     "각 뉴런의 출력은 SiLU(게이트) 곱하기 업입니다. 게이트가 음수이면 SiLU가 0에 가까우므로 업이 "
+     "무엇이든 게이트가 뉴런을 끕니다. 게이트가 양수이면 업이 크기만 바뀌어 통과합니다."},
+    {"swiglu.other", NULL,
+     "각 뉴런의 출력은 게이트의 활성화(이 모델의 hidden_act) 곱하기 업입니다. 활성화가 0에 가까운 곳에서는 "
+     "업이 무엇이든 게이트가 뉴런을 끕니다."},
+    {"down", "다운 투영", "토큰마다 게이트를 거친 F개의 특징을 W_down으로 다시 C개의 숫자로 줄입니다."},
     {"probs", "다음 토큰 확률",
      "softmax로 로짓을 확률로 바꿉니다. 먼저 온도 \xCF\x84로 로짓을 나누는데, 1보다 작으면 1등이 더 많이 "
      "가져가고 1보다 크면 후보들이 고르게 됩니다."},

@@ -87,7 +87,12 @@ def step_table(root):
     for path in sorted(glob.glob(os.path.join(root, "src", "pipeline", "*.c"))) + \
             [os.path.join(root, "src", "render", "steps.c")]:
         if os.path.exists(path):
-            found = pat.findall(open(path, encoding="utf-8").read())
+            text = open(path, encoding="utf-8").read()
+            # GPT-2's table (steps[]), not the Llama block's (llama_steps[]) after it.
+            start = text.find("step_def steps[] = {")
+            if start >= 0:
+                text = text[start:text.index("\n};", start)]
+            found = pat.findall(text)
             if found:
                 return [(i, s, b == "true") for i, s, b in found]
     raise SystemExit("check_numbers: cannot find the step table")

@@ -298,6 +298,101 @@ static void test_korean_terms(void **state) {
   assert_non_null(strstr(tt_step_text(NULL, index_of(NULL, "weighted"), TT_LANG_KO), "밸류(V) 벡터"));
 }
 
+// A Llama config: 4 query heads sharing 2 key/value heads of D = 10, C = 32, F = 48.
+static tt_trace *llama_trace(tt_act_kind act) {
+  tt_config cfg;
+  tt_config_default(&cfg);
+  cfg.arch = TT_ARCH_LLAMA;
+  cfg.positions = TT_POS_ROPE;
+  cfg.norm = TT_NORM_RMSNORM;
+  cfg.activation = act;
+  cfg.n_layer = 2;
+  cfg.n_head = 4;
+  cfg.n_kv_head = 2;
+  cfg.head_dim = 10;
+  cfg.n_embd = 32;
+  cfg.n_inner = 48;
+  cfg.rope_theta = 10000.0;
+  return trace_with(&cfg, "lm_head");
+}
+
+// The Llama block's list: its own hooks (no fused Q/K/V, no position vectors), the
+// grouped-query shapes with the trace's numbers, RMSNorm's and SwiGLU's words.
+static void test_llama_steps(void **state) {
+  (void)state;
+  tt_trace *tr = llama_trace(TT_ACT_SILU);
+  const char *want[] = {"tokenize", "ids",    "embed",   "ln1",      "q_proj",   "kv_proj", "rope", "scores",
+                        "scale",    "mask",   "softmax", "weighted", "o_proj",   "resid1",  "ln2",  "gate",
+                        "up",       "swiglu", "down",    "resid2",   "ln_final", "logits",  "probs"};
+  assert_int_equal(sizeof want / sizeof *want, tt_step_count());
+  for (int i = 0; i < tt_step_count(); i++) {
+    const tt_step *s = tt_step_get(tr, i);
+    assert_string_equal(s->id, want[i]);
+    assert_true(strcmp(s->suffix, "attn.hook_qkv") && strcmp(s->suffix, "hook_pos_embed"));
+    char hook[96];
+    tt_step_hook(tr, i, 1, hook, sizeof hook);
+    int layer = -1;
+    // Every hook finds its own step (the ids show the tokens of the step before).
+    assert_int_equal(tt_step_find(tr, hook, &layer), strcmp(s->id, "ids") ? i : i - 1);
+    if (s->in_block) assert_int_equal(layer, 1);
+    for (int l = 0; l < TT_LANG_COUNT; l++) {
+      assert_true(tt_step_title(tr, i, (tt_lang)l)[0]);
+      assert_true(tt_step_text(tr, i, (tt_lang)l)[0]);
+      check_ko(tt_step_title(tr, i, TT_LANG_KO), s->id);
+      check_ko(tt_step_text(tr, i, TT_LANG_KO), s->id);
+      char buf[256];
+      tt_step_shapes(tr, i, (tt_lang)l, buf, sizeof buf);
+      if (strcmp(s->id, "mask") && strcmp(s->id, "tokenize")) assert_true(buf[0]);
+    }
+  }
+  assert_int_equal(tt_step_find(tr, "blocks.0.mlp.hook_pre_linear", NULL), index_of(tr, "up"));
+  assert_int_equal(tt_step_find(tr, "blocks.1.attn.hook_rot_q", NULL), index_of(tr, "rope"));
+  char buf[256];
+  shapes_of(tr, "q_proj", buf, sizeof buf);
+  assert_string_equal(buf, "(4, 32) \xC3\x97 (32, 40) \xE2\x86\x92 (4, 40) \xE2\x86\x92 (4, 4, 10),  H = 4, D = 10");
+  // The KV cache of T = 4 positions, float32: 2 · L · G · D · T · 4 = 2 · 2 · 2 · 10 · 4 · 4.
+  shapes_of(tr, "kv_proj", buf, sizeof buf);
+  assert_string_equal(buf, "K, V 2 \xC3\x97 (2, 4, 10);  KV cache 1280 B (G = 2) vs 2560 B (H = 4)");
+  tt_step_shapes(tr, index_of(tr, "kv_proj"), TT_LANG_KO, buf, sizeof buf);
+  assert_non_null(strstr(buf, "1280 B (G = 2)"));
+  assert_non_null(strstr(buf, "2560 B (H = 4)"));
+  shapes_of(tr, "scores", buf, sizeof buf);
+  assert_string_equal(buf,
+                      "(4, 4, 10) \xC3\x97 (2, 10, 4) \xE2\x86\x92 (4, 4, 4);  K/V \xE2\x86\x90 q "
+                      "heads: 0 \xE2\x86\x90 0\xE2\x80\x93"
+                      "1, 1 \xE2\x86\x90 2\xE2\x80\x93"
+                      "3");
+  shapes_of(tr, "weighted", buf, sizeof buf);
+  assert_string_equal(buf, "(4, 4, 4) \xC3\x97 (2, 4, 10) \xE2\x86\x92 (4, 4, 10)");
+  shapes_of(tr, "o_proj", buf, sizeof buf);
+  assert_string_equal(buf, "(4, 40) \xC3\x97 (40, 32) \xE2\x86\x92 (4, 32)");
+  shapes_of(tr, "rope", buf, sizeof buf);
+  assert_non_null(strstr(buf, "q (4, 4, 10), k (2, 4, 10): 5 pairs"));
+  shapes_of(tr, "gate", buf, sizeof buf);
+  assert_string_equal(buf, "(4, 32) \xC3\x97 (32, 48) \xE2\x86\x92 (4, 48)");
+  shapes_of(tr, "swiglu", buf, sizeof buf);
+  assert_string_equal(buf, "(4, 48) \xE2\x8A\x99 (4, 48) \xE2\x86\x92 (4, 48)");
+  assert_string_equal(tt_step_formula(tr, index_of(tr, "swiglu")),
+                      "a = SiLU(g) \xE2\x8A\x99 u = g \xC2\xB7 \xCF\x83(g) \xE2\x8A\x99 u");
+  shapes_of(tr, "down", buf, sizeof buf);
+  assert_string_equal(buf, "(4, 48) \xC3\x97 (48, 32) \xE2\x86\x92 (4, 32)");
+  // RMSNorm: no mean; its own title in both languages.
+  assert_string_equal(tt_step_title(tr, index_of(tr, "ln1"), TT_LANG_EN), "RMSNorm 1");
+  assert_non_null(strstr(tt_step_title(tr, index_of(tr, "ln_final"), TT_LANG_KO), "RMSNorm"));
+  assert_null(strstr(tt_step_formula(tr, index_of(tr, "ln1")), "\xCE\xBC"));
+  assert_non_null(strstr(step_text(tr, "ln1"), "no mean"));
+  shapes_of(tr, "ln1", buf, sizeof buf);
+  assert_non_null(strstr(buf, "no mean"));
+  assert_null(strstr(buf, "\xCE\xBC"));
+  assert_non_null(strstr(tt_step_formula(tr, index_of(tr, "swiglu")), "SiLU(g)"));
+  assert_non_null(strstr(step_text(tr, "swiglu"), "switches the neuron off"));
+  tt_trace_destroy(tr);
+  tr = llama_trace(TT_ACT_GELU_ERF);
+  assert_non_null(strstr(step_text(tr, "swiglu"), "hidden_act"));
+  assert_null(strstr(tt_step_formula(tr, index_of(tr, "swiglu")), "SiLU"));
+  tt_trace_destroy(tr);
+}
+
 static void test_view_names(void **state) {
   (void)state;
   for (int v = 0; v < TT_VIEW_COUNT; v++) {
@@ -320,6 +415,7 @@ int main(void) {
       cmocka_unit_test(test_all_shapes),
       cmocka_unit_test(test_languages_complete),
       cmocka_unit_test(test_korean_terms),
+      cmocka_unit_test(test_llama_steps),
       cmocka_unit_test(test_view_names),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,6 +1,7 @@
 // layernorm: a LayerNorm step: the rows going in and coming out as heatmaps, and per
 // token the recorded mean μ, the spread σ and 1/√(σ²+ε) (the trace's hook_scale is
-// √(σ²+ε)), with the mean and spread after the norm and after γ, β.
+// √(σ²+ε)), with the mean and spread after the norm and after γ, β. An RMSNorm (no
+// hook_mean) shows its root mean square √mean(x²) in σ's place and no mean.
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,7 +68,8 @@ static void rows_on_top(tt_paint *p, SDL_Rect r, int top_h, const norm_tensors *
   } else {
     tt_draw_para(cv, left.x, left.y, left.w, tt_str(st.lang, TT_S_LN_INPUT_NOT_RECORDED), u, TT_FONT_SANS, p->pal->dim);
   }
-  tt_draw_text(cv, right.x, r.y, tt_str(st.lang, TT_S_LN_OUTPUT), u, TT_FONT_BOLD, p->pal->fg, TT_ALIGN_LEFT);
+  tt_str_id out_title = n->mean ? TT_S_LN_OUTPUT : TT_S_LN_OUTPUT_RMS;  // RMSNorm records no mean
+  tt_draw_text(cv, right.x, r.y, tt_str(st.lang, out_title), u, TT_FONT_BOLD, p->pal->fg, TT_ALIGN_LEFT);
   tt_paint_heatmap(&q, right, n->out, 0, false);
 }
 
@@ -118,10 +120,12 @@ static void table(tt_paint *p, SDL_Rect r, int y, const norm_tensors *n, const c
   int u = p->unit;
   const tt_type type = tt_type_for(u);
   tt_lang lang = p->st->lang;
+  // RMSNorm (no hook_mean): no mean column, the root mean square where LayerNorm has σ.
+  bool rms = !n->mean;
   const char *heads[] = {tt_str(lang, TT_S_TOKEN),
-                         tt_str(lang, TT_S_LN_COL_MEAN),
-                         tt_str(lang, TT_S_LN_COL_SIGMA),
-                         "1/\xE2\x88\x9A(\xCF\x83\xC2\xB2+\xCE\xB5)",
+                         rms ? "" : tt_str(lang, TT_S_LN_COL_MEAN),
+                         tt_str(lang, rms ? TT_S_LN_COL_RMS : TT_S_LN_COL_SIGMA),
+                         rms ? "1/\xE2\x88\x9A(mean(x\xC2\xB2)+\xCE\xB5)" : "1/\xE2\x88\x9A(\xCF\x83\xC2\xB2+\xCE\xB5)",
                          tt_str(lang, TT_S_LN_COL_NORMALIZED),
                          "y: \xCE\xBC / \xCF\x83"};
   int colx[6];
