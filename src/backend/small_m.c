@@ -56,10 +56,18 @@ __attribute__((target("avx2,fma"))) static inline float hsum256(__m256 v) {
 #define MR 4
 #define NV 2
 #define NB 2
+#ifdef __clang__  // the target for every function of the body
+#pragma clang attribute push(__attribute__((target("avx2,fma"))), apply_to = function)
+#else
 #pragma GCC push_options
 #pragma GCC target("avx2,fma")
+#endif
 #include "small_m_body.h"
+#ifdef __clang__
+#pragma clang attribute pop
+#else
 #pragma GCC pop_options
+#endif
 #undef SFX
 #undef TARGET
 #undef VEC
@@ -88,10 +96,18 @@ __attribute__((target("avx2,fma"))) static inline float hsum256(__m256 v) {
 #define MR 8
 #define NV 2
 #define NB 3
+#ifdef __clang__  // the target for every function of the body
+#pragma clang attribute push(__attribute__((target("avx512f"))), apply_to = function)
+#else
 #pragma GCC push_options
 #pragma GCC target("avx512f")
+#endif
 #include "small_m_body.h"
+#ifdef __clang__
+#pragma clang attribute pop
+#else
 #pragma GCC pop_options
+#endif
 #endif
 
 static bool has_isa(tt_small_m_isa isa) {
