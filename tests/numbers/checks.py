@@ -470,6 +470,8 @@ class Checker:
         return (tr.get("hook_probs")[-1] if i == 0 else tr.get("decode.%d.hook_probs" % (i - 1))[0]).astype(np.float64)
 
     def _vocab_text(self, i):
+        if VOCAB_BYTES is not None:  # a token alone: a piece of a character as its bytes
+            return sn.label_in(VOCAB_BYTES[i], 0, len(VOCAB_BYTES[i]))
         return sn.token_display(self.vocab[i]) if self.vocab is not None else "id %d" % i
 
     def _percent_ok(self, printed, v):
@@ -487,7 +489,7 @@ class Checker:
 
     def k_tl_prompt(self, t):
         tr = self.trace_of(t)
-        if not sn.fits(t.s, sn.token_display(tr.tokens[int(t.note["i"])])):
+        if not sn.fits(t.s, tr.label(int(t.note["i"]))):
             self.bad(t, "prompt token %s" % t.note["i"])
 
     def k_tl_token(self, t):
@@ -629,6 +631,10 @@ class Checker:
     def k_lens_token(self, t):
         i, _ = self._lens_top(t)
         full = sn.token_display(self.vocab[i]) if self.vocab is not None else "id %d" % i
+        if VOCAB_BYTES is not None:  # decoded after the prompt up to its position
+            text, offs = self.trace_of(t).text()
+            before = text[:offs[int(t.note["pos"]) + 1]]
+            full = sn.label_in(before + VOCAB_BYTES[i], len(before), len(before) + len(VOCAB_BYTES[i]))
         if not sn.fits(t.s, full):
             self.bad(t, "the lens's top token is %r" % full)
 

@@ -46,8 +46,8 @@ static void cell(tt_paint *p, const tt_lens *l, int r, int t, SDL_Rect c, int px
   tt_rgba ink = prob > 0.55f ? (tt_rgba){20, 20, 20, 255} : (tt_rgba){250, 250, 250, 255};
   char raw[160], shown[160], fit[160], num[32];
   const char *s = p->ex->token_text ? p->ex->token_text(p->ex->token_ctx, l->ids[i], raw, sizeof raw) : NULL;
-  if (s)
-    tt_token_display(s, shown, sizeof shown);
+  if (s)  // decoded after the prompt up to position t: a piece of a character with its character
+    tt_candidate_label(p->tr, t, s, shown, sizeof shown);
   else
     snprintf(shown, sizeof shown, "id %d", (int)l->ids[i]);
   tt_text_fit(cv->fonts, shown, px, TT_FONT_MONO, c.w - px / 2, fit, sizeof fit);

@@ -48,7 +48,7 @@ typedef struct {
 static const char *token_text(const tt_paint *p, int32_t id, char *buf, size_t len) {
   char t[160];
   const char *s = p->ex && p->ex->token_text ? p->ex->token_text(p->ex->token_ctx, id, t, sizeof t) : NULL;
-  if (s) return tt_token_display(s, buf, len);
+  if (s) return tt_candidate_label(p->tr, -1, s, buf, len);  // a piece of a character as its bytes
   snprintf(buf, len, "id %d", (int)id);
   return buf;
 }
@@ -87,7 +87,7 @@ static int chips(tt_paint *p, SDL_Rect r, int y, const generation *g) {
     if (gen)
       token_text(p, g->ids[i - T], text, sizeof text);
     else
-      tt_token_display(tt_trace_token(p->tr, i), text, sizeof text);
+      tt_token_label(p->tr, i, text, sizeof text);
     int w = tt_text_width(p->cv->fonts, text, type.body, TT_FONT_MONO) + 2 * (p->unit / 3);
     if (x > r.x && x + w > r.x + r.w) x = r.x, y += row_h;
     if (y + row_h > r.y + r.h / 2) return y;  // the bars keep the lower half
