@@ -14,6 +14,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from window_state import read_state as state  # noqa: E402
 from pngread import differing, read_png  # noqa: E402
 
 ttrace, make_model = sys.argv[1], sys.argv[2]
@@ -28,15 +29,6 @@ def check(cond, what):
     print(("ok   " if cond else "FAIL ") + what)
     if not cond:
         failures.append(what)
-
-
-def state(path):
-    out = {}
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            k, _, v = line.rstrip("\n").partition(" ")
-            out[k] = v
-    return out
 
 
 def distinct_colours(png):
