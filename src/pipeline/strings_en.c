@@ -466,6 +466,8 @@ static const tt_key_row window_keys[] = {
     {"Tab", "heatmap \xE2\x86\x94 numeric table"},
     {"G / O", "all heads of the layer / layers \xC3\x97 heads"},
     {"E / C", "logit lens (layers \xC3\x97 positions) / where the computation goes"},
+    {"R / H", "RoPE: pairs of q turning over the positions / the query heads sharing each K/V head"},
+    {"U / M", "SwiGLU at a token (, and . pick it) / GPT-2 and Llama side by side"},
     {"Space", "play / pause (a step every 3 seconds)"},
     {"S", "save a screenshot (the bottom line says where)"},
     {"P", "type a new prompt; Enter traces it"},
