@@ -206,7 +206,7 @@ class LlamaViewChecks:
     def k_gqa_ctx(self, t):
         tr, L, H, G, D, P = self._gqa(t)
         mib = 1024.0 ** 2
-        self._expect_nums(t, nums(t.s), [(P, "%d"), (8 * L * G * D * P / mib, "%.2f"), (8 * L * H * D * P / mib, "%.2f")])
+        self._expect_nums(t, nums(t.s), [(P, "%d"), (8 * L * G * D * P / mib, "%.4g"), (8 * L * H * D * P / mib, "%.4g")])
 
     def k_gqa_saves(self, t):
         tr, L, H, G, D, P = self._gqa(t)

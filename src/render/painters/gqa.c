@@ -80,8 +80,8 @@ static void cache_lines(tt_paint *p, SDL_Rect r, const tt_config *cfg, int T) {
   tt_draw_text(cv, r.x, y + type.line * 2, line, type.body, TT_FONT_SANS, p->pal->fg, TT_ALIGN_LEFT);
   double mib = 1024.0 * 1024.0;
   snprintf(line, sizeof line, tt_str(lang, TT_S_GQA_CTX_FMT), cfg->n_positions,
-           tt_fmt_num((double)with_g * cfg->n_positions / mib, "%.2f", a, sizeof a),
-           tt_fmt_num((double)with_h * cfg->n_positions / mib, "%.2f", b, sizeof b));
+           tt_fmt_num((double)with_g * cfg->n_positions / mib, "%.4g", a, sizeof a),
+           tt_fmt_num((double)with_h * cfg->n_positions / mib, "%.4g", b, sizeof b));
   tt_note(cv, "gqa_ctx");
   tt_draw_text(cv, r.x, y + type.line * 3, line, type.body, TT_FONT_SANS, p->pal->fg, TT_ALIGN_LEFT);
   snprintf(line, sizeof line, tt_str(lang, TT_S_GQA_SAVES_FMT), tt_fmt_num(100.0 * (H - G) / H, "%.0f", a, sizeof a),
