@@ -279,6 +279,8 @@ typedef enum {
   TT_S_KV_V,
   TT_S_KV_WEIGHTS,
   TT_S_KV_NEW,
+  TT_S_KV_GQA_SHARE_FMT,  // query head, its K/V head, the first and last query head sharing it
+  TT_S_KV_GQA_SAVES_FMT,  // G, H, positions, layers, cache bytes, bytes with H heads, H/G
   TT_S_COUNT
 } tt_str_id;
 

@@ -244,6 +244,12 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_KV_V] = "V (cached values)",
     [TT_S_KV_WEIGHTS] = "the new query's weights",
     [TT_S_KV_NEW] = "new",
+    [TT_S_KV_GQA_SHARE_FMT] =
+        "query head %d reads K/V head %d, which query heads %d\xE2\x80\x93%d share "
+        "(grouped-query attention)",
+    [TT_S_KV_GQA_SAVES_FMT] =
+        "cached: %d K/V heads, not %d; %d positions \xC3\x97 %d layers: %lld B, without "
+        "GQA %lld B (%d\xC3\x97 less)",
 };
 
 static const tt_step_words steps[] = {

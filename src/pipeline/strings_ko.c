@@ -236,6 +236,12 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_KV_V] = "V (캐시된 밸류)",
     [TT_S_KV_WEIGHTS] = "새 쿼리의 가중치",
     [TT_S_KV_NEW] = "새 행",
+    [TT_S_KV_GQA_SHARE_FMT] =
+        "쿼리 헤드 %d는 K/V 헤드 %d를 읽고, 쿼리 헤드 %d\xE2\x80\x93%d가 이 헤드를 함께 씁니다 "
+        "(그룹 쿼리 어텐션)",
+    [TT_S_KV_GQA_SAVES_FMT] =
+        "캐시: K/V 헤드 %d개 (%d개가 아니라); 위치 %d개 \xC3\x97 블록 %d개: %lld B, GQA "
+        "없이는 %lld B (%d배 적음)",
 };
 
 static const tt_step_words steps[] = {
