@@ -34,7 +34,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
-from run_perf import PY, coretype, env_for, fields, load_average, mark, run  # noqa: E402
+from run_perf import PY, coretype, env_for, fields, load_average, mark, measure_times, run  # noqa: E402
 
 SHAPE = ["--layers", "12", "--heads", "12", "--kv-heads", "4", "--embd", "768", "--inner", "2048", "--vocab",
          "50257", "--positions", "1024", "--tied", "--seed", "7"]
@@ -53,30 +53,11 @@ def llama_flops(cfg, T):
 
 
 def measure(args, core):
-    bench = os.path.join(args.build, "bench", "bench_forward")
-    probes = os.path.join(args.build, "bench", "bench_probes")
     Ts = [int(t) for t in args.T.split(",")]
     threads = [int(n) for n in args.threads.split(",")]
-    r = {"times": {}, "bw": {}, "gflops": {}, "torch": {}}
-    for n in threads:
-        env = env_for(n, core)
-        for w in run([probes, "bandwidth", str(n)], env)[0]:
-            r["bw"][n] = float(fields(w)["gbps"])
-        for T in Ts:
-            if T >= 64:
-                for w in run([probes, "sgemm", str(T)], env)[0]:
-                    if w[0] == "sgemm":
-                        r["gflops"][(n, T)] = float(fields(w)["gflops"])
-        for w in run([bench, args.model, "times", args.T], env)[0]:
-            if w[0] == "times":
-                r["times"][(n, int(fields(w)["T"]))] = fields(w)
-    out, _ = run([PY, os.path.join(HERE, "torch_llama_cache.py"), args.model, args.T, "--threads", args.threads],
-                 env_for(max(threads), core))
-    for w in out:
-        if w[0] == "torch":
-            f = fields(w)
-            r["torch"][(int(f["threads"]), int(f["T"]))] = float(f["median_ms"])
-    for w in run([bench, args.model, "peak", "1", "none"], env_for(1, core))[0]:
+    r = measure_times(args, core, Ts, threads, "torch_llama_cache.py")
+    for w in run([os.path.join(args.build, "bench", "bench_forward"), args.model, "peak", "1", "none"],
+                 env_for(1, core))[0]:
         if w[0] == "peak":
             r["weights_bytes"] = int(fields(w)["weights_bytes"])
     return r, Ts, threads
@@ -89,7 +70,7 @@ def row(r, cfg, n, T, wbytes):
     if T <= 16:  # memory-bound: every weight read once
         limit, which, target, mine = wbytes / (r["bw"][n] * 1e9) * 1e3, "weights / bandwidth", 1.5, full
     else:
-        limit = llama_flops(cfg, T) / (r["gflops"][(n, T)] * 1e9) * 1e3
+        limit = llama_flops(cfg, T) / (float(r["sgemm"][(n, T)]["gflops"]) * 1e9) * 1e3
         which, target, mine = f"{llama_flops(cfg, T) / 1e9:.1f} GFLOP / sgemm", 1.3, none
     return (f"| {T} | {full:.1f} | {none:.1f} | {float(t['reused_median_ms']):.1f} | {torch:.1f} | "
             f"{full / torch:.2f} {mark(full / torch <= 0.67)} | {limit:.1f} ({which}) | "
@@ -119,14 +100,13 @@ def report(r, cfg, Ts, threads, core, load_before):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("build")
-    ap.add_argument("--model", default="/tmp/ttrace-bench-llama")
-    ap.add_argument("--T", default="1,4,64,256")
-    ap.add_argument("--threads", default="1,2")
-    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("build", help="the meson build folder (bench/bench_forward, bench/bench_probes)")
+    ap.add_argument("--model", default="/tmp/ttrace-bench-llama", help="the Llama folder (made when missing)")
+    ap.add_argument("--T", help="token counts, comma-separated (default 1,4,64,256; --quick: 1,4,64)")
+    ap.add_argument("--threads", default="1,2", help="thread counts, comma-separated")
+    ap.add_argument("--quick", action="store_true", help="a short check that everything runs")
     args = ap.parse_args()
-    if args.quick and args.T == "1,4,64,256":
-        args.T = "1,4,64"
+    args.T = args.T or ("1,4,64" if args.quick else "1,4,64,256")
     if not os.path.exists(os.path.join(args.model, "config.json")):
         subprocess.run([PY, os.path.join(ROOT, "tests", "llama", "make_llama.py"), args.model] + SHAPE, check=True)
     with open(os.path.join(args.model, "config.json")) as f:
