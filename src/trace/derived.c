@@ -9,30 +9,50 @@
 // file gets every tensor's bytes (tt_trace_save fills them in on the way out).
 // Shape legend: H heads, T tokens.
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hooks.h"
 #include "trace_internal.h"
 
+// Row r of H·T rows (query position r mod T): columns up to `lim` are raw · factor, the
+// rest -inf (lim = T when unmasked). Each loop has no branch, so it vectorizes.
+static int64_t row_limit(int64_t r, int64_t T, bool masked) {
+  return masked ? r % T + 1 : T;
+}
+
 // out (H,T,T) = raw · factor, with -inf above the diagonal when masked.
 static void derive(float *out, const float *raw, int64_t H, int64_t T, float factor, bool masked) {
   for (int64_t r = 0; r < H * T; r++) {
-    int64_t i = r % T;
+    int64_t lim = row_limit(r, T, masked);
     const float *v = raw + r * T;
     float *o = out + r * T;
-    for (int64_t j = 0; j < T; j++) o[j] = (masked && j > i) ? -INFINITY : factor * v[j];
+    for (int64_t j = 0; j < lim; j++) o[j] = factor * v[j];
+    for (int64_t j = lim; j < T; j++) o[j] = -INFINITY;
   }
 }
 
+// Bit for bit (a -0 is not a +0, every NaN pattern counts): got == derive(raw).
 static bool same_as_derived(const float *got, const float *raw, int64_t H, int64_t T, float factor, bool masked) {
+  const uint32_t neg_inf = 0xff800000u;  // the bits of -INFINITY
   for (int64_t r = 0; r < H * T; r++) {
-    int64_t i = r % T;
+    int64_t lim = row_limit(r, T, masked);
     const float *v = raw + r * T, *g = got + r * T;
-    for (int64_t j = 0; j < T; j++) {
-      float want = (masked && j > i) ? -INFINITY : factor * v[j];
-      if (memcmp(&want, &g[j], sizeof want) != 0) return false;
+    uint32_t diff = 0;
+    for (int64_t j = 0; j < lim; j++) {
+      float want = factor * v[j];
+      uint32_t a, b;
+      memcpy(&a, &want, sizeof a);
+      memcpy(&b, &g[j], sizeof b);
+      diff |= a ^ b;
     }
+    for (int64_t j = lim; j < T; j++) {
+      uint32_t b;
+      memcpy(&b, &g[j], sizeof b);
+      diff |= b ^ neg_inf;
+    }
+    if (diff) return false;
   }
   return true;
 }
