@@ -23,12 +23,15 @@ static long minor_faults(void) {
   return ru.ru_minflt;
 }
 
-// Records one 8 MiB tensor into tr and writes every byte of it: the page faults that took.
+// Records one 8 MiB tensor into tr and writes every byte of it: the page faults the writing
+// took (the reserve's own, for the name and the index, are left out). Run with
+// MALLOC_PERTURB_ unset or 0 (tests/trace/meson.build): otherwise malloc writes into
+// every chunk it hands out, and no write finds a fresh page.
 static long record_and_touch(tt_trace *tr, float **data) {
   tt_recorder rec = tt_trace_recorder(tr);
-  long before = minor_faults();
   *data = rec.reserve(rec.ctx, "blocks.0.mlp.hook_pre", TT_F32, 1, shape);
   assert_non_null(*data);
+  long before = minor_faults();
   memset(*data, 0x3f, (size_t)N * sizeof(float));
   return minor_faults() - before;
 }
