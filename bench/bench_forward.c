@@ -63,14 +63,24 @@ static tt_trace *new_trace(const tt_config *cfg, tt_trace_pool *pool) {
 // One run; with `full` every hook goes into a trace made from `pool` (NULL: a trace on new
 // memory, as a process's first). Returns seconds (trace untimed when destroyed); *bytes
 // and *held receive the trace's size in a file and in memory.
+static long last_faults;  // minor page faults of the last run_once
+
+static long minor_faults(void) {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_minflt;
+}
+
 static double run_once(tt_engine *eng, const int32_t *ids, int T, bool full, tt_trace_pool *pool, size_t *bytes,
                        size_t *held) {
   tt_error err = {0};
   tt_trace *tr = full ? new_trace(bench_cfg, pool) : NULL;
   tt_recorder rec = full ? tt_trace_recorder(tr) : (tt_recorder){0};
+  long f0 = minor_faults();
   double t0 = now();
   if (tt_engine_run(eng, ids, T, full ? &rec : NULL, &err) != TT_OK) die("run", &err);
   double dt = now() - t0;
+  last_faults = minor_faults() - f0;
   if (bytes) *bytes = tr ? tt_trace_bytes(tr) : 0;
   if (held) *held = tr ? tt_trace_held_bytes(tr) : 0;
   tt_trace_destroy(tr);
@@ -127,10 +137,14 @@ static void bench_times(tt_engine *eng, int V, const char *list) {
     if (!rr.base) return;
     memset(rr.base, 0, rr.size);
     double none[32], full[32], fresh[32], reused[32];
+    long faults[3] = {0};  // page faults, summed over the runs: none, full, fresh
     for (int r = 0; r < reps; r++) {
       none[r] = run_once(eng, ids, T, false, NULL, NULL, NULL);
+      faults[0] += last_faults;
       full[r] = run_once(eng, ids, T, true, pool, NULL, NULL);
+      faults[1] += last_faults;
       fresh[r] = run_once(eng, ids, T, true, NULL, NULL, NULL);
+      faults[2] += last_faults;
       reused[r] = run_reused(eng, ids, T, &rr);
     }
     free(rr.base);
@@ -138,9 +152,10 @@ static void bench_times(tt_engine *eng, int V, const char *list) {
     cmp_double_median(full, reps), cmp_double_median(fresh, reps), cmp_double_median(reused, reps);
     printf(
         "times T %d reps %d none_median_ms %.3f none_min_ms %.3f full_median_ms %.3f full_min_ms %.3f "
-        "fresh_median_ms %.3f reused_median_ms %.3f trace_bytes %zu held_bytes %zu\n",
+        "fresh_median_ms %.3f reused_median_ms %.3f trace_bytes %zu held_bytes %zu none_faults %ld full_faults %ld "
+        "fresh_faults %ld\n",
         T, reps, none[m] * 1e3, none[0] * 1e3, full[m] * 1e3, full[0] * 1e3, fresh[m] * 1e3, reused[m] * 1e3, bytes,
-        held);
+        held, faults[0] / reps, faults[1] / reps, faults[2] / reps);
     fflush(stdout);
     free(ids);
   }
