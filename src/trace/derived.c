@@ -136,9 +136,10 @@ void *tt_derived_reserve(tt_trace *tr, size_t i, const char *name, tt_dtype dt, 
   size_t n = (size_t)shape[0] * (size_t)shape[1] * (size_t)shape[2];
   if (mask_hook) {  // the engine reads the scaled scores while it writes these: only their buffer will do
     if (i == 0 || prev != i || rule_at(dv, i - 1).src != rule.src || dv->scratch_n < n) return NULL;
-  } else if (dv->scratch_n < n) {
-    float *grown = realloc(dv->scratch, n * sizeof *grown);
+  } else if (dv->scratch_n < n) {  // nothing is pending in it: what it held need not move
+    float *grown = tr->pool ? tt_trace_pool_take(tr, n * sizeof *grown) : malloc(n * sizeof *grown);
     if (!grown) return NULL;
+    if (!tr->pool) free(dv->scratch);
     dv->scratch = grown;
     dv->scratch_n = n;
   }

@@ -26,6 +26,7 @@ typedef struct {
   tt_derived_rule *rules;  // per tensor position (rules_cap of them; beyond: none)
   size_t rules_cap;
   float *scratch;  // where the engine computes the derived score hooks, layer after layer
+                   // (a block of the trace's pool, if it has one)
   size_t scratch_n;
   size_t pending;  // position + 1 of the tensor in the scratch, not yet checked; 0: none
   size_t held;     // tensor bytes in memory: stored, materialized or mapped
