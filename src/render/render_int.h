@@ -184,6 +184,12 @@ typedef struct {
   int line_loose;  // u·17/10  a line in key tables and under formulas
 } tt_type;
 tt_type tt_type_for(int u);
+// The unit for a part drawn in smaller type (a comparison's panels, a norm's two heatmaps):
+// 85% of u, but never below 18 px (labels 16 px, cell numbers 14 px: the least a projector
+// at 1280 × 800 shows readably) unless u itself is smaller.
+int tt_unit_smaller(int u);
+// The smallest type of cell numbers for unit u (numbers smaller than it are not drawn).
+int tt_cell_number_min(int u);
 // Draws with fn into a software renderer of w × h (textures in a private cache) and
 // returns the picture as an RGB24 surface in *out (free it); *out is untouched on failure.
 typedef void (*tt_headless_fn)(tt_render *rc, SDL_Renderer *r, SDL_Rect area, void *ctx);

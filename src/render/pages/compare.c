@@ -599,7 +599,6 @@ void tt_paint_compare(tt_paint *p, SDL_Rect r, const tt_compare *cmp, tt_derived
   prepare(d, p->tr, cmp->b, st, layers, layers_b, n_layers);  // normally up to date already
   put_scales(d, p->rc, p->tr, cmp->b, st->hook, mode);
   int u = p->unit;
-  const tt_type type = tt_type_for(u);
   p->lay->view_rect = r;
   int hh = header_line(p, r, d, cmp, mode);
   SDL_Rect body = {r.x, r.y + hh, r.w, r.h - hh};
@@ -619,7 +618,7 @@ void tt_paint_compare(tt_paint *p, SDL_Rect r, const tt_compare *cmp, tt_derived
   if (sub.frame && mode == M_OTHER) sub.frame = false;
   tt_paint q = *p;
   q.st = &sub;
-  q.unit = type.cell < 12 ? u : type.cell;
+  q.unit = tt_unit_smaller(u);
 
   arrangement ar = {.n_boxes = 0};
   bool drawn = false;

@@ -242,7 +242,7 @@ static void paint_page(tt_render *rc, tt_canvas *cv, SDL_Rect area, const page_j
     // narrower area their type shrinks a little with it, so that labels keep their room.
     float f = (float)view.w / (0.77f * (float)area.w);
     if (f < 1) q.unit = (int)lrintf((float)u * (f < 0.75f ? 0.75f : f));
-    if (q.unit < 12) q.unit = 12;
+    if (q.unit < tt_unit_smaller(u)) q.unit = tt_unit_smaller(u);
     if (pg->n_layers > 0)
       tt_paint_norms_view(&q, view, j->d, pg->layers, pg->n_layers);
     else
