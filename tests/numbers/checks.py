@@ -1303,6 +1303,14 @@ class Checker:
         if t.s != str(ids[i]):
             self.bad(t, "token %d has id %d" % (i, ids[i]))
 
+    def k_embed_rows_more(self, t):
+        ids = json.loads(self.trace_of(t).meta.get("token_ids", "[]"))
+        shown, rows = int(t.note["shown"]), int(t.note["rows"])
+        if rows != len(set(ids)):
+            self.bad(t, "the prompt looks up %d distinct rows" % len(set(ids)))
+        if [int(x) for x in re.findall(r"\d+", t.s)] != [rows - shown]:
+            self.bad(t, "%d rows not labelled" % (rows - shown))
+
     def k_token_count(self, t):
         T = len(self.trace_of(t).tokens)
         if str(T) not in re.findall(r"\d+", t.s):
