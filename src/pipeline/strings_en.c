@@ -114,6 +114,7 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_LN_COL_RMS] = "rms \xE2\x88\x9Amean(x\xC2\xB2)",
     [TT_S_TOKENS_NOTE_FMT] = "top: position · middle: piece (␣ = space) · bottom: vocabulary id.  %d tokens",
     [TT_S_MERGES_TITLE] = "BPE merges per pre-token (lowest rank first)",
+    [TT_S_IDS_ROWS_TITLE] = "The id column, and the row of W_E each id selects",
     [TT_S_PIN_NO_QK] = "Q and K are not in the trace.",
     [TT_S_PIN_PRODUCTS] = "products per dimension, largest first",
     [TT_S_PIN_MORE_SUM] = "more, sum",

@@ -107,6 +107,7 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_LN_COL_RMS] = "제곱평균제곱근 \xE2\x88\x9Amean(x\xC2\xB2)",
     [TT_S_TOKENS_NOTE_FMT] = "위: 위치 · 가운데: 조각 (␣ = 공백) · 아래: 어휘 id.  토큰 %d개",
     [TT_S_MERGES_TITLE] = "사전 토큰별 BPE 병합 (순위가 낮은 쌍부터)",
+    [TT_S_IDS_ROWS_TITLE] = "id 열, 그리고 각 id가 고르는 W_E의 행",
     [TT_S_PIN_NO_QK] = "Q와 K가 기록되지 않아 계산을 보일 수 없습니다.",
     [TT_S_PIN_PRODUCTS] = "차원별 곱, 큰 것부터",
     [TT_S_PIN_MORE_SUM] = "개 더, 합",

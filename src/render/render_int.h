@@ -330,6 +330,10 @@ void tt_paint_gelu(tt_paint *p, SDL_Rect r, int layer);
 double tt_activation(tt_act_kind a, double x);
 void tt_paint_embed(tt_paint *p, SDL_Rect r);
 void tt_paint_positions(tt_paint *p, SDL_Rect r);
+// A residual step (hook: blocks.L.hook_resid_mid or hook_resid_post) as h + o = h' (h' + m =
+// h'') beside each other (embed.c); false, having drawn nothing, where the config does
+// not make it a plain sum (no residual, post-LN) or a tensor is missing.
+bool tt_paint_residual(tt_paint *p, SDL_Rect r, const char *hook);
 void tt_paint_qkv(tt_paint *p, SDL_Rect r, int layer, int head);
 void tt_paint_collapse(tt_paint *p, SDL_Rect r, int layer);  // painters/collapse.c
 // Generation traces (ttrace generate -o): the timeline of generated tokens and the

@@ -214,7 +214,10 @@ static void paint_kind(tt_paint *p, SDL_Rect body, tt_view_kind kind, const tt_t
     tt_paint_embed(p, body);
     break;
   case TT_VIEW_POSITIONS:
-    tt_paint_positions(p, body);
+    if (tt_hook_block(st->hook) < 0)
+      tt_paint_positions(p, body);
+    else if (!tt_paint_residual(p, body, st->hook) && t)
+      tt_paint_heatmap(p, body, t, st->head, false);
     break;
   case TT_VIEW_QKV:
     tt_paint_qkv(p, body, layer, st->head);

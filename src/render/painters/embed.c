@@ -131,14 +131,14 @@ void tt_paint_embed(tt_paint *p, SDL_Rect r) {
   tt_paint_heatmap(p, rr, e, 0, false);
 }
 
-void tt_paint_positions(tt_paint *p, SDL_Rect r) {
+// a + b = the sum, side by side with one colour scale: ts[0] + ts[1] = ts[2] (ts[1] may be
+// missing: no position vectors); `positions` adds the note on the columns.
+static void paint_sum(tt_paint *p, SDL_Rect r, const tt_tensor *const ts[3], const char *const titles[3],
+                      bool positions) {
   tt_canvas *cv = p->cv;
   const tt_palette *pal = p->pal;
   int u = p->unit;
   const tt_type type = tt_type_for(u);
-  const tt_tensor *ts[3] = {tt_trace_find(p->tr, "hook_embed"), tt_trace_find(p->tr, "hook_pos_embed"),
-                            tt_find_hook(p->tr, 0, "hook_resid_pre")};
-  const char *titles[3] = {tt_str(p->st->lang, TT_S_POS_TOKEN), tt_str(p->st->lang, TT_S_POS_POSITION), "x + p"};
   int n = 0;
   for (int i = 0; i < 3; i++) n += ts[i] != NULL;
   if (!ts[0] || !ts[2]) {
@@ -173,7 +173,7 @@ void tt_paint_positions(tt_paint *p, SDL_Rect r) {
     tt_mat_of(p->tr, ts[i], 0, &m);
     SDL_Rect dst = {x0 + k * (pw + sign_w), r.y + u * 2, pw, ph};
     tt_draw_text(cv, dst.x, r.y, titles[i], type.large, TT_FONT_BOLD, pal->fg, TT_ALIGN_LEFT);
-    tt_cells_opts o = {.vis_rows = m.rows, .vis_cols = m.cols, .layer = i == 2 ? 0 : -1, .head = -1};
+    tt_cells_opts o = {.vis_rows = m.rows, .vis_cols = m.cols, .layer = tt_hook_block(ts[i]->name), .head = -1};
     int pi = tt_paint_cells(p, dst, &m, &sc, &o);
     tt_draw_rect(cv, dst.x - 1, dst.y - 1, dst.w + 2, dst.h + 2, pal->dim);
     if (pi >= 0) tt_paint_axis_labels(p, &p->lay->panels[pi], &m, type.label, k == 0 ? row_w : 0, type.line);
@@ -185,11 +185,35 @@ void tt_paint_positions(tt_paint *p, SDL_Rect r) {
   if (!ts[1]) {
     tt_draw_text(cv, x0, r.y + u * 4 + ph, tt_str(p->st->lang, TT_S_POS_NONE), u, TT_FONT_SANS, pal->warn,
                  TT_ALIGN_LEFT);
-  } else {
+  } else if (positions) {
     tt_note(cv, "prose");
     tt_draw_text(cv, x0, r.y + u * 4 + ph, tt_str(p->st->lang, TT_S_POS_COLUMNS), type.label, TT_FONT_SANS, pal->dim,
                  TT_ALIGN_LEFT);
   }
   SDL_Rect lr = {r.x + r.w - legend_w + u / 2, r.y + u * 2, legend_w - u / 2, ph > u * 10 ? ph : u * 10};
   tt_paint_legend(p, lr, &sc);
+}
+
+void tt_paint_positions(tt_paint *p, SDL_Rect r) {
+  const tt_tensor *ts[3] = {tt_trace_find(p->tr, "hook_embed"), tt_trace_find(p->tr, "hook_pos_embed"),
+                            tt_find_hook(p->tr, 0, "hook_resid_pre")};
+  const char *titles[3] = {tt_str(p->st->lang, TT_S_POS_TOKEN), tt_str(p->st->lang, TT_S_POS_POSITION), "x + p"};
+  paint_sum(p, r, ts, titles, true);
+}
+
+bool tt_paint_residual(tt_paint *p, SDL_Rect r, const char *hook) {
+  tt_config cfg;
+  if (!tt_trace_config(p->tr, &cfg) || !cfg.residual || cfg.post_ln) return false;  // not a plain h + o
+  int layer = tt_hook_block(hook);
+  const char *suffix = layer >= 0 ? tt_hook_suffix(hook) : "";
+  bool mid = !strcmp(suffix, "hook_resid_mid");
+  if (!mid && strcmp(suffix, "hook_resid_post") != 0) return false;
+  const tt_tensor *ts[3] = {tt_find_hook(p->tr, layer, mid ? "hook_resid_pre" : "hook_resid_mid"),
+                            tt_find_hook(p->tr, layer, mid ? "hook_attn_out" : "hook_mlp_out"),
+                            tt_find_hook(p->tr, layer, suffix)};
+  if (!ts[0] || !ts[1] || !ts[2]) return false;
+  static const char *const mid_titles[3] = {"h", "o", "h' = h + o"};
+  static const char *const post_titles[3] = {"h'", "m", "h'' = h' + m"};
+  paint_sum(p, r, ts, mid ? mid_titles : post_titles, false);
+  return true;
 }

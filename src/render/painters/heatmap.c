@@ -67,7 +67,7 @@ static int row_label_width(tt_paint *p, const tt_mat *m, int px, int cap) {
 static int col_label_height(tt_paint *p, const tt_mat *m, int px, int cap, float cell_w) {
   if (!text_axis(m->col_axis)) return px * 3 / 2;
   int w = widest_label(p, m->col_axis, m->cols, px);
-  if ((float)(w + px / 2) <= cell_w) return px * 3 / 2;                             // labels lie flat under wide cells
+  if ((float)(w + px / 2) <= cell_w) return px * 3 / 2;                          // labels lie flat under wide cells
   if (m->cols > 24) w += tt_text_width(p->cv->fonts, "000 ", px, TT_FONT_SANS);  // index prefixes
   return w + px / 2 > cap ? cap : w + px / 2;
 }

@@ -145,7 +145,7 @@ static void table(tt_paint *p, SDL_Rect r, int y, const norm_tensors *n, const c
   y += u / 3;
   int lh = type.line, T = (int)n->out->shape[0];
   int first = (int)fmaxf(0, fminf(p->st->pan_row, (float)T - 1));
-  int fit = (r.y + r.h - y) / lh;                 // rows that fit
+  int fit = (r.y + r.h - y) / lh;                                     // rows that fit
   if (first + fit < T || first > 0) fit = (r.y + r.h - y - lh) / lh;  // one line says what is left out
   if (fit < 0) fit = 0;
   int i = first;
