@@ -437,6 +437,7 @@ static const tt_key_row lesson_keys[] = {
     {"7  Enter", "go to step 7 (type the number, then Enter)"},
     {"L", "the same lesson in the other language"},
     {"N", "hide / show the narration (more room for the view)"},
+    {"\xE2\x86\x91 / \xE2\x86\x93", "scroll a narration longer than its panel"},
     {"[ / ]", "previous / next head"},
     {"Tab", "heatmap \xE2\x86\x94 numbers"},
     {"wheel, + / \xE2\x88\x92, drag", "zoom and pan"},

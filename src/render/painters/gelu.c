@@ -80,7 +80,11 @@ static void axes(tt_paint *p, const figure *f) {
   char buf[48];
   int step = grid_step(f->xmax - f->xmin);
   // Numbers only where they stand apart: every k-th grid line.
-  int kx = 1, ky = 1, num_w = tt_text_width(cv->fonts, "\xE2\x88\x92" "00", type.label, TT_FONT_SANS);
+  int kx = 1, ky = 1,
+      num_w = tt_text_width(cv->fonts,
+                            "\xE2\x88\x92"
+                            "00",
+                            type.label, TT_FONT_SANS);
   while ((float)(step * kx) * f->sx < (float)(num_w + u / 2)) kx = kx == 1 ? 2 : kx * 5 / 2;
   for (int gx = first_line(f->xmin, step); gx <= (int)f->xmax; gx += step) {
     cv->fill(cv, PX(f, gx), f->plot.y, 1, f->plot.h, gx == 0 ? pal->dim : pal->bg);
