@@ -83,7 +83,7 @@ int tt_unit_smaller(int u) {
 }
 
 int tt_cell_number_min(int u) {
-  int m = u * 7 / 10;
+  int m = u * 78 / 100;  // 14 px for the 18 px unit of smaller type at 1280 x 800
   return m > 10 ? m : 10;
 }
 
