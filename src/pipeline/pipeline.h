@@ -162,7 +162,7 @@ typedef enum {
   TT_S_TOKENS_NOTE_FMT,  // T
   TT_S_MERGES_TITLE,
   TT_S_IDS_ROWS_TITLE,  // the ids step: each id and the row of W_E it selects
-  TT_S_PIN_NO_QK,  // the inspector's arithmetic
+  TT_S_PIN_NO_QK,       // the inspector's arithmetic
   TT_S_PIN_PRODUCTS,
   TT_S_PIN_MORE_SUM,
   TT_S_PIN_RECORDED,
