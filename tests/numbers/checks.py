@@ -337,7 +337,7 @@ class Checker:
             self.bad(t, "label should be %r" % full)
 
     def k_tick(self, t):
-        hook = t.scope["hook"]
+        hook = t.scope.get("hook", "")
         i, n = int(t.note["i"]), int(t.note["n"])
         if t.trace == "D":
             # One colour scale for every difference the figure draws (all layers of an overview).
@@ -353,6 +353,14 @@ class Checker:
             else:
                 a, b = self.traces["A"].get(hook), self.traces["B"].get(hook)
             sc = joint_scale(a, b, hook) if a is not None and b is not None else scale_of(self.tensor(t, hook), hook)
+        elif t.scope.get("panel") == "sum":  # a + b = c on one symmetric scale: the largest end of the three
+            lim = 0.0
+            for h in t.scope["hooks"].split(","):
+                a = self.tensor(t, h) if h != "-" else None
+                if a is not None:
+                    s = scale_of(a, h)
+                    lim = max(lim, abs(float(np.float32(s["lo"]))), abs(float(np.float32(s["hi"]))))
+            sc = {"div": True, "lo": -lim, "hi": lim, "clipped": False}
         else:
             sc = scale_of(self.tensor(t, hook), hook)
         v = np.float32(sc["hi"]) - np.float32(i) / np.float32(n - 1) * (np.float32(sc["hi"]) - np.float32(sc["lo"]))

@@ -10,7 +10,9 @@
 static void title_in(tt_paint *p, int x, int y, int w, const char *s) {
   char fit[240];
   int px = p->unit;
-  if (tt_text_width(p->cv->fonts, s, px, TT_FONT_BOLD) > w) px = tt_type_for(p->unit).label;
+  const tt_type type = tt_type_for(p->unit);
+  if (tt_text_width(p->cv->fonts, s, px, TT_FONT_BOLD) > w) px = type.label;
+  if (tt_text_width(p->cv->fonts, s, px, TT_FONT_BOLD) > w) px = type.small;
   tt_text_fit(p->cv->fonts, s, px, TT_FONT_BOLD, w, fit, sizeof fit);
   tt_draw_text(p->cv, x, y, fit, px, TT_FONT_BOLD, p->pal->fg, TT_ALIGN_LEFT);
 }
@@ -191,7 +193,10 @@ static void paint_sum(tt_paint *p, SDL_Rect r, const tt_tensor *const ts[3], con
                  TT_ALIGN_LEFT);
   }
   SDL_Rect lr = {r.x + r.w - legend_w + u / 2, r.y + u * 2, legend_w - u / 2, ph > u * 10 ? ph : u * 10};
+  // The legend's numbers are the joint scale of the tensors drawn (the SVG says which).
+  tt_note_scope(cv, "panel=sum hooks=%s,%s,%s", ts[0]->name, ts[1] ? ts[1]->name : "-", ts[2]->name);
   tt_paint_legend(p, lr, &sc);
+  tt_note_scope(cv, NULL);
 }
 
 void tt_paint_positions(tt_paint *p, SDL_Rect r) {
