@@ -417,7 +417,9 @@ static const tt_key_row window_keys[] = {
     {"/ name Enter", "go to the step whose name holds it (/resid, /logits)"},
     {"Ctrl + / Ctrl \xE2\x88\x92 / Ctrl 0", "larger / smaller type everywhere; back to normal"},
     {"F11", "fullscreen on / off"},
-    {"K", "what if? 1â8 flip a knob or knock out this head: baseline, variant and difference"},
+    {"K",
+     "what if? 1\xE2\x80\x93"
+     "8 flip a knob or knock out this head: baseline, variant and difference"},
     {"wheel, + / \xE2\x88\x92", "zoom in / out (down to single cells); 0 resets"},
     {"drag", "pan a zoomed view"},
     {"click", "pin a cell: its arithmetic appears beside it"},
