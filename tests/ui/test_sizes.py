@@ -9,7 +9,8 @@ painters (`render --frame`, `lesson --svg`) at 1280x800 and 1920x1080.
   their numbers, are over 105 px at 1280x800) and grows with the window (larger at
   1920x1080, never larger in a smaller window);
 - lesson 9 step 3 (GELU against ReLU) and the embedding step draw no text over another;
-- the embedding step labels every looked-up row (each token's id is written once).
+- the embedding step labels every looked-up row (each token's id is written once);
+- the axis labels of a 22-token prompt are as large and none is over another.
 
     test_sizes.py TTRACE LESSONS_DIR
 """
@@ -78,10 +79,16 @@ def check_minimums(name, ts):
         check(t["fs"] >= MIN[c], f"{name}: {c} text at least {MIN[c]} px: smallest {t['fs']:g} px ({t['s'][:30]!r})")
 
 
+def box(t):
+    """A text's box: along its baseline from x, or, turned (reading upwards), up from y."""
+    if t["rot"]:
+        return (t["x"] - t["fs"] * 0.8, t["y"] - t["w"], t["x"] + t["fs"] * 0.2, t["y"], t["s"])
+    return (t["x"], t["y"] - t["fs"] * 0.8, t["x"] + t["w"], t["y"] + t["fs"] * 0.2, t["s"])
+
+
 def overlaps(ts, slack=2):
-    """Pairs of unrotated texts whose boxes overlap by more than slack pixels both ways."""
-    boxes = [(t["x"], t["y"] - t["fs"] * 0.8, t["x"] + t["w"], t["y"] + t["fs"] * 0.2, t["s"])
-             for t in ts if not t["rot"] and t["s"].strip()]
+    """Pairs of texts whose boxes overlap by more than slack pixels both ways."""
+    boxes = [box(t) for t in ts if t["s"].strip()]
     bad = []
     for i, a in enumerate(boxes):
         for b in boxes[i + 1:]:
@@ -141,6 +148,21 @@ with tempfile.TemporaryDirectory() as tmp:
             if (number, step) == (9, 3):
                 bad = overlaps(ts)
                 check(not bad, f"lesson 9 step 3 at {size}: no text over another {bad[:3]}")
+    # Axis labels at 17 and more tokens: large enough, and none over another.
+    long_prompt = "The cat sat on the mat because the cat was tired and the dog was not, so they slept all day"
+    long_trace = os.path.join(tmp, "long.safetensors")
+    r = subprocess.run([ttrace, "trace", "-q", "-o", long_trace, long_prompt], capture_output=True, text=True, env=env)
+    check(r.returncode == 0, f"trace a 22-token prompt {r.stderr.strip()[-200:]}")
+    for size in ("1280x800", "1920x1080"):
+        out = os.path.join(tmp, f"long-{size}.svg")
+        r = subprocess.run([ttrace, "render", long_trace, "--step", "blocks.0.attn.hook_pattern", "--frame", "--size",
+                            size, "-o", out], capture_output=True, text=True, env=env)
+        ts = texts(out) if r.returncode == 0 else []
+        labels = [t for t in ts if t["kind"] == "label"]
+        check(len(labels) >= 16 and min(t["fs"] for t in labels) >= MIN["label"],
+              f"22 tokens at {size}: {len(labels)} axis labels, at least {MIN['label']} px")
+        bad = overlaps(labels)
+        check(not bad, f"22 tokens at {size}: no axis label over another {bad[:3]}")
     small = pattern_cell(render(tmp, "blocks.0.attn.hook_pattern", "1024x640"))
     check(cells["1280x800"] > 105, f"the 4 x 4 pattern fills its pane at 1280x800: cells {cells['1280x800']:.1f} px")
     check(cells["1920x1080"] > cells["1280x800"] * 1.2,

@@ -286,6 +286,10 @@ void tt_paint_heatmap(tt_paint *p, SDL_Rect r, const tt_tensor *t, int head, boo
     table_window(p, &m, &plot, &o);
   else
     heat_window(p, &m, square, &plot, &o);
+  // The column labels of the cells as drawn (a table's or a capped heatmap's are narrower
+  // or wider than the first guess): the axis title and the note sit right under them.
+  int drawn_h = col_label_height(p, &m, px, r.h / 4, (float)plot.w / (float)o.vis_cols);
+  if (drawn_h < col_h) col_h = drawn_h;
   o.layer = p->st->layer;
   o.head = m.slice;
   int pi = tt_paint_cells(p, plot, &m, &sc, &o);
