@@ -10,7 +10,8 @@ painters (`render --frame`, `lesson --svg`) at 1280x800 and 1920x1080.
   1920x1080, never larger in a smaller window);
 - lesson 9 step 3 (GELU against ReLU) and the embedding step draw no text over another;
 - the embedding step labels every looked-up row (each token's id is written once);
-- the axis labels of a 22-token prompt are as large and none is over another.
+- the axis labels of a 22-token prompt are as large and none is over another;
+- the residual step shows h, o and h' = h + o (the step before it, x + p, stays as it was).
 
     test_sizes.py TTRACE LESSONS_DIR
 """
@@ -30,7 +31,7 @@ MIN = {"cell": 14, "label": 16, "narration": 20}
 LABEL_KINDS = {"label", "index", "axis_title", "tick", "axis_number", "token_id", "head_label", "layer_label",
                "bar_id", "bar_token", "vocab_last", "legend_title", "header", "top_token", "top_value",
                "rank_header"}
-HOOKS = ["tokens", "hook_embed", "hook_pos_embed", "blocks.0.ln1.hook_out", "blocks.0.attn.hook_qkv",
+HOOKS = ["tokens", "hook_embed", "hook_pos_embed", "blocks.0.hook_resid_pre", "blocks.0.ln1.hook_out", "blocks.0.attn.hook_qkv",
          "blocks.0.attn.hook_q", "blocks.0.attn.hook_attn_scores", "blocks.0.attn.hook_pattern", "blocks.0.attn.hook_z",
          "blocks.0.hook_resid_mid", "blocks.0.mlp.hook_pre", "blocks.0.mlp.hook_post", "hook_logits", "hook_probs"]
 
@@ -133,6 +134,11 @@ with tempfile.TemporaryDirectory() as tmp:
                 check_minimums(f"{hook} at {size}", ts)
             if hook == "blocks.0.attn.hook_pattern":
                 cells[size] = pattern_cell(ts)
+            if hook == "blocks.0.hook_resid_pre":  # embedding + position: x + p
+                check("x + p" in {t["s"] for t in ts}, f"the embedding + position step shows x + p at {size}")
+            if hook == "blocks.0.hook_resid_mid":  # what is new at a residual step: h, o and their sum
+                titles = {t["s"] for t in ts}
+                check({"h", "o", "h' = h + o"} <= titles, f"the residual step shows h, o and h' = h + o at {size}")
             if hook == "hook_embed":
                 bad = overlaps(ts)
                 check(not bad, f"embedding step at {size}: no text over another {bad[:3]}")

@@ -220,8 +220,12 @@ static void window_note(tt_paint *p, SDL_Rect plot, const tt_mat *m, const tt_ce
   if (!table && (cwf < 1 || chf < 1) && n < (int)sizeof note)
     n += snprintf(note + n, sizeof note - (size_t)n, "%s", tt_str(st->lang, TT_S_DOWNSAMPLED));
   tt_note(cv, "window rows=%d cols=%d", m->rows, m->cols);
+  int room = p->lay->view_rect.x + p->lay->view_rect.w - plot.x;
+  if (room < plot.w) room = plot.w;
+  char fit[320];
+  tt_text_fit(cv->fonts, note, type.label, TT_FONT_SANS, room, fit, sizeof fit);
   if (n)
-    tt_draw_text(cv, plot.x, plot.y + plot.h + col_h + u / 3 + type.line, note, type.label, TT_FONT_SANS, pal->dim,
+    tt_draw_text(cv, plot.x, plot.y + plot.h + col_h + u / 3 + type.line, fit, type.label, TT_FONT_SANS, pal->dim,
                  TT_ALIGN_LEFT);
 }
 
