@@ -46,7 +46,7 @@ typedef enum {
   TT_VIEW_LAYERNORM,  // mean and scale per token, input and output rows
   TT_VIEW_GELU,       // the activation curve with the layer's actual (pre, post) points
   TT_VIEW_EMBED,      // the embedding matrix with the looked-up rows highlighted
-  TT_VIEW_POSITIONS,  // token embedding + position vectors = block input
+  TT_VIEW_POSITIONS,  // a sum side by side: token + position vectors = block input; h + o, h' + m
   TT_VIEW_QKV,        // Q, K and V of one head side by side
   TT_VIEW_COLLAPSE,   // identity-activation FFN: its output beside x·(W_fc·W_proj) + b (needs the model)
   TT_VIEW_GRADNORM,   // ‖∂L/∂·‖ of the residual stream at each block and of each weight matrix (--grad)
@@ -165,7 +165,8 @@ typedef enum {
   TT_S_LN_COL_RMS,
   TT_S_TOKENS_NOTE_FMT,  // T
   TT_S_MERGES_TITLE,
-  TT_S_PIN_NO_QK,  // the inspector's arithmetic
+  TT_S_IDS_ROWS_TITLE,  // the ids step: each id and the row of W_E it selects
+  TT_S_PIN_NO_QK,       // the inspector's arithmetic
   TT_S_PIN_PRODUCTS,
   TT_S_PIN_MORE_SUM,
   TT_S_PIN_RECORDED,

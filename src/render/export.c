@@ -77,6 +77,16 @@ tt_type tt_type_for(int u) {
                    .line_loose = u * 17 / 10};
 }
 
+int tt_unit_smaller(int u) {
+  int s = u * 85 / 100, floor = u < 18 ? u : 18;
+  return s > floor ? s : floor;
+}
+
+int tt_cell_number_min(int u) {
+  int m = u * 78 / 100;  // 14 px for the 18 px unit of smaller type at 1280 x 800
+  return m > 10 ? m : 10;
+}
+
 static void paint(tt_render *rc, tt_canvas *cv, SDL_Rect area, const tt_trace *tr, const tt_view_state *st,
                   tt_layout *lay) {
   tt_paint p = {cv, tr, st, &rc->ex, tt_palette_for(st->theme), lay, tt_unit_for(st, area.w, area.h), rc};

@@ -220,7 +220,12 @@ typedef struct {
   const char *other_lang;  // what L switches to ("한국어"), or NULL when there is no twin
   const char *error;       // the step could not be shown: this message instead, or NULL
   bool narration_hidden;   // the view takes the whole width
-  bool no_key_line;        // no line of window keys at the bottom (a page for the browser)
+  // Narration too long for its panel at the body type size is not shrunk further: it
+  // scrolls. Lines scrolled (in, clamped to what there is to scroll); the painter writes
+  // back how many lines are hidden below (narration_below; 0: it all shows).
+  int narration_scroll;
+  int *narration_below;
+  bool no_key_line;  // no line of window keys at the bottom (a page for the browser)
 } tt_lesson_page;
 void tt_render_draw_lesson(tt_render *rc, SDL_Renderer *r, SDL_Rect area, const tt_trace *tr, const tt_view_state *st,
                            const tt_lesson_page *pg, tt_derived *d, tt_layout *lay);

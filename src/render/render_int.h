@@ -184,6 +184,12 @@ typedef struct {
   int line_loose;  // u·17/10  a line in key tables and under formulas
 } tt_type;
 tt_type tt_type_for(int u);
+// The unit for a part drawn in smaller type (a comparison's panels, a norm's two heatmaps):
+// 85% of u, but never below 18 px (labels 16 px, cell numbers 14 px: the least a projector
+// at 1280 × 800 shows readably) unless u itself is smaller.
+int tt_unit_smaller(int u);
+// The smallest type of cell numbers for unit u (numbers smaller than it are not drawn).
+int tt_cell_number_min(int u);
 // Draws with fn into a software renderer of w × h (textures in a private cache) and
 // returns the picture as an RGB24 surface in *out (free it); *out is untouched on failure.
 typedef void (*tt_headless_fn)(tt_render *rc, SDL_Renderer *r, SDL_Rect area, void *ctx);
@@ -324,6 +330,10 @@ void tt_paint_gelu(tt_paint *p, SDL_Rect r, int layer);
 double tt_activation(tt_act_kind a, double x);
 void tt_paint_embed(tt_paint *p, SDL_Rect r);
 void tt_paint_positions(tt_paint *p, SDL_Rect r);
+// A residual step (hook: blocks.L.hook_resid_mid or hook_resid_post) as h + o = h' (h' + m =
+// h'') beside each other (embed.c); false, having drawn nothing, where the config does
+// not make it a plain sum (no residual, post-LN) or a tensor is missing.
+bool tt_paint_residual(tt_paint *p, SDL_Rect r, const char *hook);
 void tt_paint_qkv(tt_paint *p, SDL_Rect r, int layer, int head);
 void tt_paint_collapse(tt_paint *p, SDL_Rect r, int layer);  // painters/collapse.c
 // Generation traces (ttrace generate -o): the timeline of generated tokens and the

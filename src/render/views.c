@@ -213,8 +213,13 @@ static void paint_kind(tt_paint *p, SDL_Rect body, tt_view_kind kind, const tt_t
   case TT_VIEW_EMBED:
     tt_paint_embed(p, body);
     break;
-  case TT_VIEW_POSITIONS:
-    tt_paint_positions(p, body);
+  case TT_VIEW_POSITIONS:  // x + p = h0, or a residual step's h + o = h'
+    if (tt_paint_residual(p, body, st->hook)) break;
+    if (t &&
+        (!strcmp(tt_hook_suffix(st->hook), "hook_resid_mid") || !strcmp(tt_hook_suffix(st->hook), "hook_resid_post")))
+      tt_paint_heatmap(p, body, t, st->head, false);  // not a plain sum in this config
+    else
+      tt_paint_positions(p, body);
     break;
   case TT_VIEW_QKV:
     tt_paint_qkv(p, body, layer, st->head);

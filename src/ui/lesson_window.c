@@ -22,6 +22,7 @@ struct tt_ui_lesson {
   char error[1100];
   char jump[8];         // digits typed so far
   bool hide_narration;  // N: the view takes the whole width
+  int narration_below;  // lines of narration below the panel (the painter says)
   char label_a[64], label_b[64];
   tt_compare cmp;
   tt_lesson_page page;
@@ -181,6 +182,7 @@ static int digit_of(SDL_Keycode c) {
 
 static void go(tt_ui *ui, bool moved) {
   ui->status[0] = 0;
+  ui->lesson->page.narration_scroll = 0;
   if (moved) apply_step(ui);
 }
 
@@ -262,10 +264,15 @@ bool tt_ui_lesson_key(tt_ui *ui, const SDL_KeyboardEvent *k) {
   case SDLK_s:
     screenshot(ui);
     return true;
+  // Up / Down scroll a narration longer than its panel.
+  case SDLK_UP:
+    if (ls->page.narration_scroll > 0) ls->page.narration_scroll--;
+    return true;
+  case SDLK_DOWN:
+    if (ls->narration_below > 0) ls->page.narration_scroll++;
+    return true;
   // The lesson decides the tensor: no layer keys, view toggles that leave the step, play
   // or typed prompts here.
-  case SDLK_UP:
-  case SDLK_DOWN:
   case SDLK_g:
   case SDLK_o:
   case SDLK_p:
@@ -280,6 +287,7 @@ void tt_ui_lesson_draw(tt_ui *ui) {
   tt_ui_lesson *ls = ui->lesson;
   ls->page.jump = ls->jump[0] ? ls->jump : NULL;
   ls->page.narration_hidden = ls->hide_narration;
+  ls->page.narration_below = &ls->narration_below;
   tt_render_draw_lesson(ui->rc, ui->ren, (SDL_Rect){0, 0, ui->out_w, ui->out_h}, ui->tr, &ui->vs, &ls->page,
                         ui->derived, ui->lay);
 }
@@ -297,6 +305,8 @@ void tt_ui_lesson_state(tt_ui *ui, FILE *fp) {
   fprintf(fp, "lesson_tensors %d\n", ls->has_view ? ls->v.n_tensors : 0);
   fprintf(fp, "lesson_jump %s\nlesson_twin %s\n", ls->jump[0] ? ls->jump : "-", ls->twin[0] ? ls->twin : "-");
   fprintf(fp, "lesson_narration_hidden %d\n", ls->hide_narration);
+  fprintf(fp, "lesson_narration_scroll %d\nlesson_narration_below %d\n", ls->page.narration_scroll,
+          ls->narration_below);
   fprintf(fp, "lesson_error %s\n", ls->page.error ? ls->page.error : "-");
   // The narration's first words, on one line.
   char buf[240];

@@ -338,7 +338,7 @@ class Checker(LlamaViewChecks):
             self.bad(t, "label should be %r" % full)
 
     def k_tick(self, t):
-        hook = t.scope["hook"]
+        hook = t.scope.get("hook", "")
         i, n = int(t.note["i"]), int(t.note["n"])
         if t.trace == "D":
             # One colour scale for every difference the figure draws (all layers of an overview).
@@ -354,6 +354,14 @@ class Checker(LlamaViewChecks):
             else:
                 a, b = self.traces["A"].get(hook), self.traces["B"].get(hook)
             sc = joint_scale(a, b, hook) if a is not None and b is not None else scale_of(self.tensor(t, hook), hook)
+        elif t.scope.get("panel") == "sum":  # a + b = c on one symmetric scale: the largest end of the three
+            lim = 0.0
+            for h in t.scope["hooks"].split(","):
+                a = self.tensor(t, h) if h != "-" else None
+                if a is not None:
+                    s = scale_of(a, h)
+                    lim = max(lim, abs(float(np.float32(s["lo"]))), abs(float(np.float32(s["hi"]))))
+            sc = {"div": True, "lo": -lim, "hi": lim, "clipped": False}
         else:
             sc = scale_of(self.tensor(t, hook), hook)
         v = np.float32(sc["hi"]) - np.float32(i) / np.float32(n - 1) * (np.float32(sc["hi"]) - np.float32(sc["lo"]))
@@ -1300,8 +1308,9 @@ class Checker(LlamaViewChecks):
     def k_gelu_count(self, t):
         L = int(t.note["layer"])
         n = self.trace_of(t).get("blocks.%d.mlp.hook_pre" % L).size
-        cut = t.s.endswith("\u2026")  # a caption cut to a narrow view (a comparison's half)
-        if str(n) not in re.findall(r"\d+", t.s) or (("blocks.%d." % L) not in t.s and not cut):
+        # The caption may wrap: each of its lines holds only the count and the block's number.
+        nums = re.findall(r"\d+", t.s)
+        if any(x not in (str(n), str(L)) for x in nums) or ("blocks." in t.s and ("blocks.%d." % L) not in t.s):
             self.bad(t, "the %d (u, g) pairs of blocks.%d" % (n, L))
 
     def k_block_label(self, t):
@@ -1326,6 +1335,14 @@ class Checker(LlamaViewChecks):
         i = int(t.note["i"])
         if t.s != str(ids[i]):
             self.bad(t, "token %d has id %d" % (i, ids[i]))
+
+    def k_embed_rows_more(self, t):
+        ids = json.loads(self.trace_of(t).meta.get("token_ids", "[]"))
+        shown, rows = int(t.note["shown"]), int(t.note["rows"])
+        if rows != len(set(ids)):
+            self.bad(t, "the prompt looks up %d distinct rows" % len(set(ids)))
+        if [int(x) for x in re.findall(r"\d+", t.s)] != [rows - shown]:
+            self.bad(t, "%d rows not labelled" % (rows - shown))
 
     def k_token_count(self, t):
         T = len(self.trace_of(t).tokens)

@@ -358,6 +358,19 @@ static arrangement arrange(SDL_Rect r, int n, float aspect, int u) {
   return a;
 }
 
+// Two plots (the activation's curves) side by side over the full height, or, with the
+// difference, over 65% of it and the difference across the whole width below.
+static arrangement arrange_plots(SDL_Rect r, int n, int u) {
+  arrangement a;
+  memset(&a, 0, sizeof a);
+  int gap = u, w = (r.w - gap) / 2, h = n == 3 ? (r.h - gap) * 65 / 100 : r.h;
+  a.box[0] = (SDL_Rect){r.x, r.y, w, h};
+  a.box[1] = (SDL_Rect){r.x + w + gap, r.y, w, h};
+  if (n == 3) a.box[2] = (SDL_Rect){r.x, r.y + h + gap, r.w, r.h - h - gap};
+  a.n_boxes = n;
+  return a;
+}
+
 static float content_aspect(const tt_paint *p, int mode, const tt_tensor *t, tt_derived *d) {
   float asp = 1.2f;
   if (mode == M_NORMS && d->has_norms[0]) {
@@ -599,7 +612,6 @@ void tt_paint_compare(tt_paint *p, SDL_Rect r, const tt_compare *cmp, tt_derived
   prepare(d, p->tr, cmp->b, st, layers, layers_b, n_layers);  // normally up to date already
   put_scales(d, p->rc, p->tr, cmp->b, st->hook, mode);
   int u = p->unit;
-  const tt_type type = tt_type_for(u);
   p->lay->view_rect = r;
   int hh = header_line(p, r, d, cmp, mode);
   SDL_Rect body = {r.x, r.y + hh, r.w, r.h - hh};
@@ -619,7 +631,7 @@ void tt_paint_compare(tt_paint *p, SDL_Rect r, const tt_compare *cmp, tt_derived
   if (sub.frame && mode == M_OTHER) sub.frame = false;
   tt_paint q = *p;
   q.st = &sub;
-  q.unit = type.cell < 12 ? u : type.cell;
+  q.unit = tt_unit_smaller(u);
 
   arrangement ar = {.n_boxes = 0};
   bool drawn = false;
@@ -631,8 +643,12 @@ void tt_paint_compare(tt_paint *p, SDL_Rect r, const tt_compare *cmp, tt_derived
     if (n == 3) tt_scale_get(&q, t[2], st->hook, &sc[2]);
     drawn = tt_paint_matrix_trio(&q, body, cmp, t, trs, sc, n, kind == TT_VIEW_TABLE, d->groups);
   }
-  if (!drawn) {
+  if (!drawn && kind == TT_VIEW_GELU) {
+    ar = arrange_plots(body, n, u);
+  } else if (!drawn) {
     ar = arrange(body, n, content_aspect(p, mode, t[0], d), u);
+  }
+  if (!drawn) {
     for (int s = 0; s < n; s++) {
       tt_paint qs = q;
       qs.tr = trs[s] ? trs[s] : p->tr;

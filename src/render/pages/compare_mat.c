@@ -109,11 +109,13 @@ static float fit_plan(plan *pl, SDL_Rect r, const trio_sizes *z, const tt_mat *m
         (float)(r.w - z->lead * (z->own_rows ? pl->n_in[rr] : 1) - (pl->n_in[rr] - 1) * z->gap - legends * z->legend_w);
     cw = fminf(cw, w / (float)(pl->n_in[rr] * z->o.vis_cols));
   }
-  // Column labels lie flat under wide cells, else they are turned (and cut at 4 units).
+  // Column labels lie flat under wide cells, else they are turned (and cut at a quarter of
+  // the height of a row of panels).
+  int turned_max = r.h / pl->n_rows / 4 > u * 3 ? r.h / pl->n_rows / 4 : u * 3;
   int col_h = !text_axis(m0->col_axis) ? px * 3 / 2
-              : (float)(z->col_w_label + px) <= cw
+              : (float)(z->col_w_label + px / 2) <= cw
                   ? px * 3 / 2
-                  : (z->col_w_label + px / 2 < u * 3 ? z->col_w_label + px / 2 : u * 3);
+                  : (z->col_w_label + px / 2 < turned_max ? z->col_w_label + px / 2 : turned_max);
   float h = (float)(r.h - pl->n_rows * (z->label_h + col_h + z->gap));
   float ch = h / (float)(pl->n_rows * z->o.vis_rows);
   float cap = (float)u * 8;

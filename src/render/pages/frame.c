@@ -183,19 +183,42 @@ void tt_paint_key_table(tt_paint *p, SDL_Rect r, int top, const char *const (*ro
   const tt_palette *pal = p->pal;
   int u = p->unit;
   const tt_type type = tt_type_for(u);
+  // Every row shows: the lines get closer (down to one line of type) before the box would
+  // cut any; the keys' column is as wide as its widest key (at least col2_pct % of the box).
+  SDL_Rect b = {r.x + r.w / 16, r.y + top, r.w * 7 / 8, 0};
+  int shown = n - (skip >= 0 && skip < n), room = r.h - top - u;
+  int head = u / 2 + type.title * 5 / 4 + u / 4;  // the title and the gap under it
   int lh = type.line_loose;
-  SDL_Rect b = {r.x + r.w / 8, r.y + top, r.w * 3 / 4, lh * (n + 2) + u};
-  if (b.h > r.h - u * 2) b.h = r.h - u * 2;
+  if (lh * shown + head + u / 2 > room) lh = (room - head - u / 2) / shown;
+  if (lh < u * 5 / 4) lh = u * 5 / 4;
+  int px = lh < u * 13 / 10 ? lh * 10 / 13 : u;
+  b.h = head + lh * shown + u / 2;
+  if (b.h > room) b.h = room;
+  int key_w = 0;
+  for (int i = 0; i < n; i++) {
+    int w = i == skip ? 0 : tt_text_width(cv->fonts, rows[i][0], px, TT_FONT_BOLD);
+    if (w > key_w) key_w = w;
+  }
+  int col2 = b.x + u + key_w + u;
+  if (col2 < b.x + b.w * col2_pct / 100) col2 = b.x + b.w * col2_pct / 100;
   cv->fill(cv, b.x, b.y, b.w, b.h, pal->bg);
   tt_draw_frame(cv, b.x, b.y, b.w, b.h, pal->accent, 3);
   tt_draw_text(cv, b.x + u, b.y + u / 2, tt_str(p->st->lang, TT_S_KEYS), type.title, TT_FONT_BOLD, pal->fg,
                TT_ALIGN_LEFT);
-  int y = b.y + lh + u / 2;
+  int y = b.y + head, drawn = 0;
+  char fit[400];
   for (int i = 0; i < n && y + lh <= b.y + b.h; i++) {
     if (i == skip) continue;
-    tt_draw_text(cv, b.x + u, y, rows[i][0], u, TT_FONT_BOLD, pal->accent, TT_ALIGN_LEFT);
-    tt_draw_text(cv, b.x + b.w * col2_pct / 100, y, rows[i][1], u, TT_FONT_SANS, pal->fg, TT_ALIGN_LEFT);
+    tt_draw_text(cv, b.x + u, y, rows[i][0], px, TT_FONT_BOLD, pal->accent, TT_ALIGN_LEFT);
+    tt_text_fit(cv->fonts, rows[i][1], px, TT_FONT_SANS, b.x + b.w - u - col2, fit, sizeof fit);
+    tt_draw_text(cv, col2, y, fit, px, TT_FONT_SANS, pal->fg, TT_ALIGN_LEFT);
     y += lh;
+    drawn++;
+  }
+  if (drawn < shown) {  // a screen too small for every row: say how many are left out
+    char more[120];
+    snprintf(more, sizeof more, tt_str(p->st->lang, TT_S_ROWS_MORE_FMT), shown - drawn);
+    tt_draw_text(cv, b.x + b.w - u, b.y + u / 2, more, type.label, TT_FONT_SANS, pal->dim, TT_ALIGN_RIGHT);
   }
 }
 
@@ -214,5 +237,6 @@ void tt_paint_frame(tt_paint *p, SDL_Rect r) {
   if (!p->st->figure) key_line(p, (SDL_Rect){r.x, r.y + r.h - keys_h, r.w, keys_h});  // keys: the window's
   if (p->st->prompt_edit) prompt_box(p, main);
   if (p->st->knob_rows) tt_paint_knobs(p, main);
-  if (p->st->show_help) tt_paint_help(p, main);
+  // The keys over the whole window but its key line: every row in the type of the window.
+  if (p->st->show_help) tt_paint_help(p, (SDL_Rect){r.x, r.y, r.w, r.h - keys_h});
 }

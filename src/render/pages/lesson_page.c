@@ -122,17 +122,34 @@ static void narration_panel(tt_paint *p, SDL_Rect r, const tt_lesson_page *pg) {
   }
   tt_minus_signs(text, cap);
   tt_note_scope(cv, "panel=narration");
-  // The largest type that fits, from 1.2 units down to 0.8.
-  int px = type.heading, min_px = type.small > 12 ? type.small : 12;
-  while (px > min_px && narration_block(cv, cv->fonts, pg->step_title, text, in, px, p->pal, false) > in.h) px--;
-  cv->clip(cv, &r);
+  // The largest type that fits, from 1.2 units down to the body size; longer text scrolls.
+  int px = type.heading, min_px = type.body;
+  int need = narration_block(cv, cv->fonts, pg->step_title, text, in, px, p->pal, false);
+  while (px > min_px && need > in.h)
+    need = narration_block(cv, cv->fonts, pg->step_title, text, in, --px, p->pal, false);
+  int lh = px * 13 / 10, hidden = need > in.h ? (need - in.h + lh - 1) / lh : 0;
+  int scroll = pg->narration_scroll < hidden ? pg->narration_scroll : hidden;
+  if (scroll < 0) scroll = 0;
+  if (pg->narration_below) *pg->narration_below = hidden - scroll;
+  SDL_Rect shown = {in.x, in.y - scroll * lh, in.w, in.h + scroll * lh};
+  SDL_Rect clip = {r.x, in.y - (scroll > 0 ? 0 : u), r.w, in.h + (scroll > 0 ? 0 : u)};
+  cv->clip(cv, &clip);
   if (pg->error) {
     const char *t = text;
-    wrap(cv, cv->fonts, &t, in.x, in.y, in.w, px, TT_FONT_SANS, p->pal->warn);
+    wrap(cv, cv->fonts, &t, shown.x, shown.y, shown.w, px, TT_FONT_SANS, p->pal->warn);
   } else {
-    narration_block(cv, cv->fonts, pg->step_title, text, in, px, p->pal, true);
+    narration_block(cv, cv->fonts, pg->step_title, text, shown, px, p->pal, true);
   }
   cv->clip(cv, NULL);
+  if (scroll > 0 || scroll < hidden) {  // where there is more: arrows at the panel's edges
+    tt_note(cv, "fixed");
+    if (scroll > 0)
+      tt_draw_text(cv, r.x + r.w - u, r.y, "\xE2\x96\xB2", type.label, TT_FONT_SANS, p->pal->accent, TT_ALIGN_RIGHT);
+    tt_note(cv, "fixed");
+    if (scroll < hidden)
+      tt_draw_text(cv, r.x + r.w - u, in.y + in.h, "\xE2\x96\xBC \xE2\x86\x93", type.label, TT_FONT_SANS,
+                   p->pal->accent, TT_ALIGN_RIGHT);
+  }
   tt_note_scope(cv, NULL);
   free(text);
 }
@@ -242,7 +259,7 @@ static void paint_page(tt_render *rc, tt_canvas *cv, SDL_Rect area, const page_j
     // narrower area their type shrinks a little with it, so that labels keep their room.
     float f = (float)view.w / (0.77f * (float)area.w);
     if (f < 1) q.unit = (int)lrintf((float)u * (f < 0.75f ? 0.75f : f));
-    if (q.unit < 12) q.unit = 12;
+    if (q.unit < tt_unit_smaller(u)) q.unit = tt_unit_smaller(u);
     if (pg->n_layers > 0)
       tt_paint_norms_view(&q, view, j->d, pg->layers, pg->n_layers);
     else

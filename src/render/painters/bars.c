@@ -82,7 +82,9 @@ static void bar(tt_paint *p, SDL_Rect r, int i, int y, int bar_h, int px, int la
   tt_draw_text(cv, r.x + lab_w, y + (bar_h - px * 5 / 4) / 2, fit, px, TT_FONT_MONO, pal->fg, TT_ALIGN_RIGHT);
   snprintf(num, sizeof num, "%d", id);
   tt_note(cv, "bar_id rank=%d", i);
-  tt_draw_text(cv, r.x + lab_w + u / 2, y + (bar_h - px * 5 / 4) / 2, num, px * 8 / 10, TT_FONT_SANS, pal->dim,
+  int id_px = px * 8 / 10 > tt_type_for(u).small ? px * 8 / 10 : tt_type_for(u).small;  // no finer than fine print
+  if (id_px > px) id_px = px;
+  tt_draw_text(cv, r.x + lab_w + u / 2, y + (bar_h - px * 5 / 4) / 2, num, id_px, TT_FONT_SANS, pal->dim,
                TT_ALIGN_LEFT);
   int w = (int)(prob * bw);
   tt_rgba c = tt_cmap_viridis((float)(0.25 + 0.75 * prob));

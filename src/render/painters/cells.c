@@ -147,12 +147,12 @@ static void cell_numbers(tt_paint *p, SDL_Rect dst, const tt_mat *m, const tt_sc
   float cell_w = w->cell_w, cell_h = w->cell_h;
   int px = (int)fminf((float)p->unit * 1.2f, fminf(cell_h * 0.45f, cell_w * 0.22f));
   char buf[32];
-  if (px < 10 || tt_text_width(cv->fonts,
-                               "\xE2\x88\x92"
-                               "0.00",
-                               px, TT_FONT_SANS) +
-                         6 >
-                     cell_w)
+  if (px < tt_cell_number_min(p->unit) || tt_text_width(cv->fonts,
+                                                        "\xE2\x88\x92"
+                                                        "0.00",
+                                                        px, TT_FONT_SANS) +
+                                                  6 >
+                                              cell_w)
     return;
   cv->clip(cv, &dst);
   for (int r = w->r_first; r < w->r_last; r++) {

@@ -6,6 +6,77 @@
 
 #include "render_int.h"
 
+// A title cut to width w (it must not run into the panel beside it).
+static void title_in(tt_paint *p, int x, int y, int w, const char *s) {
+  char fit[240];
+  int px = p->unit;
+  const tt_type type = tt_type_for(p->unit);
+  if (tt_text_width(p->cv->fonts, s, px, TT_FONT_BOLD) > w) px = type.label;
+  if (tt_text_width(p->cv->fonts, s, px, TT_FONT_BOLD) > w) px = type.small;
+  tt_text_fit(p->cv->fonts, s, px, TT_FONT_BOLD, w, fit, sizeof fit);
+  tt_draw_text(p->cv, x, y, fit, px, TT_FONT_BOLD, p->pal->fg, TT_ALIGN_LEFT);
+}
+
+// The label of every looked-up row of W_E, left of the matrix: "id piece" with a line
+// to its row; labels that would overlap move apart, a row looked up twice is labelled once
+// (with its first token), and what does not fit is counted.
+static void row_labels(tt_paint *p, SDL_Rect left, int label_w) {
+  tt_canvas *cv = p->cv;
+  const tt_palette *pal = p->pal;
+  const tt_type type = tt_type_for(p->unit);
+  int T = tt_trace_n_tokens(p->tr), V = p->ex->vocab;
+  int lh = type.small * 5 / 4;
+  int max_labels = left.h / lh;
+  enum { MAXL = 512 };
+  int tok[MAXL], ys[MAXL], n = 0, unique = 0;
+  // Tokens of distinct ids in order of id (insertion sort: a prompt is short).
+  for (int i = 0; i < T; i++) {
+    int id = tt_trace_token_id(p->tr, i);
+    bool seen = false;
+    for (int k = 0; k < i && !seen; k++) seen = tt_trace_token_id(p->tr, k) == id;
+    if (seen) continue;
+    unique++;
+    if (n >= MAXL || n >= max_labels) continue;
+    int k = n++;
+    while (k > 0 && tt_trace_token_id(p->tr, tok[k - 1]) > id) {
+      tok[k] = tok[k - 1];
+      k--;
+    }
+    tok[k] = i;
+  }
+  if (unique > n && n > 0) n = n - 1 < max_labels - 1 ? n : max_labels - 1;  // a line for "… N more"
+  for (int k = 0; k < n; k++) {
+    int id = tt_trace_token_id(p->tr, tok[k]);
+    ys[k] = left.y + (int)((double)id / V * left.h) - lh / 2;
+    if (k > 0 && ys[k] < ys[k - 1] + lh) ys[k] = ys[k - 1] + lh;
+  }
+  int bottom = left.y + left.h - lh / 2 - (unique > n ? lh : 0);
+  for (int k = n - 1; k >= 0; k--) {
+    int lim = k == n - 1 ? bottom : ys[k + 1] - lh;
+    if (ys[k] > lim) ys[k] = lim;
+  }
+  char buf[160], lab[160], fit[160];
+  int x = left.x - p->unit / 2;
+  for (int k = 0; k < n; k++) {
+    int id = tt_trace_token_id(p->tr, tok[k]);
+    int row_y = left.y + (int)((double)id / V * left.h);
+    cv->line(cv, x - p->unit / 4, ys[k] + lh / 2, left.x, row_y, pal->highlight);
+    snprintf(buf, sizeof buf, "%d", id);
+    int idw = tt_text_width(cv->fonts, buf, type.small, TT_FONT_BOLD);
+    tt_note(cv, "token_id i=%d", tok[k]);
+    tt_draw_text(cv, x - label_w, ys[k], buf, type.small, TT_FONT_BOLD, pal->highlight, TT_ALIGN_LEFT);
+    tt_text_fit(cv->fonts, tt_token_label(p->tr, tok[k], lab, sizeof lab), type.small, TT_FONT_SANS,
+                label_w - idw - p->unit / 2, fit, sizeof fit);
+    tt_note(cv, "label axis=T i=%d dir=row", tok[k]);
+    tt_draw_text(cv, x - label_w + idw + p->unit / 3, ys[k], fit, type.small, TT_FONT_SANS, pal->fg, TT_ALIGN_LEFT);
+  }
+  if (unique > n) {
+    snprintf(buf, sizeof buf, tt_str(p->st->lang, TT_S_ROWS_MORE_FMT), unique - n);
+    tt_note(cv, "embed_rows_more shown=%d rows=%d", n, unique);
+    tt_draw_text(cv, x - label_w, bottom + lh, buf, type.small, TT_FONT_SANS, pal->dim, TT_ALIGN_LEFT);
+  }
+}
+
 void tt_paint_embed(tt_paint *p, SDL_Rect r) {
   tt_canvas *cv = p->cv;
   const tt_palette *pal = p->pal;
@@ -18,16 +89,15 @@ void tt_paint_embed(tt_paint *p, SDL_Rect r) {
   }
   const tt_render_extras *ex = p->ex;
   SDL_Rect right = r;
-  int T = tt_trace_n_tokens(p->tr);
-  (void)T;
   if (ex && ex->wte && ex->width == (int)e->shape[1]) {
-    // Left: W_E (V, C) whole, downsampled, the looked-up rows marked.
-    SDL_Rect left = {r.x + u * 7, r.y + u * 2, r.w * 2 / 5 - u * 7, r.h - u * 5};
-    right = (SDL_Rect){r.x + r.w * 2 / 5 + u, r.y, r.w - r.w * 2 / 5 - u, r.h};
+    // Left: W_E (V, C) whole, downsampled, the looked-up rows marked and labelled.
+    int label_w = u * 8, col_w = r.w * 2 / 5;
+    SDL_Rect left = {r.x + label_w + u, r.y + u * 2, col_w - label_w - u * 2, r.h - u * 5};
+    right = (SDL_Rect){r.x + col_w + u, r.y, r.w - col_w - u, r.h};
     char buf[200];
     snprintf(buf, sizeof buf, tt_str(p->st->lang, TT_S_EMBED_MATRIX_FMT), ex->vocab, ex->width);
     tt_note(cv, "wte_shape");
-    tt_draw_text(cv, r.x, r.y, buf, u, TT_FONT_BOLD, pal->fg, TT_ALIGN_LEFT);
+    title_in(p, r.x, r.y, col_w - u, buf);
     const tt_tensor *w = &p->rc->wte_view;  // lives in the render context: the panel points at it
     tt_mat m = {.t = w,
                 .rows = ex->vocab,
@@ -48,36 +118,29 @@ void tt_paint_embed(tt_paint *p, SDL_Rect r) {
     tt_note(cv, "vocab_last");
     tt_draw_text(cv, left.x + left.w + u / 3, left.y + left.h - u / 2, buf, type.small, TT_FONT_SANS, pal->dim,
                  TT_ALIGN_LEFT);
-    int last_y = -1000;
-    for (int i = 0; i < T; i++) {
-      int id = tt_trace_token_id(p->tr, i);
-      int y = left.y + (int)((double)id / ex->vocab * left.h);
-      cv->fill(cv, left.x - u / 2, y - 1, left.w + u, 3, pal->highlight);
-      if (y - last_y >= u) {
-        snprintf(buf, sizeof buf, "%d", id);
-        tt_note(cv, "token_id i=%d", i);
-        tt_draw_text(cv, left.x - u, y - u / 2, buf, type.small, TT_FONT_BOLD, pal->highlight, TT_ALIGN_RIGHT);
-        last_y = y;
-      }
+    for (int i = 0; i < tt_trace_n_tokens(p->tr); i++) {
+      int y = left.y + (int)((double)tt_trace_token_id(p->tr, i) / ex->vocab * left.h);
+      cv->fill(cv, left.x, y - 1, left.w + u / 2, 3, pal->highlight);
     }
-    tt_draw_text(cv, left.x, left.y + left.h + u / 2, tt_str(p->st->lang, TT_S_EMBED_ROWS_HINT), type.label,
-                 TT_FONT_SANS, pal->dim, TT_ALIGN_LEFT);
+    row_labels(p, left, label_w);
+    char hint[200];
+    tt_text_fit(cv->fonts, tt_str(p->st->lang, TT_S_EMBED_ROWS_HINT), type.label, TT_FONT_SANS, col_w - u, hint,
+                sizeof hint);
+    tt_draw_text(cv, r.x, left.y + left.h + u / 2, hint, type.label, TT_FONT_SANS, pal->dim, TT_ALIGN_LEFT);
   }
-  tt_draw_text(cv, right.x, right.y, tt_str(p->st->lang, TT_S_EMBED_LOOKED_UP), u, TT_FONT_BOLD, pal->fg,
-               TT_ALIGN_LEFT);
+  title_in(p, right.x, right.y, right.w, tt_str(p->st->lang, TT_S_EMBED_LOOKED_UP));
   SDL_Rect rr = {right.x, right.y + u * 2, right.w, right.h - u * 2};
   tt_paint_heatmap(p, rr, e, 0, false);
-  // Ids beside the token labels are on the tokens view; the rows here are labelled by piece.
 }
 
-void tt_paint_positions(tt_paint *p, SDL_Rect r) {
+// a + b = the sum, side by side with one colour scale: ts[0] + ts[1] = ts[2] (ts[1] may be
+// missing: no position vectors); `positions` adds the note on the columns.
+static void paint_sum(tt_paint *p, SDL_Rect r, const tt_tensor *const ts[3], const char *const titles[3],
+                      bool positions) {
   tt_canvas *cv = p->cv;
   const tt_palette *pal = p->pal;
   int u = p->unit;
   const tt_type type = tt_type_for(u);
-  const tt_tensor *ts[3] = {tt_trace_find(p->tr, "hook_embed"), tt_trace_find(p->tr, "hook_pos_embed"),
-                            tt_find_hook(p->tr, 0, "hook_resid_pre")};
-  const char *titles[3] = {tt_str(p->st->lang, TT_S_POS_TOKEN), tt_str(p->st->lang, TT_S_POS_POSITION), "x + p"};
   int n = 0;
   for (int i = 0; i < 3; i++) n += ts[i] != NULL;
   if (!ts[0] || !ts[2]) {
@@ -112,7 +175,7 @@ void tt_paint_positions(tt_paint *p, SDL_Rect r) {
     tt_mat_of(p->tr, ts[i], 0, &m);
     SDL_Rect dst = {x0 + k * (pw + sign_w), r.y + u * 2, pw, ph};
     tt_draw_text(cv, dst.x, r.y, titles[i], type.large, TT_FONT_BOLD, pal->fg, TT_ALIGN_LEFT);
-    tt_cells_opts o = {.vis_rows = m.rows, .vis_cols = m.cols, .layer = i == 2 ? 0 : -1, .head = -1};
+    tt_cells_opts o = {.vis_rows = m.rows, .vis_cols = m.cols, .layer = tt_hook_block(ts[i]->name), .head = -1};
     int pi = tt_paint_cells(p, dst, &m, &sc, &o);
     tt_draw_rect(cv, dst.x - 1, dst.y - 1, dst.w + 2, dst.h + 2, pal->dim);
     if (pi >= 0) tt_paint_axis_labels(p, &p->lay->panels[pi], &m, type.label, k == 0 ? row_w : 0, type.line);
@@ -124,11 +187,38 @@ void tt_paint_positions(tt_paint *p, SDL_Rect r) {
   if (!ts[1]) {
     tt_draw_text(cv, x0, r.y + u * 4 + ph, tt_str(p->st->lang, TT_S_POS_NONE), u, TT_FONT_SANS, pal->warn,
                  TT_ALIGN_LEFT);
-  } else {
+  } else if (positions) {
     tt_note(cv, "prose");
     tt_draw_text(cv, x0, r.y + u * 4 + ph, tt_str(p->st->lang, TT_S_POS_COLUMNS), type.label, TT_FONT_SANS, pal->dim,
                  TT_ALIGN_LEFT);
   }
   SDL_Rect lr = {r.x + r.w - legend_w + u / 2, r.y + u * 2, legend_w - u / 2, ph > u * 10 ? ph : u * 10};
+  // The legend's numbers are the joint scale of the tensors drawn (the SVG says which).
+  tt_note_scope(cv, "panel=sum hooks=%s,%s,%s", ts[0]->name, ts[1] ? ts[1]->name : "-", ts[2]->name);
   tt_paint_legend(p, lr, &sc);
+  tt_note_scope(cv, NULL);
+}
+
+void tt_paint_positions(tt_paint *p, SDL_Rect r) {
+  const tt_tensor *ts[3] = {tt_trace_find(p->tr, "hook_embed"), tt_trace_find(p->tr, "hook_pos_embed"),
+                            tt_find_hook(p->tr, 0, "hook_resid_pre")};
+  const char *titles[3] = {tt_str(p->st->lang, TT_S_POS_TOKEN), tt_str(p->st->lang, TT_S_POS_POSITION), "x + p"};
+  paint_sum(p, r, ts, titles, true);
+}
+
+bool tt_paint_residual(tt_paint *p, SDL_Rect r, const char *hook) {
+  tt_config cfg;
+  if (!tt_trace_config(p->tr, &cfg) || !cfg.residual || cfg.post_ln) return false;  // not a plain h + o
+  int layer = tt_hook_block(hook);
+  const char *suffix = layer >= 0 ? tt_hook_suffix(hook) : "";
+  bool mid = !strcmp(suffix, "hook_resid_mid");
+  if (!mid && strcmp(suffix, "hook_resid_post") != 0) return false;
+  const tt_tensor *ts[3] = {tt_find_hook(p->tr, layer, mid ? "hook_resid_pre" : "hook_resid_mid"),
+                            tt_find_hook(p->tr, layer, mid ? "hook_attn_out" : "hook_mlp_out"),
+                            tt_find_hook(p->tr, layer, suffix)};
+  if (!ts[0] || !ts[1] || !ts[2]) return false;
+  static const char *const mid_titles[3] = {"h", "o", "h' = h + o"};
+  static const char *const post_titles[3] = {"h'", "m", "h'' = h' + m"};
+  paint_sum(p, r, ts, mid ? mid_titles : post_titles, false);
+  return true;
 }

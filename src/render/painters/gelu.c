@@ -79,15 +79,25 @@ static void axes(tt_paint *p, const figure *f) {
   cv->fill(cv, f->plot.x, f->plot.y, f->plot.w, f->plot.h, pal->panel);
   char buf[48];
   int step = grid_step(f->xmax - f->xmin);
+  // Numbers only where they stand apart: every k-th grid line.
+  int kx = 1, ky = 1,
+      num_w = tt_text_width(cv->fonts,
+                            "\xE2\x88\x92"
+                            "00",
+                            type.label, TT_FONT_SANS);
+  while ((float)(step * kx) * f->sx < (float)(num_w + u / 2)) kx = kx == 1 ? 2 : kx * 5 / 2;
   for (int gx = first_line(f->xmin, step); gx <= (int)f->xmax; gx += step) {
     cv->fill(cv, PX(f, gx), f->plot.y, 1, f->plot.h, gx == 0 ? pal->dim : pal->bg);
+    if ((gx / step) % kx != 0) continue;
     tt_fmt_num(gx, "%.0f", buf, sizeof buf);
     tt_note(cv, "axis_number");
     tt_draw_text(cv, PX(f, gx), f->plot.y + f->plot.h + u / 3, buf, type.label, TT_FONT_SANS, pal->fg, TT_ALIGN_CENTER);
   }
   int ystep = grid_step(f->ymax - f->ymin);
+  while ((float)(ystep * ky) * f->sy < (float)type.label * 1.3f) ky = ky == 1 ? 2 : ky * 5 / 2;
   for (int gy = first_line(ceilf(f->ymin), ystep); gy <= (int)f->ymax; gy += ystep) {
     cv->fill(cv, f->plot.x, PY(f, gy), f->plot.w, 1, gy == 0 ? pal->dim : pal->bg);
+    if ((gy / ystep) % ky != 0) continue;
     tt_fmt_num(gy, "%.0f", buf, sizeof buf);
     tt_note(cv, "axis_number");
     tt_draw_text(cv, f->plot.x - u / 2, PY(f, gy) - u / 2, buf, type.label, TT_FONT_SANS, pal->fg, TT_ALIGN_RIGHT);
@@ -166,8 +176,14 @@ void tt_paint_gelu(tt_paint *p, SDL_Rect r, int layer) {
     return;
   }
   tt_act_kind a = have_cfg ? cfg.activation : TT_ACT_GELU_TANH;
-  int lab = u * 4;
-  figure f = {.plot = {r.x + lab, r.y + u, r.w - lab - u * 2, r.h - u * 6}};
+  int lab = u * 3;
+  char line[300];
+  snprintf(line, sizeof line, tt_str(p->st->lang, TT_S_GELU_DOTS_FMT), tt_act_name(a), (long long)tt_tensor_numel(pre),
+           layer);
+  // Below the plot: the numbers, the axis title, then the caption (wrapped, in label type).
+  int cap_h = type.label * 13 / 10 * (tt_text_width(cv->fonts, line, type.label, TT_FONT_SANS) / (r.w - lab) + 1);
+  int below = type.line * 2 + u / 2 + cap_h;
+  figure f = {.plot = {r.x + lab, r.y + u / 2, r.w - lab - u, r.h - u / 2 - below}};
   if (f.plot.w < 40 || f.plot.h < 40) return;
   ranges(&f, a, pre, post);
   axes(p, &f);
@@ -181,18 +197,11 @@ void tt_paint_gelu(tt_paint *p, SDL_Rect r, int layer) {
   }
   SDL_Rect plot = f.plot;
   tt_draw_rect(cv, plot.x - 1, plot.y - 1, plot.w + 2, plot.h + 2, pal->dim);
-  char line[300];
-  snprintf(line, sizeof line, tt_str(p->st->lang, TT_S_GELU_DOTS_FMT), tt_act_name(a), (long long)tt_tensor_numel(pre),
-           layer);
-  // The caption stays inside the view: smaller type where it is narrow (a comparison's half).
-  int px = u, room = r.x + r.w - plot.x;
-  while (px > type.small && tt_text_width(cv->fonts, line, px, TT_FONT_SANS) > room) px--;
-  char fit[300];
-  tt_text_fit(cv->fonts, line, px, TT_FONT_SANS, room, fit, sizeof fit);
-  tt_note(cv, "gelu_count layer=%d", layer);
-  tt_draw_text(cv, plot.x, r.y + r.h - u * 3, fit, px, TT_FONT_SANS, pal->fg, TT_ALIGN_LEFT);
   tt_draw_text(cv, plot.x + plot.w, plot.y + plot.h + type.line, "u (hook_pre)", type.label, TT_FONT_SANS, pal->dim,
                TT_ALIGN_RIGHT);
+  tt_note(cv, "gelu_count layer=%d", layer);
+  tt_draw_para(cv, plot.x, plot.y + plot.h + type.line * 2 + u / 2, r.x + r.w - plot.x, line, type.label, TT_FONT_SANS,
+               pal->fg);
   tt_draw_text(cv, plot.x + u / 2, plot.y + u / 3, "g (hook_post)", type.label, TT_FONT_SANS, pal->dim, TT_ALIGN_LEFT);
 }
 #undef PX

@@ -67,7 +67,7 @@ static int row_label_width(tt_paint *p, const tt_mat *m, int px, int cap) {
 static int col_label_height(tt_paint *p, const tt_mat *m, int px, int cap, float cell_w) {
   if (!text_axis(m->col_axis)) return px * 3 / 2;
   int w = widest_label(p, m->col_axis, m->cols, px);
-  if ((float)(w + px) <= cell_w) return px * 3 / 2;                              // labels lie flat under wide cells
+  if ((float)(w + px / 2) <= cell_w) return px * 3 / 2;                          // labels lie flat under wide cells
   if (m->cols > 24) w += tt_text_width(p->cv->fonts, "000 ", px, TT_FONT_SANS);  // index prefixes
   return w + px / 2 > cap ? cap : w + px / 2;
 }
@@ -106,7 +106,7 @@ void tt_paint_axis_labels(tt_paint *p, const tt_panel *pn, const tt_mat *m, int 
       int w = tt_text_width(cv->fonts, tt_axis_label(p->tr, p->ex, m->col_axis, i, buf, sizeof buf), px, TT_FONT_SANS);
       if (w > wmax) wmax = w;
     }
-    bool flat = (float)wmax + (float)px <= pn->cell_w;
+    bool flat = (float)wmax + (float)(px / 2) <= pn->cell_w;
     int cstep = flat ? 1 : label_step(pn->cell_w, lh);
     for (int i = (int)ceilf(pn->col0 / (float)cstep) * cstep; i < c_end; i += cstep) {
       int x = r.x + (int)(((float)i - pn->col0 + 0.5f) * pn->cell_w);
@@ -151,6 +151,9 @@ static void table_window(tt_paint *p, const tt_mat *m, SDL_Rect *plot, tt_cells_
   char buf[32];
   int cw = tt_text_width(cv->fonts, tt_fmt_value(-88.88f, buf, sizeof buf), px, TT_FONT_SANS) + u;
   int ch = u * 2;
+  // A small table grows into the space it has, up to twice its readable size.
+  if (m->cols * cw < plot->w) cw = plot->w / m->cols < cw * 2 ? plot->w / m->cols : cw * 2;
+  if (m->rows * ch < plot->h) ch = plot->h / m->rows < ch * 2 ? plot->h / m->rows : ch * 2;
   memset(o, 0, sizeof *o);
   o->vis_cols = plot->w / cw < m->cols ? plot->w / cw : m->cols;
   o->vis_rows = plot->h / ch < m->rows ? plot->h / ch : m->rows;
@@ -201,8 +204,7 @@ static void axis_titles(tt_paint *p, SDL_Rect r, SDL_Rect plot, const tt_mat *m,
 }
 
 // The note under the plot: what part of the tensor is visible and how it is drawn.
-static void window_note(tt_paint *p, SDL_Rect r, SDL_Rect plot, const tt_mat *m, const tt_cells_opts *o, bool table,
-                        int note_h) {
+static void window_note(tt_paint *p, SDL_Rect plot, const tt_mat *m, const tt_cells_opts *o, bool table, int col_h) {
   tt_canvas *cv = p->cv;
   const tt_palette *pal = p->pal;
   const tt_view_state *st = p->st;
@@ -218,7 +220,46 @@ static void window_note(tt_paint *p, SDL_Rect r, SDL_Rect plot, const tt_mat *m,
   if (!table && (cwf < 1 || chf < 1) && n < (int)sizeof note)
     n += snprintf(note + n, sizeof note - (size_t)n, "%s", tt_str(st->lang, TT_S_DOWNSAMPLED));
   tt_note(cv, "window rows=%d cols=%d", m->rows, m->cols);
-  if (n) tt_draw_text(cv, plot.x, r.y + r.h - note_h + u / 2, note, type.label, TT_FONT_SANS, pal->dim, TT_ALIGN_LEFT);
+  int room = p->lay->view_rect.x + p->lay->view_rect.w - plot.x;
+  if (room < plot.w) room = plot.w;
+  char fit[320];
+  tt_text_fit(cv->fonts, note, type.label, TT_FONT_SANS, room, fit, sizeof fit);
+  if (n)
+    tt_draw_text(cv, plot.x, plot.y + plot.h + col_h + u / 3 + type.line, fit, type.label, TT_FONT_SANS, pal->dim,
+                 TT_ALIGN_LEFT);
+}
+
+// Whether the note under the plot has something to say for a plot of about w × h pixels:
+// a zoomed window, or more cells than pixels.
+static bool needs_note(const tt_view_state *st, const tt_mat *m, int w, int h, bool table) {
+  return st->zoom > 1 || (!table && (m->rows > h || m->cols > w));
+}
+
+// The plot's rectangle in r: room left for the row labels and the axis title, below for the
+// column labels, the axis title and (when it has one) the note, right for the legend.
+// Column labels lie flat when the cells they would get are wide enough, else they are
+// rotated and take the height they need (at most a quarter of r).
+static SDL_Rect plot_rect(tt_paint *p, SDL_Rect r, const tt_mat *m, bool square, bool table, int legend_w, int top,
+                          int *col_h, int *note_h) {
+  const tt_view_state *st = p->st;
+  int u = p->unit, px = u;
+  const tt_type type = tt_type_for(u);
+  int row_w = row_label_width(p, m, px, r.w / 4);
+  int axis_t = type.line;  // rotated axis title column
+  SDL_Rect plot = {r.x + axis_t + row_w + px, r.y + u / 2 + top, 0, 0};
+  plot.w = r.x + r.w - legend_w - plot.x - u;
+  int below = type.line + u / 2;  // the columns' axis title
+  float vc = fmaxf(1.0f, ceilf((float)m->cols / fmaxf(st->zoom, 1.0f)));
+  float vr = fmaxf(1.0f, ceilf((float)m->rows / fmaxf(st->zoom, 1.0f)));
+  // Flat labels: the cells that a plot with one line of labels below would have.
+  int flat_h = px * 3 / 2;
+  float cw = (float)plot.w / vc;
+  if (square) cw = fminf(cw, (float)(r.y + r.h - flat_h - below - plot.y) / vr);
+  *col_h = col_label_height(p, m, px, r.h / 4, table ? 0 : cw);
+  plot.h = r.y + r.h - *col_h - below - plot.y;
+  *note_h = needs_note(st, m, plot.w, plot.h, table) ? type.line : 0;
+  plot.h -= *note_h;
+  return plot;
 }
 
 void tt_paint_heatmap(tt_paint *p, SDL_Rect r, const tt_tensor *t, int head, bool table) {
@@ -234,27 +275,14 @@ void tt_paint_heatmap(tt_paint *p, SDL_Rect r, const tt_tensor *t, int head, boo
   tt_scale sc;
   tt_scale_get(p, t, t->name, &sc);
   int u = p->unit, px = u;
-  const tt_type type = tt_type_for(u);
   bool square = m.row_axis == 'T' && m.col_axis == 'T';
 
-  // Space: legend on the right, row labels left, column labels and the note below.
-  tt_scale sc0;
-  tt_scale_get(p, t, t->name, &sc0);
-  int legend_w = table ? 0 : tt_legend_width(p, &sc0);
+  int legend_w = table ? 0 : tt_legend_width(p, &sc);
   int row_w = row_label_width(p, &m, px, r.w / 4);
-  int axis_t = type.line;  // rotated axis title column
-  // Flat column labels when the cells of the visible window are wide enough.
-  float guess_w =
-      (float)(r.w - legend_w - axis_t - row_w - 2 * u) / fmaxf(1.0f, ceilf((float)m.cols / fmaxf(st->zoom, 1.0f)));
-  if (square)
-    guess_w = fminf(guess_w, (float)(r.h - 6 * u) / fmaxf(1.0f, ceilf((float)m.rows / fmaxf(st->zoom, 1.0f))));
-  int col_h = col_label_height(p, &m, px, r.h / 4, table ? 0 : guess_w);
-  int note_h = u * 3;
   int thirds = tt_qkv_third(t);  // C of a fused Q/K/V tensor: its thirds are marked
   int top = thirds ? tt_thirds_height(u) : 0;
-  SDL_Rect plot = {r.x + axis_t + row_w + px, r.y + u / 2 + top, 0, 0};
-  plot.w = r.x + r.w - legend_w - plot.x - u;
-  plot.h = r.y + r.h - col_h - note_h - u - plot.y;
+  int col_h = 0, note_h = 0;
+  SDL_Rect plot = plot_rect(p, r, &m, square, table, legend_w, top, &col_h, &note_h);
   if (plot.w < 20 || plot.h < 20) return;
 
   tt_cells_opts o;
@@ -262,6 +290,10 @@ void tt_paint_heatmap(tt_paint *p, SDL_Rect r, const tt_tensor *t, int head, boo
     table_window(p, &m, &plot, &o);
   else
     heat_window(p, &m, square, &plot, &o);
+  // The column labels of the cells as drawn (a table's or a capped heatmap's are narrower
+  // or wider than the first guess): the axis title and the note sit right under them.
+  int drawn_h = col_label_height(p, &m, px, r.h / 4, (float)plot.w / (float)o.vis_cols);
+  if (drawn_h < col_h) col_h = drawn_h;
   o.layer = p->st->layer;
   o.head = m.slice;
   int pi = tt_paint_cells(p, plot, &m, &sc, &o);
@@ -278,7 +310,7 @@ void tt_paint_heatmap(tt_paint *p, SDL_Rect r, const tt_tensor *t, int head, boo
     tt_paint_legend(p, lr, &sc);
   }
 
-  window_note(p, r, plot, &m, &o, table, note_h);
+  window_note(p, plot, &m, &o, table, col_h);
 }
 
 // The widest tick label of a legend.

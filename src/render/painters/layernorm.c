@@ -61,7 +61,7 @@ static void rows_on_top(tt_paint *p, SDL_Rect r, int top_h, const norm_tensors *
   st.pan_row = st.pan_col = 0;
   tt_paint q = *p;
   q.st = &st;
-  q.unit = type.cell;
+  q.unit = tt_unit_smaller(u);
   if (n->in) {
     tt_draw_text(cv, left.x, r.y, tt_str(st.lang, TT_S_LN_INPUT), u, TT_FONT_BOLD, p->pal->fg, TT_ALIGN_LEFT);
     tt_paint_heatmap(&q, left, n->in, 0, false);
@@ -145,7 +145,17 @@ static void table(tt_paint *p, SDL_Rect r, int y, const norm_tensors *n, const c
   y += u / 3;
   int lh = type.line, T = (int)n->out->shape[0];
   int first = (int)fmaxf(0, fminf(p->st->pan_row, (float)T - 1));
-  for (int i = first; i < T && y + lh <= r.y + r.h; i++, y += lh) table_row(p, n, i, colx, first_w, y);
+  int fit = (r.y + r.h - y) / lh;                                     // rows that fit
+  if (first + fit < T || first > 0) fit = (r.y + r.h - y - lh) / lh;  // one line says what is left out
+  if (fit < 0) fit = 0;
+  int i = first;
+  for (; i < T && i < first + fit; i++, y += lh) table_row(p, n, i, colx, first_w, y);
+  if (T - (i - first) > 0) {
+    char buf[120];
+    snprintf(buf, sizeof buf, tt_str(lang, TT_S_ROWS_MORE_FMT), T - (i - first));
+    tt_note(cv, "rows_more shown=%d rows=%d", i - first, T);
+    tt_draw_text(cv, r.x, y, buf, type.label, TT_FONT_SANS, pal->dim, TT_ALIGN_LEFT);
+  }
 }
 
 void tt_paint_layernorm(tt_paint *p, SDL_Rect r, const char *prefix) {

@@ -96,6 +96,59 @@ static int boxes(tt_paint *p, SDL_Rect r, int y, const box_sizes *z, int reserve
   return y + row_h;
 }
 
+// The ids step: the id column, and beside each id the row of W_E it selects (hook_embed's
+// row, which is that row), as many rows as fit, the rest counted.
+static void id_rows(tt_paint *p, SDL_Rect r) {
+  tt_canvas *cv = p->cv;
+  const tt_palette *pal = p->pal;
+  int u = p->unit;
+  const tt_type type = tt_type_for(u);
+  const tt_tensor *e = tt_trace_find(p->tr, "hook_embed");
+  tt_mat m;
+  if (!e || !tt_mat_of(p->tr, e, 0, &m)) return;
+  tt_draw_text(cv, r.x, r.y, tt_str(p->st->lang, TT_S_IDS_ROWS_TITLE), u, TT_FONT_BOLD, pal->fg, TT_ALIGN_LEFT);
+  int y = r.y + type.line, T = m.rows;
+  int lh = type.line, avail = r.y + r.h - y;
+  int n = avail / lh < T ? (avail - lh) / lh : T;  // a line for "… N more" when they do not all fit
+  if (n <= 0) return;
+  float ch = fminf((float)(avail - (n < T ? lh : 0)) / (float)n, (float)u * 2);
+  char buf[160], lab[160], fit[160];
+  int id_w = tt_text_width(cv->fonts, "000000", u, TT_FONT_BOLD), lab_w = u * 7;
+  tt_scale sc;
+  tt_scale_get(p, e, e->name, &sc);
+  int legend_w = tt_legend_width(p, &sc);
+  SDL_Rect cells = {r.x + id_w + lab_w + u * 3, y, r.w - id_w - lab_w - u * 4 - legend_w, (int)(ch * (float)n)};
+  for (int i = 0; i < n; i++) {
+    int ty = y + (int)(ch * ((float)i + 0.5f)) - u * 5 / 8;
+    snprintf(buf, sizeof buf, "%d", tt_trace_token_id(p->tr, i));
+    tt_note(cv, "token_id i=%d", i);
+    tt_draw_text(cv, r.x + id_w, ty, buf, u, TT_FONT_BOLD, pal->accent, TT_ALIGN_RIGHT);
+    tt_text_fit(cv->fonts, tt_token_label(p->tr, i, lab, sizeof lab), u, TT_FONT_SANS, lab_w, fit, sizeof fit);
+    tt_note(cv, "label axis=T i=%d dir=row", i);
+    tt_draw_text(cv, r.x + id_w + u, ty, fit, u, TT_FONT_SANS, pal->fg, TT_ALIGN_LEFT);
+    tt_draw_text(cv, cells.x - u, ty, "\xE2\x86\x92", u, TT_FONT_SANS, pal->dim, TT_ALIGN_CENTER);
+  }
+  if (cells.w < 20) return;
+  tt_mat shown = m;
+  shown.rows = n;
+  tt_cells_opts o = {.vis_rows = n, .vis_cols = m.cols, .layer = -1, .head = -1};
+  tt_paint_cells(p, cells, &shown, &sc, &o);
+  tt_draw_rect(cv, cells.x - 1, cells.y - 1, cells.w + 2, cells.h + 2, pal->dim);
+  int room = r.y + r.h - cells.y, lh_min = u * 6 < room ? u * 6 : room;
+  SDL_Rect lr = {cells.x + cells.w + u, cells.y, legend_w, cells.h > lh_min ? cells.h : lh_min};
+  tt_paint_legend(p, lr, &sc);
+  if (n < T) {
+    snprintf(buf, sizeof buf, tt_str(p->st->lang, TT_S_ROWS_MORE_FMT), T - n);
+    tt_note(cv, "rows_more shown=%d rows=%d", n, T);
+    tt_draw_text(cv, r.x, cells.y + cells.h + u / 4, buf, type.label, TT_FONT_SANS, pal->dim, TT_ALIGN_LEFT);
+  }
+}
+
+static bool ids_step(const tt_paint *p) {
+  const tt_step *s = p->st->step >= 0 ? tt_step_get(p->tr, p->st->step) : NULL;
+  return s && !strcmp(s->id, "ids");
+}
+
 void tt_paint_tokens(tt_paint *p, SDL_Rect r) {
   tt_canvas *cv = p->cv;
   const tt_palette *pal = p->pal;
@@ -138,7 +191,9 @@ void tt_paint_tokens(tt_paint *p, SDL_Rect r) {
     y += u * 3 / 2;
   }
   const tt_render_extras *ex = p->ex;
-  if (ex && ex->n_merges > 0 && y + u * 3 < r.y + r.h) {
+  if (ids_step(p) && y + u * 4 < r.y + r.h) {  // what is new at this step: the ids and their rows
+    id_rows(p, (SDL_Rect){r.x, y, r.w, r.y + r.h - y});
+  } else if (ex && ex->n_merges > 0 && y + u * 3 < r.y + r.h) {
     tt_draw_text(cv, r.x, y, tt_str(p->st->lang, TT_S_MERGES_TITLE), u, TT_FONT_BOLD, pal->fg, TT_ALIGN_LEFT);
     y += type.line;
     tt_paint_merges(p, (SDL_Rect){r.x, y, r.w, r.y + r.h - y});
