@@ -290,8 +290,11 @@ struct tt_render {
   int collapse_layer;
   char collapse_name[48];  // "collapse.blocks.L": what the SVG says its cells belong to
   tt_tensor collapse_view;
-  tt_lens lens;         // the lens view's lens, kept while it shows the same trace
-  const void *lens_of;  // data of the blocks.0.hook_resid_pre it was computed from (NULL: none)
+  tt_lens lens;            // the lens view's lens, kept while it shows the same trace
+  const void *lens_of;     // data of the blocks.0.hook_resid_pre it was computed from (NULL: none)
+  tt_neighbours neigh;     // the neighbours view's last answer, for the W_E and k below
+  const float *neigh_wte;  // NULL: none yet
+  int neigh_k;
   tt_scale_entry scales[TT_SCALE_CACHE];
   int next_scale;
 };
@@ -332,11 +335,13 @@ void tt_paint_collapse(tt_paint *p, SDL_Rect r, int layer);  // painters/collaps
 void tt_paint_timeline(tt_paint *p, SDL_Rect r);
 void tt_paint_kvcache(tt_paint *p, SDL_Rect r, int layer, int head);
 
-void tt_paint_gradnorm(tt_paint *p, SDL_Rect r);   // ‖∇‖ through the model (gradnorm.c)
-void tt_paint_frame(tt_paint *p, SDL_Rect r);      // navigator, explanation, view (frame.c)
-void tt_paint_inspector(tt_paint *p, SDL_Rect r);  // hovered and pinned cell (inspect.c)
-void tt_paint_lens(tt_paint *p, SDL_Rect r);       // painters/lens.c
-void tt_paint_cost(tt_paint *p, SDL_Rect r);       // painters/cost.c
+void tt_paint_gradnorm(tt_paint *p, SDL_Rect r);          // ‖∇‖ through the model (gradnorm.c)
+void tt_paint_frame(tt_paint *p, SDL_Rect r);             // navigator, explanation, view (frame.c)
+void tt_paint_inspector(tt_paint *p, SDL_Rect r);         // hovered and pinned cell (inspect.c)
+void tt_paint_lens(tt_paint *p, SDL_Rect r);              // painters/lens.c
+void tt_paint_cost(tt_paint *p, SDL_Rect r);              // painters/cost.c
+void tt_paint_neighbours(tt_paint *p, SDL_Rect r);        // painters/neighbours.c
+void tt_paint_gates(tt_paint *p, SDL_Rect r, int layer);  // painters/gates.c
 // The pinned cell's arithmetic for a gradient (inspect_grad.c): lines for the inspector to
 // draw, for grad.hook_logits, grad.*.attn.hook_attn_scores(_scaled) and grad.*.attn.hook_pattern;
 // the count (0: no arithmetic for this tensor).

@@ -51,6 +51,7 @@ void tt_view_state_init(tt_view_state *st) {
   st->temperature = 1;
   st->position = -1;
   st->top_k = 10;
+  st->token = -1;
 }
 
 // The view a hook opens with when none is chosen.
@@ -237,6 +238,12 @@ static void paint_kind(tt_paint *p, SDL_Rect body, tt_view_kind kind, const tt_t
   case TT_VIEW_COST:
     tt_paint_cost(p, body);
     break;
+  case TT_VIEW_NEIGHBOURS:
+    tt_paint_neighbours(p, body);
+    break;
+  case TT_VIEW_GATES:
+    tt_paint_gates(p, body, layer);
+    break;
   case TT_VIEW_COUNT:
     break;
   }
@@ -255,6 +262,15 @@ void tt_paint_view(tt_paint *p, SDL_Rect r) {
   if (kind == TT_VIEW_LENS || kind == TT_VIEW_COST) {  // views of the whole pass, not of the step's hook
     const char *prompt = tt_trace_meta(p->tr, "prompt");
     snprintf(h.title, sizeof h.title, "%s", tt_str(st->lang, kind == TT_VIEW_LENS ? TT_S_LENS_TITLE : TT_S_COST_TITLE));
+    snprintf(h.sub, sizeof h.sub, "\xE2\x80\x9C%s\xE2\x80\x9D", prompt ? prompt : "");
+    h.shape[0] = 0;
+  }
+  if (kind == TT_VIEW_NEIGHBOURS || kind == TT_VIEW_GATES) {  // views of one token, not of the step's tensor
+    const char *prompt = tt_trace_meta(p->tr, "prompt");
+    if (kind == TT_VIEW_NEIGHBOURS)
+      snprintf(h.title, sizeof h.title, "%s", tt_str(st->lang, TT_S_NB_TITLE));
+    else
+      snprintf(h.title, sizeof h.title, tt_str(st->lang, TT_S_GATES_TITLE_FMT), layer);
     snprintf(h.sub, sizeof h.sub, "\xE2\x80\x9C%s\xE2\x80\x9D", prompt ? prompt : "");
     h.shape[0] = 0;
   }
