@@ -148,6 +148,7 @@ typedef enum {
   TT_S_GATES_GATED_FMT,     // the same for a gated (SwiGLU) MLP: layer, token label, position
   TT_S_GATES_ON,            // the neurons that fire most
   TT_S_GATES_OFF,           // the ones the activation switches off
+  TT_S_GATES_OFF_IDENTITY,  // the same side with the identity, which switches nothing off
   TT_S_GATES_COUNT_FMT,     // neurons with u > 0, neurons, activation name
   TT_S_GATES_IDENTITY_FMT,  // the same with the identity activation: neurons with u > 0, neurons
   TT_S_GATES_COL_NEURON,    // column heads

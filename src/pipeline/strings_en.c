@@ -104,6 +104,7 @@ static const char *const str[TT_S_COUNT] = {
         "hook_post = silu(u)\xC2\xB7up",
     [TT_S_GATES_ON] = "fire most: the largest a(u)",
     [TT_S_GATES_OFF] = "switched off: the most negative u, a(u) near 0",
+    [TT_S_GATES_OFF_IDENTITY] = "the most negative u: the identity lets them through, a(u) = u",
     [TT_S_GATES_COUNT_FMT] =
         "u > 0 for %d of %d neurons: %s keeps large positive u almost as they are and presses "
         "negative u toward 0",
@@ -434,6 +435,7 @@ static const tt_key_row window_keys[] = {
     {"Tab", "heatmap \xE2\x86\x94 numeric table"},
     {"G / O", "all heads of the layer / layers \xC3\x97 heads"},
     {"E / C", "logit lens (layers \xC3\x97 positions) / where the computation goes"},
+    {"W / F", "embedding neighbours of the token / its FFN neurons as gates (, and . pick the token)"},
     {"Space", "play / pause (a step every 3 seconds)"},
     {"S", "save a screenshot (the bottom line says where)"},
     {"P", "type a new prompt; Enter traces it"},

@@ -97,6 +97,7 @@ static const char *const str[TT_S_COUNT] = {
         "hook_post = silu(u)\xC2\xB7up",
     [TT_S_GATES_ON] = "가장 강하게 켜짐: a(u)가 가장 큰 뉴런",
     [TT_S_GATES_OFF] = "꺼짐: u가 가장 음수인 뉴런, a(u)는 0 근처",
+    [TT_S_GATES_OFF_IDENTITY] = "u가 가장 음수인 뉴런: 항등 함수는 그대로 통과시킴, a(u) = u",
     [TT_S_GATES_COUNT_FMT] =
         "u > 0인 뉴런 %d개 (전체 %d개): %s는 큰 양수 u는 거의 그대로 두고 음수 u는 0 쪽으로 "
         "누릅니다",
@@ -419,6 +420,7 @@ static const tt_key_row window_keys[] = {
     {"Tab", "히트맵 \xE2\x86\x94 숫자 표"},
     {"G / O", "블록의 모든 헤드 / 블록 \xC3\x97 헤드 개요"},
     {"E / C", "로짓 렌즈 (블록 \xC3\x97 위치) / 계산은 어디에 쓰이나"},
+    {"W / F", "토큰의 임베딩 이웃 / 그 토큰의 FFN 뉴런 게이트 (, 와 . 로 토큰 선택)"},
     {"Space", "재생 / 멈춤 (3초마다 한 단계)"},
     {"S", "화면 저장 (저장 위치는 아래 줄에 표시)"},
     {"P", "새 프롬프트 입력, Enter로 다시 계산"},

@@ -171,10 +171,9 @@ tt_status tt_viz_data_token_id(const tt_viz_data *d, const char *text, int32_t *
   if (st) return st;
   if (n == 1) *id = ids[0];
   free(ids);
-  if (n != 1)
-    return tt_fail(err, TT_ERR_ARG,
-                   "'%s' is %d tokens, not one (a word inside a text usually starts with a space: "
-                   "' %s')",
-                   text, n, text);
+  if (n != 1 && text[0] != ' ')  // inside a text a word is spelled with the space before it
+    return tt_fail(err, TT_ERR_ARG, "'%s' is %d tokens, not one (a word after a space is its own token: ' %s')", text,
+                   n, text);
+  if (n != 1) return tt_fail(err, TT_ERR_ARG, "'%s' is %d tokens, not one", text, n);
   return TT_OK;
 }

@@ -233,8 +233,9 @@ static void toggle_grad(tt_ui *ui) {
   vs->pin_row = vs->pin_col = -1;
 }
 
-// Tab, g, o, e and c toggle the table, grid, overview, lens and cost views; d the theme, l the language;
-// F1 and ? the help, which Esc closes (else Esc drops the pin). false when c is none of these.
+// Tab, g, o, e, c, w and f toggle the table, grid, overview, lens, cost, neighbours and gates
+// views; d the theme, l the language; F1 and ? the help, which Esc closes (else Esc drops
+// the pin). false when c is none of these.
 static bool view_key(tt_ui *ui, SDL_Keycode c, bool shift) {
   tt_view_state *vs = &ui->vs;
   switch (c) {
@@ -253,6 +254,12 @@ static bool view_key(tt_ui *ui, SDL_Keycode c, bool shift) {
     return true;
   case SDLK_c:
     toggle_view(ui, TT_VIEW_COST);
+    return true;
+  case SDLK_w:
+    toggle_view(ui, TT_VIEW_NEIGHBOURS);
+    return true;
+  case SDLK_f:
+    toggle_view(ui, TT_VIEW_GATES);
     return true;
   case SDLK_F1:
     vs->show_help = !vs->show_help;

@@ -3,7 +3,7 @@
 every lesson step to SVG with ttrace, and checks every number each prints against the
 trace (checks.py computes them with numpy).
 
-    check_numbers.py TTRACE REPO_ROOT [--only golden|pins|demo|lessons|grad]... [--unmarked-ok]
+    check_numbers.py TTRACE REPO_ROOT [--only golden|views|pins|demo|lessons|grad]... [--unmarked-ok]
 
 --unmarked-ok counts texts with numbers that do not say what they are instead of failing.
 
@@ -268,6 +268,33 @@ def add_lens_cost(run, fixture):
     run.render("cost-timed", timed, ["--view", "cost"])
 
 
+def add_neighbours_gates(run, fixture):
+    """The embedding-neighbours view (prompt tokens, --token, a token never seen in training whose
+    row thousands share, a token whose nearest row is that shared one) and the gates view (GELU,
+    ReLU, the identity; en and ko)."""
+    lt = os.path.join(run.root, "lessons", "traces")
+    words = os.path.join(run.out, "words.safetensors")
+    p = subprocess.run([run.ttrace, "trace", "-q", "--record", "tokens", "-o", words, " banana Monday weather rain"],
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        raise SystemExit("check_numbers: ttrace trace of the neighbours' prompt failed: " + p.stderr)
+    for pos in range(4):
+        run.render("neighbours-pos%d" % pos, words, ["--view", "neighbours", "--position", str(pos)])
+    run.render("neighbours-ko", words, ["--view", "neighbours", "--position", "2", "--lang", "ko", "--top", "16"])
+    for name, tok in (("unseen", " telescope"), ("father", " Father"), ("pear", " pear")):
+        run.render("neighbours-" + name, words, ["--view", "neighbours", "--token", tok, "--top", "16"])
+    run.render("neighbours-weather-last", os.path.join(lt, "01-weather.safetensors"), ["--view", "neighbours"])
+    for layer in (0, 3):
+        run.render("gates-fixture-L%d" % layer, fixture, ["--view", "gates", "--layer", str(layer), "--position", "1"])
+    run.render("gates-weather-ko", os.path.join(lt, "01-weather.safetensors"),
+               ["--view", "gates", "--layer", "1", "--lang", "ko", "--top", "16"])
+    run.render("gates-relu", os.path.join(lt, "09-relu.safetensors"), ["--view", "gates", "--layer", "0"])
+    run.render("gates-identity", os.path.join(lt, "09-identity.safetensors"),
+               ["--view", "gates", "--layer", "2", "--position", "0"])
+    run.render("gates-frame", os.path.join(lt, "01-weather.safetensors"),
+               ["--view", "gates", "--layer", "2", "--frame", "--size", "1280x800"])
+
+
 def add_demo(run, trace, tag):
     """Every step the demo shows: block steps for each layer (up to 4, else the first and
     the last), with the window's frame, and the softmax step's grid of heads."""
@@ -344,6 +371,9 @@ def main():
             add_golden(run, fixture)
             add_compare(run)
             add_lens_cost(run, fixture)
+            add_neighbours_gates(run, fixture)
+        elif "views" in only:  # the neighbours and gates views alone (part of golden)
+            add_neighbours_gates(run, fixture)
         if "pins" in only:
             add_pins(run)
             add_korean(run)

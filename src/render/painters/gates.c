@@ -58,11 +58,11 @@ static void number(tt_paint *p, int x, int y, double v, int px, const char *what
 }
 
 // A neuron: its index, u, a(u) (and up, hook_post when gated), and bars of u (dim) and a(u).
-static void neuron(tt_paint *p, const gate_row *g, const gate_columns *c, int j, int y, int h, int px) {
+static void neuron(tt_paint *p, const gate_row *g, const gate_columns *c, int j, int rank, int y, int h, int px) {
   tt_canvas *cv = p->cv;
   char buf[32];
   snprintf(buf, sizeof buf, "%d", j);
-  tt_note(cv, "gate_neuron j=%d", j);
+  tt_note(cv, "gate_neuron side=%s rank=%d j=%d", c->on ? "on" : "off", rank, j);
   tt_draw_text(cv, c->x_j, y, buf, px, TT_FONT_MONO, p->pal->dim, TT_ALIGN_RIGHT);
   number(p, c->x_u, y, g->u[j], px, "gate_u", j);
   number(p, c->x_a, y, gate_of(g, j), px, "gate_a", j);
@@ -103,8 +103,13 @@ static void side(tt_paint *p, const gate_row *g, SDL_Rect r, bool on, const int 
   c.x_post = c.x_up + (g->gated ? num : 0);
   c.x_bar = c.x_post + u;
   c.w_bar = r.x + r.w - c.x_bar - u;
-  tt_draw_text(cv, r.x, r.y, tt_str(lang, on ? TT_S_GATES_ON : TT_S_GATES_OFF), type.body, TT_FONT_BOLD, p->pal->fg,
-               TT_ALIGN_LEFT);
+  bool identity = !g->gated && g->act == TT_ACT_IDENTITY;
+  tt_note(cv, "fixed");
+  tt_draw_text(cv, r.x, r.y,
+               tt_str(lang, on         ? TT_S_GATES_ON
+                            : identity ? TT_S_GATES_OFF_IDENTITY
+                                       : TT_S_GATES_OFF),
+               type.body, TT_FONT_BOLD, p->pal->fg, TT_ALIGN_LEFT);
   int y = r.y + type.line;
   tt_rgba dim = p->pal->dim;
   tt_draw_text(cv, c.x_j, y, tt_str(lang, TT_S_GATES_COL_NEURON), px, TT_FONT_BOLD, dim, TT_ALIGN_RIGHT);
@@ -115,7 +120,7 @@ static void side(tt_paint *p, const gate_row *g, SDL_Rect r, bool on, const int 
     tt_draw_text(cv, c.x_up, y, "up", px, TT_FONT_BOLD, dim, TT_ALIGN_RIGHT);
     tt_draw_text(cv, c.x_post, y, "hook_post", px, TT_FONT_BOLD, dim, TT_ALIGN_RIGHT);
   }
-  for (int i = 0; i < n; i++) neuron(p, g, &c, js[i], y + type.line + h * i, h, px);
+  for (int i = 0; i < n; i++) neuron(p, g, &c, js[i], i + 1, y + type.line + h * i, h, px);
 }
 
 // The caption (block, token, what u and a(u) are) and the count of open gates; the height used.
