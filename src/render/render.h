@@ -252,9 +252,9 @@ tt_status tt_viz_data_token_id(const tt_viz_data *d, const char *text, int32_t *
 // ---- the headless step sequence (sequence.c) ----------------------------------------------
 // Writes the whole step sequence (every step; block steps for each layer, up to 4
 // layers, else the first and last) as numbered PNGs (001-tokenize.png, ...) into dir,
-// creating it. Returns the number written in *n.
+// creating it, with type font_scale times the default (0: 1). Returns the number written in *n.
 tt_status tt_render_write_sequence(const tt_trace *tr, const tt_render_extras *ex, const char *dir, int w, int h,
-                                   tt_lang lang, tt_theme theme, int *n, tt_error *err);
+                                   tt_lang lang, tt_theme theme, float font_scale, int *n, tt_error *err);
 // The same sequence as view states (frame on): fn gets each one with its file stem
 // ("003-embed", "012-L0-softmax"); the first error it returns stops the walk.
 typedef tt_status (*tt_sequence_fn)(void *ctx, const tt_view_state *vs, const char *name, tt_error *err);

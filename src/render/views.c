@@ -249,6 +249,13 @@ static void paint_kind(tt_paint *p, SDL_Rect body, tt_view_kind kind, const tt_t
   }
 }
 
+// The step of a generation trace shown with view kind (after the forward pass's steps), or -1.
+static int generation_step(const tt_trace *tr, tt_view_kind kind) {
+  for (int i = tt_step_count(); i < tt_step_count_for(tr); i++)
+    if (tt_step_get(tr, i)->view == kind) return i;
+  return -1;
+}
+
 void tt_paint_view(tt_paint *p, SDL_Rect r) {
   const tt_view_state *st = p->st;
   p->lay->view_rect = r;
@@ -262,6 +269,13 @@ void tt_paint_view(tt_paint *p, SDL_Rect r) {
   if (kind == TT_VIEW_LENS || kind == TT_VIEW_COST) {  // views of the whole pass, not of the step's hook
     const char *prompt = tt_trace_meta(p->tr, "prompt");
     snprintf(h.title, sizeof h.title, "%s", tt_str(st->lang, kind == TT_VIEW_LENS ? TT_S_LENS_TITLE : TT_S_COST_TITLE));
+    snprintf(h.sub, sizeof h.sub, "\xE2\x80\x9C%s\xE2\x80\x9D", prompt ? prompt : "");
+    h.shape[0] = 0;
+  }
+  int gen = generation_step(p->tr, kind);
+  if (kind == TT_VIEW_TIMELINE && gen >= 0) {  // the generation's own step, not the hook it starts from
+    const char *prompt = tt_trace_meta(p->tr, "prompt");
+    snprintf(h.title, sizeof h.title, "%s", tt_step_title(p->tr, gen, st->lang));
     snprintf(h.sub, sizeof h.sub, "\xE2\x80\x9C%s\xE2\x80\x9D", prompt ? prompt : "");
     h.shape[0] = 0;
   }
