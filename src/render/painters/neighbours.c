@@ -42,7 +42,7 @@ static const tt_neighbours *neighbours_of(tt_paint *p, int32_t id, int k, tt_err
 }
 
 typedef struct {
-  int x_rank, x_token, x_id, x_cos, x_bar, w_bar;
+  int x_rank, x_token, x_id, x_cos, w_cos, x_bar, w_bar;  // x_id, x_cos: right edges
 } nb_columns;
 
 // One entry: rank, token (or how many tokens share the row), id, cosine and its bar.
@@ -55,8 +55,12 @@ static void entry(tt_paint *p, const nb_columns *c, const tt_neighbour *nb, int 
   tt_draw_text(cv, c->x_rank, y, buf, px, TT_FONT_SANS, pal->dim, TT_ALIGN_RIGHT);
   if (nb->shared > 1) {
     snprintf(buf, sizeof buf, tt_str(p->st->lang, TT_S_NB_SHARED_FMT), nb->shared);
+    int room = c->x_cos - c->w_cos - p->unit - c->x_token;  // over the id column: a shared row has no one id
+    int spx = px;
+    while (spx > px * 3 / 4 && tt_text_width(cv->fonts, buf, spx, TT_FONT_SANS) > room) spx--;
+    tt_text_fit(cv->fonts, buf, spx, TT_FONT_SANS, room, fit, sizeof fit);
     tt_note(cv, "nb_shared rank=%d", rank);
-    tt_draw_text(cv, c->x_token, y, buf, px, TT_FONT_SANS, pal->warn, TT_ALIGN_LEFT);
+    tt_draw_text(cv, c->x_token, y, fit, spx, TT_FONT_SANS, pal->warn, TT_ALIGN_LEFT);
   } else {
     const char *s = p->ex->token_text ? p->ex->token_text(p->ex->token_ctx, nb->id, raw, sizeof raw) : NULL;
     if (s)
@@ -88,15 +92,14 @@ static void table(tt_paint *p, SDL_Rect r, const tt_neighbours *nb) {
   if (h > type.line * 3 / 2) h = type.line * 3 / 2;
   int px = h < type.line ? type.label : type.body;
   nb_columns c = {.x_rank = r.x + u * 2, .x_token = r.x + u * 3};
-  c.x_bar = r.x + r.w * 52 / 100;
+  c.x_bar = r.x + r.w * 60 / 100;
   c.w_bar = r.x + r.w - c.x_bar - u;
   c.x_cos = c.x_bar - u;
-  c.x_id = c.x_cos -
-           tt_text_width(cv->fonts,
-                         "\xE2\x88\x92"
-                         "0.000",
-                         px, TT_FONT_BOLD) -
-           u * 2;
+  c.w_cos = tt_text_width(cv->fonts,
+                          "\xE2\x88\x92"
+                          "0.000",
+                          px, TT_FONT_BOLD);
+  c.x_id = c.x_cos - c.w_cos - u * 2;
   tt_rgba dim = p->pal->dim;
   tt_draw_text(cv, c.x_token, r.y, tt_str(p->st->lang, TT_S_NB_COL_TOKEN), px, TT_FONT_BOLD, dim, TT_ALIGN_LEFT);
   tt_draw_text(cv, c.x_id, r.y, "id", px, TT_FONT_BOLD, dim, TT_ALIGN_RIGHT);
