@@ -21,6 +21,10 @@ static const char *const view_names[TT_VIEW_COUNT] = {[TT_VIEW_AUTO] = "auto",
                                                       [TT_VIEW_KVCACHE] = "kvcache",
                                                       [TT_VIEW_LENS] = "lens",
                                                       [TT_VIEW_COST] = "cost",
+                                                      [TT_VIEW_ROPE] = "rope",
+                                                      [TT_VIEW_GQA] = "gqa",
+                                                      [TT_VIEW_SWIGLU] = "swiglu",
+                                                      [TT_VIEW_BLOCKS] = "blocks",
                                                       [TT_VIEW_NEIGHBOURS] = "neighbours",
                                                       [TT_VIEW_GATES] = "gates"};
 

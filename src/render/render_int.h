@@ -335,11 +335,18 @@ void tt_paint_collapse(tt_paint *p, SDL_Rect r, int layer);  // painters/collaps
 void tt_paint_timeline(tt_paint *p, SDL_Rect r);
 void tt_paint_kvcache(tt_paint *p, SDL_Rect r, int layer, int head);
 
-void tt_paint_gradnorm(tt_paint *p, SDL_Rect r);          // ‖∇‖ through the model (gradnorm.c)
-void tt_paint_frame(tt_paint *p, SDL_Rect r);             // navigator, explanation, view (frame.c)
-void tt_paint_inspector(tt_paint *p, SDL_Rect r);         // hovered and pinned cell (inspect.c)
-void tt_paint_lens(tt_paint *p, SDL_Rect r);              // painters/lens.c
-void tt_paint_cost(tt_paint *p, SDL_Rect r);              // painters/cost.c
+void tt_paint_gradnorm(tt_paint *p, SDL_Rect r);   // ‖∇‖ through the model (gradnorm.c)
+void tt_paint_frame(tt_paint *p, SDL_Rect r);      // navigator, explanation, view (frame.c)
+void tt_paint_inspector(tt_paint *p, SDL_Rect r);  // hovered and pinned cell (inspect.c)
+void tt_paint_lens(tt_paint *p, SDL_Rect r);       // painters/lens.c
+void tt_paint_cost(tt_paint *p, SDL_Rect r);       // painters/cost.c
+// The Llama block's parts: RoPE of one layer and head (rope.c), the K/V head groups and
+// the cache they save (gqa.c), SwiGLU at st->position (swiglu.c), GPT-2's and Llama's step
+// lists side by side with both models' shapes (blocks.c).
+void tt_paint_rope(tt_paint *p, SDL_Rect r, int layer, int head);
+void tt_paint_gqa(tt_paint *p, SDL_Rect r, int head);
+void tt_paint_swiglu(tt_paint *p, SDL_Rect r, int layer);
+void tt_paint_blocks(tt_paint *p, SDL_Rect r);
 void tt_paint_neighbours(tt_paint *p, SDL_Rect r);        // painters/neighbours.c
 void tt_paint_gates(tt_paint *p, SDL_Rect r, int layer);  // painters/gates.c
 // The pinned cell's arithmetic for a gradient (inspect_grad.c): lines for the inspector to

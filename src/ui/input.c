@@ -233,9 +233,10 @@ static void toggle_grad(tt_ui *ui) {
   vs->pin_row = vs->pin_col = -1;
 }
 
-// Tab, g, o, e, c, w and f toggle the table, grid, overview, lens, cost, neighbours and gates
-// views; d the theme, l the language; F1 and ? the help, which Esc closes (else Esc drops
-// the pin). false when c is none of these.
+// Tab, g, o, e and c toggle the table, grid, overview, lens and cost views, r, h, u and m the
+// Llama block's (rope, gqa, swiglu, blocks), w and f the neighbours and gates views; d the
+// theme, l the language; F1 and ? the help, which Esc closes (else Esc drops the pin). false
+// when c is none of these.
 static bool view_key(tt_ui *ui, SDL_Keycode c, bool shift) {
   tt_view_state *vs = &ui->vs;
   switch (c) {
@@ -254,6 +255,18 @@ static bool view_key(tt_ui *ui, SDL_Keycode c, bool shift) {
     return true;
   case SDLK_c:
     toggle_view(ui, TT_VIEW_COST);
+    return true;
+  case SDLK_r:
+    toggle_view(ui, TT_VIEW_ROPE);
+    return true;
+  case SDLK_h:
+    toggle_view(ui, TT_VIEW_GQA);
+    return true;
+  case SDLK_u:
+    toggle_view(ui, TT_VIEW_SWIGLU);
+    return true;
+  case SDLK_m:
+    toggle_view(ui, TT_VIEW_BLOCKS);
     return true;
   case SDLK_w:
     toggle_view(ui, TT_VIEW_NEIGHBOURS);
