@@ -386,6 +386,9 @@ typedef struct {
   int layer, head;
 } tt_cells_opts;
 int tt_paint_cells(tt_paint *p, SDL_Rect dst, const tt_mat *m, const tt_scale *s, const tt_cells_opts *o);
+// One cell (row, col) of m drawn on its own at r (a top column of a vocabulary, a bar),
+// registered as a panel of one cell for picking and pinning; the panel index or -1.
+int tt_pick_cell(tt_paint *p, SDL_Rect r, const tt_mat *m, int row, int col);
 // Row labels left of a drawn panel and column labels under it.
 void tt_paint_axis_labels(tt_paint *p, const tt_panel *pn, const tt_mat *m, int px, int row_w, int col_h);
 // The fused Q/K/V tensor (thirds.c): C when t is a blocks.L.attn.hook_qkv of shape (T, 3C),

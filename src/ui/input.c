@@ -381,7 +381,8 @@ static void click(tt_ui *ui, int x, int y) {
     if (pk.layer >= 0) set_layer(ui, pk.layer);
     if (pk.head >= 0) set_head(ui, pk.head);
     ui->vs.view = TT_VIEW_AUTO;
-  } else if (pk.panel == 0 && pk.t == tt_trace_find(ui->tr, ui->vs.hook)) {  // the step's own tensor
+  } else if ((pk.panel == 0 || lay->panels[pk.panel].col_axis == 'V') &&
+             pk.t == tt_trace_find(ui->tr, ui->vs.hook)) {  // the step's own tensor (a vocabulary: its top cells)
     if (ui->vs.pin_row == pk.row && ui->vs.pin_col == pk.col)
       ui->vs.pin_row = ui->vs.pin_col = -1;
     else {

@@ -20,6 +20,8 @@ import sys
 import tempfile
 import time
 
+import numpy as np
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "lesson"))
@@ -145,6 +147,7 @@ class Run:
             c = checks.Checker({k: self.trace(v) for k, v in trs.items()}, self.vocab, name, self.merges)
             fails += c.check(texts)
             full = name.endswith("-table-en") or name.endswith("-heatmap-ko")  # 01-weather records every hook
+            full = full or "-frame-" in name  # a top column or bar pinned in the window's frame
             if name.startswith("pin-") and full and not any(t.kind == "pin_recorded" for t in texts):
                 fails.append("%s: the pinned cell shows no arithmetic (no recomputed and recorded value)" % name)
             n_texts += len(texts)
@@ -247,6 +250,14 @@ def add_pins(run):
             args = ["--step", hook, "--view", view, "--pin", pin, "--head", "2", "--lang", lang, "--size", "1280x800"]
             run.render("pin-%s-%s-%s" % (hook, view, lang), os.path.join(lt, "01-weather.safetensors"),
                        args + (["--frame"] if frame else []))
+    # the window pins a (T, V) tensor's top column or bar: the last token's second candidate, over the view
+    weather = os.path.join(lt, "01-weather.safetensors")
+    second = int(np.argsort(-run.trace(weather).get("hook_logits")[3], kind="stable")[1])
+    for hook, view in (("hook_logits", "heatmap"), ("hook_probs", "bars")):
+        for lang in ("en", "ko"):
+            run.render("pin-%s-%s-frame-%s" % (hook, view, lang), weather,
+                       ["--step", hook, "--view", view, "--pin", "3,%d" % second, "--lang", lang, "--size", "1280x800",
+                        "--frame"])
     for tr in ("10-postln", "09-relu", "10-noresidual"):
         have = run.trace(os.path.join(lt, tr + ".safetensors")).t
         for hook, pin in [hp for hp in PINS if hp[0] in have]:
