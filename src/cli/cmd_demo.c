@@ -37,7 +37,8 @@ static tt_status write_pngs(const tt_view_args *a, const tt_trace *tr, const cha
   if (!st) {
     tt_viz_data_extras(vd, tr, &ex);
     st = tt_render_write_sequence(tr, &ex, dir, a->ui.width > 0 ? a->ui.width : 1280,
-                                  a->ui.height > 0 ? a->ui.height : 800, a->ui.lang, a->ui.theme, &n, err);
+                                  a->ui.height > 0 ? a->ui.height : 800, a->ui.lang, a->ui.theme, a->ui.font_scale, &n,
+                                  err);
   }
   tt_viz_data_close(vd);
   char images[32];

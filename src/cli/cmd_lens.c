@@ -17,8 +17,10 @@ static const char usage[] =
     "The logit lens: block 0's input and every block's output put through the model's own\n"
     "final norm (ln_final) and unembedding, then softmax, as if the model stopped there.\n"
     "For each position, one row per stream with its K most probable tokens (the piece, with\n"
-    "a space shown as \xE2\x90\xA3, its id and its probability). The last row is the model's own\n"
-    "prediction (hook_probs). The model folder is the one the trace names (metadata 'model').\n"
+    "a space shown as \xE2\x90\xA3 and the bytes of a character split across tokens in hex\n"
+    "between \xE2\x80\xB9 and \xE2\x80\xBA with the character they spell, as the views write\n"
+    "them; its id and its probability). The last row is the model's own prediction\n"
+    "(hook_probs). The model folder is the one the trace names (metadata 'model').\n"
     "\n"
     "  -k K         tokens per stream (default 3; 1..vocabulary size)\n"
     "  --pos P      only position P (negative counts from the end: -1 is the last token)\n"
@@ -98,23 +100,63 @@ static tt_status open_model(const lens_args *a, const tt_trace *tr, tt_model **m
   return tt_tokenizer_load(tokdir, tok, err);
 }
 
-// One position: a row per stream, K cells "piece id p".
-static void print_position(const tt_lens *l, const tt_trace *tr, const tt_tokenizer *tok, int t) {
-  char piece[256], shown[512];
-  tt_tokenizer_token_visible(tok, tt_trace_token_id(tr, t), piece, sizeof piece);
-  printf("\nposition %d: %s (id %d) \xE2\x86\x92 next token\n", t, tt_escape_text(piece, shown, sizeof shown, false),
-         (int)tt_trace_token_id(tr, t));
+// The prompt's bytes as its tokens spell them, and where each token begins (offs[t], T + 1
+// entries): a token's label needs the bytes around it.
+typedef struct {
+  char *text;
+  size_t *offs;
+} prompt_bytes;
+
+static bool prompt_bytes_of(const tt_trace *tr, const tt_tokenizer *tok, prompt_bytes *pb) {
+  int T = tt_trace_n_tokens(tr);
+  size_t total = 0, n = 0;
+  for (int t = 0; t < T; t++)
+    if (tt_tokenizer_token_bytes(tok, tt_trace_token_id(tr, t), &n)) total += n;
+  pb->text = malloc(total + 1);
+  pb->offs = malloc(sizeof(size_t) * (size_t)(T + 1));
+  if (!pb->text || !pb->offs) return false;
+  pb->offs[0] = 0;
+  for (int t = 0; t < T; t++) {
+    const char *b = tt_tokenizer_token_bytes(tok, tt_trace_token_id(tr, t), &n);
+    if (!b) n = 0;
+    memcpy(pb->text + pb->offs[t], b ? b : "", n);
+    pb->offs[t + 1] = pb->offs[t] + n;
+  }
+  return true;
+}
+
+// Token t labelled as the views label it: a piece of a character in the ‹BD:…› notation,
+// with the character the bytes around it complete.
+static const char *token_label(const prompt_bytes *pb, int T, int t, char *buf, size_t cap) {
+  size_t at = pb->offs[t], n = pb->offs[t + 1] - at, rest = pb->offs[T] - (at + n);
+  size_t nb = at < 3 ? at : 3, na = rest < 3 ? rest : 3;
+  return tt_bytes_label(pb->text + at - nb, nb, pb->text + at, n, pb->text + at + n, na, buf, cap);
+}
+
+// A candidate (bytes s, n) read after the prompt up to token t, labelled the same way.
+static const char *candidate_label(const prompt_bytes *pb, int t, const char *s, size_t n, char *buf, size_t cap) {
+  size_t at = pb->offs[t + 1], nb = at < 3 ? at : 3;
+  return tt_bytes_label(pb->text + at - nb, nb, s, n, "", 0, buf, cap);
+}
+
+// One position: a row per stream, K cells "piece id p"; the pieces as the views write them
+// (a candidate read after the prompt up to this position).
+static void print_position(const tt_lens *l, const tt_trace *tr, const tt_tokenizer *tok, const prompt_bytes *pb,
+                           int t) {
+  char shown[512];
+  token_label(pb, tt_trace_n_tokens(tr), t, shown, sizeof shown);
+  printf("\nposition %d: %s (id %d) \xE2\x86\x92 next token\n", t, shown, (int)tt_trace_token_id(tr, t));
   printf("  %-28s", "stream");
   for (int k = 0; k < l->K; k++) printf("  top %-20d", k + 1);
   printf("\n");
   for (int r = 0; r < l->n_rows; r++) {
     printf("  %-28s", l->row_hook[r]);
     for (int k = 0; k < l->K; k++) {
-      size_t i = tt_lens_at(l, r, t, k);
-      tt_tokenizer_token_visible(tok, l->ids[i], piece, sizeof piece);
+      size_t i = tt_lens_at(l, r, t, k), n = 0;
+      const char *b = tt_tokenizer_token_bytes(tok, l->ids[i], &n);
+      candidate_label(pb, t, b ? b : "", b ? n : 0, shown, sizeof shown);
       char cell[640];
-      snprintf(cell, sizeof cell, "%s %d %.4f", tt_escape_text(piece, shown, sizeof shown, false), (int)l->ids[i],
-               (double)l->probs[i]);
+      snprintf(cell, sizeof cell, "%s %d %.4f", shown, (int)l->ids[i], (double)l->probs[i]);
       int pad = 24 - tt_utf8_columns(cell);  // columns, not bytes: ␣ is three bytes
       printf("  %s%*s", cell, pad > 0 ? pad : 0, "");
     }
@@ -134,6 +176,8 @@ static int run_lens(const lens_args *a, tt_trace *tr, tt_error *err) {
                  T);
   if (!st) st = open_model(a, tr, &m, &tok, err);
   if (!st) st = tt_lens_compute(m, tr, a->K, &l, err);
+  prompt_bytes pb = {0};
+  if (!st && !prompt_bytes_of(tr, tok, &pb)) st = tt_fail(err, TT_ERR_NOMEM, "out of memory");
   if (!st) {
     const char *prompt = tt_trace_meta(tr, "prompt");
     char *shown = tt_escape_text_dup(prompt ? prompt : "");
@@ -141,8 +185,11 @@ static int run_lens(const lens_args *a, tt_trace *tr, tt_error *err) {
            shown ? shown : "");
     printf("model %s; %d streams, %d positions, top %d\n", m->dir, l.n_rows, l.T, l.K);
     free(shown);
-    for (int t = a->one_pos ? (int)pos : 0; t < (a->one_pos ? (int)pos + 1 : T); t++) print_position(&l, tr, tok, t);
+    for (int t = a->one_pos ? (int)pos : 0; t < (a->one_pos ? (int)pos + 1 : T); t++)
+      print_position(&l, tr, tok, &pb, t);
   }
+  free(pb.text);
+  free(pb.offs);
   tt_lens_free(&l);
   tt_tokenizer_destroy(tok);
   tt_model_destroy(m);

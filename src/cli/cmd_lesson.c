@@ -384,8 +384,10 @@ static void print_tensor(const tt_lesson_step *st, const tt_trace *tr, const tt_
     print_tokens(tr);
   } else if (v == TT_VIEW_BARS) {
     print_bars(tr, t, st->temperature, o, ko);
-  } else if (v == TT_VIEW_GELU) {
+  } else if (v == TT_VIEW_GELU || v == TT_VIEW_GATES) {
     print_activation(tr, t, row_index(st, tr), ko);
+  } else if (v == TT_VIEW_NEIGHBOURS) {
+    tt_cli_print_neighbours(tr, o->vocab, (int)row_index(st, tr), ko);
   } else if (v == TT_VIEW_COLLAPSE) {
     print_collapse(tr, t, ko);
   } else if (v == TT_VIEW_LENS) {

@@ -70,18 +70,19 @@ static bool ends_with(const char *s, const char *suffix) {
   return n >= m && strcasecmp(s + n - m, suffix) == 0;
 }
 
-// Only the embedding, collapse and lens views draw from weights; every other view reads the trace alone,
+// Only the embedding, collapse, lens and neighbours views draw from weights; every other view reads the trace alone,
 // so the model folder (gigabytes for larger models) is not loaded for it.
 static bool needs_weights(const tt_view_state *vs) {
   tt_hook_ref ref;
   if (vs->pin_row >= 0) return true;  // a pinned cell's arithmetic reads the weights
   if (vs->view == TT_VIEW_AUTO) return tt_hook_lookup(vs->hook, &ref) && strcmp(ref.view, "embed") == 0;
-  return vs->view == TT_VIEW_COLLAPSE || vs->view == TT_VIEW_LENS || strcmp(tt_view_name(vs->view), "embed") == 0;
+  return vs->view == TT_VIEW_COLLAPSE || vs->view == TT_VIEW_LENS || vs->view == TT_VIEW_NEIGHBOURS ||
+         strcmp(tt_view_name(vs->view), "embed") == 0;
 }
 
 typedef struct {
   tt_view_state vs;
-  const char *trace, *step, *output, *model, *compare, *title, *again;
+  const char *trace, *step, *output, *model, *compare, *title, *again, *token;
   int w, h, layer;
   bool view_set, svg;
 } render_options;
@@ -104,7 +105,8 @@ enum {
   O_FONT,
   O_COMPARE,
   O_TITLE,
-  O_AGAIN
+  O_AGAIN,
+  O_TOKEN
 };
 
 // An option that sets the look of the figure (theme, language, zoom, pin, ...). Returns -1
@@ -148,6 +150,9 @@ static int parse_look_option(int c, render_options *o) {
     return 0;
   case O_TITLE:
     o->title = optarg;
+    return 0;
+  case O_TOKEN:
+    o->token = optarg;
     return 0;
   default:
     return -1;
@@ -208,24 +213,37 @@ static int check_options(int argc, char **argv, render_options *o) {
   if (!(o->vs.font_scale > 0.2f && o->vs.font_scale < 5))
     return tt_cli_usage_error("render", "--font-scale between 0.2 and 5");
   if (o->vs.head < 0) return tt_cli_usage_error("render", "--head must be 0 or more");
+  if (o->token && o->vs.view != TT_VIEW_NEIGHBOURS)
+    return tt_cli_usage_error("render", "--token is for --view neighbours");
   return 0;
 }
 
 // Fills o from argv. Returns true to go on drawing; false with *code the exit status
 // (0 after --help).
 static bool parse_options(int argc, char **argv, render_options *o, int *code) {
-  static const struct option longs[] = {
-      {"step", required_argument, 0, O_STEP},       {"layer", required_argument, 0, O_LAYER},
-      {"head", required_argument, 0, O_HEAD},       {"view", required_argument, 0, O_VIEW},
-      {"frame", no_argument, 0, O_FRAME},           {"size", required_argument, 0, O_SIZE},
-      {"theme", required_argument, 0, O_THEME},     {"lang", required_argument, 0, O_LANG},
-      {"zoom", required_argument, 0, O_ZOOM},       {"pan", required_argument, 0, O_PAN},
-      {"pin", required_argument, 0, O_PIN},         {"temperature", required_argument, 0, O_TEMP},
-      {"position", required_argument, 0, O_POS},    {"top", required_argument, 0, O_TOP},
-      {"font-scale", required_argument, 0, O_FONT}, {"model", required_argument, 0, 'm'},
-      {"output", required_argument, 0, 'o'},        {"help", no_argument, 0, 'h'},
-      {"compare", required_argument, 0, O_COMPARE}, {"title", required_argument, 0, O_TITLE},
-      {"again", required_argument, 0, O_AGAIN},     {0, 0, 0, 0}};
+  static const struct option longs[] = {{"step", required_argument, 0, O_STEP},
+                                        {"layer", required_argument, 0, O_LAYER},
+                                        {"head", required_argument, 0, O_HEAD},
+                                        {"view", required_argument, 0, O_VIEW},
+                                        {"frame", no_argument, 0, O_FRAME},
+                                        {"size", required_argument, 0, O_SIZE},
+                                        {"theme", required_argument, 0, O_THEME},
+                                        {"lang", required_argument, 0, O_LANG},
+                                        {"zoom", required_argument, 0, O_ZOOM},
+                                        {"pan", required_argument, 0, O_PAN},
+                                        {"pin", required_argument, 0, O_PIN},
+                                        {"temperature", required_argument, 0, O_TEMP},
+                                        {"position", required_argument, 0, O_POS},
+                                        {"top", required_argument, 0, O_TOP},
+                                        {"font-scale", required_argument, 0, O_FONT},
+                                        {"model", required_argument, 0, 'm'},
+                                        {"output", required_argument, 0, 'o'},
+                                        {"help", no_argument, 0, 'h'},
+                                        {"compare", required_argument, 0, O_COMPARE},
+                                        {"title", required_argument, 0, O_TITLE},
+                                        {"again", required_argument, 0, O_AGAIN},
+                                        {"token", required_argument, 0, O_TOKEN},
+                                        {0, 0, 0, 0}};
   memset(o, 0, sizeof *o);
   tt_view_state_init(&o->vs);
   o->w = 1600, o->h = 1000, o->layer = -1;
@@ -339,6 +357,7 @@ static tt_status record_provenance(tt_trace *tr, const render_options *o, tt_pro
   tt_prov_option(p, "--temperature", "%.9g", (double)vs->temperature);
   tt_prov_option(p, "--position", "%d", vs->position);
   tt_prov_option(p, "--top", "%d", vs->top_k);
+  if (o->token) tt_prov_option(p, "--token", "%s", o->token);
   tt_prov_option(p, "--font-scale", "%.9g", (double)vs->font_scale);
   if (o->title) tt_prov_option(p, "--title", "%s", o->title);
   if (o->model) put_path(p, "--model", o->model);
@@ -357,6 +376,11 @@ static int draw(tt_trace *tr, render_options *o, tt_error *err) {
   tt_render_extras ex;
   tt_render *rc = NULL;
   tt_status st = tt_viz_data_open_for(o->model, tr, needs_weights(&o->vs), &vd, err);
+  if (!st && o->token) {
+    int32_t id = -1;
+    st = tt_viz_data_token_id(vd, o->token, &id, err);
+    o->vs.token = (int)id;
+  }
   if (!st) {
     tt_viz_data_extras(vd, tr, &ex);
     st = tt_render_create(&rc, err);

@@ -1,4 +1,4 @@
-// lesson_views_text: the lens and cost views as text (see lesson_views_text.h).
+// lesson_views_text: the lens, neighbours and cost views as text (see lesson_views_text.h).
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,4 +82,46 @@ void tt_cli_print_cost(const tt_trace *tr, bool ko) {
          100.0 * p.matmul_flops / p.flops);
   free(steps);
   tt_cost_pass_free(&p);
+}
+
+void tt_cli_print_neighbours(const tt_trace *tr, const tt_tokenizer *tok, int pos, bool ko) {
+  tt_model *m = NULL;
+  tt_error err = {0};
+  int T = tt_trace_n_tokens(tr);
+  if (pos < 0 || pos >= T) pos = T - 1;
+  int32_t id = tt_trace_token_id(tr, pos);
+  tt_neighbours nb;
+  if (load_model(tr, &m, &err) ||
+      tt_embedding_neighbours(m->wte, m->cfg.vocab_size, m->cfg.n_embd, id, 10, &nb, &err)) {
+    printf(say(ko, "(the neighbours are read from the model's W_E: %s)\n", "(이웃은 모델의 W_E에서 읽습니다: %s)\n"),
+           err.msg);
+    tt_model_destroy(m);
+    return;
+  }
+  char piece[256];
+  printf(say(ko, "the rows of W_E nearest to '%s' (id %d), by cosine similarity:\n",
+             "'%s'(id %d)의 행과 코사인 유사도가 가장 큰 W_E의 행:\n"),
+         tt_trace_token(tr, pos), (int)id);
+  if (nb.shared > 1)
+    printf(say(ko, "  (its row is shared with %d other tokens never seen in training)\n",
+               "  (학습에 나오지 않은 다른 토큰 %d개와 한 행을 함께 씀)\n"),
+           nb.shared - 1);
+  for (int i = 0; i < nb.n; i++) {
+    if (nb.near[i].shared > 1) {
+      snprintf(piece, sizeof piece,
+               say(ko, "%d tokens share one row (never seen in training)",
+                   "토큰 %d개가 한 행을 함께 씀 (학습에 나오지 않음)"),
+               nb.near[i].shared);
+      printf("  %2d  ", i + 1);
+      pad_to(piece, 44);
+    } else {
+      if (!tok || !tt_tokenizer_token_visible(tok, nb.near[i].id, piece, sizeof piece))
+        snprintf(piece, sizeof piece, "id %d", (int)nb.near[i].id);
+      printf("  %2d  ", i + 1);
+      pad_to(piece, 24);
+      printf("%8d            ", (int)nb.near[i].id);
+    }
+    printf("  %.3f\n", nb.near[i].cosine);
+  }
+  tt_model_destroy(m);
 }

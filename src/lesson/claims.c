@@ -80,7 +80,7 @@ static tt_status placeholder_value(expr_ctx *c, const char *body, size_t n, vec 
   if (ph.fmt[0])
     return tt_fail(c->err, TT_ERR_FORMAT, "'%.*s': a check compares numbers; drop the format", (int)n, body);
   if (ph.func == TT_PH_TOKEN || ph.func == TT_PH_WORD || ph.func == TT_PH_LIST || ph.func == TT_PH_SHAPE ||
-      ph.func == TT_PH_LENS_WORD)
+      ph.func == TT_PH_LENS_WORD || ph.func == TT_PH_NEAR_WORD)
     return tt_fail(c->err, TT_ERR_FORMAT, "'%.*s' is not a number", (int)n, body);
   int ti = ph.trace[0] ? tt_lesson_find_trace(c->l, ph.trace) : c->trace;
   if (ti < 0) return tt_fail(c->err, TT_ERR_FORMAT, "trace '%s' is not defined in the header", ph.trace);

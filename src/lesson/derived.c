@@ -2,7 +2,9 @@
 // {{lensword STREAM[pos]}} and {{lensp STREAM[pos]}} (the logit lens of one stream at one
 // position: its most probable next token and that probability, computed with the lesson's
 // model, see lens/lens.h), and {{cost KEY}} (the FLOP and byte counts of the trace's pass
-// and of one decode step after it, see cost/cost.h).
+// and of one decode step after it, see cost/cost.h), and the embedding's neighbours
+// ({{nearword tokens[P,K]}}, {{nearcos ...}}, {{cosine tokens[P,Q]}}, from the model's W_E).
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,6 +108,52 @@ tt_status tt_lesson_lens_top(const tt_lesson *l, const tt_trace *tr, const tt_pl
   if (st) return st;
   *id = lens->ids[tt_lens_at(lens, row, (int)pos, 0)];
   *p = lens->probs[tt_lens_at(lens, row, (int)pos, 0)];
+  return TT_OK;
+}
+
+// Token position i of tr (negative from the end), or -1 when outside its T tokens.
+static int position_of(const tt_trace *tr, int64_t i) {
+  int T = tt_trace_n_tokens(tr);
+  if (i < 0) i += T;
+  return i >= 0 && i < T ? (int)i : -1;
+}
+
+// cos(W_E[a], W_E[b]) in double; 0 where a row is all zeros.
+static double cosine(const tt_model *m, int32_t a, int32_t b) {
+  const float *x = m->wte + (size_t)a * (size_t)m->cfg.n_embd, *y = m->wte + (size_t)b * (size_t)m->cfg.n_embd;
+  double xy = 0, xx = 0, yy = 0;
+  for (int c = 0; c < m->cfg.n_embd; c++)
+    xy += (double)x[c] * y[c], xx += (double)x[c] * x[c], yy += (double)y[c] * y[c];
+  return xx > 0 && yy > 0 ? xy / sqrt(xx * yy) : 0;
+}
+
+tt_status tt_lesson_embed_value(const tt_lesson *l, const tt_trace *tr, const tt_placeholder *ph, int32_t *id,
+                                double *v, tt_error *err) {
+  bool pair = ph->func == TT_PH_COSINE;
+  if (strcmp(ph->ref, "tokens") != 0 || ph->n_idx != 2 || ph->idx[0] == TT_PH_ANY || ph->idx[1] == TT_PH_ANY)
+    return tt_fail(err, TT_ERR_FORMAT,
+                   pair ? "cosine takes two token positions, e.g. {{cosine tokens[2,3]}}"
+                        : "the neighbours take a token position and a rank, e.g. tokens[1,0]");
+  int p = position_of(tr, ph->idx[0]), q = pair ? position_of(tr, ph->idx[1]) : 0;
+  if (p < 0 || q < 0) return tt_fail(err, TT_ERR_ARG, "a token position outside the trace's %d", tt_trace_n_tokens(tr));
+  if (!pair && (ph->idx[1] < 0 || ph->idx[1] >= TT_MAX_NEIGHBOURS))
+    return tt_fail(err, TT_ERR_ARG, "rank %lld: the nearest %d are known", (long long)ph->idx[1], TT_MAX_NEIGHBOURS);
+  tt_status st = model_for(l, tr, l->derived, err);
+  if (st) return st;
+  const tt_model *m = l->derived->model;
+  int32_t a = tt_trace_token_id(tr, p);
+  if (a < 0 || a >= m->cfg.vocab_size)
+    return tt_fail(err, TT_ERR_FORMAT, "token %d is not in the model's vocabulary", p);
+  if (pair) {
+    *v = cosine(m, a, tt_trace_token_id(tr, q));
+    return TT_OK;
+  }
+  tt_neighbours nb;
+  st = tt_embedding_neighbours(m->wte, m->cfg.vocab_size, m->cfg.n_embd, a, (int)ph->idx[1] + 1, &nb, err);
+  if (st) return st;
+  if (nb.n <= ph->idx[1]) return tt_fail(err, TT_ERR_ARG, "the vocabulary has fewer rows");
+  *id = nb.near[ph->idx[1]].id;
+  *v = nb.near[ph->idx[1]].cosine;
   return TT_OK;
 }
 

@@ -15,11 +15,12 @@ static const struct {
   const char *name;
   tt_ph_func func;
 } funcs[] = {
-    {"value", TT_PH_VALUE},        {"max", TT_PH_MAX},       {"min", TT_PH_MIN},        {"absmax", TT_PH_ABSMAX},
-    {"mean", TT_PH_MEAN},          {"std", TT_PH_STD},       {"sum", TT_PH_SUM},        {"norm", TT_PH_NORM},
-    {"argmax", TT_PH_ARGMAX},      {"argmin", TT_PH_ARGMIN}, {"word", TT_PH_WORD},      {"list", TT_PH_LIST},
-    {"shape", TT_PH_SHAPE},        {"size", TT_PH_SIZE},     {"token", TT_PH_TOKEN},    {"config", TT_PH_CONFIG},
-    {"lensword", TT_PH_LENS_WORD}, {"lensp", TT_PH_LENS_P},  {"lensid", TT_PH_LENS_ID}, {"cost", TT_PH_COST}};
+    {"value", TT_PH_VALUE},        {"max", TT_PH_MAX},        {"min", TT_PH_MIN},          {"absmax", TT_PH_ABSMAX},
+    {"mean", TT_PH_MEAN},          {"std", TT_PH_STD},        {"sum", TT_PH_SUM},          {"norm", TT_PH_NORM},
+    {"argmax", TT_PH_ARGMAX},      {"argmin", TT_PH_ARGMIN},  {"word", TT_PH_WORD},        {"list", TT_PH_LIST},
+    {"shape", TT_PH_SHAPE},        {"size", TT_PH_SIZE},      {"token", TT_PH_TOKEN},      {"config", TT_PH_CONFIG},
+    {"lensword", TT_PH_LENS_WORD}, {"lensp", TT_PH_LENS_P},   {"lensid", TT_PH_LENS_ID},   {"cost", TT_PH_COST},
+    {"nearword", TT_PH_NEAR_WORD}, {"nearid", TT_PH_NEAR_ID}, {"nearcos", TT_PH_NEAR_COS}, {"cosine", TT_PH_COSINE}};
 
 static const char *const config_keys[] = {"n_layer",     "n_head",     "n_embd", "d_head", "n_inner",
                                           "n_positions", "vocab_size", "tokens", NULL};
@@ -488,17 +489,20 @@ static tt_status put_tensor(fill_ctx *c, const tt_placeholder *ph, const tt_trac
   return TT_OK;
 }
 
-// {{cost KEY}}, {{lensword ...}}, {{lensp ...}}, {{lensid ...}}: numbers that follow from the trace (derived.c).
+// {{cost KEY}}, {{lensword ...}}, {{lensp ...}}, {{lensid ...}}, {{nearword ...}}, {{nearid ...}}, {{nearcos
+// ...}}, {{cosine ...}}: numbers that follow from the trace (derived.c).
 static tt_status put_derived(fill_ctx *c, const tt_placeholder *ph, const tt_trace *tr, const char *where,
                              tt_error *err) {
   double v = 0;
   int32_t id = 0;
+  bool embed = ph->func >= TT_PH_NEAR_WORD && ph->func <= TT_PH_COSINE;
   tt_status st = ph->func == TT_PH_COST ? tt_lesson_cost_value(tr, ph->ref, &v, err)
+                 : embed                ? tt_lesson_embed_value(c->l, tr, ph, &id, &v, err)
                                         : tt_lesson_lens_top(c->l, tr, ph, &id, &v, err);
   if (st) return tt_fail_prefix(err, "%s", where);
-  if (ph->func == TT_PH_LENS_WORD)
+  if (ph->func == TT_PH_LENS_WORD || ph->func == TT_PH_NEAR_WORD)
     put_word(c, id);
-  else if (ph->func == TT_PH_LENS_ID)
+  else if (ph->func == TT_PH_LENS_ID || ph->func == TT_PH_NEAR_ID)
     sb_printf(&c->out, "%d", (int)id);
   else
     put_number(&c->out, ph, v, false);
@@ -518,7 +522,7 @@ static tt_status fill_one(void *vctx, const char *open, const char *inner, size_
   const tt_trace *tr = c->traces[ti];
   if (ph.func == TT_PH_TOKEN) return put_token(c, &ph, tr, where, err);
   if (ph.func == TT_PH_CONFIG) return put_config(c, &ph, tr, ti, where, err);
-  if (ph.func == TT_PH_COST || ph.func == TT_PH_LENS_WORD || ph.func == TT_PH_LENS_P || ph.func == TT_PH_LENS_ID)
+  if (ph.func >= TT_PH_LENS_WORD)  // lens, cost and embedding placeholders
     return put_derived(c, &ph, tr, where, err);
   return put_tensor(c, &ph, tr, ti, where, err);
 }

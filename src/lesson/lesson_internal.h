@@ -36,7 +36,11 @@ typedef enum {
   TT_PH_LENS_WORD,  // the logit lens's top token of a stream at a position (derived.c)
   TT_PH_LENS_P,     // its probability
   TT_PH_LENS_ID,    // its id
-  TT_PH_COST        // a FLOP or byte count of the trace's pass (derived.c)
+  TT_PH_COST,       // a FLOP or byte count of the trace's pass (derived.c)
+  TT_PH_NEAR_WORD,  // the K-th nearest row of W_E to token P's: its word (derived.c)
+  TT_PH_NEAR_ID,    // its id
+  TT_PH_NEAR_COS,   // its cosine similarity
+  TT_PH_COSINE      // the cosine similarity of the rows of W_E of tokens P and Q
 } tt_ph_func;
 
 #define TT_PH_ANY INT64_MIN  // ':' in an index list
@@ -82,6 +86,12 @@ tt_status tt_lesson_lens_top(const tt_lesson *l, const tt_trace *tr, const tt_pl
 // FLOPs), the same with decode_ for one decode step after the prompt (T_ctx = T), and
 // qkv_flops, qkv_fused_bytes, qkv_separate_bytes (one (T,C)·(C,3C) against three (T,C)·(C,C)).
 extern const char *const tt_lesson_cost_keys[];
+// {{nearword/nearid/nearcos tokens[P,K]}}: the K-th (0: the nearest) row of W_E to token P's
+// row by cosine similarity, rows that tokens share bit for bit counted once (model/model.h
+// tt_embedding_neighbours), its id in *id and cosine in *v; {{cosine tokens[P,Q]}}: the
+// cosine of tokens P's and Q's rows in *v. The model as for the lens placeholders.
+tt_status tt_lesson_embed_value(const tt_lesson *l, const tt_trace *tr, const tt_placeholder *ph, int32_t *id,
+                                double *v, tt_error *err);
 // The cache of the lens placeholders: the model, loaded at first use, and the lens of each
 // trace it was asked about; owned by the lesson.
 struct tt_lesson_derived *tt_lesson_derived_create(void);

@@ -72,6 +72,11 @@ static tt_status check_view(const tt_lesson *l, const tt_lesson_step *st, const 
   } else if (strcmp(v, "gelu") == 0) {
     ok = ends_with(name, "mlp.hook_post") || ends_with(name, "mlp.hook_pre"), want = "mlp.hook_pre or mlp.hook_post";
     need[0] = "hook_pre", need[1] = "hook_post";
+  } else if (strcmp(v, "gates") == 0) {
+    ok = ends_with(name, "mlp.hook_post") || ends_with(name, "mlp.hook_pre"), want = "mlp.hook_pre or mlp.hook_post";
+    need[0] = "hook_pre", need[1] = "hook_post";
+  } else if (strcmp(v, "neighbours") == 0) {
+    ok = strcmp(name, "tokens") == 0, want = "the hook 'tokens'";
   } else if (strcmp(v, "qkv") == 0) {
     ok = ends_with(name, "attn.hook_q") || ends_with(name, "attn.hook_k") || ends_with(name, "attn.hook_v"),
     want = "attn.hook_q, hook_k or hook_v";

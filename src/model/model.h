@@ -141,4 +141,25 @@ void tt_model_destroy(tt_model *m);
 // The default model's folder (assets/models/...); false when it is not installed.
 bool tt_model_default_dir(char *buf, size_t len);
 
+// ---- embedding neighbours (neighbours.c) ----------------------------------------------------
+// The rows of W_E (vocab, width) nearest token id's row by cosine similarity, most similar
+// first. Rows equal bit for bit (the default model gives every token it never saw in
+// training one shared row) are one entry: `shared` counts the tokens that have that row,
+// `id` is the lowest of them. Rows equal to the token's own are not listed; out->shared
+// counts them (1: the row is the token's alone).
+#define TT_MAX_NEIGHBOURS 16
+typedef struct {
+  int32_t id;     // the neighbour (the lowest id of a shared row)
+  double cosine;  // W_E[query]·W_E[id] / (|W_E[query]| |W_E[id]|), in double
+  int shared;     // tokens with this row (1: its own)
+} tt_neighbour;
+typedef struct {
+  int32_t id;  // the query
+  int shared;  // tokens with the query's row, the query included
+  int n;       // entries in near[] (k, fewer when the vocabulary runs out)
+  tt_neighbour near[TT_MAX_NEIGHBOURS];
+} tt_neighbours;
+tt_status tt_embedding_neighbours(const float *wte, int vocab, int width, int32_t id, int k, tt_neighbours *out,
+                                  tt_error *err);
+
 #endif

@@ -58,6 +58,8 @@ typedef enum {
   TT_VIEW_GQA,        // grouped-query attention: which query heads share each K/V head, the cache it saves
   TT_VIEW_SWIGLU,     // SwiGLU at one position: gate, act(gate), up, their product, what the gate switches off
   TT_VIEW_BLOCKS,     // GPT-2's and Llama's step lists side by side with both models' shapes
+  TT_VIEW_NEIGHBOURS,  // a token's nearest rows of W_E by cosine similarity (needs the model)
+  TT_VIEW_GATES,       // one position's FFN neurons: those that fire most and those the activation switches off
   TT_VIEW_COUNT
 } tt_view_kind;
 
@@ -135,8 +137,25 @@ typedef enum {
   TT_S_COST_BYTES,
   TT_S_COST_TIME,
   TT_S_COST_INTENSITY,
-  TT_S_COST_NO_TIMES,  // the trace has no measured times
-  TT_S_COST_RULE,      // how FLOPs are counted
+  TT_S_COST_NO_TIMES,       // the trace has no measured times
+  TT_S_COST_RULE,           // how FLOPs are counted
+  TT_S_NB_TITLE,            // the embedding-neighbours view (painters/neighbours.c)
+  TT_S_NB_CAPTION_FMT,      // the token's label, its id
+  TT_S_NB_RULE,             // what the cosine is
+  TT_S_NB_SELF_SHARED_FMT,  // the token's label, how many other tokens have its row
+  TT_S_NB_SHARED_FMT,       // tokens that share one row
+  TT_S_NB_NO_MODEL_FMT,     // why W_E is not at hand
+  TT_S_NB_COL_TOKEN,        // column heads
+  TT_S_NB_COL_COSINE,
+  TT_S_GATES_TITLE_FMT,     // the FFN-gates view (painters/gates.c): layer
+  TT_S_GATES_CAPTION_FMT,   // layer, token label, position, activation name
+  TT_S_GATES_GATED_FMT,     // the same for a gated (SwiGLU) MLP: layer, token label, position
+  TT_S_GATES_ON,            // the neurons that fire most
+  TT_S_GATES_OFF,           // the ones the activation switches off
+  TT_S_GATES_OFF_IDENTITY,  // the same side with the identity, which switches nothing off
+  TT_S_GATES_COUNT_FMT,     // neurons with u > 0, neurons, activation name
+  TT_S_GATES_IDENTITY_FMT,  // the same with the identity activation: neurons with u > 0, neurons
+  TT_S_GATES_COL_NEURON,    // column heads
   TT_S_AXIS_TOKEN,
   TT_S_AXIS_QUERY,
   TT_S_AXIS_KEY,

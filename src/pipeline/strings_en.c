@@ -84,6 +84,32 @@ static const char *const str[TT_S_COUNT] = {
         "a matrix product (M,K)\xC2\xB7(K,N) counts 2\xC2\xB7M\xC2\xB7N\xC2\xB7K FLOPs; "
         "element-wise steps count the operations per element of docs/cost.md; bytes are float32 "
         "inputs read once and outputs written once",
+    [TT_S_NB_TITLE] = "embedding neighbours: the rows of W_E nearest a token's row",
+    [TT_S_NB_CAPTION_FMT] = "%s (id %d): its row of W_E against every other row, most similar first",
+    [TT_S_NB_RULE] =
+        "cos = a\xC2\xB7"
+        "b / (|a| |b|): 1 is the same direction, 0 unrelated, \xE2\x88\x92"
+        "1 opposite",
+    [TT_S_NB_SELF_SHARED_FMT] =
+        "%s shares its row with %d other tokens: none of them was seen in training, so they all "
+        "kept one vector, and these are that vector's neighbours",
+    [TT_S_NB_SHARED_FMT] = "%d tokens share one row (never seen in training)",
+    [TT_S_NB_NO_MODEL_FMT] = "this view reads W_E from the model: %s",
+    [TT_S_NB_COL_TOKEN] = "token",
+    [TT_S_NB_COL_COSINE] = "cosine",
+    [TT_S_GATES_TITLE_FMT] = "FFN neurons as gates: block %d",
+    [TT_S_GATES_CAPTION_FMT] = "blocks.%d.mlp at %s (token %d): u = hook_pre, a(u) = %s(u) = hook_post",
+    [TT_S_GATES_GATED_FMT] =
+        "blocks.%d.mlp at %s (token %d): the gate is silu(u) of u = hook_pre; up = hook_pre_linear; "
+        "hook_post = silu(u)\xC2\xB7up",
+    [TT_S_GATES_ON] = "fire most: the largest a(u)",
+    [TT_S_GATES_OFF] = "switched off: the most negative u, a(u) near 0",
+    [TT_S_GATES_OFF_IDENTITY] = "the most negative u: the identity lets them through, a(u) = u",
+    [TT_S_GATES_COUNT_FMT] =
+        "u > 0 for %d of %d neurons: %s keeps large positive u almost as they are and presses "
+        "negative u toward 0",
+    [TT_S_GATES_IDENTITY_FMT] = "u > 0 for %d of %d neurons; the identity is no gate: a(u) = u for every one",
+    [TT_S_GATES_COL_NEURON] = "neuron",
     [TT_S_AXIS_TOKEN] = "token",
     [TT_S_AXIS_QUERY] = "token (query: who looks)",
     [TT_S_AXIS_KEY] = "token (key: looked at)",
@@ -475,6 +501,7 @@ static const tt_key_row window_keys[] = {
     {"E / C", "logit lens (layers \xC3\x97 positions) / where the computation goes"},
     {"R / H", "RoPE: pairs of q turning over the positions / the query heads sharing each K/V head"},
     {"U / M", "SwiGLU at a token (, and . pick it) / GPT-2 and Llama side by side"},
+    {"W / F", "embedding neighbours of the token / its FFN neurons as gates (, and . pick the token)"},
     {"Space", "play / pause (a step every 3 seconds)"},
     {"S", "save a screenshot (the bottom line says where)"},
     {"P", "type a new prompt; Enter traces it"},

@@ -77,6 +77,32 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_COST_RULE] =
         "행렬 곱 (M,K)\xC2\xB7(K,N)은 2\xC2\xB7M\xC2\xB7N\xC2\xB7K FLOP으로 셉니다. 원소별 단계는 "
         "docs/cost.md의 원소당 연산 수로, 바이트는 float32 입력을 한 번 읽고 출력을 한 번 쓴 양으로 셉니다",
+    [TT_S_NB_TITLE] = "임베딩 이웃: 한 토큰의 행과 가장 가까운 W_E의 행",
+    [TT_S_NB_CAPTION_FMT] = "%s (id %d): W_E의 이 행을 다른 모든 행과 비교, 가장 비슷한 것부터",
+    [TT_S_NB_RULE] =
+        "cos = a\xC2\xB7"
+        "b / (|a| |b|): 1은 같은 방향, 0은 무관, \xE2\x88\x92"
+        "1은 반대 방향",
+    [TT_S_NB_SELF_SHARED_FMT] =
+        "%s 토큰은 다른 토큰 %d개와 한 행을 함께 씁니다: 모두 학습 중에 한 번도 나오지 않아 "
+        "벡터 하나를 나눠 가졌고, 아래는 그 벡터의 이웃입니다",
+    [TT_S_NB_SHARED_FMT] = "토큰 %d개가 한 행을 함께 씀 (학습에 나오지 않음)",
+    [TT_S_NB_NO_MODEL_FMT] = "이 뷰는 모델에서 W_E를 읽습니다: %s",
+    [TT_S_NB_COL_TOKEN] = "토큰",
+    [TT_S_NB_COL_COSINE] = "코사인",
+    [TT_S_GATES_TITLE_FMT] = "게이트로서의 FFN 뉴런: 블록 %d",
+    [TT_S_GATES_CAPTION_FMT] = "blocks.%d.mlp, %s (토큰 %d): u = hook_pre, a(u) = %s(u) = hook_post",
+    [TT_S_GATES_GATED_FMT] =
+        "blocks.%d.mlp, %s (토큰 %d): 게이트는 u = hook_pre의 silu(u), up = hook_pre_linear, "
+        "hook_post = silu(u)\xC2\xB7up",
+    [TT_S_GATES_ON] = "가장 강하게 켜짐: a(u)가 가장 큰 뉴런",
+    [TT_S_GATES_OFF] = "꺼짐: u가 가장 음수인 뉴런, a(u)는 0 근처",
+    [TT_S_GATES_OFF_IDENTITY] = "u가 가장 음수인 뉴런: 항등 함수는 그대로 통과시킴, a(u) = u",
+    [TT_S_GATES_COUNT_FMT] =
+        "u > 0인 뉴런 %d개 (전체 %d개): %s는 큰 양수 u는 거의 그대로 두고 음수 u는 0 쪽으로 "
+        "누릅니다",
+    [TT_S_GATES_IDENTITY_FMT] = "u > 0인 뉴런 %d개 (전체 %d개); 항등 함수는 게이트가 아닙니다: 모든 뉴런에서 a(u) = u",
+    [TT_S_GATES_COL_NEURON] = "뉴런",
     [TT_S_AXIS_TOKEN] = "토큰",
     [TT_S_AXIS_QUERY] = "토큰 (쿼리: 이 토큰이 본다)",
     [TT_S_AXIS_KEY] = "토큰 (키: 보이는 쪽)",
@@ -458,6 +484,7 @@ static const tt_key_row window_keys[] = {
     {"E / C", "로짓 렌즈 (블록 \xC3\x97 위치) / 계산은 어디에 쓰이나"},
     {"R / H", "RoPE: 위치마다 도는 q의 차원 쌍 / K/V 헤드 하나를 나눠 쓰는 쿼리 헤드"},
     {"U / M", "한 토큰의 SwiGLU (, 와 . 로 고름) / GPT-2와 Llama 나란히"},
+    {"W / F", "토큰의 임베딩 이웃 / 그 토큰의 FFN 뉴런 게이트 (, 와 . 로 토큰 선택)"},
     {"Space", "재생 / 멈춤 (3초마다 한 단계)"},
     {"S", "화면 저장 (저장 위치는 아래 줄에 표시)"},
     {"P", "새 프롬프트 입력, Enter로 다시 계산"},

@@ -162,3 +162,18 @@ void tt_viz_data_extras(tt_viz_data *d, const tt_trace *tr, tt_render_extras *ex
     ex->model = d->model;
   }
 }
+
+tt_status tt_viz_data_token_id(const tt_viz_data *d, const char *text, int32_t *id, tt_error *err) {
+  if (!d || !d->tok) return tt_fail(err, TT_ERR_IO, "no tokenizer was found to look up '%s'", text);
+  int32_t *ids = NULL;
+  int n = 0;
+  tt_status st = tt_tokenizer_encode(d->tok, text, strlen(text), &ids, &n, NULL, NULL, err);
+  if (st) return st;
+  if (n == 1) *id = ids[0];
+  free(ids);
+  if (n != 1 && text[0] != ' ')  // inside a text a word is spelled with the space before it
+    return tt_fail(err, TT_ERR_ARG, "'%s' is %d tokens, not one (a word after a space is its own token: ' %s')", text,
+                   n, text);
+  if (n != 1) return tt_fail(err, TT_ERR_ARG, "'%s' is %d tokens, not one", text, n);
+  return TT_OK;
+}

@@ -32,6 +32,7 @@ typedef struct {
   float temperature;        // bars: p = softmax(logits / temperature)
   int position;             // bars: whose next token (row of the logits); -1 the last token
   int top_k;                // bars: how many candidates
+  int token;                // neighbours: a vocabulary id shown instead of the token at position (-1: none)
   bool playing;             // show the play marker
   bool show_help;           // the key overlay
   const char *prompt_edit;  // text being typed in the prompt box, or NULL when not editing
@@ -250,13 +251,15 @@ void tt_viz_data_close(tt_viz_data *d);
 // Fills ex for tr (merges are recomputed from tr's prompt). ex stays valid until the next
 // call or tt_viz_data_close.
 void tt_viz_data_extras(tt_viz_data *d, const tt_trace *tr, tt_render_extras *ex);
+// The vocabulary id of text, which must be exactly one token of the tokenizer d loaded.
+tt_status tt_viz_data_token_id(const tt_viz_data *d, const char *text, int32_t *id, tt_error *err);
 
 // ---- the headless step sequence (sequence.c) ----------------------------------------------
 // Writes the whole step sequence (every step; block steps for each layer, up to 4
 // layers, else the first and last) as numbered PNGs (001-tokenize.png, ...) into dir,
-// creating it. Returns the number written in *n.
+// creating it, with type font_scale times the default (0: 1). Returns the number written in *n.
 tt_status tt_render_write_sequence(const tt_trace *tr, const tt_render_extras *ex, const char *dir, int w, int h,
-                                   tt_lang lang, tt_theme theme, int *n, tt_error *err);
+                                   tt_lang lang, tt_theme theme, float font_scale, int *n, tt_error *err);
 // The same sequence as view states (frame on): fn gets each one with its file stem
 // ("003-embed", "012-L0-softmax"); the first error it returns stops the walk.
 typedef tt_status (*tt_sequence_fn)(void *ctx, const tt_view_state *vs, const char *name, tt_error *err);

@@ -296,8 +296,11 @@ struct tt_render {
   int collapse_layer;
   char collapse_name[48];  // "collapse.blocks.L": what the SVG says its cells belong to
   tt_tensor collapse_view;
-  tt_lens lens;         // the lens view's lens, kept while it shows the same trace
-  const void *lens_of;  // data of the blocks.0.hook_resid_pre it was computed from (NULL: none)
+  tt_lens lens;            // the lens view's lens, kept while it shows the same trace
+  const void *lens_of;     // data of the blocks.0.hook_resid_pre it was computed from (NULL: none)
+  tt_neighbours neigh;     // the neighbours view's last answer, for the W_E and k below
+  const float *neigh_wte;  // NULL: none yet
+  int neigh_k;
   tt_scale_entry scales[TT_SCALE_CACHE];
   int next_scale;
 };
@@ -354,6 +357,8 @@ void tt_paint_rope(tt_paint *p, SDL_Rect r, int layer, int head);
 void tt_paint_gqa(tt_paint *p, SDL_Rect r, int head);
 void tt_paint_swiglu(tt_paint *p, SDL_Rect r, int layer);
 void tt_paint_blocks(tt_paint *p, SDL_Rect r);
+void tt_paint_neighbours(tt_paint *p, SDL_Rect r);        // painters/neighbours.c
+void tt_paint_gates(tt_paint *p, SDL_Rect r, int layer);  // painters/gates.c
 // The pinned cell's arithmetic for a gradient (inspect_grad.c): lines for the inspector to
 // draw, for grad.hook_logits, grad.*.attn.hook_attn_scores(_scaled) and grad.*.attn.hook_pattern;
 // the count (0: no arithmetic for this tensor).
@@ -391,6 +396,9 @@ typedef struct {
   int layer, head;
 } tt_cells_opts;
 int tt_paint_cells(tt_paint *p, SDL_Rect dst, const tt_mat *m, const tt_scale *s, const tt_cells_opts *o);
+// One cell (row, col) of m drawn on its own at r (a top column of a vocabulary, a bar),
+// registered as a panel of one cell for picking and pinning; the panel index or -1.
+int tt_pick_cell(tt_paint *p, SDL_Rect r, const tt_mat *m, int row, int col);
 // Row labels left of a drawn panel and column labels under it.
 void tt_paint_axis_labels(tt_paint *p, const tt_panel *pn, const tt_mat *m, int px, int row_w, int col_h);
 // The fused Q/K/V tensor (thirds.c): C when t is a blocks.L.attn.hook_qkv of shape (T, 3C),

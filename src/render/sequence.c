@@ -69,17 +69,20 @@ typedef struct {
   const tt_trace *tr;
   const char *dir;
   int w, h;
+  float font_scale;
 } png_job;
 
 static tt_status write_png(void *ctx, const tt_view_state *vs, const char *name, tt_error *err) {
   png_job *j = ctx;
   char path[4200];
   snprintf(path, sizeof path, "%s/%s.png", j->dir, name);
-  return tt_render_png(j->rc, j->tr, vs, j->w, j->h, path, err);
+  tt_view_state scaled = *vs;
+  scaled.font_scale = j->font_scale > 0 ? j->font_scale : 1;
+  return tt_render_png(j->rc, j->tr, &scaled, j->w, j->h, path, err);
 }
 
 tt_status tt_render_write_sequence(const tt_trace *tr, const tt_render_extras *ex, const char *dir, int w, int h,
-                                   tt_lang lang, tt_theme theme, int *n, tt_error *err) {
+                                   tt_lang lang, tt_theme theme, float font_scale, int *n, tt_error *err) {
   *n = 0;
   if (mkdir(dir, 0755) != 0 && errno != EEXIST)
     return tt_fail(err, TT_ERR_IO, "cannot create folder %s: %s", dir, strerror(errno));
@@ -87,7 +90,7 @@ tt_status tt_render_write_sequence(const tt_trace *tr, const tt_render_extras *e
   tt_status st = tt_render_create(&rc, err);
   if (st) return st;
   tt_render_set_extras(rc, ex);
-  png_job j = {rc, tr, dir, w, h};
+  png_job j = {rc, tr, dir, w, h, font_scale};
   st = tt_render_each_step(tr, lang, theme, write_png, &j, n, err);
   tt_render_destroy(rc);
   return st;

@@ -51,6 +51,7 @@ void tt_view_state_init(tt_view_state *st) {
   st->temperature = 1;
   st->position = -1;
   st->top_k = 10;
+  st->token = -1;
 }
 
 // The view a hook opens with when none is chosen.
@@ -102,10 +103,26 @@ static void hover(tt_paint *p, SDL_Rect area) {
   tt_draw_tooltip(p->cv, p->pal, area, st->mouse_x, st->mouse_y, u, lines, 4);
 }
 
-static void pinned(tt_paint *p) {
+// The panel that shows the pinned cell of t: the one whose visible cells hold it (the top
+// columns of a vocabulary and the bars are panels of one cell each), else the first when it
+// is t's and not such a cell; NULL when none is.
+static const tt_panel *pin_panel(const tt_paint *p, const tt_tensor *t) {
   const tt_view_state *st = p->st;
-  if (st->pin_row < 0 || p->lay->n_panels == 0) return;
-  const tt_panel *pn = &p->lay->panels[0];
+  const tt_layout *lay = p->lay;
+  for (int i = 0; i < lay->n_panels; i++) {
+    const tt_panel *pn = &lay->panels[i];
+    float r = (float)st->pin_row - pn->row0, c = (float)st->pin_col - pn->col0;
+    if (pn->t == t && r >= 0 && c >= 0 && r * pn->cell_h < (float)pn->rect.h && c * pn->cell_w < (float)pn->rect.w)
+      return pn;
+  }
+  bool first = lay->n_panels > 0 && lay->panels[0].t == t && lay->panels[0].col_axis != 'V';  // not one top cell
+  return first ? &lay->panels[0] : NULL;
+}
+
+static void pinned(tt_paint *p, const tt_tensor *t) {
+  const tt_view_state *st = p->st;
+  const tt_panel *pn = pin_panel(p, t);
+  if (st->pin_row < 0 || !pn) return;
   int x = pn->rect.x + (int)floorf(((float)st->pin_col - pn->col0) * pn->cell_w);
   int y = pn->rect.y + (int)floorf(((float)st->pin_row - pn->row0) * pn->cell_h);
   int w = (int)ceilf(pn->cell_w), h = (int)ceilf(pn->cell_h);
@@ -254,9 +271,22 @@ static void paint_kind(tt_paint *p, SDL_Rect body, tt_view_kind kind, const tt_t
   case TT_VIEW_BLOCKS:
     tt_paint_blocks(p, body);
     break;
+  case TT_VIEW_NEIGHBOURS:
+    tt_paint_neighbours(p, body);
+    break;
+  case TT_VIEW_GATES:
+    tt_paint_gates(p, body, layer);
+    break;
   case TT_VIEW_COUNT:
     break;
   }
+}
+
+// The step of a generation trace shown with view kind (after the forward pass's steps), or -1.
+static int generation_step(const tt_trace *tr, tt_view_kind kind) {
+  for (int i = tt_step_count(); i < tt_step_count_for(tr); i++)
+    if (tt_step_get(tr, i)->view == kind) return i;
+  return -1;
 }
 
 void tt_paint_view(tt_paint *p, SDL_Rect r) {
@@ -272,6 +302,22 @@ void tt_paint_view(tt_paint *p, SDL_Rect r) {
   if (kind == TT_VIEW_LENS || kind == TT_VIEW_COST) {  // views of the whole pass, not of the step's hook
     const char *prompt = tt_trace_meta(p->tr, "prompt");
     snprintf(h.title, sizeof h.title, "%s", tt_str(st->lang, kind == TT_VIEW_LENS ? TT_S_LENS_TITLE : TT_S_COST_TITLE));
+    snprintf(h.sub, sizeof h.sub, "\xE2\x80\x9C%s\xE2\x80\x9D", prompt ? prompt : "");
+    h.shape[0] = 0;
+  }
+  int gen = generation_step(p->tr, kind);
+  if (kind == TT_VIEW_TIMELINE && gen >= 0) {  // the generation's own step, not the hook it starts from
+    const char *prompt = tt_trace_meta(p->tr, "prompt");
+    snprintf(h.title, sizeof h.title, "%s", tt_step_title(p->tr, gen, st->lang));
+    snprintf(h.sub, sizeof h.sub, "\xE2\x80\x9C%s\xE2\x80\x9D", prompt ? prompt : "");
+    h.shape[0] = 0;
+  }
+  if (kind == TT_VIEW_NEIGHBOURS || kind == TT_VIEW_GATES) {  // views of one token, not of the step's tensor
+    const char *prompt = tt_trace_meta(p->tr, "prompt");
+    if (kind == TT_VIEW_NEIGHBOURS)
+      snprintf(h.title, sizeof h.title, "%s", tt_str(st->lang, TT_S_NB_TITLE));
+    else
+      snprintf(h.title, sizeof h.title, tt_str(st->lang, TT_S_GATES_TITLE_FMT), layer);
     snprintf(h.sub, sizeof h.sub, "\xE2\x80\x9C%s\xE2\x80\x9D", prompt ? prompt : "");
     h.shape[0] = 0;
   }
@@ -291,14 +337,14 @@ void tt_paint_view(tt_paint *p, SDL_Rect r) {
     return;
   }
   paint_kind(p, body, kind, t, layer);
-  if (pin_has_inspector(p) && st->frame && p->lay->n_panels > 0 && p->lay->panels[0].t == t) {
-    const tt_panel *pn = &p->lay->panels[0];
+  const tt_panel *pn = pin_has_inspector(p) && st->frame ? pin_panel(p, t) : NULL;
+  if (pn) {
     float cx = (float)pn->rect.x + ((float)st->pin_col - pn->col0 + 0.5f) * pn->cell_w;
     int w = body.w * 42 / 100;
     insp = (SDL_Rect){cx > (float)(body.x + body.w / 2) ? body.x : body.x + body.w - w, body.y, w, body.h};
   }
   if (insp.w > 0) {
-    pinned(p);
+    pinned(p, t);
     tt_paint_inspector(p, insp);
   }
   hover(p, r);

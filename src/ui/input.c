@@ -234,8 +234,9 @@ static void toggle_grad(tt_ui *ui) {
 }
 
 // Tab, g, o, e and c toggle the table, grid, overview, lens and cost views, r, h, u and m the
-// Llama block's (rope, gqa, swiglu, blocks); d the theme, l the language;
-// F1 and ? the help, which Esc closes (else Esc drops the pin). false when c is none of these.
+// Llama block's (rope, gqa, swiglu, blocks), w and f the neighbours and gates views; d the
+// theme, l the language; F1 and ? the help, which Esc closes (else Esc drops the pin). false
+// when c is none of these.
 static bool view_key(tt_ui *ui, SDL_Keycode c, bool shift) {
   tt_view_state *vs = &ui->vs;
   switch (c) {
@@ -266,6 +267,12 @@ static bool view_key(tt_ui *ui, SDL_Keycode c, bool shift) {
     return true;
   case SDLK_m:
     toggle_view(ui, TT_VIEW_BLOCKS);
+    return true;
+  case SDLK_w:
+    toggle_view(ui, TT_VIEW_NEIGHBOURS);
+    return true;
+  case SDLK_f:
+    toggle_view(ui, TT_VIEW_GATES);
     return true;
   case SDLK_F1:
     vs->show_help = !vs->show_help;
@@ -374,7 +381,8 @@ static void click(tt_ui *ui, int x, int y) {
     if (pk.layer >= 0) set_layer(ui, pk.layer);
     if (pk.head >= 0) set_head(ui, pk.head);
     ui->vs.view = TT_VIEW_AUTO;
-  } else if (pk.panel == 0 && pk.t == tt_trace_find(ui->tr, ui->vs.hook)) {  // the step's own tensor
+  } else if ((pk.panel == 0 || lay->panels[pk.panel].col_axis == 'V') &&
+             pk.t == tt_trace_find(ui->tr, ui->vs.hook)) {  // the step's own tensor (a vocabulary: its top cells)
     if (ui->vs.pin_row == pk.row && ui->vs.pin_col == pk.col)
       ui->vs.pin_row = ui->vs.pin_col = -1;
     else {

@@ -38,6 +38,7 @@ with tempfile.TemporaryDirectory() as tmp:
         for lang in ["en", "ko"]:
             jobs.append(("timeline_%d_%s" % (pos, lang), ["--step", "hook_probs", "--view", "timeline", "--position",
                                                           str(pos), "--lang", lang]))
+    jobs.append(("timeline_tokens_en", ["--view", "timeline"]))  # no --step: the default step is tokens
     for step, layer, head in [(0, 0, 0), (3, 1, 2), (n - 2, 3, 3)]:
         jobs.append(("kv_%d_%d_%d" % (step, layer, head), ["--step", "decode.%d.blocks.%d.attn.hook_k" % (step, layer),
                                                            "--view", "kvcache", "--head", str(head)]))
@@ -61,6 +62,11 @@ with tempfile.TemporaryDirectory() as tmp:
             fails.append("%s: render failed: %s" % (name, r.stderr.strip()))
             continue
         texts = svgnum.texts(svg)
+        if name.startswith("timeline"):  # the generation's own title, not the hook's or the tokens step's
+            titles = [t.s for t in texts if t.kind == "title"]
+            want_title = "\uc0dd\uc131" if name.endswith("_ko") else "Generation"
+            if titles != [want_title]:
+                fails.append("%s: the title is %s, not %r" % (name, titles, want_title))
         c = checks.Checker({"A": trace}, vocab, name)
         fails += c.check(texts)
         n_checked += c.checked

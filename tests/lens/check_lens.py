@@ -21,7 +21,9 @@ import tempfile
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lesson"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "numbers"))
 from safetensors_np import load  # noqa: E402
+from svgnum import label_in  # noqa: E402
 
 
 def run(argv):
@@ -150,6 +152,67 @@ def bad_inputs(ttrace, root, trace, tmp, fails):
         fails.append("lens -m DEFAULT on a trace naming a missing folder: %s" % p.stderr)
 
 
+def vocab_bytes(root):
+    """id -> the token's bytes, from GPT-2's vocab.json (its byte-to-character table undone)."""
+    bs = list(range(ord("!"), ord("~") + 1)) + list(range(0xA1, 0xAD)) + list(range(0xAE, 0x100))
+    cs, n = bs[:], 0
+    for b in range(256):
+        if b not in bs:
+            bs.append(b)
+            cs.append(256 + n)
+            n += 1
+    dec = dict(zip((chr(c) for c in cs), bs))
+    enc = json.load(open(os.path.join(root, "assets", "tokenizer", "vocab.json"), encoding="utf-8"))
+    out = [b""] * (max(enc.values()) + 1)
+    for sym, i in enc.items():
+        out[i] = bytes(dec[c] for c in sym)
+    return out
+
+
+def korean_labels(ttrace, root, tmp, fails):
+    """A Korean prompt, whose syllables GPT-2 splits across byte tokens: every position's token and
+    every candidate is written as the views write it (the bytes of a piece of a character in hex
+    between ‹ and ›, with the character the text around completes), never as \\xEB."""
+    path = os.path.join(tmp, "korean.safetensors")
+    p = run([ttrace, "trace", "-q", "-o", path, "나는 사과를 먹었다"])
+    if p.returncode != 0:
+        raise SystemExit("check_lens: ttrace trace of the Korean prompt failed: %s" % p.stderr)
+    vb = vocab_bytes(root)
+    _, meta = load(path)
+    ids = json.loads(meta["token_ids"])
+    text = b"".join(vb[i] for i in ids)
+    offs = [0]
+    for i in ids:
+        offs.append(offs[-1] + len(vb[i]))
+    p = run([ttrace, "lens", "-k", "3", path])
+    if p.returncode != 0:
+        fails.append("korean: ttrace lens failed: %s" % p.stderr)
+        return
+    n, pos = 0, None
+    for line in p.stdout.splitlines():
+        m = re.match(r"position (\d+): (.*) \(id (\d+)\) \u2192 next token$", line)
+        if m:
+            pos = int(m.group(1))
+            want = label_in(text, offs[pos], offs[pos + 1])
+            if m.group(2) != want or int(m.group(3)) != ids[pos]:
+                fails.append("korean: position %d is shown as %r, expected %r (id %d)" % (pos, m.group(2), want,
+                                                                                          ids[pos]))
+            n += 1
+            continue
+        if pos is None or not line.startswith("  blocks."):
+            continue
+        for cell in re.split(r"\s{2,}", line.strip())[1:]:
+            label, i, _ = cell.rsplit(" ", 2)
+            before = text[:offs[pos + 1]]
+            want = label_in(before + vb[int(i)], len(before), len(before) + len(vb[int(i)]))
+            if label != want:
+                fails.append("korean: position %d candidate id %s is shown as %r, expected %r" % (pos, i, label, want))
+            n += 1
+    if "\\x" in p.stdout or "\u2039" not in p.stdout:
+        fails.append("korean: byte tokens are not in the \u2039BD:\u2026\u203a notation")
+    print("korean: %d labels as the views write them" % n)
+
+
 def main():
     ttrace, root = sys.argv[1], sys.argv[2]
     model, _ = load(os.path.join(root, "assets", "models", "tiny-classroom", "model.safetensors"))
@@ -167,6 +230,7 @@ def main():
         for path, K in zip(traces, (5, 3, 40)):
             check_trace(ttrace, path, model, K, fails)
         bad_inputs(ttrace, root, traces[0], tmp, fails)
+        korean_labels(ttrace, root, tmp, fails)
     for f in fails:
         print("FAIL", f)
     sys.exit(1 if fails else 0)

@@ -26,8 +26,9 @@ from safetensors_np import load  # noqa: E402
 TTRACE, ROOT = sys.argv[1], sys.argv[2]
 TRACES = os.path.join(ROOT, "lessons", "traces")
 FUNCS = {"value", "max", "min", "absmax", "mean", "std", "sum", "norm", "argmax", "argmin", "word", "list",
-         "shape", "size", "token", "config", "lensword", "lensp", "lensid", "cost"}
-DERIVED = {"lensp", "lensid", "cost"}
+         "shape", "size", "token", "config", "lensword", "lensp", "lensid", "cost",
+         "nearword", "nearid", "nearcos", "cosine"}
+DERIVED = {"lensp", "lensid", "cost", "nearid", "nearcos", "cosine"}
 failed = 0
 
 
@@ -99,11 +100,35 @@ def derived(func, ref, default, traces, loaded):
     if not _MODEL:
         w, _ = load(os.path.join(ROOT, "assets", "models", "tiny-classroom", "model.safetensors"))
         _MODEL.append({k[len("transformer."):] if k.startswith("transformer.") else k: v for k, v in w.items()})
+    if func in ("nearid", "nearcos", "cosine"):
+        return embedding(func, ref, meta, _MODEL[0]["wte.weight"].astype(np.float64))
     name, pos = ref[:-1].split("[")
     rows = dict(_sibling("lens").lens(tensors, meta, _MODEL[0]).values())
     z = rows[name][int(pos)]
     e = np.exp(z - z.max())
     return float(np.argmax(z)) if func == "lensid" else float(e.max() / e.sum())
+
+
+def embedding(func, ref, meta, W):
+    """cosine tokens[P,Q]: cos of the rows of W_E of tokens P and Q; nearid / nearcos tokens[P,K]: the
+    K-th nearest row to token P's, rows equal bit for bit taken once (their lowest id), P's own left out."""
+    ids = json.loads(meta["token_ids"])
+    a, b = (int(x) for x in ref[ref.index("[") + 1:-1].split(","))
+    norms = np.linalg.norm(W, axis=1)
+    q = ids[a]
+    cos = W @ W[q] / np.where(norms * norms[q] > 0, norms * norms[q], np.inf)
+    if func == "cosine":
+        return float(cos[ids[b]])
+    _, group, _ = np.unique(W, axis=0, return_inverse=True, return_counts=True)
+    group = group.reshape(-1)
+    seen, order = {int(group[q])}, []
+    for i in np.argsort(-cos, kind="stable"):
+        if int(group[i]) not in seen:
+            seen.add(int(group[i]))
+            order.append(int(np.flatnonzero(group == group[i]).min()))
+        if len(order) > b:
+            break
+    return float(order[b]) if func == "nearid" else float(cos[order[b]])
 
 
 def raw(body, default, traces, loaded):
@@ -176,9 +201,9 @@ def evaluate(body, default, traces, loaded):
     func = words[0] if words[0] in FUNCS else "value"
     rest = words[1:] if words[0] in FUNCS else words
     ref, spec = rest[0], (rest[1] if len(rest) > 1 else "")
-    if func == "lensword":
-        return None  # vocabulary text, decoded by the tokenizer (its id is lensid's)
-    if func == "lensid":
+    if func in ("lensword", "nearword"):
+        return None  # vocabulary text, decoded by the tokenizer (its id is lensid's, nearid's)
+    if func in ("lensid", "nearid"):
         return "%d" % derived(func, ref, default, traces, loaded)
     if func in DERIVED:
         return fmt(derived(func, ref, default, traces, loaded), spec, False)

@@ -3,7 +3,7 @@
 every lesson step to SVG with ttrace, and checks every number each prints against the
 trace (checks.py computes them with numpy).
 
-    check_numbers.py TTRACE REPO_ROOT [--only golden|pins|demo|lessons|grad]... [--unmarked-ok]
+    check_numbers.py TTRACE REPO_ROOT [--only golden|views|pins|demo|lessons|grad]... [--unmarked-ok]
 
 --unmarked-ok counts texts with numbers that do not say what they are instead of failing.
 
@@ -19,6 +19,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -145,6 +147,7 @@ class Run:
             c = checks.Checker({k: self.trace(v) for k, v in trs.items()}, self.vocab, name, self.merges)
             fails += c.check(texts)
             full = name.endswith("-table-en") or name.endswith("-heatmap-ko")  # 01-weather records every hook
+            full = full or "-frame-" in name  # a top column or bar pinned in the window's frame
             if name.startswith("pin-") and full and not any(t.kind == "pin_recorded" for t in texts):
                 fails.append("%s: the pinned cell shows no arithmetic (no recomputed and recorded value)" % name)
             n_texts += len(texts)
@@ -247,6 +250,14 @@ def add_pins(run):
             args = ["--step", hook, "--view", view, "--pin", pin, "--head", "2", "--lang", lang, "--size", "1280x800"]
             run.render("pin-%s-%s-%s" % (hook, view, lang), os.path.join(lt, "01-weather.safetensors"),
                        args + (["--frame"] if frame else []))
+    # the window pins a (T, V) tensor's top column or bar: the last token's second candidate, over the view
+    weather = os.path.join(lt, "01-weather.safetensors")
+    second = int(np.argsort(-run.trace(weather).get("hook_logits")[3], kind="stable")[1])
+    for hook, view in (("hook_logits", "heatmap"), ("hook_probs", "bars")):
+        for lang in ("en", "ko"):
+            run.render("pin-%s-%s-frame-%s" % (hook, view, lang), weather,
+                       ["--step", hook, "--view", view, "--pin", "3,%d" % second, "--lang", lang, "--size", "1280x800",
+                        "--frame"])
     for tr in ("10-postln", "09-relu", "10-noresidual"):
         have = run.trace(os.path.join(lt, tr + ".safetensors")).t
         for hook, pin in [hp for hp in PINS if hp[0] in have]:
@@ -266,6 +277,33 @@ def add_lens_cost(run, fixture):
     if p.returncode != 0:
         raise SystemExit("check_numbers: ttrace cost -o failed: %s" % p.stderr)
     run.render("cost-timed", timed, ["--view", "cost"])
+
+
+def add_neighbours_gates(run, fixture):
+    """The embedding-neighbours view (prompt tokens, --token, a token never seen in training whose
+    row thousands share, a token whose nearest row is that shared one) and the gates view (GELU,
+    ReLU, the identity; en and ko)."""
+    lt = os.path.join(run.root, "lessons", "traces")
+    words = os.path.join(run.out, "words.safetensors")
+    p = subprocess.run([run.ttrace, "trace", "-q", "--record", "tokens", "-o", words, " banana Monday weather rain"],
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        raise SystemExit("check_numbers: ttrace trace of the neighbours' prompt failed: " + p.stderr)
+    for pos in range(4):
+        run.render("neighbours-pos%d" % pos, words, ["--view", "neighbours", "--position", str(pos)])
+    run.render("neighbours-ko", words, ["--view", "neighbours", "--position", "2", "--lang", "ko", "--top", "16"])
+    for name, tok in (("unseen", " telescope"), ("father", " Father"), ("pear", " pear")):
+        run.render("neighbours-" + name, words, ["--view", "neighbours", "--token", tok, "--top", "16"])
+    run.render("neighbours-weather-last", os.path.join(lt, "01-weather.safetensors"), ["--view", "neighbours"])
+    for layer in (0, 3):
+        run.render("gates-fixture-L%d" % layer, fixture, ["--view", "gates", "--layer", str(layer), "--position", "1"])
+    run.render("gates-weather-ko", os.path.join(lt, "01-weather.safetensors"),
+               ["--view", "gates", "--layer", "1", "--lang", "ko", "--top", "16"])
+    run.render("gates-relu", os.path.join(lt, "09-relu.safetensors"), ["--view", "gates", "--layer", "0"])
+    run.render("gates-identity", os.path.join(lt, "09-identity.safetensors"),
+               ["--view", "gates", "--layer", "2", "--position", "0"])
+    run.render("gates-frame", os.path.join(lt, "01-weather.safetensors"),
+               ["--view", "gates", "--layer", "2", "--frame", "--size", "1280x800"])
 
 
 def add_demo(run, trace, tag):
@@ -344,6 +382,9 @@ def main():
             add_golden(run, fixture)
             add_compare(run)
             add_lens_cost(run, fixture)
+            add_neighbours_gates(run, fixture)
+        elif "views" in only:  # the neighbours and gates views alone (part of golden)
+            add_neighbours_gates(run, fixture)
         if "pins" in only:
             add_pins(run)
             add_korean(run)

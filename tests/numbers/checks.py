@@ -217,6 +217,70 @@ def cost_steps(tr):
     return out, ops
 
 
+# ---- embedding neighbours: cosine similarity of W_E's rows, from the model file ------------------
+_WTE = {}
+
+
+def wte_of(tr):
+    """W_E (V, C) in float64 of the model the trace names (its folder under assets/models), else the
+    default model's."""
+    import os
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+    name = os.path.basename(tr.meta.get("model", "").rstrip("/")) or "tiny-classroom"
+    path = os.path.join(root, "assets", "models", name, "model.safetensors")
+    if not os.path.exists(path):
+        path = os.path.join(root, "assets", "models", "tiny-classroom", "model.safetensors")
+    if path not in _WTE:
+        w, _ = load(path)
+        key = next(k for k in ("transformer.wte.weight", "wte.weight", "model.embed_tokens.weight") if k in w)
+        _WTE[path] = w[key].astype(np.float64)
+    return _WTE[path]
+
+
+_NEAR = {}
+
+
+def neighbours(tr, q):
+    """([(id, cosine, shared)] most similar first, tokens with q's row): W_E's rows grouped where they
+    are equal bit for bit, each group once (its lowest id), q's own group left out."""
+    W = wte_of(tr)
+    if (id(W), q) not in _NEAR:
+        _, group, counts = np.unique(W, axis=0, return_inverse=True, return_counts=True)
+        group = group.reshape(-1)
+        norms = np.linalg.norm(W, axis=1)
+        cos = W @ W[q] / np.where(norms * norms[q] > 0, norms * norms[q], np.inf)
+        first = {}
+        for i in np.argsort(-cos, kind="stable"):
+            g = int(group[i])
+            if g != group[q] and g not in first:
+                first[g] = int(i)
+            if len(first) >= 16:
+                break
+        out = [(int(np.flatnonzero(group == g).min()), float(cos[i]), int(counts[g])) for g, i in first.items()]
+        _NEAR[(id(W), q)] = (out, int(counts[group[q]]))
+    return _NEAR[(id(W), q)]
+
+
+def act_of(cfg, u):
+    """The FFN activation of the config at u (float64 arrays)."""
+    a = cfg.get("hidden_act") if cfg.get("model_type") == "llama" else cfg.get("activation_function", "gelu_new")
+    u = np.asarray(u, dtype=np.float64)
+    if a == "relu":
+        return np.maximum(u, 0)
+    if a in ("identity", "linear"):
+        return u
+    if a in ("silu", "swish"):
+        return u / (1 + np.exp(-u))
+    if a == "gelu":
+        return 0.5 * u * (1 + np.vectorize(math.erf)(u / math.sqrt(2)))
+    return 0.5 * u * (1 + np.tanh(math.sqrt(2 / math.pi) * (u + 0.044715 * u ** 3)))
+
+
+def gate_fmt(v):
+    """As the gates view prints a value: three decimals, or 1.2e−12 where that would read 0.000."""
+    return sn.fmt("%.3f" if v == 0 or abs(v) >= 0.0005 else "%.1e", v)
+
+
 # ---- the checker ------------------------------------------------------------------------------
 class Checker(LlamaViewChecks):
     def __init__(self, traces, vocab=None, name="", merges=None):
@@ -1299,6 +1363,117 @@ class Checker(LlamaViewChecks):
     def k_index(self, t):
         if t.s != t.note["i"]:
             self.bad(t, "index %s" % t.note["i"])
+
+    # -- embedding neighbours
+    def _near(self, t):
+        tr = self.trace_of(t)
+        near, shared = neighbours(tr, int(t.scope["id"]))
+        return tr, near, shared, int(t.note.get("rank", 0))
+
+    def _vocab_label(self, i):
+        if VOCAB_BYTES is None:
+            return self.vocab[i] if self.vocab is not None else "id %d" % i
+        return sn.label_in(VOCAB_BYTES[i], 0, len(VOCAB_BYTES[i]))
+
+    def _query_labels(self, t):
+        tr, q = self.trace_of(t), int(t.scope["id"])
+        return [tr.label(i) for i, x in enumerate(tr.ids) if x == q] + [self._vocab_label(q)]
+
+    def k_nb_caption(self, t):
+        q = int(t.scope["id"])
+        if not any(t.s.startswith("%s (id %d)" % (lab, q)) for lab in self._query_labels(t)):
+            self.bad(t, "the token is %r (id %d)" % (self._query_labels(t)[-1], q))
+
+    def k_nb_self_shared(self, t):
+        _, _, shared, _ = self._near(t)
+        label_digits = set(re.findall(r"\d+", " ".join(self._query_labels(t))))
+        nums = [x for x in re.findall(r"\d+", t.s) if x not in label_digits]
+        if shared < 2 or nums not in ([], [str(shared - 1)]):
+            self.bad(t, "%d other tokens have this token's row" % (shared - 1))
+
+    def k_nb_rank(self, t):
+        _, near, _, r = self._near(t)
+        if t.s != str(r) or r > len(near):
+            self.bad(t, "rank %d" % r)
+
+    def k_nb_token(self, t):
+        _, near, _, r = self._near(t)
+        i, _, shared = near[r - 1]
+        if shared != 1 or not sn.fits(t.s, self._vocab_label(i)):
+            self.bad(t, "neighbour %d is %s" % (r, "a row %d tokens share" % shared if shared > 1 else
+                                                 repr(self._vocab_label(i))))
+
+    def k_nb_id(self, t):
+        _, near, _, r = self._near(t)
+        if t.s != str(near[r - 1][0]) or near[r - 1][2] != 1:
+            self.bad(t, "neighbour %d is id %d" % (r, near[r - 1][0]))
+
+    def k_nb_shared(self, t):
+        _, near, _, r = self._near(t)
+        if near[r - 1][2] < 2 or re.findall(r"\d+", t.s) != [str(near[r - 1][2])]:
+            self.bad(t, "neighbour %d is a row of %d token(s)" % (r, near[r - 1][2]))
+
+    def k_nb_cos(self, t):
+        _, near, _, r = self._near(t)
+        v = near[r - 1][1]
+        f = lambda x: sn.fmt("%.3f", x)  # noqa: E731
+        if not sn.matches(t.s, v, formatter=f, rel=1e-6):
+            self.bad(t, "the cosine of neighbour %d is %s" % (r, f(v)))
+
+    # -- FFN neurons as gates
+    def _gates(self, t):
+        """(u, a(u), up or None, hook_post) of the view's position: a(u) is hook_post (GPT-2) or
+        silu(u) (Llama's gate), checked against the activation's formula here."""
+        tr = self.trace_of(t)
+        L, pos = int(t.scope["layer"]), int(t.scope["pos"])
+        u = tr.get("blocks.%d.mlp.hook_pre" % L)[pos].astype(np.float64)
+        post = tr.get("blocks.%d.mlp.hook_post" % L)[pos].astype(np.float64)
+        if tr.cfg.get("model_type") == "llama":
+            up = tr.get("blocks.%d.mlp.hook_pre_linear" % L)[pos].astype(np.float64)
+            a = act_of(tr.cfg, u)
+            if np.max(np.abs(a * up - post)) > 1e-4 * max(1.0, np.max(np.abs(post))):
+                self.bad(t, "hook_post is not silu(hook_pre)\u00b7up")
+            return u, a, up, post
+        if np.max(np.abs(act_of(tr.cfg, u) - post)) > 1e-4 * max(1.0, np.max(np.abs(u))):
+            self.bad(t, "hook_post is not the activation of hook_pre")
+        return u, post, None, post
+
+    def _gate_value(self, t, v, what):
+        if not sn.matches(t.s, v, formatter=gate_fmt, rel=1e-5):
+            self.bad(t, "%s of neuron %s is %s" % (what, t.note["j"], gate_fmt(v)))
+
+    def k_gate_neuron(self, t):
+        u, a, _, _ = self._gates(t)
+        key = -a if t.note["side"] == "on" else u  # fire most: largest a(u); off: most negative u
+        order = np.argsort(key, kind="stable")
+        r, j = int(t.note["rank"]), int(t.note["j"])
+        if t.s != str(j) or abs(key[j] - key[order[r - 1]]) > 0:
+            self.bad(t, "neuron %d of the %s side is %d" % (r, t.note["side"], int(order[r - 1])))
+
+    def k_gate_u(self, t):
+        self._gate_value(t, self._gates(t)[0][int(t.note["j"])], "u")
+
+    def k_gate_a(self, t):
+        self._gate_value(t, self._gates(t)[1][int(t.note["j"])], "a(u)")
+
+    def k_gate_up(self, t):
+        self._gate_value(t, self._gates(t)[2][int(t.note["j"])], "up")
+
+    def k_gate_post(self, t):
+        self._gate_value(t, self._gates(t)[3][int(t.note["j"])], "hook_post")
+
+    def k_gates_caption(self, t):
+        tr = self.trace_of(t)
+        L, pos = int(t.note["layer"]), int(t.note["pos"])
+        allowed = {str(L), str(pos)} | set(re.findall(r"\d+", tr.label(pos)))
+        if not set(re.findall(r"\d+", t.s)) <= allowed or ("blocks." in t.s and "blocks.%d." % L not in t.s):
+            self.bad(t, "blocks.%d.mlp at token %d" % (L, pos))
+
+    def k_gates_count(self, t):
+        u = self._gates(t)[0]
+        want = {"0", str(int((u > 0).sum())), str(u.size)}
+        if not set(re.findall(r"\d+", t.s)) <= want:
+            self.bad(t, "u > 0 for %d of %d neurons" % (int((u > 0).sum()), u.size))
 
     # -- the activation plot
     def k_axis_number(self, t):

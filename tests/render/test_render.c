@@ -297,6 +297,56 @@ static void test_golden(void **state) {
   assert_int_equal(failures, 0);
 }
 
+// The neighbours view on a made-up W_E (so the golden needs no model): scattered rows, and
+// every row from id 20000 on one shared row (as the tokens a model never saw in training),
+// which the view must say is shared; the gates view of block 1 at token 2.
+static void test_golden_neighbours_gates(void **state) {
+  (void)state;
+  tt_trace *tr = load_fixture();
+  enum { V = 50257, C = 64 };
+  static float wte[(size_t)V * C];  // (V, C)
+  for (int i = 0; i < 20000; i++)   // scattered rows: an integer hash of (i, c) in [−1, 1)
+    for (int c = 0; c < C; c++) {
+      uint32_t h = (uint32_t)i * 2654435761u ^ (uint32_t)(c + 1) * 40503u;
+      h ^= h >> 13, h *= 0x5bd1e995u, h ^= h >> 15;
+      wte[(size_t)i * C + c] = (float)(h & 0xffff) / 32768.0f - 1.0f;
+    }
+  for (int i = 20000; i < V; i++)  // the shared row: near ' weather' (id 6193), so it is one of its neighbours
+    for (int c = 0; c < C; c++) wte[(size_t)i * C + c] = 0.9f * wte[(size_t)6193 * C + c] + 0.1f * (float)(c % 2);
+  tt_render *rc = NULL;
+  tt_error err = {0};
+  assert_int_equal(tt_render_create(&rc, &err), TT_OK);
+  tt_render_extras ex = {.token_text = vocab_text, .wte = wte, .vocab = V, .width = C};
+  tt_render_set_extras(rc, &ex);
+  const struct {
+    const char *name;
+    tt_view_kind view;
+    int position, token, layer;
+    tt_lang lang;
+  } cases[] = {{"neighbours", TT_VIEW_NEIGHBOURS, 1, -1, 0, TT_LANG_EN},
+               {"neighbours_shared_ko", TT_VIEW_NEIGHBOURS, -1, 30000, 0, TT_LANG_KO},
+               {"gates", TT_VIEW_GATES, 2, -1, 1, TT_LANG_EN}};
+  int failures = 0;
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    tt_view_state vs;
+    tt_view_state_init(&vs);
+    snprintf(vs.hook, sizeof vs.hook, "%s", cases[i].view == TT_VIEW_GATES ? "blocks.1.mlp.hook_post" : "tokens");
+    vs.view = cases[i].view;
+    vs.position = cases[i].position;
+    vs.token = cases[i].token;
+    vs.layer = cases[i].layer;
+    vs.lang = cases[i].lang;
+    vs.step = tt_step_find(tr, vs.hook, NULL);
+    SDL_Surface *s = NULL;
+    assert_int_equal(tt_render_surface(rc, tr, &vs, 960, 600, &s, NULL, &err), TT_OK);
+    failures += tt_golden_check(golden_dir, cases[i].name, s);
+    SDL_FreeSurface(s);
+  }
+  tt_render_destroy(rc);
+  tt_trace_destroy(tr);
+  assert_int_equal(failures, 0);
+}
+
 // The SVG of a masked heatmap: well formed enough, hatched cells, one rect per cell.
 static void test_svg(void **state) {
   (void)state;
@@ -468,6 +518,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_catalogue_axes),
       cmocka_unit_test(test_golden),
       cmocka_unit_test(test_golden_llama),
+      cmocka_unit_test(test_golden_neighbours_gates),
       cmocka_unit_test(test_korean),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

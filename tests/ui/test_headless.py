@@ -46,4 +46,16 @@ with tempfile.TemporaryDirectory() as tmp:
             check(False, f"{name} is a 640-wide PNG")
             break
 
+    # --out writes the frames without a display question; --font-scale makes their type larger.
+    plain, big = os.path.join(tmp, "plain"), os.path.join(tmp, "big")
+    for d, extra in ((plain, []), (big, ["--font-scale", "1.5"])):
+        r = subprocess.run([ttrace, "demo", "-m", model, "--size", "640x400", "--out", d] + extra, capture_output=True,
+                           text=True, env=env, timeout=300)
+        check(r.returncode == 0, f"demo --out {' '.join(extra)} exits 0: {r.returncode} {r.stderr.strip()}")
+    names = sorted(os.listdir(plain)) if os.path.isdir(plain) else []
+    same = [n for n in names if os.path.exists(os.path.join(big, n))
+            and open(os.path.join(plain, n), "rb").read() == open(os.path.join(big, n), "rb").read()]
+    check(names and sorted(os.listdir(big)) == names and not same,
+          f"demo --out --font-scale 1.5 draws every frame with other type: {len(same)} of {len(names)} unchanged")
+
 sys.exit(1 if failures else 0)

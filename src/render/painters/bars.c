@@ -119,9 +119,18 @@ static void bars(tt_paint *p, SDL_Rect r, int top_y, const candidates *c, float 
   int id_w = tt_text_width(cv->fonts, "50256", px, TT_FONT_SANS) + u;
   int bx = r.x + lab_w + id_w + u;
   int bw = r.w - (bx - r.x) - u * 6;
-  for (int i = 0; i < nk; i++)
-    bar(p, r, i, top_y + i * bar_h, bar_h, px, lab_w, bx, bw, labels[i], c->top[i],
-        exp(((double)c->topv[i] - c->maxz) / tau) / c->sum);
+  // At τ = 1 the bars are the step's tensor itself (hook_probs, or hook_logits' softmax): a bar
+  // is its cell (pos, id), to point at and pin.
+  const tt_tensor *shown = tt_trace_find(p->tr, p->st->hook);
+  tt_mat m;
+  bool cells = tau == 1.0f && shown &&
+               (strcmp(shown->name, "hook_probs") == 0 || strcmp(shown->name, "hook_logits") == 0) &&
+               tt_mat_of(p->tr, shown, 0, &m);
+  for (int i = 0; i < nk; i++) {
+    int y = top_y + i * bar_h;
+    bar(p, r, i, y, bar_h, px, lab_w, bx, bw, labels[i], c->top[i], exp(((double)c->topv[i] - c->maxz) / tau) / c->sum);
+    if (cells) tt_pick_cell(p, (SDL_Rect){r.x, y, r.w - u * 6, bar_h}, &m, pos, c->top[i]);
+  }
 }
 
 void tt_paint_bars(tt_paint *p, SDL_Rect r) {

@@ -226,3 +226,23 @@ bool tt_render_pick(const tt_layout *lay, const tt_trace *tr, int x, int y, tt_p
   }
   return false;
 }
+
+int tt_pick_cell(tt_paint *p, SDL_Rect r, const tt_mat *m, int row, int col) {
+  tt_layout *lay = p->lay;
+  if (lay->n_panels >= TT_MAX_PANELS || r.w <= 0 || r.h <= 0) return -1;
+  lay->panels[lay->n_panels] = (tt_panel){.rect = r,
+                                          .t = m->t,
+                                          .offset = m->offset,
+                                          .row_stride = m->row_stride,
+                                          .rows = m->rows,
+                                          .cols = m->cols,
+                                          .row0 = (float)row,
+                                          .col0 = (float)col,
+                                          .cell_w = (float)r.w,
+                                          .cell_h = (float)r.h,
+                                          .layer = -1,
+                                          .head = m->slice,
+                                          .row_axis = m->row_axis,
+                                          .col_axis = m->col_axis};
+  return lay->n_panels++;
+}

@@ -59,6 +59,7 @@ static void top_table(tt_paint *p, SDL_Rect r, const tt_mat *m, const tt_scale *
       float v = tt_mat_at(m, i, idx[j]);
       int x = r.x + row_w + j * cw;
       cv->fill(cv, x, y + 1, cw - 2, ch - 2, tt_scale_color(s, v));
+      tt_pick_cell(p, (SDL_Rect){x, y + 1, cw - 2, ch - 2}, m, i, idx[j]);  // pointed at and pinned as cell (i, id)
       cv->fill(cv, x + u / 8, y + ch / 6, cw - 2 - u / 4, ch * 2 / 3, p->pal->bg);
       tt_axis_label(p->tr, p->ex, 'V', idx[j], buf, sizeof buf);
       tt_fmt_value(v, num, sizeof num);
