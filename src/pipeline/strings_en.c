@@ -466,7 +466,7 @@ static const tt_key_row window_keys[] = {
     {"Tab", "heatmap \xE2\x86\x94 numeric table"},
     {"G / O", "all heads of the layer / layers \xC3\x97 heads"},
     {"E / C", "logit lens (layers \xC3\x97 positions) / where the computation goes"},
-    {"R / H / U / M", "RoPE / query heads sharing K/V / SwiGLU / GPT-2 beside Llama"},
+    {"R / H / U / M", "RoPE (< > its pair) / query heads sharing K/V / SwiGLU / GPT-2 beside Llama"},
     {"Space", "play / pause (a step every 3 seconds)"},
     {"S", "save a screenshot (the bottom line says where)"},
     {"P", "type a new prompt; Enter traces it"},

@@ -449,7 +449,7 @@ static const tt_key_row window_keys[] = {
     {"Tab", "히트맵 \xE2\x86\x94 숫자 표"},
     {"G / O", "블록의 모든 헤드 / 블록 \xC3\x97 헤드 개요"},
     {"E / C", "로짓 렌즈 (블록 \xC3\x97 위치) / 계산은 어디에 쓰이나"},
-    {"R / H / U / M", "RoPE / K/V를 나눠 쓰는 헤드 / SwiGLU / GPT-2와 Llama 나란히"},
+    {"R / H / U / M", "RoPE (< > 차원 쌍) / K/V를 나눠 쓰는 헤드 / SwiGLU / GPT-2와 Llama 나란히"},
     {"Space", "재생 / 멈춤 (3초마다 한 단계)"},
     {"S", "화면 저장 (저장 위치는 아래 줄에 표시)"},
     {"P", "새 프롬프트 입력, Enter로 다시 계산"},

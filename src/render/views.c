@@ -51,6 +51,7 @@ void tt_view_state_init(tt_view_state *st) {
   st->temperature = 1;
   st->position = -1;
   st->top_k = 10;
+  st->pair = -1;
 }
 
 // The view a hook opens with when none is chosen.

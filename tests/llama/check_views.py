@@ -134,6 +134,7 @@ def main():
         # A prompt longer than the circles: the window of positions follows --position.
         jobs.append((t["long"], "long_rope", ["--step", "blocks.1.attn.hook_q", "--head", "2", "--position", "40",
                                               "--size", "1280x800", "--view", "rope"]))
+        jobs.append((t["long"], "long_rope_pair", ["--step", "blocks.0.attn.hook_q", "--pair", "1", "--view", "rope"]))
         jobs.append((t["long"], "long_swiglu", ["--step", "blocks.1.mlp.hook_post", "--position", "40",
                                                 "--view", "swiglu"]))
         for tr, name, args in jobs:

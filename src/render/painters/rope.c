@@ -26,9 +26,10 @@ static double frequency(const rope_view *c, int i) {
   return pow(c->theta, -2.0 * i / c->D);
 }
 
-// The pairs shown: the fastest (0), one in the middle, the slowest (D/2 − 1), without repeats.
-static void choose_pairs(rope_view *c) {
-  int half = c->D / 2, want[MAX_PAIRS] = {0, half / 2, half - 1};
+// The pairs shown: the fastest (0), the view's pair (st->pair; -1: one in the middle), the
+// slowest (D/2 − 1), without repeats.
+static void choose_pairs(rope_view *c, int chosen) {
+  int half = c->D / 2, want[MAX_PAIRS] = {0, chosen >= 0 && chosen < half ? chosen : half / 2, half - 1};
   c->n_pairs = 0;
   for (int k = 0; k < MAX_PAIRS; k++) {
     bool seen = false;
@@ -252,7 +253,7 @@ static bool setup(const tt_paint *p, rope_view *c, int layer, int head) {
   const tt_tensor *have[5] = {c->q, c->rq, c->k, c->rk, c->raw};
   for (int i = 0; i < 5; i++)
     if (!have[i] || have[i]->ndim != 3 || memcmp(have[i]->shape, want[i], sizeof want[i]) != 0) return false;
-  choose_pairs(c);
+  choose_pairs(c, p->st->pair);
   return c->T > 0 && c->D >= 2;
 }
 
