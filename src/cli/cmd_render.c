@@ -49,6 +49,8 @@ static const char usage[] =
     "                     timeline: the generated token (default last); kvcache: the decode step\n"
     "                     (default -1: after the prompt pass)\n"
     "  --top K            bars: candidates shown (default 10)\n"
+    "  --pair I           rope: the pair of dimensions (I, I + D/2) shown between the fastest\n"
+    "                     and the slowest (default D/4)\n"
     "  --font-scale S     type size factor (default 1)\n"
     "  --title TEXT       the figure's title (the tensor's name then opens the subtitle)\n"
     "  --again FIG        draw FIG again from the trace and options it records (into FIG, or\n"
@@ -63,6 +65,15 @@ static bool parse_pair(const char *s, int *a, int *b) {
   if (*end != ',' && *end != 'x') return false;
   *b = (int)strtol(end + 1, &end, 10);
   return *end == 0;
+}
+
+// A whole number, nothing after it.
+static bool parse_int_arg(const char *s, int *out) {
+  char *end;
+  long v = strtol(s, &end, 10);
+  if (end == s || *end || v < -1000000 || v > 1000000) return false;
+  *out = (int)v;
+  return true;
 }
 
 static bool ends_with(const char *s, const char *suffix) {
@@ -102,6 +113,7 @@ enum {
   O_TEMP,
   O_POS,
   O_TOP,
+  O_PAIR,
   O_FONT,
   O_COMPARE,
   O_TITLE,
@@ -144,6 +156,10 @@ static int parse_look_option(int c, render_options *o) {
     return 0;
   case O_TOP:
     vs->top_k = atoi(optarg);
+    return 0;
+  case O_PAIR:
+    if (!parse_int_arg(optarg, &vs->pair) || vs->pair < 0)
+      return tt_cli_usage_error("render", "--pair wants a pair index I >= 0 (dimensions I and I + D/2)");
     return 0;
   case O_FONT:
     vs->font_scale = (float)atof(optarg);
@@ -235,6 +251,7 @@ static bool parse_options(int argc, char **argv, render_options *o, int *code) {
                                         {"temperature", required_argument, 0, O_TEMP},
                                         {"position", required_argument, 0, O_POS},
                                         {"top", required_argument, 0, O_TOP},
+                                        {"pair", required_argument, 0, O_PAIR},
                                         {"font-scale", required_argument, 0, O_FONT},
                                         {"model", required_argument, 0, 'm'},
                                         {"output", required_argument, 0, 'o'},
@@ -358,6 +375,7 @@ static tt_status record_provenance(tt_trace *tr, const render_options *o, tt_pro
   tt_prov_option(p, "--position", "%d", vs->position);
   tt_prov_option(p, "--top", "%d", vs->top_k);
   if (o->token) tt_prov_option(p, "--token", "%s", o->token);
+  if (vs->pair >= 0) tt_prov_option(p, "--pair", "%d", vs->pair);
   tt_prov_option(p, "--font-scale", "%.9g", (double)vs->font_scale);
   if (o->title) tt_prov_option(p, "--title", "%s", o->title);
   if (o->model) put_path(p, "--model", o->model);

@@ -33,6 +33,7 @@ typedef struct {
   int position;             // bars: whose next token (row of the logits); -1 the last token
   int top_k;                // bars: how many candidates
   int token;                // neighbours: a vocabulary id shown instead of the token at position (-1: none)
+  int pair;                 // rope: the pair of dimensions shown between the fastest and the slowest (-1: D/4)
   bool playing;             // show the play marker
   bool show_help;           // the key overlay
   const char *prompt_edit;  // text being typed in the prompt box, or NULL when not editing

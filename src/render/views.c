@@ -52,6 +52,7 @@ void tt_view_state_init(tt_view_state *st) {
   st->position = -1;
   st->top_k = 10;
   st->token = -1;
+  st->pair = -1;
 }
 
 // The view a hook opens with when none is chosen.

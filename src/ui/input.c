@@ -190,6 +190,17 @@ static bool scale_key(tt_ui *ui, SDL_Keycode c) {
   }
 }
 
+// Shift+, and Shift+. (< and >) choose the rope view's pair of dimensions. false otherwise.
+static bool pair_key(tt_ui *ui, SDL_Keycode c, bool shift) {
+  tt_view_state *vs = &ui->vs;
+  tt_config cfg;
+  if (!shift || (c != SDLK_COMMA && c != SDLK_PERIOD) || vs->view != TT_VIEW_ROPE || !tt_trace_config(ui->tr, &cfg))
+    return false;
+  int half = tt_config_head_dim(&cfg) / 2, at = (vs->pair < 0 ? half / 2 : vs->pair) + (c == SDLK_PERIOD ? 1 : -1);
+  vs->pair = at < 0 ? 0 : at >= half ? half - 1 : at;
+  return true;
+}
+
 // Arrows move through the steps and layers, [ and ] through the heads. false when c is none of these.
 static bool nav_key(tt_ui *ui, SDL_Keycode c) {
   tt_view_state *vs = &ui->vs;
@@ -349,7 +360,8 @@ static void key(tt_ui *ui, const SDL_KeyboardEvent *k) {
     ui->dirty = true;
     return;
   }
-  if (decode_key(ui, c) || scale_key(ui, c)) {
+  bool shifted = (k->keysym.mod & KMOD_SHIFT) != 0;
+  if (pair_key(ui, c, shifted) || decode_key(ui, c) || scale_key(ui, c)) {
     ui->status[0] = 0;
     ui->dirty = true;
     return;

@@ -118,7 +118,7 @@ tt_status tt_ui_write_state(tt_ui *ui, const char *path, tt_error *err) {
   fprintf(fp, "zoom %.4g\npan %.4g %.4g\n", (double)vs->zoom, (double)vs->pan_row, (double)vs->pan_col);
   fprintf(fp, "theme %s\nlang %s\n", vs->theme == TT_THEME_DARK ? "dark" : "light", tt_lang_code(vs->lang));
   fprintf(fp, "pin %d %d\nplaying %d\nhelp %d\n", vs->pin_row, vs->pin_col, vs->playing, vs->show_help);
-  fprintf(fp, "temperature %.4g\nposition %d\n", (double)vs->temperature, vs->position);
+  fprintf(fp, "temperature %.4g\nposition %d\npair %d\n", (double)vs->temperature, vs->position, vs->pair);
   fprintf(fp, "prompt %s\ntokens %d\n", tt_trace_meta(ui->tr, "prompt") ? tt_trace_meta(ui->tr, "prompt") : "",
           tt_trace_n_tokens(ui->tr));
   fprintf(fp, "size %d %d\nscale %.3g\n", ui->out_w, ui->out_h, (double)ui->scale);

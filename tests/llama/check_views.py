@@ -111,7 +111,8 @@ def main():
              "mqa5": trace(mqa, os.path.join(tmp, "m5.safetensors"), "rope_offset=5"),
              "gpt2": trace(None, os.path.join(tmp, "p0.safetensors"), "positions=rope"),
              "gpt2_3": trace(None, os.path.join(tmp, "p3.safetensors"), "rope_offset=3", "positions=rope"),
-             "plain": trace(None, os.path.join(tmp, "plain.safetensors"))}
+             "plain": trace(None, os.path.join(tmp, "plain.safetensors")),
+             "long": trace(gqa, os.path.join(tmp, "long.safetensors"), "rope_offset=2", prompt=PROMPT * 5)}
         if fails:
             return
         what_if("gqa", t["gqa"], t["gqa6"], 2)
@@ -130,6 +131,12 @@ def main():
                 jobs.append((t[key], "%s_blocks_%s" % (key, lang), base + ["--view", "blocks"]))
                 if not key.startswith("gpt2"):
                     jobs.append((t[key], "%s_swiglu_%d_%s" % (key, layer, lang), base + ["--view", "swiglu"]))
+        # A prompt longer than the circles: the window of positions follows --position.
+        jobs.append((t["long"], "long_rope", ["--step", "blocks.1.attn.hook_q", "--head", "2", "--position", "40",
+                                              "--size", "1280x800", "--view", "rope"]))
+        jobs.append((t["long"], "long_rope_pair", ["--step", "blocks.0.attn.hook_q", "--pair", "1", "--view", "rope"]))
+        jobs.append((t["long"], "long_swiglu", ["--step", "blocks.1.mlp.hook_post", "--position", "40",
+                                                "--view", "swiglu"]))
         for tr, name, args in jobs:
             n += render_checked(tr, name, args, tmp, kinds)
         for view in ("rope", "gqa", "swiglu", "blocks"):

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """The window's keys for the Llama block's views under xvfb-run: R (rope), H (gqa), U
 (swiglu) and M (blocks) each show their view and toggle back to the step's own; , and .
-move the token the rope and swiglu views show; the window's rope view has the pixels of
+move the token the rope and swiglu views show, Shift+, and Shift+. the rope view's pair; the window's rope view has the pixels of
 `ttrace render --frame --view rope` of the same step.
 
     test_view_keys.py TTRACE
@@ -39,7 +39,8 @@ with tempfile.TemporaryDirectory() as tmp:
     # Step 4 (RMSNorm 1 of the Llama list), block 1; then the keys.
     script = ["wait 200\n"] + ["key Right\n"] * 3 + ["key Down\n", "state %s\n" % S("s0"), "key r\n", "wait 100\n",
               "shot %s\n" % S("rope.png"), "state %s\n" % S("s_rope"), "key .\n",
-              "state %s\n" % S("s_rope_pos"), "key r\n", "state %s\n" % S("s_back"), "key h\n",
+              "state %s\n" % S("s_rope_pos"), "key . shift\n", "key . shift\n", "state %s\n" % S("s_pair"),
+              "key , shift\n", "state %s\n" % S("s_pair2"), "key r\n", "state %s\n" % S("s_back"), "key h\n",
               "state %s\n" % S("s_gqa"), "key u\n", "state %s\n" % S("s_swiglu"), "key m\n",
               "state %s\n" % S("s_blocks"), "key m\n", "state %s\n" % S("s_end"), "quit\n"]
     with open(S("script.txt"), "w") as f:
@@ -60,6 +61,9 @@ with tempfile.TemporaryDirectory() as tmp:
         check(views == want, "R, R, H, U, M, M show %s, want %s" % (views, want))
         p0, p1 = read_state(S("s_rope")).get("position"), read_state(S("s_rope_pos")).get("position")
         check(p0 == "-1" and p1 == "4", ". from the last token moves to the last (T - 1 = 4): %s -> %s" % (p0, p1))
+        pairs = (read_state(S("s_rope")).get("pair"), read_state(S("s_pair")).get("pair"),
+                 read_state(S("s_pair2")).get("pair"))
+        check(pairs == ("-1", "5", "4"), "Shift+. twice, Shift+, from D/4 = 3 (D = 12): pairs %s" % (pairs,))
         ref = S("render.png")
         rr = subprocess.run([ttrace, "render", S("t.safetensors"), "--step", hook, "--view", "rope", "--frame",
                              "--size", "1280x800", "-o", ref], capture_output=True, text=True,

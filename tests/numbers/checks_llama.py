@@ -224,10 +224,7 @@ class LlamaViewChecks:
 
     def k_swiglu_title(self, t):
         tr, g, act, u, a = self._swiglu(t)
-        T = len(tr.tokens)
         pos = int(t.scope["pos"])
-        if pos != T - 1 and "pos_chosen" not in t.scope:
-            pass
         label = re.search("\u201c(.*)\u201d", t.s)
         if not label or not sn.fits(label.group(1), tr.label(pos)):
             self.bad(t, "position %d is %r" % (pos, tr.label(pos)))

@@ -15,6 +15,7 @@
 
 typedef struct {
   int layer, head, kv, H, G, D, T, offset, pos;
+  int first, shown;  // the positions drawn as circles: first .. first + shown − 1 (around pos)
   double theta;
   const tt_tensor *q, *rq, *k, *rk, *raw;
   int pair[MAX_PAIRS], n_pairs;
@@ -25,9 +26,10 @@ static double frequency(const rope_view *c, int i) {
   return pow(c->theta, -2.0 * i / c->D);
 }
 
-// The pairs shown: the fastest (0), one in the middle, the slowest (D/2 − 1), without repeats.
-static void choose_pairs(rope_view *c) {
-  int half = c->D / 2, want[MAX_PAIRS] = {0, half / 2, half - 1};
+// The pairs shown: the fastest (0), the view's pair (st->pair; -1: one in the middle), the
+// slowest (D/2 − 1), without repeats.
+static void choose_pairs(rope_view *c, int chosen) {
+  int half = c->D / 2, want[MAX_PAIRS] = {0, chosen >= 0 && chosen < half ? chosen : half / 2, half - 1};
   c->n_pairs = 0;
   for (int k = 0; k < MAX_PAIRS; k++) {
     bool seen = false;
@@ -105,9 +107,9 @@ static void arrow(tt_canvas *cv, int cx, int cy, double a, double b, tt_rgba col
 }
 
 // The pair's largest length over the positions shown (the arrows' scale).
-static double pair_extent(const rope_view *c, int i, int n) {
+static double pair_extent(const rope_view *c, int i) {
   double m = 0;
-  for (int t = 0; t < n; t++) {
+  for (int t = c->first; t < c->first + c->shown; t++) {
     double a, b;
     pair_of(c->q, c, c->head, t, i, &a, &b);
     m = fmax(m, hypot(a, b));
@@ -117,7 +119,7 @@ static double pair_extent(const rope_view *c, int i, int n) {
 
 // One pair's row: its label and frequency, then a circle per position with q before
 // (dim) and after (accent) the rotation and the angle under it.
-static void pair_row(tt_paint *p, const rope_view *c, int k, SDL_Rect row, int n, int step) {
+static void pair_row(tt_paint *p, const rope_view *c, int k, SDL_Rect row, int step) {
   tt_canvas *cv = p->cv;
   const tt_type type = tt_type_for(p->unit);
   tt_lang lang = p->st->lang;
@@ -136,9 +138,9 @@ static void pair_row(tt_paint *p, const rope_view *c, int k, SDL_Rect row, int n
   int rad = (row.h - type.line * 3 / 2) / 2;
   if (rad > step * 2 / 5) rad = step * 2 / 5;
   if (rad < 4) return;
-  double scale = rad * 0.92 / pair_extent(c, i, n);
-  for (int t = 0; t < n; t++) {
-    int cx = row.x + lw + step * t + step / 2, cy = row.y + rad + 2;
+  double scale = rad * 0.92 / pair_extent(c, i);
+  for (int t = c->first; t < c->first + c->shown; t++) {
+    int cx = row.x + lw + step * (t - c->first) + step / 2, cy = row.y + rad + 2;
     circle(cv, cx, cy, rad, t == c->pos ? p->pal->accent : p->pal->dim);
     double a, b;
     pair_of(c->q, c, c->head, t, i, &a, &b);
@@ -152,11 +154,11 @@ static void pair_row(tt_paint *p, const rope_view *c, int k, SDL_Rect row, int n
 }
 
 // The positions over the circles: the position number and its token.
-static void position_heads(tt_paint *p, const rope_view *c, int x, int y, int n, int step) {
+static void position_heads(tt_paint *p, const rope_view *c, int x, int y, int step) {
   const tt_type type = tt_type_for(p->unit);
   char num[32], tok[160], fit[160];
-  for (int t = 0; t < n; t++) {
-    int cx = x + step * t + step / 2;
+  for (int t = c->first; t < c->first + c->shown; t++) {
+    int cx = x + step * (t - c->first) + step / 2;
     snprintf(num, sizeof num, "%d", c->offset + t);
     tt_note(p->cv, "rope_pos t=%d", t);
     tt_draw_text(p->cv, cx, y, num, type.small, TT_FONT_BOLD, t == c->pos ? p->pal->accent : p->pal->fg,
@@ -251,7 +253,7 @@ static bool setup(const tt_paint *p, rope_view *c, int layer, int head) {
   const tt_tensor *have[5] = {c->q, c->rq, c->k, c->rk, c->raw};
   for (int i = 0; i < 5; i++)
     if (!have[i] || have[i]->ndim != 3 || memcmp(have[i]->shape, want[i], sizeof want[i]) != 0) return false;
-  choose_pairs(c);
+  choose_pairs(c, p->st->pair);
   return c->T > 0 && c->D >= 2;
 }
 
@@ -277,15 +279,17 @@ void tt_paint_rope(tt_paint *p, SDL_Rect r, int layer, int head) {
   int lw = r.w / 4, n = (r.w - lw) / (p->unit * 3);
   if (n > c.T) n = c.T;
   if (n < 1) n = 1;
+  c.shown = n;
+  c.first = c.pos - n / 2 < 0 ? 0 : c.pos - n / 2 > c.T - n ? c.T - n : c.pos - n / 2;  // pos in view
   int step = (r.w - lw) / n;
   if (step > p->unit * 8) step = p->unit * 8;
-  position_heads(p, &c, r.x + lw, y + type.line / 2, n, step);
+  position_heads(p, &c, r.x + lw, y + type.line / 2, step);
   y += type.line * 2;
   int bottom = type.line * (c.n_pairs + 2) + type.line * 5, rows_h = r.y + r.h - y - bottom;
   int rh = rows_h / c.n_pairs;
   if (rh > step + type.line * 2) rh = step + type.line * 2;
   if (rh < type.line * 3) rh = type.line * 3;
-  for (int k = 0; k < c.n_pairs; k++) pair_row(p, &c, k, (SDL_Rect){r.x, y + rh * k, r.w, rh}, n, step);
+  for (int k = 0; k < c.n_pairs; k++) pair_row(p, &c, k, (SDL_Rect){r.x, y + rh * k, r.w, rh}, step);
   y += rh * c.n_pairs + type.line / 2;
   y += numbers_table(p, &c, (SDL_Rect){r.x, y, r.w, r.h}) + type.line / 2;
   shift_lines(p, &c, (SDL_Rect){r.x, y, r.w, r.y + r.h - y});
