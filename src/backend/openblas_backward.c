@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "host_kernels.h"
 #include "openblas_internal.h"
 
 static tt_status host_zero(tt_backend *be, tt_buf out, size_t n, tt_error *err) {
@@ -111,6 +112,13 @@ static tt_status host_activation_backward(tt_backend *be, tt_buf dx, tt_buf x, t
   NEED(dy, n);
   if ((unsigned)act > TT_ACT_IDENTITY)
     return tt_fail(err, TT_ERR_UNSUPPORTED, "openblas: unknown activation %d", (int)act);
+  // GELU (tanh form) and SiLU as the forward computes them (host_activation): vectorized
+  if (act == TT_ACT_GELU_TANH || act == TT_ACT_SILU) {
+    bool gelu = act == TT_ACT_GELU_TANH;
+    tt_host_sigmoid_gate_backward(out_of(dx), in(x), in(dy), n, gelu ? 2.0f * 0.7978845608028654f : 1.0f,
+                                  gelu ? 0.044715f : 0.0f);
+    return TT_OK;
+  }
   for (size_t i = 0; i < n; i++) out_of(dx)[i] = (float)(act_derivative(in(x)[i], act) * in(dy)[i]);
   return TT_OK;
 }
