@@ -43,10 +43,12 @@ typedef struct {
   char shape[48];
   char step[STEP_LEN];  // the hook name the engine reported next, blocks.L. dropped
   double start, seconds;
-  // matrix products, in cblas_sgemm's terms (0 for other ops)
+  // matrix products, in cblas_sgemm's terms (0 for other ops), on the engine's own memory
   int batch, m, n, k;
   bool ta, tb;
   float beta;
+  const float *pa, *pb;
+  float *po;
 } op_call;
 
 typedef struct {
@@ -63,9 +65,16 @@ static op_call *log_call(const char *op, double t0) {
   return c;
 }
 
-static void set_gemm(op_call *c, int batch, bool ta, bool tb, int m, int n, int k, float beta) {
+// The host memory behind a view (the OpenBLAS backend's buffers are plain memory).
+static const float *host_in(tt_buf b) {
+  return (b.handle ? (const float *)b.handle : (const float *)b.read_only) + b.offset;
+}
+
+static void set_gemm(op_call *c, tt_buf a, tt_buf b, tt_buf o, int batch, bool ta, bool tb, int m, int n, int k,
+                     float beta) {
   if (!c) return;
   c->batch = batch, c->ta = ta, c->tb = tb, c->m = m, c->n = n, c->k = k, c->beta = beta;
+  c->pa = host_in(a), c->pb = host_in(b), c->po = (float *)o.handle + o.offset;
   snprintf(c->shape, sizeof c->shape, "%dx(%d,%d)%s(%d,%d)%s%s", batch, ta ? k : m, ta ? m : k, "x", tb ? n : k,
            tb ? k : n, ta ? "Ta" : "", tb ? "Tb" : "");
 }
@@ -97,7 +106,7 @@ static tt_status t_matmul(tt_backend *be, tt_buf out, tt_buf a, tt_buf b, tt_buf
                           tt_error *err) {
   double t0 = bench_now();
   tt_status st = lg.real.matmul(be, out, a, b, bias, M, K, N, tb, err);
-  set_gemm(log_call("matmul", t0), 1, false, tb, M, N, K, tt_buf_is_set(bias) ? 1.0f : 0.0f);
+  set_gemm(log_call("matmul", t0), a, b, out, 1, false, tb, M, N, K, tt_buf_is_set(bias) ? 1.0f : 0.0f);
   return st;
 }
 
@@ -105,7 +114,7 @@ static tt_status t_batched(tt_backend *be, tt_buf out, tt_buf a, tt_buf b, int b
                            float alpha, tt_error *err) {
   double t0 = bench_now();
   tt_status st = lg.real.matmul_batched(be, out, a, b, batch, M, K, N, tb, alpha, err);
-  set_gemm(log_call("matmul_batched", t0), batch, false, tb, M, N, K, 0.0f);
+  set_gemm(log_call("matmul_batched", t0), a, b, out, batch, false, tb, M, N, K, 0.0f);
   return st;
 }
 
@@ -113,7 +122,7 @@ static tt_status t_matmul_tn(tt_backend *be, tt_buf out, tt_buf a, tt_buf b, int
                              tt_error *err) {
   double t0 = bench_now();
   tt_status st = lg.real.matmul_tn(be, out, a, b, batch, M, K, N, acc, err);
-  set_gemm(log_call("matmul_tn", t0), batch, true, false, K, N, M, acc ? 1.0f : 0.0f);
+  set_gemm(log_call("matmul_tn", t0), a, b, out, batch, true, false, K, N, M, acc ? 1.0f : 0.0f);
   return st;
 }
 
@@ -185,29 +194,12 @@ static bool in_backward(const op_call *c) {
   return strncmp(c->step, "grad.", 5) == 0;
 }
 
-// ---- plain sgemm on the backward's shapes --------------------------------------------------------
-typedef struct {
-  float *a, *b, *o;
-  size_t floats;
-} gemm_bufs;
-
-// Buffers as large as the largest operand of the log's products.
-static gemm_bufs gemm_alloc(void) {
-  size_t big = 1;
-  for (int i = 0; i < lg.n; i++) {
-    const op_call *c = &lg.calls[i];
-    size_t mk = (size_t)c->m * c->k, kn = (size_t)c->k * c->n, mn = (size_t)c->m * c->n;
-    size_t need = (size_t)c->batch * (mk > kn ? (mk > mn ? mk : mn) : (kn > mn ? kn : mn));
-    if (c->batch && need > big) big = need;
-  }
-  gemm_bufs g = {calloc(big, sizeof(float)), calloc(big, sizeof(float)), calloc(big, sizeof(float)), big};
-  if (!g.a || !g.b || !g.o) fprintf(stderr, "bench_grad: out of memory\n"), exit(1);
-  return g;
-}
-
-// The backward's products of the log, replayed by cblas_sgemm with OpenBLAS's own thread
-// count: seconds; *engine the same products' seconds inside the engine.
-static double replay_sgemm(const gemm_bufs *g, int threads, double *engine) {
+// ---- plain sgemm on the backward's shapes ---------------------------------------------------
+// The backward's products of the log replayed by cblas_sgemm on the same memory (operands
+// and outputs where the engine had them), in the same order, with OpenBLAS's own thread
+// count: seconds; *engine the same products' seconds inside the engine. (It overwrites
+// gradients of the run just made; the next run computes them again.)
+static double replay_sgemm(int threads, double *engine) {
   int engine_threads = openblas_get_num_threads();
   openblas_set_num_threads(threads);
   double total = 0;
@@ -221,7 +213,7 @@ static double replay_sgemm(const gemm_bufs *g, int threads, double *engine) {
     double t0 = bench_now();
     for (int j = 0; j < c->batch; j++)
       cblas_sgemm(CblasRowMajor, c->ta ? CblasTrans : CblasNoTrans, c->tb ? CblasTrans : CblasNoTrans, c->m, c->n, c->k,
-                  1.0f, g->a + j * sa, lda, g->b + j * sb, ldb, c->beta, g->o + j * so, c->n);
+                  1.0f, c->pa + j * sa, lda, c->pb + j * sb, ldb, c->beta, c->po + j * so, c->n);
     total += bench_now() - t0;
   }
   openblas_set_num_threads(engine_threads);
@@ -308,8 +300,7 @@ static void bench_times(const bench_run *b, int reps) {
   static op_call kept[CAP], fkept[CAP];  // the rows' first calls, copied out of the log
   static times tm;
   int n_rows = 0, n_frows = 0, threads = openblas_get_num_threads();
-  timed_run(b, true, NULL);  // warm: tape, gradient pages, threads
-  gemm_bufs g = gemm_alloc();
+  timed_run(b, true, NULL);         // warm: tape, gradient pages, threads
   for (int r = 0; r < reps; r++) {  // interleaved, so others' load hits both alike
     tm.fwd[r] = timed_run(b, false, NULL);
     n_frows = add_rows(frows, fkept, n_frows, CAP, false);
@@ -317,11 +308,10 @@ static void bench_times(const bench_run *b, int reps) {
     tm.ratio[r] = tm.grad[r] / tm.fwd[r];
     tm.ops_ms += backward_ops(&tm.gemm_calls) * 1e3 / reps;
     n_rows = add_rows(rows, kept, n_rows, CAP, true);
-    double engine, plain = replay_sgemm(&g, threads, &engine);
+    double engine, plain = replay_sgemm(threads, &engine);
     tm.mm[r] = engine / plain;
     tm.engine_ms += engine * 1e3 / reps, tm.sgemm_ms += plain * 1e3 / reps;
   }
-  free(g.a), free(g.b), free(g.o);
   printf("grad T %d reps %d forward_median_ms %.3f grad_median_ms %.3f ratio_median %.3f\n", b->T, reps,
          median(tm.fwd, reps) * 1e3, median(tm.grad, reps) * 1e3, median(tm.ratio, reps));
   printf("matmul calls %d engine_ms %.3f sgemm_ms %.3f ratio_median %.3f\n", tm.gemm_calls, tm.engine_ms, tm.sgemm_ms,

@@ -2,6 +2,7 @@
 // cblas_sgemm; sums over rows and the derivatives are loops accumulated in double.
 // Shape legend: T tokens, C width, H heads, D = C/H, V vocabulary.
 #include <cblas.h>
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -185,7 +186,13 @@ static tt_status host_nll_backward(tt_backend *be, tt_buf d_logits, tt_buf probs
       memset(o, 0, (size_t)V * sizeof(float));
       continue;
     }
-    for (int v = 0; v < V; v++) o[v] = p[v] * inv;
+    // Entries below FLT_MIN (≈1.2e-38, probabilities that all but vanished) are written as 0:
+    // a subnormal operand costs the CPU a microcode assist in every product it enters (the
+    // head's two backward products ran 3-4 times slower on a confident model's gradient).
+    for (int v = 0; v < V; v++) {
+      float g = p[v] * inv;
+      o[v] = g < FLT_MIN ? 0.0f : g;
+    }
     o[ids[t + 1]] = (p[ids[t + 1]] - 1.0f) * inv;
   }
   return TT_OK;
