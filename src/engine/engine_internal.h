@@ -171,6 +171,9 @@ tt_status tt_backward_llama_block(tt_engine *e, int l, tt_buf *g, tt_error *err)
 // grads.c: the weight gradients' allocation (views in e->dw), and their recording.
 tt_status tt_grads_setup(tt_engine *e, tt_error *err);
 void tt_grads_release(tt_engine *e);
+// Before a pass: zeroes the weight gradients the pass adds into (biases, norm weights,
+// learned positions, the untied embedding's rows of the last pass); the rest it overwrites.
+tt_status tt_grads_clear(tt_engine *e, tt_error *err);
 // Offers every weight gradient as grad.<name in model.safetensors> (Conv1D layout).
 tt_status tt_grads_offer(tt_engine *e, tt_error *err);
 
