@@ -6,7 +6,9 @@
 // Prints (key value ... lines, for bench/run_grad_bench.py):
 //   grad T .. reps .. forward_median_ms .. grad_median_ms .. ratio_median ..
 //       forward alone and forward + backward, interleaved; ratio_median is the median of the
-//       per-rep ratios (grad run r against forward run r)
+//       per-rep ratios (grad run r against forward run r), ratio_min the fastest grad run
+//       against the fastest forward, cpu_ratio_median the median ratio of CPU seconds (all
+//       threads: less sensitive to other programs' load, but OpenBLAS's waiting threads count)
 //   matmul calls .. engine_ms .. sgemm_ms .. ratio_median ..
 //       every matrix product of the backward pass (dx, d W and the attention's), timed inside
 //       the runs, against plain cblas_sgemm on the same shapes replayed right after each run
@@ -257,14 +259,24 @@ typedef struct {
 
 // One run with every op logged: seconds; with grad, *backward the seconds from the backward's
 // first op to the run's end.
-static double timed_run(const bench_run *b, bool grad, double *backward) {
+// The process's CPU seconds so far (every thread, user and system).
+static double cpu_seconds(void) {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 + (double)ru.ru_stime.tv_sec +
+         ru.ru_stime.tv_usec * 1e-6;
+}
+
+static double timed_run(const bench_run *b, bool grad, double *backward, double *cpu) {
   tt_error err = {0};
+  double c0 = cpu_seconds();
   tt_recorder rec = {record_nothing, NULL, on_op};
   lg.n = lg.labelled = 0;
   double t0 = bench_now();
   tt_status st =
       grad ? tt_engine_run_grad(b->eng, b->ids, b->T, &rec, &err) : tt_engine_run(b->eng, b->ids, b->T, &rec, &err);
   double end = bench_now();
+  if (cpu) *cpu = cpu_seconds() - c0;
   if (st != TT_OK) die("run", &err);
   if (backward) {
     int i = 0;
@@ -280,7 +292,7 @@ static double median(double *v, int n) {
 }
 
 typedef struct {
-  double fwd[64], grad[64], ratio[64], mm[64], backward[64];
+  double fwd[64], grad[64], ratio[64], mm[64], backward[64], cpu_ratio[64];
   double engine_ms, sgemm_ms, ops_ms;  // means per run
   int gemm_calls;
 } times;
@@ -300,20 +312,24 @@ static void bench_times(const bench_run *b, int reps) {
   static op_call kept[CAP], fkept[CAP];  // the rows' first calls, copied out of the log
   static times tm;
   int n_rows = 0, n_frows = 0, threads = openblas_get_num_threads();
-  timed_run(b, true, NULL);         // warm: tape, gradient pages, threads
+  timed_run(b, true, NULL, NULL);   // warm: tape, gradient pages, threads
   for (int r = 0; r < reps; r++) {  // interleaved, so others' load hits both alike
-    tm.fwd[r] = timed_run(b, false, NULL);
+    double cpu_fwd, cpu_grad;
+    tm.fwd[r] = timed_run(b, false, NULL, &cpu_fwd);
     n_frows = add_rows(frows, fkept, n_frows, CAP, false);
-    tm.grad[r] = timed_run(b, true, &tm.backward[r]);
-    tm.ratio[r] = tm.grad[r] / tm.fwd[r];
+    tm.grad[r] = timed_run(b, true, &tm.backward[r], &cpu_grad);
+    tm.ratio[r] = tm.grad[r] / tm.fwd[r], tm.cpu_ratio[r] = cpu_grad / cpu_fwd;
     tm.ops_ms += backward_ops(&tm.gemm_calls) * 1e3 / reps;
     n_rows = add_rows(rows, kept, n_rows, CAP, true);
     double engine, plain = replay_sgemm(threads, &engine);
     tm.mm[r] = engine / plain;
     tm.engine_ms += engine * 1e3 / reps, tm.sgemm_ms += plain * 1e3 / reps;
   }
-  printf("grad T %d reps %d forward_median_ms %.3f grad_median_ms %.3f ratio_median %.3f\n", b->T, reps,
-         median(tm.fwd, reps) * 1e3, median(tm.grad, reps) * 1e3, median(tm.ratio, reps));
+  double fwd_ms = median(tm.fwd, reps) * 1e3, grad_ms = median(tm.grad, reps) * 1e3;  // both sorted now
+  printf(
+      "grad T %d reps %d forward_median_ms %.3f grad_median_ms %.3f ratio_median %.3f ratio_min %.3f "
+      "cpu_ratio_median %.3f\n",
+      b->T, reps, fwd_ms, grad_ms, median(tm.ratio, reps), tm.grad[0] / tm.fwd[0], median(tm.cpu_ratio, reps));
   printf("matmul calls %d engine_ms %.3f sgemm_ms %.3f ratio_median %.3f\n", tm.gemm_calls, tm.engine_ms, tm.sgemm_ms,
          median(tm.mm, reps));
   for (int i = 0; i < n_frows; i++)
