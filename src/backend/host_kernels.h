@@ -20,5 +20,8 @@ float tt_host_max(const float *x, size_t n);
 // o (n) = x / (1 + exp(-k·(x + c·x³))): GELU (tanh form) with k = 2√(2/π), c = 0.044715;
 // SiLU with k = 1, c = 0. o may alias x.
 void tt_host_sigmoid_gate(float *o, const float *x, size_t n, float k, float c);
+// dx (n) = dy · d/dx [x · σ(k·(x + c·x³))] = dy · (σ + x·σ·(1 − σ)·k·(1 + 3c·x²)), σ as in
+// tt_host_sigmoid_gate: the backward of the same two activations. dx may alias dy.
+void tt_host_sigmoid_gate_backward(float *dx, const float *x, const float *dy, size_t n, float k, float c);
 
 #endif

@@ -4,8 +4,9 @@
 // projection, z, pattern, softmax, mask, scale, raw scores, heads, fused Q/K/V, LayerNorm 1,
 // residual → positions → embedding). Each tensor's gradient is recorded as grad.<hook> with
 // the hook's shape, through the same OUT/RUN lines as forward.c (run.prefix is "grad."); the
-// forward tensors it reads are on the tape (workspace.c); the weight gradients accumulate in
-// e->dw (grads.c), zeroed first. Nothing is allocated here.
+// forward tensors it reads are on the tape (workspace.c); the weight gradients are in e->dw
+// (grads.c): each weight matrix's product writes its gradient, the sums add into gradients
+// cleared first (tt_grads_clear). Nothing is allocated here.
 // Shape legend: T tokens, C width, H heads, D = C/H, F FFN width, V vocabulary.
 #include "engine_internal.h"
 
@@ -48,7 +49,7 @@ tt_status tt_backward(tt_engine *e, tt_error *err) {
   e->run.prefix = "grad.";
   e->run.taping = false;
   tt_workspace_reset(e);
-  RUN(e->be->zero(e->be, e->dw_all, e->dw_all.n, err));
+  RUN(tt_grads_clear(e, err));
   tt_buf g;  // (T,C) the stream's gradient, in a stream slot
   TRY(back_head(e, &g, err));
   for (int l = L - 1; l >= 0; l--) {
@@ -70,7 +71,7 @@ static tt_status back_head(tt_engine *e, tt_buf *g, tt_error *err) {
   tt_buf d_logits = OUT(-1, "hook_logits", T, V);  // (T,V) = (probs − onehot(next)) / (T−1); last row 0
   RUN(be->nll_backward(be, d_logits, probs, e->run.ids, T, V, err));
   // d W_U (V,C) += d_logitsᵀ · h   (tied: the same gradient as the embedding's lookup)
-  RUN(be->matmul_tn(be, e->dw.lm_head, d_logits, h, 1, T, V, C, true, err));
+  RUN(be->matmul_tn(be, e->dw.lm_head, d_logits, h, 1, T, V, C, false, err));
   tt_buf d_h = OUT(-1, "ln_final.hook_out", T, C);  // (T,C) = d_logits · W_U
   RUN(be->matmul(be, d_h, d_logits, e->w.lm_head, (tt_buf){0}, T, V, C, false, err));
   return back_norm(e, -1, &LN_FINAL, d_h, e->w.lnf_w, e->dw.lnf_w, e->dw.lnf_b, STREAM, g, err);
@@ -149,15 +150,15 @@ static tt_status back_mlp(tt_engine *e, int l, tt_buf g, grad_dst dst, tt_buf *d
   const char *in_hook = e->cfg->post_ln ? LN1.out : LN2.out;
   tt_buf x = TAPE(l, in_hook, (size_t)T * C);
   tt_buf pre = TAPE(l, "mlp.hook_pre", (size_t)T * F), post = TAPE(l, "mlp.hook_post", (size_t)T * F);
-  RUN(be->matmul_tn(be, dw->fc_proj_w, post, g, 1, T, F, C, true, err));  // d W_out (F,C) += postᵀ·g
-  RUN(be->add_row_sums(be, dw->fc_proj_b, g, T, C, err));                 // d b_out (C) += Σ_t g
-  tt_buf d_post = OUT(l, "mlp.hook_post", T, F);                          // (T,F) = g · W_outᵀ
+  RUN(be->matmul_tn(be, dw->fc_proj_w, post, g, 1, T, F, C, false, err));  // d W_out (F,C) = postᵀ·g
+  RUN(be->add_row_sums(be, dw->fc_proj_b, g, T, C, err));                  // d b_out (C) += Σ_t g
+  tt_buf d_post = OUT(l, "mlp.hook_post", T, F);                           // (T,F) = g · W_outᵀ
   RUN(be->matmul(be, d_post, g, w->fc_proj_w, (tt_buf){0}, T, C, F, true, err));
   tt_buf d_pre = OUT(l, "mlp.hook_pre", T, F);  // (T,F) = act'(pre) · d_post
   RUN(be->activation_backward(be, d_pre, pre, d_post, (size_t)T * F, e->cfg->activation, err));
-  RUN(be->matmul_tn(be, dw->fc_w, x, d_pre, 1, T, C, F, true, err));  // d W_in (C,F) += xᵀ·d_pre
-  RUN(be->add_row_sums(be, dw->fc_b, d_pre, T, F, err));              // d b_in (F) += Σ_t d_pre
-  *dx = dst_buf(e, dst, (size_t)T, (size_t)C);                        // (T,C) = d_pre · W_inᵀ
+  RUN(be->matmul_tn(be, dw->fc_w, x, d_pre, 1, T, C, F, false, err));  // d W_in (C,F) = xᵀ·d_pre
+  RUN(be->add_row_sums(be, dw->fc_b, d_pre, T, F, err));               // d b_in (F) += Σ_t d_pre
+  *dx = dst_buf(e, dst, (size_t)T, (size_t)C);                         // (T,C) = d_pre · W_inᵀ
   RUN(be->matmul(be, *dx, d_pre, w->fc_w, (tt_buf){0}, T, F, C, true, err));
   return TT_OK;
 }
@@ -177,7 +178,7 @@ static tt_status back_attention(tt_engine *e, int l, tt_buf g, grad_dst dst, tt_
   tt_buf pattern = TAPE(l, "attn.hook_pattern", htt), z = TAPE(l, "attn.hook_z", tc);
   tt_buf merged = tt_workspace_slot(e, "merged", tc);  // (T,C) the forward's z, heads side by side
   TRY(be->merge_heads(be, merged, z, T, H, D, err));
-  RUN(be->matmul_tn(be, dw->attn_proj_w, merged, g, 1, T, C, C, true, err));        // d W_O (C,C) += mergedᵀ·g
+  RUN(be->matmul_tn(be, dw->attn_proj_w, merged, g, 1, T, C, C, false, err));       // d W_O (C,C) = mergedᵀ·g
   RUN(be->add_row_sums(be, dw->attn_proj_b, g, T, C, err));                         // d b_O (C) += Σ_t g
   RUN(be->matmul(be, merged, g, w->attn_proj_w, (tt_buf){0}, T, C, C, true, err));  // d merged (T,C) = g·W_Oᵀ
   tt_buf d_z = OUT(l, "attn.hook_z", H, T, D);                                      // (H,T,D) the heads of d merged
@@ -199,9 +200,9 @@ static tt_status back_attention(tt_engine *e, int l, tt_buf g, grad_dst dst, tt_
   RUN(be->matmul_tn(be, d_k, d_raw, q, H, T, T, D, false, err));
   tt_buf d_qkv = OUT(l, "attn.hook_qkv", T, 3 * C);  // (T,3C) the three side by side again
   RUN(be->join_heads(be, d_qkv, d_q, d_k, d_v, T, H, D, err));
-  RUN(be->matmul_tn(be, dw->attn_w, x, d_qkv, 1, T, C, 3 * C, true, err));  // d W_QKV (C,3C) += xᵀ·d_qkv
-  RUN(be->add_row_sums(be, dw->attn_b, d_qkv, T, 3 * C, err));              // d b_QKV (3C) += Σ_t d_qkv
-  *dx = dst_buf(e, dst, (size_t)T, (size_t)C);                              // (T,C) = d_qkv · W_QKVᵀ
+  RUN(be->matmul_tn(be, dw->attn_w, x, d_qkv, 1, T, C, 3 * C, false, err));  // d W_QKV (C,3C) = xᵀ·d_qkv
+  RUN(be->add_row_sums(be, dw->attn_b, d_qkv, T, 3 * C, err));               // d b_QKV (3C) += Σ_t d_qkv
+  *dx = dst_buf(e, dst, (size_t)T, (size_t)C);                               // (T,C) = d_qkv · W_QKVᵀ
   RUN(be->matmul(be, *dx, d_qkv, w->attn_w, (tt_buf){0}, T, 3 * C, C, true, err));
   return TT_OK;
 }

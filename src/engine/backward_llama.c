@@ -46,7 +46,7 @@ static tt_status back_swiglu(tt_engine *e, int l, tt_buf g, tt_buf *dx, tt_error
   size_t n = (size_t)T * F;
   tt_buf x = TAPE(l, LN2.out, (size_t)T * C), gate = TAPE(l, "mlp.hook_pre", n);
   tt_buf up = TAPE(l, "mlp.hook_pre_linear", n), post = TAPE(l, "mlp.hook_post", n);
-  RUN(be->matmul_tn(be, dw->down_w, g, post, 1, T, C, F, true, err));  // d W_down (C,F) += gᵀ·post
+  RUN(be->matmul_tn(be, dw->down_w, g, post, 1, T, C, F, false, err));  // d W_down (C,F) = gᵀ·post
   TRY(bias_grad(e, dw->down_b, g, C, err));
   tt_buf d_post = OUT(l, "mlp.hook_post", T, F);  // (T,F) = g · W_down
   RUN(be->matmul(be, d_post, g, w->down_w, (tt_buf){0}, T, C, F, false, err));
@@ -57,8 +57,8 @@ static tt_status back_swiglu(tt_engine *e, int l, tt_buf g, tt_buf *dx, tt_error
   TRY(be->mul(be, act, d_post, up, n, err));     // act now holds d act(gate) = d_post · up
   tt_buf d_gate = OUT(l, "mlp.hook_pre", T, F);  // (T,F) = act'(gate) · d act
   RUN(be->activation_backward(be, d_gate, gate, act, n, e->cfg->activation, err));
-  RUN(be->matmul_tn(be, dw->gate_w, d_gate, x, 1, T, F, C, true, err));  // d W_gate (F,C) += d_gateᵀ·x
-  RUN(be->matmul_tn(be, dw->up_w, d_up, x, 1, T, F, C, true, err));      // d W_up (F,C) += d_upᵀ·x
+  RUN(be->matmul_tn(be, dw->gate_w, d_gate, x, 1, T, F, C, false, err));  // d W_gate (F,C) = d_gateᵀ·x
+  RUN(be->matmul_tn(be, dw->up_w, d_up, x, 1, T, F, C, false, err));      // d W_up (F,C) = d_upᵀ·x
   TRY(bias_grad(e, dw->gate_b, d_gate, F, err));
   TRY(bias_grad(e, dw->up_b, d_up, F, err));
   *dx = OUT(l, LN2.out, T, C);  // (T,C) = d_gate·W_gate + d_up·W_up
@@ -77,7 +77,7 @@ static tt_status back_projection(tt_engine *e, tt_buf d_heads, tt_buf x, tt_buf 
   int T = e->run.T, C = e->C, D = e->D, N = heads * D;
   tt_buf d_flat = tt_workspace_slot(e, "merged", (size_t)T * N);  // (T, heads·D)
   TRY(be->merge_heads(be, d_flat, d_heads, T, heads, D, err));
-  TRY(be->matmul_tn(be, dw, d_flat, x, 1, T, N, C, true, err));
+  TRY(be->matmul_tn(be, dw, d_flat, x, 1, T, N, C, false, err));
   TRY(bias_grad(e, db, d_flat, N, err));
   if (!add) return be->matmul(be, dx, d_flat, w, (tt_buf){0}, T, N, C, false, err);
   tt_buf part = tt_workspace_slot(e, "hook_attn_out", (size_t)T * C);  // (T,C)
@@ -98,7 +98,7 @@ static tt_status back_attention(tt_engine *e, int l, tt_buf g, tt_buf *dx, tt_er
   tt_buf pattern = TAPE(l, "attn.hook_pattern", htt), z = TAPE(l, "attn.hook_z", hd);
   tt_buf merged = tt_workspace_slot(e, "merged", hd);  // (T,H·D) the forward's z, heads side by side
   TRY(be->merge_heads(be, merged, z, T, H, D, err));
-  RUN(be->matmul_tn(be, dw->o_w, g, merged, 1, T, C, H * D, true, err));  // d W_o (C,H·D) += gᵀ·merged
+  RUN(be->matmul_tn(be, dw->o_w, g, merged, 1, T, C, H * D, false, err));  // d W_o (C,H·D) = gᵀ·merged
   TRY(bias_grad(e, dw->o_b, g, C, err));
   RUN(be->matmul(be, merged, g, w->o_w, (tt_buf){0}, T, C, H * D, false, err));  // d merged = g·W_o
   tt_buf d_z = OUT(l, "attn.hook_z", H, T, D);

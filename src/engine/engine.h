@@ -25,7 +25,9 @@ tt_status tt_engine_enable_grad(tt_engine *eng, tt_error *err);
 // tt_engine_run, then the backward pass of L = mean over t = 0..T−2 of hook_loss[t]: offers
 // grad.<hook> for every hook on the path to the loss (same shape) and grad.<weight> for
 // every weight (names and layouts of model.safetensors without "transformer."). Needs
-// tt_engine_enable_grad first and T >= 2 (TT_ERR_ARG otherwise).
+// tt_engine_enable_grad first and T >= 2 (TT_ERR_ARG otherwise). On a host backend the
+// forward tensors the backward reads are read from rec's memory when rec takes them (they
+// are not kept twice): that memory must stay as the engine wrote it until the call returns.
 tt_status tt_engine_run_grad(tt_engine *eng, const int32_t *ids, int T, const tt_recorder *rec, tt_error *err);
 
 // ---- generation with a KV cache (decode.c) ----

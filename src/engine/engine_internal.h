@@ -176,6 +176,9 @@ tt_status tt_backward_llama_block(tt_engine *e, int l, tt_buf *g, tt_error *err)
 // grads.c: the weight gradients' allocation (views in e->dw), and their recording.
 tt_status tt_grads_setup(tt_engine *e, tt_error *err);
 void tt_grads_release(tt_engine *e);
+// Before a pass: zeroes the weight gradients the pass adds into (biases, norm weights,
+// learned positions, the untied embedding's rows of the last pass); the rest it overwrites.
+tt_status tt_grads_clear(tt_engine *e, tt_error *err);
 // Offers every weight gradient as grad.<name in model.safetensors> (Conv1D layout).
 tt_status tt_grads_offer(tt_engine *e, tt_error *err);
 
@@ -198,10 +201,16 @@ void tt_workspace_reset(tt_engine *e);  // before each run: every pair starts at
 tt_buf tt_workspace_slot(tt_engine *e, const char *name, size_t n);
 // The tape: the forward tensors the backward pass reads (norm outputs, normalized values and
 // scales, q, k, v, pattern, z, FFN pre/post activations, probabilities), one buffer per layer
-// and hook, allocated by tt_workspace_setup_tape. tt_workspace_tape gives the buffer (n
-// floats) for hook suffix of layer (-1 outside the blocks), unset when it is not taped.
+// and hook, allocated by tt_workspace_setup_tape. tt_workspace_tape gives where this run's
+// forward pass put hook suffix of layer (-1 outside the blocks) as n floats: its tape buffer
+// or, when the recorder took it (host backends), the recorder's memory, which then holds the
+// only copy; unset when the hook is not taped. tt_workspace_tape_own gives the tape buffer
+// itself, tt_workspace_tape_at says the run put the entry at `where` (tt_workspace_reset at
+// the start of a gradient run points every entry back at its tape buffer).
 tt_status tt_workspace_setup_tape(tt_engine *e, tt_error *err);
 tt_buf tt_workspace_tape(tt_engine *e, int layer, const char *suffix, size_t n);
+tt_buf tt_workspace_tape_own(tt_engine *e, int layer, const char *suffix, size_t n);
+void tt_workspace_tape_at(tt_engine *e, int layer, const char *suffix, tt_buf where);
 // The stream (T,C) leaving a block must outlive the next block's scratch: when *x lives in
 // a workspace slot other than the stream's (post-LN: ln2's output), it is copied (exactly)
 // into the next stream slot and *x points there.

@@ -1,9 +1,11 @@
 // grads: the weight gradients. One allocation holds them all, carved into views shaped like
 // the weights (e->dw mirrors e->w); they are recorded as grad.<name> with the names and
-// layouts of model.safetensors (without "transformer.", Conv1D weights (in, out)).
+// layouts of model.safetensors (without "transformer.", Conv1D weights (in, out)). Each
+// pass clears only the gradients it adds into (tt_grads_clear); the products write the rest.
 // Shape legend in engine_internal.h; P = n_positions.
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "engine_internal.h"
 
@@ -112,6 +114,8 @@ static size_t numel(tt_dims s) {
 
 // The list, made once by tt_grads_setup and read by every run's tt_grads_offer.
 struct tt_grad_list {
+  int32_t *dirty;  // (max_T) the token ids of the last pass: the untied embedding rows it added to
+  int n_dirty;
   int n;
   grad_entry entries[];
 };
@@ -131,6 +135,9 @@ tt_status tt_grads_setup(tt_engine *e, tt_error *err) {
   for (size_t used = 0, i = 0; st == TT_OK && i < (size_t)n; used += numel(list[i].shape), i++)
     *list[i].buf = tt_buf_view(e->dw_all, used, numel(list[i].shape));
   if (e->model->lm_head == e->model->wte) e->dw.lm_head = e->dw.wte;  // tied: one gradient, both uses
+  if (st == TT_OK && !(e->grad_list->dirty = malloc((size_t)e->max_T * sizeof *e->grad_list->dirty)))
+    st = tt_fail(err, TT_ERR_NOMEM, "engine: out of memory");
+  if (st == TT_OK && e->model->lm_head != e->model->wte) st = e->be->zero(e->be, e->dw.wte, e->dw.wte.n, err);
   return st;
 }
 
@@ -138,8 +145,38 @@ void tt_grads_release(tt_engine *e) {
   if (e->dw_all.handle) e->be->release(e->be, &e->dw_all);
   free(e->dw.layers);
   e->dw.layers = NULL;
+  if (e->grad_list) free(e->grad_list->dirty);
   free(e->grad_list);
   e->grad_list = NULL;
+}
+
+// Whether a pass adds into a weight gradient (so it must start at 0): the vectors (biases and
+// norm weights: sums over the tokens), the learned positions (T of their rows) and, untied,
+// the embedding (the prompt's rows only). Every other matrix is written whole by its product
+// (matmul_tn without accumulate); tied, the embedding's gradient is the unembedding's product,
+// which the lookup then adds to.
+static bool accumulated(const tt_engine *e, const grad_entry *g) {
+  if (g->shape.ndim == 1 || g->buf == &e->dw.positions) return true;
+  return g->buf == &e->dw.wte && e->model->lm_head != e->model->wte;
+}
+
+tt_status tt_grads_clear(tt_engine *e, tt_error *err) {
+  struct tt_grad_list *gl = e->grad_list;
+  int C = e->C;
+  for (int i = 0; i < gl->n; i++) {
+    const grad_entry *g = &gl->entries[i];
+    if (!accumulated(e, g)) continue;
+    if (g->buf != &e->dw.wte) {
+      TRY(e->be->zero(e->be, *g->buf, g->buf->n, err));
+      continue;
+    }
+    // untied embedding: only the rows the last pass added to are not 0 (setup cleared them all)
+    for (int t = 0; t < gl->n_dirty; t++)
+      TRY(e->be->zero(e->be, tt_buf_view(e->dw.wte, (size_t)gl->dirty[t] * C, (size_t)C), (size_t)C, err));
+    memcpy(gl->dirty, e->run.ids, (size_t)e->run.T * sizeof *gl->dirty);
+    gl->n_dirty = e->run.T;
+  }
+  return TT_OK;
 }
 
 tt_status tt_grads_offer(tt_engine *e, tt_error *err) {

@@ -56,12 +56,15 @@ static tt_status op_timed(tt_engine *e, tt_error *err) {
 tt_buf tt_engine_out(tt_engine *e, int layer, const char *suffix, tt_dims shape) {
   size_t n = numel(shape);
   if (e->run.rec && e->run.rec->op_done) hook_name(e, layer, suffix, e->run.op_name, sizeof e->run.op_name);
-  tt_buf taped = e->run.taping ? tt_workspace_tape(e, layer, suffix, n) : (tt_buf){0};
+  tt_buf taped = e->run.taping ? tt_workspace_tape_own(e, layer, suffix, n) : (tt_buf){0};
   tt_buf slot = tt_buf_is_set(taped) ? taped : tt_workspace_slot(e, suffix, n);
   float *mem = reserve(e, layer, suffix, TT_F32, shape);
   if (!mem) return slot;
-  // compute into the trace, unless the tape must keep it (then it is copied there after the op)
-  if (tt_engine_zero_copy(e->be) && !tt_buf_is_set(taped)) return e->be->wrap(e->be, mem, n);
+  if (tt_engine_zero_copy(e->be)) {  // compute into the recorder's memory; a taped hook is read there
+    tt_buf into = e->be->wrap(e->be, mem, n);
+    if (tt_buf_is_set(taped)) tt_workspace_tape_at(e, layer, suffix, into);
+    return into;
+  }
   TT_ASSERT(e->run.n_pending < TT_MAX_PENDING);
   e->run.pending[e->run.n_pending++] = (tt_pending){slot, mem, n};
   return slot;

@@ -45,6 +45,8 @@ struct tt_workspace {
   tt_buf tape_all;                // the tape's one allocation (unset until a gradient run is enabled)
   tt_buf *tape;                   // (n_layer + 1) × TAPED: [l·TAPED + i] block l's taped_block[i],
                                   // [n_layer·TAPED + i] taped_head[i]
+  tt_buf *tape_now;               // the same entries: where this run's forward pass put each one
+                                  // (its tape buffer, or the recorder's memory when recorded)
 };
 
 // What the backward pass reads of the forward pass, in a block and after the blocks.
@@ -178,13 +180,16 @@ tt_status tt_workspace_setup(tt_engine *e, tt_error *err) {
 void tt_workspace_release(tt_engine *e) {
   if (e->ws && e->ws->all.handle) e->be->release(e->be, &e->ws->all);
   if (e->ws && e->ws->tape_all.handle) e->be->release(e->be, &e->ws->tape_all);
-  if (e->ws) free(e->ws->tape);
+  if (e->ws) free(e->ws->tape), free(e->ws->tape_now);
   free(e->ws);
   e->ws = NULL;
 }
 
 void tt_workspace_reset(tt_engine *e) {
   memset(e->ws->turn, 0, sizeof e->ws->turn);
+  struct tt_workspace *ws = e->ws;
+  if (e->run.taping && ws->tape)  // a gradient run's forward pass: every entry in its own buffer again
+    memcpy(ws->tape_now, ws->tape, ((size_t)e->cfg->n_layer * TAPED + TAPED_HEAD) * sizeof *ws->tape);
 }
 
 // The next slot of kind s, as a view of n floats.
@@ -214,7 +219,8 @@ tt_status tt_workspace_setup_tape(tt_engine *e, tt_error *err) {
   struct tt_workspace *ws = e->ws;
   int L = e->cfg->n_layer;
   size_t count = (size_t)L * TAPED + TAPED_HEAD, used = 0;
-  if (!(ws->tape = calloc(count, sizeof *ws->tape))) return tt_fail(err, TT_ERR_NOMEM, "engine: out of memory");
+  if (!(ws->tape = calloc(count, sizeof *ws->tape)) || !(ws->tape_now = calloc(count, sizeof *ws->tape_now)))
+    return tt_fail(err, TT_ERR_NOMEM, "engine: out of memory");
   for (int pass = 0; pass < 2; pass++) {  // count, then carve
     used = 0;
     for (size_t i = 0; i < count; i++) {
@@ -229,14 +235,29 @@ tt_status tt_workspace_setup_tape(tt_engine *e, tt_error *err) {
   return TT_OK;
 }
 
-tt_buf tt_workspace_tape(tt_engine *e, int layer, const char *suffix, size_t n) {
-  struct tt_workspace *ws = e->ws;
-  if (!ws->tape || layer >= e->cfg->n_layer) return (tt_buf){0};
+// The index of hook suffix of layer in the tape's entries, or -1 when it is not taped.
+static long tape_index(const tt_engine *e, int layer, const char *suffix) {
+  if (!e->ws->tape || layer >= e->cfg->n_layer) return -1;
   const char *const *names = layer < 0 ? taped_head : taped_block;
   size_t count = layer < 0 ? TAPED_HEAD : TAPED, base = (size_t)(layer < 0 ? e->cfg->n_layer : layer) * TAPED;
   for (size_t i = 0; i < count; i++)
-    if (strcmp(names[i], suffix) == 0) return tt_buf_view(ws->tape[base + i], 0, n);
-  return (tt_buf){0};
+    if (strcmp(names[i], suffix) == 0) return (long)(base + i);
+  return -1;
+}
+
+tt_buf tt_workspace_tape(tt_engine *e, int layer, const char *suffix, size_t n) {
+  long i = tape_index(e, layer, suffix);
+  return i < 0 ? (tt_buf){0} : tt_buf_view(e->ws->tape_now[i], 0, n);
+}
+
+tt_buf tt_workspace_tape_own(tt_engine *e, int layer, const char *suffix, size_t n) {
+  long i = tape_index(e, layer, suffix);
+  return i < 0 ? (tt_buf){0} : tt_buf_view(e->ws->tape[i], 0, n);
+}
+
+void tt_workspace_tape_at(tt_engine *e, int layer, const char *suffix, tt_buf where) {
+  long i = tape_index(e, layer, suffix);
+  if (i >= 0) e->ws->tape_now[i] = where;
 }
 
 static bool in_stream_slot(const tt_engine *e, tt_buf x) {
