@@ -50,7 +50,7 @@ float tt_host_exp_sub_sum(float *o, const float *x, float sub, size_t n) {
   size_t i = 0;
   for (; i + 8 <= n; i += 8)
     for (int k = 0; k < 8; k++) acc[k] += o[i + k];
-  for (; i < n; i++) acc[0] += o[i];
+  for (; i < n; i++) acc[i % 8] += o[i];  // each in its lane: a prefix sums as the whole row
   return (float)(((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7])));
 }
 
@@ -60,7 +60,7 @@ float tt_host_exp_sum(const float *x, float sub, size_t n) {
   size_t i = 0;
   for (; i + 8 <= n; i += 8)
     for (int k = 0; k < 8; k++) acc[k] += exp_poly(x[i + k] - sub);
-  for (; i < n; i++) acc[0] += exp_poly(x[i] - sub);
+  for (; i < n; i++) acc[i % 8] += exp_poly(x[i] - sub);
   return (float)(((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7])));
 }
 
@@ -91,4 +91,17 @@ void tt_host_sigmoid_gate_backward(float *dx, const float *x, const float *dy, s
     float t = e < INFINITY ? e * s : 1.0f;  // 1 − σ as e·σ: no cancellation where σ is near 1
     dx[i] = dy[i] * (s + a * s * t * k * (1.0f + 3.0f * c * a * a));
   }
+}
+
+TT_MULTIVERSION
+size_t tt_host_trailing_neg_inf(const float *x, size_t n) {
+  size_t end = n;
+  while (end >= 8) {  // whole blocks of 8 first: one branch per block
+    int all = 1;
+    for (int k = 1; k <= 8; k++) all &= x[end - k] == -INFINITY;
+    if (!all) break;
+    end -= 8;
+  }
+  while (end > 0 && x[end - 1] == -INFINITY) end--;
+  return n - end;
 }
