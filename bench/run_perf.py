@@ -93,11 +93,13 @@ def load_average():
     return " ".join(open("/proc/loadavg").read().split()[:3])
 
 
-def measure(args, core):
+def measure_times(args, core, Ts, threads, torch_script):
+    """Per thread count n: the bandwidth probe (r["bw"][n], GB/s), the sgemm probe at every
+    T >= 64 (r["sgemm"][(n, T)], its fields: flops, seconds, gflops) and bench_forward's
+    times (r["times"][(n, T)]); then torch_script (in bench/) on every thread count
+    (r["torch"][(n, T)], median ms)."""
     bench = os.path.join(args.build, "bench", "bench_forward")
     probes = os.path.join(args.build, "bench", "bench_probes")
-    Ts = [int(t) for t in args.T.split(",")]
-    threads = [int(n) for n in args.threads.split(",")]
     r = {"times": {}, "bw": {}, "sgemm": {}, "torch": {}, "peak": {}}
     for n in threads:
         env = env_for(n, core)
@@ -107,16 +109,24 @@ def measure(args, core):
             if T >= 64:
                 for w in run([probes, "sgemm", str(T)], env)[0]:
                     if w[0] == "sgemm":
-                        r["sgemm"][(n, T)] = float(fields(w)["seconds"])
+                        r["sgemm"][(n, T)] = fields(w)
         for w in run([bench, args.model, "times", args.T], env)[0]:
             if w[0] == "times":
                 r["times"][(n, int(fields(w)["T"]))] = fields(w)
-    out, _ = run([PY, os.path.join(HERE, "torch_cache.py"), args.model, args.T, "--threads", args.threads],
+    out, _ = run([PY, os.path.join(HERE, torch_script), args.model, args.T, "--threads", args.threads],
                  env_for(max(threads), core))
     for w in out:
         if w[0] == "torch":
             f = fields(w)
             r["torch"][(int(f["threads"]), int(f["T"]))] = float(f["median_ms"])
+    return r
+
+
+def measure(args, core):
+    bench = os.path.join(args.build, "bench", "bench_forward")
+    Ts = [int(t) for t in args.T.split(",")]
+    threads = [int(n) for n in args.threads.split(",")]
+    r = measure_times(args, core, Ts, threads, "torch_cache.py")
     env = env_for(1, core)
     for T in Ts:
         for w in run([bench, args.model, "peak", str(T), "all"], env)[0]:
@@ -165,7 +175,7 @@ def report(r, Ts, threads, core, load_before):
             if T <= 16:  # memory-bound: every weight read once
                 limit, which, target, mine = wbytes / (bw * 1e9) * 1e3, "weights / bandwidth", 1.5, full
             else:
-                limit, which, target, mine = r["sgemm"][(n, T)] * 1e3, "FLOPs / sgemm", 1.3, none
+                limit, which, target, mine = float(r["sgemm"][(n, T)]["seconds"]) * 1e3, "FLOPs / sgemm", 1.3, none
             print(f"| {T} | {full:.1f} | {fresh:.1f} | {none:.1f} | {reused:.1f} | {torch:.1f} | {full / torch:.2f} "
                   f"{mark(full / torch <= 0.67)} | {limit:.1f} ({which}) | {mine / limit:.2f} (≤ {target}) "
                   f"{mark(mine / limit <= target)} | {full / none:.2f} {mark(full / none <= 1.2)} | "
