@@ -24,6 +24,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "numbers"))
 from safetensors_np import load  # noqa: E402
 from svgnum import label_in  # noqa: E402
+from check_numbers import load_vocab_bytes  # noqa: E402
 
 
 def run(argv):
@@ -152,23 +153,6 @@ def bad_inputs(ttrace, root, trace, tmp, fails):
         fails.append("lens -m DEFAULT on a trace naming a missing folder: %s" % p.stderr)
 
 
-def vocab_bytes(root):
-    """id -> the token's bytes, from GPT-2's vocab.json (its byte-to-character table undone)."""
-    bs = list(range(ord("!"), ord("~") + 1)) + list(range(0xA1, 0xAD)) + list(range(0xAE, 0x100))
-    cs, n = bs[:], 0
-    for b in range(256):
-        if b not in bs:
-            bs.append(b)
-            cs.append(256 + n)
-            n += 1
-    dec = dict(zip((chr(c) for c in cs), bs))
-    enc = json.load(open(os.path.join(root, "assets", "tokenizer", "vocab.json"), encoding="utf-8"))
-    out = [b""] * (max(enc.values()) + 1)
-    for sym, i in enc.items():
-        out[i] = bytes(dec[c] for c in sym)
-    return out
-
-
 def korean_labels(ttrace, root, tmp, fails):
     """A Korean prompt, whose syllables GPT-2 splits across byte tokens: every position's token and
     every candidate is written as the views write it (the bytes of a piece of a character in hex
@@ -177,7 +161,7 @@ def korean_labels(ttrace, root, tmp, fails):
     p = run([ttrace, "trace", "-q", "-o", path, "나는 사과를 먹었다"])
     if p.returncode != 0:
         raise SystemExit("check_lens: ttrace trace of the Korean prompt failed: %s" % p.stderr)
-    vb = vocab_bytes(root)
+    vb = load_vocab_bytes(os.path.join(root, "assets", "tokenizer", "vocab.json"))
     _, meta = load(path)
     ids = json.loads(meta["token_ids"])
     text = b"".join(vb[i] for i in ids)
