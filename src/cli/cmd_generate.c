@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "generate/generate.h"
+#include "pass_options.h"
 #include "prompt_arg.h"
 
 static const char usage[] =
@@ -40,17 +41,12 @@ static const char usage[] =
     "  -o, --output FILE     write the prompt pass and every decode step as a trace (atomically)\n"
     "  -q, --quiet           print only the continuation\n";
 
-#define MAX_LIST 64
-
 typedef struct {
-  tt_session_opts session;
-  tt_trace_input in;
+  tt_cli_pass_options pass;
   tt_generate_opts gen;
-  const char *sets[MAX_LIST], *records[MAX_LIST], *output;
-  bool quiet;
 } generate_options;
 
-enum { O_TEMPERATURE = 256, O_TOP_K, O_TOP_P, O_SEED, O_BOS };
+enum { O_TEMPERATURE = 256, O_TOP_K, O_TOP_P, O_SEED };
 
 // A whole decimal number in text, or false.
 static bool parse_u64(const char *text, unsigned long long *out) {
@@ -110,34 +106,8 @@ static int parse_sampling(int c, generate_options *o) {
 // Applies one option. Returns 0, or the exit code of its error.
 static int parse_option(int c, char **argv, generate_options *o) {
   int code = parse_sampling(c, o);
-  if (code >= 0) return code;
-  switch (c) {
-  case 'm':
-    o->session.model_dir = optarg;
-    return 0;
-  case 'b':
-    o->session.backend = optarg;
-    return 0;
-  case 'o':
-    o->output = optarg;
-    return 0;
-  case 's':
-    if (o->session.n_set == MAX_LIST) return tt_cli_usage_error("generate", "too many --set options");
-    o->sets[o->session.n_set++] = optarg;
-    return 0;
-  case 'r':
-    if (o->in.n_record == MAX_LIST) return tt_cli_usage_error("generate", "too many --record options");
-    o->records[o->in.n_record++] = optarg;
-    return 0;
-  case 'q':
-    o->quiet = true;
-    return 0;
-  case O_BOS:
-    o->in.bos = true;
-    return 0;
-  default:
-    return tt_cli_option_error("generate", c, argv);
-  }
+  if (code < 0) code = tt_cli_pass_option("generate", c, &o->pass);
+  return code >= 0 ? code : tt_cli_option_error("generate", c, argv);
 }
 
 // Fills o from argv. Returns true to go on; false with *code the exit status (0 after --help).
@@ -152,13 +122,12 @@ static bool parse_options(int argc, char **argv, generate_options *o, int *code)
                                         {"output", required_argument, 0, 'o'},
                                         {"set", required_argument, 0, 's'},
                                         {"record", required_argument, 0, 'r'},
-                                        {"bos", no_argument, 0, O_BOS},
+                                        {"bos", no_argument, 0, TT_CLI_OPT_BOS},
                                         {"quiet", no_argument, 0, 'q'},
                                         {"help", no_argument, 0, 'h'},
                                         {0, 0, 0, 0}};
   memset(o, 0, sizeof *o);
-  o->session.set = o->sets;
-  o->in.record = o->records;
+  tt_cli_pass_options_init(&o->pass);
   o->gen.n = 20;
   o->gen.sampling = (tt_sampling){.temperature = 1.0, .top_k = 0, .top_p = 1.0, .seed = 0};
   int c;
@@ -202,12 +171,12 @@ static void print_summary(const generate_options *o, const tt_session *s, const 
   if (res->stopped_at_context)
     fprintf(stderr, "ttrace generate: stopped at the model's context (%d tokens): %d of the %d tokens asked for\n",
             res->n_ctx, res->n_generated, o->gen.n);
-  if (o->quiet) return;
+  if (o->pass.quiet) return;
   int steps = res->n_generated - 1;
   fprintf(stderr, "generated %d tokens on %s: prompt pass %s ms, %d decode steps in %.1f ms (%.1f tokens/s)%s%s\n",
           res->n_generated, s->be->name, tt_trace_meta(tr, "time_ms"), steps, res->decode_ms,
-          res->decode_ms > 0 ? steps / (res->decode_ms / 1e3) : 0.0, o->output ? " -> " : "",
-          o->output ? o->output : "");
+          res->decode_ms > 0 ? steps / (res->decode_ms / 1e3) : 0.0, o->pass.output ? " -> " : "",
+          o->pass.output ? o->pass.output : "");
 }
 
 int tt_cmd_generate(int argc, char **argv) {
@@ -217,21 +186,21 @@ int tt_cmd_generate(int argc, char **argv) {
   tt_error err = {0};
   char *prompt = NULL;
   tt_status st = tt_prompt_from_args(argc - optind, argv + optind, &prompt, &err);
-  o.in.prompt = prompt;
-  if (!st && o.output && !tt_cli_folder_writable(o.output))
-    st = tt_fail(&err, TT_ERR_IO, "cannot write %s: %s", o.output, strerror(errno));
+  o.pass.in.prompt = prompt;
+  if (!st && o.pass.output && !tt_cli_folder_writable(o.pass.output))
+    st = tt_fail(&err, TT_ERR_IO, "cannot write %s: %s", o.pass.output, strerror(errno));
   tt_session *s = NULL;
   tt_trace *tr = NULL;
   tt_generate_result res = {0};
-  printer pr = {NULL, o.quiet ? NULL : prompt, false};
-  if (!st) st = tt_session_open(&o.session, &s, &err);
-  if (!st && !o.quiet) tt_cli_note("generate", s->backend_note);
+  printer pr = {NULL, o.pass.quiet ? NULL : prompt, false};
+  if (!st) st = tt_session_open(&o.pass.session, &s, &err);
+  if (!st && !o.pass.quiet) tt_cli_note("generate", s->backend_note);
   pr.s = s;
   o.gen.on_token = print_token;
   o.gen.ctx = &pr;
-  if (!st) st = tt_generate(s, &o.in, &o.gen, &res, &tr, &err);
+  if (!st) st = tt_generate(s, &o.pass.in, &o.gen, &res, &tr, &err);
   if (pr.started) printf("\n");
-  if (!st && o.output) st = tt_trace_save(tr, o.output, &err);
+  if (!st && o.pass.output) st = tt_trace_save(tr, o.pass.output, &err);
   if (!st) print_summary(&o, s, tr, &res);
   rc = st ? tt_cli_fail("generate", &err) : 0;
   tt_trace_destroy(tr);

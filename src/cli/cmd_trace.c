@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "pass_options.h"
 #include "prompt_arg.h"
 #include "session/session.h"
 
@@ -37,8 +38,6 @@ static const char usage[] =
     "                      always when the folder's tokenizer_config.json has add_bos_token: true\n"
     "      --ids LIST      trace these token ids (comma-separated, e.g. 464,6193,318,3621) instead of a PROMPT\n"
     "  -q, --quiet         print nothing on success\n";
-
-#define MAX_LIST 64
 
 // The three likeliest next tokens after the last prompt token, for the summary line.
 static void print_prediction(const tt_session *s, const tt_trace *tr) {
@@ -87,45 +86,22 @@ static void print_summary(const tt_session *s, const tt_trace *tr, const char *o
 }
 
 typedef struct {
-  tt_session_opts session;
-  tt_trace_input in;
-  const char *sets[MAX_LIST], *records[MAX_LIST], *output, *ids_arg;
-  bool quiet;
+  tt_cli_pass_options pass;
+  const char *ids_arg;
 } trace_options;
 
-enum { O_BOS = 256, O_IDS };
+enum { O_IDS = 256 };
 
 // Applies one option. Returns 0, or the exit code of its error.
 static int parse_option(int c, char **argv, trace_options *o) {
+  int code = tt_cli_pass_option("trace", c, &o->pass);
+  if (code >= 0) return code;
   switch (c) {
-  case 'm':
-    o->session.model_dir = optarg;
-    return 0;
-  case 'b':
-    o->session.backend = optarg;
-    return 0;
-  case 'o':
-    o->output = optarg;
-    return 0;
-  case 's':
-    if (o->session.n_set == MAX_LIST) return tt_cli_usage_error("trace", "too many --set options");
-    o->sets[o->session.n_set++] = optarg;
-    return 0;
-  case 'r':
-    if (o->in.n_record == MAX_LIST) return tt_cli_usage_error("trace", "too many --record options");
-    o->records[o->in.n_record++] = optarg;
-    return 0;
-  case 'q':
-    o->quiet = true;
-    return 0;
-  case O_BOS:
-    o->in.bos = true;
-    return 0;
   case O_IDS:
     o->ids_arg = optarg;
     return 0;
   case 'g':
-    o->session.grad = true;
+    o->pass.session.grad = true;
     return 0;
   default:
     return tt_cli_option_error("trace", c, argv);
@@ -141,14 +117,13 @@ static bool parse_options(int argc, char **argv, trace_options *o, int *code) {
                                         {"set", required_argument, 0, 's'},
                                         {"record", required_argument, 0, 'r'},
                                         {"quiet", no_argument, 0, 'q'},
-                                        {"bos", no_argument, 0, O_BOS},
+                                        {"bos", no_argument, 0, TT_CLI_OPT_BOS},
                                         {"ids", required_argument, 0, O_IDS},
                                         {"grad", no_argument, 0, 'g'},
                                         {"help", no_argument, 0, 'h'},
                                         {0, 0, 0, 0}};
   memset(o, 0, sizeof *o);
-  o->session.set = o->sets;
-  o->in.record = o->records;
+  tt_cli_pass_options_init(&o->pass);
   int c;
   optind = 1;
   *code = 0;
@@ -159,7 +134,7 @@ static bool parse_options(int argc, char **argv, trace_options *o, int *code) {
     }
     if ((*code = parse_option(c, argv, o))) return false;
   }
-  if (!o->output)
+  if (!o->pass.output)
     *code = tt_cli_usage_error("trace", "missing -o FILE");
   else if (o->ids_arg && optind < argc)
     *code = tt_cli_usage_error("trace", "--ids goes without a PROMPT (got '%s')", argv[optind]);
@@ -173,16 +148,16 @@ int tt_cmd_trace(int argc, char **argv) {
   tt_error err = {0};
   char *prompt = NULL;
   int32_t *ids = NULL;
-  tt_status st = read_input(argc - optind, argv + optind, o.ids_arg, &o.in, &prompt, &ids, &err);
-  if (!st && !tt_cli_folder_writable(o.output))
-    st = tt_fail(&err, TT_ERR_IO, "cannot write %s: %s", o.output, strerror(errno));
+  tt_status st = read_input(argc - optind, argv + optind, o.ids_arg, &o.pass.in, &prompt, &ids, &err);
+  if (!st && !tt_cli_folder_writable(o.pass.output))
+    st = tt_fail(&err, TT_ERR_IO, "cannot write %s: %s", o.pass.output, strerror(errno));
   tt_session *s = NULL;
   tt_trace *tr = NULL;
-  if (!st) st = tt_session_open(&o.session, &s, &err);
-  if (!st && !o.quiet) tt_cli_note("trace", s->backend_note);
-  if (!st) st = tt_session_trace_input(s, &o.in, &tr, &err);
-  if (!st) st = tt_trace_save(tr, o.output, &err);
-  if (!st && !o.quiet) print_summary(s, tr, o.output);
+  if (!st) st = tt_session_open(&o.pass.session, &s, &err);
+  if (!st && !o.pass.quiet) tt_cli_note("trace", s->backend_note);
+  if (!st) st = tt_session_trace_input(s, &o.pass.in, &tr, &err);
+  if (!st) st = tt_trace_save(tr, o.pass.output, &err);
+  if (!st && !o.pass.quiet) print_summary(s, tr, o.pass.output);
   rc = st ? tt_cli_fail("trace", &err) : 0;
   tt_trace_destroy(tr);
   tt_session_close(s);
