@@ -489,6 +489,29 @@ def write_log(args, d, log, losses, extra, name):
              log["parameters"], log["file_bytes"], log["total_seconds"]))
 
 
+def export_and_check(args, d, model, log, cfg, tensors_of, loss_of, times, name):
+    """F16 export, config.json, the held-out loss of the file read back through loss_of (a plain
+    full-vocabulary forward pass), then training_log.json. times: (start, end of the steps)."""
+    t_start, train_time = times
+    # Export in F16, then measure the losses of exactly what is on disk.
+    t1 = time.time()
+    losses = final_losses(model, d)
+    tensors = tensors_of(model, d["used_ids"])
+    st_path = os.path.join(args.out, "model.safetensors")
+    stio.write(st_path, {k: v.astype(np.float16) for k, v in tensors.items()}, {"format": "pt"})
+    write_config(args.out, cfg)
+    # Independent check: reload the file, full 50257-way forward, same held-out loss.
+    t2 = time.time()
+    back, _ = stio.read(st_path)
+    check = loss_of(back, cfg, d["held"])
+    check_export(losses["final_heldout_loss"], check, t1, t2)
+    write_log(args, d, log, losses, {
+        "heldout_loss_full_vocab_from_file": check,
+        "parameters": sum(int(np.prod(v.shape)) for v in tensors.values()), "file_bytes": os.path.getsize(st_path),
+        "train_seconds": round(train_time, 1), "total_seconds": round(time.time() - t_start, 1),
+    }, name)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_training_args(ap, NAME)
@@ -498,13 +521,6 @@ def main():
     d = prepare(args, args.out)
     model = TinyGPT(len(d["used_ids"]), args.layers, args.heads, args.embd, args.positions, args.emb_std)
     log, train_time = fit(model, d, args)
-
-    # Export in F16, then measure the losses of exactly what is on disk.
-    t1 = time.time()
-    losses = final_losses(model, d)
-    tensors = export_tensors(model, d["used_ids"])
-    st_path = os.path.join(args.out, "model.safetensors")
-    stio.write(st_path, {k: v.astype(np.float16) for k, v in tensors.items()}, {"format": "pt"})
     cfg = {
         "model_type": "gpt2",
         "architectures": ["GPT2LMHeadModel"],
@@ -515,18 +531,7 @@ def main():
         "torch_dtype": "float16",
         "ttrace_positions": "sinusoidal",
     }
-    write_config(args.out, cfg)
-
-    # Independent check: reload the file, full 50257-way forward, same held-out loss.
-    t2 = time.time()
-    back, _ = stio.read(st_path)
-    check = full_vocab_loss(back, cfg, d["held"])
-    check_export(losses["final_heldout_loss"], check, t1, t2)
-    write_log(args, d, log, losses, {
-        "heldout_loss_full_vocab_from_file": check,
-        "parameters": sum(int(np.prod(v.shape)) for v in tensors.values()), "file_bytes": os.path.getsize(st_path),
-        "train_seconds": round(train_time, 1), "total_seconds": round(time.time() - t_start, 1),
-    }, NAME)
+    export_and_check(args, d, model, log, cfg, export_tensors, full_vocab_loss, (t_start, train_time), NAME)
 
 
 if __name__ == "__main__":

@@ -28,7 +28,6 @@ import torch.nn.functional as F
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-import stio  # noqa: E402
 import train as gpt  # noqa: E402
 
 ROOT = os.path.dirname(HERE)
@@ -220,25 +219,8 @@ def main():
     model = TinyLlama(len(d["used_ids"]), args)
     log, train_time = gpt.fit(model, d, args)
 
-    # Export in F16, then measure the losses of exactly what is on disk.
-    t1 = time.time()
-    losses = gpt.final_losses(model, d)
-    tensors = export_tensors(model, d["used_ids"])
-    st_path = os.path.join(args.out, "model.safetensors")
-    stio.write(st_path, {k: v.astype(np.float16) for k, v in tensors.items()}, {"format": "pt"})
-    cfg = llama_config(args)
-    gpt.write_config(args.out, cfg)
-
-    # Independent check: reload the file, full 50257-way forward (float64 blocks), same held-out loss.
-    t2 = time.time()
-    back, _ = stio.read(st_path)
-    check = full_vocab_loss(back, cfg, d["held"])
-    gpt.check_export(losses["final_heldout_loss"], check, t1, t2)
-    gpt.write_log(args, d, log, losses, {
-        "heldout_loss_full_vocab_from_file": check,
-        "parameters": sum(int(np.prod(v.shape)) for v in tensors.values()), "file_bytes": os.path.getsize(st_path),
-        "train_seconds": round(train_time, 1), "total_seconds": round(time.time() - t_start, 1),
-    }, NAME)
+    gpt.export_and_check(args, d, model, log, llama_config(args), export_tensors, full_vocab_loss,
+                         (t_start, train_time), NAME)
 
 
 if __name__ == "__main__":

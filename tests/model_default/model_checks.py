@@ -60,6 +60,14 @@ def same_top5(probs, exp_ids, exp_probs, tol):
     return all(a == b or abs(probs[a] - probs[b]) < tol for a, b in zip(order, exp_ids))
 
 
+def probe_files(model):
+    """expected.json and heads.json of a model folder (written by tools/probe.py)."""
+    with open(os.path.join(model, "expected.json"), encoding="utf-8") as f:
+        expected = json.load(f)
+    with open(os.path.join(model, "heads.json")) as f:
+        return expected, json.load(f)
+
+
 def check_expected(check, ttrace, tmp, model, expected):
     """Every prompt of expected.json: ids, top-5 and their probabilities; returns the traces."""
     traces = {}

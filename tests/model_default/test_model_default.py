@@ -21,7 +21,7 @@ import tempfile
 
 import numpy as np
 
-from model_checks import Checks, check_expected, check_heads, check_reference, read_safetensors, trace as trace_in
+from model_checks import Checks, check_expected, check_heads, check_reference, probe_files, read_safetensors, trace as trace_in
 
 TTRACE, ROOT = sys.argv[1], sys.argv[2]
 NAME = "tiny-classroom"
@@ -57,10 +57,7 @@ def main():
     with open(os.path.join(ROOT, "assets", "models", "default")) as f:
         check("assets/models/default names the model", f.read().strip() == NAME)
 
-    with open(os.path.join(MODEL, "expected.json"), encoding="utf-8") as f:
-        expected = json.load(f)
-    with open(os.path.join(MODEL, "heads.json")) as f:
-        heads = json.load(f)
+    expected, heads = probe_files(MODEL)
     tmp = tempfile.mkdtemp(prefix="ttrace-default-")
     try:
         traces = check_expected(check, TTRACE, tmp, MODEL, expected)

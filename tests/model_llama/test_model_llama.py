@@ -20,7 +20,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "model_default"))
-from model_checks import Checks, check_expected, check_heads, check_reference, read_safetensors, trace  # noqa: E402
+from model_checks import Checks, check_expected, check_heads, check_reference, probe_files, read_safetensors, trace  # noqa: E402
 
 TTRACE, ROOT = sys.argv[1], sys.argv[2]
 MODEL = os.path.join(ROOT, "assets", "models", "tiny-llama")
@@ -61,10 +61,7 @@ def check_files():
 
 def main():
     check_files()
-    with open(os.path.join(MODEL, "expected.json"), encoding="utf-8") as f:
-        expected = json.load(f)
-    with open(os.path.join(MODEL, "heads.json")) as f:
-        heads = json.load(f)
+    expected, heads = probe_files(MODEL)
     tmp = tempfile.mkdtemp(prefix="ttrace-llama-")
     try:
         traces = check_expected(check, TTRACE, tmp, MODEL, expected)
