@@ -82,11 +82,11 @@ void tt_alibi_slopes(float *slopes, int H) {
   for (int i = 0; n + i < H; i++) slopes[n + i] = (float)pow(2.0, -8.0 * (2 * i + 1) / (2 * n));
 }
 
-void tt_rope_table(float *table, int rows, int D, double theta) {
+void tt_rope_table(float *table, int rows, int D, double theta, int offset) {
   int half = D / 2;
   for (int p = 0; p < rows; p++)
     for (int i = 0; i < half; i++) {
-      double angle = (double)p * pow(theta, -2.0 * i / D);
+      double angle = (double)(p + offset) * pow(theta, -2.0 * i / D);
       table[(size_t)p * D + i] = (float)cos(angle);
       table[(size_t)p * D + half + i] = (float)sin(angle);
     }

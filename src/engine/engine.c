@@ -20,6 +20,11 @@ static tt_status check_config(const tt_config *c, tt_error *err) {
                    "positions=rope needs an even head width (rotate-half pairs dimension i with i + D/2); this "
                    "model's is %d",
                    D);
+  if (c->rope_offset && c->positions != TT_POS_ROPE)
+    return tt_fail(err, TT_ERR_UNSUPPORTED,
+                   "rope_offset=%d shifts rotary positions, and this model's positions are not rotary (a Llama "
+                   "model, or --set positions=rope, has them)",
+                   c->rope_offset);
   return TT_OK;
 }
 

@@ -154,8 +154,9 @@ tt_status tt_attend(tt_engine *e, int l, tt_buf q, tt_buf k, tt_buf v, tt_buf *z
 // is a power of two; otherwise the slopes of the power of two n below H, then every other
 // slope of 2n, up to H.
 void tt_alibi_slopes(float *slopes, int H);
-// attend.c: the rotary table (rows, D) for positions 0..rows−1 with base theta.
-void tt_rope_table(float *table, int rows, int D, double theta);
+// attend.c: the rotary table (rows, D) for positions offset..offset+rows−1 with base theta
+// (row p holds the angles of position p + offset: the rope_offset what-if).
+void tt_rope_table(float *table, int rows, int D, double theta, int offset);
 // backward.c: the backward pass of the run's loss, after its forward pass with taping on.
 tt_status tt_backward(tt_engine *e, tt_error *err);
 // backward.c, shared with backward_llama.c: a norm's backward (dx into the scratch slot,

@@ -118,7 +118,7 @@ static tt_status make_position_tables(tt_engine *e, tt_error *err) {
   if (!host) return tt_fail(err, TT_ERR_NOMEM, "engine: out of memory for the position table");
   if (rope) {
     size_t half = n / 2;
-    tt_rope_table(host, e->max_T, e->D, e->cfg->rope_theta);
+    tt_rope_table(host, e->max_T, e->D, e->cfg->rope_theta, e->cfg->rope_offset);
     for (size_t i = 0; i < half; i++)  // cos stays, sin changes sign: the rotation by −angle
       host[half + i] = ((int)(i % (size_t)e->D) < e->D / 2) ? host[i] : -host[i];
   } else

@@ -215,8 +215,22 @@ static tt_status parse_ablate(json_t *root, tt_config *cfg, tt_error *err) {
   return TT_OK;
 }
 
+// rope_offset=N: the rotary positions of the prompt are N, N+1, ... (whether the config
+// rotates at all is the engine's check: a later positions=rope may still come).
+static tt_status set_rope_offset(tt_config *cfg, const char *value, tt_error *err) {
+  char *end = NULL;
+  long n = strtol(value, &end, 10);
+  if (!value[0] || *end || n < 0 || n > TT_MAX_ROPE_OFFSET)
+    return tt_fail(err, TT_ERR_ARG, "rope_offset=%s: expected a whole number of positions from 0 to %d", value,
+                   TT_MAX_ROPE_OFFSET);
+  cfg->rope_offset = (int)n;
+  return TT_OK;
+}
+
 tt_status tt_config_set(tt_config *cfg, const char *key, const char *value, tt_error *err) {
   if (strcmp(key, "ablate") == 0 || strcmp(key, "ttrace_ablate") == 0) return set_ablate(cfg, value, err);
+  if (strcmp(key, "rope_offset") == 0 || strcmp(key, "ttrace_rope_offset") == 0)
+    return set_rope_offset(cfg, value, err);
   for (size_t k = 0; k < COUNT(knobs); k++) {
     if (!knob_named(&knobs[k], key)) continue;
     if (cfg->arch == TT_ARCH_LLAMA)
@@ -231,7 +245,7 @@ tt_status tt_config_set(tt_config *cfg, const char *key, const char *value, tt_e
   for (size_t k = 0; k < COUNT(knobs); k++) names[k] = knobs[k].short_name;
   char list[512];
   join_names(list, sizeof list, names, COUNT(knobs));
-  return tt_fail(err, TT_ERR_ARG, "unknown setting '%s' (settings: %s, ablate)", key, list);
+  return tt_fail(err, TT_ERR_ARG, "unknown setting '%s' (settings: %s, ablate, rope_offset)", key, list);
 }
 
 static tt_status get_int(json_t *root, const char *key, int fallback, int lo, int hi, int *out, tt_error *err) {
@@ -282,7 +296,7 @@ static tt_status parse_knob(json_t *root, size_t k, tt_config *cfg, tt_error *er
 static bool is_knob_key(const char *key) {
   for (size_t k = 0; k < COUNT(knobs); k++)
     if (strcmp(key, knobs[k].json_name) == 0 || (knobs[k].alias && strcmp(key, knobs[k].alias) == 0)) return true;
-  return strcmp(key, "ttrace_ablate") == 0;
+  return strcmp(key, "ttrace_ablate") == 0 || strcmp(key, "ttrace_rope_offset") == 0;
 }
 
 // Keys that would change what the model computes and that ttrace does not implement.
@@ -342,6 +356,7 @@ tt_status tt_config_from_json(const char *text, tt_config *cfg, tt_error *err) {
   }
   for (size_t k = 0; k < COUNT(knobs) && !st; k++) st = parse_knob(root, k, cfg, err);
   if (!st) st = parse_ablate(root, cfg, err);
+  if (!st) st = get_int(root, "ttrace_rope_offset", 0, 0, TT_MAX_ROPE_OFFSET, &cfg->rope_offset, err);
   json_t *tie = json_object_get(root, "tie_word_embeddings");
   if (!st && tie && !json_is_null(tie)) {
     if (!json_is_boolean(tie))
@@ -379,6 +394,7 @@ char *tt_config_to_json(const tt_config *cfg) {
                cfg->ablate[i].head);
     json_object_set_new(root, "ttrace_ablate", json_string(list));
   }
+  if (cfg->rope_offset) json_object_set_new(root, "ttrace_rope_offset", json_integer(cfg->rope_offset));
   char *s = json_dumps(root, JSON_PRESERVE_ORDER | JSON_COMPACT | JSON_REAL_PRECISION(15));
   json_decref(root);
   return s;

@@ -110,9 +110,11 @@ tt_status tt_config_llama_from_json(json_t *root, tt_config *c, tt_error *err) {
   const char *key;
   json_t *val;
   json_object_foreach(root, key, val) {
-    if (!st && strncmp(key, "ttrace_", 7) == 0)
-      st = tt_fail(err, TT_ERR_UNSUPPORTED, "'%s': the Llama block has no ttrace_* settings", key);
+    if (!st && strncmp(key, "ttrace_", 7) == 0 && strcmp(key, "ttrace_rope_offset") != 0)
+      st = tt_fail(err, TT_ERR_UNSUPPORTED, "'%s': the Llama block has no ttrace_* settings but ttrace_rope_offset",
+                   key);
   }
+  if (!st) st = need_int(root, "ttrace_rope_offset", 0, 0, TT_MAX_ROPE_OFFSET, &c->rope_offset, err);
   return st;
 }
 
@@ -123,5 +125,6 @@ json_t *tt_config_llama_to_json(const tt_config *c) {
       "hidden_size", c->n_embd, "head_dim", tt_config_head_dim(c), "intermediate_size", c->n_inner,
       "max_position_embeddings", c->n_positions, "vocab_size", c->vocab_size, "rms_norm_eps", c->ln_eps, "rope_theta",
       c->rope_theta, "hidden_act", tt_act_name(c->activation), "attention_bias", c->attn_bias, "mlp_bias", c->mlp_bias);
+  if (root && c->rope_offset) json_object_set_new(root, "ttrace_rope_offset", json_integer(c->rope_offset));
   return root;
 }

@@ -188,23 +188,28 @@ static tt_status bind_weights(tt_model *m, tt_error *err) {
   return st;
 }
 
-tt_status tt_model_load(const char *dir, tt_model **out, tt_error *err) {
-  *out = NULL;
+tt_status tt_config_read_dir(const char *dir, tt_config *cfg, tt_error *err) {
   char path[4096];
-  tt_model *m = calloc(1, sizeof *m);
-  if (!m || !(m->storage = calloc(1, sizeof *m->storage)) || !(m->dir = strdup(dir))) {
-    tt_model_destroy(m);
-    return tt_fail(err, TT_ERR_NOMEM, "out of memory");
-  }
   snprintf(path, sizeof path, "%s/config.json", dir);
   char *text = NULL;
   tt_status st = tt_read_file(path, &text, NULL, err);
   if (st) tt_fail_prefix(err, "model folder %s", dir);
   if (!st) {
-    st = tt_config_from_json(text, &m->cfg, err);
+    st = tt_config_from_json(text, cfg, err);
     if (st) tt_fail_prefix(err, "%s", path);
   }
   free(text);
+  return st;
+}
+
+tt_status tt_model_load(const char *dir, tt_model **out, tt_error *err) {
+  *out = NULL;
+  tt_model *m = calloc(1, sizeof *m);
+  if (!m || !(m->storage = calloc(1, sizeof *m->storage)) || !(m->dir = strdup(dir))) {
+    tt_model_destroy(m);
+    return tt_fail(err, TT_ERR_NOMEM, "out of memory");
+  }
+  tt_status st = tt_config_read_dir(dir, &m->cfg, err);
   if (!st && !(m->layers = calloc((size_t)m->cfg.n_layer, sizeof *m->layers)))
     st = tt_fail(err, TT_ERR_NOMEM, "out of memory");
   if (!st) st = tt_checkpoint_open(dir, &m->storage->file, err);

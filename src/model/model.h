@@ -17,7 +17,8 @@ typedef enum { TT_POS_LEARNED, TT_POS_SINUSOIDAL, TT_POS_NONE, TT_POS_ROPE, TT_P
 typedef enum { TT_ARCH_GPT2, TT_ARCH_LLAMA } tt_arch;
 typedef enum { TT_NORM_LAYERNORM, TT_NORM_RMSNORM } tt_norm_kind;
 
-#define TT_MAX_ABLATE 64  // knocked-out heads one config can hold
+#define TT_MAX_ABLATE 64              // knocked-out heads one config can hold
+#define TT_MAX_ROPE_OFFSET (1 << 20)  // the largest rope_offset
 
 typedef struct {
   tt_arch arch;  // "model_type": gpt2 (or absent) | llama
@@ -48,6 +49,9 @@ typedef struct {
   int n_kv_head;            // num_key_value_heads (G); 0 means n_head (GPT-2)
   int head_dim;             // head_dim (D); 0 means n_embd / n_head (GPT-2)
   double rope_theta;        // rope_theta: the base of the rotary frequencies (10000 unless set)
+  int rope_offset;          // ttrace_rope_offset (`--set rope_offset=N`): rotary positions start at
+                            // N instead of 0 (a what-if: positions=rope only; the engine refuses it
+                            // otherwise)
   bool attn_bias;           // attention_bias: q, k, v and o projections have biases
   bool mlp_bias;            // mlp_bias: gate, up and down projections have biases
   int tie_word_embeddings;  // -1 absent (HF's default: tied), 0 false, 1 true; checked by the
@@ -81,7 +85,8 @@ tt_status tt_config_from_json(const char *json, tt_config *cfg, tt_error *err);
 // residual, block, norm, scale_attn_by_inverse_layer_idx, reorder_and_upcast_attn) or its
 // config.json name; values as in config.json or true/false. ablate=L.H (ttrace_ablate) adds
 // one knocked-out head each time (L and H within the config's layers and heads);
-// ablate=none clears them.
+// ablate=none clears them. rope_offset=N (0 ≤ N ≤ 1048576, ttrace_rope_offset) shifts the
+// rotary positions, for both architectures.
 tt_status tt_config_set(tt_config *cfg, const char *key, const char *value, tt_error *err);
 const char *tt_act_name(tt_act_kind a);
 // True when head h of layer l is knocked out (ttrace_ablate): its z is zero.
@@ -130,6 +135,8 @@ typedef struct tt_model {
 // mlp.{gate,up,down}_proj}.weight (and .bias where the config says), model.norm.weight
 // (lnf_w; lnf_b and wpe stay NULL), lm_head.weight unless tie_word_embeddings is true.
 tt_status tt_model_load(const char *dir, tt_model **out, tt_error *err);
+// dir/config.json alone (as tt_model_load reads it; no weights): the shapes of a model.
+tt_status tt_config_read_dir(const char *dir, tt_config *cfg, tt_error *err);
 void tt_model_destroy(tt_model *m);
 // The default model's folder (assets/models/...); false when it is not installed.
 bool tt_model_default_dir(char *buf, size_t len);

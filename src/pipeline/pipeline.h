@@ -54,6 +54,10 @@ typedef enum {
   TT_VIEW_KVCACHE,    // generation: one layer/head's cached K and V rows and the new row of a decode step
   TT_VIEW_LENS,       // the logit lens: streams × positions, each cell its top token and probability (needs the model)
   TT_VIEW_COST,       // where the computation goes: FLOPs, bytes and times per step of the pass
+  TT_VIEW_ROPE,       // RoPE: pairs of q's dimensions as arrows turning over the positions; the shift test
+  TT_VIEW_GQA,        // grouped-query attention: which query heads share each K/V head, the cache it saves
+  TT_VIEW_SWIGLU,     // SwiGLU at one position: gate, act(gate), up, their product, what the gate switches off
+  TT_VIEW_BLOCKS,     // GPT-2's and Llama's step lists side by side with both models' shapes
   TT_VIEW_COUNT
 } tt_view_kind;
 
@@ -279,6 +283,48 @@ typedef enum {
   TT_S_KV_V,
   TT_S_KV_WEIGHTS,
   TT_S_KV_NEW,
+  // RoPE, grouped-query attention, SwiGLU and the two blocks side by side
+  TT_S_ROPE_NONE,       // the trace has no rotary positions
+  TT_S_ROPE_TITLE_FMT,  // layer, head, its K/V head, θ, D, first and last position
+  TT_S_ROPE_RULE,
+  TT_S_ROPE_PAIR_FMT,  // i, i, i + D/2
+  TT_S_ROPE_FREQ_FMT,  // i, θ_i
+  TT_S_ROPE_TURN_FMT,  // 2π/θ_i
+  TT_S_ROPE_AT_FMT,    // position, its token
+  TT_S_ROPE_H_PAIR,
+  TT_S_ROPE_H_ANGLE,
+  TT_S_ROPE_H_Q,
+  TT_S_ROPE_H_RQ,
+  TT_S_ROPE_H_K,
+  TT_S_ROPE_H_RK,
+  TT_S_ROPE_SHIFT_FMT,    // first and last shifted position, the shift
+  TT_S_ROPE_MEASURE_FMT,  // max |S′ − S|, H, n, n, max |S|
+  TT_S_ROPE_SHIFT_WHY,
+  TT_S_GQA_TITLE_FMT,  // H, G, H / G
+  TT_S_GQA_GROUP_FMT,  // K/V head, its query heads ("0–1")
+  TT_S_GQA_CACHE,
+  TT_S_GQA_TOKEN_FMT,   // L, G, D, bytes
+  TT_S_GQA_MHA_FMT,     // H, L, H, D, bytes
+  TT_S_GQA_PROMPT_FMT,  // T, bytes with G, bytes with H
+  TT_S_GQA_CTX_FMT,     // P, MiB with G, MiB with H
+  TT_S_GQA_SAVES_FMT,   // percent saved, H / G
+  TT_S_SWIGLU_NONE,
+  TT_S_SWIGLU_TITLE_FMT,  // layer, position, its token, F
+  TT_S_SWIGLU_RULE_FMT,   // the activation's name
+  TT_S_SWIGLU_GATE,
+  TT_S_SWIGLU_ACT_FMT,  // the activation's name
+  TT_S_SWIGLU_UP,
+  TT_S_SWIGLU_PROD_FMT,  // the activation's name
+  TT_S_SWIGLU_NEURON,
+  TT_S_SWIGLU_TOP_FMT,  // how many
+  TT_S_SWIGLU_OFF_FMT,  // count, F, the activation's name, the threshold
+  TT_S_BLOCKS_TITLE,
+  TT_S_BLOCKS_THIS,
+  TT_S_BLOCKS_CLASSROOM,
+  TT_S_BLOCKS_MISSING,
+  TT_S_BLOCKS_CFG_FMT,     // L, C, H, H_kv, D, F, V, P
+  TT_S_BLOCKS_SHAPES_FMT,  // T
+  TT_S_BLOCKS_EACH_FMT,    // L
   TT_S_COUNT
 } tt_str_id;
 

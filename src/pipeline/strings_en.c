@@ -244,6 +244,63 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_KV_V] = "V (cached values)",
     [TT_S_KV_WEIGHTS] = "the new query's weights",
     [TT_S_KV_NEW] = "new",
+    [TT_S_ROPE_NONE] =
+        "This trace has no rotary positions: RoPE turns q and k in a Llama model, or with --set positions=rope.",
+    [TT_S_ROPE_TITLE_FMT] =
+        "RoPE   layer %d   head %d (K/V head %d)   \xCE\xB8 = %s   D = %d   positions %d\xE2\x80\xA6%d",
+    [TT_S_ROPE_RULE] =
+        "Pair i is (x[i], x[i + D/2]); at position t it turns by the angle t \xC2\xB7 \xCE\xB8\xE1\xB5\xA2, "
+        "\xCE\xB8\xE1\xB5\xA2 = \xCE\xB8^(\xE2\x88\x92"
+        "2i/D) (rotate-half). Grey: q before (hook_q); colour: q after (hook_rot_q).",
+    [TT_S_ROPE_PAIR_FMT] = "pair %d: dims %d, %d",
+    [TT_S_ROPE_FREQ_FMT] = "\xCE\xB8_%d = %s rad per position",
+    [TT_S_ROPE_TURN_FMT] = "one turn in %s positions",
+    [TT_S_ROPE_AT_FMT] = "at position %d \xE2\x80\x9C%s\xE2\x80\x9D",
+    [TT_S_ROPE_H_PAIR] = "pair",
+    [TT_S_ROPE_H_ANGLE] = "angle t\xC2\xB7\xCE\xB8\xE1\xB5\xA2 (rad)",
+    [TT_S_ROPE_H_Q] = "q (hook_q)",
+    [TT_S_ROPE_H_RQ] = "q\xE2\x80\xB2 (hook_rot_q)",
+    [TT_S_ROPE_H_K] = "k (hook_k)",
+    [TT_S_ROPE_H_RK] = "k\xE2\x80\xB2 (hook_rot_k)",
+    [TT_S_ROPE_SHIFT_FMT] = "Shift the prompt: the same q and k at positions %d\xE2\x80\xA6%d (shift %s)",
+    [TT_S_ROPE_MEASURE_FMT] =
+        "max |S\xE2\x80\xB2 \xE2\x88\x92 S| = %s over %d \xC3\x97 %d \xC3\x97 %d raw scores; the largest |S| is %s",
+    [TT_S_ROPE_SHIFT_WHY] =
+        "q\xE2\x80\xB2\xE2\x82\x9C \xC2\xB7 k\xE2\x80\xB2\xE2\x82\x9B depends only on t \xE2\x88\x92 s: shifting the "
+        "prompt turns both by the same extra angle, and turning two vectors together keeps their dot product.",
+    [TT_S_GQA_TITLE_FMT] = "Grouped-query attention: %d query heads share %d K/V heads (%d each)",
+    [TT_S_GQA_GROUP_FMT] = "K/V head %d \xE2\x86\x90 query heads %s",
+    [TT_S_GQA_CACHE] =
+        "KV cache: K and V of every layer for every token, float32 as ttrace computes them: 2 \xC2\xB7 layers \xC2\xB7 "
+        "H_kv \xC2\xB7 D \xC2\xB7 4 bytes per token",
+    [TT_S_GQA_TOKEN_FMT] = "per token: 2 \xC2\xB7 %d \xC2\xB7 %d \xC2\xB7 %d \xC2\xB7 4 = %lld bytes",
+    [TT_S_GQA_MHA_FMT] =
+        "with a K/V head for each query head (H = %d): 2 \xC2\xB7 %d \xC2\xB7 %d \xC2\xB7 %d \xC2\xB7 4 = %lld bytes",
+    [TT_S_GQA_PROMPT_FMT] = "this prompt (%d tokens): %lld bytes instead of %lld",
+    [TT_S_GQA_CTX_FMT] = "at the model's full context (%d tokens): %s MiB instead of %s MiB",
+    [TT_S_GQA_SAVES_FMT] = "sharing saves %s %% of the cache (%d query heads read each K/V head)",
+    [TT_S_SWIGLU_NONE] =
+        "This trace's MLP is not gated: the gate and up projections of SwiGLU (mlp.hook_pre_linear) are the Llama "
+        "block's.",
+    [TT_S_SWIGLU_TITLE_FMT] = "SwiGLU   layer %d   position %d \xE2\x80\x9C%s\xE2\x80\x9D   %d neurons",
+    [TT_S_SWIGLU_RULE_FMT] =
+        "Each neuron: a = %s(g) \xC2\xB7 u. The gate g goes through the activation and switches the up projection u on "
+        "or off; , and . choose the position.",
+    [TT_S_SWIGLU_GATE] = "gate g (hook_pre)",
+    [TT_S_SWIGLU_ACT_FMT] = "%s(g)",
+    [TT_S_SWIGLU_UP] = "up u (hook_pre_linear)",
+    [TT_S_SWIGLU_PROD_FMT] = "a = %s(g) \xC2\xB7 u (hook_post)",
+    [TT_S_SWIGLU_NEURON] = "neuron",
+    [TT_S_SWIGLU_TOP_FMT] = "the %d neurons with the largest |a|",
+    [TT_S_SWIGLU_OFF_FMT] = "switched off: %d of %d with |%s(g)| < %s, largest |u| first",
+    [TT_S_BLOCKS_TITLE] = "GPT-2 and Llama side by side: the same pass, the block's parts replaced",
+    [TT_S_BLOCKS_THIS] = "this trace",
+    [TT_S_BLOCKS_CLASSROOM] = "classroom model",
+    [TT_S_BLOCKS_MISSING] =
+        "no Llama classroom model is installed (assets/models/tiny-llama): its steps without shapes",
+    [TT_S_BLOCKS_CFG_FMT] = "L = %d  C = %d  H = %d  H_kv = %d  D = %d  F = %d  V = %d  P = %d",
+    [TT_S_BLOCKS_SHAPES_FMT] = "shapes for a prompt of T = %d tokens; changed steps in colour",
+    [TT_S_BLOCKS_EACH_FMT] = "the framed steps: one block, repeated %d times",
 };
 
 static const tt_step_words steps[] = {
@@ -409,6 +466,8 @@ static const tt_key_row window_keys[] = {
     {"Tab", "heatmap \xE2\x86\x94 numeric table"},
     {"G / O", "all heads of the layer / layers \xC3\x97 heads"},
     {"E / C", "logit lens (layers \xC3\x97 positions) / where the computation goes"},
+    {"R / H", "RoPE: pairs of q turning over the positions / the query heads sharing each K/V head"},
+    {"U / M", "SwiGLU at a token (, and . pick it) / GPT-2 and Llama side by side"},
     {"Space", "play / pause (a step every 3 seconds)"},
     {"S", "save a screenshot (the bottom line says where)"},
     {"P", "type a new prompt; Enter traces it"},

@@ -236,6 +236,61 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_KV_V] = "V (캐시된 밸류)",
     [TT_S_KV_WEIGHTS] = "새 쿼리의 가중치",
     [TT_S_KV_NEW] = "새 행",
+    [TT_S_ROPE_NONE] =
+        "이 트레이스에는 회전 위치가 없습니다: RoPE는 Llama 모델에서, 또는 --set positions=rope로 q와 k를 돌립니다.",
+    [TT_S_ROPE_TITLE_FMT] = "RoPE   블록 %d   헤드 %d (K/V 헤드 %d)   \xCE\xB8 = %s   D = %d   위치 %d\xE2\x80\xA6%d",
+    [TT_S_ROPE_RULE] =
+        "쌍 i는 (x[i], x[i + D/2])입니다. 위치 t에서 각도 t \xC2\xB7 \xCE\xB8\xE1\xB5\xA2만큼 돕니다, "
+        "\xCE\xB8\xE1\xB5\xA2 = \xCE\xB8^(\xE2\x88\x92"
+        "2i/D) (rotate-half). 회색: 돌리기 전 q (hook_q), 색: 돌린 뒤 q (hook_rot_q).",
+    [TT_S_ROPE_PAIR_FMT] = "쌍 %d: 차원 %d, %d",
+    [TT_S_ROPE_FREQ_FMT] = "\xCE\xB8_%d = 위치마다 %s rad",
+    [TT_S_ROPE_TURN_FMT] = "한 바퀴에 위치 %s개",
+    [TT_S_ROPE_AT_FMT] = "위치 %d \xE2\x80\x9C%s\xE2\x80\x9D에서",
+    [TT_S_ROPE_H_PAIR] = "쌍",
+    [TT_S_ROPE_H_ANGLE] = "각도 t\xC2\xB7\xCE\xB8\xE1\xB5\xA2 (rad)",
+    [TT_S_ROPE_H_Q] = "q (hook_q)",
+    [TT_S_ROPE_H_RQ] = "q\xE2\x80\xB2 (hook_rot_q)",
+    [TT_S_ROPE_H_K] = "k (hook_k)",
+    [TT_S_ROPE_H_RK] = "k\xE2\x80\xB2 (hook_rot_k)",
+    [TT_S_ROPE_SHIFT_FMT] = "프롬프트를 옮기면: 같은 q와 k를 위치 %d\xE2\x80\xA6%d에 (이동 %s)",
+    [TT_S_ROPE_MEASURE_FMT] =
+        "max |S\xE2\x80\xB2 \xE2\x88\x92 S| = %s (원점수 %d \xC3\x97 %d \xC3\x97 %d개), 가장 큰 |S|는 %s",
+    [TT_S_ROPE_SHIFT_WHY] =
+        "q\xE2\x80\xB2\xE2\x82\x9C \xC2\xB7 k\xE2\x80\xB2\xE2\x82\x9B는 t \xE2\x88\x92 s에만 달려 있습니다: 프롬프트를 "
+        "옮기면 두 벡터가 같은 각도만큼 더 돌고, 함께 돌린 두 벡터의 내적은 그대로입니다.",
+    [TT_S_GQA_TITLE_FMT] = "그룹 쿼리 어텐션: 쿼리 헤드 %d개가 K/V 헤드 %d개를 나눠 씁니다 (%d개씩)",
+    [TT_S_GQA_GROUP_FMT] = "K/V 헤드 %d \xE2\x86\x90 쿼리 헤드 %s",
+    [TT_S_GQA_CACHE] =
+        "KV 캐시: 모든 토큰의 모든 블록의 K와 V, ttrace가 계산하는 float32로: 토큰마다 2 \xC2\xB7 블록 수 \xC2\xB7 "
+        "H_kv \xC2\xB7 D \xC2\xB7 4바이트",
+    [TT_S_GQA_TOKEN_FMT] = "토큰마다: 2 \xC2\xB7 %d \xC2\xB7 %d \xC2\xB7 %d \xC2\xB7 4 = %lld바이트",
+    [TT_S_GQA_MHA_FMT] =
+        "쿼리 헤드마다 K/V 헤드가 있다면 (H = %d): 2 \xC2\xB7 %d \xC2\xB7 %d \xC2\xB7 %d \xC2\xB7 4 = %lld바이트",
+    [TT_S_GQA_PROMPT_FMT] = "이 프롬프트 (토큰 %d개): %lld바이트, 나누지 않으면 %lld",
+    [TT_S_GQA_CTX_FMT] = "모델의 최대 문맥 (토큰 %d개): %s MiB, 나누지 않으면 %s MiB",
+    [TT_S_GQA_SAVES_FMT] = "나눠 쓰면 캐시가 %s %% 줄어듭니다 (K/V 헤드 하나를 쿼리 헤드 %d개가 읽음)",
+    [TT_S_SWIGLU_NONE] =
+        "이 트레이스의 MLP에는 게이트가 없습니다: SwiGLU의 게이트와 업 투영 (mlp.hook_pre_linear)은 Llama 블록의 "
+        "것입니다.",
+    [TT_S_SWIGLU_TITLE_FMT] = "SwiGLU   블록 %d   위치 %d \xE2\x80\x9C%s\xE2\x80\x9D   뉴런 %d개",
+    [TT_S_SWIGLU_RULE_FMT] =
+        "뉴런마다 a = %s(g) \xC2\xB7 u. 게이트 g가 활성화 함수를 지나 업 투영 u를 켜거나 끕니다. , 와 . 로 위치를 "
+        "고릅니다.",
+    [TT_S_SWIGLU_GATE] = "게이트 g (hook_pre)",
+    [TT_S_SWIGLU_ACT_FMT] = "%s(g)",
+    [TT_S_SWIGLU_UP] = "업 u (hook_pre_linear)",
+    [TT_S_SWIGLU_PROD_FMT] = "a = %s(g) \xC2\xB7 u (hook_post)",
+    [TT_S_SWIGLU_NEURON] = "뉴런",
+    [TT_S_SWIGLU_TOP_FMT] = "|a|가 가장 큰 뉴런 %d개",
+    [TT_S_SWIGLU_OFF_FMT] = "꺼진 뉴런: %d개 (전체 %d개 중) |%s(g)| < %s, |u|가 큰 순서",
+    [TT_S_BLOCKS_TITLE] = "GPT-2와 Llama 나란히: 같은 순방향 계산, 블록의 부품만 바뀜",
+    [TT_S_BLOCKS_THIS] = "이 트레이스",
+    [TT_S_BLOCKS_CLASSROOM] = "수업용 모델",
+    [TT_S_BLOCKS_MISSING] = "Llama 수업용 모델이 설치되어 있지 않습니다 (assets/models/tiny-llama): 모양 없이 단계만",
+    [TT_S_BLOCKS_CFG_FMT] = "L = %d  C = %d  H = %d  H_kv = %d  D = %d  F = %d  V = %d  P = %d",
+    [TT_S_BLOCKS_SHAPES_FMT] = "토큰 T = %d개인 프롬프트의 모양; 바뀐 단계는 색으로",
+    [TT_S_BLOCKS_EACH_FMT] = "테두리 안의 단계: 블록 하나, %d번 반복",
 };
 
 static const tt_step_words steps[] = {
@@ -394,6 +449,8 @@ static const tt_key_row window_keys[] = {
     {"Tab", "히트맵 \xE2\x86\x94 숫자 표"},
     {"G / O", "블록의 모든 헤드 / 블록 \xC3\x97 헤드 개요"},
     {"E / C", "로짓 렌즈 (블록 \xC3\x97 위치) / 계산은 어디에 쓰이나"},
+    {"R / H", "RoPE: 위치마다 도는 q의 차원 쌍 / K/V 헤드 하나를 나눠 쓰는 쿼리 헤드"},
+    {"U / M", "한 토큰의 SwiGLU (, 와 . 로 고름) / GPT-2와 Llama 나란히"},
     {"Space", "재생 / 멈춤 (3초마다 한 단계)"},
     {"S", "화면 저장 (저장 위치는 아래 줄에 표시)"},
     {"P", "새 프롬프트 입력, Enter로 다시 계산"},

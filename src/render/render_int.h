@@ -337,6 +337,13 @@ void tt_paint_frame(tt_paint *p, SDL_Rect r);      // navigator, explanation, vi
 void tt_paint_inspector(tt_paint *p, SDL_Rect r);  // hovered and pinned cell (inspect.c)
 void tt_paint_lens(tt_paint *p, SDL_Rect r);       // painters/lens.c
 void tt_paint_cost(tt_paint *p, SDL_Rect r);       // painters/cost.c
+// The Llama block's parts: RoPE of one layer and head (rope.c), the K/V head groups and
+// the cache they save (gqa.c), SwiGLU at st->position (swiglu.c), GPT-2's and Llama's step
+// lists side by side with both models' shapes (blocks.c).
+void tt_paint_rope(tt_paint *p, SDL_Rect r, int layer, int head);
+void tt_paint_gqa(tt_paint *p, SDL_Rect r, int head);
+void tt_paint_swiglu(tt_paint *p, SDL_Rect r, int layer);
+void tt_paint_blocks(tt_paint *p, SDL_Rect r);
 // The pinned cell's arithmetic for a gradient (inspect_grad.c): lines for the inspector to
 // draw, for grad.hook_logits, grad.*.attn.hook_attn_scores(_scaled) and grad.*.attn.hook_pattern;
 // the count (0: no arithmetic for this tensor).

@@ -237,6 +237,18 @@ static void paint_kind(tt_paint *p, SDL_Rect body, tt_view_kind kind, const tt_t
   case TT_VIEW_COST:
     tt_paint_cost(p, body);
     break;
+  case TT_VIEW_ROPE:
+    tt_paint_rope(p, body, layer, st->head);
+    break;
+  case TT_VIEW_GQA:
+    tt_paint_gqa(p, body, st->head);
+    break;
+  case TT_VIEW_SWIGLU:
+    tt_paint_swiglu(p, body, layer);
+    break;
+  case TT_VIEW_BLOCKS:
+    tt_paint_blocks(p, body);
+    break;
   case TT_VIEW_COUNT:
     break;
   }

@@ -233,7 +233,8 @@ static void toggle_grad(tt_ui *ui) {
   vs->pin_row = vs->pin_col = -1;
 }
 
-// Tab, g, o, e and c toggle the table, grid, overview, lens and cost views; d the theme, l the language;
+// Tab, g, o, e and c toggle the table, grid, overview, lens and cost views, r, h, u and m the
+// Llama block's (rope, gqa, swiglu, blocks); d the theme, l the language;
 // F1 and ? the help, which Esc closes (else Esc drops the pin). false when c is none of these.
 static bool view_key(tt_ui *ui, SDL_Keycode c, bool shift) {
   tt_view_state *vs = &ui->vs;
@@ -253,6 +254,18 @@ static bool view_key(tt_ui *ui, SDL_Keycode c, bool shift) {
     return true;
   case SDLK_c:
     toggle_view(ui, TT_VIEW_COST);
+    return true;
+  case SDLK_r:
+    toggle_view(ui, TT_VIEW_ROPE);
+    return true;
+  case SDLK_h:
+    toggle_view(ui, TT_VIEW_GQA);
+    return true;
+  case SDLK_u:
+    toggle_view(ui, TT_VIEW_SWIGLU);
+    return true;
+  case SDLK_m:
+    toggle_view(ui, TT_VIEW_BLOCKS);
     return true;
   case SDLK_F1:
     vs->show_help = !vs->show_help;

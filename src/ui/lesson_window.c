@@ -113,7 +113,8 @@ static void apply_step(tt_ui *ui) {
   int row = step->row == TT_LESSON_ALL_ROWS ? -1 : step->row < 0 ? T + step->row : step->row;
   if (row >= T) row = -1;
   pg->row = row < 0 ? -1 : row;
-  vs->position = kind == TT_VIEW_BARS && row >= 0 ? row : -1;
+  bool by_token = kind == TT_VIEW_BARS || kind == TT_VIEW_ROPE || kind == TT_VIEW_SWIGLU;  // row: the token shown
+  vs->position = by_token && row >= 0 ? row : -1;
   pg->narration = v->narration;
   if (norms) {
     pg->layers = v->tensors;

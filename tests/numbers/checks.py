@@ -12,6 +12,7 @@ import re
 import numpy as np
 
 import svgnum as sn
+from checks_llama import LlamaViewChecks
 from safetensors_np import load
 
 
@@ -217,7 +218,7 @@ def cost_steps(tr):
 
 
 # ---- the checker ------------------------------------------------------------------------------
-class Checker:
+class Checker(LlamaViewChecks):
     def __init__(self, traces, vocab=None, name="", merges=None):
         self.traces = traces
         self.vocab = vocab

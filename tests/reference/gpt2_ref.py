@@ -55,7 +55,7 @@ KNOWN_KEYS = {
     "n_layer", "n_head", "n_embd", "n_positions", "vocab_size", "n_inner", "layer_norm_epsilon",
     "activation_function", "ttrace_positions", "ttrace_norm", "ttrace_block", "ttrace_scale_attn",
     "ttrace_causal", "ttrace_residual", "scale_attn_by_inverse_layer_idx", "reorder_and_upcast_attn",
-    "ttrace_ablate",
+    "ttrace_ablate", "ttrace_rope_offset",
 }
 
 
@@ -75,6 +75,7 @@ class Config:
         self.eps = float(d.get("layer_norm_epsilon", 1e-5))
         self.act = d.get("activation_function", "gelu_new")
         self.positions = d.get("ttrace_positions", "learned")
+        self.rope_offset = int(d.get("ttrace_rope_offset", 0))  # positions=rope: the first position
         self.norm = d.get("ttrace_norm", "layernorm")
         self.post_ln = d.get("ttrace_block", "pre_ln") == "post_ln"
         self.scale_attn = bool(d.get("ttrace_scale_attn", True))
@@ -144,11 +145,12 @@ def alibi_slopes(n):
     return power_of_2(closest) + alibi_slopes(2 * closest)[0::2][: n - closest]
 
 
-def rotate_half_rope(x, theta=10000.0):
-    """x (heads, T, D): x*cos + rotate_half(x)*sin, angles t * theta^(-2i/D) repeated twice."""
+def rotate_half_rope(x, theta=10000.0, offset=0):
+    """x (heads, T, D): x*cos + rotate_half(x)*sin, angles t * theta^(-2i/D) repeated twice,
+    t = offset .. offset + T - 1."""
     _, T, D = x.shape
     inv = theta ** (-np.arange(0, D, 2, dtype=np.float64) / D)
-    ang = np.arange(T, dtype=np.float64)[:, None] * inv[None, :]
+    ang = (offset + np.arange(T, dtype=np.float64))[:, None] * inv[None, :]
     ang = np.concatenate([ang, ang], axis=-1)
     half = np.concatenate([-x[..., D // 2 :], x[..., : D // 2]], axis=-1)
     return x * np.cos(ang) + half * np.sin(ang)
@@ -183,7 +185,7 @@ def forward(cfg, w, ids):
         q, k, v = (qkv[:, i * C : (i + 1) * C].reshape(T, H, D).transpose(1, 0, 2) for i in range(3))
         out[p + "attn.hook_q"], out[p + "attn.hook_k"], out[p + "attn.hook_v"] = q, k, v
         if cfg.positions == "rope":  # positions as a rotation of q and k (rotate-half)
-            q, k = rotate_half_rope(q), rotate_half_rope(k)
+            q, k = rotate_half_rope(q, offset=cfg.rope_offset), rotate_half_rope(k, offset=cfg.rope_offset)
             out[p + "attn.hook_rot_q"], out[p + "attn.hook_rot_k"] = q, k
         raw = q @ k.transpose(0, 2, 1)
         out[p + "attn.hook_attn_scores_raw"] = raw

@@ -28,7 +28,7 @@ from gpt2_ref import activation, compare, read_safetensors, softmax  # noqa: E40
 KNOWN_KEYS = {
     "model_type", "num_hidden_layers", "num_attention_heads", "num_key_value_heads", "hidden_size", "head_dim",
     "intermediate_size", "max_position_embeddings", "vocab_size", "rms_norm_eps", "rope_theta", "hidden_act",
-    "attention_bias", "mlp_bias",
+    "attention_bias", "mlp_bias", "ttrace_rope_offset",
 }
 
 
@@ -43,6 +43,7 @@ class Config:
         self.F, self.V = d["intermediate_size"], d["vocab_size"]
         self.eps = float(d.get("rms_norm_eps", 1e-6))
         self.theta = float(d.get("rope_theta", 10000.0))
+        self.offset = int(d.get("ttrace_rope_offset", 0))  # the prompt's first position
         self.act = d.get("hidden_act", "silu")
         self.attn_bias = bool(d.get("attention_bias", False))
         self.mlp_bias = bool(d.get("mlp_bias", False))
@@ -76,11 +77,11 @@ def linear(x, w, name, bias):
     return y + w[name + ".bias"] if bias else y
 
 
-def rotary(x, theta):
-    """x (heads, T, D) -> x * cos + rotate_half(x) * sin."""
+def rotary(x, theta, offset=0):
+    """x (heads, T, D) -> x * cos + rotate_half(x) * sin at positions offset .. offset + T - 1."""
     _, T, D = x.shape
     inv_freq = 1.0 / theta ** (np.arange(0, D, 2, dtype=np.float64) / D)
-    freqs = np.arange(T, dtype=np.float64)[:, None] * inv_freq[None, :]
+    freqs = (offset + np.arange(T, dtype=np.float64))[:, None] * inv_freq[None, :]
     emb = np.concatenate([freqs, freqs], axis=-1)  # (T, D)
     x1, x2 = x[..., : D // 2], x[..., D // 2 :]
     rotated = np.concatenate([-x2, x1], axis=-1)
@@ -94,7 +95,7 @@ def attention(out, p, cfg, w, x, l):
     k = linear(x, w, n + "k_proj", cfg.attn_bias).reshape(T, G, D).transpose(1, 0, 2)
     v = linear(x, w, n + "v_proj", cfg.attn_bias).reshape(T, G, D).transpose(1, 0, 2)
     out[p + "attn.hook_q"], out[p + "attn.hook_k"], out[p + "attn.hook_v"] = q, k, v
-    rq, rk = rotary(q, cfg.theta), rotary(k, cfg.theta)
+    rq, rk = rotary(q, cfg.theta, cfg.offset), rotary(k, cfg.theta, cfg.offset)
     out[p + "attn.hook_rot_q"], out[p + "attn.hook_rot_k"] = rq, rk
     rep = H // G  # repeat_kv
     kk, vv = np.repeat(rk, rep, axis=0), np.repeat(v, rep, axis=0)

@@ -18,7 +18,7 @@
 #include "../../src/render/render_int.h"
 #include "golden.h"
 
-static const char *golden_dir, *fixture;
+static const char *golden_dir, *fixture, *llama_fixture;
 
 static tt_trace *load_fixture(void) {
   tt_trace *tr = NULL;
@@ -413,13 +413,52 @@ static void test_korean(void **state) {
   assert_int_equal(failures, 0);
 }
 
+// The Llama block's views of a random Llama model's trace (fixtures/llama.safetensors: GQA,
+// 4 query heads on 2 K/V heads of D = 12 ≠ C/H), at the window's 1280 × 800.
+static void test_golden_llama(void **state) {
+  (void)state;
+  static const golden views[] = {
+      {"llama_rope", "blocks.1.attn.hook_rot_q", TT_VIEW_ROPE, 1, 1, false, TT_THEME_LIGHT, TT_LANG_EN, -1, -1},
+      {"llama_gqa", "blocks.0.attn.hook_k", TT_VIEW_GQA, 2, 0, false, TT_THEME_LIGHT, TT_LANG_EN, -1, -1},
+      {"llama_swiglu", "blocks.1.mlp.hook_post", TT_VIEW_SWIGLU, 0, 1, false, TT_THEME_LIGHT, TT_LANG_EN, -1, -1},
+      {"llama_blocks", "blocks.0.ln1.hook_out", TT_VIEW_BLOCKS, 0, 0, false, TT_THEME_LIGHT, TT_LANG_EN, -1, -1},
+      {"llama_rope_ko_dark", "blocks.0.attn.hook_q", TT_VIEW_ROPE, 3, 0, false, TT_THEME_DARK, TT_LANG_KO, -1, -1},
+  };
+  tt_trace *tr = NULL;
+  tt_render *rc = NULL;
+  tt_error err = {0};
+  assert_int_equal(tt_trace_load(llama_fixture, &tr, &err), TT_OK);
+  assert_int_equal(tt_render_create(&rc, &err), TT_OK);
+  int failures = 0;
+  for (size_t i = 0; i < sizeof views / sizeof *views; i++) {
+    const golden *g = &views[i];
+    tt_view_state vs;
+    tt_view_state_init(&vs);
+    snprintf(vs.hook, sizeof vs.hook, "%s", g->hook);
+    vs.view = g->view;
+    vs.head = g->head;
+    vs.layer = g->layer;
+    vs.theme = g->theme;
+    vs.lang = g->lang;
+    vs.position = g->view == TT_VIEW_SWIGLU ? 2 : -1;
+    SDL_Surface *s = NULL;
+    assert_int_equal(tt_render_surface(rc, tr, &vs, 1280, 800, &s, NULL, &err), TT_OK);
+    failures += tt_golden_check(golden_dir, g->name, s);
+    SDL_FreeSurface(s);
+  }
+  tt_render_destroy(rc);
+  tt_trace_destroy(tr);
+  assert_int_equal(failures, 0);
+}
+
 int main(int argc, char **argv) {
-  if (argc != 3) {
-    fprintf(stderr, "usage: test_render GOLDEN_DIR FIXTURE\n");
+  if (argc != 4) {
+    fprintf(stderr, "usage: test_render GOLDEN_DIR FIXTURE LLAMA_FIXTURE\n");
     return 2;
   }
   golden_dir = argv[1];
   fixture = argv[2];
+  llama_fixture = argv[3];
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_colormaps),
       cmocka_unit_test(test_resolve_hook),
@@ -428,6 +467,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_svg),
       cmocka_unit_test(test_catalogue_axes),
       cmocka_unit_test(test_golden),
+      cmocka_unit_test(test_golden_llama),
       cmocka_unit_test(test_korean),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,327 @@
+"""The numbers of the Llama block's views (rope, gqa, swiglu, blocks), recomputed with numpy
+from the trace (and, for the blocks view, from the classroom model's config.json), from the
+mathematics: RoPE's rotate-half rotation at positions offset + t with θᵢ = θ^(−2i/D), the KV
+cache as 2 · layers · H_kv · D · 4 bytes per token, SwiGLU as act(gate) · up, the step
+shapes from the config's sizes. Checker (checks.py) inherits these k_* methods.
+"""
+import json
+import math
+import os
+import re
+
+import numpy as np
+
+import svgnum as sn
+
+NUM = re.compile(r"[\u2212+-]?\d+(?:\.\d+)?(?:e[+\u2212-]?\d+)?")
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+SHIFT_POSITIONS = 128  # the rope view's shift test covers at most these positions
+OFF_BELOW = 0.1        # the swiglu view: |act(g)| below this counts as switched off
+TOP_ROWS = 8
+
+
+def nums(s):
+    """The numbers printed in s, as printed (minus signs as U+2212)."""
+    return NUM.findall(s)
+
+
+def num(tok):
+    return float(tok.replace("\u2212", "-"))
+
+
+def dims(cfg):
+    """(L, C, H, G, D, F, V, P, theta, offset) of a trace's or a folder's config (GPT-2's or Llama's keys)."""
+    if cfg.get("model_type") == "llama":
+        L, C, H = cfg["num_hidden_layers"], cfg["hidden_size"], cfg["num_attention_heads"]
+        G = cfg.get("num_key_value_heads") or H
+        D = cfg.get("head_dim") or C // H
+        F, V, P = cfg["intermediate_size"], cfg["vocab_size"], cfg.get("max_position_embeddings", 2048)
+        theta = float(cfg.get("rope_theta", 10000.0))
+    else:
+        L, C, H = cfg["n_layer"], cfg["n_embd"], cfg["n_head"]
+        G, D = H, C // H
+        F, V, P = cfg.get("n_inner") or 4 * C, cfg["vocab_size"], cfg.get("n_positions") or cfg.get("n_ctx")
+        theta = 10000.0  # positions=rope on GPT-2 uses the usual base
+    return L, C, H, G, D, F, V, P, theta, int(cfg.get("ttrace_rope_offset", 0))
+
+
+def activation(name, x):
+    if name in ("silu", "swish"):
+        return x / (1.0 + np.exp(-x))
+    if name == "gelu":
+        return 0.5 * x * (1.0 + np.vectorize(math.erf)(x / math.sqrt(2.0)))
+    if name in ("gelu_new", "gelu_pytorch_tanh", "gelu_tanh"):
+        return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x ** 3)))
+    if name == "relu":
+        return np.maximum(x, 0.0)
+    return x
+
+
+def rotate(x, positions, theta):
+    """x (heads, n, D) turned at the given positions (rotate-half, Hugging Face's layout)."""
+    D = x.shape[-1]
+    inv = theta ** (-np.arange(0, D, 2, dtype=np.float64) / D)
+    ang = np.asarray(positions, dtype=np.float64)[:, None] * inv[None, :]
+    ang = np.concatenate([ang, ang], axis=-1)
+    half = np.concatenate([-x[..., D // 2:], x[..., :D // 2]], axis=-1)
+    return x * np.cos(ang) + half * np.sin(ang)
+
+
+class LlamaViewChecks:
+    # -- helpers
+    def _expect_nums(self, t, got, want, rel=2e-6):
+        """got: printed tokens; want: [(value, printf spec)]."""
+        if len(got) != len(want):
+            return self.bad(t, "prints %d numbers, want %d (%s)" % (len(got), len(want),
+                                                                   ", ".join(sn.fmt(s, v) for v, s in want)))
+        for g, (v, spec) in zip(got, want):
+            if not sn.matches(g, v, formatter=lambda x, spec=spec: sn.fmt(spec, x), rel=rel):
+                return self.bad(t, "%s should be %s" % (g, sn.fmt(spec, v)))
+
+    def _ints(self, t, got, want):
+        self._expect_nums(t, got, [(v, "%d") for v in want])
+
+    def _rope(self, t):
+        tr = self.trace_of(t)
+        L, C, H, G, D, F, V, P, theta, off = dims(tr.cfg)
+        return tr, H, G, D, theta, off
+
+    def _rope_pair(self, t, name, h, pos, i):
+        tr, H, G, D, theta, off = self._rope(t)
+        x = tr.get("blocks.%s.attn.%s" % (t.scope["layer"], name)).astype(np.float64)
+        return x[h, pos, i], x[h, pos, i + D // 2]
+
+    # -- rope
+    def k_rope_title(self, t):
+        tr, H, G, D, theta, off = self._rope(t)
+        head, T = int(t.scope["head"]), len(tr.tokens)
+        self._expect_nums(t, nums(t.s), [(int(t.scope["layer"]), "%d"), (head, "%d"), (head // (H // G), "%d"),
+                                         (theta, "%.0f"), (D, "%d"), (off, "%d"), (off + T - 1, "%d")])
+
+    def k_rope_pair(self, t):
+        tr, H, G, D, theta, off = self._rope(t)
+        i = int(t.note["i"])
+        self._ints(t, nums(t.s), [i, i, i + D // 2])
+
+    def k_rope_freq(self, t):
+        tr, H, G, D, theta, off = self._rope(t)
+        i = int(t.note["i"])
+        self._expect_nums(t, nums(t.s), [(i, "%d"), (theta ** (-2.0 * i / D), "%.4g")])
+
+    def k_rope_turn(self, t):
+        tr, H, G, D, theta, off = self._rope(t)
+        i = int(t.note["i"])
+        self._expect_nums(t, nums(t.s), [(2 * math.pi / theta ** (-2.0 * i / D), "%.4g")])
+
+    def k_rope_angle(self, t):
+        tr, H, G, D, theta, off = self._rope(t)
+        i, pos = int(t.note["i"]), int(t.note["t"])
+        self._expect_nums(t, nums(t.s), [((off + pos) * theta ** (-2.0 * i / D), "%.2f")])
+
+    def k_rope_pos(self, t):
+        tr, H, G, D, theta, off = self._rope(t)
+        self._ints(t, nums(t.s), [off + int(t.note["t"])])
+
+    def k_rope_tok(self, t):
+        tr = self.trace_of(t)
+        if not sn.fits(t.s, tr.label(int(t.note["t"]))):
+            self.bad(t, "position %s is %r" % (t.note["t"], tr.label(int(t.note["t"]))))
+
+    def k_rope_at(self, t):
+        tr, H, G, D, theta, off = self._rope(t)
+        got = nums(t.s.split("\u201c")[0])
+        self._ints(t, got, [off + int(t.note["t"])])
+
+    def k_rope_num(self, t):
+        tr, H, G, D, theta, off = self._rope(t)
+        i, pos, v, head = int(t.note["i"]), int(t.note["t"]), t.note["v"], int(t.scope["head"])
+        if v == "pair":
+            return self._ints(t, nums(t.s), [i])
+        if v == "angle":
+            return self._expect_nums(t, nums(t.s), [((off + pos) * theta ** (-2.0 * i / D), "%.4f")])
+        name = {"q": "hook_q", "rq": "hook_rot_q", "k": "hook_k", "rk": "hook_rot_k"}[v]
+        h = head if v in ("q", "rq") else head // (H // G)
+        a, b = self._rope_pair(t, name, h, pos, i)
+        self._expect_nums(t, nums(t.s), [(a, "%.3f"), (b, "%.3f")], rel=1e-5)
+
+    def _shift_of(self, off):
+        return -off if off else 4
+
+    def k_rope_shift(self, t):
+        tr, H, G, D, theta, off = self._rope(t)
+        s, T = self._shift_of(off), len(tr.tokens)
+        self._expect_nums(t, nums(t.s), [(off + s, "%d"), (off + s + T - 1, "%d"), (s, "%+.0f")])
+
+    def k_rope_measure(self, t):
+        tr, H, G, D, theta, off = self._rope(t)
+        layer, s = t.scope["layer"], self._shift_of(off)
+        n = min(len(tr.tokens), SHIFT_POSITIONS)
+        if int(t.note["shift"]) != s or int(t.note["n"]) != n:
+            return self.bad(t, "the shift is %d over %d positions" % (s, n))
+        q = tr.get("blocks.%s.attn.hook_q" % layer).astype(np.float64)[:, :n]
+        k = tr.get("blocks.%s.attn.hook_k" % layer).astype(np.float64)[:, :n]
+        raw = tr.get("blocks.%s.attn.hook_attn_scores_raw" % layer).astype(np.float64)[:, :n, :n]
+        pos = off + s + np.arange(n)
+        shifted = rotate(q, pos, theta) @ np.repeat(rotate(k, pos, theta), H // G, axis=0).transpose(0, 2, 1)
+        diff, largest = float(np.abs(shifted - raw).max()), float(np.abs(raw).max())
+        self._expect_nums(t, nums(t.s), [(diff, "%.2e"), (H, "%d"), (n, "%d"), (n, "%d"), (largest, "%.4g")],
+                          rel=1e-3)
+        if diff > 1e-4 * max(1.0, largest):
+            self.bad(t, "the shifted scores differ by %.3g: the scores do not stay" % diff)
+
+    # -- gqa
+    def _gqa(self, t):
+        tr = self.trace_of(t)
+        L, C, H, G, D, F, V, P, theta, off = dims(tr.cfg)
+        return tr, L, H, G, D, P
+
+    def k_gqa_title(self, t):
+        tr, L, H, G, D, P = self._gqa(t)
+        self._ints(t, nums(t.s), [H, G, H // G])
+
+    def k_gqa_q(self, t):
+        self._ints(t, nums(t.s), [int(t.note["i"])])
+
+    def k_gqa_kv(self, t):
+        self._ints(t, nums(t.s), [int(t.note["i"])])
+
+    def k_gqa_group(self, t):
+        tr, L, H, G, D, P = self._gqa(t)
+        g, per = int(t.note["g"]), H // G
+        self._ints(t, nums(t.s), [g, g] if per == 1 else [g, g * per, g * per + per - 1])
+
+    def k_gqa_token(self, t):
+        tr, L, H, G, D, P = self._gqa(t)
+        self._ints(t, nums(t.s), [2, L, G, D, 4, 2 * L * G * D * 4])
+
+    def k_gqa_mha(self, t):
+        tr, L, H, G, D, P = self._gqa(t)
+        self._ints(t, nums(t.s), [H, 2, L, H, D, 4, 2 * L * H * D * 4])
+
+    def k_gqa_prompt(self, t):
+        tr, L, H, G, D, P = self._gqa(t)
+        T = len(tr.tokens)
+        self._ints(t, nums(t.s), [T, 8 * L * G * D * T, 8 * L * H * D * T])
+
+    def k_gqa_ctx(self, t):
+        tr, L, H, G, D, P = self._gqa(t)
+        mib = 1024.0 ** 2
+        self._expect_nums(t, nums(t.s), [(P, "%d"), (8 * L * G * D * P / mib, "%.4g"), (8 * L * H * D * P / mib, "%.4g")])
+
+    def k_gqa_saves(self, t):
+        tr, L, H, G, D, P = self._gqa(t)
+        self._expect_nums(t, nums(t.s), [(100.0 * (H - G) / H, "%.0f"), (H // G, "%d")])
+
+    # -- swiglu
+    def _swiglu(self, t):
+        tr = self.trace_of(t)
+        layer, pos = t.scope["layer"], int(t.scope["pos"])
+        g = tr.get("blocks.%s.mlp.hook_pre" % layer).astype(np.float64)[pos]
+        u = tr.get("blocks.%s.mlp.hook_pre_linear" % layer).astype(np.float64)[pos]
+        a = tr.get("blocks.%s.mlp.hook_post" % layer).astype(np.float64)[pos]
+        act = activation(tr.cfg.get("hidden_act", "silu"), g)
+        return tr, g, act, u, a
+
+    def k_swiglu_title(self, t):
+        tr, g, act, u, a = self._swiglu(t)
+        T = len(tr.tokens)
+        pos = int(t.scope["pos"])
+        if pos != T - 1 and "pos_chosen" not in t.scope:
+            pass
+        label = re.search("\u201c(.*)\u201d", t.s)
+        if not label or not sn.fits(label.group(1), tr.label(pos)):
+            self.bad(t, "position %d is %r" % (pos, tr.label(pos)))
+        rest = re.sub("\u201c.*\u201d", "", t.s)
+        self._ints(t, nums(rest), [int(t.scope["layer"]), pos, len(g)])
+
+    def k_swiglu_max(self, t):
+        tr, g, act, u, a = self._swiglu(t)
+        v = [g, act, u, a][int(t.note["row"])]
+        self._expect_nums(t, nums(t.s), [(float(np.abs(v).max()), "%.3f")], rel=1e-5)
+
+    def _swiglu_rows(self, tab, g, act, u, a):
+        if tab == "top":
+            return list(np.argsort(-np.abs(a), kind="stable")[:TOP_ROWS])
+        shut = np.flatnonzero(np.abs(act) < OFF_BELOW)
+        return list(shut[np.argsort(-np.abs(u[shut]), kind="stable")][:TOP_ROWS])
+
+    def k_swiglu_head(self, t):
+        tr, g, act, u, a = self._swiglu(t)
+        if t.note["tab"] == "top":
+            return self._ints(t, nums(t.s), [min(TOP_ROWS, len(g))])
+        self._expect_nums(t, nums(t.s), [(int((np.abs(act) < OFF_BELOW).sum()), "%d"), (len(g), "%d"),
+                                         (OFF_BELOW, "%.1f")])
+
+    def k_swiglu_cell(self, t):
+        tr, g, act, u, a = self._swiglu(t)
+        rows = self._swiglu_rows(t.note["tab"], g, act, u, a)
+        r = int(t.note["r"])
+        if r >= len(rows):
+            return self.bad(t, "the table has %d rows" % len(rows))
+        j, v = int(rows[r]), t.note["v"]
+        if v == "j":
+            return self._ints(t, nums(t.s), [j])
+        value = {"g": g, "act": act, "u": u, "a": a}[v][j]
+        self._expect_nums(t, nums(t.s), [(value, "%.3f")], rel=1e-5)
+
+    # -- blocks
+    def _blocks_cfg(self, t):
+        if t.note.get("model", "-") == "-":
+            return self.trace_of(t).cfg
+        with open(os.path.join(ROOT, "assets", "models", t.note["model"], "config.json")) as f:
+            return json.load(f)
+
+    def k_blocks_T(self, t):
+        self._ints(t, nums(t.s), [len(self.trace_of(t).tokens)])
+
+    def k_blocks_cfg(self, t):
+        cfg = self._blocks_cfg(t)
+        L, C, H, G, D, F, V, P, theta, off = dims(cfg)
+        self.blocks_sides = getattr(self, "blocks_sides", {})
+        self.blocks_sides[t.note["side"]] = (L, C, H, G, D, F, V, P)
+        self._ints(t, nums(t.s), [L, C, H, G, D, F, V, P])
+
+    def k_blocks_each(self, t):
+        side = getattr(self, "blocks_sides", {}).get(t.note["side"])
+        if side is None:
+            return self.bad(t, "no sizes were printed for this side")
+        self._ints(t, nums(t.s), [side[0]])
+
+    # The output shape of each step, from the sizes (None: the text names none).
+    @staticmethod
+    def _step_output(step, T, L, C, H, G, D, F, V, P):
+        table = {"tokenize": (T,), "embed": (T, C), "sum": (T, C), "ln1": (T, C), "ln2": (T, C),
+                 "ln_final": (T, C), "qkv": (T, 3 * C), "split": (H, T, D), "scores": (H, T, T),
+                 "scale": (H, T, T), "mask": (H, T, T), "softmax": (H, T, T), "weighted": (H, T, D),
+                 "proj": (T, C), "resid1": (T, C), "resid2": (T, C), "ffn_up": (T, F), "gelu": (T, F),
+                 "ffn_down": (T, C), "logits": (T, V), "probs": (T, V), "q_proj": (H, T, D),
+                 "o_proj": (T, C), "gate": (T, F), "up": (T, F), "swiglu": (T, F), "down": (T, C)}
+        return table.get(step)
+
+    def k_blocks_shape(self, t):
+        side = getattr(self, "blocks_sides", {}).get(t.note["side"])
+        if side is None:
+            return self.bad(t, "no sizes were printed for this side")
+        L, C, H, G, D, F, V, P = side
+        T = len(self.trace_of(t).tokens)
+        s = t.s
+        cut = s.endswith("\u2026")
+        got = nums(s)
+        if cut and got:
+            got = got[:-1]  # the last number may be cut short
+        allowed = {T, C, H, G, D, F, V, P, L, 3 * C, H * D, G * D, T - 1, D // 2, 0, 1, 2, 3, H // G,
+                   8 * L * G * D * T, 8 * L * H * D * T}
+        for g in got:
+            v = num(g)
+            if v == int(v) and int(v) in allowed:
+                continue
+            if g == sn.fmt("%.4g", math.sqrt(D)):
+                continue
+            return self.bad(t, "%s is none of this model's sizes" % g)
+        want = self._step_output(t.note["id"], T, L, C, H, G, D, F, V, P)
+        if want is None or "\u2192" not in s:
+            return
+        out = s.rsplit("\u2192", 1)[1]
+        m = re.search(r"\(([0-9, ]+)\)", out)
+        if m and not cut and tuple(int(x) for x in m.group(1).split(",")) != want:
+            self.bad(t, "step %s gives %s" % (t.note["id"], want))
