@@ -60,6 +60,17 @@ def same_top5(probs, exp_ids, exp_probs, tol):
     return all(a == b or abs(probs[a] - probs[b]) < tol for a, b in zip(order, exp_ids))
 
 
+def run_checks(prefix, body):
+    """body(tmp) in a fresh temporary folder, removed afterwards."""
+    import shutil
+    import tempfile
+    tmp = tempfile.mkdtemp(prefix=prefix)
+    try:
+        body(tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def probe_files(model):
     """expected.json and heads.json of a model folder (written by tools/probe.py)."""
     with open(os.path.join(model, "expected.json"), encoding="utf-8") as f:

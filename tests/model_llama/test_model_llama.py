@@ -15,12 +15,11 @@
 """
 import json
 import os
-import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "model_default"))
-from model_checks import Checks, check_expected, check_heads, check_reference, probe_files, read_safetensors, trace  # noqa: E402
+from model_checks import (Checks, check_expected, check_heads, check_reference, probe_files,  # noqa: E402
+                          read_safetensors, run_checks, trace)
 
 TTRACE, ROOT = sys.argv[1], sys.argv[2]
 MODEL = os.path.join(ROOT, "assets", "models", "tiny-llama")
@@ -62,8 +61,8 @@ def check_files():
 def main():
     check_files()
     expected, heads = probe_files(MODEL)
-    tmp = tempfile.mkdtemp(prefix="ttrace-llama-")
-    try:
+
+    def body(tmp):
         traces = check_expected(check, TTRACE, tmp, MODEL, expected)
         check_heads(check, traces, heads)
         _, meta, _ = trace(TTRACE, tmp, "The weather is nice", MODEL, tag="meta")
@@ -72,8 +71,8 @@ def main():
         check("'The weather is nice' has the first model's ids", traces["The weather is nice"]["tokens"].tolist()
               == [464, 6193, 318, 3621])
         check_reference(check, TTRACE, tmp, MODEL, ROOT, "llama_ref.py")
-    finally:
-        subprocess.call(["rm", "-rf", tmp])
+
+    run_checks("ttrace-llama-", body)
     return check.summary()
 
 
