@@ -64,7 +64,8 @@ def main():
 
     def body(tmp):
         traces = check_expected(check, TTRACE, tmp, MODEL, expected)
-        check_heads(check, traces, heads)
+        # tiny-llama's card says that no head passes probe.py's thresholds (no induction head yet).
+        check_heads(check, traces, heads, at_least_one=False)
         _, meta, _ = trace(TTRACE, tmp, "The weather is nice", MODEL, tag="meta")
         check("the trace used tokenizer.json and no BOS", meta.get("tokenizer") == "tokenizer.json"
               and meta.get("bos") == "false", str({k: meta.get(k) for k in ("tokenizer", "bos")}))
