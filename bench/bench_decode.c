@@ -78,14 +78,18 @@ static double bandwidth(int threads, size_t bytes) {
 
 // ---- what one decode step reads ------------------------------------------------------------
 // Bytes of one decode step's reads: every weight once (the unembedding (V,C) in full, tied
-// or not; one row of W_E and of the positions), and the cached K and V rows.
+// or not; one row of W_E and of the positions), and the cached K and V rows (G key/value
+// heads of width D: C for GPT-2). The Llama block: q, k, v, o and gate, up, down, no biases
+// unless the config has them (counted as if it had none: they are a few floats).
 static double step_bytes(const tt_config *c, int cached, double *weights) {
   double C = c->n_embd, F = c->n_inner, V = c->vocab_size, L = c->n_layer;
-  double block = C * 3 * C + 3 * C + C * C + C + 4 * C + C * F + F + F * C + C;  // (floats)
+  double HD = (double)c->n_head * tt_config_head_dim(c), GD = (double)tt_config_kv_heads(c) * tt_config_head_dim(c);
+  double block = c->arch == TT_ARCH_LLAMA ? C * HD + 2 * C * GD + HD * C + 2 * C + 3 * C * F
+                                          : C * 3 * C + 3 * C + C * C + C + 4 * C + C * F + F + F * C + C;  // (floats)
   double head = 2 * C + V * C + C;  // ln_f, the unembedding, the embedding row
   double pos = c->positions == TT_POS_LEARNED ? C : 0;
   *weights = 4 * (L * block + head + pos);
-  return *weights + 4 * 2 * L * (double)cached * C;  // + the cached K and V rows
+  return *weights + 4 * 2 * L * (double)cached * GD;  // + the cached K and V rows
 }
 
 static int32_t id_at(int t, int V) {

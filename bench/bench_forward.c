@@ -1,6 +1,7 @@
 // bench_forward: times the forward pass of a model folder on the OpenBLAS backend.
 //
-//   bench_forward MODEL_DIR times T1,T2,...   full trace vs --record none, per T
+//   bench_forward MODEL_DIR times T1,T2,...   full trace (a re-trace from a pool, and a first
+//                                             trace on new memory) vs --record none, per T
 //   bench_forward MODEL_DIR peak T all|none   one run; prints peak RSS, weights and trace bytes
 //   bench_forward MODEL_DIR matmul T all|none the engine's matmuls (timed inside a run that
 //                                             records everything or nothing) against plain
@@ -46,9 +47,10 @@ static int cmp_double(const void *a, const void *b) {
 
 static const tt_config *bench_cfg;  // the model's config, for new_trace
 
-// A fresh trace with the model's config in its metadata (as tt_session_trace makes them).
-static tt_trace *new_trace(const tt_config *cfg) {
-  tt_trace *tr = tt_trace_create();
+// A trace with the model's config in its metadata (as tt_session_trace makes them), from
+// pool when not NULL.
+static tt_trace *new_trace(const tt_config *cfg, tt_trace_pool *pool) {
+  tt_trace *tr = tt_trace_create_pooled(pool);
   char *json = tt_config_to_json(cfg);
   if (!tr || !json || tt_trace_set_meta(tr, "config", json)) {
     fprintf(stderr, "bench_forward: out of memory\n");
@@ -58,15 +60,27 @@ static tt_trace *new_trace(const tt_config *cfg) {
   return tr;
 }
 
-// One run; with `full` every hook goes into a fresh trace. Returns seconds (trace untimed
-// when destroyed); *bytes and *held receive the trace's size in a file and in memory.
-static double run_once(tt_engine *eng, const int32_t *ids, int T, bool full, size_t *bytes, size_t *held) {
+// One run; with `full` every hook goes into a trace made from `pool` (NULL: a trace on new
+// memory, as a process's first). Returns seconds (trace untimed when destroyed); *bytes
+// and *held receive the trace's size in a file and in memory.
+static long last_faults;  // minor page faults of the last run_once
+
+static long minor_faults(void) {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_minflt;
+}
+
+static double run_once(tt_engine *eng, const int32_t *ids, int T, bool full, tt_trace_pool *pool, size_t *bytes,
+                       size_t *held) {
   tt_error err = {0};
-  tt_trace *tr = full ? new_trace(bench_cfg) : NULL;
+  tt_trace *tr = full ? new_trace(bench_cfg, pool) : NULL;
   tt_recorder rec = full ? tt_trace_recorder(tr) : (tt_recorder){0};
+  long f0 = minor_faults();
   double t0 = now();
   if (tt_engine_run(eng, ids, T, full ? &rec : NULL, &err) != TT_OK) die("run", &err);
   double dt = now() - t0;
+  last_faults = minor_faults() - f0;
   if (bytes) *bytes = tr ? tt_trace_bytes(tr) : 0;
   if (held) *held = tr ? tt_trace_held_bytes(tr) : 0;
   tt_trace_destroy(tr);
@@ -100,37 +114,52 @@ static double run_reused(tt_engine *eng, const int32_t *ids, int T, reuse_rec *r
   return now() - t0;
 }
 
+static int cmp_double_median(double *v, int n) {
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  return n / 2;
+}
+
+// Per T, interleaved so that load from others hits all alike: record none; a full trace
+// from a pool (a re-trace, as the session makes them: the pages of the trace before); a
+// full trace on new memory (a process's first trace); a full recording into one buffer
+// reused run after run (what recording costs the engine itself).
 static void bench_times(tt_engine *eng, int V, const char *list) {
   char *copy = strdup(list);
+  tt_trace_pool *pool = tt_trace_pool_create();
   for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ",")) {
     int T = atoi(tok);
     int reps = T <= 4 ? 20 : T <= 64 ? 10 : T <= 256 ? 5 : 3;
     int32_t *ids = make_ids(T, V);
-    run_once(eng, ids, T, false, NULL, NULL);  // warm: workspace pages, weights, OpenBLAS threads
-    run_once(eng, ids, T, true, NULL, NULL);
-    double none[32], full[32], reused[32];
+    run_once(eng, ids, T, false, NULL, NULL, NULL);  // warm: workspace pages, weights, OpenBLAS threads
     size_t bytes = 0, held = 0;
-    run_once(eng, ids, T, true, &bytes, &held);
+    run_once(eng, ids, T, true, pool, &bytes, &held);  // and the pool's blocks for this T
     reuse_rec rr = {malloc(bytes + (64u << 10) * 1024), bytes + (64u << 10) * 1024, 0};
     if (!rr.base) return;
     memset(rr.base, 0, rr.size);
-    for (int r = 0; r < reps; r++) {  // interleaved, so load from others hits all alike
-      none[r] = run_once(eng, ids, T, false, NULL, NULL);
-      full[r] = run_once(eng, ids, T, true, NULL, NULL);
+    double none[32], full[32], fresh[32], reused[32];
+    long faults[3] = {0};  // page faults, summed over the runs: none, full, fresh
+    for (int r = 0; r < reps; r++) {
+      none[r] = run_once(eng, ids, T, false, NULL, NULL, NULL);
+      faults[0] += last_faults;
+      full[r] = run_once(eng, ids, T, true, pool, NULL, NULL);
+      faults[1] += last_faults;
+      fresh[r] = run_once(eng, ids, T, true, NULL, NULL, NULL);
+      faults[2] += last_faults;
       reused[r] = run_reused(eng, ids, T, &rr);
     }
     free(rr.base);
-    qsort(none, reps, sizeof *none, cmp_double);
-    qsort(full, reps, sizeof *full, cmp_double);
-    qsort(reused, reps, sizeof *reused, cmp_double);
+    int m = cmp_double_median(none, reps);
+    cmp_double_median(full, reps), cmp_double_median(fresh, reps), cmp_double_median(reused, reps);
     printf(
         "times T %d reps %d none_median_ms %.3f none_min_ms %.3f full_median_ms %.3f full_min_ms %.3f "
-        "reused_median_ms %.3f trace_bytes %zu held_bytes %zu\n",
-        T, reps, none[reps / 2] * 1e3, none[0] * 1e3, full[reps / 2] * 1e3, full[0] * 1e3, reused[reps / 2] * 1e3,
-        bytes, held);
+        "fresh_median_ms %.3f reused_median_ms %.3f trace_bytes %zu held_bytes %zu none_faults %ld full_faults %ld "
+        "fresh_faults %ld\n",
+        T, reps, none[m] * 1e3, none[0] * 1e3, full[m] * 1e3, full[0] * 1e3, fresh[m] * 1e3, reused[m] * 1e3, bytes,
+        held, faults[0] / reps, faults[1] / reps, faults[2] / reps);
     fflush(stdout);
     free(ids);
   }
+  tt_trace_pool_release(pool);
   free(copy);
 }
 
@@ -138,7 +167,7 @@ static void bench_peak(tt_engine *eng, const tt_model *m, int T, bool full) {
   int32_t *ids = make_ids(T, m->cfg.vocab_size);
   size_t bytes = 0;
   tt_error err = {0};
-  tt_trace *tr = full ? new_trace(&m->cfg) : NULL;
+  tt_trace *tr = full ? new_trace(&m->cfg, NULL) : NULL;
   tt_recorder rec = full ? tt_trace_recorder(tr) : (tt_recorder){0};
   if (tt_engine_run(eng, ids, T, full ? &rec : NULL, &err) != TT_OK) die("run", &err);
   bytes = tr ? tt_trace_bytes(tr) : 0;
@@ -211,12 +240,12 @@ static void bench_matmul(const tt_model *m, tt_backend *be, int T, bool full) {
   tt_error err = {0};
   if (tt_engine_create(m, be, T, &eng, &err) != TT_OK) die("engine", &err);
   int32_t *ids = make_ids(T, m->cfg.vocab_size);
-  run_once(eng, ids, T, full, NULL, NULL);  // warm
+  run_once(eng, ids, T, full, NULL, NULL, NULL);  // warm
   // Best of three runs per shape, as for plain sgemm below.
   double best[MAX_SHAPES];
   for (int rep = 0; rep < 3; rep++) {
     for (int i = 0; i < n_stats; i++) stats[i].seconds = 0, stats[i].calls = 0;
-    run_once(eng, ids, T, full, NULL, NULL);
+    run_once(eng, ids, T, full, NULL, NULL, NULL);
     for (int i = 0; i < n_stats; i++) best[i] = (rep == 0 || stats[i].seconds < best[i]) ? stats[i].seconds : best[i];
   }
   double eng_flops = 0, eng_s = 0, plain_s_total = 0;
@@ -242,7 +271,7 @@ static void bench_matmul(const tt_model *m, tt_backend *be, int T, bool full) {
 static void bench_save(tt_engine *eng, const tt_model *m, int T, const char *path) {
   int32_t *ids = make_ids(T, m->cfg.vocab_size);
   tt_error err = {0};
-  tt_trace *tr = new_trace(&m->cfg);
+  tt_trace *tr = new_trace(&m->cfg, NULL);
   tt_recorder rec = tt_trace_recorder(tr);
   if (tt_engine_run(eng, ids, T, &rec, &err) != TT_OK) die("run", &err);
   char **strs = malloc((size_t)T * sizeof *strs);

@@ -13,7 +13,9 @@ torch and numpy load the same OpenBLAS) and OPENBLAS_NUM_THREADS / OMP_NUM_THREA
 --quick: fewer lengths (1,4,64) and no 3.5 GiB files: a check that everything runs.
 
 Measured, per thread count n:
-  ttrace       bench_forward times: record none, full trace, full into reused pages
+  ttrace       bench_forward times: record none; full trace as a re-trace (from a trace
+               pool, as the session makes them) and as a process's first trace (new
+               pages); full into one reused buffer; page faults per run
   torch        bench/torch_cache.py (the run_with_cache-style baseline) on 1 and 2
                threads; its fair figure is the best of the two
   bandwidth    bench_probes bandwidth n (streaming read, GB/s)
@@ -21,8 +23,9 @@ Measured, per thread count n:
 once:
   peak RSS     bench_forward peak T all (its own process per T), against weights + the
                bytes the trace holds + 64 MiB
-  trace write  bench_forward save at the largest T (tt_trace_save) against a plain write + fsync of
-               the same number of bytes in the same folder
+  trace write  bench_forward save at the largest T (tt_trace_save) against a plain write +
+               fsync of 1 GiB in the same folder just before and just after it (the disk
+               is shared: its speed moves within minutes)
   open         bench_forward open (load + layer 0's pattern read) and `ttrace render` of
                that trace (whole command, painting included)
 """
@@ -90,11 +93,13 @@ def load_average():
     return " ".join(open("/proc/loadavg").read().split()[:3])
 
 
-def measure(args, core):
+def measure_times(args, core, Ts, threads, torch_script):
+    """Per thread count n: the bandwidth probe (r["bw"][n], GB/s), the sgemm probe at every
+    T >= 64 (r["sgemm"][(n, T)], its fields: flops, seconds, gflops) and bench_forward's
+    times (r["times"][(n, T)]); then torch_script (in bench/) on every thread count
+    (r["torch"][(n, T)], median ms)."""
     bench = os.path.join(args.build, "bench", "bench_forward")
     probes = os.path.join(args.build, "bench", "bench_probes")
-    Ts = [int(t) for t in args.T.split(",")]
-    threads = [int(n) for n in args.threads.split(",")]
     r = {"times": {}, "bw": {}, "sgemm": {}, "torch": {}, "peak": {}}
     for n in threads:
         env = env_for(n, core)
@@ -104,16 +109,24 @@ def measure(args, core):
             if T >= 64:
                 for w in run([probes, "sgemm", str(T)], env)[0]:
                     if w[0] == "sgemm":
-                        r["sgemm"][(n, T)] = float(fields(w)["seconds"])
+                        r["sgemm"][(n, T)] = fields(w)
         for w in run([bench, args.model, "times", args.T], env)[0]:
             if w[0] == "times":
                 r["times"][(n, int(fields(w)["T"]))] = fields(w)
-    out, _ = run([PY, os.path.join(HERE, "torch_cache.py"), args.model, args.T, "--threads", args.threads],
+    out, _ = run([PY, os.path.join(HERE, torch_script), args.model, args.T, "--threads", args.threads],
                  env_for(max(threads), core))
     for w in out:
         if w[0] == "torch":
             f = fields(w)
             r["torch"][(int(f["threads"]), int(f["T"]))] = float(f["median_ms"])
+    return r
+
+
+def measure(args, core):
+    bench = os.path.join(args.build, "bench", "bench_forward")
+    Ts = [int(t) for t in args.T.split(",")]
+    threads = [int(n) for n in args.threads.split(",")]
+    r = measure_times(args, core, Ts, threads, "torch_cache.py")
     env = env_for(1, core)
     for T in Ts:
         for w in run([bench, args.model, "peak", str(T), "all"], env)[0]:
@@ -121,10 +134,12 @@ def measure(args, core):
                 r["peak"][T] = fields(w)
     if not args.quick:
         path = os.path.join(args.scratch, "ttrace-perf-trace.safetensors")
+        dd = os.path.join(args.scratch, "ttrace-perf-dd.bin")
+        r["disk_bps"] = [(1 << 30) / disk_write(dd, 1 << 30)]
         for w in run([bench, args.model, "save", str(max(Ts)), path], env_for(max(threads), core))[0]:
             if w[0] == "save":
                 r["save"] = fields(w)
-        r["disk_s"] = disk_write(os.path.join(args.scratch, "ttrace-perf-dd.bin"), int(r["save"]["bytes"]))
+        r["disk_bps"].append((1 << 30) / disk_write(dd, 1 << 30))
         for w in run([bench, args.model, "open", path], env)[0]:
             if w[0] == "open":
                 r["open"] = fields(w)
@@ -148,20 +163,23 @@ def report(r, Ts, threads, core, load_before):
     for n in threads:
         bw = r["bw"][n]
         print(f"### {n} thread{'s' if n > 1 else ''} (streaming read {bw:.1f} GB/s)\n")
-        print("| T | ttrace full (ms) | record none (ms) | full, pages reused (ms) | torch keeping all, best of "
-              "1/2 threads (ms) | full / torch (≤ 0.67) | limit (ms) | vs limit | full / none (≤ 1.2) |")
-        print("|---|---|---|---|---|---|---|---|---|")
+        print("| T | full, re-trace (ms) | full, first trace (ms) | record none (ms) | full into a reused buffer (ms) "
+              "| torch keeping all, best of 1/2 threads (ms) | full / torch (≤ 0.67) | limit (ms) | vs limit "
+              "| full / none (≤ 1.2) | first / none | page faults per run: re-trace / first |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|")
         for T in Ts:
             t = r["times"][(n, T)]
             full, none, reused = float(t["full_median_ms"]), float(t["none_median_ms"]), float(t["reused_median_ms"])
+            fresh = float(t["fresh_median_ms"])
             torch = min(v for (tn, tT), v in r["torch"].items() if tT == T)
             if T <= 16:  # memory-bound: every weight read once
                 limit, which, target, mine = wbytes / (bw * 1e9) * 1e3, "weights / bandwidth", 1.5, full
             else:
-                limit, which, target, mine = r["sgemm"][(n, T)] * 1e3, "FLOPs / sgemm", 1.3, none
-            print(f"| {T} | {full:.1f} | {none:.1f} | {reused:.1f} | {torch:.1f} | {full / torch:.2f} "
+                limit, which, target, mine = float(r["sgemm"][(n, T)]["seconds"]) * 1e3, "FLOPs / sgemm", 1.3, none
+            print(f"| {T} | {full:.1f} | {fresh:.1f} | {none:.1f} | {reused:.1f} | {torch:.1f} | {full / torch:.2f} "
                   f"{mark(full / torch <= 0.67)} | {limit:.1f} ({which}) | {mine / limit:.2f} (≤ {target}) "
-                  f"{mark(mine / limit <= target)} | {full / none:.2f} {mark(full / none <= 1.2)} |")
+                  f"{mark(mine / limit <= target)} | {full / none:.2f} {mark(full / none <= 1.2)} | "
+                  f"{fresh / none:.2f} {mark(fresh / none <= 1.2)} | {t['full_faults']} / {t['fresh_faults']} |")
         print()
     print("torch keeping all activations, each thread setting (ms): " + ", ".join(
         f"T={T}: " + " / ".join(f"{r['torch'][(n, T)]:.1f}" for n in threads) for T in Ts) + "\n")
@@ -175,9 +193,11 @@ def report(r, Ts, threads, core, load_before):
               f"{int(p['trace_bytes']) / 2**20:.1f} | {held / 2**20:.1f} |")
     if "save" in r:
         nbytes, save_s = int(r["save"]["bytes"]), float(r["save"]["seconds"])
-        print(f"\ntrace write, T = {r['save']['T']}: {nbytes / 2**30:.2f} GiB in {save_s:.2f} s = {nbytes / save_s / 1e9:.2f} GB/s; "
-              f"plain write + fsync of the same size {nbytes / r['disk_s'] / 1e9:.2f} GB/s; "
-              f"ratio {r['disk_s'] / save_s:.2f} (1 = disk speed)")
+        disk = sum(r["disk_bps"]) / len(r["disk_bps"])
+        print(f"\ntrace write, T = {r['save']['T']}: {nbytes / 2**30:.2f} GiB in {save_s:.2f} s = {nbytes / save_s / 1e9:.3f} GB/s; "
+              f"plain write + fsync of 1 GiB just before and after: "
+              f"{' and '.join(f'{b / 1e9:.3f}' for b in r['disk_bps'])} GB/s; "
+              f"ratio to their mean {nbytes / save_s / disk:.2f} (1 = disk speed)")
         o = r["open"]
         print(f"open the {nbytes / 2**30:.2f} GiB trace: tt_trace_load {float(o['load_s']) * 1e3:.1f} ms, "
               f"+ layer 0's pattern read {float(o['pattern_read_s']) * 1e3:.1f} ms; whole `ttrace render --view grid` "

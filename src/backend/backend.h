@@ -85,8 +85,9 @@ struct tt_backend {
   // cos(t·f_0..f_{D/2−1}), sin(t·f_0..f_{D/2−1}). For i < D/2:
   // out[i] = x[i]·cos_i − x[i+D/2]·sin_i, out[i+D/2] = x[i+D/2]·cos_i + x[i]·sin_i.
   tt_status (*rope)(tt_backend *be, tt_buf out, tt_buf x, tt_buf table, int heads, int T, int D, tt_error *err);
-  // ALiBi: out (H,T,T)[h][i][j] = −slopes[h]·|i − j|.
-  tt_status (*alibi)(tt_backend *be, tt_buf out, tt_buf slopes, int H, int T, tt_error *err);
+  // ALiBi for the last T query positions of Tk (T = Tk for a whole pass, T = 1 for a decode
+  // step): out (H,T,Tk)[h][r][j] = −slopes[h]·|Tk − T + r − j|.
+  tt_status (*alibi)(tt_backend *be, tt_buf out, tt_buf slopes, int H, int T, int Tk, tt_error *err);
 
   // ---- the backward pass's ops (NULL on a backend that has no backward pass yet) ----
   // out (n) = 0.

@@ -50,7 +50,7 @@ float tt_host_exp_sub_sum(float *o, const float *x, float sub, size_t n) {
   size_t i = 0;
   for (; i + 8 <= n; i += 8)
     for (int k = 0; k < 8; k++) acc[k] += o[i + k];
-  for (; i < n; i++) acc[0] += o[i];
+  for (; i < n; i++) acc[i % 8] += o[i];  // each in its lane: a prefix sums as the whole row
   return (float)(((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7])));
 }
 
@@ -60,7 +60,7 @@ float tt_host_exp_sum(const float *x, float sub, size_t n) {
   size_t i = 0;
   for (; i + 8 <= n; i += 8)
     for (int k = 0; k < 8; k++) acc[k] += exp_poly(x[i + k] - sub);
-  for (; i < n; i++) acc[0] += exp_poly(x[i] - sub);
+  for (; i < n; i++) acc[i % 8] += exp_poly(x[i] - sub);
   return (float)(((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7])));
 }
 
@@ -83,4 +83,17 @@ void tt_host_sigmoid_gate(float *o, const float *x, size_t n, float k, float c) 
     float a = x[i];
     o[i] = a / (1.0f + exp_poly(-k * (a + c * a * a * a)));
   }
+}
+
+TT_MULTIVERSION
+size_t tt_host_trailing_neg_inf(const float *x, size_t n) {
+  size_t end = n;
+  while (end >= 8) {  // whole blocks of 8 first: one branch per block
+    int all = 1;
+    for (int k = 1; k <= 8; k++) all &= x[end - k] == -INFINITY;
+    if (!all) break;
+    end -= 8;
+  }
+  while (end > 0 && x[end - 1] == -INFINITY) end--;
+  return n - end;
 }

@@ -38,16 +38,16 @@ static tt_status host_rope(tt_backend *be, tt_buf out, tt_buf x, tt_buf table, i
   return TT_OK;
 }
 
-// out (H,T,T) = −slope_h·|i − j|.
-static tt_status host_alibi(tt_backend *be, tt_buf out, tt_buf slopes, int H, int T, tt_error *err) {
+// out (H,T,Tk) = −slope_h·|i − j| for query positions i = Tk−T..Tk−1, keys j < Tk.
+static tt_status host_alibi(tt_backend *be, tt_buf out, tt_buf slopes, int H, int T, int Tk, tt_error *err) {
   (void)be, (void)err;
-  NEED(out, (size_t)H * T * T);
+  NEED(out, (size_t)H * T * Tk);
   NEED(slopes, H);
   for (int h = 0; h < H; h++) {
     float m = in(slopes)[h];
-    for (int i = 0; i < T; i++) {
-      float *o = out_of(out) + ((size_t)h * T + i) * T;
-      for (int j = 0; j < T; j++) o[j] = -m * (float)abs(i - j);
+    for (int r = 0; r < T; r++) {
+      float *o = out_of(out) + ((size_t)h * T + r) * Tk;
+      for (int j = 0, i = Tk - T + r; j < Tk; j++) o[j] = -m * (float)abs(i - j);
     }
   }
   return TT_OK;

@@ -3,25 +3,36 @@
 // softmax and the weighted sum of the values. Grouped-query attention: G key/value heads
 // each serve R = H/G consecutive query heads, so query heads gR..gR+R−1 (contiguous in
 // (H,T,D)) form one (R·T, D) matrix against key head g: one batched product over G.
+// A decode step (one query at position pos0) takes the same steps; only its two products
+// read the KV cache (decode.c) instead of this run's k and v, and its Tk = pos0 + 1 keys
+// are the cached rows.
 // Shape legend in engine_internal.h.
 #include <math.h>
 
 #include "engine_internal.h"
 
 static tt_status step_rotary(tt_engine *e, int l, tt_buf *q, tt_buf *k, tt_error *err);
-static tt_status step_scores(tt_engine *e, int l, tt_buf q, tt_buf k, tt_buf *masked, tt_error *err);
-static tt_status step_alibi(tt_engine *e, int l, tt_buf scaled, tt_buf *biased, tt_error *err);
+static tt_status step_pattern(tt_engine *e, int l, tt_buf raw, int Tk, tt_buf *pattern, tt_error *err);
+static tt_status step_alibi(tt_engine *e, int l, tt_buf scaled, int Tk, tt_buf *biased, tt_error *err);
 
 tt_status tt_attend(tt_engine *e, int l, tt_buf q, tt_buf k, tt_buf v, tt_buf *z, tt_error *err) {
   tt_backend *be = e->be;
-  int T = e->run.T, H = e->H, G = e->G, D = e->D, R = H / G;
+  bool decoding = e->run.decoding;
+  int T = e->run.T, H = e->H, G = e->G, D = e->D, R = H / G, Tk = decoding ? e->run.pos0 + 1 : T;
   if (e->cfg->positions == TT_POS_ROPE) TRY(step_rotary(e, l, &q, &k, err));
-  tt_buf masked;  // (H,T,T)
-  TRY(step_scores(e, l, q, k, &masked, err));
-  tt_buf pattern = OUT(l, "attn.hook_pattern", H, T, T);  // (H,T,T) softmax of each row
-  RUN(be->softmax(be, pattern, masked, H * T, T, err));
+  if (e->run.keep_kv) TRY(tt_kv_store(e, l, k, v, err));       // after RoPE: the cache holds rotated keys
+  tt_buf raw = OUT(l, "attn.hook_attn_scores_raw", H, T, Tk);  // (H,T,Tk) = q·kᵀ per head
+  if (decoding)
+    TRY(tt_decode_scores(e, l, raw, q, err));
+  else
+    RUN(be->matmul_batched(be, raw, q, k, G, R * T, D, T, true, 1.0f, err));
+  tt_buf pattern;  // (H,T,Tk)
+  TRY(step_pattern(e, l, raw, Tk, &pattern, err));
   *z = OUT(l, "attn.hook_z", H, T, D);  // (H,T,D) = pattern·v, per key/value group
-  TRY(be->matmul_batched(be, *z, pattern, v, G, R * T, T, D, false, 1.0f, err));
+  if (decoding)
+    TRY(tt_decode_mix(e, l, *z, pattern, err));
+  else
+    TRY(be->matmul_batched(be, *z, pattern, v, G, R * T, T, D, false, 1.0f, err));
   for (int h = 0; h < H; h++)  // knocked-out heads (ttrace_ablate): z = 0
     if (tt_config_ablated(e->cfg, l, h))
       TRY(be->scale(be, tt_buf_view(*z, (size_t)h * T * D, (size_t)T * D),
@@ -31,45 +42,49 @@ tt_status tt_attend(tt_engine *e, int l, tt_buf q, tt_buf k, tt_buf v, tt_buf *z
 }
 
 // q (H,T,D), k (G,T,D) → hook_rot_q, hook_rot_k: each pair (i, i + D/2) of a head's row t
-// rotated by the angle t·θ^(−2i/D) (Hugging Face's rotate-half layout).
+// rotated by the angle p·θ^(−2i/D) at the row's absolute position p = pos0 + t (Hugging
+// Face's rotate-half layout).
 static tt_status step_rotary(tt_engine *e, int l, tt_buf *q, tt_buf *k, tt_error *err) {
   tt_backend *be = e->be;
   int T = e->run.T, H = e->H, G = e->G, D = e->D;
-  tt_buf rq = OUT(l, "attn.hook_rot_q", H, T, D);  // (H,T,D)
-  RUN(be->rope(be, rq, *q, e->w.rope, H, T, D, err));
+  tt_buf table = tt_buf_view(e->w.rope, (size_t)e->run.pos0 * D, (size_t)T * D);  // (T,D) rows pos0..
+  tt_buf rq = OUT(l, "attn.hook_rot_q", H, T, D);                                 // (H,T,D)
+  RUN(be->rope(be, rq, *q, table, H, T, D, err));
   tt_buf rk = OUT(l, "attn.hook_rot_k", G, T, D);  // (G,T,D)
-  RUN(be->rope(be, rk, *k, e->w.rope, G, T, D, err));
+  RUN(be->rope(be, rk, *k, table, G, T, D, err));
   *q = rq;
   *k = rk;
   return TT_OK;
 }
 
-// q (H,T,D), k (G,T,D) → raw (H,T,T) = q·kᵀ, scaled = raw · attn_scale, (ALiBi), masked.
-static tt_status step_scores(tt_engine *e, int l, tt_buf q, tt_buf k, tt_buf *masked, tt_error *err) {
+// raw (H,T,Tk) → scaled = raw · attn_scale, (ALiBi), masked, the pattern (H,T,Tk). A
+// decode step's one query is the last position: the causal mask hides none of its keys.
+static tt_status step_pattern(tt_engine *e, int l, tt_buf raw, int Tk, tt_buf *pattern, tt_error *err) {
   tt_backend *be = e->be;
-  int T = e->run.T, H = e->H, G = e->G, D = e->D, R = H / G;
-  size_t htt = (size_t)H * T * T;
-  tt_buf raw = OUT(l, "attn.hook_attn_scores_raw", H, T, T);  // (H,T,T) = q·kᵀ per head
-  RUN(be->matmul_batched(be, raw, q, k, G, R * T, D, T, true, 1.0f, err));
-  tt_buf scaled = OUT(l, "attn.hook_attn_scores_scaled", H, T, T);  // (H,T,T) = raw · attn_scale
-  RUN(be->scale(be, scaled, raw, tt_config_attn_scale(e->cfg, l, D), htt, err));
-  if (e->cfg->positions == TT_POS_ALIBI) TRY(step_alibi(e, l, scaled, &scaled, err));
-  *masked = OUT(l, "attn.hook_attn_scores", H, T, T);  // (H,T,T) −∞ above the diagonal
-  RUN(e->cfg->causal ? be->causal_mask(be, *masked, scaled, H, T, err) : tt_engine_copy(e, *masked, scaled, htt, err));
+  int T = e->run.T, H = e->H;
+  size_t n = (size_t)H * T * Tk;
+  tt_buf scaled = OUT(l, "attn.hook_attn_scores_scaled", H, T, Tk);  // (H,T,Tk) = raw · attn_scale
+  RUN(be->scale(be, scaled, raw, tt_config_attn_scale(e->cfg, l, e->D), n, err));
+  if (e->cfg->positions == TT_POS_ALIBI) TRY(step_alibi(e, l, scaled, Tk, &scaled, err));
+  tt_buf masked = OUT(l, "attn.hook_attn_scores", H, T, Tk);  // (H,T,Tk) −∞ above the diagonal
+  bool mask = e->cfg->causal && !e->run.decoding;
+  RUN(mask ? be->causal_mask(be, masked, scaled, H, T, err) : tt_engine_copy(e, masked, scaled, n, err));
+  *pattern = OUT(l, "attn.hook_pattern", H, T, Tk);  // (H,T,Tk) softmax of each row
+  RUN(be->softmax(be, *pattern, masked, H * T, Tk, err));
   return TT_OK;
 }
 
-// hook_alibi (H,T,T) = −m_h·|i−j|; *biased (H,T,T) = scaled + hook_alibi (not a hook: the
-// masked scores that follow show it). Above the diagonal the mask hides the bias; without
-// the mask it is symmetric in i and j.
-static tt_status step_alibi(tt_engine *e, int l, tt_buf scaled, tt_buf *biased, tt_error *err) {
+// hook_alibi (H,T,Tk) = −m_h·|i−j| for query positions i = Tk−T.. and keys j < Tk; *biased
+// (H,T,Tk) = scaled + hook_alibi (not a hook: the masked scores that follow show it).
+// Above the diagonal the mask hides the bias; without the mask it is symmetric in i and j.
+static tt_status step_alibi(tt_engine *e, int l, tt_buf scaled, int Tk, tt_buf *biased, tt_error *err) {
   tt_backend *be = e->be;
   int T = e->run.T, H = e->H;
-  size_t htt = (size_t)H * T * T;
-  tt_buf bias = OUT(l, "attn.hook_alibi", H, T, T);  // (H,T,T)
-  RUN(be->alibi(be, bias, e->w.alibi_slopes, H, T, err));
-  tt_buf sum = tt_workspace_slot(e, "hook_attn_scores", htt);  // the slot raw used: free now
-  TRY(be->add(be, sum, scaled, bias, htt, err));
+  size_t n = (size_t)H * T * Tk;
+  tt_buf bias = OUT(l, "attn.hook_alibi", H, T, Tk);  // (H,T,Tk)
+  RUN(be->alibi(be, bias, e->w.alibi_slopes, H, T, Tk, err));
+  tt_buf sum = tt_workspace_slot(e, "hook_attn_scores", n);  // the slot raw used: free now
+  TRY(be->add(be, sum, scaled, bias, n, err));
   *biased = sum;
   return TT_OK;
 }

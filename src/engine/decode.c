@@ -1,26 +1,27 @@
 // decode: generation with a KV cache. The prefill is the forward pass of the prompt (its
-// hooks under their usual names) that also keeps every layer's K and V rows; decode step S
-// runs the same forward pass (forward.c's steps, the same backend ops) for one new token at
-// position prompt + S, with hook names prefixed "decode.S.", and its attention reads the
-// cached rows instead of recomputing them. The cache is allocated once (for max_T
-// positions), nothing during a step. Shape legend in engine_internal.h.
+// hooks under their usual names) that also keeps every layer's K and V rows (after RoPE,
+// one per key/value head: G of them); decode step S runs the same forward pass (forward.c's
+// or forward_llama.c's steps and attend.c's, the same backend ops) for one new token at
+// position prompt + S, with hook names prefixed "decode.S.", and its attention's two
+// products read the cached rows instead of recomputing them. The cache is allocated once
+// (for max_T positions), nothing during a step. Shape legend in engine_internal.h.
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "engine_internal.h"
 
 struct tt_kv_cache {
-  tt_buf all;       // layer l: K (H,max_T,D) at 2·l, then V (H,max_T,D) at 2·l + 1
+  tt_buf all;       // layer l: K (G,max_T,D) at 2·l, then V (G,max_T,D) at 2·l + 1
   int n;            // rows cached (positions 0..n-1); 0 before a prefill
   int prompt_T;     // the prefill's tokens: decode step S is position prompt_T + S
   char prefix[32];  // "decode.S." of the step running
 };
 
 static size_t cache_floats(const tt_engine *e) {
-  return (size_t)e->H * e->max_T * e->D;  // one of K or V of one layer
+  return (size_t)e->G * e->max_T * e->D;  // one of K or V of one layer
 }
 
-// Layer l's cached K (which 0) or V (which 1) of head h: rows 0..rows-1, (rows,D).
+// Layer l's cached K (which 0) or V (which 1) of key/value head h: rows 0..rows-1, (rows,D).
 static tt_buf cache_rows(const tt_engine *e, int l, int which, int h, int rows) {
   size_t base = (size_t)(2 * l + which) * cache_floats(e) + (size_t)h * e->max_T * e->D;
   return tt_buf_view(e->kv->all, base, (size_t)rows * e->D);
@@ -28,12 +29,6 @@ static tt_buf cache_rows(const tt_engine *e, int l, int which, int h, int rows) 
 
 tt_status tt_engine_enable_cache(tt_engine *e, tt_error *err) {
   if (e->kv) return TT_OK;
-  if (e->cfg->arch == TT_ARCH_LLAMA)
-    return tt_fail(err, TT_ERR_UNSUPPORTED, "generation with a KV cache is not implemented for the Llama block yet");
-  if (e->cfg->positions == TT_POS_ROPE || e->cfg->positions == TT_POS_ALIBI)
-    return tt_fail(err, TT_ERR_UNSUPPORTED,
-                   "generation with a KV cache does not implement positions=%s yet (learned, sinusoidal or none)",
-                   e->cfg->positions == TT_POS_ROPE ? "rope" : "alibi");
   if (!e->cfg->causal)
     return tt_fail(err, TT_ERR_UNSUPPORTED,
                    "generation needs causal attention: with causal=false every token sees the later ones, so "
@@ -58,7 +53,7 @@ void tt_kv_release(tt_engine *e) {
 tt_status tt_kv_store(tt_engine *e, int l, tt_buf k, tt_buf v, tt_error *err) {
   int T = e->run.T, D = e->D;
   size_t rows = (size_t)T * D, at = (size_t)e->run.pos0 * D;
-  for (int h = 0; h < e->H; h++)
+  for (int h = 0; h < e->G; h++)
     for (int which = 0; which < 2; which++) {
       tt_buf dst = tt_buf_view(cache_rows(e, l, which, h, e->max_T), at, rows);  // (T,D) rows pos0..
       TRY(tt_engine_copy(e, dst, tt_buf_view(which ? v : k, (size_t)h * rows, rows), rows, err));
@@ -66,27 +61,23 @@ tt_status tt_kv_store(tt_engine *e, int l, tt_buf k, tt_buf v, tt_error *err) {
   return TT_OK;
 }
 
-tt_status tt_decode_attend(tt_engine *e, int l, tt_buf q, tt_buf *z, tt_error *err) {
-  tt_backend *be = e->be;
-  int H = e->H, D = e->D, Tk = e->run.pos0 + 1;
-  size_t hk = (size_t)H * Tk;
-  tt_buf raw = OUT(l, "attn.hook_attn_scores_raw", H, 1, Tk);  // (H,1,Tk) = q·Kᵀ per head
-  for (int h = 0; h < H; h++)
-    TRY(be->matmul_batched(be, tt_buf_view(raw, (size_t)h * Tk, Tk), tt_buf_view(q, (size_t)h * D, D),
-                           cache_rows(e, l, 0, h, Tk), 1, 1, D, Tk, true, 1.0f, err));
-  TRY(tt_engine_flush(e, err));
-  tt_buf scaled = OUT(l, "attn.hook_attn_scores_scaled", H, 1, Tk);  // (H,1,Tk) = raw · attn_scale
-  RUN(be->scale(be, scaled, raw, tt_config_attn_scale(e->cfg, l, D), hk, err));
-  // (H,1,Tk): the causal mask hides nothing of the last row (generation refuses causal=false)
-  tt_buf masked = OUT(l, "attn.hook_attn_scores", H, 1, Tk);
-  RUN(tt_engine_copy(e, masked, scaled, hk, err));
-  tt_buf pattern = OUT(l, "attn.hook_pattern", H, 1, Tk);  // (H,1,Tk) softmax of each row
-  RUN(be->softmax(be, pattern, masked, H, Tk, err));
-  *z = OUT(l, "attn.hook_z", H, 1, D);  // (H,1,D) = pattern·V per head
-  for (int h = 0; h < H; h++)
-    TRY(be->matmul_batched(be, tt_buf_view(*z, (size_t)h * D, D), tt_buf_view(pattern, (size_t)h * Tk, Tk),
-                           cache_rows(e, l, 1, h, Tk), 1, 1, Tk, D, false, 1.0f, err));
-  TRY(tt_engine_flush(e, err));
+// Query heads gR..gR+R−1 (R = H/G) of q (H,1,D) are one (R,D) matrix against key/value
+// head g's Tk cached rows, and their rows of raw and pattern (H,1,Tk) are one (R,Tk) matrix.
+tt_status tt_decode_scores(tt_engine *e, int l, tt_buf raw, tt_buf q, tt_error *err) {
+  int D = e->D, R = e->H / e->G, Tk = e->run.pos0 + 1;
+  for (int g = 0; g < e->G; g++)
+    TRY(e->be->matmul_batched(e->be, tt_buf_view(raw, (size_t)g * R * Tk, (size_t)R * Tk),
+                              tt_buf_view(q, (size_t)g * R * D, (size_t)R * D), cache_rows(e, l, 0, g, Tk), 1, R, D, Tk,
+                              true, 1.0f, err));
+  return tt_engine_flush(e, err);
+}
+
+tt_status tt_decode_mix(tt_engine *e, int l, tt_buf z, tt_buf pattern, tt_error *err) {
+  int D = e->D, R = e->H / e->G, Tk = e->run.pos0 + 1;
+  for (int g = 0; g < e->G; g++)
+    TRY(e->be->matmul_batched(e->be, tt_buf_view(z, (size_t)g * R * D, (size_t)R * D),
+                              tt_buf_view(pattern, (size_t)g * R * Tk, (size_t)R * Tk), cache_rows(e, l, 1, g, Tk), 1,
+                              R, Tk, D, false, 1.0f, err));
   return TT_OK;
 }
 

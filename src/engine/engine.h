@@ -29,8 +29,9 @@ tt_status tt_engine_enable_grad(tt_engine *eng, tt_error *err);
 tt_status tt_engine_run_grad(tt_engine *eng, const int32_t *ids, int T, const tt_recorder *rec, tt_error *err);
 
 // ---- generation with a KV cache (decode.c) ----
-// Allocates the cache once: K and V (H,max_T,D) of every layer. TT_ERR_UNSUPPORTED when
-// the config has causal=false (a cached row would change with every new token).
+// Allocates the cache once: K (after RoPE) and V (G,max_T,D) of every layer, one per
+// key/value head. TT_ERR_UNSUPPORTED when the config has causal=false (a cached row would
+// change with every new token).
 tt_status tt_engine_enable_cache(tt_engine *eng, tt_error *err);
 // tt_engine_run of the prompt ids (T), hooks under their usual names, keeping each layer's
 // K and V rows in the cache (which it empties first).

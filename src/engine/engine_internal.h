@@ -6,6 +6,7 @@
 //   backward.c (the steps, reversed) → outputs.c, workspace.c (slots, the tape), grads.c
 //   grads.c (weight gradients)    → outputs.c
 //   decode.c  (prefill, decode steps, the KV cache) → forward.c (tt_forward), outputs.c
+//   attend.c  (both blocks' attention)  → decode.c (the cache, in a prefill or decode step)
 //   outputs.c                     → workspace.c
 //
 // Where the next features go:
@@ -14,7 +15,8 @@
 //   grad.<hook>       backward.c, with run.prefix = "grad." (the forward slots hold the
 //                     gradients; what the backward reads of the forward is on the tape)
 //   decode.S.<hook>   decode.c: a run with run.prefix = "decode.S.", T = 1, pos0 = the
-//                     cached rows, and the attention against the KV cache (tt_decode_attend)
+//                     cached rows; attend.c stores K and V (after RoPE) and its two
+//                     products read the cache (tt_decode_scores, tt_decode_mix)
 //   Llama blocks      forward_llama.c (its block: RMSNorm, q/k/v/o projections, SwiGLU);
 //                     attend.c has what both blocks share (RoPE, scores, ALiBi, mask,
 //                     softmax, z with grouped-query heads)
@@ -124,7 +126,7 @@ typedef struct {
   const tt_recorder *rec;  // may be NULL
   const char *prefix;      // NULL: ""
   bool keep_kv;            // store K and V rows in the cache (tt_kv_store)
-  bool decoding;           // attend to the cache (tt_decode_attend); T = 1
+  bool decoding;           // attend to the cache (tt_decode_scores, tt_decode_mix); T = 1
   bool grad;               // then the backward pass (tape on)
 } tt_pass;
 // Checks the ids against the vocabulary and the context, sets up e->run, runs the forward
@@ -132,12 +134,13 @@ typedef struct {
 tt_status tt_engine_pass(tt_engine *e, const tt_pass *p, tt_error *err);
 // forward.c: the forward pass of the run set up in e->run.
 tt_status tt_forward(tt_engine *e, tt_error *err);
-// decode.c: stores rows pos0..pos0+T-1 of layer l's k and v (H,T,D) in the cache.
+// decode.c: stores rows pos0..pos0+T-1 of layer l's k and v (G,T,D) in the cache.
 tt_status tt_kv_store(tt_engine *e, int l, tt_buf k, tt_buf v, tt_error *err);
-// decode.c: the attention of a decode step's one query q (H,1,D) against the Tk = pos0+1
-// cached rows of layer l: raw scores, scaled, masked (nothing is: the query is the last
-// position), pattern (H,1,Tk) and z (H,1,D).
-tt_status tt_decode_attend(tt_engine *e, int l, tt_buf q, tt_buf *z, tt_error *err);
+// decode.c: the two products of a decode step's one query against the Tk = pos0+1 cached
+// rows of layer l (query head h reads key/value head h / (H/G)): raw (H,1,Tk) = q (H,1,D)
+// · Kᵀ, and z (H,1,D) = pattern (H,1,Tk) · V. The rest of its attention is attend.c's.
+tt_status tt_decode_scores(tt_engine *e, int l, tt_buf raw, tt_buf q, tt_error *err);
+tt_status tt_decode_mix(tt_engine *e, int l, tt_buf z, tt_buf pattern, tt_error *err);
 void tt_kv_release(tt_engine *e);
 // forward.c, shared with forward_llama.c: one normalization (its hooks; the Llama block
 // records no mean), a residual sum (hook `suffix`), the final norm and the head.
@@ -147,8 +150,10 @@ tt_status tt_forward_residual(tt_engine *e, int l, const char *suffix, tt_buf a,
 // forward_llama.c: one Llama block; x (T,C) in, the stream entering block l+1 out.
 tt_status tt_forward_llama_block(tt_engine *e, int l, tt_buf *x, tt_error *err);
 // attend.c: from q (H,T,D), k and v (G,T,D) of layer l: with rotary positions
-// attn.hook_rot_q/rot_k, then the raw, scaled (and ALiBi) and masked scores, the pattern
-// (H,T,T) and z (H,T,D). Query head h reads key/value head h / (H/G).
+// attn.hook_rot_q/rot_k (at positions pos0..), then the raw, scaled (and ALiBi) and masked
+// scores, the pattern (H,T,T) and z (H,T,D). Query head h reads key/value head h / (H/G).
+// With run.keep_kv it stores k (rotated) and v in the cache; a decode step's scores and
+// pattern are (H,1,pos0+1), against the cached keys and values.
 tt_status tt_attend(tt_engine *e, int l, tt_buf q, tt_buf k, tt_buf v, tt_buf *z, tt_error *err);
 // attend.c: the slope of each head for ALiBi (Press et al.): 2^(−8h/H) for h = 1..H when H
 // is a power of two; otherwise the slopes of the power of two n below H, then every other

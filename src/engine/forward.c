@@ -158,10 +158,9 @@ static tt_status step_attention(tt_engine *e, int l, tt_buf x, tt_buf *out, tt_e
   // q, k, v (H,T,D) each: the thirds of qkv, head-major
   tt_buf q = OUT(l, "attn.hook_q", H, T, D), k = OUT(l, "attn.hook_k", H, T, D), v = OUT(l, "attn.hook_v", H, T, D);
   RUN(be->split_heads(be, q, k, v, qkv, T, H, D, err));
-  if (e->run.keep_kv) TRY(tt_kv_store(e, l, k, v, err));
   tt_buf z;  // (H,T,D) = pattern·v per head, after the scores (and RoPE or ALiBi); a decode
-             // step (T = 1) attends to the cached keys and values instead
-  TRY(e->run.decoding ? tt_decode_attend(e, l, q, &z, err) : tt_attend(e, l, q, k, v, &z, err));
+             // step (T = 1) attends to the cached keys and values
+  TRY(tt_attend(e, l, q, k, v, &z, err));
   tt_buf merged = tt_workspace_slot(e, "merged", (size_t)T * C);  // (T,C) heads side by side
   TRY(be->merge_heads(be, merged, z, T, H, D, err));
   *out = OUT(l, "hook_attn_out", T, C);  // (T,C) = merged·W_O + b

@@ -325,6 +325,8 @@ typedef enum {
   TT_S_BLOCKS_CFG_FMT,     // L, C, H, H_kv, D, F, V, P
   TT_S_BLOCKS_SHAPES_FMT,  // T
   TT_S_BLOCKS_EACH_FMT,    // L
+  TT_S_KV_GQA_SHARE_FMT,  // query head, its K/V head, the first and last query head sharing it
+  TT_S_KV_GQA_SAVES_FMT,  // G, H, positions, layers, cache bytes, bytes with H heads, H/G
   TT_S_COUNT
 } tt_str_id;
 

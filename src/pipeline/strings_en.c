@@ -301,6 +301,12 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_BLOCKS_CFG_FMT] = "L = %d  C = %d  H = %d  H_kv = %d  D = %d  F = %d  V = %d  P = %d",
     [TT_S_BLOCKS_SHAPES_FMT] = "shapes for a prompt of T = %d tokens; changed steps in colour",
     [TT_S_BLOCKS_EACH_FMT] = "the framed steps: one block, repeated %d times",
+    [TT_S_KV_GQA_SHARE_FMT] =
+        "query head %d reads K/V head %d, which query heads %d\xE2\x80\x93%d share "
+        "(grouped-query attention)",
+    [TT_S_KV_GQA_SAVES_FMT] =
+        "cached: %d K/V heads, not %d; %d positions \xC3\x97 %d layers: %lld B, without "
+        "GQA %lld B (%d\xC3\x97 less)",
 };
 
 static const tt_step_words steps[] = {

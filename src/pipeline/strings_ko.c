@@ -291,6 +291,12 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_BLOCKS_CFG_FMT] = "L = %d  C = %d  H = %d  H_kv = %d  D = %d  F = %d  V = %d  P = %d",
     [TT_S_BLOCKS_SHAPES_FMT] = "토큰 T = %d개인 프롬프트의 모양; 바뀐 단계는 색으로",
     [TT_S_BLOCKS_EACH_FMT] = "테두리 안의 단계: 블록 하나, %d번 반복",
+    [TT_S_KV_GQA_SHARE_FMT] =
+        "쿼리 헤드 %d는 K/V 헤드 %d를 읽고, 쿼리 헤드 %d\xE2\x80\x93%d가 이 헤드를 함께 씁니다 "
+        "(그룹 쿼리 어텐션)",
+    [TT_S_KV_GQA_SAVES_FMT] =
+        "캐시: K/V 헤드 %d개 (%d개가 아니라); 위치 %d개 \xC3\x97 블록 %d개: %lld B, GQA "
+        "없이는 %lld B (%d배 적음)",
 };
 
 static const tt_step_words steps[] = {

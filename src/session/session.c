@@ -96,6 +96,7 @@ tt_status tt_session_open(const tt_session_opts *opts, tt_session **out, tt_erro
   if (!st) st = tt_engine_create(s->model, s->be, s->model->cfg.n_positions, &s->eng, err);
   if (!st && opts->grad) st = tt_engine_enable_grad(s->eng, err);
   if (!st) s->grad = opts->grad;
+  if (!st && !(s->pool = tt_trace_pool_create())) st = tt_fail(err, TT_ERR_NOMEM, "out of memory");
   if (st) {
     tt_session_close(s);
     return st;
@@ -106,6 +107,7 @@ tt_status tt_session_open(const tt_session_opts *opts, tt_session **out, tt_erro
 
 void tt_session_close(tt_session *s) {
   if (!s) return;
+  tt_trace_pool_release(s->pool);  // freed when its last trace is destroyed
   tt_engine_destroy(s->eng);
   tt_backend_destroy(s->be);
   tt_tokenizer_destroy(s->tok);
@@ -282,7 +284,7 @@ tt_status tt_session_trace_input(tt_session *s, const tt_trace_input *in, tt_tra
                    "gradients need a prompt of at least 2 tokens (the loss predicts each next token); this one has %d",
                    T);
   }
-  tt_trace *tr = tt_trace_create();
+  tt_trace *tr = tt_trace_create_pooled(s->pool);  // a re-trace writes into the last one's pages
   if (!tr) st = tt_fail(err, TT_ERR_NOMEM, "out of memory");
   if (!st) st = tt_trace_set_filter(tr, in->record, in->n_record, err);
   if (!st) st = fill_metadata(s, tr, in, ids, T, err);

@@ -25,6 +25,7 @@ typedef struct tt_session {
   tt_config base_cfg;           // the model's config.json before --set
   const char *tokenizer_files;  // "tokenizer.json", "vocab.json+merges.txt" or "bundled gpt2"
   bool grad;                    // opened with opts.grad: every trace runs the backward pass too
+  tt_trace_pool *pool;          // the memory a destroyed trace leaves for the next one
   char backend_note[1024];      // which backend "auto" chose, kernels compiled, a vocab_size larger than the
                                 // tokenizer's; empty otherwise (the caller shows it once)
 } tt_session;

@@ -9,30 +9,50 @@
 // file gets every tensor's bytes (tt_trace_save fills them in on the way out).
 // Shape legend: H heads, T tokens.
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hooks.h"
 #include "trace_internal.h"
 
+// Row r of H·T rows (query position r mod T): columns up to `lim` are raw · factor, the
+// rest -inf (lim = T when unmasked). Each loop has no branch, so it vectorizes.
+static int64_t row_limit(int64_t r, int64_t T, bool masked) {
+  return masked ? r % T + 1 : T;
+}
+
 // out (H,T,T) = raw · factor, with -inf above the diagonal when masked.
 static void derive(float *out, const float *raw, int64_t H, int64_t T, float factor, bool masked) {
   for (int64_t r = 0; r < H * T; r++) {
-    int64_t i = r % T;
+    int64_t lim = row_limit(r, T, masked);
     const float *v = raw + r * T;
     float *o = out + r * T;
-    for (int64_t j = 0; j < T; j++) o[j] = (masked && j > i) ? -INFINITY : factor * v[j];
+    for (int64_t j = 0; j < lim; j++) o[j] = factor * v[j];
+    for (int64_t j = lim; j < T; j++) o[j] = -INFINITY;
   }
 }
 
+// Bit for bit (a -0 is not a +0, every NaN pattern counts): got == derive(raw).
 static bool same_as_derived(const float *got, const float *raw, int64_t H, int64_t T, float factor, bool masked) {
+  const uint32_t neg_inf = 0xff800000u;  // the bits of -INFINITY
   for (int64_t r = 0; r < H * T; r++) {
-    int64_t i = r % T;
+    int64_t lim = row_limit(r, T, masked);
     const float *v = raw + r * T, *g = got + r * T;
-    for (int64_t j = 0; j < T; j++) {
-      float want = (masked && j > i) ? -INFINITY : factor * v[j];
-      if (memcmp(&want, &g[j], sizeof want) != 0) return false;
+    uint32_t diff = 0;
+    for (int64_t j = 0; j < lim; j++) {
+      float want = factor * v[j];
+      uint32_t a, b;
+      memcpy(&a, &want, sizeof a);
+      memcpy(&b, &g[j], sizeof b);
+      diff |= a ^ b;
     }
+    for (int64_t j = lim; j < T; j++) {
+      uint32_t b;
+      memcpy(&b, &g[j], sizeof b);
+      diff |= b ^ neg_inf;
+    }
+    if (diff) return false;
   }
   return true;
 }
@@ -116,9 +136,10 @@ void *tt_derived_reserve(tt_trace *tr, size_t i, const char *name, tt_dtype dt, 
   size_t n = (size_t)shape[0] * (size_t)shape[1] * (size_t)shape[2];
   if (mask_hook) {  // the engine reads the scaled scores while it writes these: only their buffer will do
     if (i == 0 || prev != i || rule_at(dv, i - 1).src != rule.src || dv->scratch_n < n) return NULL;
-  } else if (dv->scratch_n < n) {
-    float *grown = realloc(dv->scratch, n * sizeof *grown);
+  } else if (dv->scratch_n < n) {  // nothing is pending in it: what it held need not move
+    float *grown = tr->pool ? tt_trace_pool_take(tr, n * sizeof *grown) : malloc(n * sizeof *grown);
     if (!grown) return NULL;
+    if (!tr->pool) free(dv->scratch);
     dv->scratch = grown;
     dv->scratch_n = n;
   }

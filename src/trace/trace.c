@@ -36,8 +36,11 @@ void tt_trace_destroy(tt_trace *tr) {
   free(tr->token_ids);
   free(tr->token_strings);
   free(tr->name_compares);
-  if (tr->dv) free(tr->dv->rules), free(tr->dv->scratch);
+  if (tr->dv) free(tr->dv->rules);
+  if (tr->dv && !tr->pool) free(tr->dv->scratch);  // a pooled trace's scratch is one of its blocks
   free(tr->dv);
+  if (tr->pool) tt_trace_pool_give_back(tr);
+  free(tr->blocks);
   tt_arena_destroy(tr->arena);
   if (tr->file) tt_st_close(tr->file);
   free(tr);
@@ -86,7 +89,12 @@ static tt_tensor *append(tt_trace *tr, const char *name, tt_dtype dt, int ndim, 
   *t = (tt_tensor){.name = tt_arena_strdup(tr->arena, name), .dtype = dt, .ndim = ndim};
   memcpy(t->shape, shape, (size_t)ndim * sizeof *shape);
   size_t bytes = tt_tensor_nbytes(t);
-  t->data = data ? data : tt_arena_alloc(tr->arena, bytes ? bytes : 1, 64);
+  if (data)
+    t->data = data;
+  else if (tr->pool)
+    t->data = tt_trace_pool_take(tr, bytes);
+  else
+    t->data = tt_arena_alloc(tr->arena, bytes ? bytes : 1, 64);
   if (!t->name || !t->data || tt_trace_index_add(tr, tr->n)) return NULL;  // a second tensor of a name too
   tr->bytes += bytes;
   if (!data) tr->dv->held += bytes;

@@ -15,6 +15,16 @@ typedef struct tt_trace tt_trace;
 tt_trace *tt_trace_create(void);
 void tt_trace_destroy(tt_trace *tr);
 
+// Memory that traces hand on (pool.c): a trace made from a pool takes its large tensors'
+// memory from what the last destroyed pooled trace gave back, so a re-trace writes into
+// pages the process already has instead of new ones. The pool keeps one trace's blocks at
+// most and lives until it is released and its last trace destroyed.
+typedef struct tt_trace_pool tt_trace_pool;
+tt_trace_pool *tt_trace_pool_create(void);  // NULL when out of memory
+void tt_trace_pool_release(tt_trace_pool *p);
+tt_trace *tt_trace_create_pooled(tt_trace_pool *p);  // p NULL: tt_trace_create
+size_t tt_trace_pool_bytes(const tt_trace_pool *p);  // kept for the next trace
+
 // Which hooks to keep: shell-style globs ('*', '?', '[..]') matched against hook names;
 // none given means all; the single word "none" keeps nothing.
 tt_status tt_trace_set_filter(tt_trace *tr, const char *const *globs, int n, tt_error *err);

@@ -26,10 +26,16 @@ typedef struct {
   tt_derived_rule *rules;  // per tensor position (rules_cap of them; beyond: none)
   size_t rules_cap;
   float *scratch;  // where the engine computes the derived score hooks, layer after layer
+                   // (a block of the trace's pool, if it has one)
   size_t scratch_n;
   size_t pending;  // position + 1 of the tensor in the scratch, not yet checked; 0: none
   size_t held;     // tensor bytes in memory: stored, materialized or mapped
 } tt_derived_state;
+
+typedef struct {
+  void *data;
+  size_t size;
+} tt_trace_block;
 
 struct tt_trace {
   tt_arena *arena;     // names, token strings and recorded data
@@ -47,11 +53,25 @@ struct tt_trace {
   int n_tokens;
   tt_trace_pretoken *pretokens;  // in the arena (pretokens.c)
   int n_pretokens;
-  tt_st_file *file;       // a loaded trace's tensors point into this mapping
-  size_t *name_compares;  // work counter: tensor names compared by lookups (for tests)
-  tt_derived_state *dv;   // derived tensors (derived.c); a pointer, as reads may fill it in
+  tt_st_file *file;        // a loaded trace's tensors point into this mapping
+  size_t *name_compares;   // work counter: tensor names compared by lookups (for tests)
+  tt_derived_state *dv;    // derived tensors (derived.c); a pointer, as reads may fill it in
+  tt_trace_pool *pool;     // where large tensors' memory comes from and goes back to (pool.c); NULL: the arena
+  tt_trace_block *blocks;  // the pool's blocks this trace uses
+  size_t n_blocks, blocks_cap;
+  unsigned char *slab;  // the rest of the block small tensors are carved from (pool.c)
+  size_t slab_left;
 };
 
+// Small tensors of a pooled trace share blocks of this size; from a quarter of it up, a
+// tensor has a block of its own.
+#define TT_TRACE_SLAB_BYTES ((size_t)4 << 20)
+
+// pool.c: memory for a tensor of `bytes` in tr (from tr->pool), 64-byte aligned; NULL when
+// out of memory.
+void *tt_trace_pool_take(tt_trace *tr, size_t bytes);
+// pool.c, for tt_trace_destroy: tr's blocks go back to its pool, and its reference with them.
+void tt_trace_pool_give_back(tt_trace *tr);
 // Adds tensors[i] to the name index: TT_ERR_FORMAT when its name is there already.
 tt_status tt_trace_index_add(tt_trace *tr, size_t i);
 // The tensor named `name` as it is (a derived one may have no data yet); NULL when absent.

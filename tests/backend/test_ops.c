@@ -193,8 +193,39 @@ static void test_softmax(void **state) {
   check_softmax(be, 7, 5, 3, false, false);
   check_softmax(be, 21, 7, 10, true, false);
   check_softmax(be, 21, 7, 10, true, true);
+  check_softmax(be, 74, 37, 10, true, false);  // causal rows of odd length: every prefix length
   check_softmax(be, 3, 50257, 20, false, false);
   check_softmax(be, 4, 33, 80, false, true);  // large logits: only max subtraction keeps this finite
+}
+
+// A row ending in k entries of -inf (a causal row) gives, bit for bit, the softmax of its
+// first cols - k entries alone followed by k zeros; an -inf inside a row is a zero too.
+// cols = 37: prefixes of every length across the host kernels' blocks of 8.
+static void test_softmax_masked_prefix(void **state) {
+  tt_backend *be = ((fixture *)*state)->be;
+  if (strcmp(backend_name, "openblas") != 0) skip();  // the host kernels' exactness, not every device's
+  enum { COLS = 37 };
+  float *x = rand_vec((size_t)COLS * COLS, -10, 10);
+  for (int r = 0; r < COLS; r++)
+    for (int j = COLS - r; j < COLS; j++) x[r * COLS + j] = -INFINITY;  // row r: r trailing -inf
+  x[20 * COLS + 3] = -INFINITY;                                         // and one inside row 20
+  tt_buf bx = up(be, x, (size_t)COLS * COLS), out = up(be, NULL, (size_t)COLS * COLS);
+  tt_error err = {0};
+  assert_int_equal(be->softmax(be, out, bx, COLS, COLS, &err), TT_OK);
+  float *got = down(be, out, (size_t)COLS * COLS);
+  for (int r = 0; r < COLS; r++) {
+    int n = COLS - r;
+    tt_buf px = up(be, x + r * COLS, (size_t)n), po = up(be, NULL, (size_t)n);
+    assert_int_equal(be->softmax(be, po, px, 1, n, &err), TT_OK);
+    float *alone = down(be, po, (size_t)n);
+    assert_memory_equal(got + r * COLS, alone, (size_t)n * sizeof(float));
+    for (int j = n; j < COLS; j++) assert_true(got[r * COLS + j] == 0.0f && !signbit(got[r * COLS + j]));
+    be->release(be, &px), be->release(be, &po);
+    free(alone);
+  }
+  assert_true(got[20 * COLS + 3] == 0.0f);
+  be->release(be, &bx), be->release(be, &out);
+  free(x), free(got);
 }
 
 static void check_norm(tt_backend *be, int T, int C, bool rms, bool in_place) {
@@ -400,10 +431,19 @@ static void test_view_sizes(void **state) {
 int main(int argc, char **argv) {
   if (argc > 1) backend_name = argv[1];
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_matmul),    cmocka_unit_test(test_matmul_batched), cmocka_unit_test(test_embed),
-      cmocka_unit_test(test_add_scale), cmocka_unit_test(test_causal_mask),    cmocka_unit_test(test_softmax),
-      cmocka_unit_test(test_norm),      cmocka_unit_test(test_activation),     cmocka_unit_test(test_split_merge_heads),
-      cmocka_unit_test(test_nll),       cmocka_unit_test(test_factory),        cmocka_unit_test(test_view_sizes),
+      cmocka_unit_test(test_matmul),
+      cmocka_unit_test(test_matmul_batched),
+      cmocka_unit_test(test_embed),
+      cmocka_unit_test(test_add_scale),
+      cmocka_unit_test(test_causal_mask),
+      cmocka_unit_test(test_softmax),
+      cmocka_unit_test(test_softmax_masked_prefix),
+      cmocka_unit_test(test_norm),
+      cmocka_unit_test(test_activation),
+      cmocka_unit_test(test_split_merge_heads),
+      cmocka_unit_test(test_nll),
+      cmocka_unit_test(test_factory),
+      cmocka_unit_test(test_view_sizes),
   };
   return cmocka_run_group_tests_name(backend_name, tests, setup, teardown);
 }

@@ -46,7 +46,6 @@ with tempfile.TemporaryDirectory() as tmp:
         (["--seed", "abc"], 2, "--seed abc"), (["--seed", "-1"], 2, "--seed -1"),
         (["--seed", "18446744073709551616"], 2, "--seed 18446744073709551616"),
         (["--set", "causal=false"], 3, "causal attention"),
-        (["--set", "positions=rope"], 3, "positions=rope"), (["--set", "positions=alibi"], 3, "positions=alibi"),
         (["--frobnicate"], 2, "--frobnicate"),
     ]
     for args, code, needle in bad:

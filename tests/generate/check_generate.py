@@ -6,14 +6,19 @@
      rule and generator) draws from the logits rows the trace recorded (prompt pass's last
      row, then decode.S.hook_logits), with the same seed; generated_probs / generated_kept
      agree; for temperature 0 each id is also the argmax of the independent numpy forward
-     pass (tests/reference/gpt2_ref.py) of prompt + the ids before it;
+     pass (tests/reference/gpt2_ref.py, or llama_ref.py with --llama) of prompt + the ids
+     before it;
   3. every decode.S.* tensor equals (1e-4 of max |ref|) the row of the numpy forward pass
      of prompt + generated ids at position T_prompt + S (the keys of its scores and pattern:
      the first T_prompt + S + 1 columns);
   4. `ttrace trace --ids prompt+generated` gives logits rows equal to each decode step's
-     hook_logits, and its q/k/v/pattern rows equal decode.S.*'s (1e-4 normalized).
+     hook_logits, and its q/k/v (rotated q/k with RoPE)/pattern rows equal decode.S.*'s
+     (1e-4 normalized).
 
-    check_generate.py TTRACE [--model DIR | -- MAKE_MODEL_ARGS...] [--gen-arg=ARG]...
+    check_generate.py TTRACE [--llama] [--model DIR | -- MAKE_MODEL_ARGS...] [--gen-arg=ARG]...
+
+With --llama the model is a Llama folder (tests/llama/make_llama.py takes the arguments
+after --) and the reference is tests/reference/llama_ref.py.
 """
 import argparse
 import json
@@ -29,6 +34,7 @@ REF = os.path.join(HERE, "..", "reference")
 sys.path.insert(0, HERE)
 sys.path.insert(0, REF)
 import gpt2_ref  # noqa: E402
+import llama_ref  # noqa: E402
 from sampling_ref import Rng, sample  # noqa: E402
 
 TOL = 1e-4
@@ -54,9 +60,9 @@ def close(name, got, ref):
 
 def query_axes(suffix):
     """-> (query axis, key axis or None) of a hook, from the catalogue's shape letters."""
-    if suffix.startswith("attn.hook_attn_scores") or suffix == "attn.hook_pattern":
+    if suffix.startswith("attn.hook_attn_scores") or suffix in ("attn.hook_pattern", "attn.hook_alibi"):
         return 1, 2
-    if suffix in ("attn.hook_q", "attn.hook_k", "attn.hook_v", "attn.hook_z"):
+    if suffix in ("attn.hook_q", "attn.hook_k", "attn.hook_v", "attn.hook_z", "attn.hook_rot_q", "attn.hook_rot_k"):
         return 1, None
     return 0, None
 
@@ -82,6 +88,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("ttrace")
     ap.add_argument("--model")
+    ap.add_argument("--llama", action="store_true", help="a Llama model (make_llama.py, llama_ref.py)")
     ap.add_argument("--prompt", default="The weather is nice")
     ap.add_argument("--gen-arg", action="append", default=[])
     ap.add_argument("--skip-without-device", action="store_true",
@@ -94,7 +101,8 @@ def main():
         model = a.model
         if not model:
             model = os.path.join(tmp, "model")
-            subprocess.run([sys.executable, os.path.join(REF, "make_model.py"), model] + a.make_args, check=True)
+            maker = os.path.join(HERE, "..", "llama", "make_llama.py") if a.llama else os.path.join(REF, "make_model.py")
+            subprocess.run([sys.executable, maker, model] + a.make_args, check=True)
         gpath, tpath = os.path.join(tmp, "g.safetensors"), os.path.join(tmp, "t.safetensors")
         r = subprocess.run([a.ttrace, "generate", "-q", "-m", model, "-o", gpath] + a.gen_arg + [a.prompt],
                            capture_output=True, text=True)
@@ -110,9 +118,7 @@ def main():
         sampling = json.loads(meta["sampling"])
         cfg_json = json.loads(meta["config"])
         check_sampling(g, prompt_ids, gen, meta, sampling)
-        model_tensors, _ = gpt2_ref.read_safetensors(os.path.join(model, "model.safetensors"))
-        cfg = gpt2_ref.Config(cfg_json)
-        ref = gpt2_ref.forward(cfg, gpt2_ref.weights_of(model_tensors), prompt_ids + gen)
+        ref = reference(model, cfg_json, prompt_ids + gen, a.llama)
         check_against_reference(g, prompt_ids, gen, ref, sampling)
         ids = ",".join(str(i) for i in prompt_ids + gen)
         sets = [x for x in a.gen_arg if x.startswith("--set")]
@@ -122,6 +128,18 @@ def main():
     print(f"generate: {len(gen)} tokens, {len([n for n in g if n.startswith('decode.')])} decode tensors: "
           + ("ok" if not failures else f"{len(failures)} failures"))
     sys.exit(1 if failures else 0)
+
+
+def reference(model, cfg_json, ids, llama):
+    """The independent float64 forward pass of ids: every hook of every position."""
+    if llama:
+        w = llama_ref.load_weights(model)
+        with open(os.path.join(model, "config.json")) as f:
+            if json.load(f).get("tie_word_embeddings", False):
+                w.pop("lm_head.weight", None)
+        return llama_ref.forward(llama_ref.Config(cfg_json), w, ids)
+    model_tensors, _ = gpt2_ref.read_safetensors(os.path.join(model, "model.safetensors"))
+    return gpt2_ref.forward(gpt2_ref.Config(cfg_json), gpt2_ref.weights_of(model_tensors), ids)
 
 
 def check_sampling(g, prompt_ids, gen, meta, sampling):
@@ -170,7 +188,8 @@ def check_against_trace(g, prompt_ids, full):
             continue
         s, rest = split_decode(name)
         suffix = rest.split(".", 2)[2] if rest.startswith("blocks.") else rest
-        if rest == "hook_logits" or suffix in ("attn.hook_q", "attn.hook_k", "attn.hook_v", "attn.hook_pattern"):
+        if rest == "hook_logits" or suffix in ("attn.hook_q", "attn.hook_k", "attn.hook_v", "attn.hook_rot_q",
+                                               "attn.hook_rot_k", "attn.hook_pattern"):
             close(name + " vs ttrace trace", got, row_of(full[rest], suffix, Tp + s))
 
 

@@ -5,7 +5,9 @@ steps, layers and heads, and after the prompt pass), and every number they print
 checked by tests/numbers/checks.py (the probability of each token from the trace's
 hook_probs rows, the ranked candidates, the cut, the cache's rows and labels, the new
 query's weights from decode.S.*.hook_pattern). A number printed without saying what it
-is fails too.
+is fails too. Then the same for a Llama model with grouped-query attention (6 query heads
+on 2 key/value heads, tests/llama/make_llama.py): the cache of the K/V head each query head
+reads, which query heads share it, and the bytes it saves against 6 cached heads.
 
     check_views.py TTRACE REPO_ROOT
 """
@@ -40,19 +42,31 @@ with tempfile.TemporaryDirectory() as tmp:
         jobs.append(("kv_%d_%d_%d" % (step, layer, head), ["--step", "decode.%d.blocks.%d.attn.hook_k" % (step, layer),
                                                            "--view", "kvcache", "--head", str(head)]))
     jobs.append(("kv_prefill", ["--step", "blocks.2.attn.hook_v", "--view", "kvcache", "--head", "1", "--lang", "ko"]))
-    for name, args in jobs:
+    llama, gl = os.path.join(tmp, "llama"), os.path.join(tmp, "gl.safetensors")
+    subprocess.run([sys.executable, os.path.join(root, "tests", "llama", "make_llama.py"), llama, "--layers", "2",
+                    "--heads", "6", "--kv-heads", "2", "--embd", "36", "--head-dim", "8", "--inner", "40"], check=True)
+    subprocess.run([ttrace, "generate", "-q", "-m", llama, "-n", "7", "--temperature", "0", "-o", gl,
+                    "The weather is nice"], check=True, capture_output=True)
+    tl = checks.Trace(gl)
+    jobs = [(name, args, tr) for name, args in jobs]
+    for step, layer, head, lang in [(0, 0, 0, "en"), (3, 1, 5, "en"), (5, 1, 2, "ko")]:
+        jobs.append(("llama_kv_%d_%d_%d" % (step, layer, head), ["--step", "decode.%d.blocks.%d.attn.hook_k" % (step, layer),
+                                                                "--view", "kvcache", "--head", str(head), "--lang", lang], tl))
+    jobs.append(("llama_kv_prefill", ["--step", "blocks.0.attn.hook_v", "--view", "kvcache", "--head", "4"], tl))
+    jobs.append(("llama_timeline", ["--step", "hook_probs", "--view", "timeline", "--position", "3"], tl))
+    for name, args, trace in jobs:
         svg = os.path.join(tmp, name + ".svg")
-        r = subprocess.run([ttrace, "render", g] + args + ["-o", svg], capture_output=True, text=True)
+        r = subprocess.run([ttrace, "render", trace.path] + args + ["-o", svg], capture_output=True, text=True)
         if r.returncode != 0:
             fails.append("%s: render failed: %s" % (name, r.stderr.strip()))
             continue
         texts = svgnum.texts(svg)
-        c = checks.Checker({"A": tr}, vocab, name)
+        c = checks.Checker({"A": trace}, vocab, name)
         fails += c.check(texts)
         n_checked += c.checked
         kinds |= {t.kind for t in texts if t.kind and (t.kind.startswith("tl_") or t.kind.startswith("kv_"))}
 want = {"tl_title", "tl_prompt", "tl_token", "tl_p", "tl_drawn", "tl_bar_token", "tl_bar_p", "tl_cut", "tl_cut_at", "tl_foot",
-        "kv_title", "kv_rows", "kv_label", "kv_w"}
+        "kv_title", "kv_rows", "kv_label", "kv_w", "kv_gqa_share", "kv_gqa_saves"}
 if kinds != want:
     fails.append("kinds of numbers seen %s, want %s" % (sorted(kinds), sorted(want)))
 for f in fails:

@@ -572,6 +572,29 @@ class Checker(LlamaViewChecks):
         if not sn.fits(t.s, "%d %s" % (j, tok)):
             self.bad(t, "row %d is %r" % (j, tok))
 
+    def _kv_heads(self, t):
+        """(H, G, D, L) of the trace: GPT-2's keys or Llama's (num_key_value_heads, head_dim)."""
+        cfg = self.trace_of(t).cfg
+        H = int(cfg.get("num_attention_heads", cfg.get("n_head", 0)))
+        C = int(cfg.get("hidden_size", cfg.get("n_embd", 0)))
+        G = int(cfg.get("num_key_value_heads") or H)
+        return H, G, int(cfg.get("head_dim") or C // H), int(cfg.get("num_hidden_layers", cfg.get("n_layer", 0)))
+
+    def k_kv_gqa_share(self, t):
+        H, G, _, _ = self._kv_heads(t)
+        h, R = int(t.scope["head"]), H // G
+        want = [h, h // R, h // R * R, h // R * R + R - 1]
+        if [int(x) for x in re.findall(r"\d+", t.s)] != want:
+            self.bad(t, "query head %d reads K/V head %d, shared by query heads %d-%d" % tuple(want))
+
+    def k_kv_gqa_saves(self, t):
+        H, G, D, L = self._kv_heads(t)
+        T, S = len(self.trace_of(t).tokens), int(t.scope["step"])
+        rows = T + S + 1 if S >= 0 else T
+        want = [G, H, rows, L, 2 * L * G * D * rows * 4, 2 * L * H * D * rows * 4, H // G]
+        if [int(x) for x in re.findall(r"\d+", t.s)] != want:
+            self.bad(t, "G, H, positions, layers, bytes, bytes without GQA, ratio are %s" % want)
+
     def k_kv_w(self, t):
         tr = self.trace_of(t)
         a = tr.get("decode.%s.blocks.%s.attn.hook_pattern" % (t.scope["step"], t.scope["layer"]))

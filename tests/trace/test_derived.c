@@ -140,6 +140,30 @@ static void test_mismatch_is_stored(void **state) {
   tt_trace_destroy(tr);
 }
 
+// The masked scores off the rule in one cell above the diagonal (the scaled value left,
+// not -inf) and in one on it (a -0 for a +0): each is stored, with the engine's bits.
+static void test_masked_mismatch_is_stored(void **state) {
+  (void)state;
+  for (int pass = 0; pass < 2; pass++) {
+    tt_trace *tr = new_trace();
+    tt_recorder rec = tt_trace_recorder(tr);
+    float *raw, *scaled;
+    record_scores(&rec, &raw, &scaled);
+    raw[4] = 0.0f, scaled[4] = 0.0f;  // row 1, column 1: on the diagonal, kept
+    float *masked = rec.reserve(rec.ctx, "blocks.0.attn.hook_attn_scores", TT_F32, 3, shape);
+    assert_ptr_equal(masked, scaled);
+    for (int i = 0; i < N; i++)
+      if ((i % T) > (i / T) % T && !(pass == 0 && i == 1)) masked[i] = -INFINITY;  // i = 1: row 0, column 1
+    if (pass == 1) masked[4] = -0.0f;
+    float want = masked[pass == 0 ? 1 : 4];
+    (void)rec.reserve(rec.ctx, "blocks.0.attn.hook_pattern", TT_F32, 3, shape);
+    assert_int_equal(tt_trace_held_bytes(tr), tt_trace_bytes(tr) - N * sizeof(float));  // only the scaled derived
+    const tt_tensor *m = tt_trace_find(tr, "blocks.0.attn.hook_attn_scores");
+    assert_memory_equal(&((float *)m->data)[pass == 0 ? 1 : 4], &want, sizeof want);
+    tt_trace_destroy(tr);
+  }
+}
+
 // Exactly the rule: the masked scores reuse the scaled ones' buffer and neither is held.
 static void test_rule_in_place(void **state) {
   (void)state;
@@ -163,6 +187,7 @@ static void test_rule_in_place(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_engine_scores), cmocka_unit_test(test_saved_file),
-                                     cmocka_unit_test(test_mismatch_is_stored), cmocka_unit_test(test_rule_in_place)};
+                                     cmocka_unit_test(test_mismatch_is_stored), cmocka_unit_test(test_rule_in_place),
+                                     cmocka_unit_test(test_masked_mismatch_is_stored)};
   return cmocka_run_group_tests(tests, open_session, close_session);
 }

@@ -222,13 +222,14 @@ __kernel void tt_rope(__global float *out, ulong out_off, __global const float *
   out[out_off + row * D + h2 + i] = b * c + a * s;
 }
 
-// ALiBi: out (H,T,T)[h][i][j] = -slopes[h] * |i - j|.
+// ALiBi for the last T query positions of Tk: out (H,T,Tk)[h][r][j] = -slopes[h] * |i - j|,
+// i = Tk - T + r.
 __kernel void tt_alibi(__global float *out, ulong out_off, __global const float *slopes, ulong slopes_off, int H,
-                       int T) {
+                       int T, int Tk) {
   size_t e = get_global_id(0);
-  if (e >= (size_t)H * T * T) return;
-  int j = (int)(e % T), i = (int)((e / T) % T), h = (int)(e / ((size_t)T * T));
-  out[out_off + e] = -slopes[slopes_off + h] * (float)abs(i - j);
+  if (e >= (size_t)H * T * Tk) return;
+  int j = (int)(e % Tk), r = (int)((e / Tk) % T), h = (int)(e / ((size_t)T * Tk));
+  out[out_off + e] = -slopes[slopes_off + h] * (float)abs(Tk - T + r - j);
 }
 
 // x (T,C) -> z (H,T,D), C = H*D: the inverse of tt_merge_heads. One work-item per element.

@@ -370,11 +370,11 @@ static tt_status cl_rope(tt_backend *be, tt_buf out, tt_buf x, tt_buf table, int
   return launch_1d(impl(be), &g, n / 2, op, err);
 }
 
-// out (H,T,T) = −slopes[h]·|i − j|.
-static tt_status cl_alibi(tt_backend *be, tt_buf out, tt_buf slopes, int H, int T, tt_error *err) {
+// out (H,T,Tk) = −slopes[h]·|i − j| for query positions i = Tk−T.., keys j < Tk.
+static tt_status cl_alibi(tt_backend *be, tt_buf out, tt_buf slopes, int H, int T, int Tk, tt_error *err) {
   const char *op = "alibi";
-  if (H <= 0 || T <= 0) return TT_OK;
-  size_t n = (size_t)H * T * T;
+  if (H <= 0 || T <= 0 || Tk <= 0) return TT_OK;
+  size_t n = (size_t)H * T * Tk;
   NEED(out, n, "out");
   NEED(slopes, H, "slopes");
   args g = {impl(be)->k[TT_K_ALIBI], 0, CL_SUCCESS};
@@ -382,6 +382,7 @@ static tt_status cl_alibi(tt_backend *be, tt_buf out, tt_buf slopes, int H, int 
   arg_buf(&g, slopes);
   arg_int(&g, H);
   arg_int(&g, T);
+  arg_int(&g, Tk);
   return launch_1d(impl(be), &g, n, op, err);
 }
 

@@ -3,7 +3,9 @@
 // prompt pass, then one from each decode step), the row decode step S added framed as the
 // new one, and beside them the weights the new query gave each cached key. The decode step
 // is the hook's (decode.S.blocks.L.attn.hook_k) or else the view's position (−1: after the
-// prompt pass).
+// prompt pass). With grouped-query attention (G < H key/value heads) the cache holds one
+// K and V per key/value head: the view shows the one the chosen query head reads, which
+// query heads share it, and the bytes the cache takes against H heads.
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,24 +16,26 @@
 typedef struct {
   int layer, head, step;  // step: the decode step shown, −1 after the prompt pass
   int T, rows, D;         // prompt tokens, cached rows, head width
+  int H, G, kv, L;        // query heads, key/value heads, the K/V head `head` reads, layers
   int32_t gen[4096];      // the generated ids (the tokens of rows T, T+1, ...)
   int n_gen;
 } cache_view;
 
-// Row j (0 ≤ j < rows) of the cached K (which 0) or V (1): the prompt pass's row j, or
-// decode step j−T's one row; NULL when it is not recorded.
+// Row j (0 ≤ j < rows) of the cached K (which 0) or V (1) of K/V head c->kv: the prompt
+// pass's row j of hook_k/v (G,T,D), or decode step j−T's one row (G,1,D); NULL when it is
+// not recorded.
 static const tt_tensor *row_source(const tt_paint *p, const cache_view *c, int which, int j, int64_t *at) {
   const char *suffix = which ? "attn.hook_v" : "attn.hook_k";
   char name[128];
   if (j < c->T) {
     const tt_tensor *t = tt_find_hook(p->tr, c->layer, suffix);
-    *at = ((int64_t)c->head * c->T + j) * c->D;
-    return t && t->ndim == 3 && t->shape[1] == c->T ? t : NULL;
+    *at = ((int64_t)c->kv * c->T + j) * c->D;
+    return t && t->ndim == 3 && t->shape[0] == c->G && t->shape[1] == c->T ? t : NULL;
   }
   snprintf(name, sizeof name, "decode.%d.blocks.%d.%s", j - c->T, c->layer, suffix);
   const tt_tensor *t = tt_trace_find(p->tr, name);
-  *at = (int64_t)c->head * c->D;
-  return t && t->ndim == 3 && t->shape[1] == 1 ? t : NULL;
+  *at = (int64_t)c->kv * c->D;
+  return t && t->ndim == 3 && t->shape[0] == c->G && t->shape[1] == 1 ? t : NULL;
 }
 
 // The largest |value| of the cached rows of K or V (the colour scale's end), −1 when a row is missing.
@@ -69,7 +73,7 @@ static void matrix(tt_paint *p, const cache_view *c, int which, SDL_Rect dst) {
                     .cell_h = ch,
                     .grid = ch >= 6 && cw >= 6,
                     .grid_rgb = p->pal->grid};
-  int key_in[6] = {c->layer, c->head, c->step, which, c->rows, (int)p->st->theme};
+  int key_in[6] = {c->layer, c->kv, c->step, which, c->rows, (int)p->st->theme};
   uint64_t key = tt_hash(tt_hash(0, &p->tr, sizeof p->tr), key_in, sizeof key_in);
   if (!cv->cells_cached(cv, key, dst)) cv->cells(cv, key, &cells, dst);
   free(img);
@@ -94,14 +98,15 @@ static void row_label(tt_paint *p, const cache_view *c, int j, int x, int y, int
   tt_draw_text(p->cv, x, y, text, px, TT_FONT_MONO, j < c->T ? p->pal->dim : p->pal->fg, TT_ALIGN_RIGHT);
 }
 
-// The new query's weight on each cached key (decode step S's pattern row), as numbers.
-static void weights(tt_paint *p, const cache_view *c, SDL_Rect r, float ch, int px) {
+// The new query's weight on each cached key (decode step S's pattern row), as numbers; the
+// heading may run on to head_w.
+static void weights(tt_paint *p, const cache_view *c, SDL_Rect r, int head_w, float ch, int px) {
   char name[128], num[32];
   snprintf(name, sizeof name, "decode.%d.blocks.%d.attn.hook_pattern", c->step, c->layer);
   const tt_tensor *a = tt_trace_find(p->tr, name);
   if (!a || a->ndim != 3 || a->shape[2] != c->rows) return;
   char fit[160];
-  tt_text_fit(p->cv->fonts, tt_str(p->st->lang, TT_S_KV_WEIGHTS), px, TT_FONT_SANS, r.w, fit, sizeof fit);
+  tt_text_fit(p->cv->fonts, tt_str(p->st->lang, TT_S_KV_WEIGHTS), px, TT_FONT_SANS, head_w, fit, sizeof fit);
   tt_draw_text(p->cv, r.x, r.y - tt_type_for(p->unit).line, fit, px, TT_FONT_SANS, p->pal->dim, TT_ALIGN_LEFT);
   for (int j = 0; j < c->rows; j++) {
     float w = tt_tensor_at(a, (int64_t)c->head * c->rows + j);
@@ -111,6 +116,23 @@ static void weights(tt_paint *p, const cache_view *c, SDL_Rect r, float ch, int 
     tt_draw_text(p->cv, r.x + r.w / 2 + p->unit / 2, y + (int)(ch - (float)px) / 2, tt_fmt_num(w, "%.3f", num, 32), px,
                  TT_FONT_SANS, p->pal->fg, TT_ALIGN_LEFT);
   }
+}
+
+// Grouped-query attention: which query heads share the K/V head shown, and what the cache
+// of all layers takes for the rows cached (float32 K and V) against one per query head.
+static void gqa_lines(tt_paint *p, const cache_view *c, int x, int y, int w) {
+  const tt_type type = tt_type_for(p->unit);
+  int R = c->H / c->G;
+  char line[300], fit[300];
+  long long bytes = 2LL * c->L * c->G * c->D * c->rows * 4, mha = 2LL * c->L * c->H * c->D * c->rows * 4;
+  snprintf(line, sizeof line, tt_str(p->st->lang, TT_S_KV_GQA_SHARE_FMT), c->head, c->kv, c->kv * R, c->kv * R + R - 1);
+  tt_text_fit(p->cv->fonts, line, type.label, TT_FONT_SANS, w, fit, sizeof fit);
+  tt_note(p->cv, "kv_gqa_share");
+  tt_draw_text(p->cv, x, y, fit, type.label, TT_FONT_SANS, p->pal->fg, TT_ALIGN_LEFT);
+  snprintf(line, sizeof line, tt_str(p->st->lang, TT_S_KV_GQA_SAVES_FMT), c->G, c->H, c->rows, c->L, bytes, mha, R);
+  tt_text_fit(p->cv->fonts, line, type.label, TT_FONT_SANS, w, fit, sizeof fit);
+  tt_note(p->cv, "kv_gqa_saves");
+  tt_draw_text(p->cv, x, y + type.line, fit, type.label, TT_FONT_SANS, p->pal->accent, TT_ALIGN_LEFT);
 }
 
 // The heading and the two matrices with their labels.
@@ -132,7 +154,9 @@ static void draw(tt_paint *p, SDL_Rect r, const cache_view *c) {
     snprintf(line, sizeof line, tt_str(lang, TT_S_KV_PREFILL_ROWS_FMT), c->rows);
   tt_note(cv, "kv_rows");
   tt_draw_text(cv, r.x, r.y + type.line, line, type.label, TT_FONT_SANS, p->pal->dim, TT_ALIGN_LEFT);
-  int top = r.y + type.line * 4, lab_w = r.w / 6, wts_w = c->step >= 0 ? r.w / 6 : 0;
+  bool gqa = c->G < c->H;
+  if (gqa) gqa_lines(p, c, r.x, r.y + type.line * 2, r.w);
+  int top = r.y + type.line * (gqa ? 6 : 4), lab_w = r.w / 6, wts_w = c->step >= 0 ? r.w / 6 : 0;
   int mw = (r.w - lab_w - wts_w - p->unit * 3) / 2, mh = r.y + r.h - top - p->unit;
   float ch = (float)mh / (float)c->rows;
   if (ch > (float)type.line) ch = (float)type.line, mh = (int)(ch * (float)c->rows);
@@ -151,7 +175,8 @@ static void draw(tt_paint *p, SDL_Rect r, const cache_view *c) {
     tt_note(cv, "name");
     tt_draw_text(cv, r.x, top + (int)((float)(c->rows - 1) * ch), tt_str(lang, TT_S_KV_NEW), px, TT_FONT_BOLD,
                  p->pal->accent, TT_ALIGN_LEFT);
-    weights(p, c, (SDL_Rect){mx + 2 * (mw + p->unit) + p->unit, top, wts_w, mh}, ch, px);
+    int wx = mx + 2 * (mw + p->unit) + p->unit;
+    weights(p, c, (SDL_Rect){wx, top, wts_w, mh}, r.x + r.w - wx, ch, px);
   }
   tt_note_scope(cv, NULL);
 }
@@ -160,7 +185,8 @@ void tt_paint_kvcache(tt_paint *p, SDL_Rect r, int layer, int head) {
   cache_view *c = calloc(1, sizeof *c);
   tt_config cfg;
   tt_hook_ref ref;
-  if (!c || !tt_trace_config(p->tr, &cfg) || cfg.n_head < 1 || layer < 0 || layer >= cfg.n_layer) {
+  if (!c || !tt_trace_config(p->tr, &cfg) || cfg.n_head < 1 || tt_config_kv_heads(&cfg) < 1 ||
+      cfg.n_head % tt_config_kv_heads(&cfg) != 0 || layer < 0 || layer >= cfg.n_layer) {
     tt_draw_para(p->cv, r.x, r.y, r.w, tt_str(p->st->lang, TT_S_NOT_RECORDED), p->unit, TT_FONT_SANS, p->pal->warn);
     free(c);
     return;
@@ -168,7 +194,11 @@ void tt_paint_kvcache(tt_paint *p, SDL_Rect r, int layer, int head) {
   c->layer = layer;
   c->head = head < 0 ? 0 : head >= cfg.n_head ? cfg.n_head - 1 : head;
   c->T = tt_trace_n_tokens(p->tr);
-  c->D = cfg.n_embd / cfg.n_head;
+  c->H = cfg.n_head;
+  c->G = tt_config_kv_heads(&cfg);
+  c->D = tt_config_head_dim(&cfg);
+  c->L = cfg.n_layer;
+  c->kv = c->head / (c->H / c->G);
   c->n_gen = tt_generated_ints(p->tr, "generated_ids", c->gen, 4096);
   // The decode step: the hook's (decode.S.…), else the view's position (−1: the prompt pass).
   c->step = tt_hook_lookup(p->st->hook, &ref) && ref.decode >= 0 ? ref.decode : p->st->position;
