@@ -19,6 +19,7 @@ import sys
 import unicodedata
 
 EOT = "<|endoftext|>"
+GPT2_PATTERN_TEXT = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"
 
 
 def bytes_to_unicode():
@@ -68,19 +69,32 @@ def _gpt2_pattern():
 
 
 class GPT2Tokenizer:
-    def __init__(self, vocab_path, merges_path):
+    def __init__(self, vocab_path, merges_path=None):
+        """GPT-2's vocab.json and merges.txt, or (merges_path None) a tokenizer.json whose BPE
+        holds them and whose pre-tokenizer splits with GPT-2's own pattern."""
         with open(vocab_path, encoding="utf-8") as f:
             self.encoder = json.load(f)
+        if merges_path is None:
+            merges = self._from_tokenizer_json(vocab_path, self.encoder)
+            self.encoder = self.encoder["model"]["vocab"]
+        else:
+            with open(merges_path, encoding="utf-8") as f:
+                lines = f.read().split("\n")
+            merges = [tuple(l.split()) for l in lines[1:] if l.strip()]
         self.decoder = {v: k for k, v in self.encoder.items()}
-        with open(merges_path, encoding="utf-8") as f:
-            lines = f.read().split("\n")
-        merges = [tuple(l.split()) for l in lines[1:] if l.strip()]
         self.ranks = {m: i for i, m in enumerate(merges)}
         self.byte_encoder = bytes_to_unicode()
         self.byte_decoder = {v: k for k, v in self.byte_encoder.items()}
         self.pat = _gpt2_pattern()
         self.cache = {}
         self.eot_id = self.encoder[EOT]
+
+    @staticmethod
+    def _from_tokenizer_json(path, doc):
+        pre = json.dumps(doc.get("pre_tokenizer"))
+        if doc["model"].get("type") != "BPE" or GPT2_PATTERN_TEXT.replace("\\", "\\\\") not in pre:
+            raise SystemExit("%s: not a byte-level BPE split with GPT-2's pattern" % path)
+        return [tuple(m.split(" ")) if isinstance(m, str) else tuple(m) for m in doc["model"]["merges"]]
 
     def bpe(self, token):
         if token in self.cache:

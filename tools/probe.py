@@ -2,9 +2,11 @@
 """What did the default model learn? A plain numpy forward pass over the exported files.
 
   /usr/bin/python3 tools/probe.py [--model assets/models/tiny-classroom] [--corpus out/corpus]
+  /usr/bin/python3 tools/probe.py --model assets/models/tiny-llama
 
-Reads config.json, model.safetensors, vocab.json and merges.txt from the model folder (not
-the training code), runs GPT-2's forward pass in float64 over all 50257 logits and writes:
+Reads config.json, model.safetensors, vocab.json and merges.txt (or tokenizer.json) from the
+model folder (not the training code), runs GPT-2's forward pass (or, for model_type llama,
+train_llama.py's plain Llama forward) in float64 over all 50257 logits and writes:
   - expected.json in the model folder: each demo prompt's token ids and its top-5 next
     tokens with probabilities (what the model card records and the CI test checks);
   - heads.json in the model folder: attention statistics of every head on held-out text
@@ -66,6 +68,7 @@ class Model:
         self.w = {k: v.astype(np.float64) for k, v in raw.items()}
         c = self.cfg
         assert c.get("ttrace_positions") == "sinusoidal" and "wpe.weight" not in self.w
+        self.L, self.H, self.P = c["n_layer"], c["n_head"], c["n_positions"]
         self.pe = sinusoidal(c["n_positions"], c["n_embd"])
 
     def forward(self, ids):
@@ -99,17 +102,51 @@ class Model:
         return probs, pats
 
 
+class LlamaModel:
+    """The same interface for a LlamaForCausalLM folder: train_llama.py's plain forward pass
+    (float64, written apart from its training model) over all 50257 logits."""
+
+    def __init__(self, d):
+        import train_llama
+        with open(os.path.join(d, "config.json")) as f:
+            self.cfg = json.load(f)
+        raw, _ = stio.read(os.path.join(d, "model.safetensors"))
+        self.W, self.wte32 = train_llama.float64_tensors(raw)
+        self.run = train_llama.plain_forward
+        c = self.cfg
+        self.L, self.H, self.P = c["num_hidden_layers"], c["num_attention_heads"], c["max_position_embeddings"]
+
+    def forward(self, ids):
+        """ids [T] -> probs (T, V), patterns [layer] (H, T, T)."""
+        logits, pats = self.run(self.W, self.cfg, ids, self.wte32)
+        logits = logits.double().numpy()
+        logits -= logits.max(-1, keepdims=True)
+        probs = np.exp(logits)
+        return probs / probs.sum(-1, keepdims=True), pats
+
+
+def load(d):
+    """The model (GPT-2 or Llama, by config.json's model_type) and its tokenizer: tokenizer.json
+    when the folder has one, else GPT-2's vocab.json and merges.txt."""
+    with open(os.path.join(d, "config.json")) as f:
+        llama = json.load(f).get("model_type") == "llama"
+    tj = os.path.join(d, "tokenizer.json")
+    tok = (GPT2Tokenizer(tj) if os.path.exists(tj)
+           else GPT2Tokenizer(os.path.join(d, "vocab.json"), os.path.join(d, "merges.txt")))
+    return (LlamaModel(d) if llama else Model(d)), tok
+
+
 def heldout_stats(model, tok, docs, limit):
     """Held-out text, query positions t >= 2: mean attention of each head to t-1, to 0 and to
     t, and the mean entropy of its rows; then, within the first sentence (up to the first
     '.', '?' or '!') of the documents that begin with "The " (shaped like the demo prompt),
     the mean attention to token 0."""
-    L, H = model.cfg["n_layer"], model.cfg["n_head"]
+    L, H = model.L, model.H
     acc = {k: np.zeros((L, H)) for k in ("prev", "first", "self", "entropy", "first_in_the_sentence")}
     n = n1 = 0
     ends = {tok.encode(x)[0] for x in (".", "?", "!")}
     for d in docs[:limit]:
-        ids = tok.encode(d)[:model.cfg["n_positions"]]
+        ids = tok.encode(d)[:model.P]
         T = len(ids)
         if T < 3:
             continue
@@ -147,7 +184,7 @@ def drill_stats(model, tok, n_drills, seed):
     import random
     import corpus
     r = random.Random(seed)
-    L, H = model.cfg["n_layer"], model.cfg["n_head"]
+    L, H = model.L, model.H
     acc = {k: np.zeros((L, H)) for k in ("induction", "same", "prev")}
     n = n_prev = 0
     for _ in range(n_drills):
@@ -185,8 +222,7 @@ def main():
     ap.add_argument("--docs", type=int, default=600, help="held-out documents for the head statistics")
     args = ap.parse_args()
 
-    tok = GPT2Tokenizer(os.path.join(args.model, "vocab.json"), os.path.join(args.model, "merges.txt"))
-    model = Model(args.model)
+    model, tok = load(args.model)
     expected = {"model": os.path.basename(os.path.abspath(args.model)), "top_k": 5, "prompts": []}
     print("## Top-5 next tokens\n")
     for text in PROMPTS:
@@ -215,7 +251,7 @@ def main():
         raise SystemExit("no %s: run tools/corpus.py first" % path)
     with open(path, encoding="utf-8") as f:
         held = [json.loads(line) for line in f]
-    L, H = model.cfg["n_layer"], model.cfg["n_head"]
+    L, H = model.L, model.H
     hs = heldout_stats(model, tok, held, args.docs)
     ds = drill_stats(model, tok, 100, 7)
     heads = {"heldout": hs, "drills": ds}

@@ -188,14 +188,28 @@ class TinyGPT(torch.nn.Module):
 
     def loss(self, x, y, n_unused):
         """Mean full-vocabulary cross-entropy over targets y >= 0 (exact; see the module doc)."""
-        h = self.hidden(x)                                                     # (B, T, C)
-        used = h @ self.emb.t()                                                # (B, T, U)
-        unused = (h @ self.u).unsqueeze(-1) + math.log(n_unused)              # (B, T, 1)
-        lse = torch.logsumexp(torch.cat([used, unused], dim=-1), dim=-1)      # (B, T)
-        keep = y >= 0
-        tgt = used.gather(-1, y.clamp(min=0).unsqueeze(-1)).squeeze(-1)        # (B, T)
-        nll = (lse - tgt)[keep]
-        return nll.sum(), int(keep.sum())
+        return full_vocab_nll(self.hidden(x), self.emb, self.u, y, n_unused)
+
+
+def full_vocab_nll(h, emb, u, y, n_unused):
+    """Summed exact 50257-way NLL over targets y >= 0 and their count.
+
+    h (B, T, C) final hidden states, emb (U, C) rows of the used ids, u (C) the row shared by
+    the n_unused other ids, y (B, T) local target ids (-1 = no loss)."""
+    used = h @ emb.t()                                                         # (B, T, U)
+    unused = (h @ u).unsqueeze(-1) + math.log(n_unused)                        # (B, T, 1)
+    lse = torch.logsumexp(torch.cat([used, unused], dim=-1), dim=-1)          # (B, T)
+    keep = y >= 0
+    tgt = used.gather(-1, y.clamp(min=0).unsqueeze(-1)).squeeze(-1)            # (B, T)
+    nll = (lse - tgt)[keep]
+    return nll.sum(), int(keep.sum())
+
+
+def full_wte(model, used_ids):
+    """(V, C) embedding matrix: every row u except the used ids' own rows."""
+    wte = np.tile(model.u.detach().numpy()[None, :], (V, 1))                  # (V, C) every row u ...
+    wte[used_ids] = model.emb.detach().numpy()                                 # ... except the used ids
+    return wte
 
 
 # ----------------------------------------------------------------------------- export
@@ -203,9 +217,7 @@ class TinyGPT(torch.nn.Module):
 def export_tensors(model, used_ids):
     """HF GPT-2 names -> float32 numpy arrays (the exporter stores them as F16)."""
     C = model.C
-    wte = np.tile(model.u.detach().numpy()[None, :], (V, 1))                  # (V, C) every row u ...
-    wte[used_ids] = model.emb.detach().numpy()                                 # ... except the used ids
-    t = {"wte.weight": wte}
+    t = {"wte.weight": full_wte(model, used_ids)}
     names = {"ln_1_w": "ln_1.weight", "ln_1_b": "ln_1.bias", "c_attn_w": "attn.c_attn.weight",
              "c_attn_b": "attn.c_attn.bias", "attn_c_proj_w": "attn.c_proj.weight",
              "attn_c_proj_b": "attn.c_proj.bias", "ln_2_w": "ln_2.weight", "ln_2_b": "ln_2.bias",
@@ -260,7 +272,7 @@ def full_vocab_loss(tensors, cfg, seqs):
 
 # ----------------------------------------------------------------------------- plot
 
-def plot_loss(path, log):
+def plot_loss(path, log, name=NAME):
     steps = [r["step"] for r in log["train_curve"]]
     tr = [r["loss"] for r in log["train_curve"]]
     hs = [r["step"] for r in log["heldout_curve"]]
@@ -277,7 +289,7 @@ def plot_loss(path, log):
     ax.set_yscale("log")
     ax.set_xlabel("step")
     ax.set_ylabel("cross-entropy (nats, 50257-way)")
-    ax.set_title("tiny-classroom: training loss")
+    ax.set_title("%s: training loss" % name)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend()
     fig.tight_layout()
@@ -332,10 +344,10 @@ def evaluate(model, seqs, local, n_unused, batch=128):
     return tot / n
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def add_training_args(ap, name):
+    """The options both trainers share (data, schedule, seed, threads)."""
     ap.add_argument("--corpus", default=os.path.join(ROOT, "out", "corpus"))
-    ap.add_argument("--out", default=os.path.join(ROOT, "assets", "models", NAME))
+    ap.add_argument("--out", default=os.path.join(ROOT, "assets", "models", name))
     ap.add_argument("--layers", type=int, default=4)
     ap.add_argument("--heads", type=int, default=4)
     ap.add_argument("--embd", type=int, default=128)
@@ -351,34 +363,39 @@ def main():
                     help="torch threads; on the shared 2-core machine 1 thread was 3-4x faster than 2")
     ap.add_argument("--eval-every", type=int, default=100)
     ap.add_argument("--no-node-check", action="store_true")
-    args = ap.parse_args()
 
-    t_start = time.time()
+
+def prepare(args, tok_dir):
+    """Seeds torch and numpy, tokenizes the corpus; returns the data both trainers use."""
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
-    rng = np.random.RandomState(args.seed)
     os.makedirs(args.out, exist_ok=True)
-    tok = GPT2Tokenizer(os.path.join(args.out, "vocab.json"), os.path.join(args.out, "merges.txt"))
+    tok = GPT2Tokenizer(os.path.join(tok_dir, "vocab.json"), os.path.join(tok_dir, "merges.txt"))
     assert tok.encode("The weather is nice") == [464, 6193, 318, 3621]
-
-    train_docs = load_docs(os.path.join(args.corpus, "train.jsonl"))
-    held_docs = load_docs(os.path.join(args.corpus, "heldout.jsonl"))
-    train, cache, cut_tr = tokenize_docs(tok, train_docs, args.positions)
-    held, cache_h, cut_h = tokenize_docs(tok, held_docs, args.positions)
+    d = {"rng": np.random.RandomState(args.seed), "tok": tok}
+    d["train_docs"] = load_docs(os.path.join(args.corpus, "train.jsonl"))
+    d["held_docs"] = load_docs(os.path.join(args.corpus, "heldout.jsonl"))
+    d["train"], cache, cut_tr = tokenize_docs(tok, d["train_docs"], args.positions)
+    d["held"], cache_h, cut_h = tokenize_docs(tok, d["held_docs"], args.positions)
     cache.update(cache_h)
-    node_checked = None
+    d["node_checked"] = None
     if not args.no_node_check:
-        node_checked = check_with_node(cache, "/tmp/npmw/node_modules/gpt-3-encoder")
-    used_ids = np.array(sorted({i for s in train + held for i in s}), dtype=np.int64)
-    local = np.full(V, -1, dtype=np.int64)
-    local[used_ids] = np.arange(len(used_ids))
-    n_unused = V - len(used_ids)
-    n_train_tok = sum(len(s) - 1 for s in train)
-    n_held_tok = sum(len(s) - 1 for s in held)
+        d["node_checked"] = check_with_node(cache, "/tmp/npmw/node_modules/gpt-3-encoder")
+    d["used_ids"] = np.array(sorted({i for s in d["train"] + d["held"] for i in s}), dtype=np.int64)
+    d["local"] = np.full(V, -1, dtype=np.int64)
+    d["local"][d["used_ids"]] = np.arange(len(d["used_ids"]))
+    d["n_unused"] = V - len(d["used_ids"])
+    d["cut"] = cut_tr + cut_h
+    d["n_train_tok"] = sum(len(s) - 1 for s in d["train"])
+    d["n_held_tok"] = sum(len(s) - 1 for s in d["held"])
     print("train %d docs %d targets, held-out %d docs %d targets, used ids %d, cut %d+%d, node-checked %s"
-          % (len(train), n_train_tok, len(held), n_held_tok, len(used_ids), cut_tr, cut_h, node_checked), flush=True)
+          % (len(d["train"]), d["n_train_tok"], len(d["held"]), d["n_held_tok"], len(d["used_ids"]), cut_tr, cut_h,
+             d["node_checked"]), flush=True)
+    return d
 
-    model = TinyGPT(len(used_ids), args.layers, args.heads, args.embd, args.positions, args.emb_std)
+
+def fit(model, d, args):
+    """AdamW with warm-up and cosine decay; returns the loss curves and the seconds of steps."""
     decay = [p for n, p in model.named_parameters() if p.dim() == 2]
     no_decay = [p for n, p in model.named_parameters() if p.dim() < 2]
     opt = torch.optim.AdamW([{"params": decay, "weight_decay": args.wd},
@@ -391,6 +408,7 @@ def main():
         t = (step - args.warmup) / max(1, args.steps - args.warmup)
         return args.lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * t)))
 
+    train, held, local, n_unused = d["train"], d["held"], d["local"], d["n_unused"]
     lengths = [len(s) for s in train]
     log = {"train_curve": [], "heldout_curve": []}
     batches = []
@@ -398,7 +416,7 @@ def main():
     t0 = time.time()
     for step in range(args.steps):
         if not batches:
-            batches = make_batches(lengths, args.batch, rng)
+            batches = make_batches(lengths, args.batch, d["rng"])
         x, y = pad([train[i] for i in batches.pop()], local)
         for gp in opt.param_groups:
             gp["lr"] = lr_at(step)
@@ -416,22 +434,93 @@ def main():
             log["heldout_curve"].append({"step": step, "loss": hl})
             print("step %5d  train %.4f  held-out %.4f  lr %.2e  %.0fs"
                   % (step, sum(recent) / len(recent), hl, lr_at(step), time.time() - t0), flush=True)
-    train_time = time.time() - t0
+    return log, time.time() - t0
 
+
+def final_losses(model, d):
+    """Rounds the model to F16 and measures train, train-texts-seen-once and held-out losses."""
+    round_to_f16(model)
+    local, n_unused = d["local"], d["n_unused"]
+    counts = {}
+    for doc in d["train_docs"] + d["held_docs"]:
+        counts[doc] = counts.get(doc, 0) + 1
+    # Held-out texts occur once in the corpus; the same kind of training texts, for comparison.
+    train_once = [s for s, doc in zip(d["train"], d["train_docs"]) if counts[doc] == 1]
+    return {"final_train_loss": evaluate(model, d["train"], local, n_unused),
+            "final_heldout_loss": evaluate(model, d["held"], local, n_unused),
+            "final_train_loss_texts_seen_once": evaluate(model, train_once, local, n_unused),
+            "train_documents_seen_once": len(train_once)}
+
+
+def check_export(final_held, check, t1, t2):
+    print("final evaluation %.0f s, full-vocab check %.0f s" % (t2 - t1, time.time() - t2), flush=True)
+    print("held-out loss: training code (F16 weights) %.6f, full-vocab forward from the file %.6f"
+          % (final_held, check), flush=True)
+    if abs(check - final_held) > 1e-3:
+        raise SystemExit("exported model disagrees with the training code")
+
+
+def write_config(out, cfg):
+    with open(os.path.join(out, "config.json"), "w") as f:
+        json.dump(cfg, f, indent=2)
+        f.write("\n")
+
+
+def write_log(args, d, log, losses, extra, name):
+    """training_log.json, loss_curve.png and corpus_stats.json in the model folder."""
+    log.update({
+        "model": name, "args": vars(args), "torch": torch.__version__, "threads": args.threads,
+        "train_documents": len(d["train"]), "heldout_documents": len(d["held"]),
+        "train_targets": d["n_train_tok"], "heldout_targets": d["n_held_tok"],
+        "documents_cut_to_n_positions": d["cut"],
+        "used_token_ids": int(len(d["used_ids"])), "unused_token_ids": int(d["n_unused"]),
+        "node_gpt3_encoder_checked_documents": d["node_checked"],
+    })
+    log.update(losses)
+    log.update(extra)
+    log["plot"] = plot_loss(os.path.join(args.out, "loss_curve.png"), log, name)
+    if os.path.exists(os.path.join(args.corpus, "stats.json")):
+        shutil.copy(os.path.join(args.corpus, "stats.json"), os.path.join(args.out, "corpus_stats.json"))
+    with open(os.path.join(args.out, "training_log.json"), "w") as f:
+        json.dump(log, f, indent=1)
+        f.write("\n")
+    print("final train %.4f (texts seen once %.4f) held-out %.4f, %d parameters, %d bytes, %.0f s"
+          % (losses["final_train_loss"], losses["final_train_loss_texts_seen_once"], losses["final_heldout_loss"],
+             log["parameters"], log["file_bytes"], log["total_seconds"]))
+
+
+def export_and_check(args, d, model, log, cfg, tensors_of, loss_of, times, name):
+    """F16 export, config.json, the held-out loss of the file read back through loss_of (a plain
+    full-vocabulary forward pass), then training_log.json. times: (start, end of the steps)."""
+    t_start, train_time = times
     # Export in F16, then measure the losses of exactly what is on disk.
     t1 = time.time()
-    round_to_f16(model)
-    final_train = evaluate(model, train, local, n_unused)
-    final_held = evaluate(model, held, local, n_unused)
-    # Held-out texts occur once in the corpus; the same kind of training texts, for comparison.
-    counts = {}
-    for d in train_docs + held_docs:
-        counts[d] = counts.get(d, 0) + 1
-    train_once = [s for s, d in zip(train, train_docs) if counts[d] == 1]
-    final_train_once = evaluate(model, train_once, local, n_unused)
-    tensors = export_tensors(model, used_ids)
+    losses = final_losses(model, d)
+    tensors = tensors_of(model, d["used_ids"])
     st_path = os.path.join(args.out, "model.safetensors")
     stio.write(st_path, {k: v.astype(np.float16) for k, v in tensors.items()}, {"format": "pt"})
+    write_config(args.out, cfg)
+    # Independent check: reload the file, full 50257-way forward, same held-out loss.
+    t2 = time.time()
+    back, _ = stio.read(st_path)
+    check = loss_of(back, cfg, d["held"])
+    check_export(losses["final_heldout_loss"], check, t1, t2)
+    write_log(args, d, log, losses, {
+        "heldout_loss_full_vocab_from_file": check,
+        "parameters": sum(int(np.prod(v.shape)) for v in tensors.values()), "file_bytes": os.path.getsize(st_path),
+        "train_seconds": round(train_time, 1), "total_seconds": round(time.time() - t_start, 1),
+    }, name)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_training_args(ap, NAME)
+    args = ap.parse_args()
+
+    t_start = time.time()
+    d = prepare(args, args.out)
+    model = TinyGPT(len(d["used_ids"]), args.layers, args.heads, args.embd, args.positions, args.emb_std)
+    log, train_time = fit(model, d, args)
     cfg = {
         "model_type": "gpt2",
         "architectures": ["GPT2LMHeadModel"],
@@ -442,42 +531,7 @@ def main():
         "torch_dtype": "float16",
         "ttrace_positions": "sinusoidal",
     }
-    with open(os.path.join(args.out, "config.json"), "w") as f:
-        json.dump(cfg, f, indent=2)
-        f.write("\n")
-
-    # Independent check: reload the file, full 50257-way forward, same held-out loss.
-    t2 = time.time()
-    back, _ = stio.read(st_path)
-    check = full_vocab_loss(back, cfg, held)
-    print("final evaluation %.0f s, full-vocab check %.0f s" % (t2 - t1, time.time() - t2), flush=True)
-    print("held-out loss: training code (F16 weights) %.6f, full-vocab forward from the file %.6f"
-          % (final_held, check), flush=True)
-    if abs(check - final_held) > 1e-3:
-        raise SystemExit("exported model disagrees with the training code")
-
-    n_params = sum(int(np.prod(v.shape)) for v in tensors.values())
-    log.update({
-        "model": NAME, "args": vars(args), "torch": torch.__version__, "threads": args.threads,
-        "train_documents": len(train), "heldout_documents": len(held),
-        "train_targets": n_train_tok, "heldout_targets": n_held_tok,
-        "documents_cut_to_n_positions": cut_tr + cut_h,
-        "used_token_ids": int(len(used_ids)), "unused_token_ids": int(n_unused),
-        "node_gpt3_encoder_checked_documents": node_checked,
-        "final_train_loss": final_train, "final_heldout_loss": final_held,
-        "final_train_loss_texts_seen_once": final_train_once, "train_documents_seen_once": len(train_once),
-        "heldout_loss_full_vocab_from_file": check,
-        "parameters": n_params, "file_bytes": os.path.getsize(st_path),
-        "train_seconds": round(train_time, 1), "total_seconds": round(time.time() - t_start, 1),
-    })
-    log["plot"] = plot_loss(os.path.join(args.out, "loss_curve.png"), log)
-    if os.path.exists(os.path.join(args.corpus, "stats.json")):
-        shutil.copy(os.path.join(args.corpus, "stats.json"), os.path.join(args.out, "corpus_stats.json"))
-    with open(os.path.join(args.out, "training_log.json"), "w") as f:
-        json.dump(log, f, indent=1)
-        f.write("\n")
-    print("final train %.4f (texts seen once %.4f) held-out %.4f, %d parameters, %d bytes, %.0f s"
-          % (final_train, final_train_once, final_held, n_params, log["file_bytes"], log["total_seconds"]))
+    export_and_check(args, d, model, log, cfg, export_tensors, full_vocab_loss, (t_start, train_time), NAME)
 
 
 if __name__ == "__main__":

@@ -708,6 +708,15 @@ static int make_trace(const tt_lesson *l, int t, const tt_lesson_trace *def, con
   const char *model = tt_lesson_model(l);
   tt_trace *tr = NULL;
   int rc = 0;
+  char named[4000], rel[300];
+  snprintf(rel, sizeof rel, "models/%s", def->model ? def->model : "");
+  if (def->model && !tt_asset_path(rel, named, sizeof named)) {
+    tt_fail(err, TT_ERR_IO, "%s:%d: trace '%s': model=%s: no folder assets/%s", tt_lesson_name(l), def->line, def->name,
+            def->model, rel);
+    return tt_cli_fail("lesson", err);
+  }
+  // model= names the trace's own model; -m replaces the lesson's model: for the others.
+  if (def->model) model_dir = named;
   tt_status st = trace_def(def, model_dir ? model_dir : strcmp(model, "default") == 0 ? NULL : model, path, &tr, err);
   if (st) {
     tt_fail_prefix(err, "%s:%d: trace '%s'", tt_lesson_name(l), def->line, def->name);

@@ -31,6 +31,7 @@ typedef struct {
   const char *train;  // train=LR: traced on the model after `steps` SGD steps of learning
                       // rate LR on this prompt (as `ttrace train-step`); NULL: the model itself
   long steps;         // steps=N with train= (default 1)
+  const char *model;  // model=NAME: the model folder assets/models/NAME; NULL: the lesson's model:
 } tt_lesson_trace;
 
 // One step. hook is the full hook name; for layer: all it holds the layer-free suffix

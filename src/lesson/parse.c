@@ -198,9 +198,20 @@ static tt_lesson_trace *add_trace(tt_lesson *l) {
   return t;
 }
 
-// grad=true, train=LR (a positive number), steps=N (1 to 1000, with train=).
+// model=NAME: a folder name under assets/models/ (letters, digits, '_', '-', '.'; not "." or "..").
+static tt_status parse_model_key(parser *p, tt_lesson_trace *t, const char *value) {
+  if (t->model) return fail_at(p, p->line, "model= given twice");
+  bool ok = *value && strcmp(value, ".") && strcmp(value, "..");
+  for (const char *c = value; ok && *c; c++) ok = isalnum((unsigned char)*c) || strchr("_-.", *c);
+  if (!ok) return fail_at(p, p->line, "model=%s: expected a folder name under assets/models/ (tiny-llama)", value);
+  t->model = value;
+  return TT_OK;
+}
+
+// grad=true, train=LR (a positive number), steps=N (1 to 1000, with train=), model=NAME.
 static tt_status parse_training_key(parser *p, tt_lesson_trace *t, const char *key, const char *value) {
   char *end = NULL;
+  if (strcmp(key, "model") == 0) return parse_model_key(p, t, value);
   if (strcmp(key, "grad") == 0) {
     if (strcmp(value, "true") && strcmp(value, "false")) return fail_at(p, p->line, "grad= is true or false");
     t->grad = strcmp(value, "true") == 0;
@@ -214,7 +225,8 @@ static tt_status parse_training_key(parser *p, tt_lesson_trace *t, const char *k
     if (end == value || *end || n < 1 || n > 1000) return fail_at(p, p->line, "steps=%s: expected 1 to 1000", value);
     t->steps = n;
   } else {
-    return fail_at(p, p->line, "unknown trace key '%s' (known: prompt, set, record, file, grad, train, steps)", key);
+    return fail_at(p, p->line, "unknown trace key '%s' (known: prompt, set, record, file, grad, train, steps, model)",
+                   key);
   }
   return TT_OK;
 }
@@ -640,5 +652,6 @@ static bool same_list(const char **a, int na, const char **b, int nb) {
 bool tt_lesson_trace_same(const tt_lesson_trace *a, const tt_lesson_trace *b) {
   return strcmp(a->prompt, b->prompt) == 0 && same_list(a->set, a->n_set, b->set, b->n_set) &&
          same_list(a->record, a->n_record, b->record, b->n_record) && a->grad == b->grad && !a->train == !b->train &&
-         (!a->train || strcmp(a->train, b->train) == 0) && a->steps == b->steps;
+         (!a->train || strcmp(a->train, b->train) == 0) && a->steps == b->steps && !a->model == !b->model &&
+         (!a->model || strcmp(a->model, b->model) == 0);
 }

@@ -71,6 +71,17 @@ static bool training_matches(const tt_lesson_trace *def, const tt_trace *tr) {
   return has_grad == def->grad && (def->train ? trained && strcmp(trained, want) == 0 : !trained);
 }
 
+// model=NAME: the trace was made with the folder NAME (the last part of its "model" metadata).
+static bool model_matches(const tt_lesson_trace *def, const tt_trace *tr) {
+  if (!def->model) return true;
+  const char *m = tt_trace_meta(tr, "model");
+  if (!m) return false;
+  size_t n = strlen(m);
+  while (n > 0 && m[n - 1] == '/') n--;
+  size_t k = strlen(def->model);
+  return n >= k && strncmp(m + n - k, def->model, k) == 0 && (n == k || m[n - k - 1] == '/');
+}
+
 tt_status tt_lesson_verify_trace(const tt_lesson *l, int i, const tt_trace *tr, tt_error *err) {
   const tt_lesson_trace *def = tt_lesson_trace_at(l, i);
   const char *prompt = tt_trace_meta(tr, "prompt");
@@ -83,6 +94,9 @@ tt_status tt_lesson_verify_trace(const tt_lesson *l, int i, const tt_trace *tr, 
   else if (!training_matches(def, tr))
     snprintf(why, sizeof why, "it was made %s gradients, from %s", def->grad ? "without" : "with",
              tt_trace_meta(tr, "trained") ? tt_trace_meta(tr, "trained") : "the model itself");
+  else if (!model_matches(def, tr))
+    snprintf(why, sizeof why, "it was made with the model %s, not %s",
+             tt_trace_meta(tr, "model") ? tt_trace_meta(tr, "model") : "?", def->model);
   else
     knobs_match(def, tr, why, sizeof why);
   if (why[0])

@@ -139,6 +139,8 @@ static void test_parse_errors(void **state) {
   expect_error("prompt=\"x\"", "prompt=\"x", "bad.lesson:6: quoted value is not closed");
   expect_error("prompt=\"x\"", "prompt=\"x\" speed=3", "bad.lesson:6: unknown trace key 'speed'");
   expect_error("trace other:", "trace main:", "bad.lesson:6: trace 'main' is defined twice");
+  expect_error("prompt=\"x\"", "prompt=\"x\" model=../up", "bad.lesson:6: model=../up: expected a folder name");
+  expect_error("prompt=\"x\"", "prompt=\"x\" model=a model=b", "bad.lesson:6: model= given twice");
   expect_error("set=causal=false,", "set=causal,", "bad.lesson:5: set item 'causal' is not key=value");
   expect_error("view: tokens\n", "", "bad.lesson:8: step has no 'view:'");
   expect_error("view: tokens\n", "view: pie\n", "bad.lesson:10: unknown view 'pie'");
@@ -354,6 +356,7 @@ static void test_verify(void **state) {
       {"temperature: 0.5", "temperature: 2", false},
       {"trace: other\n", "", false},
       {"set=causal=false,scale_attn=false", "set=causal=false", false},
+      {"prompt=\"x\" file", "prompt=\"x\" model=tiny-llama file", false},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     char text[4096];
@@ -385,6 +388,34 @@ static void test_verify(void **state) {
   assert_non_null(strstr(err.msg, "its record globs are"));
   tt_trace_destroy(t);
   tt_lesson_destroy(a);
+}
+
+// model=NAME: parsed, and a trace made with another model folder does not match it.
+static void test_trace_model(void **state) {
+  (void)state;
+  static const char text[] =
+      "title: t\nlang: en\ntrace main: prompt=\"x\" model=tiny-llama file=a.safetensors\n"
+      "---\nshow: tokens\nview: tokens\n\nTokens.\n";
+  tt_lesson *l = NULL;
+  tt_error err = {0};
+  assert_int_equal(tt_lesson_parse(text, strlen(text), "m", &l, &err), TT_OK);
+  assert_string_equal(tt_lesson_trace_at(l, 0)->model, "tiny-llama");
+  tt_trace *t = make_trace(1.0f);
+  tt_trace_set_meta(t, "prompt", "x");
+  tt_trace_set_meta(t, "record", "[]");
+  const char *wrong[] = {"/src/assets/models/tiny-classroom", "/src/assets/models/my-tiny-llama", "tiny-llama-2"};
+  for (size_t i = 0; i < sizeof wrong / sizeof *wrong; i++) {
+    tt_trace_set_meta(t, "model", wrong[i]);
+    assert_int_not_equal(tt_lesson_verify_trace(l, 0, t, &err), TT_OK);
+    assert_non_null(strstr(err.msg, "it was made with the model"));
+  }
+  const char *right[] = {"/src/assets/models/tiny-llama", "assets/models/tiny-llama/", "tiny-llama"};
+  for (size_t i = 0; i < sizeof right / sizeof *right; i++) {
+    tt_trace_set_meta(t, "model", right[i]);
+    if (tt_lesson_verify_trace(l, 0, t, &err)) fail_msg("%s: %s", right[i], err.msg);
+  }
+  tt_trace_destroy(t);
+  tt_lesson_destroy(l);
 }
 
 static int mkdir_p(const char *path) {
@@ -553,7 +584,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_parse_good), cmocka_unit_test(test_parse_errors), cmocka_unit_test(test_fill),
       cmocka_unit_test(test_resolve),    cmocka_unit_test(test_claims),       cmocka_unit_test(test_claim_expressions),
-      cmocka_unit_test(test_verify),     cmocka_unit_test(test_player),
+      cmocka_unit_test(test_verify),     cmocka_unit_test(test_player),       cmocka_unit_test(test_trace_model),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

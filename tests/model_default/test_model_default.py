@@ -15,59 +15,22 @@
 """
 import json
 import os
-import struct
 import subprocess
 import sys
 import tempfile
 
 import numpy as np
 
+from model_checks import Checks, check_expected, check_heads, check_reference, probe_files, read_safetensors, trace as trace_in
+
 TTRACE, ROOT = sys.argv[1], sys.argv[2]
 NAME = "tiny-classroom"
 MODEL = os.path.join(ROOT, "assets", "models", NAME)
-PY = "/usr/bin/python3"
-passed, failed = 0, 0
-
-
-def check(name, ok, detail=""):
-    global passed, failed
-    if ok:
-        passed += 1
-        print(f"ok    {name}")
-    else:
-        failed += 1
-        print(f"FAIL  {name}: {detail}")
-
-
-def read_safetensors(path):
-    """As in docs/trace-format.md: 8-byte header length, JSON header, raw little-endian data."""
-    dtypes = {"F32": np.float32, "F16": np.float16, "I32": np.int32, "BF16": None}
-    with open(path, "rb") as f:
-        raw = f.read()
-    (n,) = struct.unpack("<Q", raw[:8])
-    header = json.loads(raw[8:8 + n])
-    meta = header.pop("__metadata__", {})
-    out = {}
-    for name, info in header.items():
-        begin, end = info["data_offsets"]
-        out[name] = np.frombuffer(raw[8 + n + begin:8 + n + end], dtype=dtypes[info["dtype"]]).reshape(info["shape"])
-    return out, meta, header
+check = Checks()
 
 
 def trace(tmp, prompt, model=True, tag="t"):
-    out = os.path.join(tmp, tag + ".safetensors")
-    args = [TTRACE, "trace", "-q"] + (["-m", MODEL] if model else []) + ["-o", out, "--", prompt]
-    r = subprocess.run(args, capture_output=True, timeout=120)
-    if r.returncode != 0:
-        raise RuntimeError("%s: exit %d: %s" % (" ".join(args), r.returncode, r.stderr.decode(errors="replace")))
-    t, meta, _ = read_safetensors(out)
-    return t, meta, out
-
-
-def same_top5(probs, exp_ids, exp_probs, tol):
-    """The recorded top-5, allowing neighbours whose probabilities differ by less than tol to swap."""
-    order = np.argsort(-probs, kind="stable")[:5].tolist()
-    return all(a == b or abs(probs[a] - probs[b]) < tol for a, b in zip(order, exp_ids))
+    return trace_in(TTRACE, tmp, prompt, MODEL if model else None, tag)
 
 
 def main():
@@ -94,42 +57,11 @@ def main():
     with open(os.path.join(ROOT, "assets", "models", "default")) as f:
         check("assets/models/default names the model", f.read().strip() == NAME)
 
-    with open(os.path.join(MODEL, "expected.json"), encoding="utf-8") as f:
-        expected = json.load(f)
-    with open(os.path.join(MODEL, "heads.json")) as f:
-        heads = json.load(f)
+    expected, heads = probe_files(MODEL)
     tmp = tempfile.mkdtemp(prefix="ttrace-default-")
     try:
-        traces = {}
-        for i, e in enumerate(expected["prompts"]):
-            t, _, _ = trace(tmp, e["prompt"], tag="p%d" % i)
-            traces[e["prompt"]] = t
-            ids = t["tokens"].tolist()
-            check(f"ids of {e['prompt']!r}", ids == e["ids"], f"{ids} != {e['ids']}")
-            last = t["hook_probs"][-1].astype(np.float64)
-            check(f"probabilities of {e['prompt']!r} sum to 1", abs(last.sum() - 1) < 1e-4, str(last.sum()))
-            top = np.argsort(-last, kind="stable")[:5].tolist()
-            check(f"top-5 after {e['prompt']!r}", same_top5(last, e["top5_ids"], e["top5_probs"], 1e-4),
-                  f"{top} != {e['top5_ids']}")
-            diff = max(abs(last[i] - p) for i, p in zip(e["top5_ids"], e["top5_probs"]))
-            check(f"top-5 probabilities after {e['prompt']!r}", diff < 1e-4, f"max diff {diff:.2e}")
-
-        # The heads the model card names, measured on ttrace's own hook_pattern.
-        drill = next(p for p in traces if p.startswith("Say the words:"))
-        ids = traces[drill]["tokens"].tolist()
-        second = len(ids) - 1 - ids[::-1].index(25)          # the last ':' starts the second list
-        for l, h, v in heads["induction_heads"]:
-            P = traces[drill]["blocks.%d.attn.hook_pattern" % l][h]
-            vals = [P[q, ids.index(ids[q]) + 1] for q in range(second + 1, len(ids))]
-            check(f"induction head {l}.{h} looks at what followed the earlier copy (mean {np.mean(vals):.2f})",
-                  np.mean(vals) > 0.5, f"{vals} (heads.json {v})")
-        for l, h, v in heads["first_token_heads"]:
-            vals = [traces[p]["blocks.%d.attn.hook_pattern" % l][h][q, 0]
-                    for p in ("The weather is nice", "The dog bit the") for q in range(2, len(traces[p]["tokens"]))]
-            check(f"first-token head {l}.{h} looks at 'The' (mean {np.mean(vals):.2f})", np.mean(vals) > 0.5,
-                  f"{vals} (heads.json {v})")
-        check("the card names at least one interpretable head",
-              len(heads["induction_heads"]) + len(heads["first_token_heads"]) > 0)
+        traces = check_expected(check, TTRACE, tmp, MODEL, expected)
+        check_heads(check, traces, heads)
 
         # The issue's bar: plausible continuations of the demo prompt.
         nice = next(e for e in expected["prompts"] if e["prompt"] == "The weather is nice")
@@ -144,17 +76,11 @@ def main():
               np.array_equal(t2["hook_probs"], t["hook_probs"]), meta2.get("model", ""))
 
         # The whole trace against the independent numpy reference.
-        for tag, prompt in (("ref_en", "The weather is nice"), ("ref_ko", "철수는 영희에게 책을 주었다. 그는 기뻐했다.")):
-            _, _, path = trace(tmp, prompt, tag=tag)
-            r = subprocess.run([PY, os.path.join(ROOT, "tests", "reference", "gpt2_ref.py"), "--quiet", MODEL, path],
-                               capture_output=True, timeout=300)
-            check(f"gpt2_ref.py agrees with the trace of {prompt!r}", r.returncode == 0,
-                  (r.stdout + r.stderr).decode(errors="replace")[-800:])
+        check_reference(check, TTRACE, tmp, MODEL, ROOT, "gpt2_ref.py")
     finally:
         subprocess.call(["rm", "-rf", tmp])
 
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return check.summary()
 
 
 if __name__ == "__main__":
