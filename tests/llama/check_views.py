@@ -79,7 +79,8 @@ def render_checked(tr, name, args, tmp, kinds):
     texts = svgnum.texts(svg)
     c = checks.Checker({"A": tr}, None, name)
     fails.extend(c.check(texts))
-    kinds |= {t.kind for t in texts if t.kind.split("_")[0] in ("rope", "gqa", "swiglu", "blocks")}
+    kinds |= {t.kind for t in texts if t.kind.split("_")[0] in ("rope", "gqa", "swiglu", "blocks")
+              or t.kind.startswith(("pin_rope", "pin_glu", "pin_mm_sum"))}
     return c.checked
 
 
@@ -137,6 +138,15 @@ def main():
         jobs.append((t["long"], "long_rope_pair", ["--step", "blocks.0.attn.hook_q", "--pair", "1", "--view", "rope"]))
         jobs.append((t["long"], "long_swiglu", ["--step", "blocks.1.mlp.hook_post", "--position", "40",
                                                 "--view", "swiglu"]))
+        # Pinned cells of the Llama block and of GPT-2's rotary what-if: the arithmetic of each.
+        pins = ["attn.hook_q", "attn.hook_k", "attn.hook_v", "attn.hook_rot_q", "attn.hook_rot_k", "hook_attn_out",
+                "ln1.hook_out", "mlp.hook_pre", "mlp.hook_pre_linear", "mlp.hook_post", "hook_mlp_out"]
+        for key, head, cell in (("gqa", 1, "2,7"), ("mqa5", 0, "4,8"), ("gpt2_3", 2, "3,20")):
+            for hook in pins:
+                if key.startswith("gpt2") and hook in ("mlp.hook_pre_linear",):
+                    continue
+                jobs.append((t[key], "pin_%s_%s" % (key, hook), ["--step", "blocks.1.%s" % hook, "--head", str(head),
+                                                                 "--pin", cell]))
         for tr, name, args in jobs:
             n += render_checked(tr, name, args, tmp, kinds)
         for view in ("rope", "gqa", "swiglu", "blocks"):
@@ -152,7 +162,8 @@ def main():
     want = {"rope_title", "rope_pair", "rope_freq", "rope_turn", "rope_angle", "rope_pos", "rope_tok", "rope_at",
             "rope_num", "rope_shift", "rope_measure", "gqa_title", "gqa_q", "gqa_kv", "gqa_group", "gqa_token",
             "gqa_mha", "gqa_prompt", "gqa_ctx", "gqa_saves", "swiglu_title", "swiglu_max", "swiglu_head",
-            "swiglu_cell", "blocks_T", "blocks_cfg", "blocks_each", "blocks_shape"}
+            "swiglu_cell", "blocks_T", "blocks_cfg", "blocks_each", "blocks_shape", "pin_rope_pair", "pin_rope_theta",
+            "pin_rope_angle", "pin_rope_out", "pin_glu_g", "pin_glu_act", "pin_glu_up", "pin_glu_out", "pin_mm_sum"}
     check(kinds == want, "kinds of numbers seen: missing %s, unexpected %s" % (sorted(want - kinds),
                                                                               sorted(kinds - want)))
     print("Llama views: %d texts checked" % n)

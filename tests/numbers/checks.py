@@ -28,7 +28,7 @@ class Trace:
         self._text = None
         self.cfg = json.loads(self.meta.get("config", "{}"))
         self.prompt = self.meta.get("prompt", "")
-        self.eps = float(self.cfg.get("layer_norm_epsilon", 1e-5))
+        self.eps = float(self.cfg.get("layer_norm_epsilon", self.cfg.get("rms_norm_eps", 1e-5)))
 
     def get(self, name):
         return self.t.get(name)
@@ -65,7 +65,10 @@ def model_weights(tr):
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
     name = os.path.basename(tr.meta.get("model", "").rstrip("/")) or "default"
     path = os.path.join(root, "assets", "models", name, "model.safetensors")
-    if not os.path.exists(path):
+    own = os.path.join(tr.meta.get("model", ""), "model.safetensors")  # a model folder elsewhere
+    if tr.meta.get("model") and os.path.exists(own):
+        path = own
+    elif not os.path.exists(path):
         path = os.path.join(root, "assets", "models", "default", "model.safetensors")
     if path not in _WEIGHTS:
         w, _ = load(path)
@@ -155,7 +158,7 @@ def ln_stats(tr, prefix):
     if x is None:
         return None
     x = x.astype(np.float64)
-    rms = tr.cfg.get("ttrace_norm", "layernorm") == "rmsnorm"
+    rms = tr.cfg.get("ttrace_norm", "layernorm") == "rmsnorm" or tr.cfg.get("model_type") == "llama"
     mean = np.zeros(x.shape[0]) if rms else x.mean(axis=1)
     var = (x * x).mean(axis=1) if rms else x.var(axis=1)
     rstd = 1.0 / np.sqrt(var + tr.eps)
@@ -495,6 +498,8 @@ class Checker(LlamaViewChecks):
         col = t.note["col"]
         want = {"mean": "\u03bc", "sigma": "\u03c3", "rstd": "1/\u221a", "token": "", "norm_stats": "\u03bc / \u03c3",
                 "out_stats": "y:"}
+        if col == "sigma" and t.s.startswith("rms \u221amean(x\u00b2)"):  # RMSNorm's scale
+            return
         if col == "sigma" and ("\u221a" in t.s or "\u03c3" not in t.s):
             self.bad(t, "the \u03c3 column's header")
         elif want.get(col) and want[col] not in t.s and not t.s.endswith("\u2026"):
@@ -937,6 +942,8 @@ class Checker(LlamaViewChecks):
         tr = self.trace_of(t)
         hook, L, h, i, j = self._cell(t)
         W = model_weights(tr)
+        if tr.cfg.get("model_type") == "llama":
+            return self._mm_llama(t, tr, W, hook.split(".", 2)[2] if hook.startswith("blocks.") else hook, L, h, i, j)
         post = tr.cfg.get("ttrace_block", "pre_ln") == "post_ln"
         C, H = int(tr.cfg["n_embd"]), int(tr.cfg["n_head"])
         D = C // H
@@ -961,6 +968,83 @@ class Checker(LlamaViewChecks):
             E = W.get("lm_head.weight", W["wte.weight"])
             return x, E[j], None
         raise KeyError("no product for " + hook)
+
+    def _mm_llama(self, t, tr, W, sfx, L, h, i, j):
+        """The Llama block's products: nn.Linear weights (out, in), biases where present."""
+        D = int(tr.cfg.get("head_dim") or int(tr.cfg["hidden_size"]) // int(tr.cfg["num_attention_heads"]))
+        pre = "model.layers.%d." % L
+        lin = {"attn.hook_q": ("ln1.hook_out", "self_attn.q_proj", h * D + j),
+               "attn.hook_k": ("ln1.hook_out", "self_attn.k_proj", h * D + j),
+               "attn.hook_v": ("ln1.hook_out", "self_attn.v_proj", h * D + j),
+               "mlp.hook_pre": ("ln2.hook_out", "mlp.gate_proj", j),
+               "mlp.hook_pre_linear": ("ln2.hook_out", "mlp.up_proj", j),
+               "hook_mlp_out": ("mlp.hook_post", "mlp.down_proj", j)}
+        if sfx in lin:
+            src, name, row = lin[sfx]
+            x = self._g(t, "blocks.%d.%s" % (L, src))[i]
+        elif sfx == "hook_attn_out":
+            x, name, row = self._g(t, "blocks.%d.attn.hook_z" % L)[:, i, :].reshape(-1), "self_attn.o_proj", j
+        elif sfx == "hook_logits":
+            E = W.get("lm_head.weight", W["model.embed_tokens.weight"])
+            return self._g(t, "ln_final.hook_out")[i], E[j], None
+        else:
+            raise KeyError("no product for " + sfx)
+        b = W.get(pre + name + ".bias")
+        return x, W[pre + name + ".weight"][row], None if b is None else b[row]
+
+    def _pin_rope(self, t):
+        """(a, b, θ_i, position, angle, rotated value) of a pinned rotated q or k cell."""
+        tr = self.trace_of(t)
+        hook, L, h, i, d = self._cell(t)
+        x = self._g(t, "blocks.%d.attn.hook_%s" % (L, hook[-1]))[h, i]   # (D) before the rotation
+        D = x.size
+        k = d % (D // 2)
+        theta = float(tr.cfg.get("rope_theta", 10000.0))
+        pos = i + int(tr.cfg.get("ttrace_rope_offset", 0))
+        th = theta ** (-2.0 * k / D)
+        a, b, ang = x[k], x[k + D // 2], pos * th
+        out = a * math.cos(ang) - b * math.sin(ang) if d < D // 2 else b * math.cos(ang) + a * math.sin(ang)
+        return a, b, th, pos, ang, out
+
+    def k_pin_rope_pair(self, t):
+        a, b, _, _, _, _ = self._pin_rope(t)
+        nums = self._num_tokens(t.s)
+        self._same(t, nums[1], a, "%+.6g")
+        self._same(t, nums[3], b, "%+.6g")
+
+    def k_pin_rope_theta(self, t):
+        self._same(t, self._num_tokens(t.s)[-1], self._pin_rope(t)[2], "%.6g")
+
+    def k_pin_rope_angle(self, t):
+        _, _, _, pos, ang, _ = self._pin_rope(t)
+        nums = self._num_tokens(t.s)
+        if int(nums[0]) != pos:
+            self.bad(t, "the rotary position is %d" % pos)
+        self._same(t, nums[-1], ang, "%.6g")
+
+    def k_pin_rope_out(self, t):
+        self._same(t, self._num_tokens(t.s)[-1], self._pin_rope(t)[5], "%+.6g")
+        self._same(t, self._num_tokens(t.s)[-1], self._recorded_value(t), "%+.6g")
+
+    def _glu(self, t):
+        _, L, _, i, j = self._cell(t)
+        g = self._g(t, "blocks.%d.mlp.hook_pre" % L)[i, j]
+        u = self._g(t, "blocks.%d.mlp.hook_pre_linear" % L)[i, j]
+        return g, g / (1 + math.exp(-g)), u
+
+    def k_pin_glu_g(self, t):
+        self._same(t, self._num_tokens(t.s)[-1], self._glu(t)[0], "%+.6g")
+
+    def k_pin_glu_act(self, t):
+        self._same(t, self._num_tokens(t.s)[-1], self._glu(t)[1], "%+.6g")
+
+    def k_pin_glu_up(self, t):
+        self._same(t, self._num_tokens(t.s)[-1], self._glu(t)[2], "%+.6g")
+
+    def k_pin_glu_out(self, t):
+        g, s, u = self._glu(t)
+        self._same(t, self._num_tokens(t.s)[-1], s * u, "%+.6g")
+        self._same(t, self._num_tokens(t.s)[-1], self._recorded_value(t), "%+.6g")
 
     def _num_tokens(self, s):
         """The numbers of a line, integers included (term lines take their last three)."""
@@ -1633,8 +1717,13 @@ class Checker(LlamaViewChecks):
         if not m or not hook or tr.get(hook) is None:
             return
         cfg = tr.cfg
-        size = {"C": int(cfg["n_embd"]), "D": int(cfg["n_embd"]) // int(cfg["n_head"]),
-                "F": int(cfg.get("n_inner") or 4 * int(cfg["n_embd"])), "V": int(cfg["vocab_size"]),
+        if cfg.get("model_type") == "llama":
+            C, H = int(cfg["hidden_size"]), int(cfg["num_attention_heads"])
+            D, F = int(cfg.get("head_dim") or C // H), int(cfg["intermediate_size"])
+        else:
+            C, H = int(cfg["n_embd"]), int(cfg["n_head"])
+            D, F = C // H, int(cfg.get("n_inner") or 4 * C)
+        size = {"C": C, "D": D, "F": F, "V": int(cfg["vocab_size"]),
                 "T": len(tr.tokens)}[m.group(2)] * int(m.group(1) or 1)
         shape = tr.get(hook).shape
         dim = shape[-1] if t.note.get("dir") == "col" else shape[-2] if len(shape) >= 2 else shape[0]

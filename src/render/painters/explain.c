@@ -115,15 +115,19 @@ static void attn_out_lines(tt_insp_writer *w, int L, int i, int j, double rec) {
   const tt_tensor *z = tt_find_hook(w->p->tr, L, "attn.hook_z");
   if (!z || z->ndim != 3 || no_weights(w)) return;
   const tt_layer_weights *lw = &w->p->ex->model->layers[L];
-  int H = (int)z->shape[0], T = (int)z->shape[1], D = (int)z->shape[2], C = H * D;
-  double *buf = malloc(sizeof(double) * 2 * (size_t)C);
+  int H = (int)z->shape[0], T = (int)z->shape[1], D = (int)z->shape[2], K = H * D;
+  bool llama = lw->o_w != NULL;  // nn.Linear (C, H·D), else Conv1D (C, C)
+  int C = llama ? (int)(w->p->ex->model->cfg.n_embd) : K;
+  double *buf = malloc(sizeof(double) * 2 * (size_t)K);
   if (!buf) return;
   for (int h = 0; h < H; h++)
     for (int d = 0; d < D; d++) {
-      buf[h * D + d] = at(z, ((int64_t)h * T + i) * D + d);
-      buf[C + h * D + d] = lw->attn_proj_w[(int64_t)(h * D + d) * C + j];
+      int k = h * D + d;
+      buf[k] = at(z, ((int64_t)h * T + i) * D + d);
+      buf[K + k] = llama ? lw->o_w[(int64_t)j * K + k] : lw->attn_proj_w[(int64_t)k * C + j];
     }
-  matmul_lines(w, buf, buf + C, C, lw->attn_proj_b[j], true, rec, "z");
+  const float *b = llama ? lw->o_b : lw->attn_proj_b;
+  matmul_lines(w, buf, buf + K, K, b ? b[j] : 0, b != NULL, rec, "z");
   free(buf);
 }
 
@@ -329,24 +333,87 @@ static void qkv_lines(tt_insp_writer *w, int L, int which, int h, int t, int d, 
   if (!tt_trace_config(w->p->tr, &cfg) || no_weights(w)) return;
   in = cfg.post_ln ? tt_find_hook(w->p->tr, L, "hook_resid_pre") : tt_find_hook(w->p->tr, L, "ln1.hook_out");
   if (!in) return;
-  int C = cfg.n_embd, D = C / cfg.n_head, col = which * C + h * D + d;
   const tt_layer_weights *lw = &w->p->ex->model->layers[L];
-  row_times_weights(w, in, t, lw->attn_w, 3 * C, 1, lw->attn_b, col, rec, "y");
+  int C = cfg.n_embd, D = tt_config_head_dim(&cfg);
+  if (cfg.arch == TT_ARCH_LLAMA) {  // separate nn.Linear projections (H·D or G·D, C): head h's rows
+    const float *W[3] = {lw->q_w, lw->k_w, lw->v_w}, *b[3] = {lw->q_b, lw->k_b, lw->v_b};
+    row_times_weights(w, in, t, W[which], 1, C, b[which], h * D + d, rec, "y");
+    return;
+  }
+  row_times_weights(w, in, t, lw->attn_w, 3 * C, 1, lw->attn_b, which * C + h * D + d, rec, "y");
 }
 
-// The FFN's products: in (u = y·W₁ + b₁) and out (m = g·W₂ + b₂).
-static void ffn_lines(tt_insp_writer *w, int L, bool up, int t, int j, double rec) {
+// The FFN's products: in (u = y·W₁ + b₁) and out (m = g·W₂ + b₂); for Llama the gate
+// (hook_pre), the up projection (hook_pre_linear) and the down projection.
+typedef enum { FFN_IN, FFN_UP, FFN_OUT } ffn_product;
+static void ffn_lines(tt_insp_writer *w, int L, ffn_product which, int t, int j, double rec) {
   tt_config cfg;
   if (!tt_trace_config(w->p->tr, &cfg) || no_weights(w)) return;
   const tt_layer_weights *lw = &w->p->ex->model->layers[L];
-  const char *in_name = up ? (cfg.post_ln ? "ln1.hook_out" : "ln2.hook_out") : "mlp.hook_post";
+  bool in_side = which != FFN_OUT;
+  const char *in_name = in_side ? (cfg.post_ln ? "ln1.hook_out" : "ln2.hook_out") : "mlp.hook_post";
   const tt_tensor *in = tt_find_hook(w->p->tr, L, in_name);
   if (!in) return;
   int F = cfg.n_inner, C = cfg.n_embd;
-  if (up)
+  if (cfg.arch == TT_ARCH_LLAMA) {  // nn.Linear (out, in)
+    const float *W = which == FFN_IN ? lw->gate_w : which == FFN_UP ? lw->up_w : lw->down_w;
+    const float *b = which == FFN_IN ? lw->gate_b : which == FFN_UP ? lw->up_b : lw->down_b;
+    row_times_weights(w, in, t, W, 1, in_side ? C : F, b, j, rec, in_side ? "y" : "a");
+  } else if (in_side) {
     row_times_weights(w, in, t, lw->fc_w, F, 1, lw->fc_b, j, rec, "y");
-  else
+  } else {
     row_times_weights(w, in, t, lw->fc_proj_w, C, 1, lw->fc_proj_b, j, rec, "g");
+  }
+}
+
+// q′ or k′ after RoPE (rotate-half): the pair (x[i], x[i + D/2]) of the unrotated row turned
+// by the angle p·θᵢ, θᵢ = θ^(−2i/D), p the token's rotary position.
+static void rope_lines(tt_insp_writer *w, int L, bool is_q, int h, int t, int d, double rec) {
+  tt_paint *p = w->p;
+  tt_config cfg;
+  const tt_tensor *x = tt_find_hook(p->tr, L, is_q ? "attn.hook_q" : "attn.hook_k");
+  if (!x || x->ndim != 3 || !tt_trace_config(p->tr, &cfg)) return;
+  int T = (int)x->shape[1], D = (int)x->shape[2], half = D / 2, i = d % half, pos = t + cfg.rope_offset;
+  const char *xn = is_q ? "q" : "k";
+  double a = at(x, ((int64_t)h * T + t) * D + i), b = at(x, ((int64_t)h * T + t) * D + i + half);
+  double theta_i = pow(cfg.rope_theta, -2.0 * i / D), ang = pos * theta_i, c = cos(ang), s = sin(ang);
+  tt_insp_put(w, "pin_rope_pair", TT_FONT_MONO, p->pal->fg, " %s[%d] = %s   %s[%d] = %s", xn, i,
+              tt_insp_num(w, "%+.6g", a), xn, i + half, tt_insp_num(w, "%+.6g", b));
+  tt_insp_put(w, "pin_rope_theta", TT_FONT_MONO, p->pal->fg, " \xCE\xB8_%d = %g^(\xE2\x88\x92%d/%d) = %s", i,
+              cfg.rope_theta, 2 * i, D, tt_insp_num(w, "%.6g", theta_i));
+  tt_insp_put(w, "pin_rope_angle", TT_FONT_MONO, p->pal->fg, " %d \xC2\xB7 \xCE\xB8_%d = %s rad", pos, i,
+              tt_insp_num(w, "%.6g", ang));
+  if (d < half)
+    tt_insp_put(w, "pin_rope_out", TT_FONT_BOLD, p->pal->accent,
+                "%s[%d]\xC2\xB7"
+                "cos \xE2\x88\x92 %s[%d]\xC2\xB7sin = %s",
+                xn, i, xn, i + half, tt_insp_num(w, "%+.6g", a * c - b * s));
+  else
+    tt_insp_put(w, "pin_rope_out", TT_FONT_BOLD, p->pal->accent,
+                "%s[%d]\xC2\xB7"
+                "cos + %s[%d]\xC2\xB7sin = %s",
+                xn, i + half, xn, i, tt_insp_num(w, "%+.6g", b * c + a * s));
+  recorded(w, rec);
+}
+
+// a = act(g)·u for one SwiGLU neuron: the gate g (hook_pre) on its curve, times the up
+// projection u (hook_pre_linear).
+static void glu_lines(tt_insp_writer *w, int L, int t, int f, double rec) {
+  tt_paint *p = w->p;
+  const tt_tensor *gate = tt_find_hook(p->tr, L, "mlp.hook_pre"), *up = tt_find_hook(p->tr, L, "mlp.hook_pre_linear");
+  tt_config cfg;
+  if (!gate || !up || !tt_trace_config(p->tr, &cfg)) return;
+  double g = at(gate, (int64_t)t * gate->shape[1] + f), u = at(up, (int64_t)t * up->shape[1] + f);
+  double s = tt_activation(cfg.activation, g);
+  tt_insp_put(w, "pin_glu_g", TT_FONT_MONO, p->pal->fg, " g = %s", tt_insp_num(w, "%+.6g", g));
+  tt_insp_put(w, "pin_glu_act", TT_FONT_MONO, p->pal->fg, " %s(g) = %s", tt_act_name(cfg.activation),
+              tt_insp_num(w, "%+.6g", s));
+  tt_insp_put(w, "pin_glu_up", TT_FONT_MONO, p->pal->fg, " u = %s", tt_insp_num(w, "%+.6g", u));
+  tt_insp_put(w, "pin_glu_out", TT_FONT_BOLD, p->pal->accent, "%s(g) \xC2\xB7 u = %s", tt_act_name(cfg.activation),
+              tt_insp_num(w, "%+.6g", s * u));
+  recorded(w, rec);
+  tt_insp_put(w, "", TT_FONT_SANS, p->pal->dim, "%s", tt_str(p->st->lang, TT_S_PIN_ON_CURVE));
+  curve(w, cfg.activation, g);
 }
 
 static bool block_cell(tt_insp_writer *w, const char *sfx, int L, int head, int i, int j, double rec) {
@@ -358,13 +425,18 @@ static bool block_cell(tt_insp_writer *w, const char *sfx, int L, int head, int 
   for (int q = 0; q < 3; q++)
     if (strcmp(sfx, qkv[q]) == 0) return qkv_lines(w, L, q, head, i, j, rec), true;
   if (strcmp(sfx, "attn.hook_qkv") == 0) {
-    int C = cfg.n_embd, D = C / cfg.n_head;
+    int C = cfg.n_embd, D = tt_config_head_dim(&cfg);
     return qkv_lines(w, L, j / C, (j % C) / D, i, j % D, rec), true;
   }
   if (strcmp(sfx, "attn.hook_z") == 0) return mix_lines(w, L, head, i, j, rec), true;
   if (strcmp(sfx, "hook_attn_out") == 0) return attn_out_lines(w, L, i, j, rec), true;
-  if (strcmp(sfx, "mlp.hook_pre") == 0) return ffn_lines(w, L, true, i, j, rec), true;
-  if (strcmp(sfx, "hook_mlp_out") == 0) return ffn_lines(w, L, false, i, j, rec), true;
+  if (strcmp(sfx, "attn.hook_rot_q") == 0 || strcmp(sfx, "attn.hook_rot_k") == 0)
+    return rope_lines(w, L, sfx[strlen(sfx) - 1] == 'q', head, i, j, rec), true;
+  if (strcmp(sfx, "mlp.hook_pre") == 0) return ffn_lines(w, L, FFN_IN, i, j, rec), true;
+  if (strcmp(sfx, "mlp.hook_pre_linear") == 0) return ffn_lines(w, L, FFN_UP, i, j, rec), true;
+  if (strcmp(sfx, "hook_mlp_out") == 0) return ffn_lines(w, L, FFN_OUT, i, j, rec), true;
+  if (strcmp(sfx, "mlp.hook_post") == 0 && tt_find_hook(tr, L, "mlp.hook_pre_linear"))
+    return glu_lines(w, L, i, j, rec), true;
   if (strcmp(sfx, "mlp.hook_post") == 0) return activation_lines(w, L, i, j, rec), true;
   if (strcmp(sfx, "ln1.hook_out") == 0 || strcmp(sfx, "ln2.hook_out") == 0) {
     char prefix[8];
@@ -396,6 +468,8 @@ bool tt_explain_cell(tt_insp_writer *w, const char *hook, int head, int i, int j
                                 : i;
   double rec = at(t, flat);
   tt_note_scope(p->cv, "panel=inspector hook=%s layer=%d head=%d r=%d c=%d", hook, L, head, i, j);
+  // A decode step's rows are at positions the row index does not give: no rotation shown there.
+  if (strncmp(hook, "decode.", 7) == 0 && strstr(sfx, "hook_rot_")) return false;
   if (L >= 0) return block_cell(w, sfx, L, head, i, j, rec);
   if (strcmp(sfx, "hook_embed") == 0 || strcmp(sfx, "hook_pos_embed") == 0) return embed_lines(w, i, j, rec), true;
   if (strcmp(sfx, "ln_final.hook_out") == 0) return norm_lines(w, "ln_final", 0, i, j, rec), true;
