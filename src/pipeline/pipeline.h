@@ -331,6 +331,7 @@ typedef enum {
   TT_S_SWIGLU_NONE,
   TT_S_SWIGLU_TITLE_FMT,  // layer, position, its token, F
   TT_S_SWIGLU_RULE_FMT,   // the activation's name
+  TT_S_SWIGLU_KEYS,       // the window's keys for the position (not in figures)
   TT_S_SWIGLU_GATE,
   TT_S_SWIGLU_ACT_FMT,  // the activation's name
   TT_S_SWIGLU_UP,

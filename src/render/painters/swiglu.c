@@ -94,15 +94,16 @@ static void strip(tt_paint *p, const swiglu_view *c, int row, SDL_Rect dst) {
 
 // A table of neurons: its heading (already formatted), the column names, a row per neuron
 // (j, g, act(g), u, a).
-static void table(tt_paint *p, const swiglu_view *c, SDL_Rect r, const char *tab, const char *heading, const int *js,
-                  int n) {
+static void table(tt_paint *p, const swiglu_view *c, SDL_Rect r, const char *tab, const char *heading, int head_h,
+                  const int *js, int n) {
   tt_canvas *cv = p->cv;
   const tt_type type = tt_type_for(p->unit);
   tt_lang lang = p->st->lang;
   char act_name[48], name[64], num[32];
   snprintf(act_name, sizeof act_name, tt_str(lang, TT_S_SWIGLU_ACT_FMT), tt_act_name(c->act));
   tt_note(cv, "swiglu_head tab=%s", tab);
-  tt_draw_text(cv, r.x, r.y, heading, type.body, TT_FONT_BOLD, p->pal->fg, TT_ALIGN_LEFT);
+  tt_draw_para(cv, r.x, r.y, r.w - p->unit, heading, type.body, TT_FONT_BOLD, p->pal->fg);
+  r.y += head_h - type.line;  // the rows under the taller of the two headings
   const char *cols[5] = {tt_str(lang, TT_S_SWIGLU_NEURON), "g", act_name, "u", "a"};
   const char *what[5] = {"j", "g", "act", "u", "a"};
   for (int k = 0; k < 5; k++) {
@@ -127,11 +128,17 @@ static void tables(tt_paint *p, const swiglu_view *c, SDL_Rect r) {
   int top[N_ROWS], off[N_ROWS], shut = 0;
   for (int j = 0; j < c->F; j++) shut += gate_shut(c, j);
   int n_top = top_neurons(c, abs_post, NULL, top), n_off = top_neurons(c, abs_up, gate_shut, off);
-  char heading[300];
-  snprintf(heading, sizeof heading, tt_str(lang, TT_S_SWIGLU_TOP_FMT), n_top);
-  table(p, c, (SDL_Rect){r.x, r.y, r.w / 2 - p->unit, r.h}, "top", heading, top, n_top);
-  snprintf(heading, sizeof heading, tt_str(lang, TT_S_SWIGLU_OFF_FMT), shut, c->F, tt_act_name(c->act), OFF_BELOW_S);
-  table(p, c, (SDL_Rect){r.x + r.w / 2, r.y, r.w / 2, r.h}, "off", heading, off, n_off);
+  char head_top[300], head_off[300];
+  snprintf(head_top, sizeof head_top, tt_str(lang, TT_S_SWIGLU_TOP_FMT), n_top);
+  snprintf(head_off, sizeof head_off, tt_str(lang, TT_S_SWIGLU_OFF_FMT), shut, c->F, tt_act_name(c->act), OFF_BELOW_S);
+  // A heading wider than its half wraps to a second line; both tables start under it.
+  const tt_type type = tt_type_for(p->unit);
+  int half = r.w / 2 - p->unit, head_h = type.line;
+  if (tt_text_width(p->cv->fonts, head_top, type.body, TT_FONT_BOLD) > half - p->unit ||
+      tt_text_width(p->cv->fonts, head_off, type.body, TT_FONT_BOLD) > half - p->unit)
+    head_h = type.line * 2;
+  table(p, c, (SDL_Rect){r.x, r.y, half, r.h}, "top", head_top, head_h, top, n_top);
+  table(p, c, (SDL_Rect){r.x + r.w / 2, r.y, r.w / 2, r.h}, "off", head_off, head_h, off, n_off);
 }
 
 // The tensors of layer at the view's position; false when the trace's MLP is not gated.
@@ -167,6 +174,10 @@ void tt_paint_swiglu(tt_paint *p, SDL_Rect r, int layer) {
   tt_note(cv, "swiglu_title");
   tt_draw_text(cv, r.x, r.y, line, type.heading, TT_FONT_BOLD, p->pal->fg, TT_ALIGN_LEFT);
   snprintf(line, sizeof line, tt_str(lang, TT_S_SWIGLU_RULE_FMT), tt_act_name(c.act));
+  if (!p->st->figure) {  // a figure for a file has no interface hints
+    size_t n = strlen(line);
+    snprintf(line + n, sizeof line - n, " %s", tt_str(lang, TT_S_SWIGLU_KEYS));
+  }
   int y = r.y + type.line;
   y += tt_draw_para(cv, r.x, y, r.w, line, type.label, TT_FONT_SANS, p->pal->dim) + type.line / 2;
   int lw = r.w / 4, sw = r.w - lw - p->unit * 6, sh = type.line * 3 / 2;
