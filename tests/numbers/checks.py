@@ -1815,5 +1815,6 @@ class Checker(LlamaViewChecks):
 
     def k_compare_side(self, t):
         tr = self.trace_of(t)
-        if tr.prompt and "\u201c%s\u201d" % tr.prompt not in t.s and "\u2026" not in t.s:
+        shown = (tr.prompt or "").replace("\n", "\u21b5")  # a line break shows as ↵
+        if tr.prompt and "\u201c%s\u201d" % shown not in t.s and "\u2026" not in t.s:
             self.bad(t, "this side's prompt is %r" % tr.prompt)

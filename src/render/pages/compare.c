@@ -491,6 +491,8 @@ static int header_line(tt_paint *p, SDL_Rect r, tt_derived *d, const tt_compare 
     else
       snprintf(buf, sizeof buf, tt_str(p->st->lang, TT_S_CMP_LACKS_FMT), ta ? "B" : "A");
   }
+  tt_minus_signs(buf, sizeof buf);  // "5.7e−06", not "5.7e-06"
+  tt_minus_signs(tail, sizeof tail);
   int px = type.heading;
   char fit[600];
   tt_text_fit(cv->fonts, buf, px, TT_FONT_BOLD, r.w, fit, sizeof fit);

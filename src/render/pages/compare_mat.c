@@ -21,7 +21,18 @@ void tt_paint_compare_label(tt_paint *p, SDL_Rect r, int side, const tt_compare 
   if (side < 2) {
     const char *label = side == 0 ? cmp->label_a : cmp->label_b;
     const char *prompt = tr ? tt_trace_meta(tr, "prompt") : NULL;
-    snprintf(buf, sizeof buf, "%s  \xE2\x80\x9C%s\xE2\x80\x9D", label ? label : "", prompt ? prompt : "");
+    char shown[300];
+    size_t o = 0;  // the prompt on one line: a line break shows as ↵
+    for (const char *c = prompt ? prompt : ""; *c && o + 4 < sizeof shown; c++) {
+      if (*c == '\n') {
+        memcpy(shown + o, "\xE2\x86\xB5", 3);
+        o += 3;
+      } else {
+        shown[o++] = *c;
+      }
+    }
+    shown[o] = 0;
+    snprintf(buf, sizeof buf, "%s  \xE2\x80\x9C%s\xE2\x80\x9D", label ? label : "", shown);
   } else {
     // The difference is taken position by position: say so when the tokens there differ.
     bool differ = false;
