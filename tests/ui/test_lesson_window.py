@@ -316,8 +316,8 @@ with tempfile.TemporaryDirectory() as tmp:
           f"L with a relative path: {rel.get('lesson_file')}")
 
     # ---- every lesson in lessons/ plays to its end ------------------------------------------
-    big = S("big")
-    subprocess.run([sys.executable, make_model, big, "--layers", "4", "--heads", "4", "--embd", "64", "--seed", "5"],
+    big = S("big")  # the default model's shape (C = 128, F = 512): the lessons name cells by index
+    subprocess.run([sys.executable, make_model, big, "--layers", "4", "--heads", "4", "--embd", "128", "--seed", "5"],
                    check=True, stdout=subprocess.DEVNULL)
     all_traces = S("all_traces")
     os.mkdir(all_traces)
