@@ -337,8 +337,9 @@ typedef enum {
   TT_S_SWIGLU_UP,
   TT_S_SWIGLU_PROD_FMT,  // the activation's name
   TT_S_SWIGLU_NEURON,
-  TT_S_SWIGLU_TOP_FMT,  // how many
-  TT_S_SWIGLU_OFF_FMT,  // count, F, the activation's name, the threshold
+  TT_S_SWIGLU_TOP_FMT,    // how many
+  TT_S_SWIGLU_OFF_FMT,    // count, F, the activation's name, the threshold
+  TT_S_SWIGLU_OFF_ORDER,  // how the switched-off neurons are ranked (a line of its own when needed)
   TT_S_BLOCKS_TITLE,
   TT_S_BLOCKS_THIS,
   TT_S_BLOCKS_CLASSROOM,

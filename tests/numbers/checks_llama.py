@@ -244,15 +244,26 @@ class LlamaViewChecks:
 
     def k_swiglu_head(self, t):
         tr, g, act, u, a = self._swiglu(t)
-        if not nums(t.s) and getattr(self, "swiglu_head_seen", None) == t.note["tab"]:
-            return  # the wrapped end of the heading whose numbers came on its first line
-        self.swiglu_head_seen = t.note["tab"]
-        if t.note["tab"] == "top":
+        # A heading may wrap: its lines are read together until they hold all its numbers.
+        tab, acc = t.note["tab"], getattr(self, "swiglu_acc", {})
+        self.swiglu_acc = acc
+        if acc.get(tab) == "done" and not nums(t.s):
+            return  # the wrapped end of a heading already read whole
+        text = (acc[tab] + " " + t.s) if acc.get(tab) not in (None, "done") else t.s
+        want = 1 if tab == "top" else 3
+        if len(nums(text)) < want:
+            acc[tab] = text
+            return
+        acc[tab] = "done"
+        t.s = text
+        if tab == "top":
             return self._ints(t, nums(t.s), [min(TOP_ROWS, len(g))])
         self._expect_nums(t, nums(t.s), [(int((np.abs(act) < OFF_BELOW).sum()), "%d"), (len(g), "%d"),
                                          (OFF_BELOW, "%.1f")])
 
     def k_swiglu_cell(self, t):
+        if getattr(self, "swiglu_acc", {}).get(t.note["tab"]) not in (None, "done"):
+            self.bad(t, "the table's heading stops before all its numbers")
         tr, g, act, u, a = self._swiglu(t)
         rows = self._swiglu_rows(t.note["tab"], g, act, u, a)
         r = int(t.note["r"])

@@ -131,12 +131,16 @@ static void tables(tt_paint *p, const swiglu_view *c, SDL_Rect r) {
   char head_top[300], head_off[300];
   snprintf(head_top, sizeof head_top, tt_str(lang, TT_S_SWIGLU_TOP_FMT), n_top);
   snprintf(head_off, sizeof head_off, tt_str(lang, TT_S_SWIGLU_OFF_FMT), shut, c->F, tt_act_name(c->act), OFF_BELOW_S);
-  // A heading wider than its half wraps to a second line; both tables start under it.
+  // The ranking after a comma when it fits, else on a line of its own (the numbers stay on the
+  // first); both tables start under the taller heading.
   const tt_type type = tt_type_for(p->unit);
   int half = r.w / 2 - p->unit, head_h = type.line;
-  if (tt_text_width(p->cv->fonts, head_top, type.body, TT_FONT_BOLD) > half - p->unit ||
-      tt_text_width(p->cv->fonts, head_off, type.body, TT_FONT_BOLD) > half - p->unit)
+  size_t n = strlen(head_off);
+  snprintf(head_off + n, sizeof head_off - n, ", %s", tt_str(lang, TT_S_SWIGLU_OFF_ORDER));
+  if (tt_text_width(p->cv->fonts, head_off, type.body, TT_FONT_BOLD) > half - p->unit) {
+    snprintf(head_off + n, sizeof head_off - n, "\n%s", tt_str(lang, TT_S_SWIGLU_OFF_ORDER));
     head_h = type.line * 2;
+  }
   table(p, c, (SDL_Rect){r.x, r.y, half, r.h}, "top", head_top, head_h, top, n_top);
   table(p, c, (SDL_Rect){r.x + r.w / 2, r.y, r.w / 2, r.h}, "off", head_off, head_h, off, n_off);
 }
