@@ -9,28 +9,18 @@ view, and that a typed prompt is retraced in the window.
 Exit 77 (skipped) when xvfb-run is missing.
 """
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from window_state import check, failures, require_xvfb  # noqa: E402
 from window_state import read_state as state  # noqa: E402
 from pngread import differing_from_figure, read_png  # noqa: E402
 from safetensors_read import read_tensor  # noqa: E402
 
 ttrace, make_model = sys.argv[1], sys.argv[2]
-if not shutil.which("xvfb-run"):
-    print("xvfb-run not installed: skipped")
-    sys.exit(77)
-
-failures = []
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        failures.append(what)
+require_xvfb()
 
 
 with tempfile.TemporaryDirectory() as tmp:
