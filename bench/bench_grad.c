@@ -158,8 +158,9 @@ TIMED(merge_heads, T *H *D, (tt_backend * be, tt_buf x, tt_buf z, int T, int H, 
 TIMED(join_heads, T * 3 * H * D,
       (tt_backend * be, tt_buf qkv, tt_buf q, tt_buf k, tt_buf v, int T, int H, int D, tt_error *err),
       (be, qkv, q, k, v, T, H, D, err))
-TIMED(nll_backward, T *V, (tt_backend * be, tt_buf d, tt_buf probs, const int32_t *ids, int T, int V, tt_error *err),
-      (be, d, probs, ids, T, V, err))
+TIMED(nll_backward, T *V,
+      (tt_backend * be, tt_buf d, tt_buf probs, const int32_t *ids, int T, int V, float tiny, tt_error *err),
+      (be, d, probs, ids, T, V, tiny, err))
 TIMED(embed_backward, T *C, (tt_backend * be, tt_buf d, tt_buf dx, const int32_t *ids, int T, int C, tt_error *err),
       (be, d, dx, ids, T, C, err))
 TIMED(embed, T *C, (tt_backend * be, tt_buf out, tt_buf tab, const int32_t *ids, int T, int C, tt_error *err),

@@ -115,8 +115,9 @@ struct tt_backend {
   // q, k, v (H,T,D) each → qkv (T,3C): the inverse of split_heads.
   tt_status (*join_heads)(tt_backend *be, tt_buf qkv, tt_buf q, tt_buf k, tt_buf v, int T, int H, int D, tt_error *err);
   // d_logits (T,V) of L = mean over t < T−1 of nll[t]: (probs[t] − onehot(ids[t+1])) / (T−1)
-  // for t < T−1, and 0 in the last row (whose next token is unknown). T ≥ 2.
-  tt_status (*nll_backward)(tt_backend *be, tt_buf d_logits, tt_buf probs, const int32_t *ids, int T, int V,
+  // for t < T−1, and 0 in the last row (whose next token is unknown). T ≥ 2. Entries of
+  // p/(T−1) below tiny are written as 0 (tiny = 0: none). d_logits may be probs (in place).
+  tt_status (*nll_backward)(tt_backend *be, tt_buf d_logits, tt_buf probs, const int32_t *ids, int T, int V, float tiny,
                             tt_error *err);
   // d_table (rows,C): row ids[t] += dx[t] (T,C) for each t (a token seen twice gets both).
   tt_status (*embed_backward)(tt_backend *be, tt_buf d_table, tt_buf dx, const int32_t *ids, int T, int C,

@@ -202,9 +202,17 @@ static tt_status step_head(tt_engine *e, tt_buf x, tt_error *err) {
   RUN(be->matmul(be, logits, h, e->w.lm_head, (tt_buf){0}, T, C, V, true, err));
   e->logits = logits;                          // for tt_engine_last_logits
   tt_buf probs = OUT(-1, "hook_probs", T, V);  // (T,V) softmax of each row
-  RUN(be->softmax(be, probs, logits, T, V, err));
+  // A gradient run that records neither keeps both in the logits slot (the tape's place for
+  // the probabilities, one (T,V) buffer instead of two): the loss reads the logits first,
+  // then the softmax overwrites them.
+  bool in_place = T >= 2 && probs.handle == logits.handle && probs.offset == logits.offset;
+  if (!in_place) RUN(be->softmax(be, probs, logits, T, V, err));
   if (T < 2) return TT_OK;                    // the loss needs a next token
   tt_buf loss = OUT(-1, "hook_loss", T - 1);  // (T-1) = −log p(next token)
   RUN(be->nll(be, loss, logits, e->run.ids, T, V, err));
+  if (in_place) {
+    e->logits = (tt_buf){0};  // gone: the probabilities are in their place
+    RUN(be->softmax(be, probs, probs, T, V, err));
+  }
   return TT_OK;
 }

@@ -226,6 +226,10 @@ tt_status tt_workspace_setup_tape(tt_engine *e, tt_error *err) {
     for (size_t i = 0; i < count; i++) {
       const char *name = i < (size_t)L * TAPED ? taped_block[i % TAPED] : taped_head[i - (size_t)L * TAPED];
       size_t n = slot_floats(e, slot_of(name));
+      if (strcmp(name, "hook_probs") == 0) {  // kept in the logits slot (see step_head in forward.c)
+        if (pass == 1) ws->tape[i] = ws->slot[TT_SLOT_LOGITS][0];
+        continue;
+      }
       if (pass == 1) ws->tape[i] = tt_buf_view(ws->tape_all, used, n);
       used += (n + 15) & ~(size_t)15;
     }

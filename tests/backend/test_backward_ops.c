@@ -1,6 +1,7 @@
 // The backward pass's ops of a backend against naive loops (double accumulation) on several
 // shapes, odd ones included; the activations' derivatives against central differences of
 // their definitions. A backend without them (OpenCL, for now) is skipped.
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -220,16 +221,30 @@ static void test_nll_backward(void **state) {
   double *want = malloc(n * sizeof *want);
   for (int t = 0; t < T; t++)
     for (int v = 0; v < V; v++) want[t * V + v] = t == T - 1 ? 0.0 : (p[t * V + v] - (v == ids[t + 1])) / (T - 1);
-  p[1] = 4e-38f;  // ÷ (T−1) would be subnormal: written as 0 (a subnormal slows every product it enters)
+  p[1] = 4e-38f;  // ÷ (T−1) would be subnormal: written as 0 with tiny = FLT_MIN
+  p[2] = 1e-30f;  // 1.7e-31 after ÷ (T−1): 0 with tiny = 2⁻¹⁰⁰, kept with tiny = FLT_MIN
+  p[V] = 0.25f;   // row 1: in place, each row's true-token entry is read before it is written
+  for (int v = 0; v < 3; v++) want[v] = (p[v] - (v == ids[1])) / (T - 1);
+  want[V] = (p[V] - (0 == ids[2])) / (T - 1);
   want[1] = 0.0;
-  tt_buf bp = up(be, p, n), out = up(be, p, n);  // out starts non-zero: the last row must be written
-  OK(be->nll_backward(be, out, bp, ids, T, V, E));
-  float *got = down(be, out, n);
-  assert_close(got, want, n, 1e-6, "nll_backward");
-  for (size_t i = 0; i < n; i++)
-    if (fpclassify(got[i]) == FP_SUBNORMAL) fail_msg("nll_backward: entry %zu is subnormal (%g)", i, got[i]);
-  be->release(be, &bp), be->release(be, &out);
-  free(p), free(want), free(got);
+  const float tiny[] = {FLT_MIN, 0x1p-100f};
+  for (int k = 0; k < 2; k++) {
+    for (int in_place = 0; in_place < 2; in_place++) {
+      tt_buf bp = up(be, p, n), out = in_place ? bp : up(be, p, n);  // out starts non-zero: the last row is written
+      OK(be->nll_backward(be, out, bp, ids, T, V, tiny[k], E));
+      float *got = down(be, out, n);
+      want[2] = k == 1 ? 0.0 : p[2] / (T - 1);
+      assert_close(got, want, n, 1e-6, "nll_backward");
+      for (size_t i = 0; i < n; i++)
+        if (fpclassify(got[i]) == FP_SUBNORMAL) fail_msg("nll_backward: entry %zu is subnormal (%g)", i, got[i]);
+      if (k == 1 && got[2] != 0.0f) fail_msg("nll_backward: 1.7e-31 kept with tiny = 2^-100 (%g)", got[2]);
+      if (k == 0 && got[2] == 0.0f) fail_msg("nll_backward: 1.7e-31 dropped with tiny = FLT_MIN");
+      be->release(be, &bp);
+      if (!in_place) be->release(be, &out);
+      free(got);
+    }
+  }
+  free(p), free(want);
 }
 
 static void test_embed_backward(void **state) {
