@@ -158,6 +158,10 @@ static tt_status back_mlp(tt_engine *e, int l, tt_buf g, grad_dst dst, tt_buf *d
   const char *in_hook = e->cfg->post_ln ? LN1.out : LN2.out;
   tt_buf x = TAPE(l, in_hook, (size_t)T * C);
   tt_buf pre = TAPE(l, "mlp.hook_pre", (size_t)T * F), post = TAPE(l, "mlp.hook_post", (size_t)T * F);
+  if (!tt_buf_is_set(post)) {  // not recorded, so not on the tape: (T,F) = act(pre) again, in the
+    post = tt_workspace_slot(e, "mlp.hook_pre", (size_t)T * F);  // slot d_pre takes after it
+    RUN(be->activation(be, post, pre, (size_t)T * F, e->cfg->activation, err));
+  }
   RUN(be->matmul_tn(be, dw->fc_proj_w, post, g, 1, T, F, C, false, err));  // d W_out (F,C) = postᵀ·g
   RUN(be->add_row_sums(be, dw->fc_proj_b, g, T, C, err));                  // d b_out (C) += Σ_t g
   tt_buf d_post = OUT(l, "mlp.hook_post", T, F);                           // (T,F) = g · W_outᵀ

@@ -62,7 +62,7 @@ tt_buf tt_engine_out(tt_engine *e, int layer, const char *suffix, tt_dims shape)
   if (!mem) return slot;
   if (tt_engine_zero_copy(e->be)) {  // compute into the recorder's memory; a taped hook is read there
     tt_buf into = e->be->wrap(e->be, mem, n);
-    if (tt_buf_is_set(taped)) tt_workspace_tape_at(e, layer, suffix, into);
+    if (e->run.taping) tt_workspace_tape_at(e, layer, suffix, into);
     return into;
   }
   TT_ASSERT(e->run.n_pending < TT_MAX_PENDING);

@@ -215,6 +215,14 @@ static tt_slot slot_of(const char *name) {
   return TT_SLOT_COUNT;
 }
 
+// The floats the tape keeps of hook `name`, for max_T tokens: 0 for what the backward pass
+// makes again when it was not recorded (GPT-2's activation output, act(pre) from the taped
+// pre, one element-wise op per block instead of (T,F) floats per block on the tape).
+static size_t tape_floats(const tt_engine *e, const char *name) {
+  if (e->cfg->arch != TT_ARCH_LLAMA && strcmp(name, "mlp.hook_post") == 0) return 0;
+  return slot_floats(e, slot_of(name));
+}
+
 tt_status tt_workspace_setup_tape(tt_engine *e, tt_error *err) {
   struct tt_workspace *ws = e->ws;
   int L = e->cfg->n_layer;
@@ -225,12 +233,12 @@ tt_status tt_workspace_setup_tape(tt_engine *e, tt_error *err) {
     used = 0;
     for (size_t i = 0; i < count; i++) {
       const char *name = i < (size_t)L * TAPED ? taped_block[i % TAPED] : taped_head[i - (size_t)L * TAPED];
-      size_t n = slot_floats(e, slot_of(name));
+      size_t n = tape_floats(e, name);
       if (strcmp(name, "hook_probs") == 0) {  // kept in the logits slot (see step_head in forward.c)
         if (pass == 1) ws->tape[i] = ws->slot[TT_SLOT_LOGITS][0];
         continue;
       }
-      if (pass == 1) ws->tape[i] = tt_buf_view(ws->tape_all, used, n);
+      if (pass == 1 && n > 0) ws->tape[i] = tt_buf_view(ws->tape_all, used, n);
       used += (n + 15) & ~(size_t)15;
     }
     if (pass == 0 && e->be->alloc(e->be, used, &ws->tape_all, err) != TT_OK)
@@ -251,12 +259,12 @@ static long tape_index(const tt_engine *e, int layer, const char *suffix) {
 
 tt_buf tt_workspace_tape(tt_engine *e, int layer, const char *suffix, size_t n) {
   long i = tape_index(e, layer, suffix);
-  return i < 0 ? (tt_buf){0} : tt_buf_view(e->ws->tape_now[i], 0, n);
+  return i < 0 || !tt_buf_is_set(e->ws->tape_now[i]) ? (tt_buf){0} : tt_buf_view(e->ws->tape_now[i], 0, n);
 }
 
 tt_buf tt_workspace_tape_own(tt_engine *e, int layer, const char *suffix, size_t n) {
   long i = tape_index(e, layer, suffix);
-  return i < 0 ? (tt_buf){0} : tt_buf_view(e->ws->tape[i], 0, n);
+  return i < 0 || !tt_buf_is_set(e->ws->tape[i]) ? (tt_buf){0} : tt_buf_view(e->ws->tape[i], 0, n);
 }
 
 void tt_workspace_tape_at(tt_engine *e, int layer, const char *suffix, tt_buf where) {
