@@ -146,8 +146,8 @@ TIMED(norm_backward, T *C,
        int C, bool rms, tt_error *err),
       (be, dx, dn, dg, db, dout, nrm, sc, g, T, C, rms, err))
 TIMED(activation_backward, n,
-      (tt_backend * be, tt_buf dx, tt_buf x, tt_buf dy, size_t n, tt_act_kind act, tt_error *err),
-      (be, dx, x, dy, n, act, err))
+      (tt_backend * be, tt_buf dx, tt_buf y, tt_buf x, tt_buf dy, size_t n, tt_act_kind act, tt_error *err),
+      (be, dx, y, x, dy, n, act, err))
 TIMED(softmax_backward, rows *cols,
       (tt_backend * be, tt_buf dx, tt_buf y, tt_buf dy, int rows, int cols, tt_error *err),
       (be, dx, y, dy, rows, cols, err))

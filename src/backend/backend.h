@@ -105,8 +105,9 @@ struct tt_backend {
   tt_status (*norm_backward)(tt_backend *be, tt_buf dx, tt_buf d_normalized, tt_buf d_gamma, tt_buf d_beta,
                              tt_buf d_out, tt_buf normalized, tt_buf scale, tt_buf gamma, int T, int C, bool rms,
                              tt_error *err);
-  // dx (n) = act'(x) · dy.
-  tt_status (*activation_backward)(tt_backend *be, tt_buf dx, tt_buf x, tt_buf dy, size_t n, tt_act_kind act,
+  // dx (n) = act'(x) · dy; with y set, also y (n) = act(x), bit for bit the forward's
+  // activation (y may be dy: each element is read before it is written).
+  tt_status (*activation_backward)(tt_backend *be, tt_buf dx, tt_buf y, tt_buf x, tt_buf dy, size_t n, tt_act_kind act,
                                    tt_error *err);
   // Row-wise softmax backward from its output y (rows, cols): dx = y · (dy − Σ_j dy·y).
   tt_status (*softmax_backward)(tt_backend *be, tt_buf dx, tt_buf y, tt_buf dy, int rows, int cols, tt_error *err);

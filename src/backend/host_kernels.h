@@ -22,6 +22,7 @@ float tt_host_max(const float *x, size_t n);
 void tt_host_sigmoid_gate(float *o, const float *x, size_t n, float k, float c);
 // dx (n) = dy · d/dx [x · σ(k·(x + c·x³))] = dy · (σ + x·σ·(1 − σ)·k·(1 + 3c·x²)), σ as in
 // tt_host_sigmoid_gate: the backward of the same two activations. dx may alias dy.
-void tt_host_sigmoid_gate_backward(float *dx, const float *x, const float *dy, size_t n, float k, float c);
+// With y (not NULL), y = tt_host_sigmoid_gate's output as well, bit for bit; y may alias dy.
+void tt_host_sigmoid_gate_backward(float *dx, float *y, const float *x, const float *dy, size_t n, float k, float c);
 
 #endif

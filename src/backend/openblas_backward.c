@@ -44,17 +44,42 @@ static tt_status host_matmul_tn(tt_backend *be, tt_buf out, tt_buf a, tt_buf b, 
   return TT_OK;
 }
 
+// Column sums go over the rows in order, COLS columns at a time in double accumulators, so
+// each row's part is one contiguous, vectorized pass (the same sums, term for term, as a
+// loop down each column).
+enum { COLS = 256 };
+
 // out (N) += Σ_m x[m] (M,N).
 static tt_status host_add_row_sums(tt_backend *be, tt_buf out, tt_buf x, int M, int N, tt_error *err) {
   (void)be, (void)err;
   NEED(out, N);
   NEED(x, (size_t)M * N);
-  for (int j = 0; j < N; j++) {
-    double s = 0.0;
-    for (int m = 0; m < M; m++) s += in(x)[(size_t)m * N + j];
-    out_of(out)[j] += (float)s;
+  for (int j0 = 0; j0 < N; j0 += COLS) {
+    int n = N - j0 < COLS ? N - j0 : COLS;
+    double acc[COLS] = {0};
+    for (int m = 0; m < M; m++) {
+      const float *row = in(x) + (size_t)m * N + j0;
+      for (int j = 0; j < n; j++) acc[j] += row[j];
+    }
+    for (int j = 0; j < n; j++) out_of(out)[j0 + j] += (float)acc[j];
   }
   return TT_OK;
+}
+
+// d_gamma (C) += Σ_t d_out·normalized, and d_beta (C) += Σ_t d_out unless it is NULL.
+static void norm_param_sums(float *d_gamma, float *d_beta, const float *d_out, const float *nrm, int T, int C) {
+  for (int i0 = 0; i0 < C; i0 += COLS) {
+    int n = C - i0 < COLS ? C - i0 : COLS;
+    double sg[COLS] = {0}, sb[COLS] = {0};
+    for (int t = 0; t < T; t++) {
+      const float *d = d_out + (size_t)t * C + i0, *x = nrm + (size_t)t * C + i0;
+      for (int i = 0; i < n; i++) sg[i] += (double)d[i] * x[i], sb[i] += d[i];
+    }
+    for (int i = 0; i < n; i++) {
+      d_gamma[i0 + i] += (float)sg[i];
+      if (d_beta) d_beta[i0 + i] += (float)sb[i];
+    }
+  }
 }
 
 // One row of the norm's backward: dn (C) = d_out·γ and dx (C); returns nothing.
@@ -86,15 +111,7 @@ static tt_status host_norm_backward(tt_backend *be, tt_buf dx, tt_buf d_normaliz
   for (int t = 0; t < T; t++)
     norm_backward_row(out_of(dx) + (size_t)t * C, out_of(d_normalized) + (size_t)t * C, in(d_out) + (size_t)t * C,
                       in(normalized) + (size_t)t * C, in(gamma), in(scale)[t], C, rms);
-  for (int i = 0; i < C; i++) {
-    double sg = 0.0, sb = 0.0;
-    for (int t = 0; t < T; t++) {
-      sg += (double)in(d_out)[(size_t)t * C + i] * in(normalized)[(size_t)t * C + i];
-      sb += in(d_out)[(size_t)t * C + i];
-    }
-    out_of(d_gamma)[i] += (float)sg;
-    if (!rms) out_of(d_beta)[i] += (float)sb;
-  }
+  norm_param_sums(out_of(d_gamma), rms ? NULL : out_of(d_beta), in(d_out), in(normalized), T, C);
   return TT_OK;
 }
 
@@ -119,23 +136,24 @@ static double act_derivative(double a, tt_act_kind act) {
   return NAN;
 }
 
-static tt_status host_activation_backward(tt_backend *be, tt_buf dx, tt_buf x, tt_buf dy, size_t n, tt_act_kind act,
-                                          tt_error *err) {
-  (void)be;
+static tt_status host_activation_backward(tt_backend *be, tt_buf dx, tt_buf y, tt_buf x, tt_buf dy, size_t n,
+                                          tt_act_kind act, tt_error *err) {
   NEED(dx, n);
   NEED(x, n);
   NEED(dy, n);
+  bool with_y = tt_buf_is_set(y);
+  if (with_y) NEED(y, n);
   if ((unsigned)act > TT_ACT_IDENTITY)
     return tt_fail(err, TT_ERR_UNSUPPORTED, "openblas: unknown activation %d", (int)act);
   // GELU (tanh form) and SiLU as the forward computes them (host_activation): vectorized
   if (act == TT_ACT_GELU_TANH || act == TT_ACT_SILU) {
     bool gelu = act == TT_ACT_GELU_TANH;
-    tt_host_sigmoid_gate_backward(out_of(dx), in(x), in(dy), n, gelu ? 2.0f * 0.7978845608028654f : 1.0f,
-                                  gelu ? 0.044715f : 0.0f);
+    tt_host_sigmoid_gate_backward(out_of(dx), with_y ? out_of(y) : NULL, in(x), in(dy), n,
+                                  gelu ? 2.0f * 0.7978845608028654f : 1.0f, gelu ? 0.044715f : 0.0f);
     return TT_OK;
   }
   for (size_t i = 0; i < n; i++) out_of(dx)[i] = (float)(act_derivative(in(x)[i], act) * in(dy)[i]);
-  return TT_OK;
+  return with_y ? be->activation(be, y, x, n, act, err) : TT_OK;  // after dx: y may be dy
 }
 
 static tt_status host_softmax_backward(tt_backend *be, tt_buf dx, tt_buf y, tt_buf dy, int rows, int cols,

@@ -158,19 +158,19 @@ static tt_status back_mlp(tt_engine *e, int l, tt_buf g, grad_dst dst, tt_buf *d
   const char *in_hook = e->cfg->post_ln ? LN1.out : LN2.out;
   tt_buf x = TAPE(l, in_hook, (size_t)T * C);
   tt_buf pre = TAPE(l, "mlp.hook_pre", (size_t)T * F), post = TAPE(l, "mlp.hook_post", (size_t)T * F);
-  if (!tt_buf_is_set(post)) {  // not recorded, so not on the tape: (T,F) = act(pre) again, in the
-    post = tt_workspace_slot(e, "mlp.hook_pre", (size_t)T * F);  // slot d_pre takes after it
-    RUN(be->activation(be, post, pre, (size_t)T * F, e->cfg->activation, err));
-  }
-  RUN(be->matmul_tn(be, dw->fc_proj_w, post, g, 1, T, F, C, false, err));  // d W_out (F,C) = postᵀ·g
-  RUN(be->add_row_sums(be, dw->fc_proj_b, g, T, C, err));                  // d b_out (C) += Σ_t g
-  tt_buf d_post = OUT(l, "mlp.hook_post", T, F);                           // (T,F) = g · W_outᵀ
+  tt_buf d_post = OUT(l, "mlp.hook_post", T, F);  // (T,F) = g · W_outᵀ
   RUN(be->matmul(be, d_post, g, w->fc_proj_w, (tt_buf){0}, T, C, F, true, err));
   tt_buf d_pre = OUT(l, "mlp.hook_pre", T, F);  // (T,F) = act'(pre) · d_post
-  RUN(be->activation_backward(be, d_pre, pre, d_post, (size_t)T * F, e->cfg->activation, err));
-  RUN(be->matmul_tn(be, dw->fc_w, x, d_pre, 1, T, C, F, false, err));  // d W_in (C,F) = xᵀ·d_pre
-  RUN(be->add_row_sums(be, dw->fc_b, d_pre, T, F, err));               // d b_in (F) += Σ_t d_pre
-  *dx = dst_buf(e, dst, (size_t)T, (size_t)C);                         // (T,C) = d_pre · W_inᵀ
+  // Not recorded, post is not on the tape: act(pre) (T,F) is made again beside d_pre, into
+  // the post slot (where d_post is when that is not recorded either: read before written).
+  tt_buf remade = tt_buf_is_set(post) ? (tt_buf){0} : tt_workspace_slot(e, "mlp.hook_post", (size_t)T * F);
+  if (!tt_buf_is_set(post)) post = remade;
+  RUN(be->activation_backward(be, d_pre, remade, pre, d_post, (size_t)T * F, e->cfg->activation, err));
+  RUN(be->matmul_tn(be, dw->fc_proj_w, post, g, 1, T, F, C, false, err));  // d W_out (F,C) = postᵀ·g
+  RUN(be->add_row_sums(be, dw->fc_proj_b, g, T, C, err));                  // d b_out (C) += Σ_t g
+  RUN(be->matmul_tn(be, dw->fc_w, x, d_pre, 1, T, C, F, false, err));      // d W_in (C,F) = xᵀ·d_pre
+  RUN(be->add_row_sums(be, dw->fc_b, d_pre, T, F, err));                   // d b_in (F) += Σ_t d_pre
+  *dx = dst_buf(e, dst, (size_t)T, (size_t)C);                             // (T,C) = d_pre · W_inᵀ
   RUN(be->matmul(be, *dx, d_pre, w->fc_w, (tt_buf){0}, T, F, C, true, err));
   return TT_OK;
 }

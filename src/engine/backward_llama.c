@@ -56,7 +56,7 @@ static tt_status back_swiglu(tt_engine *e, int l, tt_buf g, tt_buf *dx, tt_error
   RUN(be->mul(be, d_up, d_post, act, n, err));
   TRY(be->mul(be, act, d_post, up, n, err));     // act now holds d act(gate) = d_post · up
   tt_buf d_gate = OUT(l, "mlp.hook_pre", T, F);  // (T,F) = act'(gate) · d act
-  RUN(be->activation_backward(be, d_gate, gate, act, n, e->cfg->activation, err));
+  RUN(be->activation_backward(be, d_gate, (tt_buf){0}, gate, act, n, e->cfg->activation, err));
   RUN(be->matmul_tn(be, dw->gate_w, d_gate, x, 1, T, F, C, false, err));  // d W_gate (F,C) = d_gateᵀ·x
   RUN(be->matmul_tn(be, dw->up_w, d_up, x, 1, T, F, C, false, err));      // d W_up (F,C) = d_upᵀ·x
   TRY(bias_grad(e, dw->gate_b, d_gate, F, err));

@@ -147,13 +147,20 @@ static void test_activation_backward(void **state) {
     for (size_t i = 0; i < n; i++)  // central differences of the definition (ReLU's kink is never hit)
       want[i] = (naive_act(x[i] + h, acts[k]) - naive_act(x[i] - h, acts[k])) / (2 * h) * dy[i];
     tt_buf bx = up(be, x, n), bdy = up(be, dy, n), out = up(be, NULL, n);
-    OK(be->activation_backward(be, out, bx, bdy, n, acts[k], E));
+    OK(be->activation_backward(be, out, (tt_buf){0}, bx, bdy, n, acts[k], E));
     float *got = down(be, out, n);
     char what[64];
     snprintf(what, sizeof what, "activation_backward %d", (int)acts[k]);
     assert_close(got, want, n, 1e-6, what);
-    be->release(be, &bx), be->release(be, &bdy), be->release(be, &out);
-    free(got);
+    // With y, in place over dy: the same dx, and y bit for bit the forward's act(x)
+    tt_buf dx2 = up(be, NULL, n), fwd = up(be, NULL, n);
+    OK(be->activation_backward(be, dx2, bdy, bx, bdy, n, acts[k], E));
+    OK(be->activation(be, fwd, bx, n, acts[k], E));
+    float *got2 = down(be, dx2, n), *y = down(be, bdy, n), *yf = down(be, fwd, n);
+    if (memcmp(got2, got, n * sizeof *got) != 0) fail_msg("%s: dx differs when y is written over dy", what);
+    if (memcmp(y, yf, n * sizeof *y) != 0) fail_msg("%s: y is not the forward's act(x) bit for bit", what);
+    be->release(be, &bx), be->release(be, &bdy), be->release(be, &out), be->release(be, &dx2), be->release(be, &fwd);
+    free(got), free(got2), free(y), free(yf);
   }
   free(x), free(dy), free(want);
 }
