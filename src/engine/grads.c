@@ -116,6 +116,7 @@ static size_t numel(tt_dims s) {
 struct tt_grad_list {
   int32_t *dirty;  // (max_T) the token ids of the last pass: the untied embedding rows it added to
   int n_dirty;
+  int position_rows;  // the learned positions' rows not known to be 0: the last pass's T (all at first)
   int n;
   grad_entry entries[];
 };
@@ -128,6 +129,7 @@ tt_status tt_grads_setup(tt_engine *e, tt_error *err) {
     return tt_fail(err, TT_ERR_NOMEM, "engine: out of memory");
   grad_entry *list = e->grad_list->entries;
   int n = e->grad_list->n = list_grads(e, list);
+  e->grad_list->position_rows = e->cfg->n_positions;
   size_t total = 0;
   for (int i = 0; i < n; i++) total += numel(list[i].shape);
   tt_status st = e->be->alloc(e->be, total, &e->dw_all, err);
@@ -166,6 +168,11 @@ tt_status tt_grads_clear(tt_engine *e, tt_error *err) {
   for (int i = 0; i < gl->n; i++) {
     const grad_entry *g = &gl->entries[i];
     if (!accumulated(e, g)) continue;
+    if (g->buf == &e->dw.positions) {  // rows 0..T−1 of a pass: clear the last pass's
+      TRY(e->be->zero(e->be, *g->buf, (size_t)gl->position_rows * C, err));
+      gl->position_rows = e->run.T;
+      continue;
+    }
     if (g->buf != &e->dw.wte) {
       TRY(e->be->zero(e->be, *g->buf, g->buf->n, err));
       continue;
