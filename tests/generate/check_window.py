@@ -8,38 +8,18 @@ same view; a trace without a generation keeps the forward pass's steps only.
     check_window.py TTRACE MAKE_MODEL_PY
 Exit 77 (skipped) when xvfb-run is missing.
 """
-import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ui"))
+from window_state import check, failures, require_xvfb, view_script  # noqa: E402
 from window_state import read_state as state  # noqa: E402
 from pngread import differing_from_figure, read_png  # noqa: E402
 
 ttrace, make_model = sys.argv[1], sys.argv[2]
-if not shutil.which("xvfb-run"):
-    print("xvfb-run not installed: skipped")
-    sys.exit(77)
-failures = []
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        failures.append(what)
-
-
-def window(trace, script, tmp):
-    with open(os.path.join(tmp, "script.txt"), "w") as f:
-        f.write(script)
-    env = dict(os.environ)
-    env.pop("SDL_VIDEODRIVER", None)
-    return subprocess.run(["xvfb-run", "-a", "-s", "-screen 0 1280x800x24", ttrace, "view", trace, "--size",
-                           "1280x800", "--script", os.path.join(tmp, "script.txt")],
-                          capture_output=True, text=True, env=env, timeout=120)
+require_xvfb()
 
 
 with tempfile.TemporaryDirectory() as tmp:
@@ -56,8 +36,7 @@ with tempfile.TemporaryDirectory() as tmp:
                       "key Left\n", f"state {S('s5')}\n",                             # → the timeline
                       "key .\n", f"state {S('s6')}\n",
                       "key ,\n" * 2, f"state {S('s7')}\n", "quit\n"])
-    r = window(g, script, tmp)
-    check(r.returncode == 0, f"window ran and closed (exit {r.returncode}) {r.stderr.strip()[-300:]}")
+    view_script(ttrace, g, script, tmp)
     s1, s2, s3, s4, s5, s6, s7 = (state(S("s%d" % i)) for i in range(1, 8))
     check(s1.get("step_id") == "kvcache" and s1.get("view") == "kvcache" and s1.get("layer") == "1",
           f"the last step is the KV cache (layer 1): {s1.get('step_id')} {s1.get('view')} layer {s1.get('layer')}")
@@ -79,7 +58,7 @@ with tempfile.TemporaryDirectory() as tmp:
     # A plain trace: no generation steps.
     t = S("t.safetensors")
     subprocess.run([ttrace, "trace", "-q", "-m", S("model"), "-o", t, "The weather is nice"], check=True)
-    r = window(t, "wait 100\n" + "key Right\n" * 60 + f"state {S('p1')}\nquit\n", tmp)
+    r = view_script(ttrace, t, "wait 100\n" + "key Right\n" * 60 + f"state {S('p1')}\nquit\n", tmp)
     check(r.returncode == 0 and state(S("p1")).get("step_id") == "probs",
           f"a trace without a generation ends at the probabilities: {state(S('p1')).get('step_id')}")
 print("generate window: %s" % ("ok" if not failures else f"{len(failures)} failures"))

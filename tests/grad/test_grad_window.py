@@ -8,38 +8,20 @@ without gradients it says so on the status line and stays on the value.
 Exit 77 (skipped) when xvfb-run is missing.
 """
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ui"))
+from window_state import check, failures, require_xvfb, view_script  # noqa: E402
+from window_state import read_state as state  # noqa: E402
+
 ttrace, make_model = sys.argv[1], sys.argv[2]
-if not shutil.which("xvfb-run"):
-    print("xvfb-run not installed: skipped")
-    sys.exit(77)
-failures = []
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        failures.append(what)
-
-
-def state(path):
-    with open(path, encoding="utf-8") as f:
-        return dict(line.rstrip("\n").partition(" ")[::2] for line in f)
+require_xvfb()
 
 
 def window(trace, script, tmp):
-    path = os.path.join(tmp, "script.txt")
-    with open(path, "w") as f:
-        f.write(script)
-    env = dict(os.environ)
-    env.pop("SDL_VIDEODRIVER", None)
-    r = subprocess.run(["xvfb-run", "-a", "-s", "-screen 0 1280x800x24", ttrace, "view", trace, "--size", "1280x800",
-                        "--script", path], capture_output=True, text=True, env=env, timeout=120)
-    check(r.returncode == 0, f"window ran and closed (exit {r.returncode}) {r.stderr.strip()[-300:]}")
+    view_script(ttrace, trace, script, tmp)
 
 
 with tempfile.TemporaryDirectory() as tmp:

@@ -13,7 +13,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from window_state import check, failures, require_xvfb  # noqa: E402
+from window_state import check, failures, require_xvfb, view_script  # noqa: E402
 from window_state import read_state as state  # noqa: E402
 from pngread import differing, read_png  # noqa: E402
 
@@ -47,14 +47,7 @@ with tempfile.TemporaryDirectory() as tmp:
         "size 1000 700\n", "size 1400 900\n", f"shot {S('r.png')}\n", f"state {S('r')}\n",
         "quit\n",
     ])
-    with open(S("script.txt"), "w") as f:
-        f.write(script)
-    env = dict(os.environ)
-    env.pop("SDL_VIDEODRIVER", None)
-    r = subprocess.run(["xvfb-run", "-a", "-s", "-screen 0 1600x1000x24", ttrace, "view", trace, "--size", "1280x800",
-                        "--script", S("script.txt"), "--state-out", S("final")],
-                       capture_output=True, text=True, env=env, timeout=150)
-    check(r.returncode == 0, f"window ran and closed (exit {r.returncode}) {r.stderr.strip()[-300:]}")
+    view_script(ttrace, trace, script, tmp, ["--state-out", S("final")], screen="1600x1000", timeout=150)
     z1, z2 = state(S("z1")), state(S("z2"))
     check(abs(float(z1.get("font_scale", 0)) - 1.15 ** 2) < 1e-3, f"Ctrl + twice: font scale {z1.get('font_scale')}")
     check(z2.get("font_scale") == "1", f"Ctrl 0 resets it: {z2.get('font_scale')}")

@@ -9,15 +9,10 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from window_state import check, failures  # noqa: E402
+
 ttrace, make_model = sys.argv[1], sys.argv[2]
-failures = []
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        failures.append(what)
-
 
 with tempfile.TemporaryDirectory() as tmp:
     model, trace = os.path.join(tmp, "model"), os.path.join(tmp, "t.safetensors")

@@ -14,7 +14,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from window_state import check, failures, require_xvfb  # noqa: E402
+from window_state import check, failures, require_xvfb, view_script  # noqa: E402
 from window_state import read_state as state  # noqa: E402
 from safetensors_read import read_tensor  # noqa: E402
 
@@ -23,7 +23,7 @@ require_xvfb()
 
 
 def max_diff(a, b, hook):
-    (sa, va, _), (sb, vb, _) = read_tensor(a, hook), read_tensor(b, hook)
+    (_, va, _), (_, vb, _) = read_tensor(a, hook), read_tensor(b, hook)
     return max(abs(x - y) for x, y in zip(va, vb) if abs(x) != float("inf") and abs(y) != float("inf"))
 
 
@@ -47,14 +47,7 @@ with tempfile.TemporaryDirectory() as tmp:
         "key k\n", "key 1\n", f"state {S('k5')}\n",  # closed: 1 is no knob any more
         "quit\n",
     ])
-    with open(S("script.txt"), "w") as f:
-        f.write(script)
-    env = dict(os.environ)
-    env.pop("SDL_VIDEODRIVER", None)
-    r = subprocess.run(["xvfb-run", "-a", "-s", "-screen 0 1280x800x24", ttrace, "view", trace,
-                        "--size", "1280x800", "--script", S("script.txt"), "--state-out", S("final")],
-                       capture_output=True, text=True, env=env, timeout=120)
-    check(r.returncode == 0, f"window ran and closed (exit {r.returncode}) {r.stderr.strip()[-300:]}")
+    view_script(ttrace, trace, script, tmp, ["--state-out", S("final")])
     k1, k2, k3, k4, k5 = (state(S(n)) for n in ("k1", "k2", "k3", "k4", "k5"))
     check(k1.get("knobs") == "1" and k1.get("variant") == "-", f"K opens the panel: {k1.get('knobs')}")
     check(k2.get("variant") == "scale_attn=false", f"1 flips scale_attn: {k2.get('variant')!r}")

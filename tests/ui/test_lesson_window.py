@@ -32,11 +32,11 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pngread import differing, read_png  # noqa: E402
 from safetensors_read import read_tensor  # noqa: E402
+from window_state import check, failures, require_xvfb  # noqa: E402
+from window_state import read_state as state  # noqa: E402
 
 ttrace, make_model, lessons_dir = os.path.abspath(sys.argv[1]), sys.argv[2], sys.argv[3]
-if not shutil.which("xvfb-run"):
-    print("xvfb-run not installed: skipped")
-    sys.exit(77)
+require_xvfb()
 if not os.environ.get("TT_UNDER_XVFB"):
     # One X server for every window this test opens.
     env = dict(os.environ, TT_UNDER_XVFB="1")
@@ -44,25 +44,7 @@ if not os.environ.get("TT_UNDER_XVFB"):
     r = subprocess.run(["xvfb-run", "-a", "-s", "-screen 0 1280x800x24", sys.executable] + sys.argv, env=env)
     sys.exit(r.returncode)
 
-failures = []
 f32 = lambda v: struct.unpack("<f", struct.pack("<f", v))[0]  # noqa: E731
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what, flush=True)
-    if not cond:
-        failures.append(what)
-
-
-def state(path):
-    out = {}
-    if not os.path.exists(path):
-        return out
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            k, _, v = line.rstrip("\n").partition(" ")
-            out[k] = v
-    return out
 
 
 def tensor(path, name):

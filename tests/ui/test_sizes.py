@@ -22,10 +22,12 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from window_state import check, failures  # noqa: E402
+
 ttrace, lessons = sys.argv[1], sys.argv[2]
 trace = os.path.join(lessons, "traces", "01-weather.safetensors")
 env = dict(os.environ, SDL_VIDEODRIVER="dummy")
-failures = []
 
 MIN = {"cell": 14, "label": 16, "narration": 20}
 LABEL_KINDS = {"label", "index", "axis_title", "tick", "axis_number", "token_id", "head_label", "layer_label",
@@ -34,12 +36,6 @@ LABEL_KINDS = {"label", "index", "axis_title", "tick", "axis_number", "token_id"
 HOOKS = ["tokens", "hook_embed", "hook_pos_embed", "blocks.0.hook_resid_pre", "blocks.0.ln1.hook_out", "blocks.0.attn.hook_qkv",
          "blocks.0.attn.hook_q", "blocks.0.attn.hook_attn_scores", "blocks.0.attn.hook_pattern", "blocks.0.attn.hook_z",
          "blocks.0.hook_resid_mid", "blocks.0.mlp.hook_pre", "blocks.0.mlp.hook_post", "hook_logits", "hook_probs"]
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        failures.append(what)
 
 
 def texts(path):

@@ -10,27 +10,17 @@ renderer's --frame --pin does.
 Exit 77 (skipped) without xvfb-run.
 """
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pngread import differing_from_figure, read_png  # noqa: E402
+from window_state import check, failures, require_xvfb, view_script  # noqa: E402
 from window_state import read_state as state  # noqa: E402
 
 ttrace, root = sys.argv[1], sys.argv[2]
-if not shutil.which("xvfb-run"):
-    print("xvfb-run not installed: skipped")
-    sys.exit(77)
-fails = []
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        fails.append(what)
-
+require_xvfb()
 
 trace = os.path.join(root, "lessons", "traces", "01-weather.safetensors")  # the default model's
 sys.path.insert(0, os.path.join(root, "tests", "lesson"))
@@ -45,15 +35,9 @@ with tempfile.TemporaryDirectory() as tmp:
                       "key End\n", "key .\n", f"clickcell 3 {second} 1\n", f"state {S('s4')}\n", "move 4 796\n",
                       f"shot {S('probs.png')}\n", "key Left\n", f"clickcell 3 {second} 19\n", f"state {S('s5')}\n",
                       "move 4 796\n", f"shot {S('logits.png')}\n", "quit\n"])
-    open(S("script.txt"), "w").write(script)
     os.mkdir(S("shots"))
-    env = dict(os.environ)
-    env.pop("SDL_VIDEODRIVER", None)
-    r = subprocess.run(["xvfb-run", "-a", "-s", "-screen 0 1280x800x24", ttrace, "view", trace, "--size", "1280x800",
-                        "--script", S("script.txt"), "--shots", S("shots")], capture_output=True, text=True, env=env,
-                       timeout=120)
-    if r.returncode != 0:
-        raise SystemExit("the window failed: %s" % r.stderr[-400:])
+    if view_script(ttrace, trace, script, tmp, ["--shots", S("shots")]).returncode != 0:
+        sys.exit(1)
     s1, s2, s3 = state(S("s1")), state(S("s2")), state(S("s3"))
     check(s1.get("view") == "neighbours" and s1.get("position") == "2",
           "W, then , , .: the neighbours of token 2 (view %s, position %s)" % (s1.get("view"), s1.get("position")))
@@ -79,4 +63,4 @@ with tempfile.TemporaryDirectory() as tmp:
                              "1280x800", "-o", ref], capture_output=True, text=True, env=headless)
         d = differing_from_figure(read_png(S(name + ".png")), read_png(ref)) if rr.returncode == 0 else 1
         check(d <= 0.01, "the window's pinned %s cell is the headless one (%.4f of the pixels differ)" % (name, d))
-sys.exit(1 if fails else 0)
+sys.exit(1 if failures else 0)

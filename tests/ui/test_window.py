@@ -14,7 +14,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from window_state import check, failures, require_xvfb  # noqa: E402
+from window_state import check, failures, require_xvfb, view_script  # noqa: E402
 from window_state import read_state as state  # noqa: E402
 from pngread import differing_from_figure, read_png  # noqa: E402
 from safetensors_read import read_tensor  # noqa: E402
@@ -57,16 +57,9 @@ with tempfile.TemporaryDirectory() as tmp:
         f"state {S('s8')}\n",
         "quit\n",
     ])
-    with open(S("script.txt"), "w") as f:
-        f.write(script)
     shots = S("shots")
     os.mkdir(shots)
-    env = dict(os.environ)
-    env.pop("SDL_VIDEODRIVER", None)
-    r = subprocess.run(["xvfb-run", "-a", "-s", "-screen 0 1280x800x24", ttrace, "view", trace, "--size", "1280x800",
-                        "--script", S("script.txt"), "--shots", shots, "--state-out", S("final")],
-                       capture_output=True, text=True, env=env, timeout=120)
-    check(r.returncode == 0, f"window ran and closed (exit {r.returncode}) {r.stderr.strip()[-300:]}")
+    view_script(ttrace, trace, script, tmp, ["--shots", shots, "--state-out", S("final")])
 
     s1 = state(S("s1"))
     check(s1.get("step_id") == "softmax" and s1.get("head") == "1" and s1.get("hook") == "blocks.0.attn.hook_pattern",
