@@ -481,7 +481,7 @@ static tt_status host_nll(tt_backend *be, tt_buf loss, tt_buf logits, const int3
 static void host_destroy(tt_backend *be) {
   if (!be) return;
   openblas_impl *im = be->impl;
-  if (im) tt_host_pool_destroy(im->pool);
+  if (im) tt_host_pool_destroy(im->pool), free(im->scratch);
   free(be->impl);
   free(be);
 }
@@ -532,6 +532,7 @@ tt_status tt_backend_openblas_create(tt_backend **out, tt_error *err) {
   be->nll = host_nll;
   tt_openblas_set_backward(be);
   tt_openblas_set_llama(be);
+  tt_openblas_set_attention(be);
   be->destroy = host_destroy;
   *out = be;
   return TT_OK;

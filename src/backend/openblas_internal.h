@@ -10,6 +10,8 @@ typedef struct {
   int max_threads;     // OpenBLAS's thread count at creation
   int threads;         // the count currently set
   tt_host_pool *pool;  // max_threads threads for the row loops and batches of products
+  float *scratch;      // the causal attention's blocks: scratch_floats per pool thread
+  size_t scratch_floats;
 } openblas_impl;
 
 // The floats an op reads through view b (writable or read-only host memory).
@@ -42,5 +44,7 @@ void tt_openblas_parallel_for(tt_backend *be, size_t n, size_t min_part, size_t 
 void tt_openblas_set_backward(tt_backend *be);
 // Sets the Llama block's and the position what-ifs' ops (openblas_llama.c).
 void tt_openblas_set_llama(tt_backend *be);
+// Sets the causal attention ops (openblas_attention.c).
+void tt_openblas_set_attention(tt_backend *be);
 
 #endif
