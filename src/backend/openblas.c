@@ -121,6 +121,20 @@ static tt_status host_download(tt_backend *be, tt_buf src, float *dst, size_t n,
 }
 
 // ---- matrix products ----------------------------------------------------------------
+// Columns [c0, c1) of a small-M product: each thread streams its own part of b (every
+// core's share of the memory bandwidth), the same bits as the whole.
+typedef struct {
+  float *o;
+  const float *a, *b, *bias;
+  int M, K, N;
+  bool trans_b;
+} small_m_args;
+
+static void small_m_body(void *args, size_t c0, size_t c1) {
+  const small_m_args *p = args;
+  tt_small_m_matmul_cols(p->o, p->a, p->b, p->bias, p->M, p->K, p->N, p->trans_b, 1.0f, (int)c0, (int)c1);
+}
+
 // out (M,N) = a (M,K) · b (K,N) + bias (N); b is (N,K) with trans_b. out must not alias a or b.
 // Up to TT_SMALL_M_MAX rows go to the small-M kernel (small_m.c), more to cblas_sgemm.
 static tt_status host_matmul(tt_backend *be, tt_buf out, tt_buf a, tt_buf b, tt_buf bias, int M, int K, int N,
@@ -132,7 +146,10 @@ static tt_status host_matmul(tt_backend *be, tt_buf out, tt_buf a, tt_buf b, tt_
   float *o = out_of(out);
   if (tt_buf_is_set(bias)) NEED(bias, N);
   if (M <= TT_SMALL_M_MAX) {  // bound by reading b: our kernel reads it once for all rows
-    tt_small_m_matmul(o, in(a), in(b), tt_buf_is_set(bias) ? in(bias) : NULL, M, K, N, trans_b, 1.0f);
+    small_m_args args = {o, in(a), in(b), tt_buf_is_set(bias) ? in(bias) : NULL, M, K, N, trans_b};
+    // parts of at least 256 KiB of b, so that waking a thread pays
+    size_t min_cols = K > 0 ? ((size_t)65536 + K - 1) / K : (size_t)N + 1;
+    tt_openblas_parallel_for(be, (size_t)N, min_cols, TT_SMALL_M_COL_ALIGN, small_m_body, &args);
     return TT_OK;
   }
   float beta = 0.0f;

@@ -160,7 +160,15 @@ static void run_ops(tt_backend *be, results *r) {
     assert_int_equal(be->matmul_batched(be, mo, ma, mb, B, BM, BK, tb ? BK : BN, tb, 0.7f, &err), TT_OK);
     keep(r, be, mo, (size_t)B * BM * (tb ? BK : BN));
   }
-  tt_buf all[] = {x, y, o, s, m, p, nx, g, bt, no, nn, mean, sc, qkv, q, k, v, merged, lg, loss, ma, mb, mo};
+  // small-M products (M <= 16), split by columns (K·N above 2 · 64 Ki floats): with bias, and trans_b
+  tt_buf bias = up(be, gamma_v, NC), sm = up(be, NULL, (size_t)16 * LV);
+  for (int M = 1; M <= 16; M += 3) {
+    assert_int_equal(be->matmul(be, sm, nx, lg, bias, M, 200, NC, false, &err), TT_OK);
+    keep(r, be, sm, (size_t)M * NC);
+    assert_int_equal(be->matmul(be, sm, nx, lg, (tt_buf){0}, M, 40, LV, true, &err), TT_OK);
+    keep(r, be, sm, (size_t)M * LV);
+  }
+  tt_buf all[] = {x, y, o, s, m, p, nx, g, bt, no, nn, mean, sc, qkv, q, k, v, merged, lg, loss, ma, mb, mo, bias, sm};
   for (size_t i = 0; i < sizeof all / sizeof *all; i++) be->release(be, &all[i]);
 }
 
