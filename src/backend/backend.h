@@ -79,6 +79,10 @@ struct tt_backend {
   tt_status (*merge_heads)(tt_backend *be, tt_buf out, tt_buf z, int T, int H, int D, tt_error *err);
   // loss (T-1): loss[t] = logsumexp(logits[t]) - logits[t][ids[t+1]]   (= -log p of the next token)
   tt_status (*nll)(tt_backend *be, tt_buf loss, tt_buf logits, const int32_t *ids, int T, int V, tt_error *err);
+  // probs (T,V) = softmax and loss (T-1) = nll of logits (T,V), the bits of the two ops, in
+  // one pass over each row (NULL where a backend lacks it).
+  tt_status (*softmax_nll)(tt_backend *be, tt_buf probs, tt_buf loss, tt_buf logits, const int32_t *ids, int T, int V,
+                           tt_error *err);
 
   // ---- the Llama block's and the position what-ifs' ops (NULL where a backend lacks them) ----
   // out (n) = a · b, element by element.

@@ -130,6 +130,12 @@ typedef struct {
   bool trans_b;
 } small_m_args;
 
+// Rows [r0, r1) of out (M,N) = bias (N).
+static void bias_rows_body(void *args, size_t r0, size_t r1) {
+  const small_m_args *p = args;
+  for (size_t i = r0; i < r1; i++) memcpy(p->o + i * p->N, p->bias, (size_t)p->N * sizeof(float));
+}
+
 static void small_m_body(void *args, size_t c0, size_t c1) {
   const small_m_args *p = args;
   tt_small_m_matmul_cols(p->o, p->a, p->b, p->bias, p->M, p->K, p->N, p->trans_b, 1.0f, (int)c0, (int)c1);
@@ -153,9 +159,9 @@ static tt_status host_matmul(tt_backend *be, tt_buf out, tt_buf a, tt_buf b, tt_
     return TT_OK;
   }
   float beta = 0.0f;
-  if (tt_buf_is_set(bias)) {
-    const float *bb = in(bias);
-    for (int i = 0; i < M; i++) memcpy(o + (size_t)i * N, bb, (size_t)N * sizeof(float));
+  if (tt_buf_is_set(bias)) {  // every row of out starts as the bias: sgemm adds the product
+    small_m_args rows = {.o = o, .bias = in(bias), .N = N};
+    tt_openblas_parallel_for(be, (size_t)M, (16384 + (size_t)N - 1) / (size_t)N, 1, bias_rows_body, &rows);
     beta = 1.0f;
   }
   tt_openblas_pick_threads(be, M, K, N);
@@ -295,17 +301,25 @@ static tt_status host_causal_mask(tt_backend *be, tt_buf out, tt_buf x, int H, i
   return TT_OK;
 }
 
-void tt_openblas_softmax_row(float *o, const float *v, size_t cols) {
+// The softmax of one row; *mx and *sum (when not NULL) get the max and the sum of exp(v −
+// max) of its first n entries, as tt_host_max and tt_host_exp_sum compute them over the
+// whole row when it has no trailing -inf.
+static void softmax_row_stats(float *o, const float *v, size_t cols, float *mx_out, float *sum_out) {
   size_t n = cols - tt_host_trailing_neg_inf(v, cols);
   for (size_t j = n; j < cols; j++) o[j] = 0.0f;
-  if (n == 0) return;  // all -inf
-  float mx = tt_host_max(v, n);
-  if (mx == -INFINITY) {
+  float mx = n ? tt_host_max(v, n) : -INFINITY, sum = 0.0f;
+  if (mx == -INFINITY) {  // all -inf
     for (size_t j = 0; j < n; j++) o[j] = 0.0f;
-    return;
+  } else {
+    sum = tt_host_exp_sub_sum(o, v, mx, n);  // exp(-inf) is exactly 0
+    float inv = 1.0f / sum;
+    for (size_t j = 0; j < n; j++) o[j] *= inv;
   }
-  float inv = 1.0f / tt_host_exp_sub_sum(o, v, mx, n);  // exp(-inf) is exactly 0
-  for (size_t j = 0; j < n; j++) o[j] *= inv;
+  if (mx_out) *mx_out = mx, *sum_out = sum;
+}
+
+void tt_openblas_softmax_row(float *o, const float *v, size_t cols) {
+  softmax_row_stats(o, v, cols, NULL, NULL);
 }
 
 static void softmax_body(void *args, size_t b, size_t e) {
@@ -468,20 +482,54 @@ static tt_status host_merge_heads(tt_backend *be, tt_buf out, tt_buf z, int T, i
 }
 
 typedef struct {
-  float *loss;
+  float *loss, *probs;
   const float *logits;
   const int32_t *ids;
-  int V;
+  int T, V;
 } nll_args;
+
+// −log p of the next token from the row's max and sum of exp(row − max).
+static float nll_of(const float *row, float mx, float sum, int32_t next) {
+  return (float)((double)mx + log((double)sum) - (double)row[next]);
+}
 
 static void nll_body(void *args, size_t b, size_t e) {
   const nll_args *a = args;
   for (size_t t = b; t < e; t++) {
     const float *row = a->logits + t * a->V;
     float mx = tt_host_max(row, (size_t)a->V);
-    double sum = tt_host_exp_sum(row, mx, (size_t)a->V);
-    a->loss[t] = (float)((double)mx + log(sum) - (double)row[a->ids[t + 1]]);
+    a->loss[t] = nll_of(row, mx, tt_host_exp_sum(row, mx, (size_t)a->V), a->ids[t + 1]);
   }
+}
+
+// Rows [b, e): the softmax and, but for the last row, the loss from the same max and sum
+// (the sum of the stored exps is the one tt_host_exp_sum makes: the same floats, in the
+// same lanes). A row with a trailing -inf (never a logit row of a finite model) gets the
+// loss from nll_body's loop, so every row's bits are the two ops'.
+static void softmax_nll_body(void *args, size_t b, size_t e) {
+  const nll_args *a = args;
+  size_t V = (size_t)a->V;
+  for (size_t t = b; t < e; t++) {
+    const float *row = a->logits + t * V;
+    float mx, sum;
+    softmax_row_stats(a->probs + t * V, row, V, &mx, &sum);
+    if ((int)t + 1 >= a->T) continue;
+    if (row[V - 1] == -INFINITY)
+      nll_body(args, t, t + 1);
+    else
+      a->loss[t] = nll_of(row, mx, sum, a->ids[t + 1]);
+  }
+}
+
+static tt_status host_softmax_nll(tt_backend *be, tt_buf probs, tt_buf loss, tt_buf logits, const int32_t *ids, int T,
+                                  int V, tt_error *err) {
+  (void)err;
+  NEED(probs, (size_t)T * V);
+  NEED(logits, (size_t)T * V);
+  NEED(loss, T > 1 ? T - 1 : 0);
+  nll_args args = {T > 1 ? out_of(loss) : NULL, out_of(probs), in(logits), ids, T, V};
+  tt_openblas_parallel_for(be, (size_t)T, min_rows((size_t)V), 1, softmax_nll_body, &args);
+  return TT_OK;
 }
 
 // loss (T-1): logsumexp(logits[t]) - logits[t][ids[t+1]].
@@ -490,7 +538,7 @@ static tt_status host_nll(tt_backend *be, tt_buf loss, tt_buf logits, const int3
   NEED(loss, T > 1 ? T - 1 : 0);
   NEED(logits, (size_t)T * V);
   if (T < 2) return TT_OK;
-  nll_args args = {out_of(loss), in(logits), ids, V};
+  nll_args args = {.loss = out_of(loss), .logits = in(logits), .ids = ids, .T = T, .V = V};
   tt_openblas_parallel_for(be, (size_t)T - 1, min_rows((size_t)V), 1, nll_body, &args);
   return TT_OK;
 }
@@ -547,6 +595,7 @@ tt_status tt_backend_openblas_create(tt_backend **out, tt_error *err) {
   be->split_heads = host_split_heads;
   be->merge_heads = host_merge_heads;
   be->nll = host_nll;
+  be->softmax_nll = host_softmax_nll;
   tt_openblas_set_backward(be);
   tt_openblas_set_llama(be);
   tt_openblas_set_attention(be);

@@ -1,7 +1,8 @@
 // The OpenBLAS backend on several threads: the thread pool (src/backend/host_pool.c) runs
 // every item of every job exactly once and uses its workers; and every op that the pool
 // splits gives the same bits on 2 and 3 threads as on 1, at sizes above the split
-// threshold with odd widths (parts that end mid-vector, heads that straddle parts).
+// threshold with odd widths (parts that end mid-vector, heads that straddle parts); and
+// softmax_nll gives the bits of softmax and nll.
 #include <cblas.h>
 #include <math.h>
 #include <setjmp.h>
@@ -153,7 +154,15 @@ static void run_ops(tt_backend *be, results *r) {
   keep(r, be, merged, nh);
   tt_buf lg = up(be, logits_v, (size_t)LT * LV), loss = up(be, NULL, LT - 1);
   assert_int_equal(be->nll(be, loss, lg, ids, LT, LV, &err), TT_OK);
-  keep(r, be, loss, LT - 1);
+  float *nll = keep(r, be, loss, LT - 1);
+  tt_buf probs = up(be, NULL, (size_t)LT * LV), probs2 = up(be, NULL, (size_t)LT * LV), loss2 = up(be, NULL, LT - 1);
+  assert_int_equal(be->softmax(be, probs, lg, LT, LV, &err), TT_OK);
+  float *soft = keep(r, be, probs, (size_t)LT * LV);
+  assert_int_equal(be->softmax_nll(be, probs2, loss2, lg, ids, LT, LV, &err), TT_OK);  // the bits of the two ops
+  float *fused_p = keep(r, be, probs2, (size_t)LT * LV), *fused_l = keep(r, be, loss2, LT - 1);
+  assert_memory_equal(fused_p, soft, (size_t)LT * LV * sizeof(float));
+  assert_memory_equal(fused_l, nll, (size_t)(LT - 1) * sizeof(float));
+  be->release(be, &probs), be->release(be, &probs2), be->release(be, &loss2);
   tt_buf ma = up(be, ba, (size_t)B * BM * BK), mb = up(be, bb, (size_t)B * BK * BN),
          mo = up(be, NULL, (size_t)B * BM * BN);
   for (int tb = 0; tb <= 1; tb++) {
