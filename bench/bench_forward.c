@@ -6,6 +6,9 @@
 //   bench_forward MODEL_DIR matmul T all|none the engine's matmuls (timed inside a run that
 //                                             records everything or nothing) against plain
 //                                             cblas_sgemm on the same shapes
+//   bench_forward MODEL_DIR ops T [REPS]      record none, each op timed (the engine's op_done):
+//                                             median ms per run of each hook's op, summed
+//                                             over the layers, and the whole run
 //   bench_forward MODEL_DIR save T PATH       one full trace saved to PATH: bytes and seconds
 //   bench_forward MODEL_DIR open PATH         tt_trace_load of PATH and one layer's pattern
 //                                             read (what a view needs): seconds
@@ -267,6 +270,62 @@ static void bench_matmul(const tt_model *m, tt_backend *be, int T, bool full) {
   tt_engine_destroy(eng);
 }
 
+// ---- ops: record none, each op's time summed over the layers -------------------------------
+#define MAX_OPS 48
+#define MAX_OP_REPS 33
+typedef struct {
+  char name[64];           // the hook's suffix, without "blocks.L."
+  double ms[MAX_OP_REPS];  // per run
+} op_stat;
+
+typedef struct {
+  op_stat ops[MAX_OPS];
+  int n_ops, rep;
+} op_table;
+
+static void *skip_reserve(void *ctx, const char *name, tt_dtype dtype, int ndim, const int64_t *shape) {
+  (void)ctx, (void)name, (void)dtype, (void)ndim, (void)shape;
+  return NULL;  // record nothing: every op runs in the engine's own slots, as with record none
+}
+
+static void op_done(void *ctx, const char *name, double seconds) {
+  op_table *t = ctx;
+  if (strncmp(name, "blocks.", 7) == 0) {
+    const char *dot = strchr(name + 7, '.');
+    if (dot) name = dot + 1;
+  }
+  int i = 0;
+  while (i < t->n_ops && strcmp(t->ops[i].name, name) != 0) i++;
+  if (i == t->n_ops) {
+    if (t->n_ops == MAX_OPS) return;
+    snprintf(t->ops[t->n_ops++].name, sizeof t->ops[0].name, "%s", name);
+  }
+  t->ops[i].ms[t->rep] += seconds * 1e3;
+}
+
+static void bench_ops(tt_engine *eng, int V, int T, int reps) {
+  static op_table t;
+  int32_t *ids = make_ids(T, V);
+  tt_recorder rec = {.reserve = skip_reserve, .ctx = &t, .op_done = op_done};
+  tt_error err = {0};
+  reps = reps < 1 ? 1 : reps > MAX_OP_REPS ? MAX_OP_REPS : reps;
+  double total[MAX_OP_REPS];
+  if (tt_engine_run(eng, ids, T, &rec, &err) != TT_OK) die("run", &err);  // warm
+  memset(&t, 0, sizeof t);
+  for (t.rep = 0; t.rep < reps; t.rep++) {
+    double t0 = now();
+    if (tt_engine_run(eng, ids, T, &rec, &err) != TT_OK) die("run", &err);
+    total[t.rep] = (now() - t0) * 1e3;
+  }
+  for (int i = 0; i < t.n_ops; i++) {
+    int m = cmp_double_median(t.ops[i].ms, reps);
+    printf("op T %d name %s median_ms %.3f\n", T, t.ops[i].name, t.ops[i].ms[m]);
+  }
+  int m = cmp_double_median(total, reps);
+  printf("ops_total T %d reps %d median_ms %.3f min_ms %.3f\n", T, reps, total[m], total[0]);
+  free(ids);
+}
+
 // One full trace at T saved to path: bytes written and seconds (the file's write speed).
 static void bench_save(tt_engine *eng, const tt_model *m, int T, const char *path) {
   int32_t *ids = make_ids(T, m->cfg.vocab_size);
@@ -309,9 +368,10 @@ static void bench_open(const char *path) {
 
 int main(int argc, char **argv) {
   if (argc < 4) {
-    fprintf(stderr,
-            "usage: bench_forward MODEL_DIR times T1,T2,... | peak T all|none | matmul T all|none | save T PATH | open "
-            "PATH\n");
+    fprintf(
+        stderr,
+        "usage: bench_forward MODEL_DIR times T1,T2,... | peak T all|none | matmul T all|none | ops T [REPS] | save T "
+        "PATH | open PATH\n");
     return 2;
   }
   default_threads = openblas_get_num_threads();
@@ -334,6 +394,8 @@ int main(int argc, char **argv) {
     if (tt_engine_create(m, be, max_T, &eng, &err) != TT_OK) die("engine", &err);
     if (strcmp(argv[2], "times") == 0)
       bench_times(eng, m->cfg.vocab_size, argv[3]);
+    else if (strcmp(argv[2], "ops") == 0)
+      bench_ops(eng, m->cfg.vocab_size, atoi(argv[3]), argc > 4 ? atoi(argv[4]) : 5);
     else if (strcmp(argv[2], "save") == 0 && argc > 4)
       bench_save(eng, m, atoi(argv[3]), argv[4]);
     else if (strcmp(argv[2], "peak") == 0 && argc > 4)

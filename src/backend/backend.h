@@ -29,6 +29,8 @@ static inline bool tt_buf_is_set(tt_buf b) {
   return b.handle || b.read_only;
 }
 
+#define TT_ATTN_BLOCK_ROWS 64  // query rows per block of the causal attention ops
+
 typedef struct tt_backend tt_backend;
 struct tt_backend {
   const char *name;  // "openblas", "opencl"
@@ -77,6 +79,10 @@ struct tt_backend {
   tt_status (*merge_heads)(tt_backend *be, tt_buf out, tt_buf z, int T, int H, int D, tt_error *err);
   // loss (T-1): loss[t] = logsumexp(logits[t]) - logits[t][ids[t+1]]   (= -log p of the next token)
   tt_status (*nll)(tt_backend *be, tt_buf loss, tt_buf logits, const int32_t *ids, int T, int V, tt_error *err);
+  // probs (T,V) = softmax and loss (T-1) = nll of logits (T,V), the bits of the two ops, in
+  // one pass over each row; probs may be logits (in place). NULL where a backend lacks it.
+  tt_status (*softmax_nll)(tt_backend *be, tt_buf probs, tt_buf loss, tt_buf logits, const int32_t *ids, int T, int V,
+                           tt_error *err);
 
   // ---- the Llama block's and the position what-ifs' ops (NULL where a backend lacks them) ----
   // out (n) = a · b, element by element.
@@ -88,6 +94,24 @@ struct tt_backend {
   // ALiBi for the last T query positions of Tk (T = Tk for a whole pass, T = 1 for a decode
   // step): out (H,T,Tk)[h][r][j] = −slopes[h]·|Tk − T + r − j|.
   tt_status (*alibi)(tt_backend *be, tt_buf out, tt_buf slopes, int H, int T, int Tk, tt_error *err);
+
+  // ---- causal attention of a whole pass, block by block of query rows (NULL where a backend
+  // lacks them; then the engine uses matmul_batched, scale, causal_mask and softmax) ----
+  // Query head h (H,T,D) attends with key/value head h / (H/G) of k, v (G,T,D). Rows are
+  // taken in blocks of TT_ATTN_BLOCK_ROWS: a block's scores against the keys up to its last
+  // row, then (if wanted) against the rest; its z sums over the keys up to its last row
+  // only. The three ops make the same products, so they give the same bits in any mix.
+  // raw (H,T,T) = q·kᵀ per head, every entry.
+  tt_status (*causal_scores)(tt_backend *be, tt_buf raw, tt_buf q, tt_buf k, int H, int G, int T, int D, tt_error *err);
+  // z (H,T,D) = pattern (H,T,T; zero above the diagonal) · v per head.
+  tt_status (*causal_mix)(tt_backend *be, tt_buf z, tt_buf pattern, tt_buf v, int H, int G, int T, int D,
+                          tt_error *err);
+  // All in one, each block while it is in cache: raw as causal_scores, pattern = the row
+  // softmax of alpha·raw with −inf above the diagonal (the bits of scale, causal_mask and
+  // softmax in turn), z as causal_mix. raw and pattern may be unset (not wanted: then only
+  // what z needs is computed, in scratch memory).
+  tt_status (*causal_attention)(tt_backend *be, tt_buf raw, tt_buf pattern, tt_buf z, tt_buf q, tt_buf k, tt_buf v,
+                                int H, int G, int T, int D, float alpha, tt_error *err);
 
   // ---- the backward pass's ops (NULL on a backend that has no backward pass yet) ----
   // out (n) = 0.

@@ -14,14 +14,50 @@
 // Products with few rows or little work run faster on one thread than on two (the
 // threads' start-up and the split cost more than they save: measured on 2 cores, M = 4..16
 // rows ran 1.1-3.6x faster on one thread); larger ones use every thread.
-void tt_openblas_pick_threads(tt_backend *be, int M, int K, int N) {
-  openblas_impl *im = be->impl;
-  double work = (double)M * (double)K * (double)N;
-  int want = (M < 32 || work < 4.0e6) ? 1 : im->max_threads;
+static void set_threads(openblas_impl *im, int want) {
   if (want != im->threads) {
     openblas_set_num_threads(want);
     im->threads = want;
   }
+}
+
+void tt_openblas_pick_threads(tt_backend *be, int M, int K, int N) {
+  openblas_impl *im = be->impl;
+  double work = (double)M * (double)K * (double)N;
+  set_threads(im, (M < 32 || work < 4.0e6) ? 1 : im->max_threads);
+}
+
+void tt_openblas_single_thread(tt_backend *be) {
+  set_threads(be->impl, 1);
+}
+
+// ---- parts of a loop on the pool's threads ------------------------------------------
+typedef struct {
+  tt_range_body body;
+  void *args;
+  size_t n, part;
+} range_job;
+
+static void range_item(void *ctx, int i, int thread) {
+  (void)thread;
+  const range_job *j = ctx;
+  size_t b = (size_t)i * j->part, e = b + j->part < j->n ? b + j->part : j->n;
+  j->body(j->args, b, e);
+}
+
+void tt_openblas_parallel_for(tt_backend *be, size_t n, size_t min_part, size_t align, tt_range_body body, void *args) {
+  openblas_impl *im = be->impl;
+  int threads = tt_host_pool_threads(im->pool);
+  if (threads == 1 || n < 2 * min_part || n < 2 * align) {
+    body(args, 0, n);
+    return;
+  }
+  size_t parts = (size_t)threads * 4;  // a few per thread: a busy core's share moves to the other
+  if (n / parts < min_part) parts = n / min_part;
+  size_t part = (n + parts - 1) / parts;
+  part = (part + align - 1) / align * align;
+  range_job j = {body, args, n, part};
+  tt_host_pool_run(im->pool, (int)((n + part - 1) / part), range_item, &j);
 }
 
 const char *tt_openblas_better_coretype(void) {
@@ -85,6 +121,26 @@ static tt_status host_download(tt_backend *be, tt_buf src, float *dst, size_t n,
 }
 
 // ---- matrix products ----------------------------------------------------------------
+// Columns [c0, c1) of a small-M product: each thread streams its own part of b (every
+// core's share of the memory bandwidth), the same bits as the whole.
+typedef struct {
+  float *o;
+  const float *a, *b, *bias;
+  int M, K, N;
+  bool trans_b;
+} small_m_args;
+
+// Rows [r0, r1) of out (M,N) = bias (N).
+static void bias_rows_body(void *args, size_t r0, size_t r1) {
+  const small_m_args *p = args;
+  for (size_t i = r0; i < r1; i++) memcpy(p->o + i * p->N, p->bias, (size_t)p->N * sizeof(float));
+}
+
+static void small_m_body(void *args, size_t c0, size_t c1) {
+  const small_m_args *p = args;
+  tt_small_m_matmul_cols(p->o, p->a, p->b, p->bias, p->M, p->K, p->N, p->trans_b, 1.0f, (int)c0, (int)c1);
+}
+
 // out (M,N) = a (M,K) · b (K,N) + bias (N); b is (N,K) with trans_b. out must not alias a or b.
 // Up to TT_SMALL_M_MAX rows go to the small-M kernel (small_m.c), more to cblas_sgemm.
 static tt_status host_matmul(tt_backend *be, tt_buf out, tt_buf a, tt_buf b, tt_buf bias, int M, int K, int N,
@@ -96,13 +152,16 @@ static tt_status host_matmul(tt_backend *be, tt_buf out, tt_buf a, tt_buf b, tt_
   float *o = out_of(out);
   if (tt_buf_is_set(bias)) NEED(bias, N);
   if (M <= TT_SMALL_M_MAX) {  // bound by reading b: our kernel reads it once for all rows
-    tt_small_m_matmul(o, in(a), in(b), tt_buf_is_set(bias) ? in(bias) : NULL, M, K, N, trans_b, 1.0f);
+    small_m_args args = {o, in(a), in(b), tt_buf_is_set(bias) ? in(bias) : NULL, M, K, N, trans_b};
+    // parts of at least 256 KiB of b, so that waking a thread pays
+    size_t min_cols = K > 0 ? ((size_t)65536 + K - 1) / K : (size_t)N + 1;
+    tt_openblas_parallel_for(be, (size_t)N, min_cols, TT_SMALL_M_COL_ALIGN, small_m_body, &args);
     return TT_OK;
   }
   float beta = 0.0f;
-  if (tt_buf_is_set(bias)) {
-    const float *bb = in(bias);
-    for (int i = 0; i < M; i++) memcpy(o + (size_t)i * N, bb, (size_t)N * sizeof(float));
+  if (tt_buf_is_set(bias)) {  // every row of out starts as the bias: sgemm adds the product
+    small_m_args rows = {.o = o, .bias = in(bias), .N = N};
+    tt_openblas_parallel_for(be, (size_t)M, (16384 + (size_t)N - 1) / (size_t)N, 1, bias_rows_body, &rows);
     beta = 1.0f;
   }
   tt_openblas_pick_threads(be, M, K, N);
@@ -111,29 +170,62 @@ static tt_status host_matmul(tt_backend *be, tt_buf out, tt_buf a, tt_buf b, tt_
   return TT_OK;
 }
 
-// for i < batch: out[i] (M,N) = alpha · a[i] (M,K) · b[i] (K,N)  (b[i] is (N,K) with trans_b)
+// for i < batch: out[i] (M,N) = alpha · a[i] (M,K) · b[i] (K,N)  (b[i] is (N,K) with trans_b).
+// With several threads the products run side by side, each on one thread (the heads'
+// products are small: one product split over two threads gains less than two at once).
+typedef struct {
+  float *out;
+  const float *a, *b;
+  int M, K, N;
+  bool trans_b;
+  float alpha;
+} batched_args;
+
+static void batched_item(void *ctx, int i, int thread) {
+  (void)thread;
+  const batched_args *p = ctx;
+  int M = p->M, K = p->K, N = p->N;
+  const float *ai = p->a + (size_t)i * M * K, *bi = p->b + (size_t)i * K * N;
+  float *oi = p->out + (size_t)i * M * N;
+  if (M <= TT_SMALL_M_MAX) {
+    tt_small_m_matmul(oi, ai, bi, NULL, M, K, N, p->trans_b, p->alpha);
+    return;
+  }
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, p->trans_b ? CblasTrans : CblasNoTrans, M, N, K, p->alpha, ai, K, bi,
+              p->trans_b ? K : N, 0.0f, oi, N);
+}
+
 static tt_status host_matmul_batched(tt_backend *be, tt_buf out, tt_buf a, tt_buf b, int batch, int M, int K, int N,
                                      bool trans_b, float alpha, tt_error *err) {
   (void)err;
   NEED(out, (size_t)batch * M * N);
   NEED(a, (size_t)batch * M * K);
   NEED(b, (size_t)batch * K * N);
-  tt_openblas_pick_threads(be, M, K, N);
-  for (int i = 0; i < batch; i++) {
-    const float *ai = in(a) + (size_t)i * M * K;
-    const float *bi = in(b) + (size_t)i * K * N;
-    float *oi = out_of(out) + (size_t)i * M * N;
-    if (M <= TT_SMALL_M_MAX) {
-      tt_small_m_matmul(oi, ai, bi, NULL, M, K, N, trans_b, alpha);
-      continue;
-    }
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, M, N, K, alpha, ai, K, bi,
-                trans_b ? K : N, 0.0f, oi, N);
+  openblas_impl *im = be->impl;
+  batched_args args = {out_of(out), in(a), in(b), M, K, N, trans_b, alpha};
+  int threads = tt_host_pool_threads(im->pool);
+  if (threads > 1 && batch >= threads && (double)batch * M * K * N >= 1.0e6) {
+    tt_openblas_single_thread(be);
+    tt_host_pool_run(im->pool, batch, batched_item, &args);
+    return TT_OK;
   }
+  tt_openblas_pick_threads(be, M, K, N);
+  for (int i = 0; i < batch; i++) batched_item(&args, i, 0);
   return TT_OK;
 }
 
 // ---- element-wise and row-wise ops --------------------------------------------------
+// Each runs over parts of its rows (or elements) on the pool's threads; a row's or an
+// element's result is the same whichever part holds it, so every thread count gives the
+// same bits.
+#define MIN_PART_FLOATS 16384  // below this a loop stays in the caller: waking a thread costs more
+#define ALIGN_FLOATS 16        // element-wise parts start on whole vectors
+
+// Rows per part for rows of `cols` floats: at least one, and MIN_PART_FLOATS floats.
+static size_t min_rows(size_t cols) {
+  return cols >= MIN_PART_FLOATS ? 1 : (MIN_PART_FLOATS + cols - 1) / (cols ? cols : 1);
+}
+
 // out (T,C) = table rows ids[t].
 static tt_status host_embed(tt_backend *be, tt_buf out, tt_buf table, const int32_t *ids, int T, int C, tt_error *err) {
   (void)be, (void)err;
@@ -145,86 +237,123 @@ static tt_status host_embed(tt_backend *be, tt_buf out, tt_buf table, const int3
   return TT_OK;
 }
 
+typedef struct {
+  float *o;
+  const float *x, *y;
+  float alpha;
+  tt_act_kind act;
+} elementwise_args;
+
+static void add_body(void *args, size_t b, size_t e) {
+  const elementwise_args *a = args;
+  for (size_t i = b; i < e; i++) a->o[i] = a->x[i] + a->y[i];
+}
+
 static tt_status host_add(tt_backend *be, tt_buf out, tt_buf a, tt_buf b, size_t n, tt_error *err) {
-  (void)be, (void)err;
+  (void)err;
   NEED(out, n);
   NEED(a, n);
   NEED(b, n);
-  float *o = out_of(out);
-  const float *x = in(a), *y = in(b);
-  for (size_t i = 0; i < n; i++) o[i] = x[i] + y[i];
+  elementwise_args args = {.o = out_of(out), .x = in(a), .y = in(b)};
+  tt_openblas_parallel_for(be, n, MIN_PART_FLOATS, ALIGN_FLOATS, add_body, &args);
   return TT_OK;
 }
 
+static void scale_body(void *args, size_t b, size_t e) {
+  const elementwise_args *a = args;
+  for (size_t i = b; i < e; i++) a->o[i] = a->alpha * a->x[i];
+}
+
 static tt_status host_scale(tt_backend *be, tt_buf out, tt_buf x, float alpha, size_t n, tt_error *err) {
-  (void)be, (void)err;
+  (void)err;
   NEED(out, n);
   NEED(x, n);
-  float *o = out_of(out);
-  const float *v = in(x);
-  for (size_t i = 0; i < n; i++) o[i] = alpha * v[i];
+  elementwise_args args = {.o = out_of(out), .x = in(x), .alpha = alpha};
+  tt_openblas_parallel_for(be, n, MIN_PART_FLOATS, ALIGN_FLOATS, scale_body, &args);
   return TT_OK;
+}
+
+typedef struct {
+  float *o;
+  const float *x;
+  int T, cols;
+} rows_args;
+
+// Rows [b, e) of (H·T, T): row r is query r % T of its head.
+static void causal_mask_body(void *args, size_t b, size_t e) {
+  const rows_args *a = args;
+  for (size_t r = b; r < e; r++) {
+    int i = (int)(r % (size_t)a->T);
+    float *o = a->o + r * a->T;
+    const float *v = a->x + r * a->T;
+    for (int j = 0; j <= i; j++) o[j] = v[j];
+    for (int j = i + 1; j < a->T; j++) o[j] = -INFINITY;
+  }
 }
 
 // out (H,T,T) = x with -inf where column > row.
 static tt_status host_causal_mask(tt_backend *be, tt_buf out, tt_buf x, int H, int T, tt_error *err) {
-  (void)be, (void)err;
+  (void)err;
   NEED(out, (size_t)H * T * T);
   NEED(x, (size_t)H * T * T);
-  for (int h = 0; h < H; h++)
-    for (int i = 0; i < T; i++) {
-      float *o = out_of(out) + ((size_t)h * T + i) * T;
-      const float *v = in(x) + ((size_t)h * T + i) * T;
-      for (int j = 0; j <= i; j++) o[j] = v[j];
-      for (int j = i + 1; j < T; j++) o[j] = -INFINITY;
-    }
+  rows_args args = {out_of(out), in(x), T, T};
+  tt_openblas_parallel_for(be, (size_t)H * T, min_rows((size_t)T), 1, causal_mask_body, &args);
   return TT_OK;
 }
 
-// Row-wise softmax of x (rows, cols), max-subtracted; -inf entries give exactly 0 and a row
-// that is all -inf gives all zeros. A row's trailing -inf entries (the causal mask's) are
-// skipped: they change neither the max nor the sum (0 added in its own lane), so the
-// result is bit for bit the whole row's, at half the work for masked scores.
-static tt_status host_softmax(tt_backend *be, tt_buf out, tt_buf x, int rows, int cols, tt_error *err) {
-  (void)be, (void)err;
-  NEED(out, (size_t)rows * cols);
-  NEED(x, (size_t)rows * cols);
-  for (int r = 0; r < rows; r++) {
-    const float *v = in(x) + (size_t)r * cols;
-    float *o = out_of(out) + (size_t)r * cols;
-    size_t n = (size_t)cols - tt_host_trailing_neg_inf(v, (size_t)cols);
-    for (size_t j = n; j < (size_t)cols; j++) o[j] = 0.0f;
-    if (n == 0) continue;  // all -inf
-    float mx = tt_host_max(v, n);
-    if (mx == -INFINITY) {
-      for (size_t j = 0; j < n; j++) o[j] = 0.0f;
-      continue;
-    }
-    float inv = 1.0f / tt_host_exp_sub_sum(o, v, mx, n);  // exp(-inf) is exactly 0
+// The softmax of one row; *mx and *sum (when not NULL) get the max and the sum of exp(v −
+// max) of its first n entries, as tt_host_max and tt_host_exp_sum compute them over the
+// whole row when it has no trailing -inf.
+static void softmax_row_stats(float *o, const float *v, size_t cols, float *mx_out, float *sum_out) {
+  size_t n = cols - tt_host_trailing_neg_inf(v, cols);
+  for (size_t j = n; j < cols; j++) o[j] = 0.0f;
+  float mx = n ? tt_host_max(v, n) : -INFINITY, sum = 0.0f;
+  if (mx == -INFINITY) {  // all -inf
+    for (size_t j = 0; j < n; j++) o[j] = 0.0f;
+  } else {
+    sum = tt_host_exp_sub_sum(o, v, mx, n);  // exp(-inf) is exactly 0
+    float inv = 1.0f / sum;
     for (size_t j = 0; j < n; j++) o[j] *= inv;
   }
+  if (mx_out) *mx_out = mx, *sum_out = sum;
+}
+
+void tt_openblas_softmax_row(float *o, const float *v, size_t cols) {
+  softmax_row_stats(o, v, cols, NULL, NULL);
+}
+
+static void softmax_body(void *args, size_t b, size_t e) {
+  const rows_args *a = args;
+  for (size_t r = b; r < e; r++) tt_openblas_softmax_row(a->o + r * a->cols, a->x + r * a->cols, (size_t)a->cols);
+}
+
+// Row-wise softmax of x (rows, cols), max-subtracted (tt_openblas_softmax_row).
+static tt_status host_softmax(tt_backend *be, tt_buf out, tt_buf x, int rows, int cols, tt_error *err) {
+  (void)err;
+  NEED(out, (size_t)rows * cols);
+  NEED(x, (size_t)rows * cols);
+  rows_args args = {out_of(out), in(x), 0, cols};
+  tt_openblas_parallel_for(be, (size_t)rows, min_rows((size_t)cols), 1, softmax_body, &args);
   return TT_OK;
 }
 
-// LayerNorm / RMSNorm over rows of x (T,C); statistics accumulated in double, two passes.
-static tt_status host_norm(tt_backend *be, tt_buf out, tt_buf normalized, tt_buf mean, tt_buf scale, tt_buf x,
-                           tt_buf gamma, tt_buf beta, int T, int C, float eps, bool rms, tt_error *err) {
-  (void)be, (void)err;
-  NEED(out, (size_t)T * C);
-  NEED(normalized, (size_t)T * C);
-  NEED(mean, T);
-  NEED(scale, T);
-  NEED(x, (size_t)T * C);
-  NEED(gamma, C);
-  const float *g = in(gamma);
-  const float *b = (!rms && tt_buf_is_set(beta)) ? in(beta) : NULL;
-  if (b) NEED(beta, C);
-  for (int t = 0; t < T; t++) {
-    const float *v = in(x) + (size_t)t * C;
-    float *nrm = out_of(normalized) + (size_t)t * C;
-    float *o = out_of(out) + (size_t)t * C;
+typedef struct {
+  float *out, *nrm, *mean, *scale;
+  const float *x, *g, *b;
+  int C;
+  float eps;
+  bool rms;
+} norm_args;
+
+// Rows [rb, re) of the norm; statistics in double, two passes.
+static void norm_body(void *args, size_t rb, size_t re) {
+  const norm_args *a = args;
+  int C = a->C;
+  for (size_t t = rb; t < re; t++) {
+    const float *v = a->x + t * C;
+    float *nrm = a->nrm + t * C, *o = a->out + t * C;
     double m = 0.0;
-    if (!rms) {
+    if (!a->rms) {
       for (int i = 0; i < C; i++) m += v[i];
       m /= C;
     }
@@ -234,95 +363,189 @@ static tt_status host_norm(tt_backend *be, tt_buf out, tt_buf normalized, tt_buf
       var += d * d;
     }
     var /= C;
-    float s = (float)sqrt(var + (double)eps);
-    out_of(mean)[t] = (float)m;
-    out_of(scale)[t] = s;
-    double inv = 1.0 / sqrt(var + (double)eps);
+    a->mean[t] = (float)m;
+    a->scale[t] = (float)sqrt(var + (double)a->eps);
+    double inv = 1.0 / sqrt(var + (double)a->eps);
     for (int i = 0; i < C; i++) {
       float n = (float)(((double)v[i] - m) * inv);  // read v[i] before any aliased write
       nrm[i] = n;
-      o[i] = b ? n * g[i] + b[i] : n * g[i];
+      o[i] = a->b ? n * a->g[i] + a->b[i] : n * a->g[i];
     }
   }
+}
+
+// LayerNorm / RMSNorm over rows of x (T,C).
+static tt_status host_norm(tt_backend *be, tt_buf out, tt_buf normalized, tt_buf mean, tt_buf scale, tt_buf x,
+                           tt_buf gamma, tt_buf beta, int T, int C, float eps, bool rms, tt_error *err) {
+  (void)err;
+  NEED(out, (size_t)T * C);
+  NEED(normalized, (size_t)T * C);
+  NEED(mean, T);
+  NEED(scale, T);
+  NEED(x, (size_t)T * C);
+  NEED(gamma, C);
+  const float *b = (!rms && tt_buf_is_set(beta)) ? in(beta) : NULL;
+  if (b) NEED(beta, C);
+  norm_args args = {out_of(out), out_of(normalized), out_of(mean), out_of(scale), in(x), in(gamma), b, C, eps, rms};
+  tt_openblas_parallel_for(be, (size_t)T, min_rows((size_t)C), 1, norm_body, &args);
   return TT_OK;
 }
 
-static tt_status host_activation(tt_backend *be, tt_buf out, tt_buf x, size_t n, tt_act_kind act, tt_error *err) {
-  (void)be;
-  NEED(out, n);
-  NEED(x, n);
-  float *o = out_of(out);
-  const float *v = in(x);
+static void activation_body(void *args, size_t b, size_t e) {
+  const elementwise_args *a = args;
+  float *o = a->o + b;
+  const float *v = a->x + b;
+  size_t n = e - b;
   const float k_tanh = 0.7978845608028654f;  // sqrt(2/pi)
   const float k_erf = 0.7071067811865476f;   // 1/sqrt(2)
-  switch (act) {
+  switch (a->act) {
   case TT_ACT_GELU_TANH:  // GPT-2's "gelu_new"
     // 0.5·a·(1 + tanh(y)) = a·sigmoid(2y), y = √(2/π)·(a + 0.044715·a³)
     tt_host_sigmoid_gate(o, v, n, 2.0f * k_tanh, 0.044715f);
-    return TT_OK;
+    return;
   case TT_ACT_GELU_ERF:
     for (size_t i = 0; i < n; i++) o[i] = 0.5f * v[i] * (1.0f + erff(v[i] * k_erf));
-    return TT_OK;
+    return;
   case TT_ACT_RELU:
     for (size_t i = 0; i < n; i++) o[i] = v[i] > 0.0f ? v[i] : 0.0f;
-    return TT_OK;
+    return;
   case TT_ACT_SILU:
     tt_host_sigmoid_gate(o, v, n, 1.0f, 0.0f);
-    return TT_OK;
+    return;
   case TT_ACT_IDENTITY:
     if (o != v) memmove(o, v, n * sizeof(float));
-    return TT_OK;
+    return;
   }
-  return tt_fail(err, TT_ERR_UNSUPPORTED, "openblas: unknown activation %d", (int)act);
+}
+
+static tt_status host_activation(tt_backend *be, tt_buf out, tt_buf x, size_t n, tt_act_kind act, tt_error *err) {
+  NEED(out, n);
+  NEED(x, n);
+  if (act != TT_ACT_GELU_TANH && act != TT_ACT_GELU_ERF && act != TT_ACT_RELU && act != TT_ACT_SILU &&
+      act != TT_ACT_IDENTITY)
+    return tt_fail(err, TT_ERR_UNSUPPORTED, "openblas: unknown activation %d", (int)act);
+  elementwise_args args = {.o = out_of(out), .x = in(x), .act = act};
+  tt_openblas_parallel_for(be, n, MIN_PART_FLOATS, ALIGN_FLOATS, activation_body, &args);
+  return TT_OK;
+}
+
+typedef struct {
+  float *dst[3];  // q, k, v (H,T,D); merge: dst[0] (T,C)
+  const float *src;
+  int T, H, D;
+} heads_args;
+
+// Rows [b, e) of qkv (T,3C) → q, k, v (H,T,D).
+static void split_heads_body(void *args, size_t b, size_t e) {
+  const heads_args *a = args;
+  size_t C = (size_t)a->H * a->D, D = (size_t)a->D;
+  for (size_t t = b; t < e; t++) {
+    const float *row = a->src + t * 3 * C;
+    for (int part = 0; part < 3; part++)
+      for (int h = 0; h < a->H; h++)
+        memcpy(a->dst[part] + ((size_t)h * a->T + t) * D, row + part * C + h * D, D * sizeof(float));
+  }
 }
 
 // qkv (T,3C) → q, k, v (H,T,D) each.
 static tt_status host_split_heads(tt_backend *be, tt_buf q, tt_buf k, tt_buf v, tt_buf qkv, int T, int H, int D,
                                   tt_error *err) {
-  (void)be, (void)err;
+  (void)err;
   size_t C = (size_t)H * D;
   NEED(q, (size_t)T * C);
   NEED(k, (size_t)T * C);
   NEED(v, (size_t)T * C);
   NEED(qkv, (size_t)T * 3 * C);
-  float *dst[3] = {out_of(q), out_of(k), out_of(v)};
-  for (int t = 0; t < T; t++) {
-    const float *row = in(qkv) + (size_t)t * 3 * C;
-    for (int part = 0; part < 3; part++)
-      for (int h = 0; h < H; h++)
-        memcpy(dst[part] + ((size_t)h * T + t) * D, row + part * C + (size_t)h * D, (size_t)D * sizeof(float));
-  }
+  heads_args args = {{out_of(q), out_of(k), out_of(v)}, in(qkv), T, H, D};
+  tt_openblas_parallel_for(be, (size_t)T, min_rows(3 * C), 1, split_heads_body, &args);
   return TT_OK;
+}
+
+// Rows [b, e) of out (T,C) from z (H,T,D).
+static void merge_heads_body(void *args, size_t b, size_t e) {
+  const heads_args *a = args;
+  size_t C = (size_t)a->H * a->D, D = (size_t)a->D;
+  for (size_t t = b; t < e; t++)
+    for (int h = 0; h < a->H; h++)
+      memcpy(a->dst[0] + t * C + h * D, a->src + ((size_t)h * a->T + t) * D, D * sizeof(float));
 }
 
 // z (H,T,D) → out (T,C).
 static tt_status host_merge_heads(tt_backend *be, tt_buf out, tt_buf z, int T, int H, int D, tt_error *err) {
-  (void)be, (void)err;
+  (void)err;
   size_t C = (size_t)H * D;
   NEED(out, (size_t)T * C);
   NEED(z, (size_t)T * C);
-  for (int h = 0; h < H; h++)
-    for (int t = 0; t < T; t++)
-      memcpy(out_of(out) + (size_t)t * C + (size_t)h * D, in(z) + ((size_t)h * T + t) * D, (size_t)D * sizeof(float));
+  heads_args args = {{out_of(out)}, in(z), T, H, D};
+  tt_openblas_parallel_for(be, (size_t)T, min_rows(C), 1, merge_heads_body, &args);
+  return TT_OK;
+}
+
+typedef struct {
+  float *loss, *probs;
+  const float *logits;
+  const int32_t *ids;
+  int T, V;
+} nll_args;
+
+// −log p of the next token from the row's max and sum of exp(row − max).
+static float nll_of(float target, float mx, float sum) {  // target: the next token's logit
+  return (float)((double)mx + log((double)sum) - (double)target);
+}
+
+static void nll_body(void *args, size_t b, size_t e) {
+  const nll_args *a = args;
+  for (size_t t = b; t < e; t++) {
+    const float *row = a->logits + t * a->V;
+    float mx = tt_host_max(row, (size_t)a->V);
+    a->loss[t] = nll_of(row[a->ids[t + 1]], mx, tt_host_exp_sum(row, mx, (size_t)a->V));
+  }
+}
+
+// Rows [b, e): the softmax and, but for the last row, the loss from the same max and sum
+// (the sum of the stored exps is the one tt_host_exp_sum makes: the same floats, in the
+// same lanes). A row with a trailing -inf (never a logit row of a finite model) gets the
+// loss from nll_body's loop, so every row's bits are the two ops'. What the loss reads of a
+// row is read before the softmax writes it: probs may be the logits.
+static void softmax_nll_body(void *args, size_t b, size_t e) {
+  const nll_args *a = args;
+  size_t V = (size_t)a->V;
+  for (size_t t = b; t < e; t++) {
+    const float *row = a->logits + t * V;
+    bool next = (int)t + 1 < a->T, masked = next && row[V - 1] == -INFINITY;
+    if (masked) nll_body(args, t, t + 1);
+    float target = next ? row[a->ids[t + 1]] : 0.0f, mx, sum;
+    softmax_row_stats(a->probs + t * V, row, V, &mx, &sum);
+    if (next && !masked) a->loss[t] = nll_of(target, mx, sum);
+  }
+}
+
+static tt_status host_softmax_nll(tt_backend *be, tt_buf probs, tt_buf loss, tt_buf logits, const int32_t *ids, int T,
+                                  int V, tt_error *err) {
+  (void)err;
+  NEED(probs, (size_t)T * V);
+  NEED(logits, (size_t)T * V);
+  NEED(loss, T > 1 ? T - 1 : 0);
+  nll_args args = {T > 1 ? out_of(loss) : NULL, out_of(probs), in(logits), ids, T, V};
+  tt_openblas_parallel_for(be, (size_t)T, min_rows((size_t)V), 1, softmax_nll_body, &args);
   return TT_OK;
 }
 
 // loss (T-1): logsumexp(logits[t]) - logits[t][ids[t+1]].
 static tt_status host_nll(tt_backend *be, tt_buf loss, tt_buf logits, const int32_t *ids, int T, int V, tt_error *err) {
-  (void)be, (void)err;
+  (void)err;
   NEED(loss, T > 1 ? T - 1 : 0);
   NEED(logits, (size_t)T * V);
-  for (int t = 0; t + 1 < T; t++) {
-    const float *row = in(logits) + (size_t)t * V;
-    float mx = tt_host_max(row, (size_t)V);
-    double sum = tt_host_exp_sum(row, mx, (size_t)V);
-    out_of(loss)[t] = (float)((double)mx + log(sum) - (double)row[ids[t + 1]]);
-  }
+  if (T < 2) return TT_OK;
+  nll_args args = {.loss = out_of(loss), .logits = in(logits), .ids = ids, .T = T, .V = V};
+  tt_openblas_parallel_for(be, (size_t)T - 1, min_rows((size_t)V), 1, nll_body, &args);
   return TT_OK;
 }
 
 static void host_destroy(tt_backend *be) {
   if (!be) return;
+  openblas_impl *im = be->impl;
+  if (im) tt_host_pool_destroy(im->pool), free(im->scratch);
   free(be->impl);
   free(be);
 }
@@ -339,6 +562,12 @@ tt_status tt_backend_openblas_create(tt_backend **out, tt_error *err) {
   im->max_threads = openblas_get_num_threads();
   if (im->max_threads < 1) im->max_threads = 1;
   im->threads = im->max_threads;
+  tt_status st = tt_host_pool_create(im->max_threads, &im->pool, err);
+  if (st != TT_OK) {
+    free(be);
+    free(im);
+    return st;
+  }
   be->name = "openblas";
   char *cfg = openblas_get_config();
   snprintf(be->device, sizeof be->device, "CPU, %d thread%s (%s%s%s)", im->max_threads, im->max_threads == 1 ? "" : "s",
@@ -365,8 +594,10 @@ tt_status tt_backend_openblas_create(tt_backend **out, tt_error *err) {
   be->split_heads = host_split_heads;
   be->merge_heads = host_merge_heads;
   be->nll = host_nll;
+  be->softmax_nll = host_softmax_nll;
   tt_openblas_set_backward(be);
   tt_openblas_set_llama(be);
+  tt_openblas_set_attention(be);
   be->destroy = host_destroy;
   *out = be;
   return TT_OK;

@@ -1,13 +1,17 @@
-// openblas_internal: what the OpenBLAS backend's two files share: the view accessors, the
-// size checks and the thread choice. Not a public header.
+// openblas_internal: what the OpenBLAS backend's files share: the view accessors, the
+// size checks, the thread choice and the thread pool. Not a public header.
 #ifndef TT_OPENBLAS_INTERNAL_H
 #define TT_OPENBLAS_INTERNAL_H
 
 #include "backend.h"
+#include "host_pool.h"
 
 typedef struct {
-  int max_threads;  // OpenBLAS's thread count at creation
-  int threads;      // the count currently set
+  int max_threads;     // OpenBLAS's thread count at creation
+  int threads;         // the count currently set
+  tt_host_pool *pool;  // max_threads threads for the row loops and batches of products
+  float *scratch;      // the causal attention's blocks: scratch_floats per pool thread
+  size_t scratch_floats;
 } openblas_impl;
 
 // The floats an op reads through view b (writable or read-only host memory).
@@ -26,9 +30,21 @@ static inline float *out_of(tt_buf b) {
 
 // One thread for small products, every thread for large ones (openblas.c).
 void tt_openblas_pick_threads(tt_backend *be, int M, int K, int N);
+// OpenBLAS on one thread (before products run in the pool's threads, one each).
+void tt_openblas_single_thread(tt_backend *be);
+// body(args, begin, end) over [0, n) in parts across the pool's threads; every part but the
+// last starts and ends at a multiple of `align`, and none is smaller than min_part (so small
+// loops stay in the caller). Each item's result must not depend on the split.
+// o (cols) = the softmax of v (cols), max-subtracted; trailing -inf entries (a causal row's
+// masked part) are skipped and give exactly 0, as does a row of -inf only. o may be v.
+void tt_openblas_softmax_row(float *o, const float *v, size_t cols);
+typedef void (*tt_range_body)(void *args, size_t begin, size_t end);
+void tt_openblas_parallel_for(tt_backend *be, size_t n, size_t min_part, size_t align, tt_range_body body, void *args);
 // Sets the backward pass's ops (openblas_backward.c).
 void tt_openblas_set_backward(tt_backend *be);
 // Sets the Llama block's and the position what-ifs' ops (openblas_llama.c).
 void tt_openblas_set_llama(tt_backend *be);
+// Sets the causal attention ops (openblas_attention.c).
+void tt_openblas_set_attention(tt_backend *be);
 
 #endif

@@ -3,6 +3,8 @@
 // Shape legend: M rows of a, K the shared width, N columns of the result.
 #include "small_m.h"
 
+#include "core/core.h"
+
 #include <stddef.h>
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -21,16 +23,13 @@ static void tail_nn(float *out, const float *a, const float *b, const float *bia
     }
 }
 
+// Columns [c0, c1) of the product, plain loops.
 static void matmul_scalar(float *out, const float *a, const float *b, const float *bias, int M, int K, int N,
-                          bool trans_b, float alpha) {
-  if (!trans_b) {
-    tail_nn(out, a, b, bias, M, K, N, 0, alpha);
-    return;
-  }
+                          bool trans_b, float alpha, int c0, int c1) {
   for (int m = 0; m < M; m++)
-    for (int n = 0; n < N; n++) {
+    for (int n = c0; n < c1; n++) {
       float s = 0.0f;
-      for (int k = 0; k < K; k++) s += a[(size_t)m * K + k] * b[(size_t)n * K + k];
+      for (int k = 0; k < K; k++) s += a[(size_t)m * K + k] * (trans_b ? b[(size_t)n * K + k] : b[(size_t)k * N + n]);
       out[(size_t)m * N + n] = alpha * s + (bias ? bias[n] : 0.0f);
     }
 }
@@ -123,25 +122,36 @@ tt_small_m_isa tt_small_m_best_isa(void) {
   return has_isa(TT_ISA_AVX512) ? TT_ISA_AVX512 : has_isa(TT_ISA_AVX2) ? TT_ISA_AVX2 : TT_ISA_SCALAR;
 }
 
-bool tt_small_m_matmul_isa(tt_small_m_isa isa, float *out, const float *a, const float *b, const float *bias, int M,
-                           int K, int N, bool trans_b, float alpha) {
+bool tt_small_m_matmul_isa_cols(tt_small_m_isa isa, float *out, const float *a, const float *b, const float *bias,
+                                int M, int K, int N, bool trans_b, float alpha, int c0, int c1) {
   if (!has_isa(isa)) return false;
+  TT_ASSERT(c0 % TT_SMALL_M_COL_ALIGN == 0 && (c1 % TT_SMALL_M_COL_ALIGN == 0 || c1 == N) && c0 <= c1 && c1 <= N);
   switch (isa) {
 #ifdef TT_SMALL_M_X86
   case TT_ISA_AVX512:
-    (trans_b ? matmul_nt_avx512 : matmul_nn_avx512)(out, a, b, bias, M, K, N, alpha);
+    (trans_b ? matmul_nt_avx512 : matmul_nn_avx512)(out, a, b, bias, M, K, N, alpha, c0, c1);
     return true;
   case TT_ISA_AVX2:
-    (trans_b ? matmul_nt_avx2 : matmul_nn_avx2)(out, a, b, bias, M, K, N, alpha);
+    (trans_b ? matmul_nt_avx2 : matmul_nn_avx2)(out, a, b, bias, M, K, N, alpha, c0, c1);
     return true;
 #endif
   default:
-    matmul_scalar(out, a, b, bias, M, K, N, trans_b, alpha);
+    matmul_scalar(out, a, b, bias, M, K, N, trans_b, alpha, c0, c1);
     return true;
   }
+}
+
+bool tt_small_m_matmul_isa(tt_small_m_isa isa, float *out, const float *a, const float *b, const float *bias, int M,
+                           int K, int N, bool trans_b, float alpha) {
+  return tt_small_m_matmul_isa_cols(isa, out, a, b, bias, M, K, N, trans_b, alpha, 0, N);
 }
 
 void tt_small_m_matmul(float *out, const float *a, const float *b, const float *bias, int M, int K, int N, bool trans_b,
                        float alpha) {
   tt_small_m_matmul_isa(tt_small_m_best_isa(), out, a, b, bias, M, K, N, trans_b, alpha);
+}
+
+void tt_small_m_matmul_cols(float *out, const float *a, const float *b, const float *bias, int M, int K, int N,
+                            bool trans_b, float alpha, int c0, int c1) {
+  tt_small_m_matmul_isa_cols(tt_small_m_best_isa(), out, a, b, bias, M, K, N, trans_b, alpha, c0, c1);
 }

@@ -64,20 +64,24 @@ static void CAT(rows_nn, SFX)(float *out, const float *a, const float *b, const 
   }
 }
 
-// out (M,N) = alpha · a (M,K) · b (K,N) + bias: B is read block by block of KB rows, each
-// block left to right, so it streams once from memory; the last N % (NV·W) columns are a
-// plain loop.
+// Columns [c0, c1) of out (M,N) = alpha · a (M,K) · b (K,N) + bias: B is read block by
+// block of KB rows, each block left to right, so it streams once from memory; the last
+// N % (NV·W) columns are a plain loop. c0 is a multiple of NV·W, c1 one too or N.
 static void CAT(matmul_nn, SFX)(float *out, const float *a, const float *b, const float *bias, int M, int K, int N,
-                                float alpha) TARGET;
+                                float alpha, int c0, int c1) TARGET;
 static void CAT(matmul_nn, SFX)(float *out, const float *a, const float *b, const float *bias, int M, int K, int N,
-                                float alpha) {
-  int tile = NV * W, n_main = N / tile * tile;
+                                float alpha, int c0, int c1) {
+  if (K == 0) {  // alpha · 0 + bias
+    matmul_scalar(out, a, b, bias, M, K, N, false, alpha, c0, c1);
+    return;
+  }
+  int tile = NV * W, n_main = N / tile * tile, end = c1 < n_main ? c1 : n_main;
   for (int k0 = 0; k0 < K; k0 += KB) {
     int k1 = K - k0 < KB ? K : k0 + KB;
-    for (int n0 = 0; n0 < n_main; n0 += tile)
+    for (int n0 = c0; n0 < end; n0 += tile)
       CAT(rows_nn, SFX)(out, a, b, bias, M, K, N, n0, k0, k1, k0 == 0, k1 == K, alpha);
   }
-  if (n_main < N || K == 0) tail_nn(out, a, b, bias, M, K, N, K == 0 ? 0 : n_main, alpha);
+  if (c1 == N && n_main < N) tail_nn(out, a, b, bias, M, K, N, n_main > c0 ? n_main : c0, alpha);
 }
 
 // Columns [n0, n0 + nb) of one row group (rows [m0, m0 + mr) of a) with:
@@ -113,13 +117,14 @@ static inline __attribute__((always_inline)) void CAT(tile_nt, SFX)(int mr, int 
     }
 }
 
-// out (M,N) = alpha · a (M,K) · b (N,K)ᵀ + bias: NB rows of B at a time, every row group.
+// Columns [c0, c1) of out (M,N) = alpha · a (M,K) · b (N,K)ᵀ + bias: NB rows of B at a
+// time, every row group (a column's sum does not depend on its neighbours).
 static void CAT(matmul_nt, SFX)(float *out, const float *a, const float *b, const float *bias, int M, int K, int N,
-                                float alpha) TARGET;
+                                float alpha, int c0, int c1) TARGET;
 static void CAT(matmul_nt, SFX)(float *out, const float *a, const float *b, const float *bias, int M, int K, int N,
-                                float alpha) {
-  for (int n0 = 0; n0 < N; n0 += NB) {
-    int nb = N - n0 < NB ? N - n0 : NB;
+                                float alpha, int c0, int c1) {
+  for (int n0 = c0; n0 < c1; n0 += NB) {
+    int nb = c1 - n0 < NB ? c1 - n0 : NB;
     for (int m0 = 0; m0 < M; m0 += MR) {
       int mr = M - m0 < MR ? M - m0 : MR;
       if (mr == MR && nb == NB)

@@ -14,13 +14,20 @@
 static tt_status step_rotary(tt_engine *e, int l, tt_buf *q, tt_buf *k, tt_error *err);
 static tt_status step_pattern(tt_engine *e, int l, tt_buf raw, int Tk, tt_buf *pattern, tt_error *err);
 static tt_status step_alibi(tt_engine *e, int l, tt_buf scaled, int Tk, tt_buf *biased, tt_error *err);
+static tt_status finish_z(tt_engine *e, int l, tt_buf z, tt_error *err);
+static bool in_blocks(const tt_engine *e);
+static tt_status step_causal_blocks(tt_engine *e, int l, tt_buf q, tt_buf k, tt_buf v, tt_buf *z, tt_error *err);
 
 tt_status tt_attend(tt_engine *e, int l, tt_buf q, tt_buf k, tt_buf v, tt_buf *z, tt_error *err) {
   tt_backend *be = e->be;
   bool decoding = e->run.decoding;
   int T = e->run.T, H = e->H, G = e->G, D = e->D, R = H / G, Tk = decoding ? e->run.pos0 + 1 : T;
   if (e->cfg->positions == TT_POS_ROPE) TRY(step_rotary(e, l, &q, &k, err));
-  if (e->run.keep_kv) TRY(tt_kv_store(e, l, k, v, err));       // after RoPE: the cache holds rotated keys
+  if (e->run.keep_kv) TRY(tt_kv_store(e, l, k, v, err));  // after RoPE: the cache holds rotated keys
+  if (in_blocks(e)) {
+    TRY(step_causal_blocks(e, l, q, k, v, z, err));
+    return finish_z(e, l, *z, err);
+  }
   tt_buf raw = OUT(l, "attn.hook_attn_scores_raw", H, T, Tk);  // (H,T,Tk) = q·kᵀ per head
   if (decoding)
     TRY(tt_decode_scores(e, l, raw, q, err));
@@ -33,12 +40,58 @@ tt_status tt_attend(tt_engine *e, int l, tt_buf q, tt_buf k, tt_buf v, tt_buf *z
     TRY(tt_decode_mix(e, l, *z, pattern, err));
   else
     TRY(be->matmul_batched(be, *z, pattern, v, G, R * T, T, D, false, 1.0f, err));
-  for (int h = 0; h < H; h++)  // knocked-out heads (ttrace_ablate): z = 0
+  return finish_z(e, l, *z, err);
+}
+
+// Knocked-out heads (ttrace_ablate): z = 0; then z goes to the recorder.
+static tt_status finish_z(tt_engine *e, int l, tt_buf z, tt_error *err) {
+  int T = e->run.T, D = e->D;
+  for (int h = 0; h < e->H; h++)
     if (tt_config_ablated(e->cfg, l, h))
-      TRY(be->scale(be, tt_buf_view(*z, (size_t)h * T * D, (size_t)T * D),
-                    tt_buf_view(*z, (size_t)h * T * D, (size_t)T * D), 0.0f, (size_t)T * D, err));
-  TRY(tt_engine_flush(e, err));
-  return TT_OK;
+      TRY(e->be->scale(e->be, tt_buf_view(z, (size_t)h * T * D, (size_t)T * D),
+                       tt_buf_view(z, (size_t)h * T * D, (size_t)T * D), 0.0f, (size_t)T * D, err));
+  return tt_engine_flush(e, err);
+}
+
+// A whole causal pass without ALiBi on a backend with the causal ops: attention in blocks
+// of query rows, only the blocks on and below the diagonal where nobody keeps the rest.
+static bool in_blocks(const tt_engine *e) {
+  const tt_backend *be = e->be;
+  return !e->run.decoding && e->cfg->causal && e->cfg->positions != TT_POS_ALIBI && be->causal_scores &&
+         be->causal_mix && be->causal_attention;
+}
+
+// q (H,T,D), k, v (G,T,D) → the scores, the pattern and z (H,T,D) with the backend's causal
+// ops. When the scaled and masked scores are kept (recorded: a trace checks them against
+// the raw ones as they come), op by op in the order of step_pattern; else in one op, each
+// block while it is in cache, raw and pattern written only when kept. The same products
+// either way, so recording changes no bit.
+static tt_status step_causal_blocks(tt_engine *e, int l, tt_buf q, tt_buf k, tt_buf v, tt_buf *z, tt_error *err) {
+  tt_backend *be = e->be;
+  int T = e->run.T, H = e->H, G = e->G, D = e->D;
+  float alpha = tt_config_attn_scale(e->cfg, l, D);
+  bool raw_kept, scaled_kept, masked_kept = false, pattern_kept;
+  tt_buf raw = tt_engine_out_kept(e, l, "attn.hook_attn_scores_raw", TT_DIMS(H, T, T), &raw_kept);  // (H,T,T)
+  tt_buf scaled = tt_engine_out_kept(e, l, "attn.hook_attn_scores_scaled", TT_DIMS(H, T, T), &scaled_kept);
+  tt_buf masked = {0};  // (H,T,T)
+  if (!scaled_kept) masked = tt_engine_out_kept(e, l, "attn.hook_attn_scores", TT_DIMS(H, T, T), &masked_kept);
+  if (!scaled_kept && !masked_kept) {
+    tt_buf pattern = tt_engine_out_kept(e, l, "attn.hook_pattern", TT_DIMS(H, T, T), &pattern_kept);
+    *z = OUT(l, "attn.hook_z", H, T, D);  // (H,T,D)
+    return be->causal_attention(be, raw_kept ? raw : (tt_buf){0}, pattern_kept ? pattern : (tt_buf){0}, *z, q, k, v, H,
+                                G, T, D, alpha, err);
+  }
+  TRY(be->causal_scores(be, raw, q, k, H, G, T, D, err));
+  TRY(be->scale(be, scaled, raw, alpha, (size_t)H * T * T, err));
+  if (scaled_kept) {  // the masked scores' hand-out comes after the scaled ones are there
+    TRY(tt_engine_flush(e, err));
+    masked = OUT(l, "attn.hook_attn_scores", H, T, T);
+  }
+  RUN(be->causal_mask(be, masked, scaled, H, T, err));
+  tt_buf pattern = OUT(l, "attn.hook_pattern", H, T, T);  // (H,T,T)
+  RUN(be->softmax(be, pattern, masked, H * T, T, err));
+  *z = OUT(l, "attn.hook_z", H, T, D);
+  return be->causal_mix(be, *z, pattern, v, H, G, T, D, err);
 }
 
 // q (H,T,D), k (G,T,D) → hook_rot_q, hook_rot_k: each pair (i, i + D/2) of a head's row t

@@ -225,6 +225,9 @@ tt_status tt_engine_copy(tt_engine *e, tt_buf out, tt_buf x, size_t n, tt_error 
 // Where the op computing the hook writes: recorder memory (host backends, when recorded)
 // or the hook's slot; a device output that is recorded is downloaded by tt_engine_flush.
 tt_buf tt_engine_out(tt_engine *e, int layer, const char *suffix, tt_dims shape);
+// The same, and *kept says whether anyone reads the tensor after the op (the recorder or
+// the tape); when not, the op may leave it unwritten.
+tt_buf tt_engine_out_kept(tt_engine *e, int layer, const char *suffix, tt_dims shape, bool *kept);
 // Hands the outputs of the op just run to the recorder (downloads them on device backends).
 tt_status tt_engine_flush(tt_engine *e, tt_error *err);
 // Offers an existing buffer (shape) as a hook: copied into the recorder's memory if wanted.

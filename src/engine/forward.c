@@ -203,9 +203,15 @@ static tt_status step_head(tt_engine *e, tt_buf x, tt_error *err) {
   e->logits = logits;                          // for tt_engine_last_logits
   tt_buf probs = OUT(-1, "hook_probs", T, V);  // (T,V) softmax of each row
   // A gradient run that records neither keeps both in the logits slot (the tape's place for
-  // the probabilities, one (T,V) buffer instead of two): the loss reads the logits first,
-  // then the softmax overwrites them.
+  // the probabilities, one (T,V) buffer instead of two): the softmax overwrites the logits
+  // after the loss has read them.
   bool in_place = T >= 2 && probs.handle == logits.handle && probs.offset == logits.offset;
+  if (be->softmax_nll && T >= 2) {              // both in one pass over the logits
+    tt_buf loss = OUT(-1, "hook_loss", T - 1);  // (T-1) = −log p(next token)
+    RUN(be->softmax_nll(be, probs, loss, logits, e->run.ids, T, V, err));
+    if (in_place) e->logits = (tt_buf){0};  // gone: the probabilities are in their place
+    return TT_OK;
+  }
   if (!in_place) RUN(be->softmax(be, probs, logits, T, V, err));
   if (T < 2) return TT_OK;                    // the loss needs a next token
   tt_buf loss = OUT(-1, "hook_loss", T - 1);  // (T-1) = −log p(next token)

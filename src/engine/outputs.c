@@ -54,11 +54,16 @@ static tt_status op_timed(tt_engine *e, tt_error *err) {
 }
 
 tt_buf tt_engine_out(tt_engine *e, int layer, const char *suffix, tt_dims shape) {
+  return tt_engine_out_kept(e, layer, suffix, shape, NULL);
+}
+
+tt_buf tt_engine_out_kept(tt_engine *e, int layer, const char *suffix, tt_dims shape, bool *kept) {
   size_t n = numel(shape);
   if (e->run.rec && e->run.rec->op_done) hook_name(e, layer, suffix, e->run.op_name, sizeof e->run.op_name);
   tt_buf taped = e->run.taping ? tt_workspace_tape_own(e, layer, suffix, n) : (tt_buf){0};
   tt_buf slot = tt_buf_is_set(taped) ? taped : tt_workspace_slot(e, suffix, n);
   float *mem = reserve(e, layer, suffix, TT_F32, shape);
+  if (kept) *kept = mem || tt_buf_is_set(taped);
   if (!mem) return slot;
   if (tt_engine_zero_copy(e->be)) {  // compute into the recorder's memory; a taped hook is read there
     tt_buf into = e->be->wrap(e->be, mem, n);

@@ -109,9 +109,47 @@ static void test_dispatch(void **state) {
   free(a), free(b), free(x), free(y);
 }
 
+// Column ranges (the parts threads compute): every range split of a product, with every
+// kernel, gives the bits of the whole product, and writes nothing outside its columns.
+static void test_column_ranges(void **state) {
+  (void)state;
+  static const int shapes[][2] = {{65, 97}, {768, 2304}, {130, 1001}, {0, 200}};  // K, N
+  const int A = TT_SMALL_M_COL_ALIGN;
+  for (int isa = TT_ISA_SCALAR; isa <= TT_ISA_AVX512; isa++) {
+    float probe = 0.0f, one = 1.0f;
+    if (!tt_small_m_matmul_isa((tt_small_m_isa)isa, &probe, &one, &one, NULL, 1, 1, 1, false, 1.0f)) continue;
+    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
+      for (int M = 1; M <= TT_SMALL_M_MAX; M += 5)
+        for (int tb = 0; tb < 2; tb++) {
+          int K = shapes[s][0], N = shapes[s][1];
+          float *a = rand_vec((size_t)M * K), *b = rand_vec((size_t)K * N), *bias = rand_vec((size_t)N);
+          float *whole = malloc((size_t)M * N * sizeof *whole), *parts = malloc((size_t)M * N * sizeof *parts);
+          assert_true(tt_small_m_matmul_isa((tt_small_m_isa)isa, whole, a, b, bias, M, K, N, tb, 0.5f));
+          for (int step = A; step <= 3 * A; step += A) {  // ranges of 1, 2 and 3 alignments
+            for (size_t i = 0; i < (size_t)M * N; i++) parts[i] = NAN;
+            for (int c0 = 0; c0 < N; c0 += step) {
+              int c1 = c0 + step < N ? c0 + step : N;
+              assert_true(
+                  tt_small_m_matmul_isa_cols((tt_small_m_isa)isa, parts, a, b, bias, M, K, N, tb, 0.5f, c0, c1));
+              for (int m = 0; m < M; m++)  // nothing right of c1 yet
+                for (int n = c1; n < N; n++)
+                  if (!isnan(parts[(size_t)m * N + n]))
+                    fail_msg("%s M=%d K=%d N=%d: range [%d,%d) wrote column %d", isa_name((tt_small_m_isa)isa), M, K, N,
+                             c0, c1, n);
+            }
+            if (memcmp(parts, whole, (size_t)M * N * sizeof *whole) != 0)
+              fail_msg("%s M=%d K=%d N=%d%s: ranges of %d columns differ from the whole product",
+                       isa_name((tt_small_m_isa)isa), M, K, N, tb ? " trans_b" : "", step);
+          }
+          free(a), free(b), free(bias), free(whole), free(parts);
+        }
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_scalar), cmocka_unit_test(test_avx2),
-                                     cmocka_unit_test(test_avx512), cmocka_unit_test(test_dispatch)};
+                                     cmocka_unit_test(test_avx512), cmocka_unit_test(test_dispatch),
+                                     cmocka_unit_test(test_column_ranges)};
   int failed = cmocka_run_group_tests(tests, NULL, NULL);
   return failed ? failed : (n_kernels_run > 0 ? 0 : 1);
 }
