@@ -218,13 +218,6 @@ static tt_status host_matmul_batched(tt_backend *be, tt_buf out, tt_buf a, tt_bu
 // Each runs over parts of its rows (or elements) on the pool's threads; a row's or an
 // element's result is the same whichever part holds it, so every thread count gives the
 // same bits.
-#define MIN_PART_FLOATS 16384  // below this a loop stays in the caller: waking a thread costs more
-#define ALIGN_FLOATS 16        // element-wise parts start on whole vectors
-
-// Rows per part for rows of `cols` floats: at least one, and MIN_PART_FLOATS floats.
-static size_t min_rows(size_t cols) {
-  return cols >= MIN_PART_FLOATS ? 1 : (MIN_PART_FLOATS + cols - 1) / (cols ? cols : 1);
-}
 
 // out (T,C) = table rows ids[t].
 static tt_status host_embed(tt_backend *be, tt_buf out, tt_buf table, const int32_t *ids, int T, int C, tt_error *err) {
@@ -297,7 +290,7 @@ static tt_status host_causal_mask(tt_backend *be, tt_buf out, tt_buf x, int H, i
   NEED(out, (size_t)H * T * T);
   NEED(x, (size_t)H * T * T);
   rows_args args = {out_of(out), in(x), T, T};
-  tt_openblas_parallel_for(be, (size_t)H * T, min_rows((size_t)T), 1, causal_mask_body, &args);
+  tt_openblas_parallel_for(be, (size_t)H * T, tt_openblas_min_rows((size_t)T), 1, causal_mask_body, &args);
   return TT_OK;
 }
 
@@ -333,7 +326,7 @@ static tt_status host_softmax(tt_backend *be, tt_buf out, tt_buf x, int rows, in
   NEED(out, (size_t)rows * cols);
   NEED(x, (size_t)rows * cols);
   rows_args args = {out_of(out), in(x), 0, cols};
-  tt_openblas_parallel_for(be, (size_t)rows, min_rows((size_t)cols), 1, softmax_body, &args);
+  tt_openblas_parallel_for(be, (size_t)rows, tt_openblas_min_rows((size_t)cols), 1, softmax_body, &args);
   return TT_OK;
 }
 
@@ -387,7 +380,7 @@ static tt_status host_norm(tt_backend *be, tt_buf out, tt_buf normalized, tt_buf
   const float *b = (!rms && tt_buf_is_set(beta)) ? in(beta) : NULL;
   if (b) NEED(beta, C);
   norm_args args = {out_of(out), out_of(normalized), out_of(mean), out_of(scale), in(x), in(gamma), b, C, eps, rms};
-  tt_openblas_parallel_for(be, (size_t)T, min_rows((size_t)C), 1, norm_body, &args);
+  tt_openblas_parallel_for(be, (size_t)T, tt_openblas_min_rows((size_t)C), 1, norm_body, &args);
   return TT_OK;
 }
 
@@ -457,7 +450,7 @@ static tt_status host_split_heads(tt_backend *be, tt_buf q, tt_buf k, tt_buf v, 
   NEED(v, (size_t)T * C);
   NEED(qkv, (size_t)T * 3 * C);
   heads_args args = {{out_of(q), out_of(k), out_of(v)}, in(qkv), T, H, D};
-  tt_openblas_parallel_for(be, (size_t)T, min_rows(3 * C), 1, split_heads_body, &args);
+  tt_openblas_parallel_for(be, (size_t)T, tt_openblas_min_rows(3 * C), 1, split_heads_body, &args);
   return TT_OK;
 }
 
@@ -477,7 +470,7 @@ static tt_status host_merge_heads(tt_backend *be, tt_buf out, tt_buf z, int T, i
   NEED(out, (size_t)T * C);
   NEED(z, (size_t)T * C);
   heads_args args = {{out_of(out)}, in(z), T, H, D};
-  tt_openblas_parallel_for(be, (size_t)T, min_rows(C), 1, merge_heads_body, &args);
+  tt_openblas_parallel_for(be, (size_t)T, tt_openblas_min_rows(C), 1, merge_heads_body, &args);
   return TT_OK;
 }
 
@@ -527,7 +520,7 @@ static tt_status host_softmax_nll(tt_backend *be, tt_buf probs, tt_buf loss, tt_
   NEED(logits, (size_t)T * V);
   NEED(loss, T > 1 ? T - 1 : 0);
   nll_args args = {T > 1 ? out_of(loss) : NULL, out_of(probs), in(logits), ids, T, V};
-  tt_openblas_parallel_for(be, (size_t)T, min_rows((size_t)V), 1, softmax_nll_body, &args);
+  tt_openblas_parallel_for(be, (size_t)T, tt_openblas_min_rows((size_t)V), 1, softmax_nll_body, &args);
   return TT_OK;
 }
 
@@ -538,7 +531,7 @@ static tt_status host_nll(tt_backend *be, tt_buf loss, tt_buf logits, const int3
   NEED(logits, (size_t)T * V);
   if (T < 2) return TT_OK;
   nll_args args = {.loss = out_of(loss), .logits = in(logits), .ids = ids, .T = T, .V = V};
-  tt_openblas_parallel_for(be, (size_t)T - 1, min_rows((size_t)V), 1, nll_body, &args);
+  tt_openblas_parallel_for(be, (size_t)T - 1, tt_openblas_min_rows((size_t)V), 1, nll_body, &args);
   return TT_OK;
 }
 

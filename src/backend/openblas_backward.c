@@ -1,5 +1,6 @@
 // openblas_backward: the host backend's ops for the backward pass. Products go to
-// cblas_sgemm; sums over rows and the derivatives are loops accumulated in double.
+// cblas_sgemm; sums over rows and the derivatives are loops accumulated in double, split
+// by rows or columns over the backend's threads (the same bits on any number of them).
 // Shape legend: T tokens, C width, H heads, D = C/H, V vocabulary.
 #include <cblas.h>
 #include <float.h>
@@ -49,37 +50,45 @@ static tt_status host_matmul_tn(tt_backend *be, tt_buf out, tt_buf a, tt_buf b, 
 // loop down each column).
 enum { COLS = 256 };
 
-// out (N) += Σ_m x[m] (M,N).
-static tt_status host_add_row_sums(tt_backend *be, tt_buf out, tt_buf x, int M, int N, tt_error *err) {
-  (void)be, (void)err;
-  NEED(out, N);
-  NEED(x, (size_t)M * N);
-  for (int j0 = 0; j0 < N; j0 += COLS) {
-    int n = N - j0 < COLS ? N - j0 : COLS;
-    double acc[COLS] = {0};
-    for (int m = 0; m < M; m++) {
-      const float *row = in(x) + (size_t)m * N + j0;
-      for (int j = 0; j < n; j++) acc[j] += row[j];
+typedef struct {
+  float *sum, *sum_xy;  // (N): += Σ_m x, and (with y) += Σ_m x·y; either may be NULL
+  const float *x, *y;   // (M,N) each; y NULL: no products
+  int M, N;
+} column_sums_args;
+
+// Columns [b, e) (whole COLS blocks but the last) of column_sums_args.
+static void column_sums_body(void *args, size_t b, size_t e) {
+  const column_sums_args *a = args;
+  for (size_t j0 = b; j0 < e; j0 += COLS) {
+    size_t n = e - j0 < COLS ? e - j0 : COLS;
+    double s[COLS] = {0}, sxy[COLS] = {0};
+    for (int m = 0; m < a->M; m++) {
+      const float *x = a->x + (size_t)m * a->N + j0;
+      for (size_t j = 0; j < n; j++) s[j] += x[j];
+      if (a->y) {
+        const float *y = a->y + (size_t)m * a->N + j0;
+        for (size_t j = 0; j < n; j++) sxy[j] += (double)x[j] * y[j];
+      }
     }
-    for (int j = 0; j < n; j++) out_of(out)[j0 + j] += (float)acc[j];
+    for (size_t j = 0; j < n; j++) {
+      if (a->sum) a->sum[j0 + j] += (float)s[j];
+      if (a->sum_xy) a->sum_xy[j0 + j] += (float)sxy[j];
+    }
   }
-  return TT_OK;
 }
 
-// d_gamma (C) += Σ_t d_out·normalized, and d_beta (C) += Σ_t d_out unless it is NULL.
-static void norm_param_sums(float *d_gamma, float *d_beta, const float *d_out, const float *nrm, int T, int C) {
-  for (int i0 = 0; i0 < C; i0 += COLS) {
-    int n = C - i0 < COLS ? C - i0 : COLS;
-    double sg[COLS] = {0}, sb[COLS] = {0};
-    for (int t = 0; t < T; t++) {
-      const float *d = d_out + (size_t)t * C + i0, *x = nrm + (size_t)t * C + i0;
-      for (int i = 0; i < n; i++) sg[i] += (double)d[i] * x[i], sb[i] += d[i];
-    }
-    for (int i = 0; i < n; i++) {
-      d_gamma[i0 + i] += (float)sg[i];
-      if (d_beta) d_beta[i0 + i] += (float)sb[i];
-    }
-  }
+// The column sums on every core, by blocks of COLS columns.
+static void column_sums(tt_backend *be, const column_sums_args *a) {
+  tt_openblas_parallel_for(be, (size_t)a->N, tt_openblas_min_rows((size_t)a->M), COLS, column_sums_body, (void *)a);
+}
+
+// out (N) += Σ_m x[m] (M,N).
+static tt_status host_add_row_sums(tt_backend *be, tt_buf out, tt_buf x, int M, int N, tt_error *err) {
+  (void)err;
+  NEED(out, N);
+  NEED(x, (size_t)M * N);
+  column_sums(be, &(column_sums_args){out_of(out), NULL, in(x), NULL, M, N});
+  return TT_OK;
 }
 
 // One row of the norm's backward: dn (C) = d_out·γ and dx (C); returns nothing.
@@ -95,10 +104,25 @@ static void norm_backward_row(float *dx, float *dn, const float *dout, const flo
   for (int i = 0; i < C; i++) dx[i] = (float)(((double)dn[i] - mean_dn - (double)nrm[i] * mean_dn_n) / scale);
 }
 
+typedef struct {
+  float *dx, *dn;
+  const float *dout, *nrm, *g, *scale;
+  int C;
+  bool rms;
+} norm_rows_args;
+
+static void norm_rows_body(void *args, size_t b, size_t e) {
+  const norm_rows_args *a = args;
+  for (size_t t = b; t < e; t++) {
+    size_t o = t * (size_t)a->C;
+    norm_backward_row(a->dx + o, a->dn + o, a->dout + o, a->nrm + o, a->g, a->scale[t], a->C, a->rms);
+  }
+}
+
 static tt_status host_norm_backward(tt_backend *be, tt_buf dx, tt_buf d_normalized, tt_buf d_gamma, tt_buf d_beta,
                                     tt_buf d_out, tt_buf normalized, tt_buf scale, tt_buf gamma, int T, int C, bool rms,
                                     tt_error *err) {
-  (void)be, (void)err;
+  (void)err;
   size_t n = (size_t)T * C;
   NEED(dx, n);
   NEED(d_normalized, n);
@@ -108,10 +132,10 @@ static tt_status host_norm_backward(tt_backend *be, tt_buf dx, tt_buf d_normaliz
   NEED(gamma, C);
   NEED(d_gamma, C);
   if (!rms) NEED(d_beta, C);
-  for (int t = 0; t < T; t++)
-    norm_backward_row(out_of(dx) + (size_t)t * C, out_of(d_normalized) + (size_t)t * C, in(d_out) + (size_t)t * C,
-                      in(normalized) + (size_t)t * C, in(gamma), in(scale)[t], C, rms);
-  norm_param_sums(out_of(d_gamma), rms ? NULL : out_of(d_beta), in(d_out), in(normalized), T, C);
+  norm_rows_args rows = {out_of(dx), out_of(d_normalized), in(d_out), in(normalized), in(gamma), in(scale), C, rms};
+  tt_openblas_parallel_for(be, (size_t)T, tt_openblas_min_rows((size_t)C), 1, norm_rows_body, &rows);
+  // d_gamma (C) += Σ_t d_out·normalized; d_beta (C) += Σ_t d_out
+  column_sums(be, &(column_sums_args){rms ? NULL : out_of(d_beta), out_of(d_gamma), in(d_out), in(normalized), T, C});
   return TT_OK;
 }
 
@@ -136,6 +160,17 @@ static double act_derivative(double a, tt_act_kind act) {
   return NAN;
 }
 
+typedef struct {
+  float *dx, *y;  // y NULL: dx only
+  const float *x, *dy;
+  float k, c;
+} gate_backward_args;
+
+static void gate_backward_body(void *args, size_t b, size_t e) {
+  const gate_backward_args *a = args;
+  tt_host_sigmoid_gate_backward(a->dx + b, a->y ? a->y + b : NULL, a->x + b, a->dy + b, e - b, a->k, a->c);
+}
+
 static tt_status host_activation_backward(tt_backend *be, tt_buf dx, tt_buf y, tt_buf x, tt_buf dy, size_t n,
                                           tt_act_kind act, tt_error *err) {
   NEED(dx, n);
@@ -148,28 +183,45 @@ static tt_status host_activation_backward(tt_backend *be, tt_buf dx, tt_buf y, t
   // GELU (tanh form) and SiLU as the forward computes them (host_activation): vectorized
   if (act == TT_ACT_GELU_TANH || act == TT_ACT_SILU) {
     bool gelu = act == TT_ACT_GELU_TANH;
-    tt_host_sigmoid_gate_backward(out_of(dx), with_y ? out_of(y) : NULL, in(x), in(dy), n,
-                                  gelu ? 2.0f * 0.7978845608028654f : 1.0f, gelu ? 0.044715f : 0.0f);
+    gate_backward_args args = {out_of(dx),
+                               with_y ? out_of(y) : NULL,
+                               in(x),
+                               in(dy),
+                               gelu ? 2.0f * 0.7978845608028654f : 1.0f,
+                               gelu ? 0.044715f : 0.0f};
+    tt_openblas_parallel_for(be, n, MIN_PART_FLOATS, ALIGN_FLOATS, gate_backward_body, &args);
     return TT_OK;
   }
   for (size_t i = 0; i < n; i++) out_of(dx)[i] = (float)(act_derivative(in(x)[i], act) * in(dy)[i]);
   return with_y ? be->activation(be, y, x, n, act, err) : TT_OK;  // after dx: y may be dy
 }
 
+typedef struct {
+  float *dx;
+  const float *y, *dy;
+  size_t cols;
+} softmax_backward_args;
+
+static void softmax_backward_body(void *args, size_t b, size_t e) {
+  const softmax_backward_args *a = args;
+  for (size_t r = b; r < e; r++) {
+    const float *p = a->y + r * a->cols, *g = a->dy + r * a->cols;
+    float *o = a->dx + r * a->cols;
+    double dot = 0.0;
+    for (size_t j = 0; j < a->cols; j++) dot += (double)p[j] * g[j];
+    for (size_t j = 0; j < a->cols; j++) o[j] = (float)((double)p[j] * ((double)g[j] - dot));
+  }
+}
+
 static tt_status host_softmax_backward(tt_backend *be, tt_buf dx, tt_buf y, tt_buf dy, int rows, int cols,
                                        tt_error *err) {
-  (void)be, (void)err;
+  (void)err;
   size_t n = (size_t)rows * cols;
   NEED(dx, n);
   NEED(y, n);
   NEED(dy, n);
-  for (int r = 0; r < rows; r++) {
-    const float *p = in(y) + (size_t)r * cols, *g = in(dy) + (size_t)r * cols;
-    float *o = out_of(dx) + (size_t)r * cols;
-    double dot = 0.0;
-    for (int j = 0; j < cols; j++) dot += (double)p[j] * g[j];
-    for (int j = 0; j < cols; j++) o[j] = (float)((double)p[j] * ((double)g[j] - dot));
-  }
+  softmax_backward_args args = {out_of(dx), in(y), in(dy), (size_t)cols};
+  tt_openblas_parallel_for(be, (size_t)rows, tt_openblas_min_rows((size_t)cols), 1, softmax_backward_body, &args);
   return TT_OK;
 }
 
@@ -204,27 +256,42 @@ static tt_status host_join_heads(tt_backend *be, tt_buf qkv, tt_buf q, tt_buf k,
   return TT_OK;
 }
 
+typedef struct {
+  float *d_logits;
+  const float *probs;
+  const int32_t *ids;
+  int T, V;
+  float tiny;
+} nll_backward_args;
+
+static void nll_backward_body(void *args, size_t b, size_t e) {
+  const nll_backward_args *a = args;
+  size_t V = (size_t)a->V;
+  float inv = 1.0f / (float)(a->T - 1);
+  for (size_t t = b; t < e; t++) {
+    float *o = a->d_logits + t * V;
+    const float *p = a->probs + t * V;
+    if ((int)t == a->T - 1) {
+      memset(o, 0, V * sizeof(float));
+      continue;
+    }
+    float p_next = p[a->ids[t + 1]];  // read first: o may be p (in place)
+    for (size_t v = 0; v < V; v++) {
+      float g = p[v] * inv;
+      o[v] = g < a->tiny ? 0.0f : g;
+    }
+    o[a->ids[t + 1]] = (p_next - 1.0f) * inv;
+  }
+}
+
 static tt_status host_nll_backward(tt_backend *be, tt_buf d_logits, tt_buf probs, const int32_t *ids, int T, int V,
                                    float tiny, tt_error *err) {
-  (void)be, (void)err;
+  (void)err;
   TT_ASSERT(T >= 2);
   NEED(d_logits, (size_t)T * V);
   NEED(probs, (size_t)T * V);
-  float inv = 1.0f / (float)(T - 1);
-  for (int t = 0; t < T; t++) {
-    float *o = out_of(d_logits) + (size_t)t * V;
-    const float *p = in(probs) + (size_t)t * V;
-    if (t == T - 1) {
-      memset(o, 0, (size_t)V * sizeof(float));
-      continue;
-    }
-    float p_next = p[ids[t + 1]];  // read first: o may be p (in place)
-    for (int v = 0; v < V; v++) {
-      float g = p[v] * inv;
-      o[v] = g < tiny ? 0.0f : g;
-    }
-    o[ids[t + 1]] = (p_next - 1.0f) * inv;
-  }
+  nll_backward_args args = {out_of(d_logits), in(probs), ids, T, V, tiny};
+  tt_openblas_parallel_for(be, (size_t)T, tt_openblas_min_rows((size_t)V), 1, nll_backward_body, &args);
   return TT_OK;
 }
 

@@ -39,6 +39,12 @@ void tt_openblas_single_thread(tt_backend *be);
 // masked part) are skipped and give exactly 0, as does a row of -inf only. o may be v.
 void tt_openblas_softmax_row(float *o, const float *v, size_t cols);
 typedef void (*tt_range_body)(void *args, size_t begin, size_t end);
+#define MIN_PART_FLOATS 16384  // below this a loop stays in the caller: waking a thread costs more
+#define ALIGN_FLOATS 16        // element-wise parts start on whole vectors
+// Rows per part for rows of `cols` floats: at least one, and MIN_PART_FLOATS floats.
+static inline size_t tt_openblas_min_rows(size_t cols) {
+  return cols >= MIN_PART_FLOATS ? 1 : (MIN_PART_FLOATS + cols - 1) / (cols ? cols : 1);
+}
 void tt_openblas_parallel_for(tt_backend *be, size_t n, size_t min_part, size_t align, tt_range_body body, void *args);
 // Sets the backward pass's ops (openblas_backward.c).
 void tt_openblas_set_backward(tt_backend *be);

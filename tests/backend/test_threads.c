@@ -1,8 +1,8 @@
 // The OpenBLAS backend on several threads: the thread pool (src/backend/host_pool.c) runs
 // every item of every job exactly once and uses its workers; and every op that the pool
 // splits gives the same bits on 2 and 3 threads as on 1, at sizes above the split
-// threshold with odd widths (parts that end mid-vector, heads that straddle parts); and
-// softmax_nll gives the bits of softmax and nll.
+// threshold with odd widths (parts that end mid-vector, heads that straddle parts), the
+// backward pass's split ops too; and softmax_nll gives the bits of softmax and nll.
 #include <cblas.h>
 #include <math.h>
 #include <setjmp.h>
@@ -190,14 +190,19 @@ static void run_ops(tt_backend *be, results *r) {
   for (size_t i = 0; i < sizeof all / sizeof *all; i++) be->release(be, &all[i]);
 }
 
-static void test_ops_same_bits_on_every_thread_count(void **state) {
-  (void)state;
+static void make_inputs(void) {
+  if (x_el) return;
   x_el = rand_vec(N_EL, 4.0f), y_el = rand_vec(N_EL, 1.0f),
   scores = rand_vec((size_t)H * TM * TM > (size_t)ROWS * COLS ? (size_t)H * TM * TM : (size_t)ROWS * COLS, 6.0f);
   norm_x = rand_vec((size_t)NT * NC, 3.0f), gamma_v = rand_vec(NC, 1.0f), beta_v = rand_vec(NC, 1.0f);
   qkv_v = rand_vec((size_t)3 * HT * HH * HD, 1.0f), logits_v = rand_vec((size_t)LT * LV, 8.0f);
   ba = rand_vec((size_t)B * BM * BK, 1.0f), bb = rand_vec((size_t)B * BK * BN, 1.0f);
   for (int t = 0; t < LT; t++) ids[t] = (int32_t)((t * 977) % LV);
+}
+
+// run(be, results) on backends of 1, 2 and 3 threads: every output the same bits.
+static void same_bits_on_every_thread_count(void (*run)(tt_backend *, results *)) {
+  make_inputs();
   results r[3] = {0};
   for (int threads = 1; threads <= 3; threads++) {
     openblas_set_num_threads(threads);
@@ -208,7 +213,7 @@ static void test_ops_same_bits_on_every_thread_count(void **state) {
     snprintf(want, sizeof want, "CPU, %d thread", threads);
     if (strncmp(be->device, want, strlen(want)) != 0)
       fail_msg("backend on %d threads says \"%s\"", threads, be->device);
-    run_ops(be, &r[threads - 1]);
+    run(be, &r[threads - 1]);
     tt_backend_destroy(be);
   }
   for (int t = 1; t < 3; t++) {
@@ -223,10 +228,53 @@ static void test_ops_same_bits_on_every_thread_count(void **state) {
     for (int i = 0; i < r[t].n; i++) free(r[t].outs[i]);
 }
 
+static void test_ops_same_bits_on_every_thread_count(void **state) {
+  (void)state;
+  same_bits_on_every_thread_count(run_ops);
+}
+
+// The backward pass's split ops (openblas_backward.c) at sizes above the split threshold.
+static void run_backward_ops(tt_backend *be, results *r) {
+  tt_error err = {0};
+  size_t nn = (size_t)NT * NC;
+  tt_buf d_out = up(be, norm_x, nn), nrm = up(be, norm_x + 1, nn - 1), sc = up(be, gamma_v, NT);
+  tt_buf g = up(be, gamma_v, NC), dx = up(be, NULL, nn), dn = up(be, NULL, nn);
+  for (int rms = 0; rms <= 1; rms++) {
+    tt_buf dg = up(be, beta_v, NC), db = up(be, gamma_v, NC);  // added to: start non-zero
+    assert_int_equal(be->norm_backward(be, dx, dn, dg, db, d_out, nrm, sc, g, NT - 1, NC, rms, &err), TT_OK);
+    keep(r, be, dx, nn - NC), keep(r, be, dn, nn - NC), keep(r, be, dg, NC), keep(r, be, db, NC);
+    be->release(be, &dg), be->release(be, &db);
+  }
+  tt_buf sums = up(be, beta_v, NC);  // (NC) += the column sums of a (NT, NC)
+  assert_int_equal(be->add_row_sums(be, sums, d_out, NT, NC, &err), TT_OK);
+  keep(r, be, sums, NC);
+  tt_buf x = up(be, x_el, N_EL), dy = up(be, y_el, N_EL), out = up(be, NULL, N_EL), y = up(be, NULL, N_EL);
+  const tt_act_kind acts[] = {TT_ACT_GELU_TANH, TT_ACT_SILU, TT_ACT_GELU_ERF};
+  for (size_t k = 0; k < sizeof acts / sizeof *acts; k++) {
+    assert_int_equal(be->activation_backward(be, out, y, x, dy, N_EL, acts[k], &err), TT_OK);
+    keep(r, be, out, N_EL), keep(r, be, y, N_EL);
+  }
+  tt_buf sy = up(be, scores, (size_t)ROWS * COLS), sdy = up(be, x_el, (size_t)ROWS * COLS),
+         sdx = up(be, NULL, (size_t)ROWS * COLS);
+  assert_int_equal(be->softmax_backward(be, sdx, sy, sdy, ROWS, COLS, &err), TT_OK);
+  keep(r, be, sdx, (size_t)ROWS * COLS);
+  tt_buf probs = up(be, logits_v, (size_t)LT * LV), dl = up(be, NULL, (size_t)LT * LV);
+  assert_int_equal(be->nll_backward(be, dl, probs, ids, LT, LV, 0x1p-100f, &err), TT_OK);
+  keep(r, be, dl, (size_t)LT * LV);
+  tt_buf all[] = {d_out, nrm, sc, g, dx, dn, sums, x, dy, out, y, sy, sdy, sdx, probs, dl};
+  for (size_t i = 0; i < sizeof all / sizeof *all; i++) be->release(be, &all[i]);
+}
+
+static void test_backward_ops_same_bits_on_every_thread_count(void **state) {
+  (void)state;
+  same_bits_on_every_thread_count(run_backward_ops);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_pool_runs_each_item_once),
       cmocka_unit_test(test_ops_same_bits_on_every_thread_count),
+      cmocka_unit_test(test_backward_ops_same_bits_on_every_thread_count),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
