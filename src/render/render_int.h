@@ -142,6 +142,9 @@ void tt_draw_rect(tt_canvas *cv, int x, int y, int w, int h, tt_rgba c);        
 void tt_draw_frame(tt_canvas *cv, int x, int y, int w, int h, tt_rgba c, int t);  // outline, t px
 // Word-wrapped paragraph inside width w; returns the height used.
 int tt_draw_para(tt_canvas *cv, int x, int y, int w, const char *s, int px, tt_font_kind k, tt_rgba c);
+// The same in at most max_h pixels: the last line that fits ends with what is left of the
+// text cut with "…" (a line break in it cut there too).
+int tt_draw_para_cut(tt_canvas *cv, int x, int y, int w, const char *s, int px, tt_font_kind k, tt_rgba c, int max_h);
 // Outline of cell (row, col) of a drawn panel, clipped to it: a frame around cells of 4 px
 // and more, else a cross of 1 px lines through the cell.
 void tt_draw_cell_mark(tt_canvas *cv, const tt_panel *pn, int row, int col, tt_rgba c);
@@ -165,6 +168,10 @@ void tt_svg_write_meta(FILE *fp, const char *const (*pairs)[2], int n);
 // Type size for an area: large enough for a projector, scaled with the area, times the
 // state's font_scale.
 int tt_unit_for(const tt_view_state *st, int w, int h);
+// The unit u where a part of the page has room for at most `most`: u when it fits, else
+// less, but never under the unzoomed unit (u / font_scale). Zoomed type (the window's
+// Ctrl +) then shrinks back in the window's header and view before it crowds out the cells.
+int tt_unit_fit(const tt_view_state *st, int u, int most);
 
 // The type scale: every text size and text line of a drawing, named, from its unit u
 // (tt_unit_for: the area and st->font_scale). Painters take sizes from here, never as

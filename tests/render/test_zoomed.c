@@ -1,0 +1,124 @@
+// zoomed: the window's frame with the interface's type enlarged (font scale 1.5 to 3, the
+// window's Ctrl +) still draws the view, an attention pattern of a long prompt (12 heads,
+// T = 512, more cells than pixels) as a square heatmap and as a grid of every head, at the
+// sizes of laptops, projectors and large screens.
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "model/model.h"
+#include "render/render.h"
+
+enum { H = 12, T = 512 };
+
+// A (12, T, T) causal pattern: row i spread evenly over tokens 0..i.
+static tt_trace *long_trace(void) {
+  tt_trace *tr = tt_trace_create();
+  tt_config cfg;
+  tt_config_default(&cfg);
+  char *json = tt_config_to_json(&cfg);
+  tt_trace_set_meta(tr, "config", json);
+  free(json);
+  static int32_t ids[T];
+  static char bufs[T][16];
+  static const char *strs[T];
+  for (int i = 0; i < T; i++) {
+    ids[i] = 1000 + i;
+    snprintf(bufs[i], sizeof bufs[i], " w%d", i);
+    strs[i] = bufs[i];
+  }
+  tt_error err = {0};
+  assert_int_equal(tt_trace_set_tokens(tr, ids, strs, T, &err), TT_OK);
+  float *p = calloc((size_t)H * T * T, sizeof(float));
+  for (int h = 0; h < H; h++)
+    for (int i = 0; i < T; i++)
+      for (int j = 0; j <= i; j++) p[((size_t)h * T + (size_t)i) * T + (size_t)j] = 1.0f / (float)(i + 1);
+  tt_tensor t = {.name = "blocks.0.attn.hook_pattern", .dtype = TT_F32, .ndim = 3, .shape = {H, T, T}, .data = p};
+  assert_int_equal(tt_trace_add(tr, &t, &err), TT_OK);
+  free(p);
+  return tr;
+}
+
+typedef struct {
+  int w, h;
+  float scale;
+} screen;
+
+static const screen screens[] = {{1600, 1000, 1.5f}, {1600, 1000, 2},   {1920, 1080, 2},
+                                 {2560, 1600, 2},    {1280, 800, 2.5f}, {1920, 1080, 3}};
+
+static void draw(tt_render *rc, const tt_trace *tr, const screen *sc, tt_view_kind view, tt_layout *lay) {
+  tt_view_state vs;
+  tt_view_state_init(&vs);
+  vs.frame = true;
+  vs.font_scale = sc->scale;
+  tt_view_goto_step(&vs, tr, tt_step_find(tr, "blocks.0.attn.hook_pattern", NULL));
+  vs.view = view;
+  SDL_Surface *s = NULL;
+  tt_error err = {0};
+  assert_int_equal(tt_render_surface(rc, tr, &vs, sc->w, sc->h, &s, lay, &err), TT_OK);
+  SDL_FreeSurface(s);
+}
+
+// The heatmap: drawn, square although downsampled, and an eighth of the height at least.
+static void test_zoomed_heatmap(void **state) {
+  (void)state;
+  tt_trace *tr = long_trace();
+  tt_render *rc = NULL;
+  tt_error err = {0};
+  assert_int_equal(tt_render_create(&rc, &err), TT_OK);
+  tt_layout *lay = calloc(1, sizeof *lay);
+  int downsampled = 0;
+  for (size_t i = 0; i < sizeof screens / sizeof *screens; i++) {
+    const screen *sc = &screens[i];
+    draw(rc, tr, sc, TT_VIEW_HEATMAP, lay);
+    if (lay->n_panels < 1) fail_msg("%dx%d at font scale %g: no heatmap drawn", sc->w, sc->h, (double)sc->scale);
+    SDL_Rect r = lay->panels[0].rect;
+    if (r.w != r.h || r.h < sc->h / 8 || r.y + r.h > sc->h || r.x + r.w > sc->w)
+      fail_msg("%dx%d at font scale %g: heatmap %dx%d at (%d, %d)", sc->w, sc->h, (double)sc->scale, r.w, r.h, r.x,
+               r.y);
+    downsampled += lay->panels[0].cell_h < 1;
+  }
+  assert_true(downsampled >= 3);  // more cells than pixels: the case the square is about
+  free(lay);
+  tt_render_destroy(rc);
+  tt_trace_destroy(tr);
+}
+
+// The grid: every head drawn, each at least 48 pixels square.
+static void test_zoomed_grid(void **state) {
+  (void)state;
+  tt_trace *tr = long_trace();
+  tt_render *rc = NULL;
+  tt_error err = {0};
+  assert_int_equal(tt_render_create(&rc, &err), TT_OK);
+  tt_layout *lay = calloc(1, sizeof *lay);
+  for (size_t i = 0; i < sizeof screens / sizeof *screens; i++) {
+    const screen *sc = &screens[i];
+    draw(rc, tr, sc, TT_VIEW_GRID, lay);
+    if (lay->n_panels != H)
+      fail_msg("%dx%d at font scale %g: %d of %d heads drawn", sc->w, sc->h, (double)sc->scale, lay->n_panels, H);
+    for (int h = 0; h < H; h++) {
+      SDL_Rect r = lay->panels[h].rect;
+      if (r.w < 48 || r.h < 48 || r.y + r.h > sc->h)
+        fail_msg("%dx%d at font scale %g: head %d %dx%d at (%d, %d)", sc->w, sc->h, (double)sc->scale, h, r.w, r.h, r.x,
+                 r.y);
+    }
+  }
+  free(lay);
+  tt_render_destroy(rc);
+  tt_trace_destroy(tr);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_zoomed_heatmap),
+      cmocka_unit_test(test_zoomed_grid),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
