@@ -222,7 +222,7 @@ static bool bench_size(tt_render *rc, const tt_trace *tr, int W, int Ht, const o
   SDL_Surface *surf = SDL_CreateRGBSurfaceWithFormat(0, W, Ht, 32, SDL_PIXELFORMAT_ARGB8888);
   SDL_Renderer *r = surf ? SDL_CreateSoftwareRenderer(surf) : NULL;
   bool ok = r != NULL;
-  for (int si = 0; ok && si < o->n_scales; si++)
+  for (int si = 0; r && si < o->n_scales; si++)
     for (int scene = 0; scene < N_SCENES; scene++) {
       result res;
       run_scene(rc, r, W, Ht, tr, scene, o->scales[si], o->frames, times, lay, &res);

@@ -109,6 +109,9 @@ typedef struct tt_sdl_cache tt_sdl_cache;
 tt_sdl_cache *tt_sdl_cache_create(void);
 void tt_sdl_cache_destroy(tt_sdl_cache *c);
 void tt_sdl_cache_forget(tt_sdl_cache *c);  // drops every texture (renderer going away)
+// Bytes held by the cached cell images (bounded: the least recently drawn go first).
+size_t tt_sdl_cache_cell_bytes(const tt_sdl_cache *c);
+#define TT_SDL_CELL_BYTES_MAX ((size_t)128 << 20)
 void tt_canvas_sdl(tt_canvas *cv, SDL_Renderer *r, tt_sdl_cache *cache, tt_fonts *fonts);
 // Canvas that writes SVG elements to fp; state lives in svg (owned by the caller).
 typedef struct {
