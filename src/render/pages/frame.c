@@ -66,7 +66,8 @@ static void navigator(tt_paint *p, SDL_Rect r) {
 }
 
 // The step's counter and title, formula, shapes and explanation, in at most max_h pixels
-// (the explanation is cut with "…" where it would take more); returns the height used.
+// (its unit shrinks toward the unzoomed one, the explanation is cut with "…" where it
+// would take more); returns the height used.
 static int header(tt_paint *p, SDL_Rect r, int max_h) {
   tt_canvas *cv = p->cv;
   const tt_palette *pal = p->pal;
@@ -248,7 +249,7 @@ void tt_paint_frame(tt_paint *p, SDL_Rect r) {
   SDL_Rect nav = {r.x, r.y, nav_w, r.h - keys_h};
   navigator(p, nav);
   SDL_Rect main = {r.x + nav_w + u, r.y + u / 2, r.w - nav_w - u * 2, r.h - keys_h - u};
-  int hh = header(p, main, main.h / 2);  // the view keeps at least half, however large the type
+  int hh = header(p, main, main.h * 2 / 5);  // the view keeps at least 3/5, however large the type
   SDL_Rect view = {main.x, main.y + hh, main.w, main.h - hh};
   tt_paint vp = *p;
   vp.unit = tt_unit_fit(p->st, p->unit, view.h / 16);
