@@ -4,6 +4,7 @@
 #define TT_RENDER_INT_H
 
 #include <SDL_ttf.h>
+#include <string.h>
 
 #include "model/model.h"
 #include "cost/cost.h"
@@ -219,7 +220,15 @@ tt_status tt_figure_svg(tt_render *rc, const tt_view_state *st, int w, int h, tt
 tt_status tt_headless_png(tt_render *rc, int w, int h, tt_headless_fn fn, void *ctx, const char *path, tt_error *err);
 
 // ---- tensors as matrices (data.c) ---------------------------------------------------------
-float tt_tensor_at(const tt_tensor *t, int64_t i);
+// Element i of t as a float, any dtype the format has; F32 (every recorded hook) read in
+// place, inline, since the cell images and colour scales read millions of them.
+float tt_tensor_at_any(const tt_tensor *t, int64_t i);
+static inline float tt_tensor_at(const tt_tensor *t, int64_t i) {
+  if (t->dtype != TT_F32) return tt_tensor_at_any(t, i);
+  float v;
+  memcpy(&v, (const unsigned char *)t->data + (size_t)i * sizeof v, sizeof v);  // the data may be unaligned
+  return v;
+}
 
 typedef struct {
   const tt_tensor *t;
