@@ -226,7 +226,7 @@ static bool parse(int argc, char **argv, options *o) {
 // All scenes at one size; prints their rows; false when a median is over 16 ms (*cpu_ok
 // false when a CPU median is).
 static bool bench_size(tt_render *rc, const tt_trace *tr, int W, int Ht, const options *o, double *times, double *cpu,
-                       tt_layout *lay) {
+                       tt_layout *lay, bool *cpu_ok) {
   SDL_Surface *surf = SDL_CreateRGBSurfaceWithFormat(0, W, Ht, 32, SDL_PIXELFORMAT_ARGB8888);
   SDL_Renderer *r = surf ? SDL_CreateSoftwareRenderer(surf) : NULL;
   bool ok = r != NULL;
