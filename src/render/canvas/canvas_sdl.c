@@ -267,6 +267,9 @@ static void sdl_cells(tt_canvas *cv, uint64_t key, const tt_cells *c, SDL_Rect d
   SDL_Texture *tex = SDL_CreateTextureFromSurface(im->owner, s);
   SDL_FreeSurface(s);
   if (!tex) return;
+  // Every pixel is opaque: copied, not alpha-blended (SDL blends a texture made from a
+  // surface with an alpha channel, pixel by pixel; the result is the same, slower).
+  SDL_SetTextureBlendMode(tex, SDL_BLENDMODE_NONE);
   SDL_RenderCopy(im->owner, tex, NULL, &dst);
   if (key)
     cache_put(im, cells_key(key, dst), tex, dst.w, dst.h, true);
