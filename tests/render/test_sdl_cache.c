@@ -27,60 +27,73 @@ static void clear(SDL_Surface *s) {
   SDL_FillRect(s, NULL, SDL_MapRGBA(s->format, 1, 2, 3, 255));
 }
 
-static void test_cached_pixels_match(void **state) {
-  (void)state;
-  SDL_Surface *s = SDL_CreateRGBSurfaceWithFormat(0, W, H, 32, SDL_PIXELFORMAT_ARGB8888);
-  SDL_Renderer *r = SDL_CreateSoftwareRenderer(s);
-  tt_sdl_cache *cache = tt_sdl_cache_create();
+// A software renderer on a surface, a fresh cache and the canvas over them (per test).
+typedef struct {
+  SDL_Surface *s;
+  SDL_Renderer *r;
+  tt_sdl_cache *cache;
   tt_canvas cv;
-  tt_canvas_sdl(&cv, r, cache, NULL);
+} cache_ctx;
+
+static int setup(void **state) {
+  cache_ctx *c = calloc(1, sizeof *c);
+  c->s = SDL_CreateRGBSurfaceWithFormat(0, W, H, 32, SDL_PIXELFORMAT_ARGB8888);
+  c->r = c->s ? SDL_CreateSoftwareRenderer(c->s) : NULL;
+  c->cache = tt_sdl_cache_create();
+  if (c->r && c->cache) tt_canvas_sdl(&c->cv, c->r, c->cache, NULL);
+  *state = c;
+  return c->r && c->cache ? 0 : -1;
+}
+
+static int teardown(void **state) {
+  cache_ctx *c = *state;
+  tt_sdl_cache_destroy(c->cache);
+  if (c->r) SDL_DestroyRenderer(c->r);
+  SDL_FreeSurface(c->s);
+  free(c);
+  return 0;
+}
+
+static void test_cached_pixels_match(void **state) {
+  cache_ctx *c = *state;
+  SDL_Surface *s = c->s;
   clear(s);
-  draw_cells(&cv, 42, 5);  // drawn afresh (and cached)
+  draw_cells(&c->cv, 42, 5);  // drawn afresh (and cached)
   size_t bytes = (size_t)s->pitch * H;
   uint8_t *fresh = malloc(bytes);
   memcpy(fresh, s->pixels, bytes);
   clear(s);
-  assert_true(cv.cells_cached(&cv, 42, (SDL_Rect){0, 0, W, H}));
+  assert_true(c->cv.cells_cached(&c->cv, 42, (SDL_Rect){0, 0, W, H}));
   assert_memory_equal(s->pixels, fresh, bytes);
-  assert_false(cv.cells_cached(&cv, 43, (SDL_Rect){0, 0, W, H}));  // another key: not there
+  assert_false(c->cv.cells_cached(&c->cv, 43, (SDL_Rect){0, 0, W, H}));  // another key: not there
   free(fresh);
-  tt_sdl_cache_destroy(cache);
-  SDL_DestroyRenderer(r);
-  SDL_FreeSurface(s);
 }
 
 static void test_cell_bytes_bounded(void **state) {
-  (void)state;
-  SDL_Surface *s = SDL_CreateRGBSurfaceWithFormat(0, W, H, 32, SDL_PIXELFORMAT_ARGB8888);
-  SDL_Renderer *r = SDL_CreateSoftwareRenderer(s);
-  tt_sdl_cache *cache = tt_sdl_cache_create();
-  tt_canvas cv;
-  tt_canvas_sdl(&cv, r, cache, NULL);
+  cache_ctx *c = *state;
+  tt_canvas *cv = &c->cv;
   SDL_Rect all = {0, 0, W, H};
-  draw_cells(&cv, 1, 0);  // the oldest, never drawn again
-  draw_cells(&cv, 2, 1);  // drawn every frame (the legend bar, another head)
+  draw_cells(cv, 1, 0);  // the oldest, never drawn again
+  draw_cells(cv, 2, 1);  // drawn every frame (the legend bar, another head)
   size_t most = 0;
   for (int i = 0; i < IMAGES; i++) {  // 120 images of 4 MB: 480 MB unbounded
-    assert_true(cv.cells_cached(&cv, 2, all));
-    draw_cells(&cv, 1000 + (uint64_t)i, i);
-    size_t b = tt_sdl_cache_cell_bytes(cache);
+    assert_true(cv->cells_cached(cv, 2, all));
+    draw_cells(cv, 1000 + (uint64_t)i, i);
+    size_t b = tt_sdl_cache_cell_bytes(c->cache);
     if (b > most) most = b;
   }
   assert_true(most <= TT_SDL_CELL_BYTES_MAX);
   assert_true(most >= TT_SDL_CELL_BYTES_MAX / 2);  // it does keep images up to the bound
-  assert_true(cv.cells_cached(&cv, 2, all));
-  assert_true(cv.cells_cached(&cv, 1000 + IMAGES - 1, all));  // the newest
-  assert_false(cv.cells_cached(&cv, 1, all));                 // the least recently drawn went
-  assert_false(cv.cells_cached(&cv, 1000, all));
-  tt_sdl_cache_destroy(cache);
-  SDL_DestroyRenderer(r);
-  SDL_FreeSurface(s);
+  assert_true(cv->cells_cached(cv, 2, all));
+  assert_true(cv->cells_cached(cv, 1000 + IMAGES - 1, all));  // the newest
+  assert_false(cv->cells_cached(cv, 1, all));                 // the least recently drawn went
+  assert_false(cv->cells_cached(cv, 1000, all));
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_cached_pixels_match),
-      cmocka_unit_test(test_cell_bytes_bounded),
+      cmocka_unit_test_setup_teardown(test_cached_pixels_match, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_cell_bytes_bounded, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

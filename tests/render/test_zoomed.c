@@ -52,67 +52,76 @@ typedef struct {
 static const screen screens[] = {{1600, 1000, 1.5f}, {1600, 1000, 2},   {1920, 1080, 2},
                                  {2560, 1600, 2},    {1280, 800, 2.5f}, {1920, 1080, 3}};
 
-static void draw(tt_render *rc, const tt_trace *tr, const screen *sc, tt_view_kind view, tt_layout *lay) {
+// What every test draws with: the trace, a render context and a layout (a group fixture).
+typedef struct {
+  tt_trace *tr;
+  tt_render *rc;
+  tt_layout *lay;
+} zoom_ctx;
+
+static int setup(void **state) {
+  zoom_ctx *c = calloc(1, sizeof *c);
+  tt_error err = {0};
+  c->tr = long_trace();
+  c->lay = calloc(1, sizeof *c->lay);
+  *state = c;
+  return tt_render_create(&c->rc, &err) == TT_OK && c->lay ? 0 : -1;
+}
+
+static int teardown(void **state) {
+  zoom_ctx *c = *state;
+  free(c->lay);
+  tt_render_destroy(c->rc);
+  tt_trace_destroy(c->tr);
+  free(c);
+  return 0;
+}
+
+static void draw(const zoom_ctx *c, const screen *sc, tt_view_kind view) {
   tt_view_state vs;
   tt_view_state_init(&vs);
   vs.frame = true;
   vs.font_scale = sc->scale;
-  tt_view_goto_step(&vs, tr, tt_step_find(tr, "blocks.0.attn.hook_pattern", NULL));
+  tt_view_goto_step(&vs, c->tr, tt_step_find(c->tr, "blocks.0.attn.hook_pattern", NULL));
   vs.view = view;
   SDL_Surface *s = NULL;
   tt_error err = {0};
-  assert_int_equal(tt_render_surface(rc, tr, &vs, sc->w, sc->h, &s, lay, &err), TT_OK);
+  assert_int_equal(tt_render_surface(c->rc, c->tr, &vs, sc->w, sc->h, &s, c->lay, &err), TT_OK);
   SDL_FreeSurface(s);
 }
 
 // The heatmap: drawn, square although downsampled, and an eighth of the height at least.
 static void test_zoomed_heatmap(void **state) {
-  (void)state;
-  tt_trace *tr = long_trace();
-  tt_render *rc = NULL;
-  tt_error err = {0};
-  assert_int_equal(tt_render_create(&rc, &err), TT_OK);
-  tt_layout *lay = calloc(1, sizeof *lay);
+  const zoom_ctx *c = *state;
   int downsampled = 0;
   for (size_t i = 0; i < sizeof screens / sizeof *screens; i++) {
     const screen *sc = &screens[i];
-    draw(rc, tr, sc, TT_VIEW_HEATMAP, lay);
-    if (lay->n_panels < 1) fail_msg("%dx%d at font scale %g: no heatmap drawn", sc->w, sc->h, (double)sc->scale);
-    SDL_Rect r = lay->panels[0].rect;
+    draw(c, sc, TT_VIEW_HEATMAP);
+    if (c->lay->n_panels < 1) fail_msg("%dx%d at font scale %g: no heatmap drawn", sc->w, sc->h, (double)sc->scale);
+    SDL_Rect r = c->lay->panels[0].rect;
     if (r.w != r.h || r.h < sc->h / 8 || r.y + r.h > sc->h || r.x + r.w > sc->w)
       fail_msg("%dx%d at font scale %g: heatmap %dx%d at (%d, %d)", sc->w, sc->h, (double)sc->scale, r.w, r.h, r.x,
                r.y);
-    downsampled += lay->panels[0].cell_h < 1;
+    downsampled += c->lay->panels[0].cell_h < 1;
   }
   assert_true(downsampled >= 3);  // more cells than pixels: the case the square is about
-  free(lay);
-  tt_render_destroy(rc);
-  tt_trace_destroy(tr);
 }
 
 // The grid: every head drawn, each at least 48 pixels square.
 static void test_zoomed_grid(void **state) {
-  (void)state;
-  tt_trace *tr = long_trace();
-  tt_render *rc = NULL;
-  tt_error err = {0};
-  assert_int_equal(tt_render_create(&rc, &err), TT_OK);
-  tt_layout *lay = calloc(1, sizeof *lay);
+  const zoom_ctx *c = *state;
   for (size_t i = 0; i < sizeof screens / sizeof *screens; i++) {
     const screen *sc = &screens[i];
-    draw(rc, tr, sc, TT_VIEW_GRID, lay);
-    if (lay->n_panels != H)
-      fail_msg("%dx%d at font scale %g: %d of %d heads drawn", sc->w, sc->h, (double)sc->scale, lay->n_panels, H);
+    draw(c, sc, TT_VIEW_GRID);
+    if (c->lay->n_panels != H)
+      fail_msg("%dx%d at font scale %g: %d of %d heads drawn", sc->w, sc->h, (double)sc->scale, c->lay->n_panels, H);
     for (int h = 0; h < H; h++) {
-      SDL_Rect r = lay->panels[h].rect;
+      SDL_Rect r = c->lay->panels[h].rect;
       if (r.w < 48 || r.h < 48 || r.y + r.h > sc->h)
         fail_msg("%dx%d at font scale %g: head %d %dx%d at (%d, %d)", sc->w, sc->h, (double)sc->scale, h, r.w, r.h, r.x,
                  r.y);
     }
   }
-  free(lay);
-  tt_render_destroy(rc);
-  tt_trace_destroy(tr);
 }
 
 int main(void) {
@@ -120,5 +129,5 @@ int main(void) {
       cmocka_unit_test(test_zoomed_heatmap),
       cmocka_unit_test(test_zoomed_grid),
   };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  return cmocka_run_group_tests(tests, setup, teardown);
 }
