@@ -1,7 +1,7 @@
 // zoomed: the window's frame with the interface's type enlarged (font scale 1.5 to 3, the
 // window's Ctrl +) still draws the view, an attention pattern of a long prompt (12 heads,
 // T = 512, more cells than pixels) as a square heatmap and as a grid of every head, at the
-// sizes of laptops, projectors and large screens.
+// sizes of laptops, projectors and large screens, with no text running off the edge.
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -77,7 +77,8 @@ static int teardown(void **state) {
   return 0;
 }
 
-static void draw(const zoom_ctx *c, const screen *sc, tt_view_kind view) {
+// Draws the view at sc; returns the surface (free it) when keep, else NULL.
+static SDL_Surface *draw(const zoom_ctx *c, const screen *sc, tt_view_kind view, bool keep) {
   tt_view_state vs;
   tt_view_state_init(&vs);
   vs.frame = true;
@@ -87,7 +88,9 @@ static void draw(const zoom_ctx *c, const screen *sc, tt_view_kind view) {
   SDL_Surface *s = NULL;
   tt_error err = {0};
   assert_int_equal(tt_render_surface(c->rc, c->tr, &vs, sc->w, sc->h, &s, c->lay, &err), TT_OK);
+  if (keep) return s;
   SDL_FreeSurface(s);
+  return NULL;
 }
 
 // The heatmap: drawn, square although downsampled, and an eighth of the height at least.
@@ -96,7 +99,7 @@ static void test_zoomed_heatmap(void **state) {
   int downsampled = 0;
   for (size_t i = 0; i < sizeof screens / sizeof *screens; i++) {
     const screen *sc = &screens[i];
-    draw(c, sc, TT_VIEW_HEATMAP);
+    draw(c, sc, TT_VIEW_HEATMAP, false);
     if (c->lay->n_panels < 1) fail_msg("%dx%d at font scale %g: no heatmap drawn", sc->w, sc->h, (double)sc->scale);
     SDL_Rect r = c->lay->panels[0].rect;
     if (r.w != r.h || r.h < sc->h / 8 || r.y + r.h > sc->h || r.x + r.w > sc->w)
@@ -112,7 +115,7 @@ static void test_zoomed_grid(void **state) {
   const zoom_ctx *c = *state;
   for (size_t i = 0; i < sizeof screens / sizeof *screens; i++) {
     const screen *sc = &screens[i];
-    draw(c, sc, TT_VIEW_GRID);
+    draw(c, sc, TT_VIEW_GRID, false);
     if (c->lay->n_panels != H)
       fail_msg("%dx%d at font scale %g: %d of %d heads drawn", sc->w, sc->h, (double)sc->scale, c->lay->n_panels, H);
     for (int h = 0; h < H; h++) {
@@ -124,10 +127,31 @@ static void test_zoomed_grid(void **state) {
   }
 }
 
+// Nothing above the heatmap runs off the right edge: the header's lines and the view's
+// one-line heading are cut to the width (the rightmost pixels stay background).
+static void test_zoomed_text_fits(void **state) {
+  const zoom_ctx *c = *state;
+  for (size_t i = 0; i < sizeof screens / sizeof *screens; i++) {
+    const screen *sc = &screens[i];
+    SDL_Surface *s = draw(c, sc, TT_VIEW_HEATMAP, true);
+    assert_int_equal(s->format->BytesPerPixel, 3);
+    const uint8_t *bg = (const uint8_t *)s->pixels + (size_t)(s->w - 1) * 3;  // the top right corner
+    for (int y = 0; y < c->lay->panels[0].rect.y; y++)
+      for (int x = s->w - 3; x < s->w; x++) {
+        const uint8_t *px = (const uint8_t *)s->pixels + (size_t)y * (size_t)s->pitch + (size_t)x * 3;
+        if (memcmp(px, bg, 3) != 0)
+          fail_msg("%dx%d at font scale %g: something drawn at the right edge, (%d, %d)", sc->w, sc->h,
+                   (double)sc->scale, x, y);
+      }
+    SDL_FreeSurface(s);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_zoomed_heatmap),
       cmocka_unit_test(test_zoomed_grid),
+      cmocka_unit_test(test_zoomed_text_fits),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
