@@ -62,6 +62,13 @@ int tt_unit_for(const tt_view_state *st, int w, int h) {
   return (int)lrintf(u);
 }
 
+int tt_unit_fit(const tt_view_state *st, int u, int most) {
+  float scale = st->font_scale > 1 ? st->font_scale : 1;
+  int unzoomed = (int)lrintf((float)u / scale);
+  if (u <= most) return u;
+  return most > unzoomed ? most : unzoomed;
+}
+
 tt_type tt_type_for(int u) {
   return (tt_type){.display = u * 16 / 10,
                    .formula = u * 14 / 10,

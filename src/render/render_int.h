@@ -4,6 +4,7 @@
 #define TT_RENDER_INT_H
 
 #include <SDL_ttf.h>
+#include <string.h>
 
 #include "model/model.h"
 #include "cost/cost.h"
@@ -109,6 +110,9 @@ typedef struct tt_sdl_cache tt_sdl_cache;
 tt_sdl_cache *tt_sdl_cache_create(void);
 void tt_sdl_cache_destroy(tt_sdl_cache *c);
 void tt_sdl_cache_forget(tt_sdl_cache *c);  // drops every texture (renderer going away)
+// Bytes held by the cached cell images (bounded: the least recently drawn go first).
+size_t tt_sdl_cache_cell_bytes(const tt_sdl_cache *c);
+#define TT_SDL_CELL_BYTES_MAX ((size_t)128 << 20)
 void tt_canvas_sdl(tt_canvas *cv, SDL_Renderer *r, tt_sdl_cache *cache, tt_fonts *fonts);
 // Canvas that writes SVG elements to fp; state lives in svg (owned by the caller).
 typedef struct {
@@ -142,6 +146,9 @@ void tt_draw_rect(tt_canvas *cv, int x, int y, int w, int h, tt_rgba c);        
 void tt_draw_frame(tt_canvas *cv, int x, int y, int w, int h, tt_rgba c, int t);  // outline, t px
 // Word-wrapped paragraph inside width w; returns the height used.
 int tt_draw_para(tt_canvas *cv, int x, int y, int w, const char *s, int px, tt_font_kind k, tt_rgba c);
+// The same in at most max_h pixels: the last line that fits ends with what is left of the
+// text cut with "…" (a line break in it cut there too).
+int tt_draw_para_cut(tt_canvas *cv, int x, int y, int w, const char *s, int px, tt_font_kind k, tt_rgba c, int max_h);
 // Outline of cell (row, col) of a drawn panel, clipped to it: a frame around cells of 4 px
 // and more, else a cross of 1 px lines through the cell.
 void tt_draw_cell_mark(tt_canvas *cv, const tt_panel *pn, int row, int col, tt_rgba c);
@@ -165,6 +172,10 @@ void tt_svg_write_meta(FILE *fp, const char *const (*pairs)[2], int n);
 // Type size for an area: large enough for a projector, scaled with the area, times the
 // state's font_scale.
 int tt_unit_for(const tt_view_state *st, int w, int h);
+// The unit u where a part of the page has room for at most `most`: u when it fits, else
+// less, but never under the unzoomed unit (u / font_scale). Zoomed type (the window's
+// Ctrl +) then shrinks back in the window's header and view before it crowds out the cells.
+int tt_unit_fit(const tt_view_state *st, int u, int most);
 
 // The type scale: every text size and text line of a drawing, named, from its unit u
 // (tt_unit_for: the area and st->font_scale). Painters take sizes from here, never as
@@ -209,7 +220,15 @@ tt_status tt_figure_svg(tt_render *rc, const tt_view_state *st, int w, int h, tt
 tt_status tt_headless_png(tt_render *rc, int w, int h, tt_headless_fn fn, void *ctx, const char *path, tt_error *err);
 
 // ---- tensors as matrices (data.c) ---------------------------------------------------------
-float tt_tensor_at(const tt_tensor *t, int64_t i);
+// Element i of t as a float, any dtype the format has; F32 (every recorded hook) read in
+// place, inline, since the cell images and colour scales read millions of them.
+float tt_tensor_at_any(const tt_tensor *t, int64_t i);
+static inline float tt_tensor_at(const tt_tensor *t, int64_t i) {
+  if (t->dtype != TT_F32) return tt_tensor_at_any(t, i);
+  float v;
+  memcpy(&v, (const unsigned char *)t->data + (size_t)i * sizeof v, sizeof v);  // the data may be unaligned
+  return v;
+}
 
 typedef struct {
   const tt_tensor *t;

@@ -179,10 +179,11 @@ static SDL_Rect paint_heading(tt_paint *p, SDL_Rect r, const view_heading *h) {
   SDL_Rect body = {r.x, r.y + th, r.w, r.h - th};
   if (p->st->frame) {
     // In the window the header already names the step; keep one line naming the tensor.
-    char line[400];
+    char line[400], fit[400];
     snprintf(line, sizeof line, "%s   %s", h->title, h->shape);
     tt_note(p->cv, "title");
-    tt_draw_text(p->cv, r.x, r.y, line, p->unit, TT_FONT_MONO, p->pal->dim, TT_ALIGN_LEFT);
+    tt_draw_text(p->cv, r.x, r.y, tt_text_fit(p->cv->fonts, line, p->unit, TT_FONT_MONO, r.w, fit, sizeof fit), p->unit,
+                 TT_FONT_MONO, p->pal->dim, TT_ALIGN_LEFT);
     body.y += p->unit * 3 / 2;
     body.h -= p->unit * 3 / 2;
   }

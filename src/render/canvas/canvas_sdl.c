@@ -14,12 +14,16 @@ typedef struct {
   uint64_t key;
   SDL_Texture *tex;
   int w, h;
+  uint64_t used;  // the cache's clock when last drawn
+  bool cells;     // a cell image (else text)
 } slot;
 
 struct tt_sdl_cache {
   SDL_Renderer *owner;
   slot slots[CACHE_SLOTS];
   int count;
+  size_t cell_bytes;  // pixels of the cell images held, 4 bytes each
+  uint64_t clock;
 };
 
 uint64_t tt_hash(uint64_t h, const void *p, size_t n) {
@@ -38,6 +42,7 @@ static void cache_flush(tt_sdl_cache *c) {
     c->slots[i].key = 0;
   }
   c->count = 0;
+  c->cell_bytes = 0;
 }
 
 void tt_sdl_cache_forget(tt_sdl_cache *c) {
@@ -51,29 +56,75 @@ void tt_sdl_cache_destroy(tt_sdl_cache *c) {
   free(c);
 }
 
+size_t tt_sdl_cache_cell_bytes(const tt_sdl_cache *c) {
+  return c->cell_bytes;
+}
+
 static slot *cache_find(tt_sdl_cache *c, uint64_t key) {
   for (int i = 0; i < CACHE_SLOTS; i++) {
     slot *s = &c->slots[(key + (uint64_t)i) % CACHE_SLOTS];
     if (!s->tex) return NULL;
-    if (s->key == key) return s;
+    if (s->key == key) {
+      s->used = ++c->clock;
+      return s;
+    }
   }
   return NULL;
 }
 
-static void cache_put(tt_sdl_cache *c, uint64_t key, SDL_Texture *tex, int w, int h) {
-  if (c->count >= CACHE_MAX) cache_flush(c);
+static void cache_insert(tt_sdl_cache *c, const slot *e) {
   for (int i = 0; i < CACHE_SLOTS; i++) {
-    slot *s = &c->slots[(key + (uint64_t)i) % CACHE_SLOTS];
+    slot *s = &c->slots[(e->key + (uint64_t)i) % CACHE_SLOTS];
     if (!s->tex) {
-      s->key = key;
-      s->tex = tex;
-      s->w = w;
-      s->h = h;
+      *s = *e;
       c->count++;
+      c->cell_bytes += e->cells ? (size_t)e->w * (size_t)e->h * 4 : 0;
       return;
     }
   }
-  SDL_DestroyTexture(tex);
+  SDL_DestroyTexture(e->tex);
+}
+
+static int by_use(const void *a, const void *b) {
+  const slot *x = a, *y = b;
+  return (x->used > y->used) - (x->used < y->used);
+}
+
+// Drops the least recently drawn cell images until they hold at most target bytes, and
+// puts the rest back (open addressing: the table is rebuilt, so no probe chain breaks).
+static void evict_cells(tt_sdl_cache *c, size_t target) {
+  slot *all = malloc(sizeof(slot) * CACHE_SLOTS);
+  if (!all) {
+    cache_flush(c);
+    return;
+  }
+  int n = 0;
+  for (int i = 0; i < CACHE_SLOTS; i++)
+    if (c->slots[i].tex) all[n++] = c->slots[i];
+  qsort(all, (size_t)n, sizeof(slot), by_use);
+  size_t bytes = c->cell_bytes;
+  for (int i = 0; i < n && bytes > target; i++)
+    if (all[i].cells) {
+      bytes -= (size_t)all[i].w * (size_t)all[i].h * 4;
+      SDL_DestroyTexture(all[i].tex);
+      all[i].tex = NULL;
+    }
+  memset(c->slots, 0, sizeof c->slots);
+  c->count = 0;
+  c->cell_bytes = 0;
+  for (int i = 0; i < n; i++)
+    if (all[i].tex) cache_insert(c, &all[i]);
+  free(all);
+}
+
+static void cache_put(tt_sdl_cache *c, uint64_t key, SDL_Texture *tex, int w, int h, bool cells) {
+  if (c->count >= CACHE_MAX) cache_flush(c);
+  slot e = {.key = key, .tex = tex, .w = w, .h = h, .used = ++c->clock, .cells = cells};
+  cache_insert(c, &e);
+  // Cell images are as large as their panels (a heatmap on a large screen: ~7 MiB) and a pan
+  // or zoom makes a new one every frame: past the bound the least recently drawn go, down
+  // to half of it (text textures are small and stay).
+  if (c->cell_bytes > TT_SDL_CELL_BYTES_MAX) evict_cells(c, TT_SDL_CELL_BYTES_MAX / 2);
 }
 
 static void set_color(SDL_Renderer *r, tt_rgba c) {
@@ -128,7 +179,7 @@ static SDL_Texture *text_texture(tt_canvas *cv, const char *s, int px, tt_font_k
   SDL_FreeSurface(all);
   if (!tex) return NULL;
   SDL_SetTextureBlendMode(tex, SDL_BLENDMODE_BLEND);
-  cache_put(im, key, tex, *w, *h);
+  cache_put(im, key, tex, *w, *h, false);
   return tex;
 }
 
@@ -216,9 +267,12 @@ static void sdl_cells(tt_canvas *cv, uint64_t key, const tt_cells *c, SDL_Rect d
   SDL_Texture *tex = SDL_CreateTextureFromSurface(im->owner, s);
   SDL_FreeSurface(s);
   if (!tex) return;
+  // Every pixel is opaque: copied, not alpha-blended (SDL blends a texture made from a
+  // surface with an alpha channel, pixel by pixel; the result is the same, slower).
+  SDL_SetTextureBlendMode(tex, SDL_BLENDMODE_NONE);
   SDL_RenderCopy(im->owner, tex, NULL, &dst);
   if (key)
-    cache_put(im, cells_key(key, dst), tex, dst.w, dst.h);
+    cache_put(im, cells_key(key, dst), tex, dst.w, dst.h, true);
   else
     SDL_DestroyTexture(tex);
 }

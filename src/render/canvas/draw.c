@@ -1,4 +1,5 @@
 // draw: small helpers every painter uses on top of the canvas.
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 
@@ -30,6 +31,10 @@ void tt_draw_frame(tt_canvas *cv, int x, int y, int w, int h, tt_rgba c, int t) 
 }
 
 int tt_draw_para(tt_canvas *cv, int x, int y, int w, const char *s, int px, tt_font_kind k, tt_rgba c) {
+  return tt_draw_para_cut(cv, x, y, w, s, px, k, c, INT_MAX);
+}
+
+int tt_draw_para_cut(tt_canvas *cv, int x, int y, int w, const char *s, int px, tt_font_kind k, tt_rgba c, int max_h) {
   char note[sizeof cv->note];  // a note on a paragraph is on each of its lines
   memcpy(note, cv->note, sizeof note);
   cv->note[0] = 0;
@@ -37,7 +42,7 @@ int tt_draw_para(tt_canvas *cv, int x, int y, int w, const char *s, int px, tt_f
   int lh = px * 13 / 10, used = 0;
   char line[1024];
   const char *p = s;
-  while (*p) {
+  while (*p && used + lh <= max_h) {
     // Greedy: take words while the line fits; a newline ends the line.
     size_t n = 0, last_fit = 0;
     const char *q = p;
@@ -59,8 +64,16 @@ int tt_draw_para(tt_canvas *cv, int x, int y, int w, const char *s, int px, tt_f
     }
     memcpy(line, p, n);
     line[n] = 0;
+    const char *shown = line;
+    char fit[sizeof line + 4];
+    bool more = p[n + strspn(p + n, " \n")] != 0;
+    if (used + 2 * lh > max_h && more) {  // the last line there is room for, and more text: "…"
+      char cut[sizeof line + 4];
+      snprintf(cut, sizeof cut, "%s\xE2\x80\xA6", line);
+      shown = tt_text_fit(cv->fonts, cut, px, k, w, fit, sizeof fit);
+    }
     memcpy(cv->note, note, sizeof note);
-    cv->text(cv, x, y + used, line, px, k, c, false);
+    cv->text(cv, x, y + used, shown, px, k, c, false);
     used += lh;
     p += n;
     while (*p == ' ') p++;

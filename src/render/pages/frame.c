@@ -5,6 +5,14 @@
 
 #include "render_int.h"
 
+// The navigator's line height in a column h pixels tall: every step fits (its type is
+// 62 % of the line, at most the unit).
+static int nav_line_height(const tt_paint *p, int h) {
+  int u = p->unit, lines = tt_step_count_for(p->tr) + 3;
+  int lh = (h - u * 2) / lines;
+  return lh > u * 19 / 10 ? u * 19 / 10 : lh;
+}
+
 static void navigator(tt_paint *p, SDL_Rect r) {
   tt_canvas *cv = p->cv;
   const tt_palette *pal = p->pal;
@@ -15,9 +23,7 @@ static void navigator(tt_paint *p, SDL_Rect r) {
   int n = tt_step_count_for(p->tr);
   tt_config cfg;
   int L = tt_trace_config(p->tr, &cfg) ? cfg.n_layer : 0;
-  int lines = n + 3;
-  int lh = (r.h - u * 2) / lines;
-  if (lh > u * 19 / 10) lh = u * 19 / 10;
+  int lh = nav_line_height(p, r.h);
   int px = lh * 62 / 100;
   if (px > u) px = u;
   int y = r.y + u / 2;
@@ -59,20 +65,24 @@ static void navigator(tt_paint *p, SDL_Rect r) {
   }
 }
 
-static int header(tt_paint *p, SDL_Rect r) {
+// The step's counter and title, formula, shapes and explanation, in at most max_h pixels
+// (its unit shrinks toward the unzoomed one, the explanation is cut with "…" where it
+// would take more); returns the height used.
+static int header(tt_paint *p, SDL_Rect r, int max_h) {
   tt_canvas *cv = p->cv;
   const tt_palette *pal = p->pal;
   const tt_view_state *st = p->st;
-  int u = p->unit;
+  int u = tt_unit_fit(st, p->unit, max_h * 10 / 83);  // counter, formula, shapes, a line of prose: 8.3 units
   const tt_type type = tt_type_for(u);
   int y = r.y;
-  char buf[600];
+  char buf[600], fit[600];
   int step = st->step;
   if (step < 0) return 0;
   snprintf(buf, sizeof buf, "%d / %d   %s", step + 1, tt_step_count_for(p->tr), tt_step_title(p->tr, step, st->lang));
   tt_note_scope(cv, "panel=header step=%d layer=%d", step, st->layer);
   tt_note(cv, "step_counter");
-  tt_draw_text(cv, r.x, y, buf, type.display, TT_FONT_BOLD, pal->fg, TT_ALIGN_LEFT);
+  tt_draw_text(cv, r.x, y, tt_text_fit(cv->fonts, buf, type.display, TT_FONT_BOLD, r.w, fit, sizeof fit), type.display,
+               TT_FONT_BOLD, pal->fg, TT_ALIGN_LEFT);
   if (st->playing) {
     tt_draw_text(cv, r.x + r.w, y, "\xE2\x96\xB6", type.display, TT_FONT_BOLD, pal->accent, TT_ALIGN_RIGHT);
   }
@@ -80,17 +90,21 @@ static int header(tt_paint *p, SDL_Rect r) {
   const char *f = tt_step_formula(p->tr, step);
   if (f && f[0]) {
     tt_note(cv, "formula");
-    tt_draw_text(cv, r.x, y, f, type.formula, TT_FONT_SANS, pal->accent, TT_ALIGN_LEFT);
+    tt_draw_text(cv, r.x, y, tt_text_fit(cv->fonts, f, type.formula, TT_FONT_SANS, r.w, fit, sizeof fit), type.formula,
+                 TT_FONT_SANS, pal->accent, TT_ALIGN_LEFT);
     y += u * 2;
   }
   tt_step_shapes(p->tr, step, st->lang, buf, sizeof buf);
   if (buf[0]) {
     tt_note(cv, "shapes");
-    tt_draw_text(cv, r.x, y, buf, type.large, TT_FONT_MONO, pal->fg, TT_ALIGN_LEFT);
+    tt_draw_text(cv, r.x, y, tt_text_fit(cv->fonts, buf, type.large, TT_FONT_MONO, r.w, fit, sizeof fit), type.large,
+                 TT_FONT_MONO, pal->fg, TT_ALIGN_LEFT);
     y += type.line_loose;
   }
   tt_note(cv, "prose");
-  y += tt_draw_para(cv, r.x, y, r.w, tt_step_text(p->tr, step, st->lang), u, TT_FONT_SANS, pal->fg);
+  int room = max_h - (y - r.y) - u;  // what the rule under it leaves
+  if (room > 0)
+    y += tt_draw_para_cut(cv, r.x, y, r.w, tt_step_text(p->tr, step, st->lang), u, TT_FONT_SANS, pal->fg, room);
   tt_note_scope(cv, NULL);
   y += u / 2;
   cv->fill(cv, r.x, y, r.w, 1, pal->dim);
@@ -224,16 +238,22 @@ void tt_paint_key_table(tt_paint *p, SDL_Rect r, int top, const char *const (*ro
 
 void tt_paint_frame(tt_paint *p, SDL_Rect r) {
   int u = p->unit;
+  int keys_h = u * 2;
   int nav_w = r.w / 5;
   if (nav_w < u * 13) nav_w = u * 13;
   if (nav_w > u * 20) nav_w = u * 20;
-  int keys_h = u * 2;
+  // With large type the steps' lines (not the type) bound the navigator's text: no wider
+  // than that text needs (26 of its type), so the view keeps the room.
+  int nav_px = nav_line_height(p, r.h - keys_h) * 62 / 100, nav_need = nav_px * 26;
+  if (nav_w > nav_need) nav_w = nav_need > r.w / 5 ? nav_need : r.w / 5;
   SDL_Rect nav = {r.x, r.y, nav_w, r.h - keys_h};
   navigator(p, nav);
   SDL_Rect main = {r.x + nav_w + u, r.y + u / 2, r.w - nav_w - u * 2, r.h - keys_h - u};
-  int hh = header(p, main);
+  int hh = header(p, main, main.h * 2 / 5);  // the view keeps at least 3/5, however large the type
   SDL_Rect view = {main.x, main.y + hh, main.w, main.h - hh};
-  tt_paint_view(p, view);
+  tt_paint vp = *p;
+  vp.unit = tt_unit_fit(p->st, p->unit, view.h / 16);
+  tt_paint_view(&vp, view);
   if (!p->st->figure) key_line(p, (SDL_Rect){r.x, r.y + r.h - keys_h, r.w, keys_h});  // keys: the window's
   if (p->st->prompt_edit) prompt_box(p, main);
   if (p->st->knob_rows) tt_paint_knobs(p, main);

@@ -8,7 +8,7 @@
 #include "trace/hooks.h"
 
 // Any dtype the format has (a tensor outside the hook catalogue may be F64, U8, ...).
-float tt_tensor_at(const tt_tensor *t, int64_t i) {
+float tt_tensor_at_any(const tt_tensor *t, int64_t i) {
   return (float)tt_tensor_get(t, i);
 }
 

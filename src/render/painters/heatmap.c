@@ -180,6 +180,7 @@ static void heat_window(tt_paint *p, const tt_mat *m, bool square, SDL_Rect *plo
   if (!square && cw > cap * 2 && m->cols <= 4) cw = cap * 2;
   if (cw >= 1) plot->w = (int)(cw * (float)o->vis_cols);
   if (ch >= 1) plot->h = (int)(ch * (float)o->vis_rows);
+  if (square && cw < 1) plot->w = plot->h = plot->w < plot->h ? plot->w : plot->h;  // downsampled: still square
 }
 
 // Axis titles: the rows' rotated at the left edge of r, the columns' under the labels.
