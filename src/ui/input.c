@@ -101,6 +101,7 @@ static void toggle_view(tt_ui *ui, tt_view_kind v) {
   }
   ui->vs.zoom = 1;
   ui->vs.pan_row = ui->vs.pan_col = 0;
+  ui->vs.pin_row = ui->vs.pin_col = -1;  // a pinned cell belongs to the view it was pinned in
   ui->dirty = true;
 }
 

@@ -51,6 +51,8 @@ with tempfile.TemporaryDirectory() as tmp:
         f"state {S('s6')}\n",
         "key s\n",
         f"state {S('s7')}\n",
+        "key g\n", "key g\n",  # the grid goes to the softmax step; back to its heatmap
+        "clickcell 3 1\n", "key g\n", f"state {S('s7g')}\n", "key g\n",  # a pin there, then the grid
         "key p\n", "key Backspace\n" * len("The weather is nice"),  # the box opens with the prompt
         "text Hello there\n", "key Return\n",
         "key g\n", "key l\n", "key d\n", "key F1\n",
@@ -107,6 +109,9 @@ with tempfile.TemporaryDirectory() as tmp:
     saved = [n for n in os.listdir(shots) if n.endswith(".png")]
     check(s7.get("status", "").startswith("screenshot saved: ") and len(saved) == 1
           and s7["status"].endswith(saved[0]), f"S saves a screenshot and says where: {s7.get('status')!r} {saved}")
+    s7g = state(S("s7g"))
+    check(s7g.get("view") == "grid" and s7g.get("pin") == "-1 -1",
+          f"g drops the heatmap's pin (the grid draws no pinned panel): {s7g.get('view')} pin {s7g.get('pin')}")
     s8 = state(S("s8"))
     check(s8.get("prompt") == "Hello there" and s8.get("tokens") == "2",
           f"typed prompt retraced in the window: {s8.get('prompt')!r}, {s8.get('tokens')} tokens")
