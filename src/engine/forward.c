@@ -200,10 +200,11 @@ static tt_status step_head(tt_engine *e, tt_buf x, tt_error *err) {
   TRY(tt_forward_norm(e, -1, &LN_FINAL, x, e->w.lnf_w, e->w.lnf_b, &h, err));
   tt_buf logits = OUT(-1, "hook_logits", T, V);  // (T,V) = h·W_Uᵀ
   RUN(be->matmul(be, logits, h, e->w.lm_head, (tt_buf){0}, T, C, V, true, err));
-  e->logits = logits;                           // for tt_engine_last_logits
-  tt_buf probs = OUT(-1, "hook_probs", T, V);   // (T,V) softmax of each row
-  if (be->softmax_nll && T >= 2) {              // both in one pass over the logits
-    tt_buf loss = OUT(-1, "hook_loss", T - 1);  // (T-1) = −log p(next token)
+  e->logits = logits;                              // for tt_engine_last_logits
+  tt_buf probs = OUT(-1, "hook_probs", T, V);      // (T,V) softmax of each row
+  bool timed = e->run.rec && e->run.rec->op_done;  // a timing recorder times each op
+  if (be->softmax_nll && T >= 2 && !timed) {       // both in one pass over the logits
+    tt_buf loss = OUT(-1, "hook_loss", T - 1);     // (T-1) = −log p(next token)
     RUN(be->softmax_nll(be, probs, loss, logits, e->run.ids, T, V, err));
     return TT_OK;
   }
