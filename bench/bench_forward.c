@@ -6,9 +6,11 @@
 //   bench_forward MODEL_DIR matmul T all|none the engine's matmuls (timed inside a run that
 //                                             records everything or nothing) against plain
 //                                             cblas_sgemm on the same shapes
-//   bench_forward MODEL_DIR ops T [REPS]      record none, each op timed (the engine's op_done):
-//                                             median ms per run of each hook's op, summed
-//                                             over the layers, and the whole run
+//   bench_forward MODEL_DIR ops T [REPS]      nothing recorded, each op timed (the engine's
+//                                             op_done; a timed run goes op by op, as a
+//                                             recording one): median ms per run of each
+//                                             hook's op, summed over the layers, and the run
+//   bench_forward MODEL_DIR none T [REPS]     record none alone: median and best ms
 //   bench_forward MODEL_DIR save T PATH       one full trace saved to PATH: bytes and seconds
 //   bench_forward MODEL_DIR open PATH         tt_trace_load of PATH and one layer's pattern
 //                                             read (what a view needs): seconds
@@ -326,6 +328,18 @@ static void bench_ops(tt_engine *eng, int V, int T, int reps) {
   free(ids);
 }
 
+// Record none, reps runs after a warm-up: median and best.
+static void bench_none(tt_engine *eng, int V, int T, int reps) {
+  int32_t *ids = make_ids(T, V);
+  reps = reps < 1 ? 1 : reps > MAX_OP_REPS ? MAX_OP_REPS : reps;
+  double ms[MAX_OP_REPS];
+  run_once(eng, ids, T, false, NULL, NULL, NULL);
+  for (int r = 0; r < reps; r++) ms[r] = run_once(eng, ids, T, false, NULL, NULL, NULL) * 1e3;
+  int m = cmp_double_median(ms, reps);
+  printf("none T %d reps %d median_ms %.3f min_ms %.3f\n", T, reps, ms[m], ms[0]);
+  free(ids);
+}
+
 // One full trace at T saved to path: bytes written and seconds (the file's write speed).
 static void bench_save(tt_engine *eng, const tt_model *m, int T, const char *path) {
   int32_t *ids = make_ids(T, m->cfg.vocab_size);
@@ -368,10 +382,10 @@ static void bench_open(const char *path) {
 
 int main(int argc, char **argv) {
   if (argc < 4) {
-    fprintf(
-        stderr,
-        "usage: bench_forward MODEL_DIR times T1,T2,... | peak T all|none | matmul T all|none | ops T [REPS] | save T "
-        "PATH | open PATH\n");
+    fprintf(stderr,
+            "usage: bench_forward MODEL_DIR times T1,T2,... | peak T all|none | matmul T all|none | ops T [REPS] | "
+            "none T [REPS] | save T "
+            "PATH | open PATH\n");
     return 2;
   }
   default_threads = openblas_get_num_threads();
@@ -394,6 +408,8 @@ int main(int argc, char **argv) {
     if (tt_engine_create(m, be, max_T, &eng, &err) != TT_OK) die("engine", &err);
     if (strcmp(argv[2], "times") == 0)
       bench_times(eng, m->cfg.vocab_size, argv[3]);
+    else if (strcmp(argv[2], "none") == 0)
+      bench_none(eng, m->cfg.vocab_size, atoi(argv[3]), argc > 4 ? atoi(argv[4]) : 5);
     else if (strcmp(argv[2], "ops") == 0)
       bench_ops(eng, m->cfg.vocab_size, atoi(argv[3]), argc > 4 ? atoi(argv[4]) : 5);
     else if (strcmp(argv[2], "save") == 0 && argc > 4)

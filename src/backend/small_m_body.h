@@ -8,7 +8,9 @@
 // Shape legend: M rows of a, K the shared width, N columns of the result.
 #define CAT_(a, b) a##_##b
 #define CAT(a, b) CAT_(a, b)
-#define KB 64  // B rows per block: a (KB, NV·W) tile of B stays in L1 for every row group
+// B rows per block: a (KB, NV·W) tile of B stays in L1 for every row group, and only KB
+// rows of B stream at once (64 ran M = 4 at half the speed here: too many streams).
+#define KB 16
 
 // One register tile without trans_b: rows a[0..mr), columns [n0, n0 + NV·W), B rows
 // [k0, k1), summed from 0, then stored (first) or added to out; last: alpha·sum + bias.

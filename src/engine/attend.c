@@ -62,35 +62,34 @@ static bool in_blocks(const tt_engine *e) {
 }
 
 // q (H,T,D), k, v (G,T,D) → the scores, the pattern and z (H,T,D) with the backend's causal
-// ops. When the scaled and masked scores are kept (recorded: a trace checks them against
-// the raw ones as they come), op by op in the order of step_pattern; else in one op, each
-// block while it is in cache, raw and pattern written only when kept. The same products
-// either way, so recording changes no bit.
+// ops. With nobody recording (record none), in one op, each block while it is in cache,
+// raw and pattern written only when the tape keeps them; with a recorder, op by op in the
+// order of step_pattern (a trace checks the scaled and masked scores against the raw ones
+// as they come; a timing recorder times each op). The same products either way, so
+// recording changes no bit.
 static tt_status step_causal_blocks(tt_engine *e, int l, tt_buf q, tt_buf k, tt_buf v, tt_buf *z, tt_error *err) {
   tt_backend *be = e->be;
   int T = e->run.T, H = e->H, G = e->G, D = e->D;
   float alpha = tt_config_attn_scale(e->cfg, l, D);
-  bool raw_kept, scaled_kept, masked_kept = false, pattern_kept;
-  tt_buf raw = tt_engine_out_kept(e, l, "attn.hook_attn_scores_raw", TT_DIMS(H, T, T), &raw_kept);  // (H,T,T)
-  tt_buf scaled = tt_engine_out_kept(e, l, "attn.hook_attn_scores_scaled", TT_DIMS(H, T, T), &scaled_kept);
-  tt_buf masked = {0};  // (H,T,T)
-  if (!scaled_kept) masked = tt_engine_out_kept(e, l, "attn.hook_attn_scores", TT_DIMS(H, T, T), &masked_kept);
-  if (!scaled_kept && !masked_kept) {
+  if (!e->run.rec) {
+    bool raw_kept, pattern_kept, unused;
+    tt_buf raw = tt_engine_out_kept(e, l, "attn.hook_attn_scores_raw", TT_DIMS(H, T, T), &raw_kept);  // (H,T,T)
+    tt_engine_out_kept(e, l, "attn.hook_attn_scores_scaled", TT_DIMS(H, T, T), &unused);  // their slots' turns
+    tt_engine_out_kept(e, l, "attn.hook_attn_scores", TT_DIMS(H, T, T), &unused);
     tt_buf pattern = tt_engine_out_kept(e, l, "attn.hook_pattern", TT_DIMS(H, T, T), &pattern_kept);
     *z = OUT(l, "attn.hook_z", H, T, D);  // (H,T,D)
     return be->causal_attention(be, raw_kept ? raw : (tt_buf){0}, pattern_kept ? pattern : (tt_buf){0}, *z, q, k, v, H,
                                 G, T, D, alpha, err);
   }
-  TRY(be->causal_scores(be, raw, q, k, H, G, T, D, err));
-  TRY(be->scale(be, scaled, raw, alpha, (size_t)H * T * T, err));
-  if (scaled_kept) {  // the masked scores' hand-out comes after the scaled ones are there
-    TRY(tt_engine_flush(e, err));
-    masked = OUT(l, "attn.hook_attn_scores", H, T, T);
-  }
+  tt_buf raw = OUT(l, "attn.hook_attn_scores_raw", H, T, T);  // (H,T,T) = q·kᵀ per head
+  RUN(be->causal_scores(be, raw, q, k, H, G, T, D, err));
+  tt_buf scaled = OUT(l, "attn.hook_attn_scores_scaled", H, T, T);  // (H,T,T) = raw · attn_scale
+  RUN(be->scale(be, scaled, raw, alpha, (size_t)H * T * T, err));
+  tt_buf masked = OUT(l, "attn.hook_attn_scores", H, T, T);  // (H,T,T) −∞ above the diagonal
   RUN(be->causal_mask(be, masked, scaled, H, T, err));
-  tt_buf pattern = OUT(l, "attn.hook_pattern", H, T, T);  // (H,T,T)
+  tt_buf pattern = OUT(l, "attn.hook_pattern", H, T, T);  // (H,T,T) softmax of each row
   RUN(be->softmax(be, pattern, masked, H * T, T, err));
-  *z = OUT(l, "attn.hook_z", H, T, D);
+  *z = OUT(l, "attn.hook_z", H, T, D);  // (H,T,D) = pattern·v per head
   return be->causal_mix(be, *z, pattern, v, H, G, T, D, err);
 }
 

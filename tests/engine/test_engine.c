@@ -523,9 +523,10 @@ static void test_recording_paths(void **state) {
 }
 
 // Longer than one block of the causal attention (TT_ATTN_BLOCK_ROWS = 64 query rows): a
-// run that records only z and the logits (the attention in one op, the scores of the
-// blocks above the diagonal never made) gives the bits of one that records everything
-// (op by op, every score made).
+// run that records nothing (the attention in one op per block, the scores of the blocks
+// above the diagonal never made) gives the logits of one that records everything (op by
+// op, every score made), bit for bit (the last row, tt_engine_last_logits); so do runs
+// that record only z or the logits.
 static void test_recording_paths_long(void **state) {
   (void)state;
   tt_config c = small_config();
@@ -548,6 +549,15 @@ static void test_recording_paths_long(void **state) {
     }
     assert_int_equal(z->n, 1);
     assert_int_equal(logits->n, 1);
+    size_t nl = (size_t)c.vocab_size;  // the last row
+    float *none = malloc(nl * sizeof *none);
+    assert_int_equal(tt_engine_run(eng, ids, Ts[i], NULL, &err), TT_OK);
+    assert_int_equal(tt_engine_last_logits(eng, none, &err), TT_OK);
+    const float *want = get(full, "hook_logits") + (size_t)(Ts[i] - 1) * nl;
+    for (size_t k = 0; k < nl; k++)
+      if (memcmp(&none[k], &want[k], sizeof *none) != 0)
+        fail_msg("T=%d: logits[%zu] %.9g recording nothing, %.9g recording everything", Ts[i], k, none[k], want[k]);
+    free(none);
     compare_stores(full, z);
     compare_stores(full, logits);
     store_free(full), store_free(z), store_free(logits);
