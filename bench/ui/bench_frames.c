@@ -191,7 +191,7 @@ typedef struct {
 
 static bool parse(int argc, char **argv, options *o) {
   *o = (options){.T = T_MAX, .frames = 100};
-  for (int i = 1; i < argc; i++) {
+  for (int i = 1; i < argc; i += 2) {  // every option takes a value
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!v) return false;
     if (!strcmp(a, "--trace")) {
@@ -212,7 +212,6 @@ static bool parse(int argc, char **argv, options *o) {
     } else {
       return false;
     }
-    i++;
   }
   static const int dw[3] = {1600, 1920, 2560}, dh[3] = {1000, 1080, 1600};
   static const float ds[3] = {1.0f, 1.5f, 2.0f};
