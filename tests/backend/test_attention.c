@@ -16,28 +16,8 @@
 #include <cmocka.h>
 
 #include "backend/backend.h"
+#include "ops_util.h"
 
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
-static float frand(void) {
-  rng ^= rng << 13;
-  rng ^= rng >> 7;
-  rng ^= rng << 17;
-  return (float)((rng >> 11) * (2.0 / 9007199254740992.0) - 1.0);
-}
-
-static tt_buf up(tt_backend *be, const float *host, size_t n) {
-  tt_buf b;
-  tt_error err = {0};
-  assert_int_equal(be->alloc(be, n, &b, &err), TT_OK);
-  if (host) assert_int_equal(be->upload(be, b, host, n, &err), TT_OK);
-  return b;
-}
-static float *down(tt_backend *be, tt_buf b, size_t n) {
-  float *h = malloc(n * sizeof *h);
-  tt_error err = {0};
-  assert_int_equal(be->download(be, b, h, n, &err), TT_OK);
-  return h;
-}
 static void same_bits(const float *a, const float *b, size_t n, const char *what, int T) {
   for (size_t i = 0; i < n; i++)
     if (memcmp(&a[i], &b[i], sizeof *a) != 0)
@@ -136,8 +116,8 @@ static void test_causal_attention(void **state) {
     const shape *s = &shapes[si];
     size_t nq = (size_t)s->H * s->T * s->D, nk = (size_t)s->G * s->T * s->D, ns = (size_t)s->H * s->T * s->T;
     float *q = malloc(nq * sizeof *q), *k = malloc(nk * sizeof *k), *v = malloc(nk * sizeof *v);
-    for (size_t i = 0; i < nq; i++) q[i] = 2.0f * frand();
-    for (size_t i = 0; i < nk; i++) k[i] = 2.0f * frand(), v[i] = frand();
+    for (size_t i = 0; i < nq; i++) q[i] = frand(-2.0f, 2.0f);
+    for (size_t i = 0; i < nk; i++) k[i] = frand(-2.0f, 2.0f), v[i] = frand(-1.0f, 1.0f);
     float alpha = 1.0f / sqrtf((float)s->D);
     float *outs[3][3];
     for (int threads = 1; threads <= 3; threads++) {

@@ -18,19 +18,7 @@
 
 #include "backend/backend.h"
 #include "backend/host_pool.h"
-
-static uint64_t rng = 0x2545f4914f6cdd1dull;
-static float frand(void) {
-  rng ^= rng << 13;
-  rng ^= rng >> 7;
-  rng ^= rng << 17;
-  return (float)((rng >> 11) * (2.0 / 9007199254740992.0) - 1.0);
-}
-static float *rand_vec(size_t n, float scale) {
-  float *v = malloc((n ? n : 1) * sizeof *v);
-  for (size_t i = 0; i < n; i++) v[i] = scale * frand();
-  return v;
-}
+#include "ops_util.h"
 
 // ---- the pool ------------------------------------------------------------------------
 typedef struct {
@@ -106,14 +94,6 @@ static float *keep(results *r, tt_backend *be, tt_buf b, size_t n) {
   assert_true(r->n < 40);
   r->outs[r->n] = h, r->sizes[r->n] = n, r->n++;
   return h;
-}
-
-static tt_buf up(tt_backend *be, const float *host, size_t n) {
-  tt_buf b;
-  tt_error err = {0};
-  assert_int_equal(be->alloc(be, n, &b, &err), TT_OK);
-  if (host) assert_int_equal(be->upload(be, b, host, n, &err), TT_OK);
-  return b;
 }
 
 static const float *x_el, *y_el, *scores, *norm_x, *gamma_v, *beta_v, *qkv_v, *logits_v, *ba, *bb;
@@ -192,11 +172,12 @@ static void run_ops(tt_backend *be, results *r) {
 
 static void make_inputs(void) {
   if (x_el) return;
-  x_el = rand_vec(N_EL, 4.0f), y_el = rand_vec(N_EL, 1.0f),
-  scores = rand_vec((size_t)H * TM * TM > (size_t)ROWS * COLS ? (size_t)H * TM * TM : (size_t)ROWS * COLS, 6.0f);
-  norm_x = rand_vec((size_t)NT * NC, 3.0f), gamma_v = rand_vec(NC, 1.0f), beta_v = rand_vec(NC, 1.0f);
-  qkv_v = rand_vec((size_t)3 * HT * HH * HD, 1.0f), logits_v = rand_vec((size_t)LT * LV, 8.0f);
-  ba = rand_vec((size_t)B * BM * BK, 1.0f), bb = rand_vec((size_t)B * BK * BN, 1.0f);
+  x_el = rand_vec(N_EL, -4.0f, 4.0f), y_el = rand_vec(N_EL, -1.0f, 1.0f),
+  scores = rand_vec((size_t)H * TM * TM > (size_t)ROWS * COLS ? (size_t)H * TM * TM : (size_t)ROWS * COLS, -6.0f, 6.0f);
+  norm_x = rand_vec((size_t)NT * NC, -3.0f, 3.0f), gamma_v = rand_vec(NC, -1.0f, 1.0f),
+  beta_v = rand_vec(NC, -1.0f, 1.0f);
+  qkv_v = rand_vec((size_t)3 * HT * HH * HD, -1.0f, 1.0f), logits_v = rand_vec((size_t)LT * LV, -8.0f, 8.0f);
+  ba = rand_vec((size_t)B * BM * BK, -1.0f, 1.0f), bb = rand_vec((size_t)B * BK * BN, -1.0f, 1.0f);
   for (int t = 0; t < LT; t++) ids[t] = (int32_t)((t * 977) % LV);
 }
 
