@@ -100,18 +100,10 @@ size_t tt_host_trailing_neg_inf(const float *x, size_t n) {
 
 TT_MULTIVERSION
 void tt_host_sigmoid_gate_backward(float *dx, float *y, const float *x, const float *dy, size_t n, float k, float c) {
-  if (!y) {
-    for (size_t i = 0; i < n; i++) {
-      float a = x[i], e = exp_poly(-k * (a + c * a * a * a)), s = 1.0f / (1.0f + e);
-      float t = e < INFINITY ? e * s : 1.0f;  // 1 − σ as e·σ: no cancellation where σ is near 1
-      dx[i] = dy[i] * (s + a * s * t * k * (1.0f + 3.0f * c * a * a));
-    }
-    return;
-  }
-  for (size_t i = 0; i < n; i++) {  // the same, and y as tt_host_sigmoid_gate writes it
+  for (size_t i = 0; i < n; i++) {  // dy[i] is read before y[i] (which may be it) is written
     float a = x[i], g = dy[i], e = exp_poly(-k * (a + c * a * a * a)), s = 1.0f / (1.0f + e);
-    float t = e < INFINITY ? e * s : 1.0f;
+    float t = e < INFINITY ? e * s : 1.0f;  // 1 − σ as e·σ: no cancellation where σ is near 1
     dx[i] = g * (s + a * s * t * k * (1.0f + 3.0f * c * a * a));
-    y[i] = a / (1.0f + e);
+    if (y) y[i] = a / (1.0f + e);  // as tt_host_sigmoid_gate writes it
   }
 }

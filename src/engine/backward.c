@@ -163,8 +163,8 @@ static tt_status back_mlp(tt_engine *e, int l, tt_buf g, grad_dst dst, tt_buf *d
   tt_buf d_pre = OUT(l, "mlp.hook_pre", T, F);  // (T,F) = act'(pre) · d_post
   // Not recorded, post is not on the tape: act(pre) (T,F) is made again beside d_pre, into
   // the post slot (where d_post is when that is not recorded either: read before written).
-  tt_buf remade = tt_buf_is_set(post) ? (tt_buf){0} : tt_workspace_slot(e, "mlp.hook_post", (size_t)T * F);
-  if (!tt_buf_is_set(post)) post = remade;
+  tt_buf remade = {0};
+  if (!tt_buf_is_set(post)) post = remade = tt_workspace_slot(e, "mlp.hook_post", (size_t)T * F);
   RUN(be->activation_backward(be, d_pre, remade, pre, d_post, (size_t)T * F, e->cfg->activation, err));
   RUN(be->matmul_tn(be, dw->fc_proj_w, post, g, 1, T, F, C, false, err));  // d W_out (F,C) = postᵀ·g
   RUN(be->add_row_sums(be, dw->fc_proj_b, g, T, C, err));                  // d b_out (C) += Σ_t g

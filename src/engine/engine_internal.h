@@ -201,14 +201,14 @@ void tt_workspace_reset(tt_engine *e);  // before each run: every pair starts at
 tt_buf tt_workspace_slot(tt_engine *e, const char *name, size_t n);
 // The tape: the forward tensors the backward pass reads (norm outputs, normalized values and
 // scales, q, k, v, pattern, z, FFN pre/post activations; the probabilities stay in the logits
-// slot), one buffer per layer
-// and hook, allocated by tt_workspace_setup_tape. tt_workspace_tape gives where this run's
-// forward pass put hook suffix of layer (-1 outside the blocks) as n floats: its tape buffer
-// or, when the recorder took it (host backends), the recorder's memory, which then holds the
-// only copy; unset when the hook is not taped, or is one the backward pass makes again and
-// the recorder did not take it (GPT-2's mlp.hook_post). tt_workspace_tape_own gives the tape buffer
-// itself, tt_workspace_tape_at says the run put the entry at `where` (tt_workspace_reset at
-// the start of a gradient run points every entry back at its tape buffer).
+// slot), one buffer per layer and hook, allocated by tt_workspace_setup_tape.
+// tt_workspace_tape gives where this run's forward pass put hook suffix of layer (-1 outside
+// the blocks) as n floats: its tape buffer or, when the recorder took it (host backends), the
+// recorder's memory, which then holds the only copy; unset when the hook is not taped, or is
+// one the backward pass makes again and the recorder did not take it (GPT-2's
+// mlp.hook_post). tt_workspace_tape_own gives the tape buffer itself, tt_workspace_tape_at
+// says the run put the entry at `where` (tt_workspace_reset at the start of a gradient run
+// points every entry back at its tape buffer).
 tt_status tt_workspace_setup_tape(tt_engine *e, tt_error *err);
 tt_buf tt_workspace_tape(tt_engine *e, int layer, const char *suffix, size_t n);
 tt_buf tt_workspace_tape_own(tt_engine *e, int layer, const char *suffix, size_t n);

@@ -210,16 +210,14 @@ static tt_status step_head(tt_engine *e, tt_buf x, tt_error *err) {
   if (be->softmax_nll && T >= 2 && !timed) {       // both in one pass over the logits
     tt_buf loss = OUT(-1, "hook_loss", T - 1);     // (T-1) = −log p(next token)
     RUN(be->softmax_nll(be, probs, loss, logits, e->run.ids, T, V, err));
-    if (in_place) e->logits = (tt_buf){0};  // gone: the probabilities are in their place
-    return TT_OK;
+  } else {
+    if (!in_place) RUN(be->softmax(be, probs, logits, T, V, err));
+    if (T >= 2) {                                 // the loss needs a next token
+      tt_buf loss = OUT(-1, "hook_loss", T - 1);  // (T-1) = −log p(next token)
+      RUN(be->nll(be, loss, logits, e->run.ids, T, V, err));
+    }
+    if (in_place) RUN(be->softmax(be, probs, probs, T, V, err));
   }
-  if (!in_place) RUN(be->softmax(be, probs, logits, T, V, err));
-  if (T < 2) return TT_OK;                    // the loss needs a next token
-  tt_buf loss = OUT(-1, "hook_loss", T - 1);  // (T-1) = −log p(next token)
-  RUN(be->nll(be, loss, logits, e->run.ids, T, V, err));
-  if (in_place) {
-    e->logits = (tt_buf){0};  // gone: the probabilities are in their place
-    RUN(be->softmax(be, probs, probs, T, V, err));
-  }
+  if (in_place) e->logits = (tt_buf){0};  // gone: the probabilities are in their place
   return TT_OK;
 }

@@ -1,9 +1,12 @@
 """The window's state dump (the script command `state PATH`): one "key value" line each."""
+import os
+import shutil
+import subprocess
+import sys
 
 
 def read_state(path):
     """The dump at path as a dict of strings ({} when the window never wrote it)."""
-    import os
     out = {}
     if not os.path.exists(path):
         return out
@@ -28,8 +31,6 @@ def check(cond, what):
 
 def require_xvfb():
     """Exits 77 (meson's skipped) when xvfb-run is missing."""
-    import shutil
-    import sys
     if not shutil.which("xvfb-run"):
         print("xvfb-run not installed: skipped")
         sys.exit(77)
@@ -38,8 +39,6 @@ def require_xvfb():
 def run_window(args, screen="1280x800", timeout=120):
     """args (a ttrace command that opens a window) under xvfb-run on a screen of that size,
     with SDL's own video driver; checks that the window ran and closed; returns the process."""
-    import os
-    import subprocess
     env = dict(os.environ)
     env.pop("SDL_VIDEODRIVER", None)
     r = subprocess.run(["xvfb-run", "-a", "-s", f"-screen 0 {screen}x24"] + list(args), capture_output=True, text=True,
@@ -51,7 +50,6 @@ def run_window(args, screen="1280x800", timeout=120):
 def view_script(ttrace, trace, script, tmp, more=(), screen="1280x800", timeout=120):
     """Plays script (the text of a --script file) in `ttrace view trace --size 1280x800`, with
     more arguments after it, through run_window; returns the process."""
-    import os
     path = os.path.join(tmp, "script.txt")
     with open(path, "w", encoding="utf-8") as f:
         f.write(script)
