@@ -93,8 +93,9 @@ static double run_once(tt_engine *eng, const int32_t *ids, int T, bool full, tt_
   return dt;
 }
 
-// A recorder that hands out slices of one buffer, reused run after run: it shows what
-// recording costs the engine once the memory pages already exist.
+// A recorder that hands out slices of one buffer, reused run after run, and keeps no rules
+// (every hook's bytes, the attention op by op): what recording everything costs once the
+// memory pages already exist.
 typedef struct {
   unsigned char *base;
   size_t size, used;

@@ -15,7 +15,8 @@ torch and numpy load the same OpenBLAS) and OPENBLAS_NUM_THREADS / OMP_NUM_THREA
 Measured, per thread count n:
   ttrace       bench_forward times: record none; full trace as a re-trace (from a trace
                pool, as the session makes them) and as a process's first trace (new
-               pages); full into one reused buffer; page faults per run
+               pages); every hook's bytes into one reused buffer (a recorder without
+               rules: 3.5 GiB at T = 1024, the attention op by op); page faults per run
   torch        bench/torch_cache.py (the run_with_cache-style baseline) on 1 and 2
                threads; its fair figure is the best of the two
   bandwidth    bench_probes bandwidth n (streaming read, GB/s)
@@ -163,7 +164,7 @@ def report(r, Ts, threads, core, load_before):
     for n in threads:
         bw = r["bw"][n]
         print(f"### {n} thread{'s' if n > 1 else ''} (streaming read {bw:.1f} GB/s)\n")
-        print("| T | full, re-trace (ms) | full, first trace (ms) | record none (ms) | full into a reused buffer (ms) "
+        print("| T | full, re-trace (ms) | full, first trace (ms) | record none (ms) | every byte into a reused buffer (ms) "
               "| torch keeping all, best of 1/2 threads (ms) | full / torch (≤ 0.67) | limit (ms) | vs limit "
               "| full / none (≤ 1.2) | first / none | page faults per run: re-trace / first |")
         print("|---|---|---|---|---|---|---|---|---|---|---|---|")
