@@ -9,10 +9,10 @@ cd "$(dirname "$0")"
 
 packages=(
   build-essential meson ninja-build pkg-config
-  libjansson-dev libpcre2-dev libopenblas-dev
+  libjansson-dev libpcre2-dev libopenblas-dev libxxhash-dev
   libsdl2-dev libsdl2-ttf-dev libsdl2-image-dev
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd
-  libcmocka-dev python3-numpy python3-regex python3-torch valgrind xvfb xauth
+  libcmocka-dev python3-numpy python3-regex python3-torch python3-xxhash valgrind xvfb xauth
   clang clang-format libclang-rt-14-dev
   libharfbuzz-dev librsvg2-bin chromium python3-html5lib python3-pil desktop-file-utils
 )

@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "render_again.h"
+#include "safetensors/safetensors.h"
 #include "trace_arg.h"
 #include "render/render.h"
 #include "trace/hooks.h"
@@ -347,13 +348,13 @@ static void put_path(tt_prov *p, const char *option, const char *path) {
 static tt_status record_provenance(tt_trace *tr, const render_options *o, tt_prov *p, tt_error *err) {
   const tt_view_state *vs = &o->vs;
   char hex[17];
-  tt_status st = tt_file_fnv(o->trace, hex, err);
+  tt_status st = tt_st_identity(o->trace, false, hex, err);  // its header only
   if (st != TT_OK) return st;
   char *abs = realpath(o->trace, NULL);
   tt_prov_add(p, "ttrace:version", "%s", TT_VERSION);
   tt_prov_add(p, "ttrace:trace", "%s", abs ? abs : o->trace);
   free(abs);
-  tt_prov_add(p, "ttrace:trace-fnv1a64", "%s", hex);
+  tt_prov_add(p, "ttrace:trace-xxh3", "%s", hex);
   const char *prompt = tt_trace_meta(tr, "prompt");
   tt_prov_add(p, "ttrace:prompt", "%s", prompt ? prompt : "");
   tt_prov_add(p, "ttrace:hook", "%s", vs->hook);
@@ -381,9 +382,9 @@ static tt_status record_provenance(tt_trace *tr, const render_options *o, tt_pro
   if (o->model) put_path(p, "--model", o->model);
   if (o->compare) {
     put_path(p, "--compare", o->compare);
-    st = tt_file_fnv(o->compare, hex, err);
+    st = tt_st_identity(o->compare, false, hex, err);
     if (st != TT_OK) return st;
-    tt_prov_add(p, "ttrace:compare-fnv1a64", "%s", hex);
+    tt_prov_add(p, "ttrace:compare-xxh3", "%s", hex);
   }
   return TT_OK;
 }

@@ -1,5 +1,6 @@
 // render_again: the provenance `ttrace render` writes into a figure (which trace, its
-// hash, every option that shaped the drawing) and `render --again FIG`, which reads it back
+// identity (tt_st_identity: the hash of its header, which holds its data's hash), every
+// option that shaped the drawing) and `render --again FIG`, which reads it back
 // and draws the same figure from the same trace.
 #include "render_again.h"
 
@@ -8,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "safetensors/safetensors.h"
 
 #define KEY_OPTION "ttrace:option "
 
@@ -57,24 +59,6 @@ const char *tt_prov_get(const tt_prov *p, const char *key) {
   return NULL;
 }
 
-tt_status tt_file_fnv(const char *path, char hex[17], tt_error *err) {
-  int fd;
-  size_t size;
-  tt_status st = tt_open_regular(path, &fd, &size, err);
-  if (st != TT_OK) return st;
-  FILE *fp = fdopen(fd, "rb");
-  if (!fp) return tt_fail(err, TT_ERR_IO, "cannot read %s", path);
-  uint64_t h = TT_FNV1A64_BASIS;
-  static char buf[1 << 16];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, fp)) > 0) h = tt_fnv1a64(h, buf, n);
-  bool bad = ferror(fp);
-  fclose(fp);
-  if (bad) return tt_fail(err, TT_ERR_IO, "cannot read %s", path);
-  snprintf(hex, 17, "%016llx", (unsigned long long)h);
-  return TT_OK;
-}
-
 static void on_meta(void *ctx, const char *key, const char *value) {
   tt_prov_add(ctx, key, "%s", value);
 }
@@ -86,10 +70,13 @@ static tt_status check_source(const tt_prov *p, const char *fig, const char *key
   if (!path || !want) return tt_fail(err, TT_ERR_FORMAT, "%s does not say which trace it was drawn from", fig);
   char got[17];
   tt_error e = {0};
-  if (tt_file_fnv(path, got, &e) != TT_OK)
+  tt_status st = tt_st_identity(path, true, got, &e);
+  if (st == TT_ERR_FORMAT)  // its data no longer matches its own header
+    return tt_fail(err, TT_ERR_FORMAT, "%s has changed since %s was drawn (%s)", path, fig, e.msg);
+  if (st != TT_OK)
     return tt_fail(err, TT_ERR_IO, "%s was drawn from %s, which cannot be read now: %s", fig, path, e.msg);
   if (strcmp(got, want) != 0)
-    return tt_fail(err, TT_ERR_FORMAT, "%s has changed since %s was drawn (FNV-1a %s, the figure recorded %s)", path,
+    return tt_fail(err, TT_ERR_FORMAT, "%s has changed since %s was drawn (XXH3-64 %s, the figure recorded %s)", path,
                    fig, got, want);
   return TT_OK;
 }
@@ -98,9 +85,9 @@ tt_status tt_render_again_argv(const char *fig, const char *out, tt_prov *p, cha
   tt_status st = tt_figure_read_meta(fig, on_meta, p, err);
   if (st != TT_OK) return st;
   if (!tt_prov_get(p, "ttrace:version")) return tt_fail(err, TT_ERR_FORMAT, "%s holds no ttrace figure metadata", fig);
-  st = check_source(p, fig, "ttrace:trace", "ttrace:trace-fnv1a64", err);
+  st = check_source(p, fig, "ttrace:trace", "ttrace:trace-xxh3", err);
   if (st == TT_OK && tt_prov_get(p, KEY_OPTION "--compare"))
-    st = check_source(p, fig, KEY_OPTION "--compare", "ttrace:compare-fnv1a64", err);
+    st = check_source(p, fig, KEY_OPTION "--compare", "ttrace:compare-xxh3", err);
   if (st != TT_OK) return st;
   int n = 0;
   argv[n++] = "render";

@@ -18,8 +18,6 @@ void tt_prov_add(tt_prov *p, const char *key, const char *fmt, ...) __attribute_
 // A render option as the command line gave it, under "ttrace:option --NAME".
 void tt_prov_option(tt_prov *p, const char *option, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 const char *tt_prov_get(const tt_prov *p, const char *key);
-// The 64-bit FNV-1a of a file's bytes as 16 hex digits.
-tt_status tt_file_fnv(const char *path, char hex[17], tt_error *err);
 // Reads fig's provenance into p and writes into argv (at least 2·TT_PROV_MAX + 1 entries,
 // pointing into p) the render command that draws it again into out (NULL: fig itself).
 // Fails when the trace (or --compare's) is not at its recorded path or its hash differs.

@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <xxhash.h>
 
 #include "safetensors.h"
 
@@ -218,4 +219,54 @@ void tt_st_close(tt_st_file *f) {
   free(f->tensors);
   free(f->meta);
   free(f);
+}
+
+// XXH3-64 of the whole file at path (read in 1 MiB pieces).
+static tt_status whole_file_hash(const char *path, XXH64_hash_t *out, tt_error *err) {
+  int fd;
+  size_t size;
+  tt_status st = tt_open_regular(path, &fd, &size, err);
+  if (st) return st;
+  XXH3_state_t *hash = XXH3_createState();
+  unsigned char *buf = malloc(1u << 20);
+  if (!hash || !buf) st = tt_fail(err, TT_ERR_NOMEM, "out of memory");
+  if (!st) XXH3_64bits_reset(hash);
+  ssize_t got = 0;
+  while (!st && (got = read(fd, buf, 1u << 20)) > 0) XXH3_64bits_update(hash, buf, (size_t)got);
+  if (!st && got < 0) st = tt_fail(err, TT_ERR_IO, "cannot read %s: %s", path, strerror(errno));
+  if (!st) *out = XXH3_64bits_digest(hash);
+  XXH3_freeState(hash);
+  free(buf);
+  close(fd);
+  return st;
+}
+
+tt_status tt_st_identity(const char *path, bool verify, char hex[17], tt_error *err) {
+  tt_st_file *f;
+  tt_error not_safetensors = {0};
+  XXH64_hash_t h;
+  if (tt_st_open(path, &f, &not_safetensors) == TT_OK && !tt_st_metadata(f, TT_ST_DATA_HASH_KEY)) {
+    tt_st_close(f);
+    f = NULL;
+  }
+  if (!f) {
+    tt_status st = whole_file_hash(path, &h, err);
+    if (!st) snprintf(hex, 17, "%016llx", (unsigned long long)h);
+    return st;
+  }
+  const unsigned char *bytes = f->map;
+  size_t head = 8;
+  for (int i = 0; i < 8; i++) head += (size_t)bytes[i] << (8 * i);  // parse_header checked it
+  h = XXH3_64bits(bytes, head);
+  tt_status st = TT_OK;
+  if (verify) {
+    char data_hex[17];
+    snprintf(data_hex, sizeof data_hex, "%016llx", (unsigned long long)XXH3_64bits(bytes + head, f->map_len - head));
+    if (strcmp(data_hex, tt_st_metadata(f, TT_ST_DATA_HASH_KEY)) != 0)
+      st = tt_fail(err, TT_ERR_FORMAT, "%s: its data does not match the hash in its header (XXH3-64 %s, %s expected)",
+                   path, data_hex, tt_st_metadata(f, TT_ST_DATA_HASH_KEY));
+  }
+  tt_st_close(f);
+  if (!st) snprintf(hex, 17, "%016llx", (unsigned long long)h);
+  return st;
 }

@@ -1,18 +1,26 @@
 // write: a safetensors file, tensors back to back after a header padded to 8 bytes,
-// through a temporary file that is renamed into place only when complete.
+// through a temporary file that is renamed into place only when complete. The header's
+// metadata holds data_xxh3, the XXH3-64 of every byte after the header: hashed as the
+// data is written, then put in the place kept for it in the header before the rename.
 #include <jansson.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <xxhash.h>
 
 #include "safetensors.h"
 
-static char *header_json(const tt_tensor *tensors, size_t n, const tt_st_meta *meta, size_t n_meta) {
+// The data hash's place in the header until the data is written.
+static const char HASH_PLACE[] = "\"" TT_ST_DATA_HASH_KEY "\":\"0000000000000000\"";
+
+// The header's JSON; *hash_at: where the data hash's 16 digits go in it.
+static char *header_json(const tt_tensor *tensors, size_t n, const tt_st_meta *meta, size_t n_meta, size_t *hash_at) {
   json_t *root = json_object();
-  if (n_meta) {
-    json_t *m = json_object();
-    for (size_t i = 0; i < n_meta; i++) json_object_set_new(m, meta[i].key, json_string(meta[i].value));
-    json_object_set_new(root, "__metadata__", m);
-  }
+  json_t *m = json_object();
+  json_object_set_new(m, TT_ST_DATA_HASH_KEY, json_string("0000000000000000"));
+  for (size_t i = 0; i < n_meta; i++)  // the writer owns the data hash: a caller's old one is dropped
+    if (strcmp(meta[i].key, TT_ST_DATA_HASH_KEY) != 0) json_object_set_new(m, meta[i].key, json_string(meta[i].value));
+  json_object_set_new(root, "__metadata__", m);
   size_t offset = 0;
   for (size_t i = 0; i < n; i++) {
     json_t *shape = json_array();
@@ -25,6 +33,8 @@ static char *header_json(const tt_tensor *tensors, size_t n, const tt_st_meta *m
   }
   char *s = json_dumps(root, JSON_PRESERVE_ORDER | JSON_COMPACT | JSON_ENSURE_ASCII);
   json_decref(root);
+  const char *place = s ? strstr(s, HASH_PLACE) : NULL;  // the metadata comes first: the first match
+  *hash_at = place ? (size_t)(place - s) + strlen(HASH_PLACE) - 17 : 0;
   return s;
 }
 
@@ -33,13 +43,23 @@ tt_status tt_st_write(const char *path, const tt_tensor *tensors, size_t n, cons
   return tt_st_write_filled(path, tensors, n, meta, n_meta, NULL, NULL, err);
 }
 
-// Writes tensors[i]'s bytes: from its data, or (data NULL) made by fill into buf.
-static bool write_data(FILE *fp, const tt_tensor *t, size_t i, tt_st_fill_fn fill, void *ctx, void *buf) {
+// Writes tensors[i]'s bytes, and hashes them: from its data, or (data NULL) made by fill
+// into buf.
+static bool write_data(FILE *fp, XXH3_state_t *hash, const tt_tensor *t, size_t i, tt_st_fill_fn fill, void *ctx,
+                       void *buf) {
   size_t bytes = tt_tensor_nbytes(t);
   if (bytes == 0) return true;
-  if (t->data) return fwrite(t->data, 1, bytes, fp) == bytes;
-  fill(ctx, i, buf);
-  return fwrite(buf, 1, bytes, fp) == bytes;
+  const void *from = t->data;
+  if (!from) fill(ctx, i, buf), from = buf;
+  XXH3_64bits_update(hash, from, bytes);
+  return fwrite(from, 1, bytes, fp) == bytes;
+}
+
+// The data's hash into its place in the header (`at` bytes into the file).
+static bool put_hash(FILE *fp, long at, XXH3_state_t *hash) {
+  char hex[17];
+  snprintf(hex, sizeof hex, "%016llx", (unsigned long long)XXH3_64bits_digest(hash));
+  return fflush(fp) == 0 && fseek(fp, at, SEEK_SET) == 0 && fwrite(hex, 1, 16, fp) == 16;
 }
 
 tt_status tt_st_write_filled(const char *path, const tt_tensor *tensors, size_t n, const tt_st_meta *meta,
@@ -52,11 +72,14 @@ tt_status tt_st_write_filled(const char *path, const tt_tensor *tensors, size_t 
     for (size_t j = 0; j < i; j++)
       if (strcmp(tensors[i].name, tensors[j].name) == 0)
         return tt_fail(err, TT_ERR_ARG, "cannot write %s: tensor name '%s' appears twice", path, tensors[i].name);
-  char *json = header_json(tensors, n, meta, n_meta);
+  size_t hash_at;
+  char *json = header_json(tensors, n, meta, n_meta, &hash_at);
   void *buf = fill_bytes ? malloc(fill_bytes) : NULL;
-  if (!json || (fill_bytes && !buf)) {
+  XXH3_state_t *hash = XXH3_createState();
+  if (!json || (fill_bytes && !buf) || !hash) {
     free(json);
     free(buf);
+    XXH3_freeState(hash);
     return tt_fail(err, TT_ERR_NOMEM, "out of memory writing %s", path);
   }
   size_t len = strlen(json), padded = (len + 8 + 7) / 8 * 8 - 8;  // data starts 8-byte aligned
@@ -65,6 +88,7 @@ tt_status tt_st_write_filled(const char *path, const tt_tensor *tensors, size_t 
   if (st) {
     free(json);
     free(buf);
+    XXH3_freeState(hash);
     return st;
   }
   unsigned char lenbytes[8];
@@ -72,8 +96,11 @@ tt_status tt_st_write_filled(const char *path, const tt_tensor *tensors, size_t 
   bool ok = fwrite(lenbytes, 1, 8, af.fp) == 8 && fwrite(json, 1, len, af.fp) == len;
   for (size_t i = len; ok && i < padded; i++) ok = fputc(' ', af.fp) != EOF;
   free(json);
-  for (size_t i = 0; ok && i < n; i++) ok = write_data(af.fp, &tensors[i], i, fill, ctx, buf);
+  XXH3_64bits_reset(hash);
+  for (size_t i = 0; ok && i < n; i++) ok = write_data(af.fp, hash, &tensors[i], i, fill, ctx, buf);
+  ok = ok && put_hash(af.fp, 8 + (long)hash_at, hash);
   free(buf);
+  XXH3_freeState(hash);
   if (!ok) {
     tt_atomic_abort(&af);
     return tt_fail(err, TT_ERR_IO, "cannot write %s: write failed (disk full?)", path);

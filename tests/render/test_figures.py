@@ -14,6 +14,7 @@ import subprocess
 import sys
 import tempfile
 import xml.etree.ElementTree as ET
+import xxhash
 import zlib
 
 ttrace, fixture = sys.argv[1], sys.argv[2]
@@ -101,11 +102,17 @@ def svg_texts(path):
     return [(t.get("data-tt") or "", "".join(t.itertext())) for t in root.iter(SVG + "text")]
 
 
-def fnv1a64(path):
-    h = 0xCBF29CE484222325
-    for b in open(path, "rb").read():
-        h = ((h ^ b) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
-    return "%016x" % h
+def identity(path):
+    """What a figure records of a trace: XXH3-64 of its header when the header holds
+    data_xxh3 (the XXH3-64 of everything after the header), else of the whole file."""
+    data = open(path, "rb").read()
+    n = struct.unpack("<Q", data[:8])[0]
+    meta = json.loads(data[8:8 + n]).get("__metadata__", {})
+    if "data_xxh3" in meta:
+        check(meta["data_xxh3"] == "%016x" % xxhash.xxh3_64_intdigest(data[8 + n:]),
+              "%s: data_xxh3 is the hash of the data" % path)
+        return "%016x" % xxhash.xxh3_64_intdigest(data[:8 + n])
+    return "%016x" % xxhash.xxh3_64_intdigest(data)
 
 
 def trace_prompt(path):
@@ -132,7 +139,7 @@ with tempfile.TemporaryDirectory() as tmp:
     inner = [y for y in range(h) if rows[y] != bg * w]
     check(inner and inner[0] > 4 and h - 1 - inner[-1] > 4, "content does not touch the edges: rows %s" % inner[:1])
     m = png_text(fig)
-    want = {"ttrace:trace": os.path.realpath(tr), "ttrace:trace-fnv1a64": fnv1a64(tr),
+    want = {"ttrace:trace": os.path.realpath(tr), "ttrace:trace-xxh3": identity(tr),
             "ttrace:prompt": trace_prompt(tr), "ttrace:hook": "blocks.0.attn.hook_pattern", "ttrace:layer": "0",
             "ttrace:head": "2", "ttrace:option --theme": "dark",
             "ttrace:option --title": look[look.index("--title") + 1], "ttrace:option --size": "1400x900",
@@ -195,7 +202,7 @@ with tempfile.TemporaryDirectory() as tmp:
     # --compare to SVG, with both traces recorded.
     cmp = os.path.join(tmp, "cmp.svg")
     r = run(tr, "--compare", fixture, "--step", "blocks.0.attn.hook_pattern", "-o", cmp)
-    check(r.returncode == 0 and svg_meta(cmp).get("ttrace:compare-fnv1a64") == fnv1a64(fixture),
+    check(r.returncode == 0 and svg_meta(cmp).get("ttrace:compare-xxh3") == identity(fixture),
           "--compare to SVG records B: %s" % r.stderr)
 
     # Axis labels of 17+ tokens: thinned or rotated, never overlapping (boxes from the SVG).
@@ -232,6 +239,14 @@ with tempfile.TemporaryDirectory() as tmp:
     check(r.returncode == 4 and r.stderr.count("\n") == 1 and "cannot be read" in r.stderr and not os.path.exists(out),
           "--again without the trace: %d %r" % (r.returncode, r.stderr))
     shutil.move(tr + ".moved", tr)
+    with open(tr, "r+b") as f:  # one byte of the last tensor, the header as it was
+        f.seek(-1, os.SEEK_END)
+        last = f.read(1)
+        f.seek(-1, os.SEEK_END)
+        f.write(bytes([last[0] ^ 1]))
+    r = run("--again", fig, "-o", out)
+    check(r.returncode == 3 and "has changed" in r.stderr and not os.path.exists(out),
+          "--again with a changed tensor: %d %r" % (r.returncode, r.stderr))
     with open(tr, "ab") as f:
         f.write(b" ")
     r = run("--again", fig, "-o", out)

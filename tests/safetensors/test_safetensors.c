@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "safetensors/safetensors.h"
+#include <xxhash.h>
 
 static char dir[] = "/tmp/tt_st_XXXXXX";
 
@@ -322,6 +323,65 @@ static void test_f16_conversion(void **state) {
   assert_float_equal(tt_bf16_to_f32(0x3fc0), 1.5f, 0);
 }
 
+// The data's hash in every written file (a caller's stale one replaced), the identity of a
+// file by its header, a changed data byte caught when verified, and a file without the
+// hash known by all its bytes.
+static void hex_of(XXH64_hash_t h, char out[17]) {
+  snprintf(out, 17, "%016llx", (unsigned long long)h);
+}
+
+static unsigned char *slurp(const char *path, size_t *len) {
+  FILE *fp = fopen(path, "rb");
+  fseek(fp, 0, SEEK_END);
+  *len = (size_t)ftell(fp);
+  rewind(fp);
+  unsigned char *b = malloc(*len);
+  assert_int_equal(fread(b, 1, *len, fp), *len);
+  fclose(fp);
+  return b;
+}
+
+static void test_data_hash(void **state) {
+  (void)state;
+  float a[5] = {1, 2, 3, 4, 5};
+  tt_tensor t = {"a", TT_F32, 1, {5}, a};
+  tt_st_meta stale[1] = {{TT_ST_DATA_HASH_KEY, "0123456789abcdef"}};
+  char path[512], want[17], got[17];
+  path_in(path, "hash.safetensors");
+  tt_error err = {0};
+  assert_int_equal(tt_st_write(path, &t, 1, stale, 1, &err), TT_OK);
+  size_t len;
+  unsigned char *b = slurp(path, &len);
+  size_t head = 8;
+  for (int i = 0; i < 8; i++) head += (size_t)b[i] << (8 * i);
+  assert_int_equal(len - head, sizeof a);
+  tt_st_file *f = NULL;
+  assert_int_equal(tt_st_open(path, &f, &err), TT_OK);
+  hex_of(XXH3_64bits(b + head, len - head), want);
+  assert_string_equal(tt_st_metadata(f, TT_ST_DATA_HASH_KEY), want);
+  tt_st_close(f);
+  hex_of(XXH3_64bits(b, head), want);
+  assert_int_equal(tt_st_identity(path, true, got, &err), TT_OK);
+  assert_string_equal(got, want);
+  b[len - 1] ^= 1;  // one data byte, the header as it was
+  FILE *fp = fopen(path, "wb");
+  fwrite(b, 1, len, fp);
+  fclose(fp);
+  assert_int_equal(tt_st_identity(path, false, got, &err), TT_OK);
+  assert_string_equal(got, want);  // unverified: the header is the same
+  assert_int_equal(tt_st_identity(path, true, got, &err), TT_ERR_FORMAT);
+  assert_non_null(strstr(err.msg, "does not match"));
+  free(b);
+  const char *header = "{\"a\":{\"dtype\":\"F32\",\"shape\":[5],\"data_offsets\":[0,20]}}";
+  write_raw(path, header, a, sizeof a, -1);
+  b = slurp(path, &len);
+  hex_of(XXH3_64bits(b, len), want);
+  assert_int_equal(tt_st_identity(path, true, got, &err), TT_OK);
+  assert_string_equal(got, want);
+  free(b);
+  unlink(path);
+}
+
 int main(void) {
   if (!mkdtemp(dir)) return 1;
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_round_trip),
@@ -335,7 +395,8 @@ int main(void) {
                                      cmocka_unit_test(test_atomic_targets),
                                      cmocka_unit_test(test_atomic_mode_and_long_name),
                                      cmocka_unit_test(test_atomic_named_fallback),
-                                     cmocka_unit_test(test_error_escapes)};
+                                     cmocka_unit_test(test_error_escapes),
+                                     cmocka_unit_test(test_data_hash)};
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   char cmd[600];
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
