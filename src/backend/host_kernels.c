@@ -1,8 +1,8 @@
 // host_kernels: vectorizable exp-based loops for the OpenBLAS backend.
 // exp(x) = 2^n · e^r with n = round(x / ln 2), r = x - n·ln 2 in [-ln2/2, ln2/2] and e^r
 // from Cephes' degree-7 polynomial (relative error about 1e-7). Plain C: the compiler
-// turns each loop into SIMD code; on x86-64 an AVX2 copy is chosen at run time when the
-// CPU has it.
+// turns each loop into SIMD code; on x86-64 an AVX-512 or AVX2 copy is chosen at run time
+// when the CPU has it (no FMA contraction in C11 mode, so every copy gives the same bits).
 #include "host_kernels.h"
 
 #include <math.h>
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
-#define TT_MULTIVERSION __attribute__((target_clones("avx2", "default")))
+#define TT_MULTIVERSION __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define TT_MULTIVERSION
 #endif
