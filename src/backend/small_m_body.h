@@ -19,52 +19,27 @@
 #define PF_NT (2 * NB)
 
 // call(r) with a constant r equal to mr (1..MR): each row count gets its own tile code, its
-// accumulators in registers and no test of mr in the loops.
-#if MR > 4
+// accumulators in registers and no test of mr in the loops (the counts 4..7 that are not
+// below MR are never taken and compile away).
 #define SMALL_M_ROWS_SWITCH(mr, call) \
-  switch (mr) {                       \
-  case 1:                             \
-    call(1);                          \
-    break;                            \
-  case 2:                             \
-    call(2);                          \
-    break;                            \
-  case 3:                             \
-    call(3);                          \
-    break;                            \
-  case 4:                             \
-    call(4);                          \
-    break;                            \
-  case 5:                             \
-    call(5);                          \
-    break;                            \
-  case 6:                             \
-    call(6);                          \
-    break;                            \
-  case 7:                             \
-    call(7);                          \
-    break;                            \
-  default:                            \
-    call(MR);                         \
-    break;                            \
-  }
-#else
-#define SMALL_M_ROWS_SWITCH(mr, call) \
-  switch (mr) {                       \
-  case 1:                             \
-    call(1);                          \
-    break;                            \
-  case 2:                             \
-    call(2);                          \
-    break;                            \
-  case 3:                             \
-    call(3);                          \
-    break;                            \
-  default:                            \
-    call(MR);                         \
-    break;                            \
-  }
-#endif
+  do {                                \
+    if ((mr) == MR)                   \
+      call(MR);                       \
+    else if ((mr) == 1)               \
+      call(1);                        \
+    else if ((mr) == 2)               \
+      call(2);                        \
+    else if ((mr) == 3)               \
+      call(3);                        \
+    else if (4 < MR && (mr) == 4)     \
+      call(4);                        \
+    else if (5 < MR && (mr) == 5)     \
+      call(5);                        \
+    else if (6 < MR && (mr) == 6)     \
+      call(6);                        \
+    else if (7 < MR && (mr) == 7)     \
+      call(7);                        \
+  } while (0)
 
 // One register tile without trans_b: rows a[0..mr), columns [n0, n0 + NV·W), B rows
 // [k0, k1), summed from 0, then stored (first) or added to out; last: alpha·sum + bias.
