@@ -1,9 +1,9 @@
 // The OpenBLAS backend on several threads: the thread pool (src/backend/host_pool.c) runs
 // every item of every job exactly once and uses its workers (also when they were spinning,
-// asleep or parked); and every op that the pool
-// splits gives the same bits on 2 and 3 threads as on 1, at sizes above the split
-// threshold with odd widths (parts that end mid-vector, heads that straddle parts), the
-// backward pass's split ops too; and softmax_nll gives the bits of softmax and nll.
+// asleep or parked); and every op that the pool splits gives the same bits on 2 and 3
+// threads as on 1, at sizes above the split threshold with odd widths (parts that end
+// mid-vector, heads that straddle parts), the backward pass's split ops too; and
+// softmax_nll gives the bits of softmax and nll.
 #include <cblas.h>
 #include <math.h>
 #include <setjmp.h>
