@@ -271,7 +271,7 @@ static double cpu_seconds(void) {
 static double timed_run(const bench_run *b, bool grad, double *backward, double *cpu) {
   tt_error err = {0};
   double c0 = cpu_seconds();
-  tt_recorder rec = {record_nothing, NULL, on_op};
+  tt_recorder rec = {.reserve = record_nothing, .op_done = on_op};
   lg.n = lg.labelled = 0;
   double t0 = bench_now();
   tt_status st =

@@ -156,6 +156,16 @@ int tt_utf8_columns(const char *s);
 // The recorder decides per hook: it returns host memory for numel floats (or int32s for
 // "tokens") to receive the tensor, or NULL to skip it. On a host backend the engine
 // computes straight into that memory; elsewhere it downloads into it.
+
+// A hook that is an exact rule on an F32 hook recorded before it, of the same shape:
+// out = factor · src element by element (one float product each), and, with causal_mask,
+// −inf above the diagonal of each (T,T) matrix (entry (…, i, j) with j > i).
+typedef struct {
+  const char *src;  // the source hook's full name
+  float factor;
+  bool causal_mask;
+} tt_hook_rule;
+
 typedef struct {
   void *(*reserve)(void *ctx, const char *name, tt_dtype dtype, int ndim, const int64_t *shape);
   void *ctx;
@@ -164,6 +174,11 @@ typedef struct {
   // the seconds since the previous op ended (or the run began). An op without a hook of its
   // own (the heads' merge) is counted in the next op's time.
   void (*op_done)(void *ctx, const char *name, double seconds);
+  // Optional (NULL: every hook goes through reserve): offered, in place of reserve, a hook
+  // the engine computes exactly as `rule` says. true: the recorder keeps the rule instead
+  // of the bytes (and the engine computes the hook only if it needs it itself); false: the
+  // engine offers the hook through reserve as any other.
+  bool (*derive)(void *ctx, const char *name, const tt_hook_rule *rule, int ndim, const int64_t *shape);
 } tt_recorder;
 
 // ---- assets -------------------------------------------------------------------------

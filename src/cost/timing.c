@@ -40,7 +40,7 @@ tt_status tt_cost_time(struct tt_engine *eng, const int32_t *ids, int T, int rep
                        tt_error *err) {
   if (repeats < 1) repeats = 1;
   timer t = {.pass = pass};
-  tt_recorder rec = {record_nothing, &t, on_op};
+  tt_recorder rec = {.reserve = record_nothing, .ctx = &t, .op_done = on_op};
   for (int i = 0; i < pass->n; i++) pass->ops[i].seconds = 0;
   tt_status st = tt_engine_run(eng, ids, T, &rec, err);  // warm-up: caches, first-touch pages
   t.counting = true;

@@ -62,35 +62,47 @@ static bool in_blocks(const tt_engine *e) {
 }
 
 // q (H,T,D), k, v (G,T,D) → the scores, the pattern and z (H,T,D) with the backend's causal
-// ops. With nobody recording (record none), in one op, each block while it is in cache,
-// raw and pattern written only when the tape keeps them; with a recorder, op by op in the
-// order of step_pattern (a trace checks the scaled and masked scores against the raw ones
-// as they come; a timing recorder times each op). The same products either way, so
-// recording changes no bit.
+// ops. The scaled and masked scores are offered as rules on the raw ones (a trace keeps
+// them so); when nobody stores them and no recorder times each op, all in one op, each
+// block while it is in cache, raw and pattern written only where they are kept. Else op by
+// op in the order of step_pattern. The same products either way (the one op scales and
+// masks each row as the rule does), so recording changes no bit.
 static tt_status step_causal_blocks(tt_engine *e, int l, tt_buf q, tt_buf k, tt_buf v, tt_buf *z, tt_error *err) {
   tt_backend *be = e->be;
   int T = e->run.T, H = e->H, G = e->G, D = e->D;
   float alpha = tt_config_attn_scale(e->cfg, l, D);
-  if (!e->run.rec) {
-    bool raw_kept, pattern_kept, unused;
-    tt_buf raw = tt_engine_out_kept(e, l, "attn.hook_attn_scores_raw", TT_DIMS(H, T, T), &raw_kept);  // (H,T,T)
-    tt_engine_out_kept(e, l, "attn.hook_attn_scores_scaled", TT_DIMS(H, T, T), &unused);  // their slots' turns
-    tt_engine_out_kept(e, l, "attn.hook_attn_scores", TT_DIMS(H, T, T), &unused);
-    tt_buf pattern = tt_engine_out_kept(e, l, "attn.hook_pattern", TT_DIMS(H, T, T), &pattern_kept);
-    *z = OUT(l, "attn.hook_z", H, T, D);  // (H,T,D)
-    return be->causal_attention(be, raw_kept ? raw : (tt_buf){0}, pattern_kept ? pattern : (tt_buf){0}, *z, q, k, v, H,
-                                G, T, D, alpha, err);
+  const char *raw_hook = "attn.hook_attn_scores_raw";
+  tt_dims scores = TT_DIMS(H, T, T);
+  bool raw_kept, scaled_kept, masked_kept, pattern_kept;
+  tt_buf raw = tt_engine_out_kept(e, l, raw_hook, scores, &raw_kept);  // (H,T,T) = q·kᵀ per head
+  tt_buf scaled = tt_engine_out_rule(e, l, "attn.hook_attn_scores_scaled", scores, raw_hook, alpha, false,
+                                     &scaled_kept);  // (H,T,T) = raw · attn_scale
+  tt_buf masked = tt_engine_out_rule(e, l, "attn.hook_attn_scores", scores, raw_hook, alpha, true,
+                                     &masked_kept);  // (H,T,T) −∞ above the diagonal
+  tt_buf pattern = tt_engine_out_kept(e, l, "attn.hook_pattern", scores, &pattern_kept);  // (H,T,T) row softmax
+  *z = OUT(l, "attn.hook_z", H, T, D);                                                    // (H,T,D) = pattern·v
+  bool timed = e->run.rec && e->run.rec->op_done;
+  if (!scaled_kept && !masked_kept && !timed) {
+    RUN(be->causal_attention(be, raw_kept ? raw : (tt_buf){0}, pattern_kept ? pattern : (tt_buf){0}, *z, q, k, v, H, G,
+                             T, D, alpha, err));
+    return TT_OK;
   }
-  tt_buf raw = OUT(l, "attn.hook_attn_scores_raw", H, T, T);  // (H,T,T) = q·kᵀ per head
-  RUN(be->causal_scores(be, raw, q, k, H, G, T, D, err));
-  tt_buf scaled = OUT(l, "attn.hook_attn_scores_scaled", H, T, T);  // (H,T,T) = raw · attn_scale
-  RUN(be->scale(be, scaled, raw, alpha, (size_t)H * T * T, err));
-  tt_buf masked = OUT(l, "attn.hook_attn_scores", H, T, T);  // (H,T,T) −∞ above the diagonal
-  RUN(be->causal_mask(be, masked, scaled, H, T, err));
-  tt_buf pattern = OUT(l, "attn.hook_pattern", H, T, T);  // (H,T,T) softmax of each row
-  RUN(be->softmax(be, pattern, masked, H * T, T, err));
-  *z = OUT(l, "attn.hook_z", H, T, D);  // (H,T,D) = pattern·v per head
-  return be->causal_mix(be, *z, pattern, v, H, G, T, D, err);
+  // op by op, each timed, each output handed over before the next op may reuse its slot
+  tt_engine_name_op(e, l, raw_hook);
+  TRY(be->causal_scores(be, raw, q, k, H, G, T, D, err));
+  TRY(tt_engine_flush_buf(e, raw, err));
+  tt_engine_name_op(e, l, "attn.hook_attn_scores_scaled");
+  TRY(be->scale(be, scaled, raw, alpha, (size_t)H * T * T, err));
+  TRY(tt_engine_flush_buf(e, scaled, err));
+  tt_engine_name_op(e, l, "attn.hook_attn_scores");
+  TRY(be->causal_mask(be, masked, scaled, H, T, err));
+  TRY(tt_engine_flush_buf(e, masked, err));
+  tt_engine_name_op(e, l, "attn.hook_pattern");
+  TRY(be->softmax(be, pattern, masked, H * T, T, err));
+  TRY(tt_engine_flush_buf(e, pattern, err));
+  tt_engine_name_op(e, l, "attn.hook_z");
+  RUN(be->causal_mix(be, *z, pattern, v, H, G, T, D, err));
+  return TT_OK;
 }
 
 // q (H,T,D), k (G,T,D) → hook_rot_q, hook_rot_k: each pair (i, i + D/2) of a head's row t
@@ -115,11 +127,17 @@ static tt_status step_pattern(tt_engine *e, int l, tt_buf raw, int Tk, tt_buf *p
   tt_backend *be = e->be;
   int T = e->run.T, H = e->H;
   size_t n = (size_t)H * T * Tk;
-  tt_buf scaled = OUT(l, "attn.hook_attn_scores_scaled", H, T, Tk);  // (H,T,Tk) = raw · attn_scale
-  RUN(be->scale(be, scaled, raw, tt_config_attn_scale(e->cfg, l, e->D), n, err));
-  if (e->cfg->positions == TT_POS_ALIBI) TRY(step_alibi(e, l, scaled, Tk, &scaled, err));
-  tt_buf masked = OUT(l, "attn.hook_attn_scores", H, T, Tk);  // (H,T,Tk) −∞ above the diagonal
-  bool mask = e->cfg->causal && !e->run.decoding;
+  float alpha = tt_config_attn_scale(e->cfg, l, e->D);
+  const char *raw_hook = "attn.hook_attn_scores_raw";
+  tt_dims scores = TT_DIMS(H, T, Tk);
+  tt_buf scaled = tt_engine_out_rule(e, l, "attn.hook_attn_scores_scaled", scores, raw_hook, alpha, false,
+                                     NULL);  // (H,T,Tk) = raw · attn_scale
+  RUN(be->scale(be, scaled, raw, alpha, n, err));
+  bool alibi = e->cfg->positions == TT_POS_ALIBI, mask = e->cfg->causal && !e->run.decoding;
+  if (alibi) TRY(step_alibi(e, l, scaled, Tk, &scaled, err));
+  tt_buf masked = alibi ? OUT(l, "attn.hook_attn_scores", H, T, Tk)
+                        : tt_engine_out_rule(e, l, "attn.hook_attn_scores", scores, raw_hook, alpha, mask,
+                                             NULL);  // (H,T,Tk) −∞ above the diagonal
   RUN(mask ? be->causal_mask(be, masked, scaled, H, T, err) : tt_engine_copy(e, masked, scaled, n, err));
   *pattern = OUT(l, "attn.hook_pattern", H, T, Tk);  // (H,T,Tk) softmax of each row
   RUN(be->softmax(be, *pattern, masked, H * T, Tk, err));

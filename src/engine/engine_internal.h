@@ -71,7 +71,7 @@ typedef struct {
   void *dst;
   size_t n;
 } tt_pending;
-#define TT_MAX_PENDING 4  // outputs of one op (the norm has four)
+#define TT_MAX_PENDING 5  // outputs of one op (the norm has four) or of causal attention (five)
 
 // The four hooks of one normalization.
 typedef struct {
@@ -228,6 +228,21 @@ tt_buf tt_engine_out(tt_engine *e, int layer, const char *suffix, tt_dims shape)
 // The same, and *kept says whether anyone reads the tensor after the op (the recorder or
 // the tape); when not, the op may leave it unwritten.
 tt_buf tt_engine_out_kept(tt_engine *e, int layer, const char *suffix, tt_dims shape, bool *kept);
+// The buffer for hook `suffix` of layer l, which the op computes exactly as factor · hook
+// src_suffix of the same layer and shape (with causal_mask, −inf above the diagonal):
+// offered to the recorder as that rule first (tt_recorder.derive), then as any other hook.
+// *kept as above: false when the recorder keeps the rule and no tape reads the hook.
+tt_buf tt_engine_out_rule(tt_engine *e, int layer, const char *suffix, tt_dims shape, const char *src_suffix,
+                          float factor, bool causal_mask, bool *kept);
+// With a timing recorder: the op about to run is named after hook `suffix` of layer l
+// (what tt_engine_out does for the op's outputs; for ops whose outputs were asked for
+// before).
+void tt_engine_name_op(tt_engine *e, int layer, const char *suffix);
+// With a timing recorder: the op just run is over (waits for a device), its time reported.
+tt_status tt_engine_op_done(tt_engine *e, tt_error *err);
+// Hands output `out` of the op just run to the recorder (when it is pending: outputs asked
+// for before the op that computes them), then as tt_engine_op_done.
+tt_status tt_engine_flush_buf(tt_engine *e, tt_buf out, tt_error *err);
 // Hands the outputs of the op just run to the recorder (downloads them on device backends).
 tt_status tt_engine_flush(tt_engine *e, tt_error *err);
 // Offers an existing buffer (shape) as a hook: copied into the recorder's memory if wanted.

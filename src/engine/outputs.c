@@ -42,8 +42,7 @@ void tt_engine_timing_start(tt_engine *e) {
   if (e->run.rec && e->run.rec->op_done) e->run.op_mark = now_seconds();
 }
 
-// With a timing recorder: waits for the op (device backends) and reports its time.
-static tt_status op_timed(tt_engine *e, tt_error *err) {
+tt_status tt_engine_op_done(tt_engine *e, tt_error *err) {
   if (!e->run.rec || !e->run.rec->op_done || !e->run.op_name[0]) return TT_OK;
   tt_status st = e->be->finish ? e->be->finish(e->be, err) : TT_OK;
   if (st) return st;
@@ -57,9 +56,13 @@ tt_buf tt_engine_out(tt_engine *e, int layer, const char *suffix, tt_dims shape)
   return tt_engine_out_kept(e, layer, suffix, shape, NULL);
 }
 
+void tt_engine_name_op(tt_engine *e, int layer, const char *suffix) {
+  if (e->run.rec && e->run.rec->op_done) hook_name(e, layer, suffix, e->run.op_name, sizeof e->run.op_name);
+}
+
 tt_buf tt_engine_out_kept(tt_engine *e, int layer, const char *suffix, tt_dims shape, bool *kept) {
   size_t n = numel(shape);
-  if (e->run.rec && e->run.rec->op_done) hook_name(e, layer, suffix, e->run.op_name, sizeof e->run.op_name);
+  tt_engine_name_op(e, layer, suffix);
   tt_buf taped = e->run.taping ? tt_workspace_tape_own(e, layer, suffix, n) : (tt_buf){0};
   tt_buf slot = tt_buf_is_set(taped) ? taped : tt_workspace_slot(e, suffix, n);
   float *mem = reserve(e, layer, suffix, TT_F32, shape);
@@ -75,12 +78,38 @@ tt_buf tt_engine_out_kept(tt_engine *e, int layer, const char *suffix, tt_dims s
   return slot;
 }
 
+tt_buf tt_engine_out_rule(tt_engine *e, int layer, const char *suffix, tt_dims shape, const char *src_suffix,
+                          float factor, bool causal_mask, bool *kept) {
+  const tt_recorder *rec = e->run.rec;
+  char name[160], src[160];
+  tt_hook_rule rule = {hook_name(e, layer, src_suffix, src, sizeof src), factor, causal_mask};
+  if (!rec || !rec->derive ||
+      !rec->derive(rec->ctx, hook_name(e, layer, suffix, name, sizeof name), &rule, shape.ndim, shape.d))
+    return tt_engine_out_kept(e, layer, suffix, shape, kept);
+  tt_engine_name_op(e, layer, suffix);
+  size_t n = numel(shape);
+  tt_buf taped = e->run.taping ? tt_workspace_tape_own(e, layer, suffix, n) : (tt_buf){0};
+  if (kept) *kept = tt_buf_is_set(taped);
+  return tt_buf_is_set(taped) ? taped : tt_workspace_slot(e, suffix, n);
+}
+
 tt_status tt_engine_flush(tt_engine *e, tt_error *err) {
   tt_status st = TT_OK;
   for (int i = 0; i < e->run.n_pending && st == TT_OK; i++)
     st = e->be->download(e->be, e->run.pending[i].buf, e->run.pending[i].dst, e->run.pending[i].n, err);
   e->run.n_pending = 0;
-  return st == TT_OK ? op_timed(e, err) : st;
+  return st == TT_OK ? tt_engine_op_done(e, err) : st;
+}
+
+tt_status tt_engine_flush_buf(tt_engine *e, tt_buf out, tt_error *err) {
+  for (int i = 0; i < e->run.n_pending; i++) {
+    tt_pending p = e->run.pending[i];
+    if (p.buf.handle != out.handle || p.buf.offset != out.offset) continue;
+    e->run.pending[i] = e->run.pending[--e->run.n_pending];
+    TRY(e->be->download(e->be, p.buf, p.dst, p.n, err));
+    break;
+  }
+  return tt_engine_op_done(e, err);
 }
 
 tt_status tt_engine_offer(tt_engine *e, int layer, const char *suffix, tt_dims shape, tt_buf buf, tt_error *err) {

@@ -17,9 +17,8 @@ tt_status tt_trace_save(const tt_trace *tr, const char *path, tt_error *err) {
   for (size_t i = 0; i < tr->n_meta; i++)
     if (strcmp(tr->meta[i].key, "format") && strcmp(tr->meta[i].key, "format_version"))
       meta[n++] = (tt_st_meta){tr->meta[i].key, tr->meta[i].value};
-  tt_status st = tt_derived_settle(tr) ? TT_OK : tt_fail(err, TT_ERR_NOMEM, "out of memory");
   // derived tensors not computed yet are made on the way out, one buffer for all
-  if (!st) st = tt_st_write_filled(path, tr->tensors, tr->n, meta, n, tt_derived_fill, (void *)tr, err);
+  tt_status st = tt_st_write_filled(path, tr->tensors, tr->n, meta, n, tt_derived_fill, (void *)tr, err);
   free(meta);
   return st;
 }

@@ -37,7 +37,6 @@ void tt_trace_destroy(tt_trace *tr) {
   free(tr->token_strings);
   free(tr->name_compares);
   if (tr->dv) free(tr->dv->rules);
-  if (tr->dv && !tr->pool) free(tr->dv->scratch);  // a pooled trace's scratch is one of its blocks
   free(tr->dv);
   if (tr->pool) tt_trace_pool_give_back(tr);
   free(tr->blocks);
@@ -75,9 +74,10 @@ bool tt_trace_wants(const tt_trace *tr, const char *name) {
   return false;
 }
 
-// Appends an entry whose data is `data`, or (NULL) new memory in the arena; returns NULL
-// when out of memory.
-static tt_tensor *append(tt_trace *tr, const char *name, tt_dtype dt, int ndim, const int64_t *shape, void *data) {
+// Appends an entry, with new memory (in the pool or the arena) or none (a derived tensor);
+// returns NULL when out of memory.
+static tt_tensor *append(tt_trace *tr, const char *name, tt_dtype dt, int ndim, const int64_t *shape,
+                         bool with_memory) {
   if (tr->n == tr->cap) {
     size_t cap = tr->cap ? tr->cap * 2 : 256;
     tt_tensor *grown = realloc(tr->tensors, cap * sizeof *grown);
@@ -89,37 +89,39 @@ static tt_tensor *append(tt_trace *tr, const char *name, tt_dtype dt, int ndim, 
   *t = (tt_tensor){.name = tt_arena_strdup(tr->arena, name), .dtype = dt, .ndim = ndim};
   memcpy(t->shape, shape, (size_t)ndim * sizeof *shape);
   size_t bytes = tt_tensor_nbytes(t);
-  if (data)
-    t->data = data;
-  else if (tr->pool)
-    t->data = tt_trace_pool_take(tr, bytes);
-  else
-    t->data = tt_arena_alloc(tr->arena, bytes ? bytes : 1, 64);
-  if (!t->name || !t->data || tt_trace_index_add(tr, tr->n)) return NULL;  // a second tensor of a name too
+  if (with_memory) t->data = tr->pool ? tt_trace_pool_take(tr, bytes) : tt_arena_alloc(tr->arena, bytes ? bytes : 1, 64);
+  if (!t->name || (with_memory && !t->data) || tt_trace_index_add(tr, tr->n)) return NULL;  // a second tensor of a name too
   tr->bytes += bytes;
-  if (!data) tr->dv->held += bytes;
+  if (with_memory) tr->dv->held += bytes;
   tr->n++;
   return t;
 }
 
-// The recorder's hand-out: the derived score hooks go to the scratch buffer (derived.c),
-// everything else to new arena memory.
+// The recorder's hand-out: new memory for every hook this trace records.
 static void *reserve(void *ctx, const char *name, tt_dtype dt, int ndim, const int64_t *shape) {
   tt_trace *tr = ctx;
-  if (!tt_trace_wants(tr, name)) return tt_derived_settle(tr), NULL;
-  void *scratch = tt_derived_reserve(tr, tr->n, name, dt, ndim, shape);
-  tt_tensor *t = append(tr, name, dt, ndim, shape, scratch);
-  if (!t && scratch) tr->dv->pending = 0;  // out of memory: nothing is in the scratch
+  if (!tt_trace_wants(tr, name)) return NULL;
+  tt_tensor *t = append(tr, name, dt, ndim, shape, true);
   return t ? t->data : NULL;
 }
 
+// The recorder's offer of a hook as a rule: kept so, without memory, when this trace
+// records the hook and derived.c accepts the rule.
+static bool derive(void *ctx, const char *name, const tt_hook_rule *rule, int ndim, const int64_t *shape) {
+  tt_trace *tr = ctx;
+  if (!tt_trace_wants(tr, name) || !tt_derived_accept(tr, tr->n, rule, ndim, shape)) return false;
+  if (append(tr, name, TT_F32, ndim, shape, false)) return true;
+  tt_derived_drop(tr, tr->n);
+  return false;
+}
+
 tt_recorder tt_trace_recorder(tt_trace *tr) {
-  return (tt_recorder){.reserve = reserve, .ctx = tr};
+  return (tt_recorder){.reserve = reserve, .derive = derive, .ctx = tr};
 }
 
 tt_status tt_trace_add(tt_trace *tr, const tt_tensor *src, tt_error *err) {
   if (tt_trace_find(tr, src->name)) return tt_fail(err, TT_ERR_FORMAT, "tensor '%s' appears twice", src->name);
-  tt_tensor *t = append(tr, src->name, src->dtype, src->ndim, src->shape, NULL);
+  tt_tensor *t = append(tr, src->name, src->dtype, src->ndim, src->shape, true);
   if (!t) return tt_fail(err, TT_ERR_NOMEM, "out of memory storing '%s'", src->name);
   memcpy(t->data, src->data, tt_tensor_nbytes(t));
   return TT_OK;

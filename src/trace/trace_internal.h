@@ -14,8 +14,8 @@ typedef struct {
   size_t pos;     // index in tensors + 1; 0: empty
 } index_slot;
 
-// A tensor kept as a rule (derived.c): (H,T,T) = raw · factor, -inf above the diagonal
-// when masked. src: the raw scores' position + 1; 0: no rule (the tensor is stored).
+// A tensor kept as a rule (derived.c, a tt_hook_rule accepted): src · factor, −inf above
+// the diagonal when masked. src: the source tensor's position + 1; 0: no rule (stored).
 typedef struct {
   size_t src;
   float factor;
@@ -25,11 +25,7 @@ typedef struct {
 typedef struct {
   tt_derived_rule *rules;  // per tensor position (rules_cap of them; beyond: none)
   size_t rules_cap;
-  float *scratch;  // where the engine computes the derived score hooks, layer after layer
-                   // (a block of the trace's pool, if it has one)
-  size_t scratch_n;
-  size_t pending;  // position + 1 of the tensor in the scratch, not yet checked; 0: none
-  size_t held;     // tensor bytes in memory: stored, materialized or mapped
+  size_t held;  // tensor bytes in memory: stored, materialized or mapped
 } tt_derived_state;
 
 typedef struct {
@@ -76,11 +72,11 @@ void tt_trace_pool_give_back(tt_trace *tr);
 tt_status tt_trace_index_add(tt_trace *tr, size_t i);
 // The tensor named `name` as it is (a derived one may have no data yet); NULL when absent.
 const tt_tensor *tt_trace_lookup(const tt_trace *tr, const char *name);
-// derived.c: memory for the tensor about to be recorded at position i when the trace will
-// keep it as a rule (NULL: store it); checks the previous hand-out first.
-void *tt_derived_reserve(tt_trace *tr, size_t i, const char *name, tt_dtype dt, int ndim, const int64_t *shape);
-// Checks the tensor in the scratch buffer: a rule when the bytes match, else stored.
-bool tt_derived_settle(const tt_trace *tr);
+// derived.c: true when the tensor about to be recorded at position i can be kept as
+// `rule` (its source stored here as F32 of that shape, and no rule itself): the rule is
+// set for position i. tt_derived_drop takes it back (the entry could not be made).
+bool tt_derived_accept(tt_trace *tr, size_t i, const tt_hook_rule *rule, int ndim, const int64_t *shape);
+void tt_derived_drop(tt_trace *tr, size_t i);
 // Gives tensor i its data (a derived one is computed into the arena once).
 bool tt_derived_materialize(const tt_trace *tr, size_t i);
 // tt_st_fill_fn (ctx: the trace): a derived tensor's bytes, for tt_trace_save.

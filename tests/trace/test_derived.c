@@ -1,8 +1,7 @@
 // The scaled and masked attention scores a trace keeps as exact rules on the raw scores
 // (src/trace/derived.c): with the real engine they hold no memory until read, read back
-// bit for bit equal to a trace that stored them (--record of them alone), are written
-// whole into the file, and in-place masking shares the scaled scores' buffer; a value the
-// engine computed differently from the rule is stored as computed.
+// bit for bit equal to a trace that stored them (--record of them alone), and are written
+// whole into the file; a rule the trace cannot keep is refused (then stored).
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -49,13 +48,15 @@ static int close_session(void **state) {
   return 0;
 }
 
-// Every layer's scaled and masked scores: derived in a full trace, stored in a trace that
-// records only them; the same bits, the full trace holding them only once read.
+// Every layer's scaled and masked scores: derived in a full trace (attention in one op per
+// layer), stored in a trace that records them without the raw scores (so the engine goes op
+// by op); the same bits, and the same pattern and z, the full trace holding the rules'
+// tensors only once read.
 static void test_engine_scores(void **state) {
   tt_session *s = *state;
   tt_trace *full = run(s, NULL, 0);
-  const char *only[] = {"*attn_scores_scaled", "*hook_attn_scores"};
-  tt_trace *kept = run(s, only, 2);
+  const char *only[] = {"*attn_scores_scaled", "*hook_attn_scores", "*hook_pattern", "*hook_z"};
+  tt_trace *kept = run(s, only, 4);
   tt_config cfg;
   assert_true(tt_trace_config(full, &cfg));
   const tt_tensor *raw0 = tt_trace_find(full, "blocks.0.attn.hook_attn_scores_raw");
@@ -65,11 +66,12 @@ static void test_engine_scores(void **state) {
   assert_int_equal(tt_trace_held_bytes(full), tt_trace_bytes(full) - 2 * (size_t)cfg.n_layer * per);
   assert_int_equal(tt_trace_held_bytes(kept), tt_trace_bytes(kept));
   for (int l = 0; l < cfg.n_layer; l++) {
-    char a[64], b[64];
-    snprintf(a, sizeof a, "blocks.%d.attn.hook_attn_scores_scaled", l);
-    snprintf(b, sizeof b, "blocks.%d.attn.hook_attn_scores", l);
-    assert_same_bits(tt_trace_find(full, a), tt_trace_find(kept, a));
-    assert_same_bits(tt_trace_find(full, b), tt_trace_find(kept, b));
+    const char *hooks[] = {"attn_scores_scaled", "attn_scores", "pattern", "z"};
+    for (int i = 0; i < 4; i++) {
+      char name[64];
+      snprintf(name, sizeof name, "blocks.%d.attn.hook_%s", l, hooks[i]);
+      assert_same_bits(tt_trace_find(full, name), tt_trace_find(kept, name));
+    }
   }
   assert_int_equal(tt_trace_held_bytes(full), tt_trace_bytes(full));  // read once, now held
   tt_trace_destroy(full), tt_trace_destroy(kept);
@@ -99,95 +101,87 @@ static void test_saved_file(void **state) {
   tt_trace_destroy(back), tt_trace_destroy(full);
 }
 
-// A trace of GPT-2 small's config (12 heads, C = 768: layer 0's factor is 1/8), and the
-// (H,T,T) shape the hand-made scores below have.
+// Hand-made scores (H,T,T) offered as the engine offers them.
 enum { H = 2, T = 3, N = H * T * T };
 static const int64_t shape[3] = {H, T, T};
-static tt_trace *new_trace(void) {
-  tt_trace *tr = tt_trace_create();
-  tt_config cfg;
-  tt_config_default(&cfg);
-  char *json = tt_config_to_json(&cfg);
-  tt_trace_set_meta(tr, "config", json);
-  free(json);
-  return tr;
+
+// Records raw scores under `raw_name` (F32, `shape`): i − 4.5 in cell i.
+static float *record_raw(const tt_recorder *rec, const char *raw_name) {
+  float *raw = rec->reserve(rec->ctx, raw_name, TT_F32, 3, shape);
+  if (raw)
+    for (int i = 0; i < N; i++) raw[i] = (float)i - 4.5f;
+  return raw;
 }
 
-// Records layer 0's raw scores and, as the engine does, the scaled ones (raw / 8).
-static void record_scores(const tt_recorder *rec, float **raw, float **scaled) {
-  *raw = rec->reserve(rec->ctx, "blocks.0.attn.hook_attn_scores_raw", TT_F32, 3, shape);
-  for (int i = 0; i < N; i++) (*raw)[i] = (float)i - 4.5f;
-  *scaled = rec->reserve(rec->ctx, "blocks.0.attn.hook_attn_scores_scaled", TT_F32, 3, shape);
-  for (int i = 0; i < N; i++) (*scaled)[i] = (*raw)[i] * 0.125f;
+static bool offer(const tt_recorder *rec, const char *name, const char *src, bool mask, const int64_t *dims) {
+  tt_hook_rule rule = {src, 0.125f, mask};
+  return rec->derive(rec->ctx, name, &rule, 3, dims);
 }
 
-// A recorder user that writes something else than raw · factor: the trace stores it.
-static void test_mismatch_is_stored(void **state) {
+static const char *RAW = "blocks.0.attn.hook_attn_scores_raw", *SCALED = "blocks.0.attn.hook_attn_scores_scaled",
+                  *MASKED = "blocks.0.attn.hook_attn_scores";
+
+// Both rules kept: no memory until read, then raw · 1/8 and −inf above the diagonal, bit
+// for bit, in the trace and in its file.
+static void test_rules_kept(void **state) {
   (void)state;
-  tt_trace *tr = new_trace();
+  tt_trace *tr = tt_trace_create();
   tt_recorder rec = tt_trace_recorder(tr);
-  float *raw, *scaled;
-  record_scores(&rec, &raw, &scaled);
-  scaled[5] = nextafterf(scaled[5], 1e9f);  // one ulp off the rule
-  float *masked = rec.reserve(rec.ctx, "blocks.0.attn.hook_attn_scores", TT_F32, 3, shape);
-  assert_true(masked != scaled);  // its source is stored now: masks into its own memory
-  for (int i = 0; i < N; i++) masked[i] = (i % T) > (i / T) % T ? -INFINITY : scaled[i];
-  const tt_tensor *got = tt_trace_find(tr, "blocks.0.attn.hook_attn_scores_scaled");
-  assert_non_null(got->data);
-  assert_memory_equal(&((float *)got->data)[5], &scaled[5], sizeof(float));
-  assert_true(((float *)got->data)[5] != raw[5] * 0.125f);
+  float *raw = record_raw(&rec, RAW);
+  assert_true(offer(&rec, SCALED, RAW, false, shape));
+  assert_true(offer(&rec, MASKED, RAW, true, shape));
+  assert_int_equal(tt_trace_count(tr), 3);
+  assert_int_equal(tt_trace_held_bytes(tr), tt_trace_bytes(tr) - 2 * N * sizeof(float));
+  const tt_tensor *scaled = tt_trace_find(tr, SCALED), *masked = tt_trace_find(tr, MASKED);
+  for (int i = 0; i < N; i++) {
+    int row = (i / T) % T, col = i % T;
+    float want_s = raw[i] / 8.0f, want_m = col > row ? -INFINITY : raw[i] / 8.0f;
+    assert_memory_equal(&((float *)scaled->data)[i], &want_s, sizeof want_s);
+    assert_memory_equal(&((float *)masked->data)[i], &want_m, sizeof want_m);
+  }
   assert_int_equal(tt_trace_held_bytes(tr), tt_trace_bytes(tr));
   tt_trace_destroy(tr);
 }
 
-// The masked scores off the rule in one cell above the diagonal (the scaled value left,
-// not -inf) and in one on it (a -0 for a +0): each is stored, with the engine's bits.
-static void test_masked_mismatch_is_stored(void **state) {
+// Refused, so the engine stores the bytes: a source not recorded, another shape, a source
+// that is a rule itself, a mask on a matrix that is not square, a hook not recorded.
+static void test_rules_refused(void **state) {
   (void)state;
-  for (int pass = 0; pass < 2; pass++) {
-    tt_trace *tr = new_trace();
-    tt_recorder rec = tt_trace_recorder(tr);
-    float *raw, *scaled;
-    record_scores(&rec, &raw, &scaled);
-    raw[4] = 0.0f, scaled[4] = 0.0f;  // row 1, column 1: on the diagonal, kept
-    float *masked = rec.reserve(rec.ctx, "blocks.0.attn.hook_attn_scores", TT_F32, 3, shape);
-    assert_ptr_equal(masked, scaled);
-    for (int i = 0; i < N; i++)
-      if ((i % T) > (i / T) % T && !(pass == 0 && i == 1)) masked[i] = -INFINITY;  // i = 1: row 0, column 1
-    if (pass == 1) masked[4] = -0.0f;
-    float want = masked[pass == 0 ? 1 : 4];
-    (void)rec.reserve(rec.ctx, "blocks.0.attn.hook_pattern", TT_F32, 3, shape);
-    assert_int_equal(tt_trace_held_bytes(tr), tt_trace_bytes(tr) - N * sizeof(float));  // only the scaled derived
-    const tt_tensor *m = tt_trace_find(tr, "blocks.0.attn.hook_attn_scores");
-    assert_memory_equal(&((float *)m->data)[pass == 0 ? 1 : 4], &want, sizeof want);
-    tt_trace_destroy(tr);
-  }
-}
-
-// Exactly the rule: the masked scores reuse the scaled ones' buffer and neither is held.
-static void test_rule_in_place(void **state) {
-  (void)state;
-  tt_trace *tr = new_trace();
+  tt_trace *tr = tt_trace_create();
   tt_recorder rec = tt_trace_recorder(tr);
-  float *raw, *scaled;
-  record_scores(&rec, &raw, &scaled);
-  float *masked = rec.reserve(rec.ctx, "blocks.0.attn.hook_attn_scores", TT_F32, 3, shape);
-  assert_ptr_equal(masked, scaled);
-  for (int i = 0; i < N; i++)
-    if ((i % T) > (i / T) % T) masked[i] = -INFINITY;
-  (void)rec.reserve(rec.ctx, "blocks.0.attn.hook_pattern", TT_F32, 3, shape);
-  assert_int_equal(tt_trace_held_bytes(tr), tt_trace_bytes(tr) - 2 * N * sizeof(float));
-  const tt_tensor *m = tt_trace_find(tr, "blocks.0.attn.hook_attn_scores");
-  for (int i = 0; i < N; i++) {
-    float want = (i % T) > (i / T) % T ? -INFINITY : raw[i] * 0.125f;
-    assert_memory_equal(&((float *)m->data)[i], &want, sizeof want);
-  }
+  record_raw(&rec, RAW);
+  assert_false(offer(&rec, SCALED, "blocks.1.attn.hook_attn_scores_raw", false, shape));
+  const int64_t other[3] = {H, T, T + 1};
+  assert_false(offer(&rec, SCALED, RAW, false, other));
+  assert_true(offer(&rec, SCALED, RAW, false, shape));
+  assert_false(offer(&rec, MASKED, SCALED, true, shape));
+  assert_int_equal(tt_trace_count(tr), 2);
+  tt_trace_destroy(tr);
+
+  tr = tt_trace_create();
+  rec = tt_trace_recorder(tr);
+  const int64_t wide[3] = {1, 2, 9};  // (H,T,Tk) of N floats, Tk ≠ T
+  float *raw = rec.reserve(rec.ctx, RAW, TT_F32, 3, wide);
+  for (int i = 0; i < N; i++) raw[i] = (float)i;
+  assert_false(offer(&rec, MASKED, RAW, true, wide));
+  assert_true(offer(&rec, SCALED, RAW, false, wide));  // a decode step's scaled scores
+  assert_float_equal(((float *)tt_trace_find(tr, SCALED)->data)[17], 17.0f / 8.0f, 0.0f);
+  tt_trace_destroy(tr);
+
+  tr = tt_trace_create();
+  const char *only[] = {"*raw", "*hook_pattern"};
+  tt_error err = {0};
+  assert_int_equal(tt_trace_set_filter(tr, only, 2, &err), TT_OK);
+  rec = tt_trace_recorder(tr);
+  record_raw(&rec, RAW);
+  assert_false(offer(&rec, SCALED, RAW, false, shape));
+  assert_null(rec.reserve(rec.ctx, SCALED, TT_F32, 3, shape));
+  assert_int_equal(tt_trace_count(tr), 1);
   tt_trace_destroy(tr);
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_engine_scores), cmocka_unit_test(test_saved_file),
-                                     cmocka_unit_test(test_mismatch_is_stored), cmocka_unit_test(test_rule_in_place),
-                                     cmocka_unit_test(test_masked_mismatch_is_stored)};
+                                     cmocka_unit_test(test_rules_kept), cmocka_unit_test(test_rules_refused)};
   return cmocka_run_group_tests(tests, open_session, close_session);
 }
