@@ -15,7 +15,7 @@ float tt_host_exp_sub_sum(float *o, const float *x, float sub, size_t n);
 float tt_host_exp_sum(const float *x, float sub, size_t n);
 // How many entries at the end of x (n) are -inf: a causal row's masked part.
 size_t tt_host_trailing_neg_inf(const float *x, size_t n);
-// max of x (n ≥ 1) over 8 partial maxima; -inf when every entry is -inf.
+// max of x (n ≥ 1) over 32 partial maxima (NaN entries never chosen); -inf when every entry is -inf.
 float tt_host_max(const float *x, size_t n);
 // o (n) = x / (1 + exp(-k·(x + c·x³))): GELU (tanh form) with k = 2√(2/π), c = 0.044715;
 // SiLU with k = 1, c = 0. o may alias x.

@@ -18,5 +18,8 @@ int tt_host_pool_threads(const tt_host_pool *p);
 // fn(ctx, i, thread) for every i < n, each item taken by whichever thread is free next;
 // returns when every call has returned. An item's result must not depend on its thread.
 void tt_host_pool_run(tt_host_pool *p, int n, tt_host_job fn, void *ctx);
+// Idle workers stop spinning and sleep until the next job (before other threads, such as
+// OpenBLAS's, need every core).
+void tt_host_pool_park(tt_host_pool *p);
 
 #endif

@@ -24,7 +24,9 @@ static void set_threads(openblas_impl *im, int want) {
 void tt_openblas_pick_threads(tt_backend *be, int M, int K, int N) {
   openblas_impl *im = be->impl;
   double work = (double)M * (double)K * (double)N;
-  set_threads(im, (M < 32 || work < 4.0e6) ? 1 : im->max_threads);
+  int want = (M < 32 || work < 4.0e6) ? 1 : im->max_threads;
+  set_threads(im, want);
+  if (want > 1) tt_host_pool_park(im->pool);  // OpenBLAS's threads get the cores, not our spinning ones
 }
 
 void tt_openblas_single_thread(tt_backend *be) {
@@ -45,19 +47,25 @@ static void range_item(void *ctx, int i, int thread) {
   j->body(j->args, b, e);
 }
 
-void tt_openblas_parallel_for(tt_backend *be, size_t n, size_t min_part, size_t align, tt_range_body body, void *args) {
+// body over [0, n) in about parts_per_thread parts per thread (see tt_openblas_parallel_for).
+static void parallel_parts(tt_backend *be, size_t n, size_t min_part, size_t align, size_t parts_per_thread,
+                           tt_range_body body, void *args) {
   openblas_impl *im = be->impl;
   int threads = tt_host_pool_threads(im->pool);
   if (threads == 1 || n < 2 * min_part || n < 2 * align) {
     body(args, 0, n);
     return;
   }
-  size_t parts = (size_t)threads * 4;  // a few per thread: a busy core's share moves to the other
+  size_t parts = (size_t)threads * parts_per_thread;
   if (n / parts < min_part) parts = n / min_part;
   size_t part = (n + parts - 1) / parts;
   part = (part + align - 1) / align * align;
   range_job j = {body, args, n, part};
   tt_host_pool_run(im->pool, (int)((n + part - 1) / part), range_item, &j);
+}
+
+void tt_openblas_parallel_for(tt_backend *be, size_t n, size_t min_part, size_t align, tt_range_body body, void *args) {
+  parallel_parts(be, n, min_part, align, 4, body, args);  // a few per thread: a busy core's share moves to the other
 }
 
 const char *tt_openblas_better_coretype(void) {
@@ -153,9 +161,10 @@ static tt_status host_matmul(tt_backend *be, tt_buf out, tt_buf a, tt_buf b, tt_
   if (tt_buf_is_set(bias)) NEED(bias, N);
   if (M <= TT_SMALL_M_MAX) {  // bound by reading b: our kernel reads it once for all rows
     small_m_args args = {o, in(a), in(b), tt_buf_is_set(bias) ? in(bias) : NULL, M, K, N, trans_b};
-    // parts of at least 256 KiB of b, so that waking a thread pays
+    // parts of at least 256 KiB of b, so that waking a thread pays; one part per thread, so
+    // that each streams one range of columns (eight parts ran at 0.6-0.8x the GB/s of two)
     size_t min_cols = K > 0 ? ((size_t)65536 + K - 1) / K : (size_t)N + 1;
-    tt_openblas_parallel_for(be, (size_t)N, min_cols, TT_SMALL_M_COL_ALIGN, small_m_body, &args);
+    parallel_parts(be, (size_t)N, min_cols, TT_SMALL_M_COL_ALIGN, 1, small_m_body, &args);
     return TT_OK;
   }
   float beta = 0.0f;

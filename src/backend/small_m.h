@@ -1,7 +1,8 @@
 // small_m: matrix products with few rows (M <= 16: decode steps and short prompts), which
 // are bound by reading the weights. Each weight is read from memory once for all rows
-// (blocks of B rows stay in L1 while every row group uses them), with FMA on AVX2 or
-// AVX-512, chosen at run time for the CPU. Internal to the backend.
+// (blocks of B rows stay in L1 while every row group uses them, and the rows further on are
+// prefetched into L2), with FMA on AVX2 or AVX-512, chosen at run time for the CPU.
+// Internal to the backend.
 // Shape legend: M rows of a, K the shared width, N columns of the result.
 #ifndef TT_SMALL_M_H
 #define TT_SMALL_M_H

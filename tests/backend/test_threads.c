@@ -1,8 +1,9 @@
 // The OpenBLAS backend on several threads: the thread pool (src/backend/host_pool.c) runs
-// every item of every job exactly once and uses its workers; and every op that the pool
-// splits gives the same bits on 2 and 3 threads as on 1, at sizes above the split
-// threshold with odd widths (parts that end mid-vector, heads that straddle parts), the
-// backward pass's split ops too; and softmax_nll gives the bits of softmax and nll.
+// every item of every job exactly once and uses its workers (also when they were spinning,
+// asleep or parked); and every op that the pool splits gives the same bits on 2 and 3
+// threads as on 1, at sizes above the split threshold with odd widths (parts that end
+// mid-vector, heads that straddle parts), the backward pass's split ops too; and
+// softmax_nll gives the bits of softmax and nll.
 #include <cblas.h>
 #include <math.h>
 #include <setjmp.h>
@@ -57,6 +58,36 @@ static void test_pool_runs_each_item_once(void **state) {
     tt_host_pool_run(p, N, count_item, &c);
     for (int t = 0; t < threads; t++)  // every thread took items (N = 97 items of 0.2 ms each)
       if (atomic_load(&c.by_thread[t]) == 0) fail_msg("%d threads: thread %d ran no item", threads, t);
+    tt_host_pool_destroy(p);
+  }
+}
+
+// Idle workers spin a while after a job, then sleep; a parked pool's workers sleep at once.
+// A job that comes while they spin, after they have gone to sleep (2 ms later), or after
+// tt_host_pool_park still runs every item once, and every thread takes items (a wake-up
+// lost between spinning and sleeping would leave a worker out).
+static void test_pool_wakes_from_spin_sleep_and_park(void **state) {
+  (void)state;
+  for (int threads = 2; threads <= 3; threads++) {
+    tt_host_pool *p;
+    tt_error err = {0};
+    assert_int_equal(tt_host_pool_create(threads, &p, &err), TT_OK);
+    enum { N = 97 };  // 19 ms of items: time for a worker to wake on a loaded machine
+    atomic_int hits[N];
+    for (int round = 0; round < 12; round++) {
+      int how = round % 3;  // 0: at once (spinning), 1: after 2 ms (asleep), 2: parked
+      if (how == 1) nanosleep(&(struct timespec){0, 2000000}, NULL);
+      if (how == 2) tt_host_pool_park(p);
+      for (int i = 0; i < N; i++) atomic_init(&hits[i], 0);
+      count_ctx c = {.hits = hits, .slow = true};
+      tt_host_pool_run(p, N, count_item, &c);
+      for (int i = 0; i < N; i++)
+        if (atomic_load(&hits[i]) != 1)
+          fail_msg("%d threads, round %d: item %d ran %d times", threads, round, i, hits[i]);
+      for (int t = 0; t < threads; t++)
+        if (atomic_load(&c.by_thread[t]) == 0)
+          fail_msg("%d threads, round %d: thread %d ran no item", threads, round, t);
+    }
     tt_host_pool_destroy(p);
   }
 }
@@ -254,6 +285,7 @@ static void test_backward_ops_same_bits_on_every_thread_count(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_pool_runs_each_item_once),
+      cmocka_unit_test(test_pool_wakes_from_spin_sleep_and_park),
       cmocka_unit_test(test_ops_same_bits_on_every_thread_count),
       cmocka_unit_test(test_backward_ops_same_bits_on_every_thread_count),
   };
