@@ -89,8 +89,10 @@ static tt_tensor *append(tt_trace *tr, const char *name, tt_dtype dt, int ndim, 
   *t = (tt_tensor){.name = tt_arena_strdup(tr->arena, name), .dtype = dt, .ndim = ndim};
   memcpy(t->shape, shape, (size_t)ndim * sizeof *shape);
   size_t bytes = tt_tensor_nbytes(t);
-  if (with_memory) t->data = tr->pool ? tt_trace_pool_take(tr, bytes) : tt_arena_alloc(tr->arena, bytes ? bytes : 1, 64);
-  if (!t->name || (with_memory && !t->data) || tt_trace_index_add(tr, tr->n)) return NULL;  // a second tensor of a name too
+  if (with_memory)
+    t->data = tr->pool ? tt_trace_pool_take(tr, bytes) : tt_arena_alloc(tr->arena, bytes ? bytes : 1, 64);
+  if (!t->name || (with_memory && !t->data) || tt_trace_index_add(tr, tr->n))
+    return NULL;  // a second tensor of a name too
   tr->bytes += bytes;
   if (with_memory) tr->dv->held += bytes;
   tr->n++;
