@@ -81,8 +81,7 @@ static tt_status step_causal_blocks(tt_engine *e, int l, tt_buf q, tt_buf k, tt_
                                      &masked_kept);  // (H,T,T) −∞ above the diagonal
   tt_buf pattern = tt_engine_out_kept(e, l, "attn.hook_pattern", scores, &pattern_kept);  // (H,T,T) row softmax
   *z = OUT(l, "attn.hook_z", H, T, D);                                                    // (H,T,D) = pattern·v
-  bool timed = e->run.rec && e->run.rec->op_done;
-  if (!scaled_kept && !masked_kept && !timed) {
+  if (!scaled_kept && !masked_kept && !tt_engine_timed(e)) {
     RUN(be->causal_attention(be, raw_kept ? raw : (tt_buf){0}, pattern_kept ? pattern : (tt_buf){0}, *z, q, k, v, H, G,
                              T, D, alpha, err));
     return TT_OK;

@@ -110,6 +110,11 @@ struct tt_engine {
   } run;
 };
 
+// A recorder that times each op is listening (ops then run one by one, each timed).
+static inline bool tt_engine_timed(const tt_engine *e) {
+  return e->run.rec && e->run.rec->op_done;
+}
+
 static inline bool tt_engine_zero_copy(const tt_backend *be) {
   return be->host_memory && be->wrap;
 }

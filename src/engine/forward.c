@@ -206,9 +206,8 @@ static tt_status step_head(tt_engine *e, tt_buf x, tt_error *err) {
   // the probabilities, one (T,V) buffer instead of two): the softmax overwrites the logits
   // after the loss has read them.
   bool in_place = T >= 2 && probs.handle == logits.handle && probs.offset == logits.offset;
-  bool timed = e->run.rec && e->run.rec->op_done;  // a timing recorder times each op
-  if (be->softmax_nll && T >= 2 && !timed) {       // both in one pass over the logits
-    tt_buf loss = OUT(-1, "hook_loss", T - 1);     // (T-1) = −log p(next token)
+  if (be->softmax_nll && T >= 2 && !tt_engine_timed(e)) {  // both in one pass over the logits
+    tt_buf loss = OUT(-1, "hook_loss", T - 1);             // (T-1) = −log p(next token)
     RUN(be->softmax_nll(be, probs, loss, logits, e->run.ids, T, V, err));
   } else {
     if (!in_place) RUN(be->softmax(be, probs, logits, T, V, err));

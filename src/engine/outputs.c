@@ -39,11 +39,11 @@ static double now_seconds(void) {
 
 void tt_engine_timing_start(tt_engine *e) {
   e->run.op_name[0] = 0;
-  if (e->run.rec && e->run.rec->op_done) e->run.op_mark = now_seconds();
+  if (tt_engine_timed(e)) e->run.op_mark = now_seconds();
 }
 
 tt_status tt_engine_op_done(tt_engine *e, tt_error *err) {
-  if (!e->run.rec || !e->run.rec->op_done || !e->run.op_name[0]) return TT_OK;
+  if (!tt_engine_timed(e) || !e->run.op_name[0]) return TT_OK;
   tt_status st = e->be->finish ? e->be->finish(e->be, err) : TT_OK;
   if (st) return st;
   e->run.rec->op_done(e->run.rec->ctx, e->run.op_name, now_seconds() - e->run.op_mark);
@@ -57,16 +57,24 @@ tt_buf tt_engine_out(tt_engine *e, int layer, const char *suffix, tt_dims shape)
 }
 
 void tt_engine_name_op(tt_engine *e, int layer, const char *suffix) {
-  if (e->run.rec && e->run.rec->op_done) hook_name(e, layer, suffix, e->run.op_name, sizeof e->run.op_name);
+  if (tt_engine_timed(e)) hook_name(e, layer, suffix, e->run.op_name, sizeof e->run.op_name);
+}
+
+// The engine's own buffer for the hook (n floats): its tape buffer when a gradient run
+// tapes it (*taped), else its workspace slot.
+static tt_buf own_buffer(tt_engine *e, int layer, const char *suffix, size_t n, bool *taped) {
+  tt_buf tape = e->run.taping ? tt_workspace_tape_own(e, layer, suffix, n) : (tt_buf){0};
+  *taped = tt_buf_is_set(tape);
+  return *taped ? tape : tt_workspace_slot(e, suffix, n);
 }
 
 tt_buf tt_engine_out_kept(tt_engine *e, int layer, const char *suffix, tt_dims shape, bool *kept) {
   size_t n = numel(shape);
   tt_engine_name_op(e, layer, suffix);
-  tt_buf taped = e->run.taping ? tt_workspace_tape_own(e, layer, suffix, n) : (tt_buf){0};
-  tt_buf slot = tt_buf_is_set(taped) ? taped : tt_workspace_slot(e, suffix, n);
+  bool taped;
+  tt_buf slot = own_buffer(e, layer, suffix, n, &taped);
   float *mem = reserve(e, layer, suffix, TT_F32, shape);
-  if (kept) *kept = mem || tt_buf_is_set(taped);
+  if (kept) *kept = mem || taped;
   if (!mem) return slot;
   if (tt_engine_zero_copy(e->be)) {  // compute into the recorder's memory; a taped hook is read there
     tt_buf into = e->be->wrap(e->be, mem, n);
@@ -78,19 +86,26 @@ tt_buf tt_engine_out_kept(tt_engine *e, int layer, const char *suffix, tt_dims s
   return slot;
 }
 
-tt_buf tt_engine_out_rule(tt_engine *e, int layer, const char *suffix, tt_dims shape, const char *src_suffix,
-                          float factor, bool causal_mask, bool *kept) {
+// Whether the recorder keeps hook `suffix` of layer l as the rule factor · src_suffix
+// (with causal_mask).
+static bool offered_as_rule(tt_engine *e, int layer, const char *suffix, tt_dims shape, const char *src_suffix,
+                            float factor, bool causal_mask) {
   const tt_recorder *rec = e->run.rec;
+  if (!rec || !rec->derive) return false;
   char name[160], src[160];
   tt_hook_rule rule = {hook_name(e, layer, src_suffix, src, sizeof src), factor, causal_mask};
-  if (!rec || !rec->derive ||
-      !rec->derive(rec->ctx, hook_name(e, layer, suffix, name, sizeof name), &rule, shape.ndim, shape.d))
+  return rec->derive(rec->ctx, hook_name(e, layer, suffix, name, sizeof name), &rule, shape.ndim, shape.d);
+}
+
+tt_buf tt_engine_out_rule(tt_engine *e, int layer, const char *suffix, tt_dims shape, const char *src_suffix,
+                          float factor, bool causal_mask, bool *kept) {
+  if (!offered_as_rule(e, layer, suffix, shape, src_suffix, factor, causal_mask))
     return tt_engine_out_kept(e, layer, suffix, shape, kept);
   tt_engine_name_op(e, layer, suffix);
-  size_t n = numel(shape);
-  tt_buf taped = e->run.taping ? tt_workspace_tape_own(e, layer, suffix, n) : (tt_buf){0};
-  if (kept) *kept = tt_buf_is_set(taped);
-  return tt_buf_is_set(taped) ? taped : tt_workspace_slot(e, suffix, n);
+  bool taped;
+  tt_buf own = own_buffer(e, layer, suffix, numel(shape), &taped);
+  if (kept) *kept = taped;
+  return own;
 }
 
 tt_status tt_engine_flush(tt_engine *e, tt_error *err) {

@@ -21,6 +21,7 @@ typedef struct {
 struct tt_st_file {
   void *map;
   size_t map_len;
+  size_t head;     // bytes before the data: the length and the header's JSON
   json_t *header;  // owns the name and metadata strings
   tt_tensor *tensors;
   size_t n;
@@ -128,7 +129,8 @@ static tt_status parse_header(tt_st_file *f, const char *path, tt_error *err) {
   f->header = json_loadb((const char *)bytes + 8, (size_t)hlen, JSON_REJECT_DUPLICATES, &jerr);
   if (!f->header) return tt_fail(err, TT_ERR_FORMAT, "%s: header is not valid JSON: %s", path, jerr.text);
   if (!json_is_object(f->header)) return tt_fail(err, TT_ERR_FORMAT, "%s: header is not a JSON object", path);
-  const unsigned char *data = bytes + 8 + hlen;
+  f->head = 8 + (size_t)hlen;
+  const unsigned char *data = bytes + f->head;
   size_t data_len = f->map_len - 8 - (size_t)hlen;
   f->tensors = calloc(json_object_size(f->header) + 1, sizeof *f->tensors);
   if (!f->tensors) return tt_fail(err, TT_ERR_NOMEM, "out of memory");
@@ -221,8 +223,12 @@ void tt_st_close(tt_st_file *f) {
   free(f);
 }
 
+static void hex_of(XXH64_hash_t h, char hex[17]) {
+  snprintf(hex, 17, "%016llx", (unsigned long long)h);
+}
+
 // XXH3-64 of the whole file at path (read in 1 MiB pieces).
-static tt_status whole_file_hash(const char *path, XXH64_hash_t *out, tt_error *err) {
+static tt_status whole_file_hash(const char *path, char hex[17], tt_error *err) {
   int fd;
   size_t size;
   tt_status st = tt_open_regular(path, &fd, &size, err);
@@ -234,7 +240,7 @@ static tt_status whole_file_hash(const char *path, XXH64_hash_t *out, tt_error *
   ssize_t got = 0;
   while (!st && (got = read(fd, buf, 1u << 20)) > 0) XXH3_64bits_update(hash, buf, (size_t)got);
   if (!st && got < 0) st = tt_fail(err, TT_ERR_IO, "cannot read %s: %s", path, strerror(errno));
-  if (!st) *out = XXH3_64bits_digest(hash);
+  if (!st) hex_of(XXH3_64bits_digest(hash), hex);
   XXH3_freeState(hash);
   free(buf);
   close(fd);
@@ -244,29 +250,17 @@ static tt_status whole_file_hash(const char *path, XXH64_hash_t *out, tt_error *
 tt_status tt_st_identity(const char *path, bool verify, char hex[17], tt_error *err) {
   tt_st_file *f;
   tt_error not_safetensors = {0};
-  XXH64_hash_t h;
-  if (tt_st_open(path, &f, &not_safetensors) == TT_OK && !tt_st_metadata(f, TT_ST_DATA_HASH_KEY)) {
-    tt_st_close(f);
-    f = NULL;
-  }
-  if (!f) {
-    tt_status st = whole_file_hash(path, &h, err);
-    if (!st) snprintf(hex, 17, "%016llx", (unsigned long long)h);
-    return st;
-  }
-  const unsigned char *bytes = f->map;
-  size_t head = 8;
-  for (int i = 0; i < 8; i++) head += (size_t)bytes[i] << (8 * i);  // parse_header checked it
-  h = XXH3_64bits(bytes, head);
+  if (tt_st_open(path, &f, &not_safetensors) != TT_OK) return whole_file_hash(path, hex, err);
+  const char *data_hash = tt_st_metadata(f, TT_ST_DATA_HASH_KEY);
   tt_status st = TT_OK;
-  if (verify) {
-    char data_hex[17];
-    snprintf(data_hex, sizeof data_hex, "%016llx", (unsigned long long)XXH3_64bits(bytes + head, f->map_len - head));
-    if (strcmp(data_hex, tt_st_metadata(f, TT_ST_DATA_HASH_KEY)) != 0)
+  if (data_hash && verify) {
+    char got[17];
+    hex_of(XXH3_64bits((const unsigned char *)f->map + f->head, f->map_len - f->head), got);
+    if (strcmp(got, data_hash) != 0)
       st = tt_fail(err, TT_ERR_FORMAT, "%s: its data does not match the hash in its header (XXH3-64 %s, %s expected)",
-                   path, data_hex, tt_st_metadata(f, TT_ST_DATA_HASH_KEY));
+                   path, got, data_hash);
   }
+  if (!st) hex_of(XXH3_64bits(f->map, data_hash ? f->head : f->map_len), hex);  // without the key: every byte
   tt_st_close(f);
-  if (!st) snprintf(hex, 17, "%016llx", (unsigned long long)h);
   return st;
 }

@@ -10,14 +10,15 @@
 
 #include "safetensors.h"
 
-// The data hash's place in the header until the data is written.
-static const char HASH_PLACE[] = "\"" TT_ST_DATA_HASH_KEY "\":\"0000000000000000\"";
+// The data hash's value, and its place in the header, until the data is written.
+#define HASH_UNSET "0000000000000000"
+static const char HASH_PLACE[] = "\"" TT_ST_DATA_HASH_KEY "\":\"" HASH_UNSET "\"";
 
 // The header's JSON; *hash_at: where the data hash's 16 digits go in it.
 static char *header_json(const tt_tensor *tensors, size_t n, const tt_st_meta *meta, size_t n_meta, size_t *hash_at) {
   json_t *root = json_object();
   json_t *m = json_object();
-  json_object_set_new(m, TT_ST_DATA_HASH_KEY, json_string("0000000000000000"));
+  json_object_set_new(m, TT_ST_DATA_HASH_KEY, json_string(HASH_UNSET));
   for (size_t i = 0; i < n_meta; i++)  // the writer owns the data hash: a caller's old one is dropped
     if (strcmp(meta[i].key, TT_ST_DATA_HASH_KEY) != 0) json_object_set_new(m, meta[i].key, json_string(meta[i].value));
   json_object_set_new(root, "__metadata__", m);
@@ -34,7 +35,7 @@ static char *header_json(const tt_tensor *tensors, size_t n, const tt_st_meta *m
   char *s = json_dumps(root, JSON_PRESERVE_ORDER | JSON_COMPACT | JSON_ENSURE_ASCII);
   json_decref(root);
   const char *place = s ? strstr(s, HASH_PLACE) : NULL;  // the metadata comes first: the first match
-  *hash_at = place ? (size_t)(place - s) + strlen(HASH_PLACE) - 17 : 0;
+  *hash_at = place ? (size_t)(place - s) + strlen(HASH_PLACE) - strlen(HASH_UNSET) - 1 : 0;  // before its closing quote
   return s;
 }
 
