@@ -66,6 +66,10 @@ struct tt_backend {
   tt_status (*causal_mask)(tt_backend *be, tt_buf out, tt_buf x, int H, int T, tt_error *err);
   // Row-wise softmax of x (rows, cols); -inf entries become exactly 0.
   tt_status (*softmax)(tt_backend *be, tt_buf out, tt_buf x, int rows, int cols, tt_error *err);
+  // The host function that softmax, softmax_nll and causal_attention's pattern compute each
+  // row with (NULL on a device backend): a trace may keep the probabilities and the pattern
+  // as rules that call it (tt_hook_rule.softmax_row).
+  tt_row_fn softmax_row;
   // x (T,C) → mean (T), scale (T) = sqrt(var + eps), normalized (T,C) = (x - mean) / scale,
   // out (T,C) = normalized · gamma + beta.  For RMSNorm (rms = true): mean is written as 0,
   // scale = sqrt(mean(x²) + eps), normalized = x / scale, beta is ignored.

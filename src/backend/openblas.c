@@ -591,6 +591,7 @@ tt_status tt_backend_openblas_create(tt_backend **out, tt_error *err) {
   be->scale = host_scale;
   be->causal_mask = host_causal_mask;
   be->softmax = host_softmax;
+  be->softmax_row = tt_openblas_softmax_row;
   be->norm = host_norm;
   be->activation = host_activation;
   be->split_heads = host_split_heads;

@@ -62,11 +62,12 @@ static bool in_blocks(const tt_engine *e) {
 }
 
 // q (H,T,D), k, v (G,T,D) → the scores, the pattern and z (H,T,D) with the backend's causal
-// ops. The scaled and masked scores are offered as rules on the raw ones (a trace keeps
-// them so); when nobody stores them and no recorder times each op, all in one op, each
-// block while it is in cache, raw and pattern written only where they are kept. Else op by
-// op in the order of step_pattern. The same products either way (the one op scales and
-// masks each row as the rule does), so recording changes no bit.
+// ops. The scaled and masked scores and the pattern are offered as rules on the raw ones
+// (a trace keeps them so); when nobody stores the scaled and masked scores and no recorder
+// times each op, all in one op, each block while it is in cache, raw and pattern written
+// only where they are kept. Else op by op in the order of step_pattern. The same products
+// and row softmax either way (the one op scales and masks each row as the rule does), so
+// recording changes no bit.
 static tt_status step_causal_blocks(tt_engine *e, int l, tt_buf q, tt_buf k, tt_buf v, tt_buf *z, tt_error *err) {
   tt_backend *be = e->be;
   int T = e->run.T, H = e->H, G = e->G, D = e->D;
@@ -75,12 +76,15 @@ static tt_status step_causal_blocks(tt_engine *e, int l, tt_buf q, tt_buf k, tt_
   tt_dims scores = TT_DIMS(H, T, T);
   bool raw_kept, scaled_kept, masked_kept, pattern_kept;
   tt_buf raw = tt_engine_out_kept(e, l, raw_hook, scores, &raw_kept);  // (H,T,T) = q·kᵀ per head
-  tt_buf scaled = tt_engine_out_rule(e, l, "attn.hook_attn_scores_scaled", scores, raw_hook, alpha, false,
+  tt_buf scaled = tt_engine_out_rule(e, l, "attn.hook_attn_scores_scaled", scores, raw_hook, alpha, false, NULL,
                                      &scaled_kept);  // (H,T,T) = raw · attn_scale
-  tt_buf masked = tt_engine_out_rule(e, l, "attn.hook_attn_scores", scores, raw_hook, alpha, true,
+  tt_buf masked = tt_engine_out_rule(e, l, "attn.hook_attn_scores", scores, raw_hook, alpha, true, NULL,
                                      &masked_kept);  // (H,T,T) −∞ above the diagonal
-  tt_buf pattern = tt_engine_out_kept(e, l, "attn.hook_pattern", scores, &pattern_kept);  // (H,T,T) row softmax
-  *z = OUT(l, "attn.hook_z", H, T, D);                                                    // (H,T,D) = pattern·v
+  // (H,T,T) row softmax of the masked scores: a rule on the raw ones when a host function makes it
+  tt_buf pattern = be->softmax_row ? tt_engine_out_rule(e, l, "attn.hook_pattern", scores, raw_hook, alpha, true,
+                                                        be->softmax_row, &pattern_kept)
+                                   : tt_engine_out_kept(e, l, "attn.hook_pattern", scores, &pattern_kept);
+  *z = OUT(l, "attn.hook_z", H, T, D);  // (H,T,D) = pattern·v
   if (!scaled_kept && !masked_kept && !tt_engine_timed(e)) {
     RUN(be->causal_attention(be, raw_kept ? raw : (tt_buf){0}, pattern_kept ? pattern : (tt_buf){0}, *z, q, k, v, H, G,
                              T, D, alpha, err));
@@ -129,13 +133,13 @@ static tt_status step_pattern(tt_engine *e, int l, tt_buf raw, int Tk, tt_buf *p
   float alpha = tt_config_attn_scale(e->cfg, l, e->D);
   const char *raw_hook = "attn.hook_attn_scores_raw";
   tt_dims scores = TT_DIMS(H, T, Tk);
-  tt_buf scaled = tt_engine_out_rule(e, l, "attn.hook_attn_scores_scaled", scores, raw_hook, alpha, false,
+  tt_buf scaled = tt_engine_out_rule(e, l, "attn.hook_attn_scores_scaled", scores, raw_hook, alpha, false, NULL,
                                      NULL);  // (H,T,Tk) = raw · attn_scale
   RUN(be->scale(be, scaled, raw, alpha, n, err));
   bool alibi = e->cfg->positions == TT_POS_ALIBI, mask = e->cfg->causal && !e->run.decoding;
   if (alibi) TRY(step_alibi(e, l, scaled, Tk, &scaled, err));
   tt_buf masked = alibi ? OUT(l, "attn.hook_attn_scores", H, T, Tk)
-                        : tt_engine_out_rule(e, l, "attn.hook_attn_scores", scores, raw_hook, alpha, mask,
+                        : tt_engine_out_rule(e, l, "attn.hook_attn_scores", scores, raw_hook, alpha, mask, NULL,
                                              NULL);  // (H,T,Tk) −∞ above the diagonal
   RUN(mask ? be->causal_mask(be, masked, scaled, H, T, err) : tt_engine_copy(e, masked, scaled, n, err));
   *pattern = OUT(l, "attn.hook_pattern", H, T, Tk);  // (H,T,Tk) softmax of each row

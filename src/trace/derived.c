@@ -1,8 +1,9 @@
 // derived: tensors a trace keeps as exact rules on tensors it stores. The engine offers a
 // hook it computes as one (tt_recorder.derive, a tt_hook_rule): in layer L,
-// attn.hook_attn_scores_scaled is attn.hook_attn_scores_raw times the layer's factor and
-// attn.hook_attn_scores is that with −inf above the diagonal — together a third of a
-// trace's bytes. The trace keeps the rule when its source is stored here as F32 of the same
+// attn.hook_attn_scores_scaled is attn.hook_attn_scores_raw times the layer's factor,
+// attn.hook_attn_scores is that with −inf above the diagonal and attn.hook_pattern its row
+// softmax; hook_probs is the row softmax of hook_logits — together half a long trace's
+// bytes. The trace keeps the rule when its source is stored here as F32 of the same
 // shape (and is no rule itself); the tensor then has no memory until read. On access
 // (tt_trace_get / tt_trace_find) it is computed into the arena once; a saved file gets
 // every tensor's bytes (tt_trace_save fills them in on the way out).
@@ -15,14 +16,17 @@
 #include "trace_internal.h"
 
 // out (R,N) = src · factor, with −inf above each (N,N) matrix's diagonal when masked (row r
-// is row r mod N of its matrix). Each loop has no branch, so it vectorizes.
-static void derive(float *out, const float *src, size_t R, size_t N, float factor, bool masked) {
+// is row r mod N of its matrix), then each row through softmax_row when set. Each loop has
+// no branch, so it vectorizes.
+static void derive(float *out, const float *src, size_t R, size_t N, const tt_derived_rule *rule) {
+  float factor = rule->factor;
   for (size_t r = 0; r < R; r++) {
-    size_t lim = masked ? r % N + 1 : N;
+    size_t lim = rule->masked ? r % N + 1 : N;
     const float *v = src + r * N;
     float *o = out + r * N;
     for (size_t j = 0; j < lim; j++) o[j] = factor * v[j];
     for (size_t j = lim; j < N; j++) o[j] = -INFINITY;
+    if (rule->softmax_row) rule->softmax_row(o, o, N);
   }
 }
 
@@ -53,7 +57,7 @@ bool tt_derived_accept(tt_trace *tr, size_t i, const tt_hook_rule *rule, int ndi
   if (rule->causal_mask && (ndim < 2 || shape[ndim - 1] != shape[ndim - 2])) return false;
   size_t at = (size_t)(src - tr->tensors);
   if (rule_at(tr->dv, at).src) return false;  // a rule on a rule: its source would need making first
-  return set_rule(tr->dv, i, (tt_derived_rule){at + 1, rule->factor, rule->causal_mask});
+  return set_rule(tr->dv, i, (tt_derived_rule){at + 1, rule->factor, rule->causal_mask, rule->softmax_row});
 }
 
 void tt_derived_drop(tt_trace *tr, size_t i) {
@@ -75,7 +79,7 @@ bool tt_derived_materialize(const tt_trace *tr, size_t i) {
   if (!out) return false;
   size_t R, N;
   rows_of(t, &R, &N);
-  derive(out, tr->tensors[rule.src - 1].data, R, N, rule.factor, rule.masked);
+  derive(out, tr->tensors[rule.src - 1].data, R, N, &rule);
   t->data = out;
   tr->dv->held += tt_tensor_nbytes(t);
   return true;
@@ -88,7 +92,7 @@ void tt_derived_fill(void *ctx, size_t i, void *dst) {
   const tt_derived_rule *rule = &tr->dv->rules[i];
   size_t R, N;
   rows_of(t, &R, &N);
-  derive(dst, tr->tensors[rule->src - 1].data, R, N, rule->factor, rule->masked);
+  derive(dst, tr->tensors[rule->src - 1].data, R, N, rule);
 }
 
 size_t tt_trace_held_bytes(const tt_trace *tr) {

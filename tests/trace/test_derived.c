@@ -1,7 +1,8 @@
-// The scaled and masked attention scores a trace keeps as exact rules on the raw scores
-// (src/trace/derived.c): with the real engine they hold no memory until read, read back
-// bit for bit equal to a trace that stored them (--record of them alone), and are written
-// whole into the file; a rule the trace cannot keep is refused (then stored).
+// The tensors a trace keeps as exact rules (src/trace/derived.c): the scaled and masked
+// attention scores and the pattern on the raw scores, the probabilities on the logits.
+// With the real engine they hold no memory until read, read back bit for bit equal to a
+// trace that stored them (--record of them alone), and are written whole into the file; a
+// rule the trace cannot keep is refused (then stored).
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -48,22 +49,27 @@ static int close_session(void **state) {
   return 0;
 }
 
-// Every layer's scaled and masked scores: derived in a full trace (attention in one op per
-// layer), stored in a trace that records them without the raw scores (so the engine goes op
-// by op); the same bits, and the same pattern and z, the full trace holding the rules'
-// tensors only once read.
+// Every layer's scaled and masked scores and pattern, and the probabilities: derived in a
+// full trace (attention in one op per layer, the loss alone from the logits), stored in a
+// trace that records them without their sources (so the engine goes op by op for the
+// scores, and computes the probabilities with the loss); the same bits, and the same z
+// and loss, the full trace holding the rules' tensors only once read.
 static void test_engine_scores(void **state) {
   tt_session *s = *state;
   tt_trace *full = run(s, NULL, 0);
-  const char *only[] = {"*attn_scores_scaled", "*hook_attn_scores", "*hook_pattern", "*hook_z"};
-  tt_trace *kept = run(s, only, 4);
+  const char *only[] = {"*attn_scores_scaled", "*hook_attn_scores", "*hook_pattern", "*hook_z",
+                        "hook_probs",          "hook_loss"};
+  tt_trace *kept = run(s, only, 6);
   tt_config cfg;
   assert_true(tt_trace_config(full, &cfg));
   const tt_tensor *raw0 = tt_trace_find(full, "blocks.0.attn.hook_attn_scores_raw");
-  assert_non_null(raw0);
+  const tt_tensor *logits = tt_trace_find(full, "hook_logits");
+  assert_non_null(raw0), assert_non_null(logits);
   size_t per = tt_tensor_nbytes(raw0);  // (H,T,T) floats
-  // nothing derived is held yet: two score tensors per layer fewer than the file's bytes
-  assert_int_equal(tt_trace_held_bytes(full), tt_trace_bytes(full) - 2 * (size_t)cfg.n_layer * per);
+  // nothing derived is held yet: three score tensors per layer and the probabilities (the
+  // logits' shape) fewer than the file's bytes
+  assert_int_equal(tt_trace_held_bytes(full),
+                   tt_trace_bytes(full) - 3 * (size_t)cfg.n_layer * per - tt_tensor_nbytes(logits));
   assert_int_equal(tt_trace_held_bytes(kept), tt_trace_bytes(kept));
   for (int l = 0; l < cfg.n_layer; l++) {
     const char *hooks[] = {"attn_scores_scaled", "attn_scores", "pattern", "z"};
@@ -73,6 +79,8 @@ static void test_engine_scores(void **state) {
       assert_same_bits(tt_trace_find(full, name), tt_trace_find(kept, name));
     }
   }
+  assert_same_bits(tt_trace_find(full, "hook_probs"), tt_trace_find(kept, "hook_probs"));
+  assert_same_bits(tt_trace_find(full, "hook_loss"), tt_trace_find(kept, "hook_loss"));
   assert_int_equal(tt_trace_held_bytes(full), tt_trace_bytes(full));  // read once, now held
   tt_trace_destroy(full), tt_trace_destroy(kept);
 }
@@ -114,7 +122,7 @@ static float *record_raw(const tt_recorder *rec, const char *raw_name) {
 }
 
 static bool offer(const tt_recorder *rec, const char *name, const char *src, bool mask, const int64_t *dims) {
-  tt_hook_rule rule = {src, 0.125f, mask};
+  tt_hook_rule rule = {src, 0.125f, mask, NULL};
   return rec->derive(rec->ctx, name, &rule, 3, dims);
 }
 
@@ -140,6 +148,36 @@ static void test_rules_kept(void **state) {
     assert_memory_equal(&((float *)masked->data)[i], &want_m, sizeof want_m);
   }
   assert_int_equal(tt_trace_held_bytes(tr), tt_trace_bytes(tr));
+  tt_trace_destroy(tr);
+}
+
+// A row function for the softmax rule: each entry becomes its row's running count of
+// finite entries so far plus the entry's position's weight, so the test sees which row,
+// of what length, in what order the rule handed over (and that it ran after the mask).
+static void mark_row(float *out, const float *in, size_t cols) {
+  float finite = 0.0f;
+  for (size_t j = 0; j < cols; j++) {
+    if (isfinite(in[j])) finite += 1.0f;
+    out[j] = finite + 100.0f * (float)cols + (isfinite(in[j]) ? in[j] : -1000.0f);
+  }
+}
+
+// A rule with a row function: the scaled and masked row, then the function on each row.
+static void test_rule_with_rows(void **state) {
+  (void)state;
+  tt_trace *tr = tt_trace_create();
+  tt_recorder rec = tt_trace_recorder(tr);
+  float *raw = record_raw(&rec, RAW);
+  const char *PATTERN = "blocks.0.attn.hook_pattern";
+  tt_hook_rule rule = {RAW, 0.125f, true, mark_row};
+  assert_true(rec.derive(rec.ctx, PATTERN, &rule, 3, shape));
+  assert_int_equal(tt_trace_held_bytes(tr), tt_trace_bytes(tr) - N * sizeof(float));
+  const float *got = tt_trace_find(tr, PATTERN)->data;
+  for (int i = 0; i < N; i++) {
+    int row = (i / T) % T, col = i % T;
+    float want = (float)(col <= row ? col + 1 : row + 1) + 100.0f * T + (col <= row ? raw[i] / 8.0f : -1000.0f);
+    assert_memory_equal(&got[i], &want, sizeof want);
+  }
   tt_trace_destroy(tr);
 }
 
@@ -182,6 +220,7 @@ static void test_rules_refused(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_engine_scores), cmocka_unit_test(test_saved_file),
-                                     cmocka_unit_test(test_rules_kept), cmocka_unit_test(test_rules_refused)};
+                                     cmocka_unit_test(test_rules_kept), cmocka_unit_test(test_rule_with_rows),
+                                     cmocka_unit_test(test_rules_refused)};
   return cmocka_run_group_tests(tests, open_session, close_session);
 }
