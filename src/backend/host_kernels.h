@@ -8,10 +8,10 @@
 
 // o (n) = exp(x - sub), relative error about 1e-7 (Cephes' degree-7 polynomial); x - sub
 // below -87 gives exactly 0 (so -inf gives 0), above 88 gives +inf. Returns the sum of o,
-// accumulated in double over 8 partial sums (entry i in sum i mod 8, so that trailing
+// accumulated in double over 32 partial sums (entry i in sum i mod 32, so that trailing
 // zeros change nothing) and rounded to float once.
 float tt_host_exp_sub_sum(float *o, const float *x, float sub, size_t n);
-// The same sum of exp(x - sub) over n entries (double, 8 partial sums), without storing them.
+// The same sum of exp(x - sub) over n entries (double, the same 32 partial sums), without storing them.
 float tt_host_exp_sum(const float *x, float sub, size_t n);
 // How many entries at the end of x (n) are -inf: a causal row's masked part.
 size_t tt_host_trailing_neg_inf(const float *x, size_t n);
