@@ -2,7 +2,7 @@
 """The performance table of the issue "ahead of torch at every length, close to the
 machine's limits", with the limits and the ratios, on 1 and on 2 threads.
 
-    bench/run_perf.py BUILD_DIR [--model DIR] [--T 1,4,64,256,1024] [--threads 1,2]
+    bench/run_perf.py BUILD_DIR [--model DIR] [--T 1,4,16,64,256,1024] [--threads 1,2]
                       [--scratch DIR] [--quick]
 
 About 6 minutes on the 2-core development machine when it is quiet (12 at most). Makes the
@@ -209,12 +209,12 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("build")
     ap.add_argument("--model", default="/tmp/ttrace-bench-gpt2s")
-    ap.add_argument("--T", default="1,4,64,256,1024")
+    ap.add_argument("--T", default="1,4,16,64,256,1024")
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--scratch", default="/tmp", help="folder for the 3.5 GiB trace and the disk-speed file")
     ap.add_argument("--quick", action="store_true")
     args = ap.parse_args()
-    if args.quick and args.T == "1,4,64,256,1024":
+    if args.quick and args.T == "1,4,16,64,256,1024":
         args.T = "1,4,64"
     if not os.path.exists(os.path.join(args.model, "model.safetensors")):
         subprocess.run([PY, os.path.join(ROOT, "tests", "reference", "make_model.py"), args.model, "--layers", "12",
