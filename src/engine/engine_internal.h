@@ -235,11 +235,12 @@ tt_buf tt_engine_out(tt_engine *e, int layer, const char *suffix, tt_dims shape)
 tt_buf tt_engine_out_kept(tt_engine *e, int layer, const char *suffix, tt_dims shape, bool *kept);
 // The buffer for hook `suffix` of layer l, which the op computes exactly as factor · hook
 // src_suffix of the same layer and shape (with causal_mask, −inf above the diagonal; with
-// softmax_row, each row then through it: the function the op itself uses): offered to the
-// recorder as that rule first (tt_recorder.derive), then as any other hook. *kept as
-// above: false when the recorder keeps the rule and no tape reads the hook.
+// softmax, each row then through the backend's softmax_row, which the op itself uses):
+// offered to the recorder as that rule first (tt_recorder.derive; a softmax rule only on a
+// backend that has softmax_row), then as any other hook. *kept as above: false when the
+// recorder keeps the rule and no tape reads the hook.
 tt_buf tt_engine_out_rule(tt_engine *e, int layer, const char *suffix, tt_dims shape, const char *src_suffix,
-                          float factor, bool causal_mask, tt_row_fn softmax_row, bool *kept);
+                          float factor, bool causal_mask, bool softmax, bool *kept);
 // With a timing recorder: the op about to run is named after hook `suffix` of layer l
 // (what tt_engine_out does for the op's outputs; for ops whose outputs were asked for
 // before).

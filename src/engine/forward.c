@@ -201,21 +201,19 @@ static tt_status step_head(tt_engine *e, tt_buf x, tt_error *err) {
   tt_buf logits = OUT(-1, "hook_logits", T, V);  // (T,V) = h·W_Uᵀ
   RUN(be->matmul(be, logits, h, e->w.lm_head, (tt_buf){0}, T, C, V, true, err));
   e->logits = logits;  // for tt_engine_last_logits
-  // (T,V) softmax of each row: a rule on the logits when a host function makes it; when
-  // nobody reads it (a rule, or not recorded) only the loss is computed, but for a timing
-  // recorder, which times each op the pass has
-  bool probs_kept = true;
-  tt_buf probs = be->softmax_row ? tt_engine_out_rule(e, -1, "hook_probs", TT_DIMS(T, V), "hook_logits", 1.0f, false,
-                                                      be->softmax_row, &probs_kept)
-                                 : OUT(-1, "hook_probs", T, V);
+  // (T,V) softmax of each row, a rule on the logits; when nobody reads it (kept as the rule,
+  // or not recorded) only the loss is computed, but for a timing recorder, which times each
+  // op the pass has
+  bool probs_kept, timed = tt_engine_timed(e);
+  tt_buf probs = tt_engine_out_rule(e, -1, "hook_probs", TT_DIMS(T, V), "hook_logits", 1.0f, false, true, &probs_kept);
   // A gradient run that records neither keeps both in the logits slot (the tape's place for
   // the probabilities, one (T,V) buffer instead of two): the softmax overwrites the logits
   // after the loss has read them.
   bool in_place = T >= 2 && probs.handle == logits.handle && probs.offset == logits.offset;
-  if (!probs_kept && !tt_engine_timed(e)) {
+  if (!probs_kept && !timed) {
     if (T >= 2) RUN(be->nll(be, OUT(-1, "hook_loss", T - 1), logits, e->run.ids, T, V, err));  // (T-1)
-  } else if (be->softmax_nll && T >= 2 && !tt_engine_timed(e)) {  // both in one pass over the logits
-    tt_buf loss = OUT(-1, "hook_loss", T - 1);                    // (T-1) = −log p(next token)
+  } else if (be->softmax_nll && T >= 2 && !timed) {  // both in one pass over the logits
+    tt_buf loss = OUT(-1, "hook_loss", T - 1);       // (T-1) = −log p(next token)
     RUN(be->softmax_nll(be, probs, loss, logits, e->run.ids, T, V, err));
   } else {
     if (!in_place) RUN(be->softmax(be, probs, logits, T, V, err));

@@ -87,19 +87,20 @@ tt_buf tt_engine_out_kept(tt_engine *e, int layer, const char *suffix, tt_dims s
 }
 
 // Whether the recorder keeps hook `suffix` of layer l as the rule factor · src_suffix
-// (with causal_mask, then softmax_row).
+// (with causal_mask, then the backend's row softmax).
 static bool offered_as_rule(tt_engine *e, int layer, const char *suffix, tt_dims shape, const char *src_suffix,
-                            float factor, bool causal_mask, tt_row_fn softmax_row) {
+                            float factor, bool causal_mask, bool softmax) {
   const tt_recorder *rec = e->run.rec;
-  if (!rec || !rec->derive) return false;
+  tt_row_fn softmax_row = softmax ? e->be->softmax_row : NULL;
+  if (!rec || !rec->derive || (softmax && !softmax_row)) return false;
   char name[160], src[160];
   tt_hook_rule rule = {hook_name(e, layer, src_suffix, src, sizeof src), factor, causal_mask, softmax_row};
   return rec->derive(rec->ctx, hook_name(e, layer, suffix, name, sizeof name), &rule, shape.ndim, shape.d);
 }
 
 tt_buf tt_engine_out_rule(tt_engine *e, int layer, const char *suffix, tt_dims shape, const char *src_suffix,
-                          float factor, bool causal_mask, tt_row_fn softmax_row, bool *kept) {
-  if (!offered_as_rule(e, layer, suffix, shape, src_suffix, factor, causal_mask, softmax_row))
+                          float factor, bool causal_mask, bool softmax, bool *kept) {
+  if (!offered_as_rule(e, layer, suffix, shape, src_suffix, factor, causal_mask, softmax))
     return tt_engine_out_kept(e, layer, suffix, shape, kept);
   tt_engine_name_op(e, layer, suffix);
   bool taped;
