@@ -2,7 +2,9 @@
 // the cell image (downsampled when cells are smaller than a pixel: each pixel then
 // shows the value of largest magnitude in its block), numbers inside large cells, and
 // the panel record used for picking.
+#include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,29 +38,6 @@ void tt_view_window(const tt_view_state *st, int rows, int cols, int w, int h, b
   o->row0 = r0 < 0 ? 0 : r0;
   o->col0 = c0 < 0 ? 0 : c0;
   o->numbers = true;
-}
-
-typedef struct {
-  float v;
-  bool masked;
-} agg;
-
-// Largest magnitude over the unmasked cells of a block (masked when all are masked).
-static agg block_value(const tt_mat *m, int r0, int r1, int c0, int c1) {
-  agg a = {0, true};
-  float best = -1;
-  for (int r = r0; r < r1; r++) {
-    for (int c = c0; c < c1; c++) {
-      float v = tt_mat_at(m, r, c);
-      if (!isfinite(v)) continue;
-      if (fabsf(v) > best) {
-        best = fabsf(v);
-        a.v = v;
-        a.masked = false;
-      }
-    }
-  }
-  return a;
 }
 
 static tt_rgba mix(tt_rgba a, tt_rgba b, float t) {
@@ -95,6 +74,56 @@ static cell_window window_of(const tt_canvas *cv, SDL_Rect dst, const tt_mat *m,
   return w;
 }
 
+typedef struct {
+  float v;
+  bool masked;
+} agg;
+
+// Folds one row of cells into best (largest finite magnitude so far, -1 when none) and
+// best_v (the value that has it): row-major order, so on ties the earlier row keeps its
+// value. Branch-free, so that it vectorizes.
+static void fold_row(float *restrict best, float *restrict best_v, const float *restrict row, int n) {
+  for (int c = 0; c < n; c++) {
+    float v = row[c], a = fabsf(v), b = best[c];
+    int take = (a <= FLT_MAX) & (a > b);  // NaN and ±inf (masked) are never taken
+    best[c] = take ? a : b;
+    best_v[c] = take ? v : best_v[c];
+  }
+}
+
+// Row r of m from column c0, n cells, as floats: in place when they are F32 and aligned,
+// else copied into buf.
+static const float *mat_row(const tt_mat *m, int r, int c0, int n, float *buf) {
+  int64_t at = m->offset + (int64_t)r * m->row_stride + c0;
+  const unsigned char *p = (const unsigned char *)m->t->data + (size_t)at * sizeof(float);
+  if (m->t->dtype == TT_F32 && (uintptr_t)p % sizeof(float) == 0) return (const float *)(const void *)p;
+  for (int c = 0; c < n; c++) buf[c] = tt_tensor_at(m->t, at + c);
+  return buf;
+}
+
+// One drawn row of a downsampled image: for each of its out_c blocks (the visible cells'
+// columns [col_start[j], col_start[j + 1])), the value of largest magnitude over the
+// unmasked cells of rows [ra, rb) (masked when all are masked). The rows are folded column
+// by column first, then each block's columns: the same value as a scan of the block, order
+// aside on exact ties of magnitude. scratch: 3 · w->nc floats.
+static void block_row(const tt_mat *m, const cell_window *w, const int *col_start, int ra, int rb, agg *out,
+                      float *scratch) {
+  int nc = w->nc;
+  float *best = scratch, *best_v = scratch + nc, *buf = scratch + 2 * nc;
+  for (int c = 0; c < nc; c++) best[c] = -1.0f, best_v[c] = 0.0f;
+  for (int r = ra; r < rb; r++) fold_row(best, best_v, mat_row(m, r, w->c_first, nc, buf), nc);
+  for (int j = 0; j < w->out_c; j++) {
+    int k = col_start[j];
+    float bk = best[k];
+    for (int c = k + 1; c < col_start[j + 1]; c++) {  // branch-free: the largest is anywhere
+      bool larger = best[c] > bk;
+      k = larger ? c : k;
+      bk = larger ? best[c] : bk;
+    }
+    out[j] = bk < 0 ? (agg){0, true} : (agg){best_v[k], false};
+  }
+}
+
 // The cell image (one block per drawn cell, hatched where masked), cached under key.
 static void cell_image(tt_paint *p, SDL_Rect dst, const tt_mat *m, const tt_scale *s, const tt_cells_opts *o,
                        const cell_window *w, uint64_t key) {
@@ -103,13 +132,17 @@ static void cell_image(tt_paint *p, SDL_Rect dst, const tt_mat *m, const tt_scal
   int out_r = w->out_r, out_c = w->out_c, nr = w->nr, nc = w->nc;
   tt_rgba *rgb = malloc(sizeof(tt_rgba) * (size_t)out_r * (size_t)out_c);
   uint8_t *mask = malloc((size_t)out_r * (size_t)out_c);
-  if (rgb && mask) {
+  agg *row = malloc(sizeof(agg) * (size_t)out_c);
+  float *scratch = malloc(sizeof(float) * 3 * (size_t)nc);
+  int *col_start = malloc(sizeof(int) * ((size_t)out_c + 1));  // drawn column j: cells [col_start[j], [j + 1])
+  if (rgb && mask && row && scratch && col_start) {
     bool any_mask = false;
+    for (int j = 0; j <= out_c; j++) col_start[j] = (int)((int64_t)j * nc / out_c);
     for (int i = 0; i < out_r; i++) {
       int ra = w->r_first + (int)((int64_t)i * nr / out_r), rb = w->r_first + (int)((int64_t)(i + 1) * nr / out_r);
+      if (w->down) block_row(m, w, col_start, ra, rb, row, scratch);
       for (int j = 0; j < out_c; j++) {
-        int ca = w->c_first + (int)((int64_t)j * nc / out_c), cb = w->c_first + (int)((int64_t)(j + 1) * nc / out_c);
-        agg a = w->down ? block_value(m, ra, rb, ca, cb) : (agg){tt_mat_at(m, ra, ca), false};
+        agg a = w->down ? row[j] : (agg){tt_mat_at(m, ra, w->c_first + j), false};
         if (!w->down && !isfinite(a.v)) a.masked = true;
         size_t k = (size_t)i * (size_t)out_c + (size_t)j;
         mask[k] = a.masked;
@@ -137,6 +170,9 @@ static void cell_image(tt_paint *p, SDL_Rect dst, const tt_mat *m, const tt_scal
   }
   free(rgb);
   free(mask);
+  free(row);
+  free(scratch);
+  free(col_start);
 }
 
 // Numbers inside cells that are large enough to hold them.
