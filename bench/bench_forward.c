@@ -15,6 +15,10 @@
 //   bench_forward MODEL_DIR save T PATH       one full trace saved to PATH: bytes and seconds
 //   bench_forward MODEL_DIR open PATH         tt_trace_load of PATH and one layer's pattern
 //                                             read (what a view needs): seconds
+//   bench_forward MODEL_DIR derive T          each layer's pattern (kept as a rule) read for
+//                                             the first time, as the window's first view of
+//                                             a layer: ms per layer, in a first trace and in
+//                                             a re-trace from a pool
 // Traces carry the model's config, as the session's do (so the trace can keep the scaled
 // and masked scores as rules on the raw ones: trace_bytes is what a file holds,
 // held_bytes what memory holds).
@@ -369,6 +373,49 @@ static void bench_save(tt_engine *eng, const tt_model *m, int T, const char *pat
   free(ids);
 }
 
+// Each layer's attn.hook_pattern of a full trace at T found for the first time (the trace
+// computes it from its rule then, once): what the window's first view of a layer waits
+// for. ms[l] per layer; *again the mean of a second find (the tensor is there).
+static void first_reads(tt_engine *eng, const tt_model *m, const int32_t *ids, int T, tt_trace_pool *pool, double *ms,
+                        double *again) {
+  tt_error err = {0};
+  tt_trace *tr = new_trace(&m->cfg, pool);
+  tt_recorder rec = tt_trace_recorder(tr);
+  if (tt_engine_run(eng, ids, T, &rec, &err) != TT_OK) die("run", &err);
+  *again = 0;
+  for (int l = 0; l < m->cfg.n_layer; l++) {
+    char name[64];
+    snprintf(name, sizeof name, "blocks.%d.attn.hook_pattern", l);
+    double t0 = now();
+    if (!tt_trace_find(tr, name)) die("pattern", &(tt_error){.msg = "not in the trace"});
+    ms[l] = (now() - t0) * 1e3;
+    t0 = now();
+    tt_trace_find(tr, name);
+    *again += (now() - t0) * 1e3 / m->cfg.n_layer;
+  }
+  tt_trace_destroy(tr);
+}
+
+// first_reads on a trace on new memory (a process's first), then on a re-trace from a pool
+// that had the same tensors (the window's traces after its first): median and max per layer.
+static void bench_derive(tt_engine *eng, const tt_model *m, int T) {
+  enum { MAX_L = 128 };
+  if (m->cfg.n_layer > MAX_L) return;
+  int32_t *ids = make_ids(T, m->cfg.vocab_size);
+  tt_trace_pool *pool = tt_trace_pool_create();
+  double ms[MAX_L], again;
+  int L = m->cfg.n_layer;
+  for (int round = 0; round < 3; round++) {  // new memory; the pool's first trace; a re-trace
+    first_reads(eng, m, ids, T, round ? pool : NULL, ms, &again);
+    if (round == 1) continue;
+    qsort(ms, (size_t)L, sizeof *ms, cmp_double);
+    printf("derive T %d trace %s layers %d first_read_median_ms %.3f first_read_max_ms %.3f second_read_mean_ms %.4f\n",
+           T, round ? "re-trace" : "first", L, ms[L / 2], ms[L - 1], again);
+  }
+  tt_trace_pool_release(pool);
+  free(ids);
+}
+
 // tt_trace_load of path (mmap, checks), then layer 0's pattern read once as a view would.
 static void bench_open(const char *path) {
   tt_error err = {0};
@@ -391,7 +438,7 @@ int main(int argc, char **argv) {
     fprintf(stderr,
             "usage: bench_forward MODEL_DIR times T1,T2,... | peak T all|none | matmul T all|none | ops T [REPS] | "
             "none T [REPS] | save T "
-            "PATH | open PATH\n");
+            "PATH | open PATH | derive T\n");
     return 2;
   }
   default_threads = openblas_get_num_threads();
@@ -422,6 +469,8 @@ int main(int argc, char **argv) {
       bench_save(eng, m, atoi(argv[3]), argv[4]);
     else if (strcmp(argv[2], "peak") == 0 && argc > 4)
       bench_peak(eng, m, atoi(argv[3]), strcmp(argv[4], "none") != 0);
+    else if (strcmp(argv[2], "derive") == 0)
+      bench_derive(eng, m, atoi(argv[3]));
     else
       fprintf(stderr, "bench_forward: unknown mode %s\n", argv[2]);
     tt_engine_destroy(eng);

@@ -162,6 +162,9 @@ int tt_utf8_columns(const char *s);
 // −inf above the diagonal of each (T,T) matrix (entry (…, i, j) with j > i); with
 // softmax_row, each row of that is then replaced by softmax_row(row, row, its length) —
 // the very function the engine computed the hook with (its bits, not a re-derivation).
+// A masked row goes through softmax_row up to its diagonal (i + 1 entries) and is 0 after
+// it: softmax_row must give those entries the bits it gives them in the whole row, as a
+// softmax whose −inf entries add exact zeros does.
 typedef void (*tt_row_fn)(float *out, const float *in, size_t cols);  // out may be in
 typedef struct {
   const char *src;  // the source hook's full name

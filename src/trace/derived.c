@@ -16,17 +16,18 @@
 #include "trace_internal.h"
 
 // out (R,N) = src · factor, with −inf above each (N,N) matrix's diagonal when masked (row r
-// is row r mod N of its matrix), then each row through softmax_row when set. Each loop has
-// no branch, so it vectorizes.
+// is row r mod N of its matrix), then each row through softmax_row when set: the entries up
+// to the diagonal then, and 0 after it (what a softmax gives −inf; tt_hook_rule). Each loop
+// has no branch, so it vectorizes.
 static void derive(float *out, const float *src, size_t R, size_t N, const tt_derived_rule *rule) {
-  float factor = rule->factor;
+  float factor = rule->factor, beyond = rule->softmax_row ? 0.0f : -INFINITY;
   for (size_t r = 0; r < R; r++) {
     size_t lim = rule->masked ? r % N + 1 : N;
     const float *v = src + r * N;
     float *o = out + r * N;
     for (size_t j = 0; j < lim; j++) o[j] = factor * v[j];
-    for (size_t j = lim; j < N; j++) o[j] = -INFINITY;
-    if (rule->softmax_row) rule->softmax_row(o, o, N);
+    if (rule->softmax_row) rule->softmax_row(o, o, lim);
+    for (size_t j = lim; j < N; j++) o[j] = beyond;
   }
 }
 

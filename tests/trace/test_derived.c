@@ -152,8 +152,9 @@ static void test_rules_kept(void **state) {
 }
 
 // A row function for the softmax rule: each entry becomes its row's running count of
-// finite entries so far plus the entry's position's weight, so the test sees which row,
-// of what length, in what order the rule handed over (and that it ran after the mask).
+// finite entries so far, plus 100 times the length it was handed, plus the entry, so the
+// test sees which entries, how many and in what order the rule handed over (and that they
+// were scaled first).
 static void mark_row(float *out, const float *in, size_t cols) {
   float finite = 0.0f;
   for (size_t j = 0; j < cols; j++) {
@@ -162,7 +163,8 @@ static void mark_row(float *out, const float *in, size_t cols) {
   }
 }
 
-// A rule with a row function: the scaled and masked row, then the function on each row.
+// A rule with a row function: the scaled row, then the function on each masked row's
+// entries up to the diagonal (only those: cols is row + 1), 0 beyond it.
 static void test_rule_with_rows(void **state) {
   (void)state;
   tt_trace *tr = tt_trace_create();
@@ -175,7 +177,7 @@ static void test_rule_with_rows(void **state) {
   const float *got = tt_trace_find(tr, PATTERN)->data;
   for (int i = 0; i < N; i++) {
     int row = (i / T) % T, col = i % T;
-    float want = (float)(col <= row ? col + 1 : row + 1) + 100.0f * T + (col <= row ? raw[i] / 8.0f : -1000.0f);
+    float want = col <= row ? (float)(col + 1) + 100.0f * (float)(row + 1) + raw[i] / 8.0f : 0.0f;
     assert_memory_equal(&got[i], &want, sizeof want);
   }
   tt_trace_destroy(tr);
