@@ -9,6 +9,7 @@
 
 #include "host_kernels.h"
 #include "openblas_internal.h"
+#include "mid_m.h"
 #include "small_m.h"
 
 // Products with few rows or little work run faster on one thread than on two (the
@@ -129,6 +130,7 @@ static tt_status host_download(tt_backend *be, tt_buf src, float *dst, size_t n,
 }
 
 // ---- matrix products ----------------------------------------------------------------
+_Static_assert(TT_MID_M_MIN == TT_SMALL_M_MAX + 1, "every row count has one kernel");
 // Columns [c0, c1) of a small-M product: each thread streams its own part of b (every
 // core's share of the memory bandwidth), the same bits as the whole.
 typedef struct {
@@ -149,8 +151,58 @@ static void small_m_body(void *args, size_t c0, size_t c1) {
   tt_small_m_matmul_cols(p->o, p->a, p->b, p->bias, p->M, p->K, p->N, p->trans_b, 1.0f, (int)c0, (int)c1);
 }
 
+// Columns of a mid-M product (mid_m.c): range i of `part` columns, on the thread's scratch.
+typedef struct {
+  float *o;
+  const float *ap, *b, *bias;
+  int M, K, N;
+  size_t part;
+  float *bpack;  // TT_MID_M_B_FLOATS per pool thread
+} mid_m_args;
+
+static void mid_m_item(void *ctx, int i, int thread) {
+  const mid_m_args *p = ctx;
+  size_t c0 = (size_t)i * p->part, c1 = c0 + p->part < (size_t)p->N ? c0 + p->part : (size_t)p->N;
+  tt_mid_m_cols(p->o, p->ap, p->b, p->bias, p->M, p->K, p->N, (int)c0, (int)c1,
+                p->bpack + (size_t)thread * TT_MID_M_B_FLOATS);
+}
+
+// 64-byte aligned memory for n floats (NULL when out of memory).
+static float *aligned_floats(size_t n) {
+  size_t bytes = (n * sizeof(float) + 63) / 64 * 64;
+  return aligned_alloc(64, bytes ? bytes : 64);
+}
+
+// out (M,N) = a (M,K) · b (K,N) + bias with mid_m: a packed once, the columns split into
+// one range per thread (a column's bits do not depend on the split). False, and nothing
+// written, when its scratch cannot be had.
+static bool mid_m_matmul(tt_backend *be, float *o, const float *a, const float *b, const float *bias, int M, int K,
+                         int N) {
+  openblas_impl *im = be->impl;
+  int threads = tt_host_pool_threads(im->pool);
+  size_t need = tt_mid_m_a_floats(M, K);
+  if (need > im->mid_a_floats) {
+    free(im->mid_a);
+    im->mid_a = aligned_floats(need);
+    im->mid_a_floats = im->mid_a ? need : 0;
+  }
+  if (!im->mid_b) im->mid_b = aligned_floats((size_t)threads * TT_MID_M_B_FLOATS);
+  if (!im->mid_a || !im->mid_b) return false;
+  tt_mid_m_pack_a(im->mid_a, a, M, K);
+  int parts = (double)M * K * N < 4.0e6 ? 1 : threads;  // below that, waking a thread costs more
+  size_t part = ((size_t)N + parts - 1) / parts;
+  part = (part + TT_MID_M_COL_ALIGN - 1) / TT_MID_M_COL_ALIGN * TT_MID_M_COL_ALIGN;
+  mid_m_args args = {o, im->mid_a, b, bias, M, K, N, part, im->mid_b};
+  tt_openblas_single_thread(be);
+  tt_host_pool_run(im->pool, (int)(((size_t)N + part - 1) / part), mid_m_item, &args);
+  return true;
+}
+
 // out (M,N) = a (M,K) · b (K,N) + bias (N); b is (N,K) with trans_b. out must not alias a or b.
-// Up to TT_SMALL_M_MAX rows go to the small-M kernel (small_m.c), more to cblas_sgemm.
+// Up to TT_SMALL_M_MAX rows go to the small-M kernel (small_m.c); up to TT_MID_M_MAX, b as
+// stored, to mid_m.c on AVX-512 (GPT-2 small's block products at T = 64, one core: ~102
+// GFLOP/s against cblas_sgemm's ~92; with trans_b, the unembedding, it was slower than
+// OpenBLAS, and at 256 rows level with it); the rest to cblas_sgemm.
 static tt_status host_matmul(tt_backend *be, tt_buf out, tt_buf a, tt_buf b, tt_buf bias, int M, int K, int N,
                              bool trans_b, tt_error *err) {
   (void)err;
@@ -167,6 +219,10 @@ static tt_status host_matmul(tt_backend *be, tt_buf out, tt_buf a, tt_buf b, tt_
     parallel_parts(be, (size_t)N, min_cols, TT_SMALL_M_COL_ALIGN, 1, small_m_body, &args);
     return TT_OK;
   }
+  openblas_impl *im = be->impl;
+  if (!trans_b && M <= TT_MID_M_MAX && im->mid_m &&
+      mid_m_matmul(be, o, in(a), in(b), tt_buf_is_set(bias) ? in(bias) : NULL, M, K, N))
+    return TT_OK;
   float beta = 0.0f;
   if (tt_buf_is_set(bias)) {  // every row of out starts as the bias: sgemm adds the product
     small_m_args rows = {.o = o, .bias = in(bias), .N = N};
@@ -547,7 +603,7 @@ static tt_status host_nll(tt_backend *be, tt_buf loss, tt_buf logits, const int3
 static void host_destroy(tt_backend *be) {
   if (!be) return;
   openblas_impl *im = be->impl;
-  if (im) tt_host_pool_destroy(im->pool), free(im->scratch);
+  if (im) tt_host_pool_destroy(im->pool), free(im->scratch), free(im->mid_a), free(im->mid_b);
   free(be->impl);
   free(be);
 }
@@ -564,6 +620,7 @@ tt_status tt_backend_openblas_create(tt_backend **out, tt_error *err) {
   im->max_threads = openblas_get_num_threads();
   if (im->max_threads < 1) im->max_threads = 1;
   im->threads = im->max_threads;
+  im->mid_m = tt_mid_m_available();
   tt_status st = tt_host_pool_create(im->max_threads, &im->pool, err);
   if (st != TT_OK) {
     free(be);

@@ -12,6 +12,10 @@ typedef struct {
   tt_host_pool *pool;  // max_threads threads for the row loops and batches of products
   float *scratch;      // the causal attention's blocks: scratch_floats per pool thread
   size_t scratch_floats;
+  bool mid_m;    // products of 17..128 rows go to mid_m.c (AVX-512)
+  float *mid_a;  // a packed for mid_m: mid_a_floats
+  size_t mid_a_floats;
+  float *mid_b;  // b's blocks for mid_m: TT_MID_M_B_FLOATS per pool thread
 } openblas_impl;
 
 // The floats an op reads through view b (writable or read-only host memory).

@@ -112,9 +112,10 @@ enum {
   BN = 129
 };
 
+enum { MAX_RESULTS = 48 };
 typedef struct {
-  float *outs[40];
-  size_t sizes[40];
+  float *outs[MAX_RESULTS];
+  size_t sizes[MAX_RESULTS];
   int n;
 } results;
 
@@ -122,7 +123,7 @@ static float *keep(results *r, tt_backend *be, tt_buf b, size_t n) {
   float *h = malloc(n * sizeof *h);
   tt_error err = {0};
   assert_int_equal(be->download(be, b, h, n, &err), TT_OK);
-  assert_true(r->n < 40);
+  assert_true(r->n < MAX_RESULTS);
   r->outs[r->n] = h, r->sizes[r->n] = n, r->n++;
   return h;
 }
@@ -196,6 +197,11 @@ static void run_ops(tt_backend *be, results *r) {
     keep(r, be, sm, (size_t)M * NC);
     assert_int_equal(be->matmul(be, sm, nx, lg, (tt_buf){0}, M, 40, LV, true, &err), TT_OK);
     keep(r, be, sm, (size_t)M * LV);
+  }
+  // mid-M products (17..128 rows; mid_m.c on AVX-512), split by columns above 4 M products
+  for (int M = 17; M <= NT; M += 20) {
+    assert_int_equal(be->matmul(be, sm, nx, lg, bias, M, 200, NC, false, &err), TT_OK);
+    keep(r, be, sm, (size_t)M * NC);
   }
   tt_buf all[] = {x, y, o, s, m, p, nx, g, bt, no, nn, mean, sc, qkv, q, k, v, merged, lg, loss, ma, mb, mo, bias, sm};
   for (size_t i = 0; i < sizeof all / sizeof *all; i++) be->release(be, &all[i]);
