@@ -6,31 +6,10 @@
 // whole product and writes nothing outside its columns. Skipped on a CPU without AVX-512.
 // Tolerance: |got - want| <= 8·ε·√K·Σ_k |a_mk·b_kn| + ε·|bias_n| (ε = 2^-23): float
 // accumulation in another order, far below any wrong element or missing term.
-#include <math.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <cmocka.h>
 
 #include "backend/mid_m.h"
-
-static uint64_t rng = 0x13198a2e03707344ull;
-static float frand(void) {
-  rng ^= rng << 13;
-  rng ^= rng >> 7;
-  rng ^= rng << 17;
-  return (float)((rng >> 11) * (2.0 / 9007199254740992.0) - 1.0);
-}
-
-static float *rand_vec(size_t n) {
-  float *v = malloc((n ? n : 1) * sizeof *v);
-  for (size_t i = 0; i < n; i++) v[i] = frand();
-  return v;
-}
+#include "ops_util.h"
 
 static float *aligned_floats(size_t n) {
   return aligned_alloc(64, ((n ? n : 1) * sizeof(float) + 63) / 64 * 64);
@@ -47,7 +26,7 @@ static void product(float *out, const float *a, const float *b, const float *bia
 
 // One product; fails with the first element out of tolerance.
 static void check(int M, int K, int N, bool with_bias) {
-  float *a = rand_vec((size_t)M * K), *b = rand_vec((size_t)K * N), *bias = rand_vec((size_t)N);
+  float *a = rand_vec((size_t)M * K, -1, 1), *b = rand_vec((size_t)K * N, -1, 1), *bias = rand_vec((size_t)N, -1, 1);
   float *got = malloc((size_t)M * N * sizeof *got);
   for (size_t i = 0; i < (size_t)M * N; i++) got[i] = NAN;  // every element must be written
   product(got, a, b, with_bias ? bias : NULL, M, K, N, 0, N);
@@ -96,7 +75,7 @@ static void test_column_ranges(void **state) {
   const int A = TT_MID_M_COL_ALIGN;
   for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
     int M = shapes[s][0], K = shapes[s][1], N = shapes[s][2];
-    float *a = rand_vec((size_t)M * K), *b = rand_vec((size_t)K * N), *bias = rand_vec((size_t)N);
+    float *a = rand_vec((size_t)M * K, -1, 1), *b = rand_vec((size_t)K * N, -1, 1), *bias = rand_vec((size_t)N, -1, 1);
     float *whole = malloc((size_t)M * N * sizeof *whole), *parts = malloc((size_t)M * N * sizeof *parts);
     product(whole, a, b, bias, M, K, N, 0, N);
     for (int step = A; step <= 17 * A; step += 4 * A) {  // ranges of 1, 5, 9, 13 and 17 alignments
