@@ -37,8 +37,8 @@ void tt_mid_m_pack_a(float *ap, const float *a, int M, int K) {
     float *blk = ap + (size_t)tiles * MR * pc;
     for (int m = 0; m < tiles * MR; m++) {
       float *dst = blk + (size_t)(m / MR) * kc * MR + m % MR;
-      const float *src = a + (size_t)m * K + pc;
-      for (int k = 0; k < kc; k++) dst[(size_t)k * MR] = m < M ? src[k] : 0.0f;
+      const float *src = m < M ? a + (size_t)m * K + pc : NULL;  // NULL: a padding row
+      for (int k = 0; k < kc; k++) dst[(size_t)k * MR] = src ? src[k] : 0.0f;
     }
   }
 }
@@ -50,6 +50,12 @@ void tt_mid_m_pack_a(float *ap, const float *a, int M, int K) {
 #pragma GCC push_options
 #pragma GCC target("avx512f")
 #endif
+
+// The lanes of a panel's two vectors that hold its first w of NR columns.
+static inline void panel_masks(int w, __mmask16 *m0, __mmask16 *m1) {
+  *m0 = w >= 16 ? 0xFFFF : (__mmask16)((1u << w) - 1);
+  *m1 = w >= 32 ? 0xFFFF : w > 16 ? (__mmask16)((1u << (w - 16)) - 1) : 0;
+}
 
 // c (mr, w) = (first ? 0 : c) + at (kc, MR) · bp (kc, NR), + bias (w; NULL: none); w ≤ NR
 // columns written, row stride ldc.
@@ -68,8 +74,8 @@ static inline __attribute__((always_inline)) void tile(int mr, int kc, const flo
       acc[r][1] = _mm512_fmadd_ps(av, b1, acc[r][1]);
     }
   }
-  __mmask16 m0 = w >= 16 ? 0xFFFF : (__mmask16)((1u << w) - 1);
-  __mmask16 m1 = w >= 32 ? 0xFFFF : w > 16 ? (__mmask16)((1u << (w - 16)) - 1) : 0;
+  __mmask16 m0, m1;
+  panel_masks(w, &m0, &m1);
   __m512 bias0 = bias ? _mm512_maskz_loadu_ps(m0, bias) : _mm512_setzero_ps();
   __m512 bias1 = bias ? _mm512_maskz_loadu_ps(m1, bias + 16) : _mm512_setzero_ps();
 #pragma GCC unroll 12
@@ -124,8 +130,8 @@ static void pack_b(float *bp, const float *b, int N, int kc, int nc) {
     for (int p = 0; p < panels; p++) {
       int w = nc - p * NR;
       float *d = bp + ((size_t)p * kc + k) * NR;
-      __mmask16 m0 = w >= 16 ? 0xFFFF : (__mmask16)((1u << w) - 1);
-      __mmask16 m1 = w >= 32 ? 0xFFFF : w > 16 ? (__mmask16)((1u << (w - 16)) - 1) : 0;
+      __mmask16 m0, m1;
+      panel_masks(w, &m0, &m1);
       _mm512_store_ps(d, _mm512_maskz_loadu_ps(m0, src + p * NR));
       _mm512_store_ps(d + 16, _mm512_maskz_loadu_ps(m1, src + p * NR + 16));
     }

@@ -15,6 +15,7 @@
 // Products with few rows or little work run faster on one thread than on two (the
 // threads' start-up and the split cost more than they save: measured on 2 cores, M = 4..16
 // rows ran 1.1-3.6x faster on one thread); larger ones use every thread.
+#define MIN_SPLIT_WORK 4.0e6  // M·K·N below which a product stays on one thread
 static void set_threads(openblas_impl *im, int want) {
   if (want != im->threads) {
     openblas_set_num_threads(want);
@@ -25,7 +26,7 @@ static void set_threads(openblas_impl *im, int want) {
 void tt_openblas_pick_threads(tt_backend *be, int M, int K, int N) {
   openblas_impl *im = be->impl;
   double work = (double)M * (double)K * (double)N;
-  int want = (M < 32 || work < 4.0e6) ? 1 : im->max_threads;
+  int want = (M < 32 || work < MIN_SPLIT_WORK) ? 1 : im->max_threads;
   set_threads(im, want);
   if (want > 1) tt_host_pool_park(im->pool);  // OpenBLAS's threads get the cores, not our spinning ones
 }
@@ -189,7 +190,7 @@ static bool mid_m_matmul(tt_backend *be, float *o, const float *a, const float *
   if (!im->mid_b) im->mid_b = aligned_floats((size_t)threads * TT_MID_M_B_FLOATS);
   if (!im->mid_a || !im->mid_b) return false;
   tt_mid_m_pack_a(im->mid_a, a, M, K);
-  int parts = (double)M * K * N < 4.0e6 ? 1 : threads;  // below that, waking a thread costs more
+  int parts = (double)M * K * N < MIN_SPLIT_WORK ? 1 : threads;
   size_t part = ((size_t)N + parts - 1) / parts;
   part = (part + TT_MID_M_COL_ALIGN - 1) / TT_MID_M_COL_ALIGN * TT_MID_M_COL_ALIGN;
   mid_m_args args = {o, im->mid_a, b, bias, M, K, N, part, im->mid_b};
