@@ -13,7 +13,6 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <time.h>
 
 #define SPIN_NS 200000
 
@@ -43,12 +42,6 @@ struct tt_host_pool {
   atomic_bool parked;      // no spinning until the next job
 };
 
-static uint64_t now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static inline void cpu_relax(void) {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_ia32_pause();
@@ -57,10 +50,10 @@ static inline void cpu_relax(void) {
 
 // Spins until done(p, arg) is true, the pool is parked or SPIN_NS have passed.
 static void spin_until(tt_host_pool *p, bool (*done)(tt_host_pool *, uint32_t), uint32_t arg) {
-  uint64_t start = now_ns();
+  uint64_t start = tt_now_ns();
   for (unsigned i = 1; !done(p, arg); i++) {
     if (atomic_load_explicit(&p->parked, memory_order_relaxed)) return;
-    if (i % 64 == 0 && now_ns() - start > SPIN_NS) return;
+    if (i % 64 == 0 && tt_now_ns() - start > SPIN_NS) return;
     cpu_relax();
   }
 }

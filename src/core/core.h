@@ -102,6 +102,11 @@ bool tt_dtype_is_integer(tt_dtype dt);  // I*, U* and BOOL
 #define TT_FNV1A64_BASIS 14695981039346656037ull
 uint64_t tt_fnv1a64(uint64_t h, const void *p, size_t n);
 
+// ---- clock --------------------------------------------------------------------------
+// CLOCK_MONOTONIC, in nanoseconds and in seconds (clock.c).
+uint64_t tt_now_ns(void);
+double tt_now_seconds(void);
+
 // ---- arena: bump allocator in chunks; memory never moves, freed all at once --------
 typedef struct tt_arena tt_arena;
 tt_arena *tt_arena_create(size_t chunk_bytes);

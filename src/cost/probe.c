@@ -3,7 +3,6 @@
 // so the two take a few hundred milliseconds in all.
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "backend/backend.h"
 #include "cost.h"
@@ -12,12 +11,6 @@
 #define SGEMM_BUDGET 0.1         // seconds
 #define STREAM_BYTES (64 << 20)  // well beyond the caches
 #define STREAM_BUDGET 0.1
-
-static double now_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 // The best FLOP/s of n × n × n products run for about SGEMM_BUDGET seconds.
 static tt_status probe_sgemm(tt_backend *be, tt_cost_machine *m, tt_error *err) {
@@ -31,12 +24,12 @@ static tt_status probe_sgemm(tt_backend *be, tt_cost_machine *m, tt_error *err) 
   if (!st) st = be->alloc(be, nn, &c, err);
   if (!st) st = be->upload(be, a, host, nn, err);
   if (!st) st = be->upload(be, b, host, nn, err);
-  double best = 0, start = now_seconds();
-  for (int r = 0; !st && (r < 2 || (r < 16 && now_seconds() - start < SGEMM_BUDGET)); r++) {
-    double t0 = now_seconds();
+  double best = 0, start = tt_now_seconds();
+  for (int r = 0; !st && (r < 2 || (r < 16 && tt_now_seconds() - start < SGEMM_BUDGET)); r++) {
+    double t0 = tt_now_seconds();
     st = be->matmul(be, c, a, b, (tt_buf){0}, SGEMM_N, SGEMM_N, SGEMM_N, false, err);
     if (!st && be->finish) st = be->finish(be, err);
-    double rate = 2.0 * SGEMM_N * SGEMM_N * SGEMM_N / (now_seconds() - t0);
+    double rate = 2.0 * SGEMM_N * SGEMM_N * SGEMM_N / (tt_now_seconds() - t0);
     if (r > 0 && rate > best) best = rate;  // r = 0 warms up
   }
   m->sgemm_flops = best;
@@ -54,14 +47,14 @@ static tt_status probe_host_read(tt_cost_machine *m, tt_error *err) {
   float *buf = malloc(STREAM_BYTES);
   if (!buf) return tt_fail(err, TT_ERR_NOMEM, "out of memory");
   for (size_t i = 0; i < n; i++) buf[i] = (float)(i & 7);  // touched: no zero pages
-  double best = 0, start = now_seconds();
+  double best = 0, start = tt_now_seconds();
   volatile float sink = 0;
-  for (int r = 0; r < 2 || (r < 8 && now_seconds() - start < STREAM_BUDGET); r++) {
-    double t0 = now_seconds();
+  for (int r = 0; r < 2 || (r < 8 && tt_now_seconds() - start < STREAM_BUDGET); r++) {
+    double t0 = tt_now_seconds();
     float s0 = 0, s1 = 0, s2 = 0, s3 = 0;
     for (size_t i = 0; i + 3 < n; i += 4) s0 += buf[i], s1 += buf[i + 1], s2 += buf[i + 2], s3 += buf[i + 3];
     sink = sink + s0 + s1 + s2 + s3;
-    double rate = STREAM_BYTES / (now_seconds() - t0);
+    double rate = STREAM_BYTES / (tt_now_seconds() - t0);
     if (rate > best) best = rate;
   }
   free(buf);
@@ -77,12 +70,12 @@ static tt_status probe_device(tt_backend *be, tt_cost_machine *m, tt_error *err)
   tt_buf x = {0}, y = {0};
   tt_status st = be->alloc(be, n, &x, err);
   if (!st) st = be->alloc(be, n, &y, err);
-  double best = 0, start = now_seconds();
-  for (int r = 0; !st && (r < 2 || (r < 16 && now_seconds() - start < STREAM_BUDGET)); r++) {
-    double t0 = now_seconds();
+  double best = 0, start = tt_now_seconds();
+  for (int r = 0; !st && (r < 2 || (r < 16 && tt_now_seconds() - start < STREAM_BUDGET)); r++) {
+    double t0 = tt_now_seconds();
     st = be->scale(be, y, x, 1.0f, n, err);
     if (!st && be->finish) st = be->finish(be, err);
-    double rate = 2.0 * STREAM_BYTES / (now_seconds() - t0);
+    double rate = 2.0 * STREAM_BYTES / (tt_now_seconds() - t0);
     if (r > 0 && rate > best) best = rate;
   }
   if (tt_buf_is_set(x)) be->release(be, &x);
@@ -95,9 +88,9 @@ static tt_status probe_device(tt_backend *be, tt_cost_machine *m, tt_error *err)
 
 tt_status tt_cost_probe(struct tt_backend *be, tt_cost_machine *out, tt_error *err) {
   memset(out, 0, sizeof *out);
-  double t0 = now_seconds();
+  double t0 = tt_now_seconds();
   tt_status st = probe_sgemm(be, out, err);
   if (!st) st = be->host_memory ? probe_host_read(out, err) : probe_device(be, out, err);
-  out->seconds = now_seconds() - t0;
+  out->seconds = tt_now_seconds() - t0;
   return st;
 }

@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "backend/backend.h"
 #include "engine/engine.h"
@@ -30,12 +29,6 @@ static void on_op(void *ctx, const char *name, double seconds) {
   if (t->counting) t->pass->ops[i].seconds += seconds;
 }
 
-static double now_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 tt_status tt_cost_time(struct tt_engine *eng, const int32_t *ids, int T, int repeats, tt_cost_pass *pass,
                        tt_error *err) {
   if (repeats < 1) repeats = 1;
@@ -44,9 +37,9 @@ tt_status tt_cost_time(struct tt_engine *eng, const int32_t *ids, int T, int rep
   for (int i = 0; i < pass->n; i++) pass->ops[i].seconds = 0;
   tt_status st = tt_engine_run(eng, ids, T, &rec, err);  // warm-up: caches, first-touch pages
   t.counting = true;
-  double t0 = now_seconds();
+  double t0 = tt_now_seconds();
   for (int r = 0; r < repeats && !st; r++) st = tt_engine_run(eng, ids, T, &rec, err);
-  double wall = (now_seconds() - t0) / repeats;
+  double wall = (tt_now_seconds() - t0) / repeats;
   if (st) return st;
   if (t.unknown[0])
     return tt_fail(err, TT_ERR_FORMAT, "cost: the engine ran an op the count does not know (%s)", t.unknown);
@@ -109,7 +102,7 @@ static tt_status time_products(tt_backend *be, const qkv_bufs *q, int T, int C, 
   for (int r = -1; r < repeats && !st; r++) {  // r = -1: the warm-up
     if (r == 0) {
       if (be->finish && (st = be->finish(be, err))) return st;
-      t0 = now_seconds();
+      t0 = tt_now_seconds();
     }
     if (fused)
       st = be->matmul(be, q->out, q->x, q->fused_w, q->fused_b, T, C, 3 * C, false, err);
@@ -117,7 +110,7 @@ static tt_status time_products(tt_backend *be, const qkv_bufs *q, int T, int C, 
       for (int j = 0; j < 3 && !st; j++) st = be->matmul(be, q->part[j], q->x, q->w[j], q->b[j], T, C, C, false, err);
   }
   if (!st && be->finish) st = be->finish(be, err);
-  *seconds = (now_seconds() - t0) / repeats;
+  *seconds = (tt_now_seconds() - t0) / repeats;
   return st;
 }
 

@@ -4,7 +4,6 @@
 // backends it is computed in its slot and downloaded after the op (tt_engine_flush).
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "engine_internal.h"
 
@@ -31,24 +30,18 @@ static void *reserve(tt_engine *e, int layer, const char *suffix, tt_dtype dtype
                              shape.d);
 }
 
-static double now_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 void tt_engine_timing_start(tt_engine *e) {
   e->run.op_name[0] = 0;
-  if (tt_engine_timed(e)) e->run.op_mark = now_seconds();
+  if (tt_engine_timed(e)) e->run.op_mark = tt_now_seconds();
 }
 
 tt_status tt_engine_op_done(tt_engine *e, tt_error *err) {
   if (!tt_engine_timed(e) || !e->run.op_name[0]) return TT_OK;
   tt_status st = e->be->finish ? e->be->finish(e->be, err) : TT_OK;
   if (st) return st;
-  e->run.rec->op_done(e->run.rec->ctx, e->run.op_name, now_seconds() - e->run.op_mark);
+  e->run.rec->op_done(e->run.rec->ctx, e->run.op_name, tt_now_seconds() - e->run.op_mark);
   e->run.op_name[0] = 0;
-  e->run.op_mark = now_seconds();  // the callback's own time is nobody's
+  e->run.op_mark = tt_now_seconds();  // the callback's own time is nobody's
   return TT_OK;
 }
 

@@ -3,16 +3,9 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "engine/engine.h"
 #include "generate.h"
-
-static double now_ms(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
 
 // What was generated, as the trace's metadata says it.
 typedef struct {
@@ -55,7 +48,7 @@ static tt_status decode_loop(tt_session *s, tt_trace *tr, const tt_generate_opts
   tt_rng rng;
   tt_rng_seed(&rng, o->sampling.seed);
   tt_recorder rec = tt_trace_recorder(tr);
-  double t0 = now_ms();
+  double t0 = (tt_now_seconds() * 1e3);
   for (int i = 0; i < n && !st; i++) {
     st = tt_engine_last_logits(s->eng, logits, err);
     if (st) break;
@@ -68,7 +61,7 @@ static tt_status decode_loop(tt_session *s, tt_trace *tr, const tt_generate_opts
     if (o->on_token) o->on_token(o->ctx, &pick);
     if (i + 1 < n) st = tt_engine_decode(s->eng, pick.id, &rec, err);
   }
-  res->decode_ms = now_ms() - t0;
+  res->decode_ms = (tt_now_seconds() * 1e3) - t0;
   free(logits);
   tt_sampler_destroy(sp);
   return st;

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include "opencl_internal.h"
 #include "opencl_kernels.h"  // tt_opencl_kernel_lines, generated from kernels.cl
@@ -54,12 +53,6 @@ static void copy_str(char *dst, size_t len, const char *src) {
   if (n >= len) n = len - 1;
   memcpy(dst, src, n);
   dst[n] = 0;
-}
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 // Keeps letters, digits, '.', '-'; everything else becomes '_' (runs collapsed).
@@ -254,7 +247,7 @@ tt_status tt_cl_build(tt_cl *cl, tt_error *err) {
     if (load_cached(cl, path, options)) return TT_OK;
   }
 
-  double t0 = now_s();
+  double t0 = tt_now_seconds();
   cl_int rc;
   cl->program = clCreateProgramWithSource(cl->ctx, tt_opencl_kernel_n_lines, tt_opencl_kernel_lines, NULL, &rc);
   if (rc != CL_SUCCESS) return tt_cl_fail(err, rc, "clCreateProgramWithSource");
@@ -271,7 +264,7 @@ tt_status tt_cl_build(tt_cl *cl, tt_error *err) {
   warm_up(cl);
   char why[512] = "no cache folder ($XDG_CACHE_HOME and $HOME are unset or unwritable)";
   bool saved = have_dir && save_cached(cl, path, why, sizeof why);
-  double dt = now_s() - t0;
+  double dt = tt_now_seconds() - t0;
   if (saved)
     snprintf(cl->note, sizeof cl->note, "compiled OpenCL kernels for %s (%.1f s); cached", cl->device_name, dt);
   else
