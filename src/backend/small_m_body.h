@@ -88,20 +88,22 @@ static inline __attribute__((always_inline)) void CAT(tile_nn, SFX)(int mr, floa
     }
 }
 
-// Row groups of MR over one (k-block, column tile); each instance has a constant mr.
+// Every column tile [n0, n1) (whole tiles) of one k-block, row groups of MR in each; each
+// tile call has a constant mr, and the rows' pointers are set up once for all tiles.
 static void CAT(rows_nn, SFX)(float *out, const float *a, const float *b, const float *bias, int M, int K, int N,
-                              int n0, int k0, int k1, bool first, bool last, float alpha) TARGET;
+                              int n0, int n1, int k0, int k1, bool first, bool last, float alpha) TARGET;
 static void CAT(rows_nn, SFX)(float *out, const float *a, const float *b, const float *bias, int M, int K, int N,
-                              int n0, int k0, int k1, bool first, bool last, float alpha) {
-  for (int m0 = 0; m0 < M; m0 += MR) {
-    int mr = M - m0 < MR ? M - m0 : MR;
-    float *o = out + (size_t)m0 * N;
-    const float *am = a + (size_t)m0 * K;
-    bool pf = m0 == 0;
-#define TILE_NN(r) CAT(tile_nn, SFX)(r, o, am, b, bias, K, N, n0, k0, k1, first, last, alpha, pf)
-    SMALL_M_ROWS_SWITCH(mr, TILE_NN);
+                              int n0, int n1, int k0, int k1, bool first, bool last, float alpha) {
+  for (int n = n0; n < n1; n += NV * W)
+    for (int m0 = 0; m0 < M; m0 += MR) {
+      int mr = M - m0 < MR ? M - m0 : MR;
+      float *o = out + (size_t)m0 * N;
+      const float *am = a + (size_t)m0 * K;
+      bool pf = m0 == 0;
+#define TILE_NN(r) CAT(tile_nn, SFX)(r, o, am, b, bias, K, N, n, k0, k1, first, last, alpha, pf)
+      SMALL_M_ROWS_SWITCH(mr, TILE_NN);
 #undef TILE_NN
-  }
+    }
 }
 
 // Columns [c0, c1) of out (M,N) = alpha · a (M,K) · b (K,N) + bias: B is read block by
@@ -118,8 +120,7 @@ static void CAT(matmul_nn, SFX)(float *out, const float *a, const float *b, cons
   int tile = NV * W, n_main = N / tile * tile, end = c1 < n_main ? c1 : n_main;
   for (int k0 = 0; k0 < K; k0 += KB) {
     int k1 = K - k0 < KB ? K : k0 + KB;
-    for (int n0 = c0; n0 < end; n0 += tile)
-      CAT(rows_nn, SFX)(out, a, b, bias, M, K, N, n0, k0, k1, k0 == 0, k1 == K, alpha);
+    CAT(rows_nn, SFX)(out, a, b, bias, M, K, N, c0, end, k0, k1, k0 == 0, k1 == K, alpha);
   }
   if (c1 == N && n_main < N) tail_nn(out, a, b, bias, M, K, N, n_main > c0 ? n_main : c0, alpha);
 }
