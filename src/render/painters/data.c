@@ -178,6 +178,14 @@ int tt_scale_quantity(const char *hook) {
 
 void tt_scale_of(const tt_tensor *t, const char *hook, tt_scale *s) {
   memset(s, 0, sizeof *s);
+  s->qty = tt_scale_quantity(hook);
+  s->gradient = hook && strncmp(hook, "grad.", 5) == 0;
+  if (!s->gradient && ends_with(hook ? hook : "", "hook_pattern")) {
+    // Attention weights are row softmaxes, in [0, 1] by construction, masked entries 0: the
+    // scale is known without reading the tensor (12.6 M floats at T = 1024, ~9 ms a view).
+    s->hi = 1.0f;
+    return;
+  }
   int64_t n = tt_tensor_numel(t);
   float lo = INFINITY, hi = -INFINITY;
   // Weight matrices can have tens of millions of entries: a strided scan is enough for colours.
@@ -192,13 +200,11 @@ void tt_scale_of(const tt_tensor *t, const char *hook, tt_scale *s) {
     if (v > hi) hi = v;
   }
   if (lo > hi) lo = hi = 0;
-  s->qty = tt_scale_quantity(hook);
-  s->gradient = hook && strncmp(hook, "grad.", 5) == 0;
-  bool probs = hook && !s->gradient && (ends_with(hook, "hook_pattern") || ends_with(hook, "hook_probs"));
+  bool probs = hook && !s->gradient && ends_with(hook, "hook_probs");
   if (!s->gradient && (probs || lo >= 0)) {
     s->diverging = false;
     s->lo = 0;
-    s->hi = ends_with(hook ? hook : "", "hook_pattern") ? 1.0f : (hi > 0 ? hi : 1);
+    s->hi = hi > 0 ? hi : 1;
     if (!probs && lo > 0 && lo > 0.5f * hi) s->lo = lo;  // e.g. LayerNorm scales all near 1
     return;
   }
