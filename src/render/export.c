@@ -47,6 +47,14 @@ void tt_render_set_extras(tt_render *rc, const tt_render_extras *ex) {
   tt_render_forget(rc);
 }
 
+void tt_render_set_frame_budget(tt_render *rc, double budget_ms) {
+  tt_sdl_cache_set_budget(rc->cache, budget_ms);
+}
+
+bool tt_render_incomplete(const tt_render *rc) {
+  return tt_sdl_cache_deferred(rc->cache) > 0;
+}
+
 void tt_render_forget(tt_render *rc) {
   tt_sdl_cache_forget(rc->cache);
   memset(rc->scales, 0, sizeof rc->scales);

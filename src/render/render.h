@@ -122,6 +122,13 @@ void tt_render_set_extras(tt_render *rc, const tt_render_extras *ex);  // copied
 
 // Drops the textures made for the renderer last drawn on; call before destroying it.
 void tt_render_forget(tt_render *rc);
+// A window's frames: with budget_ms > 0, a frame makes new cell images (a heatmap, a grid's
+// heads) for budget_ms from its first one; the rest are left for the next frames, their
+// places filled, and tt_render_incomplete says so until a frame has drawn everything (the
+// window then draws again at once). 0 (the default; figures always) draws everything.
+#define TT_RENDER_FRAME_BUDGET_MS 6.0  // the window's: with the ~10 ms of the rest, ≤ 16 ms a frame
+void tt_render_set_frame_budget(tt_render *rc, double budget_ms);
+bool tt_render_incomplete(const tt_render *rc);
 // Draws the view into area of r. lay (may be NULL) receives the panels for picking.
 void tt_render_draw(tt_render *rc, SDL_Renderer *r, SDL_Rect area, const tt_trace *tr, const tt_view_state *st,
                     tt_layout *lay);

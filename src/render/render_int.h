@@ -90,6 +90,13 @@ struct tt_canvas {
   // backend has none; draw cells instead).
   void (*vgradient)(tt_canvas *cv, SDL_Rect r, const tt_rgba *colours, int n);
   int max_cells;  // how many cells per axis a cell image may have (SVG keeps files small)
+  // A window's frame budget (tt_render_set_frame_budget): cell images not yet made get
+  // budget_ns from the start of the frame's first (0: no limit); past that, the others are
+  // left for a later frame, their places filled (the first is always made: every frame makes
+  // progress). *deferred counts those left (the frame is then incomplete).
+  uint64_t budget_ns, deadline_ns;
+  int images_made;
+  int *deferred;
   tt_fonts *fonts;
   void *impl;
   // What the texts say, for a reader of the output (the SVG canvas writes them as the
@@ -108,6 +115,11 @@ void tt_note_scope(tt_canvas *cv, const char *fmt, ...) __attribute__((format(pr
 // Canvas over an SDL renderer; the cache of text and cell textures lives in rc.
 typedef struct tt_sdl_cache tt_sdl_cache;
 tt_sdl_cache *tt_sdl_cache_create(void);
+// Cell images of a frame drawn on this cache's canvases after budget_ms wait for a later
+// frame (0: none, the default: headless figures always draw everything).
+void tt_sdl_cache_set_budget(tt_sdl_cache *c, double budget_ms);
+// How many cell images the last canvas made on c left for a later frame.
+int tt_sdl_cache_deferred(const tt_sdl_cache *c);
 void tt_sdl_cache_destroy(tt_sdl_cache *c);
 void tt_sdl_cache_forget(tt_sdl_cache *c);  // drops every texture (renderer going away)
 // Bytes held by the cached cell images (bounded: the least recently drawn go first).

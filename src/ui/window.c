@@ -79,7 +79,14 @@ void tt_ui_retrace(tt_ui *ui) {
   tt_ui_knobs_retrace(ui);  // the what-if follows the new prompt
 }
 
+static void draw(tt_ui *ui);
+
 tt_status tt_ui_screenshot(tt_ui *ui, const char *path, char *written, size_t len, tt_error *err) {
+  if (tt_render_incomplete(ui->rc)) {  // the picture has every cell image
+    tt_render_set_frame_budget(ui->rc, 0);
+    draw(ui);
+    tt_render_set_frame_budget(ui->rc, TT_RENDER_FRAME_BUDGET_MS);
+  }
   SDL_Surface *s = SDL_CreateRGBSurfaceWithFormat(0, ui->out_w, ui->out_h, 24, SDL_PIXELFORMAT_RGB24);
   if (!s) return tt_fail(err, TT_ERR_NOMEM, "cannot make a %dx%d image", ui->out_w, ui->out_h);
   if (SDL_RenderReadPixels(ui->ren, NULL, SDL_PIXELFORMAT_RGB24, s->pixels, s->pitch) != 0) {
@@ -170,7 +177,7 @@ static void draw(tt_ui *ui) {
   SDL_RenderPresent(ui->ren);
   ui->vs.mouse_x = mx;
   ui->vs.mouse_y = my;
-  ui->dirty = false;
+  ui->dirty = tt_render_incomplete(ui->rc);  // the images left out come in the next frames
 }
 
 tt_status tt_ui_open(tt_ui *ui, const tt_ui_opts *o, const tt_trace *tr, tt_error *err) {
@@ -180,6 +187,7 @@ tt_status tt_ui_open(tt_ui *ui, const tt_ui_opts *o, const tt_trace *tr, tt_erro
   ui->lay = calloc(1, sizeof *ui->lay);
   tt_status st = ui->lay ? TT_OK : tt_fail(err, TT_ERR_NOMEM, "out of memory");
   if (!st) st = tt_render_create(&ui->rc, err);
+  if (!st) tt_render_set_frame_budget(ui->rc, TT_RENDER_FRAME_BUDGET_MS);
   if (!st) st = tt_derived_create(&ui->derived, err);
   if (!st) st = tt_viz_data_open(o->model_dir, tr, &ui->vd, err);
   if (!st && o->script && !tt_script_open(&ui->script, o->script, err)) st = err->status;
@@ -216,7 +224,8 @@ void tt_ui_loop(tt_ui *ui) {
     if (ui->dirty) draw(ui);
     SDL_Event e;
     if (ui->script.fp && !ui->script.done) tt_script_pump(ui);
-    if (SDL_WaitEventTimeout(&e, ui->script.fp && !ui->script.done ? 10 : 100)) {
+    int wait_ms = ui->dirty ? 0 : ui->script.fp && !ui->script.done ? 10 : 100;  // dirty: a frame to finish
+    if (SDL_WaitEventTimeout(&e, wait_ms)) {
       do tt_ui_handle(ui, &e);
       while (!ui->quit && SDL_PollEvent(&e));
     }

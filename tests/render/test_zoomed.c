@@ -1,7 +1,9 @@
 // zoomed: the window's frame with the interface's type enlarged (font scale 1.5 to 3, the
 // window's Ctrl +) still draws the view, an attention pattern of a long prompt (12 heads,
 // T = 512, more cells than pixels) as a square heatmap and as a grid of every head, at the
-// sizes of laptops, projectors and large screens, with no text running off the edge.
+// sizes of laptops, projectors and large screens, with no text running off the edge; and
+// the window's frame budget, which leaves such a grid's heads for the next frames, ends at
+// the picture drawn whole.
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -147,11 +149,66 @@ static void test_zoomed_text_fits(void **state) {
   }
 }
 
+// One frame of the view drawn into s by rc (as the window draws, not as a figure).
+static void frame(const zoom_ctx *c, tt_render *rc, SDL_Renderer *r, SDL_Surface *s, tt_view_kind view) {
+  tt_view_state vs;
+  tt_view_state_init(&vs);
+  vs.frame = true;
+  vs.font_scale = 1.5f;
+  tt_view_goto_step(&vs, c->tr, tt_step_find(c->tr, "blocks.0.attn.hook_pattern", NULL));
+  vs.view = view;
+  tt_render_draw(rc, r, (SDL_Rect){0, 0, s->w, s->h}, c->tr, &vs, c->lay);
+  SDL_RenderPresent(r);
+}
+
+// With a budget too small for a second image, every frame makes one new head: the first
+// frame is incomplete, the frames after it fill the heads in, and the frame that has them
+// all is the picture drawn with no budget, pixel for pixel; a figure is always whole.
+static void test_zoomed_grid_budget(void **state) {
+  const zoom_ctx *c = *state;
+  tt_render *whole = NULL;
+  tt_error err = {0};
+  assert_int_equal(tt_render_create(&whole, &err), TT_OK);
+  SDL_Surface *want = SDL_CreateRGBSurfaceWithFormat(0, 1600, 1000, 32, SDL_PIXELFORMAT_ARGB8888);
+  SDL_Surface *got = SDL_CreateRGBSurfaceWithFormat(0, 1600, 1000, 32, SDL_PIXELFORMAT_ARGB8888);
+  SDL_Renderer *rw = SDL_CreateSoftwareRenderer(want), *rg = SDL_CreateSoftwareRenderer(got);
+  assert_non_null(rw);
+  assert_non_null(rg);
+  frame(c, whole, rw, want, TT_VIEW_GRID);
+  assert_false(tt_render_incomplete(whole));
+
+  tt_render_set_frame_budget(c->rc, 1e-6);
+  int frames = 0;
+  do frame(c, c->rc, rg, got, TT_VIEW_GRID);
+  while (tt_render_incomplete(c->rc) && ++frames < 2 * H);
+  assert_int_equal(c->lay->n_panels, H);
+  assert_true(frames >= H - 1 && frames < 2 * H);  // one head a frame, then whole
+  assert_int_equal(memcmp(got->pixels, want->pixels, (size_t)want->pitch * (size_t)want->h), 0);
+  frame(c, c->rc, rg, got, TT_VIEW_GRID);  // nothing new: whole at once
+  assert_false(tt_render_incomplete(c->rc));
+
+  tt_render_forget(c->rc);
+  SDL_Surface *fig = draw(c, &(screen){1600, 1000, 1.5f}, TT_VIEW_GRID, true);
+  tt_render_set_frame_budget(c->rc, 0);
+  SDL_Surface *fig_whole = draw(c, &(screen){1600, 1000, 1.5f}, TT_VIEW_GRID, true);
+  assert_int_equal(memcmp(fig->pixels, fig_whole->pixels, (size_t)fig->pitch * (size_t)fig->h), 0);
+  SDL_FreeSurface(fig);
+  SDL_FreeSurface(fig_whole);
+  tt_render_forget(c->rc);
+  SDL_DestroyRenderer(rw);
+  SDL_DestroyRenderer(rg);
+  SDL_FreeSurface(want);
+  SDL_FreeSurface(got);
+  tt_render_forget(whole);
+  tt_render_destroy(whole);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_zoomed_heatmap),
       cmocka_unit_test(test_zoomed_grid),
       cmocka_unit_test(test_zoomed_text_fits),
+      cmocka_unit_test(test_zoomed_grid_budget),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -215,7 +215,16 @@ int tt_paint_cells(tt_paint *p, SDL_Rect dst, const tt_mat *m, const tt_scale *s
                  s->lo,   s->hi,   (float)o->table,    (float)p->st->theme};
   key = tt_hash(key, kf, sizeof kf);
   key = tt_hash(key, &m->offset, sizeof m->offset);
-  if (!cv->cells_cached(cv, key, dst)) cell_image(p, dst, m, s, o, &w, key);
+  if (!cv->cells_cached(cv, key, dst)) {
+    if (cv->budget_ns && cv->images_made == 0) cv->deadline_ns = tt_now_ns() + cv->budget_ns;
+    if (cv->budget_ns && cv->images_made > 0 && tt_now_ns() > cv->deadline_ns) {
+      cv->fill(cv, dst.x, dst.y, dst.w, dst.h, mix(p->pal->grid, p->pal->bg, 0.5f));  // its place, until made
+      if (cv->deferred) (*cv->deferred)++;
+    } else {
+      cell_image(p, dst, m, s, o, &w, key);
+      cv->images_made++;
+    }
+  }
 
   // What the texts of this panel (numbers, labels, legend) belong to.
   tt_note_scope(cv, "panel=cells hook=%s head=%d", m->t->name ? m->t->name : "?", m->slice);

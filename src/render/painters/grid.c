@@ -61,7 +61,9 @@ void tt_paint_grid(tt_paint *p, SDL_Rect r, const tt_tensor *t) {
     int x = area.x + gx * cw, y = area.y + gy * ch;
     char buf[48];
     snprintf(buf, sizeof buf, "%s %d", tt_str(p->st->lang, TT_S_HEAD), h);
-    bool cur = h == p->st->head && !p->st->figure;  // a figure marks no current head
+    bool cur = h == p->st->head && !p->st->figure;                        // a figure marks no current head
+    if (tt_text_width(cv->fonts, buf, label, TT_FONT_BOLD) > cw - u / 2)  // too narrow: the number alone
+      snprintf(buf, sizeof buf, "%d", h);
     tt_note(cv, "head_label h=%d", h);
     tt_draw_text(cv, x, y, buf, label, cur ? TT_FONT_BOLD : TT_FONT_SANS, cur ? p->pal->accent : p->pal->fg,
                  TT_ALIGN_LEFT);
