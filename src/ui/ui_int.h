@@ -38,6 +38,7 @@ typedef struct {
   float scale;  // renderer pixels per window pixel (HiDPI)
   int out_w, out_h;
   bool quit, dirty;
+  int partial_frames;  // frames in a row that left cell images for the next (the frame budget)
   int n_shots;
   tt_script script;
   int n_layers, n_heads;

@@ -79,13 +79,16 @@ void tt_ui_retrace(tt_ui *ui) {
   tt_ui_knobs_retrace(ui);  // the what-if follows the new prompt
 }
 
+// Frames in a row that may leave cell images for the next; the one after them draws whole
+// (so a view ends whole even if its images could not all stay cached).
+#define MAX_PARTIAL_FRAMES 30
+
 static void draw(tt_ui *ui);
 
 tt_status tt_ui_screenshot(tt_ui *ui, const char *path, char *written, size_t len, tt_error *err) {
   if (tt_render_incomplete(ui->rc)) {  // the picture has every cell image
-    tt_render_set_frame_budget(ui->rc, 0);
+    ui->partial_frames = MAX_PARTIAL_FRAMES;
     draw(ui);
-    tt_render_set_frame_budget(ui->rc, TT_RENDER_FRAME_BUDGET_MS);
   }
   SDL_Surface *s = SDL_CreateRGBSurfaceWithFormat(0, ui->out_w, ui->out_h, 24, SDL_PIXELFORMAT_RGB24);
   if (!s) return tt_fail(err, TT_ERR_NOMEM, "cannot make a %dx%d image", ui->out_w, ui->out_h);
@@ -168,6 +171,8 @@ static void draw(tt_ui *ui) {
   if (ui->editing) ui->vs.mouse_x = ui->vs.mouse_y = -1;
   ui->vs.status = ui->status;
   tt_ui_knobs_prepare(ui);
+  bool whole = ui->partial_frames >= MAX_PARTIAL_FRAMES;
+  tt_render_set_frame_budget(ui->rc, whole ? 0 : TT_RENDER_FRAME_BUDGET_MS);
   if (ui->lesson)
     tt_ui_lesson_draw(ui);
   else if (ui->cmp.b)
@@ -177,7 +182,9 @@ static void draw(tt_ui *ui) {
   SDL_RenderPresent(ui->ren);
   ui->vs.mouse_x = mx;
   ui->vs.mouse_y = my;
-  ui->dirty = tt_render_incomplete(ui->rc);  // the images left out come in the next frames
+  bool partial = tt_render_incomplete(ui->rc);  // the images left out come in the next frames
+  ui->partial_frames = partial ? ui->partial_frames + 1 : 0;
+  ui->dirty = partial;
 }
 
 tt_status tt_ui_open(tt_ui *ui, const tt_ui_opts *o, const tt_trace *tr, tt_error *err) {
@@ -187,7 +194,6 @@ tt_status tt_ui_open(tt_ui *ui, const tt_ui_opts *o, const tt_trace *tr, tt_erro
   ui->lay = calloc(1, sizeof *ui->lay);
   tt_status st = ui->lay ? TT_OK : tt_fail(err, TT_ERR_NOMEM, "out of memory");
   if (!st) st = tt_render_create(&ui->rc, err);
-  if (!st) tt_render_set_frame_budget(ui->rc, TT_RENDER_FRAME_BUDGET_MS);
   if (!st) st = tt_derived_create(&ui->derived, err);
   if (!st) st = tt_viz_data_open(o->model_dir, tr, &ui->vd, err);
   if (!st && o->script && !tt_script_open(&ui->script, o->script, err)) st = err->status;
