@@ -1664,7 +1664,8 @@ class Checker(LlamaViewChecks):
         pass
 
     def k_head_label(self, t):
-        if not re.fullmatch(r"(?:head|헤드) %s" % t.note["h"], t.s):
+        # "head 3", or "3" alone where a grid's panels are too narrow for the word
+        if not re.fullmatch(r"(?:(?:head|헤드) )?%s" % t.note["h"], t.s):
             self.bad(t, "head %s" % t.note["h"])
 
     def k_layer_label(self, t):

@@ -56,14 +56,19 @@ void tt_paint_grid(tt_paint *p, SDL_Rect r, const tt_tensor *t) {
   if (side < 8) return;
   cw = (int)((float)side * aspect) + u;
   ch = side + label * 3 / 2 + u / 2;
+  // Where the widest "head N" is wider than a panel's pitch, every label is the number alone.
+  char widest[48];
+  snprintf(widest, sizeof widest, "%s %d", tt_str(p->st->lang, TT_S_HEAD), H - 1);
+  bool bare = tt_text_width(cv->fonts, widest, label, TT_FONT_BOLD) > cw - u / 2;
   for (int h = 0; h < H; h++) {
     int gx = h % cols, gy = h / cols;
     int x = area.x + gx * cw, y = area.y + gy * ch;
     char buf[48];
-    snprintf(buf, sizeof buf, "%s %d", tt_str(p->st->lang, TT_S_HEAD), h);
-    bool cur = h == p->st->head && !p->st->figure;                        // a figure marks no current head
-    if (tt_text_width(cv->fonts, buf, label, TT_FONT_BOLD) > cw - u / 2)  // too narrow: the number alone
+    if (bare)
       snprintf(buf, sizeof buf, "%d", h);
+    else
+      snprintf(buf, sizeof buf, "%s %d", tt_str(p->st->lang, TT_S_HEAD), h);
+    bool cur = h == p->st->head && !p->st->figure;  // a figure marks no current head
     tt_note(cv, "head_label h=%d", h);
     tt_draw_text(cv, x, y, buf, label, cur ? TT_FONT_BOLD : TT_FONT_SANS, cur ? p->pal->accent : p->pal->fg,
                  TT_ALIGN_LEFT);
