@@ -48,7 +48,7 @@ static tt_status decode_loop(tt_session *s, tt_trace *tr, const tt_generate_opts
   tt_rng rng;
   tt_rng_seed(&rng, o->sampling.seed);
   tt_recorder rec = tt_trace_recorder(tr);
-  double t0 = (tt_now_seconds() * 1e3);
+  double t0 = tt_now_seconds();
   for (int i = 0; i < n && !st; i++) {
     st = tt_engine_last_logits(s->eng, logits, err);
     if (st) break;
@@ -61,7 +61,7 @@ static tt_status decode_loop(tt_session *s, tt_trace *tr, const tt_generate_opts
     if (o->on_token) o->on_token(o->ctx, &pick);
     if (i + 1 < n) st = tt_engine_decode(s->eng, pick.id, &rec, err);
   }
-  res->decode_ms = (tt_now_seconds() * 1e3) - t0;
+  res->decode_ms = (tt_now_seconds() - t0) * 1e3;
   free(logits);
   tt_sampler_destroy(sp);
   return st;

@@ -24,8 +24,8 @@ struct tt_sdl_cache {
   int count;
   size_t cell_bytes;  // pixels of the cell images held, 4 bytes each
   uint64_t clock;
-  double budget_ms;  // a frame's time for making cell images (0: no limit)
-  int deferred;      // cell images the last canvas's frame left for a later one
+  uint64_t budget_ns;  // a frame's time for making cell images (0: no limit)
+  int deferred;        // cell images the last canvas's frame left for a later one
 };
 
 uint64_t tt_hash(uint64_t h, const void *p, size_t n) {
@@ -285,7 +285,7 @@ static void sdl_clip(tt_canvas *cv, const SDL_Rect *r) {
 }
 
 void tt_sdl_cache_set_budget(tt_sdl_cache *c, double budget_ms) {
-  c->budget_ms = budget_ms > 0 ? budget_ms : 0;
+  c->budget_ns = budget_ms > 0 ? (uint64_t)(budget_ms * 1e6) : 0;
 }
 
 int tt_sdl_cache_deferred(const tt_sdl_cache *c) {
@@ -300,7 +300,7 @@ void tt_canvas_sdl(tt_canvas *cv, SDL_Renderer *r, tt_sdl_cache *cache, tt_fonts
   memset(cv, 0, sizeof *cv);
   cache->deferred = 0;
   cv->deferred = &cache->deferred;
-  cv->budget_ns = (uint64_t)(cache->budget_ms * 1e6);
+  cv->budget_ns = cache->budget_ns;
   cv->fill = sdl_fill;
   cv->line = sdl_line;
   cv->text = sdl_text;

@@ -22,6 +22,15 @@ static int grid_cols(int n, int w, int h, float aspect) {
   return best;
 }
 
+// "word h" into buf, or h alone when word is NULL; returns word.
+static const char *head_label(char *buf, size_t len, const char *word, int h) {
+  if (word)
+    snprintf(buf, len, "%s %d", word, h);
+  else
+    snprintf(buf, len, "%d", h);
+  return word;
+}
+
 void tt_paint_grid(tt_paint *p, SDL_Rect r, const tt_tensor *t) {
   tt_canvas *cv = p->cv;
   int u = p->unit;
@@ -57,17 +66,13 @@ void tt_paint_grid(tt_paint *p, SDL_Rect r, const tt_tensor *t) {
   cw = (int)((float)side * aspect) + u;
   ch = side + label * 3 / 2 + u / 2;
   // Where the widest "head N" is wider than a panel's pitch, every label is the number alone.
-  char widest[48];
-  snprintf(widest, sizeof widest, "%s %d", tt_str(p->st->lang, TT_S_HEAD), H - 1);
-  bool bare = tt_text_width(cv->fonts, widest, label, TT_FONT_BOLD) > cw - u / 2;
+  char buf[48];
+  const char *word = head_label(buf, sizeof buf, tt_str(p->st->lang, TT_S_HEAD), H - 1);
+  if (tt_text_width(cv->fonts, buf, label, TT_FONT_BOLD) > cw - u / 2) word = NULL;
   for (int h = 0; h < H; h++) {
     int gx = h % cols, gy = h / cols;
     int x = area.x + gx * cw, y = area.y + gy * ch;
-    char buf[48];
-    if (bare)
-      snprintf(buf, sizeof buf, "%d", h);
-    else
-      snprintf(buf, sizeof buf, "%s %d", tt_str(p->st->lang, TT_S_HEAD), h);
+    head_label(buf, sizeof buf, word, h);
     bool cur = h == p->st->head && !p->st->figure;  // a figure marks no current head
     tt_note(cv, "head_label h=%d", h);
     tt_draw_text(cv, x, y, buf, label, cur ? TT_FONT_BOLD : TT_FONT_SANS, cur ? p->pal->accent : p->pal->fg,
