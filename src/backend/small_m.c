@@ -7,8 +7,9 @@
 
 #include <stddef.h>
 
-// Up to this many rows, a trans_b product on AVX-512 takes 8 × 3 tiles (3 B rows streamed
-// at once ran M = 1 at 1.2x the GB/s of 4), more rows 6 × 4 tiles.
+// Up to this many rows, a trans_b product on AVX-512 takes 8 × 3 tiles of dot products (3
+// B rows streamed at once ran M = 1 at 1.2x the GB/s of 4); more rows are lanes of one
+// vector (small_m_nt_lanes.h).
 #define TT_SMALL_M_NT_FEW 4
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -109,15 +110,7 @@ __attribute__((target("avx2,fma"))) static inline float hsum256(__m256 v) {
 #undef SFX
 #undef MR
 #undef NB
-// With more rows, 6 rows × 4 of B: each B row read by fewer row groups, and 10 loads for
-// every 24 FMA instead of 11 (an 8 × 3 tile's 16 rows ran at 0.65x this speed; a row's sums
-// do not depend on the tile, so both give the same bits)
-#define SFX avx512_rows
-#define MR 6
-#define NB 4
-#define SMALL_M_NT_ONLY
-#include "small_m_body.h"
-#undef SMALL_M_NT_ONLY
+#include "small_m_nt_lanes.h"
 #ifdef __clang__
 #pragma clang attribute pop
 #else
@@ -145,7 +138,7 @@ bool tt_small_m_matmul_isa_cols(tt_small_m_isa isa, float *out, const float *a, 
   switch (isa) {
 #ifdef TT_SMALL_M_X86
   case TT_ISA_AVX512:
-    (trans_b ? (M > TT_SMALL_M_NT_FEW ? matmul_nt_avx512_rows : matmul_nt_avx512) : matmul_nn_avx512)(
+    (trans_b ? (M > TT_SMALL_M_NT_FEW ? matmul_nt_lanes_avx512 : matmul_nt_avx512) : matmul_nn_avx512)(
         out, a, b, bias, M, K, N, alpha, c0, c1);
     return true;
   case TT_ISA_AVX2:

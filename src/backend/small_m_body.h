@@ -5,8 +5,6 @@
 //   LOAD(p) STORE(p, v) FMA(a, b, c) (a·b + c) SET1(x) ZERO() HSUM(v)
 //   MR NV          rows and vectors per register tile (MR·NV accumulators)
 //   NB             B rows per tile with trans_b (MR·NB accumulators)
-// and, to include it again for another trans_b tile only, SMALL_M_NT_ONLY (then SFX names
-// that tile's kernel and NV is not used).
 // Shape legend: M rows of a, K the shared width, N columns of the result.
 #define CAT_(a, b) a##_##b
 #define CAT(a, b) CAT_(a, b)
@@ -43,7 +41,6 @@
       call(7);                        \
   } while (0)
 
-#ifndef SMALL_M_NT_ONLY
 // One register tile without trans_b: rows a[0..mr), columns [n0, n0 + NV·W), B rows
 // [k0, k1), summed from 0, then stored (first) or added to out; last: alpha·sum + bias.
 static inline __attribute__((always_inline)) void CAT(tile_nn, SFX)(int mr, float *out, const float *a, const float *b,
@@ -124,8 +121,6 @@ static void CAT(matmul_nn, SFX)(float *out, const float *a, const float *b, cons
   }
   if (c1 == N && n_main < N) tail_nn(out, a, b, bias, M, K, N, n_main > c0 ? n_main : c0, alpha);
 }
-
-#endif
 
 // Columns [n0, n0 + nb) of one row group (rows [m0, m0 + mr) of a) with:
 // MR × NB dot products along K, each B row read once from memory (in L1 for the next row

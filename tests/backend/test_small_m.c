@@ -1,7 +1,7 @@
 // The small-M products (src/backend/small_m.c) against a naive loop in double, with every
 // kernel this CPU has (plain, AVX2+FMA, AVX-512), at every M they serve (1..16), with and
 // without trans_b, bias and a scale, on widths that exercise the vector tails and the
-// K-blocks (K = 1, 7, 64, 65, 130, 768; N = 1, 5, 31, 33, 100, 2304).
+// K-blocks (K = 1, 7, 64, 65, 130, 768, 2100; N = 1, 5, 31, 33, 37, 100, 2304).
 // Tolerance: |got - want| <= 8·ε·√K·Σ_k |alpha·a_mk·b_kn| + ε·|bias_n| (ε = 2^-23): float
 // accumulation in another order, far below any wrong element or missing term.
 #include <math.h>
@@ -75,6 +75,7 @@ static void check_isa(tt_small_m_isa isa) {
     // The engine's shapes: (C, 3C) with bias, and the unembedding's (V, C) rows, trans_b.
     check(isa, M, 768, 2304, false, true, 1.0f);
     check(isa, M, 768, 301, true, false, 1.0f);
+    check(isa, M, 2100, 37, true, true, 0.5f);  // K past one 1024-wide chunk of a's lanes, and a tail
   }
   printf("# %s: M = 1..%d checked\n", isa_name(isa), TT_SMALL_M_MAX);
 }
