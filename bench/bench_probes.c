@@ -154,7 +154,7 @@ static int bench_smallm(void) {
     for (size_t i = 0; i < 16 * (size_t)K; i++) a[i] = (float)(i % 11) * 0.01f;
     for (size_t i = 0; i < nb * copies; i++) b[i] = (float)(i % 5) * 0.01f;
     static const int Ms[] = {1, 4, 8, 16};
-    for (int i = 0; i < 4; i++) {
+    for (size_t i = 0; i < sizeof Ms / sizeof *Ms; i++) {
       double ours = 0, blas = 0;
       for (size_t c = 0; c < copies; c++) ours += time_small(Ms[i], K, N, tb, true, a, b + c * nb, o);
       for (size_t c = 0; c < copies; c++) blas += time_small(Ms[i], K, N, tb, false, a, b + c * nb, o);
