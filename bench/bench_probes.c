@@ -1,6 +1,7 @@
 // bench_probes: what this machine can do, for the limits bench/run_perf.py compares with.
 //
 //   bench_probes bandwidth THREADS   streaming read of 1 GiB, GB/s (best of 5)
+//   bench_probes peak THREADS        the cores' peak FMA rate (GFLOP/s, best of 3)
 //   bench_probes sgemm T             cblas_sgemm over the matrix products of one GPT-2-small
 //                                    forward pass at T tokens: FLOPs, seconds, GFLOP/s
 //   bench_probes smallm              weight streaming rate (GB/s) of the small-M kernel and
@@ -95,6 +96,79 @@ static int bench_bandwidth(int threads) {
   return 0;
 }
 
+// ---- the cores' peak FMA rate ------------------------------------------------------------
+// FMA_CHAINS independent chains of vector FMAs on registers (no memory): what the cores can
+// compute at most, the compute floor of a pass whose products are bound by arithmetic (at
+// T = 16 the products need 4 GFLOP: on a core that streams 30 GB/s that takes longer than
+// reading the 497 MB of weights).
+#define FMA_CHAINS 16
+#define FMA_STEPS 50000000L
+typedef struct {
+  double flops;
+  float sink;
+} fma_job;
+
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx512f"))) static float fma_chains_avx512(long steps) {
+  __m512 acc[FMA_CHAINS], x = _mm512_set1_ps(0.999999f), y = _mm512_set1_ps(1e-7f);
+  for (int i = 0; i < FMA_CHAINS; i++) acc[i] = _mm512_set1_ps((float)i);
+  for (long k = 0; k < steps; k++)
+#pragma GCC unroll 16
+    for (int i = 0; i < FMA_CHAINS; i++) acc[i] = _mm512_fmadd_ps(acc[i], x, y);
+  for (int i = 1; i < FMA_CHAINS; i++) acc[0] = _mm512_add_ps(acc[0], acc[i]);
+  return _mm512_reduce_add_ps(acc[0]);
+}
+
+__attribute__((target("avx2,fma"))) static float fma_chains_avx2(long steps) {
+  __m256 acc[FMA_CHAINS], x = _mm256_set1_ps(0.999999f), y = _mm256_set1_ps(1e-7f);
+  for (int i = 0; i < FMA_CHAINS; i++) acc[i] = _mm256_set1_ps((float)i);
+  for (long k = 0; k < steps; k++)
+#pragma GCC unroll 16
+    for (int i = 0; i < FMA_CHAINS; i++) acc[i] = _mm256_fmadd_ps(acc[i], x, y);
+  for (int i = 1; i < FMA_CHAINS; i++) acc[0] = _mm256_add_ps(acc[0], acc[i]);
+  float lanes[8];
+  _mm256_storeu_ps(lanes, acc[0]);
+  return lanes[0];
+}
+#endif
+
+static void *fma_part(void *arg) {
+  fma_job *j = arg;
+  j->flops = 0;
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (__builtin_cpu_supports("avx512f")) {
+    j->sink = fma_chains_avx512(FMA_STEPS);
+    j->flops = 2.0 * 16 * FMA_CHAINS * (double)FMA_STEPS;
+  } else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+    j->sink = fma_chains_avx2(FMA_STEPS);
+    j->flops = 2.0 * 8 * FMA_CHAINS * (double)FMA_STEPS;
+  }
+#endif
+  return NULL;
+}
+
+static int bench_peak(int threads) {
+  if (threads < 1 || threads > 64) return 1;
+  double best = 0, flops = 0;
+  float sink = 0;
+  for (int rep = 0; rep < 3; rep++) {
+    fma_job jobs[64];
+    pthread_t tid[64];
+    double t0 = now();
+    for (int t = 0; t < threads; t++) pthread_create(&tid[t], NULL, fma_part, &jobs[t]);
+    flops = 0;
+    for (int t = 0; t < threads; t++) pthread_join(tid[t], NULL), flops += jobs[t].flops, sink += jobs[t].sink;
+    double rate = flops / (now() - t0);
+    best = rate > best ? rate : best;
+  }
+  if (flops == 0) {
+    printf("peak threads %d gflops 0 (no AVX2/FMA or AVX-512 here)\n", threads);
+    return 0;
+  }
+  printf("peak threads %d gflops %.1f check %d\n", threads, best * 1e-9, sink != 0);
+  return 0;
+}
+
 // ---- sgemm at the forward pass's shapes ------------------------------------------------------
 typedef struct {
   int batch, M, K, N, calls;
@@ -169,7 +243,8 @@ static int bench_smallm(void) {
 int main(int argc, char **argv) {
   if (argc >= 3 && strcmp(argv[1], "bandwidth") == 0) return bench_bandwidth(atoi(argv[2]));
   if (argc >= 3 && strcmp(argv[1], "sgemm") == 0) return bench_sgemm(atoi(argv[2]));
+  if (argc >= 3 && strcmp(argv[1], "peak") == 0) return bench_peak(atoi(argv[2]));
   if (argc >= 2 && strcmp(argv[1], "smallm") == 0) return bench_smallm();
-  fprintf(stderr, "usage: bench_probes bandwidth THREADS | sgemm T | smallm\n");
+  fprintf(stderr, "usage: bench_probes bandwidth THREADS | peak THREADS | sgemm T | smallm\n");
   return 2;
 }

@@ -22,7 +22,11 @@ Measured, per thread count n:
                (OpenBLAS on n threads, as ttrace), torch.set_num_threads(m) for each
                m <= n; its fair figure on n cores is the best of those
   bandwidth    bench_probes bandwidth n (streaming read, GB/s)
-  sgemm        bench_probes sgemm T (the forward's matrix products at plain sgemm speed)
+  peak FMA     bench_probes peak n (the cores' FMA rate on registers, GFLOP/s): the compute
+               floor FLOPs / peak, which at T = 16 can exceed weight bytes / bandwidth (a
+               core that streams 30 GB/s reads the weights faster than it can do 4 GFLOP)
+  sgemm        bench_probes sgemm T (the forward's matrix products at plain sgemm speed,
+               and their FLOPs)
 once:
   peak RSS     bench_forward peak T all (its own process per T), against weights + the
                bytes the trace holds + 64 MiB
@@ -106,16 +110,17 @@ def measure_times(args, core, Ts, threads, torch_script):
     T = 64 took 180 ms so and 268 ms on one core.)"""
     bench = os.path.join(args.build, "bench", "bench_forward")
     probes = os.path.join(args.build, "bench", "bench_probes")
-    r = {"times": {}, "bw": {}, "sgemm": {}, "torch": {}, "peak": {}}
+    r = {"times": {}, "bw": {}, "fma": {}, "sgemm": {}, "torch": {}, "peak": {}}
     for n in threads:
         env = env_for(n, core)
         for w in run([probes, "bandwidth", str(n)], env)[0]:
             r["bw"][n] = float(fields(w)["gbps"])
+        for w in run([probes, "peak", str(n)], env)[0]:
+            r["fma"][n] = float(fields(w)["gflops"])
         for T in Ts:
-            if T >= 64:
-                for w in run([probes, "sgemm", str(T)], env)[0]:
-                    if w[0] == "sgemm":
-                        r["sgemm"][(n, T)] = fields(w)
+            for w in run([probes, "sgemm", str(T)], env)[0]:
+                if w[0] == "sgemm":
+                    r["sgemm"][(n, T)] = fields(w)
         for w in run([bench, args.model, "times", args.T], env)[0]:
             if w[0] == "times":
                 r["times"][(n, int(fields(w)["T"]))] = fields(w)
@@ -138,11 +143,12 @@ def best_of(a, b):
     medians the lower, bandwidth the higher, the sgemm probe the faster run). The host's
     speed drifts by up to 30 % within minutes; with rounds interleaved (ttrace, probes,
     torch, then again), a slow minute costs one round of one side, not the ratio."""
-    r = {"times": {}, "bw": {}, "sgemm": {}, "torch": {}, "peak": {}}
+    r = {"times": {}, "bw": {}, "fma": {}, "sgemm": {}, "torch": {}, "peak": {}}
     for key, t in a["times"].items():
         u = b["times"].get(key, t)
         r["times"][key] = {f: (min(v, u[f], key=float) if f.endswith("_ms") else v) for f, v in t.items()}
     r["bw"] = {n: max(v, b["bw"].get(n, v)) for n, v in a["bw"].items()}
+    r["fma"] = {n: max(v, b["fma"].get(n, v)) for n, v in a["fma"].items()}
     r["sgemm"] = {k: min(v, b["sgemm"].get(k, v), key=lambda f: float(f["seconds"])) for k, v in a["sgemm"].items()}
     r["torch"] = {k: min(v, b["torch"].get(k, v)) for k, v in a["torch"].items()}
     r["torch_each"] = {k: min(v, b["torch_each"].get(k, v)) for k, v in a["torch_each"].items()}
@@ -198,12 +204,13 @@ def report(r, Ts, threads, core, load_before):
     print(f"OPENBLAS_CORETYPE={core or '(OpenBLAS default)'}; load average before: {load_before}, "
           f"after: {load_average()}\n")
     for n in threads:
-        bw = r["bw"][n]
-        print(f"### {n} thread{'s' if n > 1 else ''} (streaming read {bw:.1f} GB/s)\n")
+        bw, fma = r["bw"][n], r["fma"][n]
+        print(f"### {n} thread{'s' if n > 1 else ''} (streaming read {bw:.1f} GB/s, peak FMA {fma:.0f} GFLOP/s)\n")
         print("| T | full, re-trace (ms) | full, first trace (ms) | record none (ms) | every byte into a reused buffer (ms) "
               "| torch keeping all, on as many cores (ms) | full / torch (≤ 0.67) | limit (ms) | vs limit "
+              "| compute floor: FLOPs / peak FMA (ms) | vs the larger of limit and floor "
               "| full / none (≤ 1.2) | first / none | page faults per run: re-trace / first |")
-        print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
         for T in Ts:
             t = r["times"][(n, T)]
             full, none, reused = float(t["full_median_ms"]), float(t["none_median_ms"]), float(t["reused_median_ms"])
@@ -213,9 +220,11 @@ def report(r, Ts, threads, core, load_before):
                 limit, which, target, mine = wbytes / (bw * 1e9) * 1e3, "weights / bandwidth", 1.5, full
             else:
                 limit, which, target, mine = float(r["sgemm"][(n, T)]["seconds"]) * 1e3, "FLOPs / sgemm", 1.3, none
+            floor = float(r["sgemm"][(n, T)]["flops"]) / (fma * 1e9) * 1e3
             print(f"| {T} | {full:.1f} | {fresh:.1f} | {none:.1f} | {reused:.1f} | {torch:.1f} | {full / torch:.2f} "
                   f"{mark(full / torch <= 0.67)} | {limit:.1f} ({which}) | {mine / limit:.2f} (≤ {target}) "
-                  f"{mark(mine / limit <= target)} | {full / none:.2f} {mark(full / none <= 1.2)} | "
+                  f"{mark(mine / limit <= target)} | {floor:.1f} | {mine / max(limit, floor):.2f} | "
+                  f"{full / none:.2f} {mark(full / none <= 1.2)} | "
                   f"{fresh / none:.2f} {mark(fresh / none <= 1.2)} | {t['full_faults']} / {t['fresh_faults']} |")
         print()
     print(torch_settings(r, Ts) + "\n")

@@ -49,9 +49,8 @@ static void range_item(void *ctx, int i, int thread) {
   j->body(j->args, b, e);
 }
 
-// body over [0, n) in about parts_per_thread parts per thread (see tt_openblas_parallel_for).
-static void parallel_parts(tt_backend *be, size_t n, size_t min_part, size_t align, size_t parts_per_thread,
-                           tt_range_body body, void *args) {
+void tt_openblas_parallel_parts(tt_backend *be, size_t n, size_t min_part, size_t align, size_t parts_per_thread,
+                                tt_range_body body, void *args) {
   openblas_impl *im = be->impl;
   int threads = tt_host_pool_threads(im->pool);
   if (threads == 1 || n < 2 * min_part || n < 2 * align) {
@@ -67,7 +66,8 @@ static void parallel_parts(tt_backend *be, size_t n, size_t min_part, size_t ali
 }
 
 void tt_openblas_parallel_for(tt_backend *be, size_t n, size_t min_part, size_t align, tt_range_body body, void *args) {
-  parallel_parts(be, n, min_part, align, 4, body, args);  // a few per thread: a busy core's share moves to the other
+  // a few parts per thread: a busy core's share moves to the other
+  tt_openblas_parallel_parts(be, n, min_part, align, 4, body, args);
 }
 
 const char *tt_openblas_better_coretype(void) {
@@ -132,24 +132,16 @@ static tt_status host_download(tt_backend *be, tt_buf src, float *dst, size_t n,
 
 // ---- matrix products ----------------------------------------------------------------
 _Static_assert(TT_MID_M_MIN == TT_SMALL_M_MAX + 1, "every row count has one kernel");
-// Columns [c0, c1) of a small-M product: each thread streams its own part of b (every
-// core's share of the memory bandwidth), the same bits as the whole.
+// Rows [r0, r1) of out (M,N) = bias (N).
 typedef struct {
   float *o;
-  const float *a, *b, *bias;
-  int M, K, N;
-  bool trans_b;
-} small_m_args;
+  const float *bias;
+  int N;
+} bias_rows_args;
 
-// Rows [r0, r1) of out (M,N) = bias (N).
 static void bias_rows_body(void *args, size_t r0, size_t r1) {
-  const small_m_args *p = args;
+  const bias_rows_args *p = args;
   for (size_t i = r0; i < r1; i++) memcpy(p->o + i * p->N, p->bias, (size_t)p->N * sizeof(float));
-}
-
-static void small_m_body(void *args, size_t c0, size_t c1) {
-  const small_m_args *p = args;
-  tt_small_m_matmul_cols(p->o, p->a, p->b, p->bias, p->M, p->K, p->N, p->trans_b, 1.0f, (int)c0, (int)c1);
 }
 
 // Columns of a mid-M product (mid_m.c): range i of `part` columns, on the thread's scratch.
@@ -212,21 +204,16 @@ static tt_status host_matmul(tt_backend *be, tt_buf out, tt_buf a, tt_buf b, tt_
   NEED(b, (size_t)K * N);
   float *o = out_of(out);
   if (tt_buf_is_set(bias)) NEED(bias, N);
-  if (M <= TT_SMALL_M_MAX) {  // bound by reading b: our kernel reads it once for all rows
-    small_m_args args = {o, in(a), in(b), tt_buf_is_set(bias) ? in(bias) : NULL, M, K, N, trans_b};
-    // parts of at least 256 KiB of b, so that waking a thread pays; one part per thread, so
-    // that each streams one range of columns (eight parts ran at 0.6-0.8x the GB/s of two)
-    size_t min_cols = K > 0 ? ((size_t)65536 + K - 1) / K : (size_t)N + 1;
-    parallel_parts(be, (size_t)N, min_cols, TT_SMALL_M_COL_ALIGN, 1, small_m_body, &args);
-    return TT_OK;
-  }
+  if (M <= TT_SMALL_M_MAX)  // bound by reading b: our kernel reads it once for all rows
+    return tt_openblas_small_m_matmul(be, o, in(a), in(b), tt_buf_is_set(bias) ? in(bias) : NULL, M, K, N, trans_b,
+                                      err);
   openblas_impl *im = be->impl;
   if (!trans_b && M <= TT_MID_M_MAX && im->mid_m &&
       mid_m_matmul(be, o, in(a), in(b), tt_buf_is_set(bias) ? in(bias) : NULL, M, K, N))
     return TT_OK;
   float beta = 0.0f;
   if (tt_buf_is_set(bias)) {  // every row of out starts as the bias: sgemm adds the product
-    small_m_args rows = {.o = o, .bias = in(bias), .N = N};
+    bias_rows_args rows = {.o = o, .bias = in(bias), .N = N};
     tt_openblas_parallel_for(be, (size_t)M, (16384 + (size_t)N - 1) / (size_t)N, 1, bias_rows_body, &rows);
     beta = 1.0f;
   }
@@ -604,7 +591,7 @@ static tt_status host_nll(tt_backend *be, tt_buf loss, tt_buf logits, const int3
 static void host_destroy(tt_backend *be) {
   if (!be) return;
   openblas_impl *im = be->impl;
-  if (im) tt_host_pool_destroy(im->pool), free(im->scratch), free(im->mid_a), free(im->mid_b);
+  if (im) tt_host_pool_destroy(im->pool), free(im->scratch), free(im->mid_a), free(im->mid_b), free(im->segments);
   free(be->impl);
   free(be);
 }

@@ -15,7 +15,9 @@ typedef struct {
   bool mid_m;    // products of 17..128 rows go to mid_m.c (AVX-512)
   float *mid_a;  // a packed for mid_m: mid_a_floats
   size_t mid_a_floats;
-  float *mid_b;  // b's blocks for mid_m: TT_MID_M_B_FLOATS per pool thread
+  float *mid_b;     // b's blocks for mid_m: TT_MID_M_B_FLOATS per pool thread
+  float *segments;  // small-M products' partial products along K: segment_floats
+  size_t segment_floats;
 } openblas_impl;
 
 // The floats an op reads through view b (writable or read-only host memory).
@@ -50,6 +52,14 @@ static inline size_t tt_openblas_min_rows(size_t cols) {
   return cols >= MIN_PART_FLOATS ? 1 : (MIN_PART_FLOATS + cols - 1) / (cols ? cols : 1);
 }
 void tt_openblas_parallel_for(tt_backend *be, size_t n, size_t min_part, size_t align, tt_range_body body, void *args);
+// The same in about parts_per_thread parts per thread (tt_openblas_parallel_for: 4, so a
+// busy core's share moves to the other; 1 where each thread should stream one range).
+void tt_openblas_parallel_parts(tt_backend *be, size_t n, size_t min_part, size_t align, size_t parts_per_thread,
+                                tt_range_body body, void *args);
+// out (M,N) = a (M,K) · b + bias (N; NULL: none) for M <= TT_SMALL_M_MAX (openblas_small_m.c),
+// b (K,N), or (N,K) with trans_b.
+tt_status tt_openblas_small_m_matmul(tt_backend *be, float *o, const float *a, const float *b, const float *bias, int M,
+                                     int K, int N, bool trans_b, tt_error *err);
 // Sets the backward pass's ops (openblas_backward.c).
 void tt_openblas_set_backward(tt_backend *be);
 // Sets the Llama block's and the position what-ifs' ops (openblas_llama.c).

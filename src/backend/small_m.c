@@ -17,24 +17,24 @@
 #define TT_SMALL_M_X86 1
 #endif
 
-// Columns [n0, N) of out (M,N) = alpha · a (M,K) · b (K,N) + bias, plain loops.
-static void tail_nn(float *out, const float *a, const float *b, const float *bias, int M, int K, int N, int n0,
+// Columns [n0, N) of out (M,N) = alpha · a (M,K; rows lda apart) · b (K,N) + bias, plain loops.
+static void tail_nn(float *out, const float *a, int lda, const float *b, const float *bias, int M, int K, int N, int n0,
                     float alpha) {
   for (int m = 0; m < M; m++)
     for (int n = n0; n < N; n++) {
       float s = 0.0f;
-      for (int k = 0; k < K; k++) s += a[(size_t)m * K + k] * b[(size_t)k * N + n];
+      for (int k = 0; k < K; k++) s += a[(size_t)m * lda + k] * b[(size_t)k * N + n];
       out[(size_t)m * N + n] = alpha * s + (bias ? bias[n] : 0.0f);
     }
 }
 
-// Columns [c0, c1) of the product, plain loops.
-static void matmul_scalar(float *out, const float *a, const float *b, const float *bias, int M, int K, int N,
+// Columns [c0, c1) of the product (a's rows lda apart), plain loops.
+static void matmul_scalar(float *out, const float *a, int lda, const float *b, const float *bias, int M, int K, int N,
                           bool trans_b, float alpha, int c0, int c1) {
   for (int m = 0; m < M; m++)
     for (int n = c0; n < c1; n++) {
       float s = 0.0f;
-      for (int k = 0; k < K; k++) s += a[(size_t)m * K + k] * (trans_b ? b[(size_t)n * K + k] : b[(size_t)k * N + n]);
+      for (int k = 0; k < K; k++) s += a[(size_t)m * lda + k] * (trans_b ? b[(size_t)n * K + k] : b[(size_t)k * N + n]);
       out[(size_t)m * N + n] = alpha * s + (bias ? bias[n] : 0.0f);
     }
 }
@@ -131,22 +131,82 @@ tt_small_m_isa tt_small_m_best_isa(void) {
   return has_isa(TT_ISA_AVX512) ? TT_ISA_AVX512 : has_isa(TT_ISA_AVX2) ? TT_ISA_AVX2 : TT_ISA_SCALAR;
 }
 
-bool tt_small_m_matmul_isa_cols(tt_small_m_isa isa, float *out, const float *a, const float *b, const float *bias,
-                                int M, int K, int N, bool trans_b, float alpha, int c0, int c1) {
-  if (!has_isa(isa)) return false;
+// Columns [c0, c1) of out (M,N) = alpha · a (M,K; rows lda apart) · b + bias with one kernel;
+// b has pf_rows rows from its first without trans_b (it may be a segment of a longer one).
+static void product_cols(tt_small_m_isa isa, float *out, const float *a, int lda, const float *b, const float *bias,
+                         int M, int K, int N, bool trans_b, float alpha, int c0, int c1, int pf_rows) {
   TT_ASSERT(c0 % TT_SMALL_M_COL_ALIGN == 0 && (c1 % TT_SMALL_M_COL_ALIGN == 0 || c1 == N) && c0 <= c1 && c1 <= N);
+  TT_ASSERT(M >= 1 && M <= TT_SMALL_M_MAX && (lda == K || !trans_b));
   switch (isa) {
 #ifdef TT_SMALL_M_X86
   case TT_ISA_AVX512:
-    (trans_b ? (M > TT_SMALL_M_NT_FEW ? matmul_nt_lanes_avx512 : matmul_nt_avx512) : matmul_nn_avx512)(
-        out, a, b, bias, M, K, N, alpha, c0, c1);
+    if (!trans_b)
+      matmul_nn_avx512(out, a, lda, b, bias, M, K, N, alpha, c0, c1, pf_rows);
+    else
+      (M > TT_SMALL_M_NT_FEW ? matmul_nt_lanes_avx512 : matmul_nt_avx512)(out, a, b, bias, M, K, N, alpha, c0, c1);
+    return;
+  case TT_ISA_AVX2:
+    if (!trans_b)
+      matmul_nn_avx2(out, a, lda, b, bias, M, K, N, alpha, c0, c1, pf_rows);
+    else
+      matmul_nt_avx2(out, a, b, bias, M, K, N, alpha, c0, c1);
+    return;
+#endif
+  default:
+    matmul_scalar(out, a, lda, b, bias, M, K, N, trans_b, alpha, c0, c1);
+    return;
+  }
+}
+
+bool tt_small_m_matmul_isa_cols(tt_small_m_isa isa, float *out, const float *a, const float *b, const float *bias,
+                                int M, int K, int N, bool trans_b, float alpha, int c0, int c1) {
+  if (!has_isa(isa)) return false;
+  product_cols(isa, out, a, K, b, bias, M, K, N, trans_b, alpha, c0, c1, K);
+  return true;
+}
+
+int tt_small_m_segments(int K) {
+  return K <= TT_SMALL_M_KSEG ? 1 : (K + TT_SMALL_M_KSEG - 1) / TT_SMALL_M_KSEG;
+}
+
+bool tt_small_m_segment_isa_cols(tt_small_m_isa isa, float *part, const float *a, const float *b, int M, int K, int N,
+                                 int s, int c0, int c1) {
+  if (!has_isa(isa)) return false;
+  TT_ASSERT(s >= 0 && s < tt_small_m_segments(K));
+  int k0 = s * TT_SMALL_M_KSEG, k1 = K - k0 < TT_SMALL_M_KSEG ? K : k0 + TT_SMALL_M_KSEG;
+  product_cols(isa, part, a + k0, K, b + (size_t)k0 * N, NULL, M, k1 - k0, N, false, 1.0f, c0, c1, K - k0);
+  return true;
+}
+
+void tt_small_m_segment_cols(float *part, const float *a, const float *b, int M, int K, int N, int s, int c0, int c1) {
+  tt_small_m_segment_isa_cols(tt_small_m_best_isa(), part, a, b, M, K, N, s, c0, c1);
+}
+
+void tt_small_m_sum_segments(float *out, const float *parts, const float *bias, int M, int N, int S, float alpha,
+                             int c0, int c1) {
+  tt_small_m_sum_segments_isa(tt_small_m_best_isa(), out, parts, bias, M, N, S, alpha, c0, c1);
+}
+
+bool tt_small_m_sum_segments_isa(tt_small_m_isa isa, float *out, const float *parts, const float *bias, int M, int N,
+                                 int S, float alpha, int c0, int c1) {
+  if (!has_isa(isa)) return false;
+  switch (isa) {
+#ifdef TT_SMALL_M_X86
+  case TT_ISA_AVX512:
+    sum_segments_avx512(out, parts, bias, M, N, S, alpha, c0, c1);
     return true;
   case TT_ISA_AVX2:
-    (trans_b ? matmul_nt_avx2 : matmul_nn_avx2)(out, a, b, bias, M, K, N, alpha, c0, c1);
+    sum_segments_avx2(out, parts, bias, M, N, S, alpha, c0, c1);
     return true;
 #endif
   default:
-    matmul_scalar(out, a, b, bias, M, K, N, trans_b, alpha, c0, c1);
+    for (int m = 0; m < M; m++)
+      for (int n = c0; n < c1; n++) {
+        size_t i = (size_t)m * N + n;
+        float r = out[i];
+        for (int j = 0; j + 1 < S; j++) r += parts[(size_t)j * M * N + i];
+        out[i] = r * alpha + (bias ? bias[n] : 0.0f);
+      }
     return true;
   }
 }

@@ -24,6 +24,27 @@ void tt_small_m_matmul(float *out, const float *a, const float *b, const float *
 // may compute disjoint ranges of one product at once.
 void tt_small_m_matmul_cols(float *out, const float *a, const float *b, const float *bias, int M, int K, int N,
                             bool trans_b, float alpha, int c0, int c1);
+// A product without trans_b in segments along K, for threads: segment s is rows
+// [s·TT_SMALL_M_KSEG, (s+1)·TT_SMALL_M_KSEG) of b (the last one shorter), one contiguous range of
+// memory. Two cores streaming one such range each read b at 1.9-2x the GB/s of two that
+// split its columns (each row's halves interleaved). The product is then
+// out = alpha · (P_0 + P_1 + … + P_{S-1}) + bias, P_s the segment's partial product, added
+// in that order whatever the thread count (its bits differ from tt_small_m_matmul's).
+#define TT_SMALL_M_KSEG 384
+// How many segments K has (1 when K <= TT_SMALL_M_KSEG: then use tt_small_m_matmul_cols).
+int tt_small_m_segments(int K);
+// Columns [c0, c1) of part (M,N) = P_s = a[:, rows of s] · b[rows of s, :], unscaled, no
+// bias (c0, c1 as for tt_small_m_matmul_cols). Threads may compute any segments and
+// column ranges at once.
+void tt_small_m_segment_cols(float *part, const float *a, const float *b, int M, int K, int N, int s, int c0, int c1);
+bool tt_small_m_segment_isa_cols(tt_small_m_isa isa, float *part, const float *a, const float *b, int M, int K, int N,
+                                 int s, int c0, int c1);
+// Columns [c0, c1) of out (M,N) = alpha · (out + parts[0] + … + parts[S-2]) + bias: out
+// holds P_0 and parts + (s-1)·M·N holds P_s, each (M,N).
+void tt_small_m_sum_segments(float *out, const float *parts, const float *bias, int M, int N, int S, float alpha,
+                             int c0, int c1);
+bool tt_small_m_sum_segments_isa(tt_small_m_isa isa, float *out, const float *parts, const float *bias, int M, int N,
+                                 int S, float alpha, int c0, int c1);
 // The kernel tt_small_m_matmul uses on this CPU.
 tt_small_m_isa tt_small_m_best_isa(void);
 // The same product with a given kernel (tests run every kernel the CPU has); false, and

@@ -17,6 +17,7 @@
 // tiles ahead). Measured on 2 threads, cold weights: 1.3-2x the GB/s of no prefetch.
 #define PF_NN (2 * KB)
 #define PF_NT (2 * NB)
+#define AP_LD TT_SMALL_M_MAX  // floats per row of b in a's packed block (one per row of a)
 
 // call(r) with a constant r equal to mr (1..MR): each row count gets its own tile code, its
 // accumulators in registers and no test of mr in the loops (the counts 4..7 that are not
@@ -41,31 +42,37 @@
       call(7);                        \
   } while (0)
 
-// One register tile without trans_b: rows a[0..mr), columns [n0, n0 + NV·W), B rows
-// [k0, k1), summed from 0, then stored (first) or added to out; last: alpha·sum + bias.
-static inline __attribute__((always_inline)) void CAT(tile_nn, SFX)(int mr, float *out, const float *a, const float *b,
-                                                                    const float *bias, int K, int N, int n0, int k0,
-                                                                    int k1, bool first, bool last, float alpha,
-                                                                    bool prefetch) {
+// One register tile without trans_b: rows [0, mr) of a's packed block ap (row m at
+// ap[i·AP_LD + m] for the block's row i of b), columns [n0, n0 + NV·W) of out, the block's
+// kn rows of b from bt (ldb floats apart), summed from 0, then stored (first) or added to
+// out; last: alpha·sum + bias. pack: where to copy the tile's rows of b for the next row
+// groups (or NULL). b's rows PF_NN further on are prefetched where i + PF_NN < pf_rows.
+static inline __attribute__((always_inline)) void CAT(tile_nn, SFX)(int mr, float *out, const float *ap,
+                                                                    const float *bt, size_t ldb, float *pack,
+                                                                    const float *bias, int N, int n0, int kn,
+                                                                    int pf_rows, bool first, bool last, float alpha) {
   VEC acc[MR][NV];
 #pragma GCC unroll 16
   for (int m = 0; m < MR; m++)
 #pragma GCC unroll 4
     for (int v = 0; v < NV; v++) acc[m][v] = ZERO();  // each block summed from 0 (two-level sum along K)
-  for (int k = k0; k < k1; k++) {
-    const float *brow = b + (size_t)k * N + n0;
-    if (prefetch && k + PF_NN < K) {
-      const char *ahead = (const char *)(brow + (size_t)PF_NN * N);
+  for (int i = 0; i < kn; i++) {
+    const float *brow = bt + (size_t)i * ldb;
+    if (i + PF_NN < pf_rows) {
+      const char *ahead = (const char *)(brow + (size_t)PF_NN * ldb);
 #pragma GCC unroll 4
       for (int v = 0; v < NV; v += 16 / W) _mm_prefetch(ahead + v * W * 4, _MM_HINT_T1);  // one per cache line
     }
     VEC bv[NV];
 #pragma GCC unroll 4
     for (int v = 0; v < NV; v++) bv[v] = LOAD(brow + v * W);
+    if (pack)
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; v++) STORE(pack + (size_t)i * NV * W + v * W, bv[v]);
 #pragma GCC unroll 16
     for (int m = 0; m < MR; m++) {
       if (m >= mr) break;
-      VEC am = SET1(a[(size_t)m * K + k]);
+      VEC am = SET1(ap[(size_t)i * AP_LD + m]);
 #pragma GCC unroll 4
       for (int v = 0; v < NV; v++) acc[m][v] = FMA(am, bv[v], acc[m][v]);
     }
@@ -85,41 +92,82 @@ static inline __attribute__((always_inline)) void CAT(tile_nn, SFX)(int mr, floa
     }
 }
 
-// Every column tile [n0, n1) (whole tiles) of one k-block, row groups of MR in each; each
-// tile call has a constant mr, and the rows' pointers are set up once for all tiles.
-static void CAT(rows_nn, SFX)(float *out, const float *a, const float *b, const float *bias, int M, int K, int N,
-                              int n0, int n1, int k0, int k1, bool first, bool last, float alpha) TARGET;
-static void CAT(rows_nn, SFX)(float *out, const float *a, const float *b, const float *bias, int M, int K, int N,
-                              int n0, int n1, int k0, int k1, bool first, bool last, float alpha) {
+// Every column tile [n0, n1) (whole tiles) of one block of kn rows of b (bk: its first row),
+// row groups of MR in each; each tile call has a constant mr. The first row group reads
+// the tile from b and, when more groups follow, copies it into one contiguous buffer for
+// them: b's rows N·4 bytes apart can all fall in one L1 set (N = 3072: 12 KiB), and 16 of
+// them then evict each other before the second group reads them (M = 16 ran at half speed).
+static void CAT(rows_nn, SFX)(float *out, const float *ap, const float *bk, const float *bias, int M, int N, int n0,
+                              int n1, int kn, int pf_rows, bool first, bool last, float alpha) TARGET;
+static void CAT(rows_nn, SFX)(float *out, const float *ap, const float *bk, const float *bias, int M, int N, int n0,
+                              int n1, int kn, int pf_rows, bool first, bool last, float alpha) {
+  VEC packed[KB * NV];  // (kn, NV·W): the tile's rows of b
+  float *pk = (float *)packed;
   for (int n = n0; n < n1; n += NV * W)
     for (int m0 = 0; m0 < M; m0 += MR) {
       int mr = M - m0 < MR ? M - m0 : MR;
       float *o = out + (size_t)m0 * N;
-      const float *am = a + (size_t)m0 * K;
-      bool pf = m0 == 0;
-#define TILE_NN(r) CAT(tile_nn, SFX)(r, o, am, b, bias, K, N, n, k0, k1, first, last, alpha, pf)
+      bool lead = m0 == 0;
+      const float *bt = lead ? bk + n : pk;
+      size_t ldb = lead ? (size_t)N : NV * W;
+      float *pack = lead && M > MR ? pk : NULL;
+      int pf = lead ? pf_rows : 0;
+#define TILE_NN(r) CAT(tile_nn, SFX)(r, o, ap + m0, bt, ldb, pack, bias, N, n, kn, pf, first, last, alpha)
       SMALL_M_ROWS_SWITCH(mr, TILE_NN);
 #undef TILE_NN
     }
 }
 
-// Columns [c0, c1) of out (M,N) = alpha · a (M,K) · b (K,N) + bias: B is read block by
-// block of KB rows, each block left to right, so it streams once from memory; the last
-// N % (NV·W) columns are a plain loop. c0 is a multiple of NV·W, c1 one too or N.
-static void CAT(matmul_nn, SFX)(float *out, const float *a, const float *b, const float *bias, int M, int K, int N,
-                                float alpha, int c0, int c1) TARGET;
-static void CAT(matmul_nn, SFX)(float *out, const float *a, const float *b, const float *bias, int M, int K, int N,
-                                float alpha, int c0, int c1) {
+// Columns [c0, c1) of out (M,N) = alpha · a (M,K; rows lda apart) · b (K,N) + bias: b is
+// read block by block of KB rows, each block left to right, so it streams once from memory;
+// a's block is copied k-major first (its rows lda·4 bytes apart share L1 sets too, and one
+// line then holds a column of every row); the last N % (NV·W) columns are a plain loop.
+// pf_rows: how many rows b has from its first, for the prefetch (b may be a segment of a
+// longer matrix). c0 is a multiple of NV·W, c1 one too or N.
+static void CAT(matmul_nn, SFX)(float *out, const float *a, int lda, const float *b, const float *bias, int M, int K,
+                                int N, float alpha, int c0, int c1, int pf_rows) TARGET;
+static void CAT(matmul_nn, SFX)(float *out, const float *a, int lda, const float *b, const float *bias, int M, int K,
+                                int N, float alpha, int c0, int c1, int pf_rows) {
   if (K == 0) {  // alpha · 0 + bias
-    matmul_scalar(out, a, b, bias, M, K, N, false, alpha, c0, c1);
+    matmul_scalar(out, a, lda, b, bias, M, K, N, false, alpha, c0, c1);
     return;
   }
   int tile = NV * W, n_main = N / tile * tile, end = c1 < n_main ? c1 : n_main;
+  float ap[KB * AP_LD];
   for (int k0 = 0; k0 < K; k0 += KB) {
-    int k1 = K - k0 < KB ? K : k0 + KB;
-    CAT(rows_nn, SFX)(out, a, b, bias, M, K, N, c0, end, k0, k1, k0 == 0, k1 == K, alpha);
+    int kn = K - k0 < KB ? K - k0 : KB;
+    for (int i = 0; i < kn; i++)
+      for (int m = 0; m < M; m++) ap[i * AP_LD + m] = a[(size_t)m * lda + k0 + i];
+    CAT(rows_nn, SFX)(out, ap, b + (size_t)k0 * N, bias, M, N, c0, end, kn, pf_rows - k0, k0 == 0, k0 + kn == K, alpha);
   }
-  if (c1 == N && n_main < N) tail_nn(out, a, b, bias, M, K, N, n_main > c0 ? n_main : c0, alpha);
+  if (c1 == N && n_main < N) tail_nn(out, a, lda, b, bias, M, K, N, n_main > c0 ? n_main : c0, alpha);
+}
+
+// Columns [c0, c1) of out (M,N) = alpha · (out + P_1 + … + P_{S-1}) + bias, P_s at
+// parts + (s-1)·M·N (tt_small_m_sum_segments): each element gets the partials in order.
+static void CAT(sum_segments, SFX)(float *out, const float *parts, const float *bias, int M, int N, int S, float alpha,
+                                   int c0, int c1) TARGET;
+static void CAT(sum_segments, SFX)(float *out, const float *parts, const float *bias, int M, int N, int S, float alpha,
+                                   int c0, int c1) {
+  size_t plane = (size_t)M * N;
+  VEC va = SET1(alpha);
+  for (int m = 0; m < M; m++) {
+    float *o = out + (size_t)m * N;
+    const float *p = parts + (size_t)m * N;
+    int n = c0;
+    for (; n + W <= c1; n += W) {
+      VEC r = LOAD(o + n);
+      for (int j = 0; j + 1 < S; j++) r = r + LOAD(p + j * plane + n);
+      r = r * va;
+      if (bias) r = r + LOAD(bias + n);
+      STORE(o + n, r);
+    }
+    for (; n < c1; n++) {
+      float r = o[n];
+      for (int j = 0; j + 1 < S; j++) r += p[j * plane + n];
+      o[n] = r * alpha + (bias ? bias[n] : 0.0f);
+    }
+  }
 }
 
 // Columns [n0, n0 + nb) of one row group (rows [m0, m0 + mr) of a) with:
@@ -187,6 +235,7 @@ static void CAT(matmul_nt, SFX)(float *out, const float *a, const float *b, cons
 #undef KB
 #undef PF_NN
 #undef PF_NT
+#undef AP_LD
 #undef SMALL_M_ROWS_SWITCH
 #undef CAT
 #undef CAT_

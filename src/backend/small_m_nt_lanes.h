@@ -63,7 +63,7 @@ static inline __attribute__((always_inline)) void lane_tile(int nb, float *out, 
 static void matmul_nt_lanes_avx512(float *out, const float *a, const float *b, const float *bias, int M, int K, int N,
                                    float alpha, int c0, int c1) {
   if (K == 0) {  // alpha · 0 + bias
-    matmul_scalar(out, a, b, bias, M, K, N, true, alpha, c0, c1);
+    matmul_scalar(out, a, K, b, bias, M, K, N, true, alpha, c0, c1);
     return;
   }
   float at[LANE_KC * 16] __attribute__((aligned(64)));

@@ -1,7 +1,8 @@
 // The small-M products (src/backend/small_m.c) against a naive loop in double, with every
 // kernel this CPU has (plain, AVX2+FMA, AVX-512), at every M they serve (1..16), with and
 // without trans_b, bias and a scale, on widths that exercise the vector tails and the
-// K-blocks (K = 1, 7, 64, 65, 130, 768, 2100; N = 1, 5, 31, 33, 37, 100, 2304).
+// K-blocks (K = 1, 7, 64, 65, 130, 768, 2100; N = 1, 5, 31, 33, 37, 100, 2304), and
+// products without trans_b in K segments (small_m.h; K = 384, 385, 1000, 3072).
 // Tolerance: |got - want| <= 8·ε·√K·Σ_k |alpha·a_mk·b_kn| + ε·|bias_n| (ε = 2^-23): float
 // accumulation in another order, far below any wrong element or missing term.
 #include <math.h>
@@ -34,12 +35,29 @@ static const char *isa_name(tt_small_m_isa isa) {
   return isa == TT_ISA_AVX512 ? "avx512" : isa == TT_ISA_AVX2 ? "avx2" : "scalar";
 }
 
-// One product with one kernel; fails with the first element out of tolerance.
-static void check(tt_small_m_isa isa, int M, int K, int N, bool trans_b, bool with_bias, float alpha) {
+// out (M,N) = alpha · a · b + bias as the backend computes it over K segments: each
+// segment's partial product (P_0 into out, P_s into parts), then their sum in order.
+static void segmented(tt_small_m_isa isa, float *out, const float *a, const float *b, const float *bias, int M, int K,
+                      int N, float alpha) {
+  int S = tt_small_m_segments(K);
+  float *parts = malloc(((size_t)(S - 1) * M * N + 1) * sizeof *parts);
+  for (int s = S - 1; s >= 0; s--)  // any order: each partial is its own
+    assert_true(tt_small_m_segment_isa_cols(isa, s ? parts + (size_t)(s - 1) * M * N : out, a, b, M, K, N, s, 0, N));
+  assert_true(tt_small_m_sum_segments_isa(isa, out, parts, bias, M, N, S, alpha, 0, N));
+  free(parts);
+}
+
+// One product with one kernel (whole, or over K segments without trans_b); fails with the
+// first element out of tolerance.
+static void check_product(tt_small_m_isa isa, int M, int K, int N, bool trans_b, bool with_bias, float alpha,
+                          bool segments) {
   float *a = rand_vec((size_t)M * K), *b = rand_vec((size_t)K * N), *bias = rand_vec((size_t)N);
   float *got = malloc((size_t)M * N * sizeof *got);
   for (size_t i = 0; i < (size_t)M * N; i++) got[i] = NAN;  // every element must be written
-  assert_true(tt_small_m_matmul_isa(isa, got, a, b, with_bias ? bias : NULL, M, K, N, trans_b, alpha));
+  if (segments)
+    segmented(isa, got, a, b, with_bias ? bias : NULL, M, K, N, alpha);
+  else
+    assert_true(tt_small_m_matmul_isa(isa, got, a, b, with_bias ? bias : NULL, M, K, N, trans_b, alpha));
   const double eps = 1.0 / 8388608.0;
   for (int m = 0; m < M; m++)
     for (int n = 0; n < N; n++) {
@@ -52,10 +70,15 @@ static void check(tt_small_m_isa isa, int M, int K, int N, bool trans_b, bool wi
       double tol = 8.0 * eps * sqrt((double)K) * mag + eps * fabs(bn);
       double g = got[(size_t)m * N + n];
       if (!(fabs(g - want) <= tol))
-        fail_msg("%s M=%d K=%d N=%d%s%s alpha=%g: out[%d][%d] = %.9g, want %.9g (tolerance %.3g)", isa_name(isa), M, K,
-                 N, trans_b ? " trans_b" : "", with_bias ? " bias" : "", (double)alpha, m, n, g, want, tol);
+        fail_msg("%s M=%d K=%d N=%d%s%s%s alpha=%g: out[%d][%d] = %.9g, want %.9g (tolerance %.3g)", isa_name(isa), M,
+                 K, N, trans_b ? " trans_b" : "", with_bias ? " bias" : "", segments ? " segments" : "", (double)alpha,
+                 m, n, g, want, tol);
     }
   free(a), free(b), free(bias), free(got);
+}
+
+static void check(tt_small_m_isa isa, int M, int K, int N, bool trans_b, bool with_bias, float alpha) {
+  check_product(isa, M, K, N, trans_b, with_bias, alpha, false);
 }
 
 static int n_kernels_run;
@@ -76,6 +99,10 @@ static void check_isa(tt_small_m_isa isa) {
     check(isa, M, 768, 2304, false, true, 1.0f);
     check(isa, M, 768, 301, true, false, 1.0f);
     check(isa, M, 2100, 37, true, true, 0.5f);  // K past one 1024-wide chunk of a's lanes, and a tail
+    // K in segments: one, two (the last one row), three with a short last, and GPT-2's 3072
+    static const int seg_k[][2] = {{384, 70}, {385, 37}, {1000, 100}, {3072, 33}};
+    for (size_t s = 0; s < sizeof seg_k / sizeof *seg_k; s++)
+      check_product(isa, M, seg_k[s][0], seg_k[s][1], false, s % 2 == 0, s % 2 ? 0.5f : 1.0f, true);
   }
   printf("# %s: M = 1..%d checked\n", isa_name(isa), TT_SMALL_M_MAX);
 }
@@ -147,10 +174,29 @@ static void test_column_ranges(void **state) {
   }
 }
 
+// Segments in column ranges give the bits of whole segments, and the sum of the segments
+// in column ranges the bits of the whole sum (threads take both in any split).
+static void test_segment_ranges(void **state) {
+  (void)state;
+  const int M = 11, K = 1000, N = 2304, A = TT_SMALL_M_COL_ALIGN, S = tt_small_m_segments(K);
+  assert_int_equal(S, 3);
+  float *a = rand_vec((size_t)M * K), *b = rand_vec((size_t)K * N), *bias = rand_vec((size_t)N);
+  float *whole = malloc((size_t)M * N * sizeof *whole), *ranged = malloc((size_t)M * N * sizeof *ranged);
+  float *parts = malloc((size_t)(S - 1) * M * N * sizeof *parts);
+  segmented(tt_small_m_best_isa(), whole, a, b, bias, M, K, N, 0.75f);
+  for (int s = 0; s < S; s++)
+    for (int c0 = 0; c0 < N; c0 += 5 * A)
+      tt_small_m_segment_cols(s ? parts + (size_t)(s - 1) * M * N : ranged, a, b, M, K, N, s, c0,
+                              c0 + 5 * A < N ? c0 + 5 * A : N);
+  for (int c0 = 0; c0 < N; c0 += 16) tt_small_m_sum_segments(ranged, parts, bias, M, N, S, 0.75f, c0, c0 + 16);
+  assert_memory_equal(whole, ranged, (size_t)M * N * sizeof *whole);
+  free(a), free(b), free(bias), free(whole), free(ranged), free(parts);
+}
+
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_scalar), cmocka_unit_test(test_avx2),
-                                     cmocka_unit_test(test_avx512), cmocka_unit_test(test_dispatch),
-                                     cmocka_unit_test(test_column_ranges)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_scalar),        cmocka_unit_test(test_avx2),
+                                     cmocka_unit_test(test_avx512),        cmocka_unit_test(test_dispatch),
+                                     cmocka_unit_test(test_column_ranges), cmocka_unit_test(test_segment_ranges)};
   int failed = cmocka_run_group_tests(tests, NULL, NULL);
   return failed ? failed : (n_kernels_run > 0 ? 0 : 1);
 }

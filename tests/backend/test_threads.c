@@ -112,7 +112,7 @@ enum {
   BN = 129
 };
 
-enum { MAX_RESULTS = 48 };
+enum { MAX_RESULTS = 64 };
 typedef struct {
   float *outs[MAX_RESULTS];
   size_t sizes[MAX_RESULTS];
@@ -198,6 +198,13 @@ static void run_ops(tt_backend *be, results *r) {
     assert_int_equal(be->matmul(be, sm, nx, lg, (tt_buf){0}, M, 40, LV, true, &err), TT_OK);
     keep(r, be, sm, (size_t)M * LV);
   }
+  // small-M products over several K segments (small_m.h): segments and column ranges
+  // spread over the threads, the partial products added in segment order
+  for (int M = 1; M <= 16; M += 5)
+    for (int K = 500; K <= 1000; K += 500) {
+      assert_int_equal(be->matmul(be, sm, nx, lg, bias, M, K, 200, false, &err), TT_OK);
+      keep(r, be, sm, (size_t)M * 200);
+    }
   // mid-M products (17..128 rows; mid_m.c on AVX-512), split by columns above 4 M products
   for (int M = 17; M <= NT; M += 20) {
     assert_int_equal(be->matmul(be, sm, nx, lg, bias, M, 200, NC, false, &err), TT_OK);
