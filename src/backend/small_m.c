@@ -7,10 +7,13 @@
 
 #include <stddef.h>
 
-// Up to this many rows, a trans_b product on AVX-512 takes 8 × 3 tiles of dot products (3
-// B rows streamed at once ran M = 1 at 1.2x the GB/s of 4); more rows are lanes of one
-// vector (small_m_nt_lanes.h).
+// Up to this many rows, a trans_b product on AVX-512 takes tiles of dot products with 4 B
+// rows streamed at once (the unembedding on Zen 5, one core, against 3 rows: M = 1..4 at
+// 1.04 / 1.15 / 1.36 / 1.54x the GB/s, 28 / 28 / 25 / 24 GB/s); more rows are lanes of one
+// vector (small_m_nt_lanes.h; at M = 3 and 4 it ran at 0.85-0.9x these tiles).
 #define TT_SMALL_M_NT_FEW 4
+// Without trans_b, products with up to this many rows take wider tiles (NV_FEW vectors).
+#define ROWS_FEW 4
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -59,6 +62,7 @@ __attribute__((target("avx2,fma"))) static inline float hsum256(__m256 v) {
 #define HSUM(v) hsum256(v)
 #define MR 4
 #define NV 2
+#define NV_FEW 4
 #define NB 2
 #ifdef __clang__  // the target for every function of the body
 #pragma clang attribute push(__attribute__((target("avx2,fma"))), apply_to = function)
@@ -84,9 +88,10 @@ __attribute__((target("avx2,fma"))) static inline float hsum256(__m256 v) {
 #undef HSUM
 #undef MR
 #undef NV
+#undef NV_FEW
 #undef NB
 
-// ---- AVX-512: 32 registers, tiles of 8 rows × 2 vectors (16 accumulators), 8 × 3 or 6 × 4 rows of B with trans_b -----
+// ---- AVX-512: 32 registers, tiles of 8 rows × 2 vectors (16 accumulators), up to 4 rows × 4 rows of B with trans_b ----
 #define SFX avx512
 #define TARGET __attribute__((target("avx512f")))
 #define VEC __m512
@@ -99,7 +104,8 @@ __attribute__((target("avx2,fma"))) static inline float hsum256(__m256 v) {
 #define HSUM(v) _mm512_reduce_add_ps(v)
 #define MR 8
 #define NV 2
-#define NB 3
+#define NV_FEW 4
+#define NB 4
 #ifdef __clang__  // the target for every function of the body
 #pragma clang attribute push(__attribute__((target("avx512f"))), apply_to = function)
 #else

@@ -9,8 +9,8 @@
 
 #include <stdbool.h>
 
-#define TT_SMALL_M_MAX 16        // the most rows a small-M product serves
-#define TT_SMALL_M_COL_ALIGN 96  // column ranges start here: whole tiles of every kernel
+#define TT_SMALL_M_MAX 16         // the most rows a small-M product serves
+#define TT_SMALL_M_COL_ALIGN 192  // column ranges start here: whole tiles of every kernel
 
 typedef enum { TT_ISA_SCALAR, TT_ISA_AVX2, TT_ISA_AVX512 } tt_small_m_isa;
 

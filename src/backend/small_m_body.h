@@ -4,6 +4,7 @@
 //   VEC            the vector type (W floats)     W       floats per vector
 //   LOAD(p) STORE(p, v) FMA(a, b, c) (a·b + c) SET1(x) ZERO() HSUM(v)
 //   MR NV          rows and vectors per register tile (MR·NV accumulators)
+//   NV_FEW         vectors per tile without trans_b when a has at most ROWS_FEW rows
 //   NB             B rows per tile with trans_b (MR·NB accumulators)
 // Shape legend: M rows of a, K the shared width, N columns of the result.
 #define CAT_(a, b) a##_##b
@@ -18,6 +19,7 @@
 #define PF_NN (2 * KB)
 #define PF_NT (2 * NB)
 #define AP_LD TT_SMALL_M_MAX  // floats per row of b in a's packed block (one per row of a)
+#define NV_MAX (NV > NV_FEW ? NV : NV_FEW)
 
 // call(r) with a constant r equal to mr (1..MR): each row count gets its own tile code, its
 // accumulators in registers and no test of mr in the loops (the counts 4..7 that are not
@@ -43,45 +45,48 @@
   } while (0)
 
 // One register tile without trans_b: rows [0, mr) of a's packed block ap (row m at
-// ap[i·AP_LD + m] for the block's row i of b), columns [n0, n0 + NV·W) of out, the block's
+// ap[i·AP_LD + m] for the block's row i of b), columns [n0, n0 + nv·W) of out, the block's
 // kn rows of b from bt (ldb floats apart), summed from 0, then stored (first) or added to
 // out; last: alpha·sum + bias. pack: where to copy the tile's rows of b for the next row
 // groups (or NULL). b's rows PF_NN further on are prefetched where i + PF_NN < pf_rows.
-static inline __attribute__((always_inline)) void CAT(tile_nn, SFX)(int mr, float *out, const float *ap,
+static inline __attribute__((always_inline)) void CAT(tile_nn, SFX)(int mr, int nv, float *out, const float *ap,
                                                                     const float *bt, size_t ldb, float *pack,
                                                                     const float *bias, int N, int n0, int kn,
                                                                     int pf_rows, bool first, bool last, float alpha) {
-  VEC acc[MR][NV];
+  VEC acc[MR][NV_MAX];
 #pragma GCC unroll 16
   for (int m = 0; m < MR; m++)
-#pragma GCC unroll 4
-    for (int v = 0; v < NV; v++) acc[m][v] = ZERO();  // each block summed from 0 (two-level sum along K)
+#pragma GCC unroll 8
+    for (int v = 0; v < NV_MAX; v++) acc[m][v] = ZERO();  // each block summed from 0 (two-level sum along K)
   for (int i = 0; i < kn; i++) {
     const float *brow = bt + (size_t)i * ldb;
     if (i + PF_NN < pf_rows) {
       const char *ahead = (const char *)(brow + (size_t)PF_NN * ldb);
-#pragma GCC unroll 4
-      for (int v = 0; v < NV; v += 16 / W) _mm_prefetch(ahead + v * W * 4, _MM_HINT_T1);  // one per cache line
+#pragma GCC unroll 8
+      for (int v = 0; v < nv; v += 16 / W) _mm_prefetch(ahead + v * W * 4, _MM_HINT_T1);  // one per cache line
     }
-    VEC bv[NV];
-#pragma GCC unroll 4
-    for (int v = 0; v < NV; v++) bv[v] = LOAD(brow + v * W);
+    VEC bv[NV_MAX];
+#pragma GCC unroll 8
+    for (int v = 0; v < nv; v++) bv[v] = LOAD(brow + v * W);
     if (pack)
-#pragma GCC unroll 4
-      for (int v = 0; v < NV; v++) STORE(pack + (size_t)i * NV * W + v * W, bv[v]);
+#pragma GCC unroll 8
+      for (int v = 0; v < nv; v++) STORE(pack + (size_t)i * nv * W + v * W, bv[v]);
 #pragma GCC unroll 16
     for (int m = 0; m < MR; m++) {
       if (m >= mr) break;
       VEC am = SET1(ap[(size_t)i * AP_LD + m]);
-#pragma GCC unroll 4
-      for (int v = 0; v < NV; v++) acc[m][v] = FMA(am, bv[v], acc[m][v]);
+#pragma GCC unroll 8
+      for (int v = 0; v < NV_MAX; v++) {
+        if (v >= nv) break;
+        acc[m][v] = FMA(am, bv[v], acc[m][v]);
+      }
     }
   }
 #pragma GCC unroll 16
   for (int m = 0; m < MR; m++)
-#pragma GCC unroll 4
-    for (int v = 0; v < NV; v++) {
-      if (m >= mr) break;
+#pragma GCC unroll 8
+    for (int v = 0; v < NV_MAX; v++) {
+      if (m >= mr || v >= nv) break;
       VEC r = acc[m][v];
       if (!first) r = r + LOAD(out + (size_t)m * N + n0 + v * W);
       if (last) {
@@ -92,8 +97,10 @@ static inline __attribute__((always_inline)) void CAT(tile_nn, SFX)(int mr, floa
     }
 }
 
-// Every column tile [n0, n1) (whole tiles) of one block of kn rows of b (bk: its first row),
-// row groups of MR in each; each tile call has a constant mr. The first row group reads
+// Every column tile [n0, n1) (whole tiles of NV·W, or NV_FEW·W with at most ROWS_FEW rows:
+// one or two rows of a ran at 1.1-1.3x the GB/s in wider tiles) of one block of kn rows of
+// b (bk: its first row), row groups of MR in each; each tile call has a constant mr and
+// nv. The first row group reads
 // the tile from b and, when more groups follow, copies it into one contiguous buffer for
 // them: b's rows N·4 bytes apart can all fall in one L1 set (N = 3072: 12 KiB), and 16 of
 // them then evict each other before the second group reads them (M = 16 ran at half speed).
@@ -101,6 +108,14 @@ static void CAT(rows_nn, SFX)(float *out, const float *ap, const float *bk, cons
                               int n1, int kn, int pf_rows, bool first, bool last, float alpha) TARGET;
 static void CAT(rows_nn, SFX)(float *out, const float *ap, const float *bk, const float *bias, int M, int N, int n0,
                               int n1, int kn, int pf_rows, bool first, bool last, float alpha) {
+  if (M <= ROWS_FEW) {  // one row group
+    for (int n = n0; n < n1; n += NV_FEW * W) {
+#define TILE_FEW(r) CAT(tile_nn, SFX)(r, NV_FEW, out, ap, bk + n, N, NULL, bias, N, n, kn, pf_rows, first, last, alpha)
+      SMALL_M_ROWS_SWITCH(M, TILE_FEW);
+#undef TILE_FEW
+    }
+    return;
+  }
   VEC packed[KB * NV];  // (kn, NV·W): the tile's rows of b
   float *pk = (float *)packed;
   for (int n = n0; n < n1; n += NV * W)
@@ -112,7 +127,7 @@ static void CAT(rows_nn, SFX)(float *out, const float *ap, const float *bk, cons
       size_t ldb = lead ? (size_t)N : NV * W;
       float *pack = lead && M > MR ? pk : NULL;
       int pf = lead ? pf_rows : 0;
-#define TILE_NN(r) CAT(tile_nn, SFX)(r, o, ap + m0, bt, ldb, pack, bias, N, n, kn, pf, first, last, alpha)
+#define TILE_NN(r) CAT(tile_nn, SFX)(r, NV, o, ap + m0, bt, ldb, pack, bias, N, n, kn, pf, first, last, alpha)
       SMALL_M_ROWS_SWITCH(mr, TILE_NN);
 #undef TILE_NN
     }
@@ -121,9 +136,9 @@ static void CAT(rows_nn, SFX)(float *out, const float *ap, const float *bk, cons
 // Columns [c0, c1) of out (M,N) = alpha · a (M,K; rows lda apart) · b (K,N) + bias: b is
 // read block by block of KB rows, each block left to right, so it streams once from memory;
 // a's block is copied k-major first (its rows lda·4 bytes apart share L1 sets too, and one
-// line then holds a column of every row); the last N % (NV·W) columns are a plain loop.
-// pf_rows: how many rows b has from its first, for the prefetch (b may be a segment of a
-// longer matrix). c0 is a multiple of NV·W, c1 one too or N.
+// line then holds a column of every row); the columns past the last whole tile are a plain
+// loop. pf_rows: how many rows b has from its first, for the prefetch (b may be a segment of
+// a longer matrix). c0 is a multiple of the tile width, c1 one too or N.
 static void CAT(matmul_nn, SFX)(float *out, const float *a, int lda, const float *b, const float *bias, int M, int K,
                                 int N, float alpha, int c0, int c1, int pf_rows) TARGET;
 static void CAT(matmul_nn, SFX)(float *out, const float *a, int lda, const float *b, const float *bias, int M, int K,
@@ -132,7 +147,7 @@ static void CAT(matmul_nn, SFX)(float *out, const float *a, int lda, const float
     matmul_scalar(out, a, lda, b, bias, M, K, N, false, alpha, c0, c1);
     return;
   }
-  int tile = NV * W, n_main = N / tile * tile, end = c1 < n_main ? c1 : n_main;
+  int tile = (M <= ROWS_FEW ? NV_FEW : NV) * W, n_main = N / tile * tile, end = c1 < n_main ? c1 : n_main;
   float ap[KB * AP_LD];
   for (int k0 = 0; k0 < K; k0 += KB) {
     int kn = K - k0 < KB ? K - k0 : KB;
@@ -236,6 +251,7 @@ static void CAT(matmul_nt, SFX)(float *out, const float *a, const float *b, cons
 #undef PF_NN
 #undef PF_NT
 #undef AP_LD
+#undef NV_MAX
 #undef SMALL_M_ROWS_SWITCH
 #undef CAT
 #undef CAT_
