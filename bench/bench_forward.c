@@ -132,8 +132,12 @@ static int cmp_double_median(double *v, int n) {
 
 // Per T, interleaved so that load from others hits all alike: record none; a full trace
 // from a pool (a re-trace, as the session makes them: the pages of the trace before); a
-// full trace on new memory (a process's first trace); a full recording into one buffer
-// reused run after run (what recording costs the engine itself).
+// full recording into one buffer reused run after run (what recording costs the engine
+// itself). Then, in runs of their own, a full trace on new memory (a process's first
+// trace): interleaved with the others, each one's pages given back at its end slowed the
+// runs after it on this VM (T = 16, one core: re-traces 34-36 -> 41-46 ms median and the
+// reused buffer 35-37 -> 57-119 ms, where without them all three were level), which a
+// session's re-traces never meet.
 static void bench_times(tt_engine *eng, int V, const char *list) {
   char *copy = strdup(list);
   tt_trace_pool *pool = tt_trace_pool_create();
@@ -154,9 +158,11 @@ static void bench_times(tt_engine *eng, int V, const char *list) {
       faults[0] += last_faults;
       full[r] = run_once(eng, ids, T, true, pool, NULL, NULL);
       faults[1] += last_faults;
+      reused[r] = run_reused(eng, ids, T, &rr);
+    }
+    for (int r = 0; r < reps; r++) {
       fresh[r] = run_once(eng, ids, T, true, NULL, NULL, NULL);
       faults[2] += last_faults;
-      reused[r] = run_reused(eng, ids, T, &rr);
     }
     free(rr.base);
     int m = cmp_double_median(none, reps);
