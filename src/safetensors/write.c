@@ -1,5 +1,6 @@
 // write: a safetensors file, tensors back to back after a header padded to 8 bytes,
-// through a temporary file that is renamed into place only when complete. The header's
+// through a temporary file that is renamed into place only when complete (the data by a
+// second thread: writer_thread.h). The header's
 // metadata holds data_xxh3, the XXH3-64 of every byte after the header: hashed as the
 // data is written, then put in the place kept for it in the header before the rename.
 #include <jansson.h>
@@ -9,6 +10,7 @@
 #include <xxhash.h>
 
 #include "safetensors.h"
+#include "writer_thread.h"
 
 // The data hash's value, and its place in the header, until the data is written.
 #define HASH_UNSET "0000000000000000"
@@ -56,6 +58,35 @@ static bool write_data(FILE *fp, XXH3_state_t *hash, const tt_tensor *t, size_t 
   return fwrite(from, 1, bytes, fp) == bytes;
 }
 
+// Every tensor's bytes in order, hashed: written by the writer thread while this one hashes
+// and makes the next (two buffers for the tensors fill makes, each filled again once the
+// writer has written it), or here in turn when no thread can be had.
+static bool write_all(FILE *fp, XXH3_state_t *hash, const tt_tensor *tensors, size_t n, tt_st_fill_fn fill, void *ctx,
+                      void *buf[2]) {
+  tt_st_writer *w = tt_st_writer_start(fp);
+  bool ok = true;
+  if (!w) {
+    for (size_t i = 0; ok && i < n; i++) ok = write_data(fp, hash, &tensors[i], i, fill, ctx, buf[0]);
+    return ok;
+  }
+  uint64_t last_use[2] = {UINT64_MAX, UINT64_MAX};  // the chunk that last wrote each buffer
+  int next = 0;
+  for (size_t i = 0; i < n; i++) {
+    size_t bytes = tt_tensor_nbytes(&tensors[i]);
+    if (bytes == 0) continue;
+    const void *from = tensors[i].data;
+    if (!from) {
+      if (last_use[next] != UINT64_MAX) tt_st_writer_wait(w, last_use[next]);
+      fill(ctx, i, buf[next]);
+      from = buf[next];
+    }
+    XXH3_64bits_update(hash, from, bytes);
+    uint64_t seq = tt_st_writer_put(w, from, bytes);
+    if (!tensors[i].data) last_use[next] = seq, next ^= 1;
+  }
+  return tt_st_writer_finish(w);
+}
+
 // The data's hash into its place in the header (`at` bytes into the file).
 static bool put_hash(FILE *fp, long at, XXH3_state_t *hash) {
   char hex[17];
@@ -65,7 +96,7 @@ static bool put_hash(FILE *fp, long at, XXH3_state_t *hash) {
 
 tt_status tt_st_write_filled(const char *path, const tt_tensor *tensors, size_t n, const tt_st_meta *meta,
                              size_t n_meta, tt_st_fill_fn fill, void *ctx, tt_error *err) {
-  size_t fill_bytes = 0;  // the largest tensor fill makes: one buffer serves them all
+  size_t fill_bytes = 0;  // the largest tensor fill makes: two buffers serve them all
   for (size_t i = 0; i < n; i++)
     if (!tensors[i].data && tt_tensor_nbytes(&tensors[i]) > fill_bytes) fill_bytes = tt_tensor_nbytes(&tensors[i]);
   if (fill_bytes && !fill) return tt_fail(err, TT_ERR_ARG, "cannot write %s: a tensor has no data", path);
@@ -75,11 +106,11 @@ tt_status tt_st_write_filled(const char *path, const tt_tensor *tensors, size_t 
         return tt_fail(err, TT_ERR_ARG, "cannot write %s: tensor name '%s' appears twice", path, tensors[i].name);
   size_t hash_at;
   char *json = header_json(tensors, n, meta, n_meta, &hash_at);
-  void *buf = fill_bytes ? malloc(fill_bytes) : NULL;
+  void *buf[2] = {fill_bytes ? malloc(fill_bytes) : NULL, fill_bytes ? malloc(fill_bytes) : NULL};
   XXH3_state_t *hash = XXH3_createState();
-  if (!json || (fill_bytes && !buf) || !hash) {
+  if (!json || (fill_bytes && (!buf[0] || !buf[1])) || !hash) {
     free(json);
-    free(buf);
+    free(buf[0]), free(buf[1]);
     XXH3_freeState(hash);
     return tt_fail(err, TT_ERR_NOMEM, "out of memory writing %s", path);
   }
@@ -88,7 +119,7 @@ tt_status tt_st_write_filled(const char *path, const tt_tensor *tensors, size_t 
   tt_status st = tt_atomic_open(&af, path, err);
   if (st) {
     free(json);
-    free(buf);
+    free(buf[0]), free(buf[1]);
     XXH3_freeState(hash);
     return st;
   }
@@ -98,9 +129,9 @@ tt_status tt_st_write_filled(const char *path, const tt_tensor *tensors, size_t 
   for (size_t i = len; ok && i < padded; i++) ok = fputc(' ', af.fp) != EOF;
   free(json);
   XXH3_64bits_reset(hash);
-  for (size_t i = 0; ok && i < n; i++) ok = write_data(af.fp, hash, &tensors[i], i, fill, ctx, buf);
+  ok = ok && write_all(af.fp, hash, tensors, n, fill, ctx, buf);
   ok = ok && put_hash(af.fp, 8 + (long)hash_at, hash);
-  free(buf);
+  free(buf[0]), free(buf[1]);
   XXH3_freeState(hash);
   if (!ok) {
     tt_atomic_abort(&af);

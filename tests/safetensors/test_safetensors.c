@@ -8,6 +8,10 @@
 #include <string.h>
 #include <math.h>
 #include <dirent.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -382,6 +386,80 @@ static void test_data_hash(void **state) {
   unlink(path);
 }
 
+// Tensors made on the way out (data NULL: fill) between stored ones: the data is written
+// by a second thread while the next is made, two fill buffers taking turns, so a buffer
+// filled again before its bytes were written would show here as another tensor's bytes.
+enum { FILLED_FLOATS = 70001 };  // 280 KB each, odd: chunks of every size end mid-page
+
+static void fill_pattern(void *ctx, size_t i, void *dst) {
+  (void)ctx;
+  float *f = dst;
+  for (size_t k = 0; k < FILLED_FLOATS; k++) f[k] = (float)(i * 1000003 + k);
+}
+
+static void filled_set(tt_tensor *ts, char names[][8], float *stored, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    snprintf(names[i], 8, "t%zu", i);
+    bool made = i % 3 != 1;  // two made, one stored, ...
+    ts[i] = (tt_tensor){names[i], TT_F32, 1, {FILLED_FLOATS}, made ? NULL : stored + i * FILLED_FLOATS};
+    if (!made) fill_pattern(NULL, i, stored + i * FILLED_FLOATS);
+  }
+}
+
+static void test_filled_through_writer(void **state) {
+  (void)state;
+  enum { N = 11 };
+  char names[N][8];
+  tt_tensor ts[N];
+  float *stored = malloc((size_t)N * FILLED_FLOATS * sizeof *stored), *want = malloc(FILLED_FLOATS * sizeof *want);
+  filled_set(ts, names, stored, N);
+  char path[512];
+  path_in(path, "filled.safetensors");
+  tt_error err = {0};
+  assert_int_equal(tt_st_write_filled(path, ts, N, NULL, 0, fill_pattern, NULL, &err), TT_OK);
+  tt_st_file *f = NULL;
+  assert_int_equal(tt_st_open(path, &f, &err), TT_OK);
+  for (size_t i = 0; i < N; i++) {
+    fill_pattern(NULL, i, want);
+    assert_memory_equal(tt_st_get(f, i)->data, want, FILLED_FLOATS * sizeof *want);
+  }
+  tt_st_close(f);
+  char got[17];
+  assert_int_equal(tt_st_identity(path, true, got, &err), TT_OK);  // the data hash matches every byte
+  unlink(path);
+  free(stored), free(want);
+}
+
+// A write that fails midway (here the file-size limit: EFBIG, as a full disk's ENOSPC)
+// is one clear error, and leaves neither the file nor its temporary behind.
+static void test_write_fails_midway(void **state) {
+  (void)state;
+  enum { N = 6 };
+  char names[N][8];
+  tt_tensor ts[N];
+  float *stored = malloc((size_t)N * FILLED_FLOATS * sizeof *stored);
+  filled_set(ts, names, stored, N);
+  char path[512];
+  path_in(path, "full.safetensors");
+  struct rlimit old;
+  assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+  struct rlimit small = {600 * 1024, old.rlim_max};
+  void (*was)(int) = signal(SIGXFSZ, SIG_IGN);
+  assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
+  tt_error err = {0};
+  tt_status st = tt_st_write_filled(path, ts, N, NULL, 0, fill_pattern, NULL, &err);
+  assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+  signal(SIGXFSZ, was);
+  assert_int_equal(st, TT_ERR_IO);
+  assert_non_null(strstr(err.msg, "write failed"));
+  assert_int_equal(access(path, F_OK), -1);
+  DIR *d = opendir(dir);
+  for (struct dirent *e; (e = readdir(d));)
+    if (strstr(e->d_name, "full")) fail_msg("left behind: %s", e->d_name);
+  closedir(d);
+  free(stored);
+}
+
 int main(void) {
   if (!mkdtemp(dir)) return 1;
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_round_trip),
@@ -396,7 +474,9 @@ int main(void) {
                                      cmocka_unit_test(test_atomic_mode_and_long_name),
                                      cmocka_unit_test(test_atomic_named_fallback),
                                      cmocka_unit_test(test_error_escapes),
-                                     cmocka_unit_test(test_data_hash)};
+                                     cmocka_unit_test(test_data_hash),
+                                     cmocka_unit_test(test_filled_through_writer),
+                                     cmocka_unit_test(test_write_fails_midway)};
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   char cmd[600];
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
