@@ -109,23 +109,22 @@ typedef struct {
 } fma_job;
 
 #if defined(__x86_64__) && defined(__GNUC__)
+// steps rounds of FMA_CHAINS independent FMAs on vectors of one type; leaves their sum in
+// acc[0] (so that none is optimized away).
+#define FMA_CHAINS_BODY(VEC, SET1, FMADD, ADD)                                                  \
+  VEC acc[FMA_CHAINS], x = SET1(0.999999f), y = SET1(1e-7f);                                    \
+  for (int i = 0; i < FMA_CHAINS; i++) acc[i] = SET1((float)i);                                 \
+  for (long k = 0; k < steps; k++)                                                              \
+    _Pragma("GCC unroll 16") for (int i = 0; i < FMA_CHAINS; i++) acc[i] = FMADD(acc[i], x, y); \
+  for (int i = 1; i < FMA_CHAINS; i++) acc[0] = ADD(acc[0], acc[i]);
+
 __attribute__((target("avx512f"))) static float fma_chains_avx512(long steps) {
-  __m512 acc[FMA_CHAINS], x = _mm512_set1_ps(0.999999f), y = _mm512_set1_ps(1e-7f);
-  for (int i = 0; i < FMA_CHAINS; i++) acc[i] = _mm512_set1_ps((float)i);
-  for (long k = 0; k < steps; k++)
-#pragma GCC unroll 16
-    for (int i = 0; i < FMA_CHAINS; i++) acc[i] = _mm512_fmadd_ps(acc[i], x, y);
-  for (int i = 1; i < FMA_CHAINS; i++) acc[0] = _mm512_add_ps(acc[0], acc[i]);
+  FMA_CHAINS_BODY(__m512, _mm512_set1_ps, _mm512_fmadd_ps, _mm512_add_ps)
   return _mm512_reduce_add_ps(acc[0]);
 }
 
 __attribute__((target("avx2,fma"))) static float fma_chains_avx2(long steps) {
-  __m256 acc[FMA_CHAINS], x = _mm256_set1_ps(0.999999f), y = _mm256_set1_ps(1e-7f);
-  for (int i = 0; i < FMA_CHAINS; i++) acc[i] = _mm256_set1_ps((float)i);
-  for (long k = 0; k < steps; k++)
-#pragma GCC unroll 16
-    for (int i = 0; i < FMA_CHAINS; i++) acc[i] = _mm256_fmadd_ps(acc[i], x, y);
-  for (int i = 1; i < FMA_CHAINS; i++) acc[0] = _mm256_add_ps(acc[0], acc[i]);
+  FMA_CHAINS_BODY(__m256, _mm256_set1_ps, _mm256_fmadd_ps, _mm256_add_ps)
   float lanes[8];
   _mm256_storeu_ps(lanes, acc[0]);
   return lanes[0];
