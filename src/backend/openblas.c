@@ -166,6 +166,15 @@ static float *aligned_floats(size_t n) {
   return aligned_alloc(64, bytes ? bytes : 64);
 }
 
+float *tt_openblas_scratch(float **buf, size_t *floats, size_t need) {
+  if (need > *floats) {
+    free(*buf);
+    *buf = aligned_floats(need);
+    *floats = *buf ? need : 0;
+  }
+  return *buf;
+}
+
 // out (M,N) = a (M,K) · b (K,N) + bias with mid_m: a packed once, the columns split into
 // one range per thread (a column's bits do not depend on the split). False, and nothing
 // written, when its scratch cannot be had.
@@ -173,12 +182,7 @@ static bool mid_m_matmul(tt_backend *be, float *o, const float *a, const float *
                          int N) {
   openblas_impl *im = be->impl;
   int threads = tt_host_pool_threads(im->pool);
-  size_t need = tt_mid_m_a_floats(M, K);
-  if (need > im->mid_a_floats) {
-    free(im->mid_a);
-    im->mid_a = aligned_floats(need);
-    im->mid_a_floats = im->mid_a ? need : 0;
-  }
+  tt_openblas_scratch(&im->mid_a, &im->mid_a_floats, tt_mid_m_a_floats(M, K));
   if (!im->mid_b) im->mid_b = aligned_floats((size_t)threads * TT_MID_M_B_FLOATS);
   if (!im->mid_a || !im->mid_b) return false;
   tt_mid_m_pack_a(im->mid_a, a, M, K);

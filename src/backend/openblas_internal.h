@@ -56,6 +56,9 @@ void tt_openblas_parallel_for(tt_backend *be, size_t n, size_t min_part, size_t 
 // busy core's share moves to the other; 1 where each thread should stream one range).
 void tt_openblas_parallel_parts(tt_backend *be, size_t n, size_t min_part, size_t align, size_t parts_per_thread,
                                 tt_range_body body, void *args);
+// *buf holds at least `need` floats (64-byte aligned), grown when it holds fewer and kept
+// for the next op; NULL, with *floats 0, when out of memory.
+float *tt_openblas_scratch(float **buf, size_t *floats, size_t need);
 // out (M,N) = a (M,K) · b + bias (N; NULL: none) for M <= TT_SMALL_M_MAX (openblas_small_m.c),
 // b (K,N), or (N,K) with trans_b.
 tt_status tt_openblas_small_m_matmul(tt_backend *be, float *o, const float *a, const float *b, const float *bias, int M,

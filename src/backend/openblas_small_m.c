@@ -5,8 +5,6 @@
 // contiguous range of b's rows, and their partial products are added in segment order
 // afterwards (small_m.h), so the bits do not depend on the thread count.
 // Shape legend: M rows of a, K the shared width, N columns of the result.
-#include <stdlib.h>
-
 #include "openblas_internal.h"
 #include "small_m.h"
 
@@ -41,23 +39,18 @@ static void sum_body(void *args, size_t c0, size_t c1) {
   tt_small_m_sum_segments(j->o, j->parts, j->bias, j->M, j->N, j->S, 1.0f, (int)c0, (int)c1);
 }
 
-// The partial products' memory: (S-1)·M·N floats, kept for the next product.
-static float *segment_scratch(openblas_impl *im, size_t floats) {
-  if (floats > im->segment_floats) {
-    free(im->segments);
-    im->segments = malloc(floats * sizeof(float));
-    im->segment_floats = im->segments ? floats : 0;
-  }
-  return im->segments;
+// Columns per part that stream at least MIN_PART_B_FLOATS of b (rows of it each): never
+// split when b has no rows.
+static size_t min_columns(int rows, int N) {
+  return rows > 0 ? ((size_t)MIN_PART_B_FLOATS + rows - 1) / rows : (size_t)N + 1;
 }
 
-// Columns per part when `parts_of_b` parts share b's rows (N, parts_of_b·width ≥ threads):
-// whole kernel tiles, and at least MIN_PART_B_FLOATS of b each.
-static size_t columns_per_part(int threads, int segments, int rows, int N) {
+// Columns per range when each of `segments` segments is split so that there are parts
+// for every thread: whole kernel tiles, and at least min_columns each.
+static size_t columns_per_part(int threads, int segments, int N) {
   int per_segment = (threads + segments - 1) / segments;
-  size_t min_cols = rows > 0 ? ((size_t)MIN_PART_B_FLOATS + rows - 1) / rows : (size_t)N;
-  size_t part = ((size_t)N + per_segment - 1) / per_segment;
-  if (part < min_cols) part = min_cols;
+  size_t part = ((size_t)N + per_segment - 1) / per_segment, least = min_columns(TT_SMALL_M_KSEG, N);
+  if (part < least) part = least;
   return (part + TT_SMALL_M_COL_ALIGN - 1) / TT_SMALL_M_COL_ALIGN * TT_SMALL_M_COL_ALIGN;
 }
 
@@ -68,14 +61,13 @@ tt_status tt_openblas_small_m_matmul(tt_backend *be, float *o, const float *a, c
   small_m_job j = {.o = o, .a = a, .b = b, .bias = bias, .M = M, .K = K, .N = N, .trans_b = trans_b};
   j.S = trans_b ? 1 : tt_small_m_segments(K);
   if (j.S == 1) {  // one range of columns per thread
-    size_t min_cols = K > 0 ? ((size_t)MIN_PART_B_FLOATS + K - 1) / K : (size_t)N + 1;
-    tt_openblas_parallel_parts(be, (size_t)N, min_cols, TT_SMALL_M_COL_ALIGN, 1, columns_body, &j);
+    tt_openblas_parallel_parts(be, (size_t)N, min_columns(K, N), TT_SMALL_M_COL_ALIGN, 1, columns_body, &j);
     return TT_OK;
   }
-  j.parts = segment_scratch(im, (size_t)(j.S - 1) * M * N);
+  j.parts = tt_openblas_scratch(&im->segments, &im->segment_floats, (size_t)(j.S - 1) * M * N);
   if (!j.parts)
     return tt_fail(err, TT_ERR_NOMEM, "openblas: cannot allocate %d partial products of (%d, %d)", j.S - 1, M, N);
-  j.part = columns_per_part(threads, j.S, TT_SMALL_M_KSEG, N);
+  j.part = columns_per_part(threads, j.S, N);
   j.cols = (int)(((size_t)N + j.part - 1) / j.part);
   tt_host_pool_run(im->pool, j.S * j.cols, segment_item, &j);
   size_t min_cols = (MIN_PART_FLOATS + (size_t)M * j.S - 1) / ((size_t)M * j.S);

@@ -28,9 +28,9 @@ struct tt_st_writer {
 // pages and writes into pages the cache just gave back: filling 3.5 GiB of new page-cache
 // pages ran at 0.4 GB/s on the development VM (its host backs each new page on first use),
 // where a plain write into recycled pages ran at 1-1.8. Advice only: errors show at fsync.
-static void hand_to_disk(tt_st_writer *w, bool all) {
+static void hand_to_disk(tt_st_writer *w) {
   off_t at = ftello(w->fp);
-  if (at < 0 || (!all && at - w->handed < WINDOW) || fflush(w->fp) != 0) return;
+  if (at < 0 || at - w->handed < WINDOW || fflush(w->fp) != 0) return;
   int fd = fileno(w->fp);
   sync_file_range(fd, w->handed, at - w->handed, SYNC_FILE_RANGE_WRITE);
   if (w->handed > w->kept) {
@@ -53,7 +53,7 @@ static void *writer_main(void *arg) {
     bool skip = w->failed;
     pthread_mutex_unlock(&w->mu);
     bool ok = skip || fwrite(p, 1, n, w->fp) == n;
-    if (ok && !skip) hand_to_disk(w, false);
+    if (ok && !skip) hand_to_disk(w);
     pthread_mutex_lock(&w->mu);
     if (!ok) w->failed = true;
     w->written++;
@@ -67,7 +67,8 @@ tt_st_writer *tt_st_writer_start(FILE *fp) {
   tt_st_writer *w = calloc(1, sizeof *w);
   if (!w) return NULL;
   w->fp = fp;
-  w->handed = w->kept = ftello(fp) > 0 ? ftello(fp) : 0;
+  off_t at = ftello(fp);
+  w->handed = w->kept = at > 0 ? at : 0;
   pthread_mutex_init(&w->mu, NULL);
   pthread_cond_init(&w->changed, NULL);
   if (pthread_create(&w->thread, NULL, writer_main, w) != 0) {
