@@ -25,14 +25,28 @@
 typedef struct {
   atomic_int *hits;
   atomic_int by_thread[4];
-  bool slow;
+  int meet;  // > 0: a thread's first item waits (up to 20 s) until `meet` threads have come
+  atomic_int arrived;
 } count_ctx;
 
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+// With `meet`, every thread that takes an item holds it until all threads have taken one,
+// so a worker that wakes late (a loaded machine) still finds items left; one that never
+// wakes (a lost wake-up) leaves the others waiting 20 s and then ran no item.
 static void count_item(void *ctx, int i, int thread) {
   count_ctx *c = ctx;
-  if (c->slow) nanosleep(&(struct timespec){0, 200000}, NULL);  // 0.2 ms: the workers wake in time
+  bool first = atomic_fetch_add(&c->by_thread[thread], 1) == 0;
+  if (c->meet > 0 && first) {
+    atomic_fetch_add(&c->arrived, 1);
+    double give_up = now_s() + 20.0;
+    while (atomic_load(&c->arrived) < c->meet && now_s() < give_up) nanosleep(&(struct timespec){0, 100000}, NULL);
+  }
   atomic_fetch_add(&c->hits[i], 1);
-  atomic_fetch_add(&c->by_thread[thread], 1);
 }
 
 static void test_pool_runs_each_item_once(void **state) {
@@ -54,9 +68,9 @@ static void test_pool_runs_each_item_once(void **state) {
           fail_msg("%d threads, job %d: item %d ran %d times", threads, job, i, hits[i]);
     }
     for (int i = 0; i < N; i++) atomic_init(&hits[i], 0);
-    count_ctx c = {.hits = hits, .slow = true};
+    count_ctx c = {.hits = hits, .meet = threads};
     tt_host_pool_run(p, N, count_item, &c);
-    for (int t = 0; t < threads; t++)  // every thread took items (N = 97 items of 0.2 ms each)
+    for (int t = 0; t < threads; t++)  // every thread took items
       if (atomic_load(&c.by_thread[t]) == 0) fail_msg("%d threads: thread %d ran no item", threads, t);
     tt_host_pool_destroy(p);
   }
@@ -72,14 +86,14 @@ static void test_pool_wakes_from_spin_sleep_and_park(void **state) {
     tt_host_pool *p;
     tt_error err = {0};
     assert_int_equal(tt_host_pool_create(threads, &p, &err), TT_OK);
-    enum { N = 97 };  // 19 ms of items: time for a worker to wake on a loaded machine
+    enum { N = 97 };
     atomic_int hits[N];
     for (int round = 0; round < 12; round++) {
       int how = round % 3;  // 0: at once (spinning), 1: after 2 ms (asleep), 2: parked
       if (how == 1) nanosleep(&(struct timespec){0, 2000000}, NULL);
       if (how == 2) tt_host_pool_park(p);
       for (int i = 0; i < N; i++) atomic_init(&hits[i], 0);
-      count_ctx c = {.hits = hits, .slow = true};
+      count_ctx c = {.hits = hits, .meet = threads};
       tt_host_pool_run(p, N, count_item, &c);
       for (int i = 0; i < N; i++)
         if (atomic_load(&hits[i]) != 1)
