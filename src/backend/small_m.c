@@ -64,7 +64,8 @@ __attribute__((target("avx2,fma"))) static inline float hsum256(__m256 v) {
 #define NV 2
 #define NV_FEW 4
 #define NB 2
-#ifdef __clang__  // the target for every function of the body
+#define DEEP_FROM (TT_SMALL_M_MAX + 1)  // never: not measured on an AVX2 machine
+#ifdef __clang__                        // the target for every function of the body
 #pragma clang attribute push(__attribute__((target("avx2,fma"))), apply_to = function)
 #else
 #pragma GCC push_options
@@ -90,6 +91,7 @@ __attribute__((target("avx2,fma"))) static inline float hsum256(__m256 v) {
 #undef NV
 #undef NV_FEW
 #undef NB
+#undef DEEP_FROM
 
 // ---- AVX-512: 32 registers, tiles of 8 rows × 2 vectors (16 accumulators), up to 4 rows × 4 rows of B with trans_b ----
 #define SFX avx512
@@ -106,6 +108,7 @@ __attribute__((target("avx2,fma"))) static inline float hsum256(__m256 v) {
 #define NV 2
 #define NV_FEW 4
 #define NB 4
+#define DEEP_FROM 8
 #ifdef __clang__  // the target for every function of the body
 #pragma clang attribute push(__attribute__((target("avx512f"))), apply_to = function)
 #else

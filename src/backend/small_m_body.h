@@ -5,6 +5,7 @@
 //   LOAD(p) STORE(p, v) FMA(a, b, c) (a·b + c) SET1(x) ZERO() HSUM(v)
 //   MR NV          rows and vectors per register tile (MR·NV accumulators)
 //   NV_FEW         vectors per tile without trans_b when a has at most ROWS_FEW rows
+//   DEEP_FROM      from this many rows on, blocks of KB_DEEP rows of b without trans_b
 //   NB             B rows per tile with trans_b (MR·NB accumulators)
 // Shape legend: M rows of a, K the shared width, N columns of the result.
 #define CAT_(a, b) a##_##b
@@ -12,10 +13,18 @@
 // B rows per block: a (KB, NV·W) tile of B stays in L1 for every row group, and only KB
 // rows of B stream at once (64 ran M = 4 at half the speed here: too many streams).
 #define KB 16
+// B rows per block from DEEP_FROM rows of a on: each block's sums are added into out once,
+// so 16 blocks of 16 rows re-read and rewrote out (M·N floats, past L1) 4x as often. M = 16
+// on one core, 1 GiB of weights cycled, alternated: 1.2-1.4x the GFLOP/s (95-116 ->
+// 129-147 at the pass's shapes); M = 8 and 12 1.3-1.7x; M = 5..7 mixed (0.75-1.6x), so
+// not there. Its tiles prefetch along the block (below), not down the columns.
+#define KB_DEEP 64
 // Software prefetch into L2, issued by the first row group only: without trans_b the same
 // columns PF_NN rows further down (two blocks ahead: the hardware prefetcher does not
-// follow a tile's 16 short row streams), with trans_b the B row PF_NT rows further on (two
-// tiles ahead). Measured on 2 threads, cold weights: 1.3-2x the GB/s of no prefetch.
+// follow a tile's 16 short row streams) or, in deep blocks, the same rows two tiles to the
+// right (PF_NN deep blocks down would be 0.4-1.5 MiB ahead, as much as L2 holds); with
+// trans_b the B row PF_NT rows further on (two tiles ahead). Measured on 2 threads, cold
+// weights: 1.3-2x the GB/s of no prefetch.
 #define PF_NN (2 * KB)
 #define PF_NT (2 * NB)
 #define AP_LD TT_SMALL_M_MAX  // floats per row of b in a's packed block (one per row of a)
@@ -48,11 +57,13 @@
 // ap[i·AP_LD + m] for the block's row i of b), columns [n0, n0 + nv·W) of out, the block's
 // kn rows of b from bt (ldb floats apart), summed from 0, then stored (first) or added to
 // out; last: alpha·sum + bias. pack: where to copy the tile's rows of b for the next row
-// groups (or NULL). b's rows PF_NN further on are prefetched where i + PF_NN < pf_rows.
+// groups (or NULL). With row i, the nv vectors at ahead + i·ldb are prefetched, for
+// i < ahead_rows (ahead NULL: none).
 static inline __attribute__((always_inline)) void CAT(tile_nn, SFX)(int mr, int nv, float *out, const float *ap,
                                                                     const float *bt, size_t ldb, float *pack,
                                                                     const float *bias, int N, int n0, int kn,
-                                                                    int pf_rows, bool first, bool last, float alpha) {
+                                                                    const float *ahead, int ahead_rows, bool first,
+                                                                    bool last, float alpha) {
   VEC acc[MR][NV_MAX];
 #pragma GCC unroll 16
   for (int m = 0; m < MR; m++)
@@ -60,10 +71,10 @@ static inline __attribute__((always_inline)) void CAT(tile_nn, SFX)(int mr, int 
     for (int v = 0; v < NV_MAX; v++) acc[m][v] = ZERO();  // each block summed from 0 (two-level sum along K)
   for (int i = 0; i < kn; i++) {
     const float *brow = bt + (size_t)i * ldb;
-    if (i + PF_NN < pf_rows) {
-      const char *ahead = (const char *)(brow + (size_t)PF_NN * ldb);
+    if (ahead && i < ahead_rows) {
+      const char *line = (const char *)(ahead + (size_t)i * ldb);
 #pragma GCC unroll 8
-      for (int v = 0; v < nv; v += 16 / W) _mm_prefetch(ahead + v * W * 4, _MM_HINT_T1);  // one per cache line
+      for (int v = 0; v < nv; v += 16 / W) _mm_prefetch(line + v * W * 4, _MM_HINT_T1);  // one per cache line
     }
     VEC bv[NV_MAX];
 #pragma GCC unroll 8
@@ -108,17 +119,29 @@ static void CAT(rows_nn, SFX)(float *out, const float *ap, const float *bk, cons
                               int n1, int kn, int pf_rows, bool first, bool last, float alpha) TARGET;
 static void CAT(rows_nn, SFX)(float *out, const float *ap, const float *bk, const float *bias, int M, int N, int n0,
                               int n1, int kn, int pf_rows, bool first, bool last, float alpha) {
-  if (M <= ROWS_FEW) {  // one row group
+  int down = pf_rows - PF_NN;  // rows that have a row PF_NN further down
+  if (M <= ROWS_FEW) {         // one row group
     for (int n = n0; n < n1; n += NV_FEW * W) {
-#define TILE_FEW(r) CAT(tile_nn, SFX)(r, NV_FEW, out, ap, bk + n, N, NULL, bias, N, n, kn, pf_rows, first, last, alpha)
+      const float *ahead = bk + n + (size_t)PF_NN * N;
+#define TILE_FEW(r) \
+  CAT(tile_nn, SFX)(r, NV_FEW, out, ap, bk + n, N, NULL, bias, N, n, kn, ahead, down, first, last, alpha)
       SMALL_M_ROWS_SWITCH(M, TILE_FEW);
 #undef TILE_FEW
     }
     return;
   }
-  VEC packed[KB * NV];  // (kn, NV·W): the tile's rows of b
+  VEC packed[KB_DEEP * NV];  // (kn, NV·W): the tile's rows of b
   float *pk = (float *)packed;
-  for (int n = n0; n < n1; n += NV * W)
+  bool deep = M >= DEEP_FROM;
+  int next_rows = pf_rows - kn < kn ? pf_rows - kn : kn;  // the next block's rows, up to kn
+  for (int n = n0; n < n1; n += NV * W) {
+    const float *ahead = bk + n + (size_t)PF_NN * N;
+    int ahead_rows = down;
+    if (deep) {  // the same rows two tiles on, past n1 the next block's first tiles
+      int col = n + 2 * NV * W;
+      ahead = col < n1 ? bk + col : bk + (size_t)kn * N + n0 + (col - n1);
+      ahead_rows = col < n1 ? kn : next_rows;
+    }
     for (int m0 = 0; m0 < M; m0 += MR) {
       int mr = M - m0 < MR ? M - m0 : MR;
       float *o = out + (size_t)m0 * N;
@@ -126,15 +149,17 @@ static void CAT(rows_nn, SFX)(float *out, const float *ap, const float *bk, cons
       const float *bt = lead ? bk + n : pk;
       size_t ldb = lead ? (size_t)N : NV * W;
       float *pack = lead && M > MR ? pk : NULL;
-      int pf = lead ? pf_rows : 0;
-#define TILE_NN(r) CAT(tile_nn, SFX)(r, NV, o, ap + m0, bt, ldb, pack, bias, N, n, kn, pf, first, last, alpha)
+      const float *pf = lead ? ahead : NULL;
+#define TILE_NN(r) \
+  CAT(tile_nn, SFX)(r, NV, o, ap + m0, bt, ldb, pack, bias, N, n, kn, pf, ahead_rows, first, last, alpha)
       SMALL_M_ROWS_SWITCH(mr, TILE_NN);
 #undef TILE_NN
     }
+  }
 }
 
 // Columns [c0, c1) of out (M,N) = alpha · a (M,K; rows lda apart) · b (K,N) + bias: b is
-// read block by block of KB rows, each block left to right, so it streams once from memory;
+// read block by block of KB (or KB_DEEP) rows, each block left to right, so it streams once from memory;
 // a's block is copied k-major first (its rows lda·4 bytes apart share L1 sets too, and one
 // line then holds a column of every row); the columns past the last whole tile are a plain
 // loop. pf_rows: how many rows b has from its first, for the prefetch (b may be a segment of
@@ -148,9 +173,10 @@ static void CAT(matmul_nn, SFX)(float *out, const float *a, int lda, const float
     return;
   }
   int tile = (M <= ROWS_FEW ? NV_FEW : NV) * W, n_main = N / tile * tile, end = c1 < n_main ? c1 : n_main;
-  float ap[KB * AP_LD];
-  for (int k0 = 0; k0 < K; k0 += KB) {
-    int kn = K - k0 < KB ? K - k0 : KB;
+  float ap[KB_DEEP * AP_LD];
+  int kb = M >= DEEP_FROM ? KB_DEEP : KB;
+  for (int k0 = 0; k0 < K; k0 += kb) {
+    int kn = K - k0 < kb ? K - k0 : kb;
     for (int i = 0; i < kn; i++)
       for (int m = 0; m < M; m++) ap[i * AP_LD + m] = a[(size_t)m * lda + k0 + i];
     CAT(rows_nn, SFX)(out, ap, b + (size_t)k0 * N, bias, M, N, c0, end, kn, pf_rows - k0, k0 == 0, k0 + kn == K, alpha);
@@ -248,6 +274,7 @@ static void CAT(matmul_nt, SFX)(float *out, const float *a, const float *b, cons
 }
 
 #undef KB
+#undef KB_DEEP
 #undef PF_NN
 #undef PF_NT
 #undef AP_LD
