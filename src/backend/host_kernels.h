@@ -1,9 +1,10 @@
 // host_kernels: the OpenBLAS backend's row loops that the compiler vectorizes: exp through
-// a polynomial (libm's scalar expf does not vectorize), its sums, the row max and the
-// sigmoid-gated activations. Internal to the backend.
+// a polynomial (libm's scalar expf does not vectorize), its sums, the row max, the norms'
+// mean and variance, and the sigmoid-gated activations. Internal to the backend.
 #ifndef TT_HOST_KERNELS_H
 #define TT_HOST_KERNELS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 // o (n) = exp(x - sub), relative error about 1e-7 (Cephes' degree-7 polynomial); x - sub
@@ -13,6 +14,10 @@
 float tt_host_exp_sub_sum(float *o, const float *x, float sub, size_t n);
 // The same sum of exp(x - sub) over n entries (double, the same 32 partial sums), without storing them.
 float tt_host_exp_sum(const float *x, float sub, size_t n);
+// The statistics of LayerNorm (centered) and RMSNorm over x (n >= 1), in double:
+// mean = Σ x / n (0 when not centered) and var = Σ (x - mean)² / n, each sum over the same
+// 32 partial sums (one running sum was n dependent adds: 1.7 us per 768-wide row).
+void tt_host_mean_var(const float *x, size_t n, bool centered, double *mean, double *var);
 // How many entries at the end of x (n) are -inf: a causal row's masked part.
 size_t tt_host_trailing_neg_inf(const float *x, size_t n);
 // max of x (n ≥ 1) over 32 partial maxima (NaN entries never chosen); -inf when every entry is -inf.

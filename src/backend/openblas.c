@@ -395,24 +395,15 @@ typedef struct {
   bool rms;
 } norm_args;
 
-// Rows [rb, re) of the norm; statistics in double, two passes.
+// Rows [rb, re) of the norm; statistics in double, two passes (tt_host_mean_var).
 static void norm_body(void *args, size_t rb, size_t re) {
   const norm_args *a = args;
   int C = a->C;
   for (size_t t = rb; t < re; t++) {
     const float *v = a->x + t * C;
     float *nrm = a->nrm + t * C, *o = a->out + t * C;
-    double m = 0.0;
-    if (!a->rms) {
-      for (int i = 0; i < C; i++) m += v[i];
-      m /= C;
-    }
-    double var = 0.0;
-    for (int i = 0; i < C; i++) {
-      double d = (double)v[i] - m;
-      var += d * d;
-    }
-    var /= C;
+    double m, var;
+    tt_host_mean_var(v, (size_t)C, !a->rms, &m, &var);
     a->mean[t] = (float)m;
     a->scale[t] = (float)sqrt(var + (double)a->eps);
     double inv = 1.0 / sqrt(var + (double)a->eps);
