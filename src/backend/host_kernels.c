@@ -58,18 +58,21 @@ static inline float sum_lanes(double *acc) {
   return (float)sum_lanes_double(acc);
 }
 
+// Σ x over the SUM_LANES partial sums, in double.
+static inline double sum_double(const float *x, size_t n) {
+  double acc[SUM_LANES] = {0};
+  size_t i = 0;
+  for (; i + SUM_LANES <= n; i += SUM_LANES)
+    for (int k = 0; k < SUM_LANES; k++) acc[k] += x[i + k];
+  for (; i < n; i++) acc[i % SUM_LANES] += x[i];
+  return sum_lanes_double(acc);
+}
+
 TT_MULTIVERSION
 void tt_host_mean_var(const float *x, size_t n, bool centered, double *mean, double *var) {
-  double acc[SUM_LANES] = {0}, m = 0.0;
-  size_t i;
-  if (centered) {
-    for (i = 0; i + SUM_LANES <= n; i += SUM_LANES)
-      for (int k = 0; k < SUM_LANES; k++) acc[k] += x[i + k];
-    for (; i < n; i++) acc[i % SUM_LANES] += x[i];
-    m = sum_lanes_double(acc) / (double)n;
-    memset(acc, 0, sizeof acc);
-  }
-  for (i = 0; i + SUM_LANES <= n; i += SUM_LANES)
+  double acc[SUM_LANES] = {0}, m = centered ? sum_double(x, n) / (double)n : 0.0;
+  size_t i = 0;
+  for (; i + SUM_LANES <= n; i += SUM_LANES)
     for (int k = 0; k < SUM_LANES; k++) {
       double d = (double)x[i + k] - m;
       acc[k] += d * d;
@@ -87,12 +90,7 @@ float tt_host_exp_sub_sum(float *o, const float *x, float sub, size_t n) {
   for (size_t i = 0; i < n; i++) o[i] = exp_poly(x[i] - sub);
   // Summed in double: a float sum of 50257 mostly tiny terms drops them (each is below half
   // an ulp of the running sum) and underestimates a vocabulary row's total by ~1e-4.
-  double acc[SUM_LANES] = {0};
-  size_t i = 0;
-  for (; i + SUM_LANES <= n; i += SUM_LANES)
-    for (int k = 0; k < SUM_LANES; k++) acc[k] += o[i + k];
-  for (; i < n; i++) acc[i % SUM_LANES] += o[i];
-  return sum_lanes(acc);
+  return (float)sum_double(o, n);
 }
 
 TT_MULTIVERSION

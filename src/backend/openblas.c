@@ -405,8 +405,9 @@ static void norm_body(void *args, size_t rb, size_t re) {
     double m, var;
     tt_host_mean_var(v, (size_t)C, !a->rms, &m, &var);
     a->mean[t] = (float)m;
-    a->scale[t] = (float)sqrt(var + (double)a->eps);
-    double inv = 1.0 / sqrt(var + (double)a->eps);
+    double scale = sqrt(var + (double)a->eps);
+    a->scale[t] = (float)scale;
+    double inv = 1.0 / scale;
     for (int i = 0; i < C; i++) {
       float n = (float)(((double)v[i] - m) * inv);  // read v[i] before any aliased write
       nrm[i] = n;
