@@ -41,8 +41,10 @@ static void check_matmul(tt_backend *be, int M, int K, int N, bool trans_b, bool
 
 static void test_matmul(void **state) {
   tt_backend *be = ((fixture *)*state)->be;
-  static const int shapes[][3] = {{1, 1, 1},     {4, 12, 36},    {5, 7, 3},       {17, 60, 180}, {3, 129, 65},
-                                  {64, 96, 384}, {33, 50, 1001}, {128, 40, 3100}, {129, 20, 70}};
+  // K past 384: small-M products in K segments (8 at K = 3000), shared by the threads
+  static const int shapes[][3] = {{1, 1, 1},     {4, 12, 36},   {5, 7, 3},      {17, 60, 180},
+                                  {3, 129, 65},  {64, 96, 384}, {33, 50, 1001}, {128, 40, 3100},
+                                  {129, 20, 70}, {3, 800, 200}, {9, 1000, 33},  {16, 3000, 70}};
   for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
     for (int tb = 0; tb < 2; tb++)
       for (int bias = 0; bias < 2; bias++) check_matmul(be, shapes[s][0], shapes[s][1], shapes[s][2], tb, bias);

@@ -213,12 +213,16 @@ static void run_ops(tt_backend *be, results *r) {
     keep(r, be, sm, (size_t)M * LV);
   }
   // small-M products over several K segments (small_m.h): segments and column ranges
-  // spread over the threads, the partial products added in segment order
-  for (int M = 1; M <= 16; M += 5)
+  // spread over the threads, the partial products added in segment order; K = 3000 has 8
+  // segments, which 2 and 3 threads take as runs of consecutive ones
+  for (int M = 1; M <= 16; M += 5) {
     for (int K = 500; K <= 1000; K += 500) {
       assert_int_equal(be->matmul(be, sm, nx, lg, bias, M, K, 200, false, &err), TT_OK);
       keep(r, be, sm, (size_t)M * 200);
     }
+    assert_int_equal(be->matmul(be, sm, nx, lg, bias, M, 3000, 64, false, &err), TT_OK);
+    keep(r, be, sm, (size_t)M * 64);
+  }
   // mid-M products (17..128 rows; mid_m.c on AVX-512), split by columns above 4 M products
   for (int M = 17; M <= NT; M += 20) {
     assert_int_equal(be->matmul(be, sm, nx, lg, bias, M, 200, NC, false, &err), TT_OK);
