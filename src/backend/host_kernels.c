@@ -54,10 +54,6 @@ static inline double sum_lanes_double(double *acc) {
   return acc[0];
 }
 
-static inline float sum_lanes(double *acc) {
-  return (float)sum_lanes_double(acc);
-}
-
 // Σ x over the SUM_LANES partial sums, in double.
 static inline double sum_double(const float *x, size_t n) {
   double acc[SUM_LANES] = {0};
@@ -100,7 +96,7 @@ float tt_host_exp_sum(const float *x, float sub, size_t n) {
   for (; i + SUM_LANES <= n; i += SUM_LANES)
     for (int k = 0; k < SUM_LANES; k++) acc[k] += exp_poly(x[i + k] - sub);
   for (; i < n; i++) acc[i % SUM_LANES] += exp_poly(x[i] - sub);
-  return sum_lanes(acc);
+  return (float)sum_lanes_double(acc);
 }
 
 TT_MULTIVERSION
