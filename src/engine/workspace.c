@@ -123,8 +123,9 @@ static size_t slot_floats(const tt_engine *e, tt_slot s) {
   switch (s) {
   case TT_SLOT_Q:
   case TT_SLOT_Z:
-  case TT_SLOT_MERGED:
     return H * T * D;
+  case TT_SLOT_MERGED:  // the heads side by side (T,H·D), and the backward pass's (T,C) scratch
+    return T * (H * D > C ? H * D : C);
   case TT_SLOT_K:
   case TT_SLOT_V:
     return G * T * D;
