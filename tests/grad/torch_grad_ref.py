@@ -12,7 +12,7 @@ max |got - ref| <= 1e-3 * max |ref| + max(1e-7, 1e-6 * G), G the largest max |re
 the run's weight gradients: a gradient that is zero by cancellation (a prompt whose tokens
 repeat can make every attention weight irrelevant, so dL/dW_q is 0) keeps the float32
 round-off of the terms that cancel, which scales with the gradients flowing through the
-pass (2.4e-7 against G = 2.7 in such a Llama case). Every gradient the backward pass should
+pass (2.4e-7 against G = 9.0 in such a Llama case). Every gradient the backward pass should
 record must be there (unless the trace's record filter left it out), and no other grad.*
 tensor may be. With --fd N, N weight entries are also checked against central finite
 differences of the float64 forward (no autograd): a second, independent check.

@@ -34,7 +34,7 @@ def prompt(rng):
     return "The" + "".join(words)  # starts with a word: at least two tokens
 
 
-def gpt2_shape(rng, knobs_ok):
+def gpt2_shape(rng):
     heads, width = rng.randint(1, 9), rng.randint(1, 17)
     a = ["--layers", str(rng.randint(1, 3)), "--heads", str(heads), "--embd", str(heads * width),
          "--positions", str(POSITIONS), "--seed", str(rng.randint(1, 10**6)),
@@ -47,9 +47,9 @@ def gpt2_shape(rng, knobs_ok):
             a.append(flag)
     if rng.random() < 0.4:
         a += ["--activation", rng.choice(["relu", "gelu", "gelu_new", "silu"])]
-    if knobs_ok and rng.random() < 0.25:
+    if rng.random() < 0.25:
         a += ["--set", "ttrace_block=post_ln"]
-    if knobs_ok and rng.random() < 0.25:
+    if rng.random() < 0.25:
         a += ["--set", "ttrace_norm=rmsnorm"]
     return a, width
 
@@ -90,7 +90,7 @@ def draw(rng, kind):
     if kind == "forward":
         if llama:
             return [PY, os.path.join(HERE, "run_reference.py"), "--llama", "--prompt", text, "--"] + llama_shape(rng)
-        shape, width = gpt2_shape(rng, True)
+        shape, width = gpt2_shape(rng)
         extra = what_ifs(rng, width, "--trace-arg=")
         if rng.random() < 0.15:
             extra.append("--trace-arg=--set=causal=false")
@@ -99,13 +99,13 @@ def draw(rng, kind):
         if llama:
             return [PY, os.path.join(HERE, "run_reference.py"), "--llama", "--grad", "--prompt", text, "--"] + \
                 llama_shape(rng)
-        shape, _ = gpt2_shape(rng, True)
+        shape, _ = gpt2_shape(rng)
         return [PY, os.path.join(TESTS, "grad", "run_grad.py"), "--prompt", text, "--"] + shape
     n = ["--gen-arg=-n", "--gen-arg=%d" % rng.randint(1, 6)]
     if llama:
         return [PY, os.path.join(TESTS, "generate", "check_generate.py"), "--llama", "--prompt", text] + n + ["--"] + \
             llama_shape(rng)
-    shape, width = gpt2_shape(rng, True)
+    shape, width = gpt2_shape(rng)
     return [PY, os.path.join(TESTS, "generate", "check_generate.py"), "--prompt", text] + n + \
         what_ifs(rng, width, "--gen-arg=") + ["--"] + shape
 
