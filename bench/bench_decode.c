@@ -1,8 +1,10 @@
 // bench_decode: one decode step with the KV cache against recomputing the whole sequence,
 // and the decode step against the memory-bandwidth bound, on the OpenBLAS backend.
 //
-//   bench_decode MODEL_DIR T THREADS [STEPS]
+//   bench_decode [--packed] MODEL_DIR T THREADS [STEPS]
 //
+// --packed: the engine packs its weights first (tt_engine_pack_weights), as `ttrace
+// generate` does from 256 tokens.
 // Prefills T tokens, then times STEPS (default 16) decode steps (the cache holds T .. T +
 // STEPS − 1 rows) and full forward passes of T + 1 tokens, recording nothing. The bound:
 // the bytes a decode step must read (every weight once, except the embedding and position
@@ -97,8 +99,10 @@ static int32_t id_at(int t, int V) {
 }
 
 int main(int argc, char **argv) {
+  bool packed = argc > 1 && strcmp(argv[1], "--packed") == 0;
+  if (packed) argc--, argv++;
   if (argc < 4) {
-    fprintf(stderr, "usage: bench_decode MODEL_DIR T THREADS [STEPS]\n");
+    fprintf(stderr, "usage: bench_decode [--packed] MODEL_DIR T THREADS [STEPS]\n");
     return 2;
   }
   int T = atoi(argv[2]), threads = atoi(argv[3]), steps = argc > 4 ? atoi(argv[4]) : 16;
@@ -111,6 +115,7 @@ int main(int argc, char **argv) {
   if (T + steps + 1 > m->cfg.n_positions) return fprintf(stderr, "bench_decode: T + STEPS beyond the context\n"), 2;
   if (tt_backend_openblas_create(&be, &err)) die("backend", &err);
   if (tt_engine_create(m, be, m->cfg.n_positions, &eng, &err) || tt_engine_enable_cache(eng, &err)) die("engine", &err);
+  if (packed && tt_engine_pack_weights(eng, &err)) die("pack", &err);
   int V = m->cfg.vocab_size, n = T + steps + 1;
   int32_t *ids = malloc((size_t)n * sizeof *ids);
   for (int t = 0; t < n; t++) ids[t] = id_at(t, V);

@@ -1,4 +1,6 @@
-// bench_forward: times the forward pass of a model folder on the OpenBLAS backend.
+// bench_forward: times the forward pass of a model folder on the OpenBLAS backend. With
+// --packed first, the engine packs its weights before any pass (tt_engine_pack_weights, as
+// `ttrace generate` does from 256 tokens) and prints how long that took.
 //
 //   bench_forward MODEL_DIR times T1,T2,...   full trace (a re-trace from a pool, and a first
 //                                             trace on new memory) vs --record none, per T
@@ -440,9 +442,12 @@ static void bench_open(const char *path) {
 }
 
 int main(int argc, char **argv) {
+  bool packed = argc > 1 && strcmp(argv[1], "--packed") == 0;
+  if (packed) argc--, argv++;
   if (argc < 4) {
     fprintf(stderr,
-            "usage: bench_forward MODEL_DIR times T1,T2,... | peak T all|none | matmul T all|none | ops T [REPS] | "
+            "usage: bench_forward [--packed] MODEL_DIR times T1,T2,... | peak T all|none | matmul T all|none | ops T "
+            "[REPS] | "
             "none T [REPS] | save T "
             "PATH | open PATH | derive T\n");
     return 2;
@@ -465,6 +470,9 @@ int main(int argc, char **argv) {
     int max_T = strcmp(argv[2], "peak") == 0 ? atoi(argv[3]) : m->cfg.n_positions;
     tt_engine *eng;
     if (tt_engine_create(m, be, max_T, &eng, &err) != TT_OK) die("engine", &err);
+    double t0 = now();
+    if (packed && tt_engine_pack_weights(eng, &err) != TT_OK) die("pack", &err);
+    if (packed) printf("packed weights in %.3f s\n", now() - t0);
     if (strcmp(argv[2], "times") == 0)
       bench_times(eng, m->cfg.vocab_size, argv[3]);
     else if (strcmp(argv[2], "none") == 0 || strcmp(argv[2], "full") == 0)

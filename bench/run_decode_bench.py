@@ -4,12 +4,13 @@ cache at T = 256 against recomputing the whole sequence (target >= 10x), and tok
 second against the memory-bandwidth bound (the bytes a step reads / the measured
 bandwidth; target: a step within 1.5x of the bound), on 1 and 2 threads.
 
-    run_decode_bench.py BUILD [--model DIR] [--T 256] [--steps 16] [--tiny]
+    run_decode_bench.py BUILD [--model DIR] [--T 256] [--steps 16] [--tiny] [--packed]
 
 The model (random weights, 12 layers, 12 heads, C = 768, V = 50257, 1024 positions) is made
 once by tests/reference/make_model.py into DIR (default /tmp/ttrace-bench-gpt2s, the same
 one bench/run_bench.py uses). --tiny runs a 2-layer C = 64 model with T = 32 instead (a
-check that the benchmark works, in seconds; its numbers mean nothing).
+check that the benchmark works, in seconds; its numbers mean nothing). --packed: the engine
+packs its weights first, as `ttrace generate` does from 256 tokens (bench_decode --packed).
 """
 import argparse
 import os
@@ -32,6 +33,7 @@ def main():
     ap.add_argument("--T", type=int, default=256)
     ap.add_argument("--steps", type=int, default=16)
     ap.add_argument("--tiny", action="store_true")
+    ap.add_argument("--packed", action="store_true")
     a = ap.parse_args()
     shape = ["--layers", "12", "--heads", "12", "--embd", "768", "--positions", "1024", "--vocab", "50257", "--seed", "7"]
     if a.tiny:
@@ -46,7 +48,8 @@ def main():
     ok = True
     for threads in (1, 2):
         env = dict(os.environ, OPENBLAS_NUM_THREADS=str(threads))
-        out = subprocess.run([bench, a.model, str(a.T), str(threads), str(a.steps)], env=env, check=True,
+        out = subprocess.run([bench] + (["--packed"] if a.packed else []) + [a.model, str(a.T), str(threads),
+                                                                              str(a.steps)], env=env, check=True,
                              capture_output=True, text=True).stdout
         f = fields([l for l in out.splitlines() if l.startswith("decode ")][0])
         sp, ob = float(f["speedup"]), float(f["step_over_bound"])

@@ -12,17 +12,21 @@
 // A view of n floats starting `offset` floats into a backend allocation.
 // For host backends, handle is the float* of the allocation, or NULL and read_only the
 // const float* of host memory that no op may write (a weight used in place, see
-// wrap_read_only). An unset buffer (an absent bias) has neither.
+// wrap_read_only). An unset buffer (an absent bias) has neither. panels: the buffer is a
+// weight made by pack_weight, in the backend's own layout (trans_b: the weight is the b of
+// products with trans_b); only matmul's b may be one.
 typedef struct {
   void *handle;
   size_t offset, n;
   const void *read_only;
+  bool panels, trans_b;
 } tt_buf;
 
 // The n floats `offset` floats into b; they must lie inside b.
 static inline tt_buf tt_buf_view(tt_buf b, size_t offset, size_t n) {
   TT_ASSERT(offset <= b.n && n <= b.n - offset);
-  return (tt_buf){b.handle, b.offset + offset, n, b.read_only};
+  TT_ASSERT(!b.panels);
+  return (tt_buf){b.handle, b.offset + offset, n, b.read_only, false, false};
 }
 
 static inline bool tt_buf_is_set(tt_buf b) {
@@ -50,6 +54,12 @@ struct tt_backend {
   tt_status (*upload)(tt_backend *be, tt_buf dst, const float *src, size_t n, tt_error *err);
   tt_status (*download)(tt_backend *be, tt_buf src, float *dst, size_t n, tt_error *err);
   tt_status (*finish)(tt_backend *be, tt_error *err);  // wait for queued work; NULL if synchronous
+  // A copy of the weight w in a buffer of its own (release it), in the layout this
+  // backend's matmul streams fastest for the forward pass's products a (M,K) · w: w is
+  // (K,N), or (N,K) with trans_b (a · wᵀ). matmul then takes the copy wherever it would
+  // take w, with or without trans_b (the backward pass's products). NULL where the backend
+  // has no such layout on this machine (then weights are used as they are stored).
+  tt_status (*pack_weight)(tt_backend *be, const float *w, int K, int N, bool trans_b, tt_buf *out, tt_error *err);
 
   // ---- ops (out may alias x for the element-wise ones) ----
   // out (M,N) = a (M,K) · b (K,N) + bias (N);  with trans_b, b is (N,K).  bias may be unset.

@@ -10,6 +10,7 @@
 #include "host_kernels.h"
 #include "openblas_internal.h"
 #include "mid_m.h"
+#include "panels.h"
 #include "small_m.h"
 
 // Products with few rows or little work run faster on one thread than on two (the
@@ -102,18 +103,22 @@ static tt_status host_alloc(tt_backend *be, size_t n, tt_buf *out, tt_error *err
 
 static void host_release(tt_backend *be, tt_buf *buf) {
   (void)be;
+  if (buf->panels) {
+    tt_openblas_release_panels(buf);
+    return;
+  }
   free(buf->handle);
   *buf = (tt_buf){0};
 }
 
 static tt_buf host_wrap(tt_backend *be, float *host, size_t n) {
   (void)be;
-  return (tt_buf){host, 0, n, NULL};
+  return (tt_buf){host, 0, n, NULL, false, false};
 }
 
 static tt_buf host_wrap_read_only(tt_backend *be, const float *host, size_t n) {
   (void)be;
-  return (tt_buf){NULL, 0, n, host};
+  return (tt_buf){NULL, 0, n, host, false, false};
 }
 
 static tt_status host_upload(tt_backend *be, tt_buf dst, const float *src, size_t n, tt_error *err) {
@@ -196,18 +201,28 @@ static bool mid_m_matmul(tt_backend *be, float *o, const float *a, const float *
 }
 
 // out (M,N) = a (M,K) · b (K,N) + bias (N); b is (N,K) with trans_b. out must not alias a or b.
+// A weight in panels (pack_weight, AVX-512) goes to panels.c at every M (GPT-2 small's
+// block products, one core: ~170-180 GFLOP/s from M = 16 up, against the Haswell kernels'
+// ~100 and the SkylakeX kernels' ~180; at M = 1 it streams 35 GB/s against small_m's 27).
 // Up to TT_SMALL_M_MAX rows go to the small-M kernel (small_m.c); up to TT_MID_M_MAX, b as
 // stored, to mid_m.c on AVX-512 (GPT-2 small's block products at T = 64, one core: ~102
 // GFLOP/s against cblas_sgemm's ~92; with trans_b, the unembedding, it was slower than
 // OpenBLAS, and at 256 rows level with it); the rest to cblas_sgemm.
 static tt_status host_matmul(tt_backend *be, tt_buf out, tt_buf a, tt_buf b, tt_buf bias, int M, int K, int N,
                              bool trans_b, tt_error *err) {
-  (void)err;
   NEED(out, (size_t)M * N);
   NEED(a, (size_t)M * K);
   NEED(b, (size_t)K * N);
   float *o = out_of(out);
   if (tt_buf_is_set(bias)) NEED(bias, N);
+  if (b.panels && trans_b == b.trans_b)  // the product the panels were made for: a · P, P (K,N)
+    return tt_openblas_panels_matmul(be, o, in(a), in(b), tt_buf_is_set(bias) ? in(bias) : NULL, M, K, N);
+  if (b.panels) {  // the backward pass's a · Pᵀ: P (N,K) in row-major order again, as a b with trans_b
+    const float *p = tt_openblas_unpacked(be, in(b), N, K);
+    if (!p) return tt_fail(err, TT_ERR_NOMEM, "openblas: cannot unpack a (%d, %d) weight", N, K);
+    b = (tt_buf){.read_only = p, .n = (size_t)N * K};
+    trans_b = true;
+  }
   if (M <= TT_SMALL_M_MAX)  // bound by reading b: our kernel reads it once for all rows
     return tt_openblas_small_m_matmul(be, o, in(a), in(b), tt_buf_is_set(bias) ? in(bias) : NULL, M, K, N, trans_b,
                                       err);
@@ -587,7 +602,9 @@ static tt_status host_nll(tt_backend *be, tt_buf loss, tt_buf logits, const int3
 static void host_destroy(tt_backend *be) {
   if (!be) return;
   openblas_impl *im = be->impl;
-  if (im) tt_host_pool_destroy(im->pool), free(im->scratch), free(im->mid_a), free(im->mid_b), free(im->segments);
+  if (im)
+    tt_host_pool_destroy(im->pool), free(im->scratch), free(im->mid_a), free(im->mid_b), free(im->segments),
+        free(im->unpacked);
   free(be->impl);
   free(be);
 }
@@ -626,6 +643,7 @@ tt_status tt_backend_openblas_create(tt_backend **out, tt_error *err) {
   be->download = host_download;
   be->finish = NULL;
   be->matmul = host_matmul;
+  if (tt_panels_available()) be->pack_weight = tt_openblas_pack_weight;
   be->matmul_batched = host_matmul_batched;
   be->embed = host_embed;
   be->add = host_add;

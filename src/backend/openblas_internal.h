@@ -18,6 +18,8 @@ typedef struct {
   float *mid_b;     // b's blocks for mid_m: TT_MID_M_B_FLOATS per pool thread
   float *segments;  // small-M products' partial products along K: segment_floats
   size_t segment_floats;
+  float *unpacked;  // a packed weight in row-major order again, for a · wᵀ: unpacked_floats
+  size_t unpacked_floats;
 } openblas_impl;
 
 // The floats an op reads through view b (writable or read-only host memory).
@@ -33,6 +35,17 @@ static inline float *out_of(tt_buf b) {
 // View b holds at least the `count` floats an op reads or writes there (the OpenCL
 // backend's need() in assert form: a wrong view is a bug in the engine, not bad input).
 #define NEED(b, count) TT_ASSERT((b).n >= (size_t)(count))
+
+// The weights in column panels (openblas_panels.c, on AVX-512): be->pack_weight (panels of
+// the (K,N) matrix P = w, or wᵀ with trans_b); out (M,N) = a (M,K) · P + bias (NULL: none);
+// P (K,N) in row-major order in the backend's scratch (NULL when out of memory), valid
+// until the next call.
+tt_status tt_openblas_pack_weight(tt_backend *be, const float *w, int K, int N, bool trans_b, tt_buf *out,
+                                  tt_error *err);
+void tt_openblas_release_panels(tt_buf *b);  // be->release of a buffer from pack_weight
+tt_status tt_openblas_panels_matmul(tt_backend *be, float *o, const float *a, const float *panels, const float *bias,
+                                    int M, int K, int N);
+const float *tt_openblas_unpacked(tt_backend *be, const float *panels, int K, int N);
 
 // One thread for small products, every thread for large ones (openblas.c).
 void tt_openblas_pick_threads(tt_backend *be, int M, int K, int N);

@@ -109,6 +109,10 @@ tt_status tt_engine_enable_grad(tt_engine *e, tt_error *err) {
   return st;
 }
 
+tt_status tt_engine_pack_weights(tt_engine *e, tt_error *err) {
+  return tt_weights_pack(e, err);
+}
+
 void tt_engine_destroy(tt_engine *e) {
   if (!e) return;
   tt_grads_release(e);

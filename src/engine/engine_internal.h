@@ -54,6 +54,7 @@ typedef struct {
   tt_buf rope_inverse;    // the same rows with −sin: the rotation back (the backward pass)
   tt_buf alibi_slopes;    // positions alibi: (H) the slope m_h of each head
   tt_buf owned;           // what tt_weights_setup allocated for rope / alibi (one buffer)
+  bool packed;            // tt_weights_pack has run
 } tt_weight_bufs;
 
 // ---- the engine ----------------------------------------------------------------------
@@ -189,6 +190,7 @@ tt_status tt_grads_offer(tt_engine *e, tt_error *err);
 
 // weights.c: uploads (device) or wraps (host) every weight; frees what it allocated.
 tt_status tt_weights_setup(tt_engine *e, tt_error *err);
+tt_status tt_weights_pack(tt_engine *e, tt_error *err);  // tt_engine_pack_weights
 void tt_weights_release(tt_engine *e);
 // Fills table (rows, C) with sinusoidal positions: PE(p,2i) = sin(p / 10000^(2i/C)),
 // PE(p,2i+1) = cos(p / 10000^(2i/C)).

@@ -1,6 +1,7 @@
 // weights: the model's weights as backend buffers. Host backends use the model's memory in
-// place (read-only views); device backends get every weight uploaded into consecutive
-// views of one allocation. Shape legend in engine_internal.h.
+// place (read-only views), except the weights of the block's products and the unembedding,
+// which a backend with a faster layout (pack_weight) copies into it; device backends get every weight uploaded
+// into consecutive views of one allocation. Shape legend in engine_internal.h.
 #include <math.h>
 #include <stdlib.h>
 
@@ -11,6 +12,7 @@
 typedef struct {
   tt_engine *e;
   bool count_only;
+  bool pack;    // place_product packs what it can (tt_weights_pack)
   size_t used;  // floats placed so far
   tt_status st;
   tt_error *err;
@@ -29,6 +31,28 @@ static tt_buf place(weight_walk *w, const float *src, size_t n) {
   return view;
 }
 
+// Whether place_product packs the weight at src (n floats): when asked, the backend has a
+// faster layout (pack_weight) and the stored copy is the file's, whose pages can leave
+// memory. A model's converted weights (F16/BF16) stay as they are: a packed copy would be a
+// second.
+static bool packs(const weight_walk *w, const float *src, size_t n) {
+  return w->pack && !w->count_only && w->e->be->pack_weight && tt_model_weight_in_file(w->e->model, src, n);
+}
+
+// A weight that the forward pass multiplies by, a (M,K) · w with w (K,N), or (N,K) with
+// trans_b: packed when packs() (the file's pages then leave memory; a reader of the model's
+// weights reads them from the file again), else (also after a failure) placed as stored.
+static tt_buf place_product(weight_walk *w, const float *src, int K, int N, bool trans_b) {
+  tt_engine *e = w->e;
+  size_t n = (size_t)K * N;
+  tt_buf packed;
+  if (!packs(w, src, n) || w->st != TT_OK ||
+      (w->st = e->be->pack_weight(e->be, src, K, N, trans_b, &packed, w->err)) != TT_OK)
+    return place(w, src, n);
+  tt_model_drop_pages(e->model, src, n);
+  return packed;
+}
+
 // A weight that may be absent (a Llama bias): unset when src is NULL.
 static tt_buf place_optional(weight_walk *w, const float *src, size_t n) {
   return src ? place(w, src, n) : (tt_buf){0};
@@ -37,19 +61,20 @@ static tt_buf place_optional(weight_walk *w, const float *src, size_t n) {
 static void place_llama_layer(weight_walk *w, const tt_layer_weights *s, tt_layer_bufs *d) {
   const tt_engine *e = w->e;
   size_t C = (size_t)e->C, F = (size_t)e->F, HD = (size_t)e->H * e->D, GD = (size_t)e->G * e->D;
+  int c = e->C, f = e->F, hd = e->H * e->D, gd = e->G * e->D;  // nn.Linear (out,in): products with trans_b
   d->ln1_w = place(w, s->ln1_w, C);
-  d->q_w = place(w, s->q_w, HD * C);
-  d->k_w = place(w, s->k_w, GD * C);
-  d->v_w = place(w, s->v_w, GD * C);
-  d->o_w = place(w, s->o_w, C * HD);
+  d->q_w = place_product(w, s->q_w, c, hd, true);
+  d->k_w = place_product(w, s->k_w, c, gd, true);
+  d->v_w = place_product(w, s->v_w, c, gd, true);
+  d->o_w = place_product(w, s->o_w, hd, c, true);
   d->q_b = place_optional(w, s->q_b, HD);
   d->k_b = place_optional(w, s->k_b, GD);
   d->v_b = place_optional(w, s->v_b, GD);
   d->o_b = place_optional(w, s->o_b, C);
   d->ln2_w = place(w, s->ln2_w, C);
-  d->gate_w = place(w, s->gate_w, F * C);
-  d->up_w = place(w, s->up_w, F * C);
-  d->down_w = place(w, s->down_w, C * F);
+  d->gate_w = place_product(w, s->gate_w, c, f, true);
+  d->up_w = place_product(w, s->up_w, c, f, true);
+  d->down_w = place_product(w, s->down_w, f, c, true);
   d->gate_b = place_optional(w, s->gate_b, F);
   d->up_b = place_optional(w, s->up_b, F);
   d->down_b = place_optional(w, s->down_b, C);
@@ -60,19 +85,19 @@ static void place_layer(weight_walk *w, const tt_layer_weights *s, tt_layer_bufs
     place_llama_layer(w, s, d);
     return;
   }
-  size_t C = (size_t)w->e->C, F = (size_t)w->e->F;
-  d->ln1_w = place(w, s->ln1_w, C);
-  d->ln1_b = place(w, s->ln1_b, C);
-  d->attn_w = place(w, s->attn_w, C * 3 * C);
-  d->attn_b = place(w, s->attn_b, 3 * C);
-  d->attn_proj_w = place(w, s->attn_proj_w, C * C);
-  d->attn_proj_b = place(w, s->attn_proj_b, C);
-  d->ln2_w = place(w, s->ln2_w, C);
-  d->ln2_b = place(w, s->ln2_b, C);
-  d->fc_w = place(w, s->fc_w, C * F);
-  d->fc_b = place(w, s->fc_b, F);
-  d->fc_proj_w = place(w, s->fc_proj_w, F * C);
-  d->fc_proj_b = place(w, s->fc_proj_b, C);
+  int C = w->e->C, F = w->e->F;
+  d->ln1_w = place(w, s->ln1_w, (size_t)C);
+  d->ln1_b = place(w, s->ln1_b, (size_t)C);
+  d->attn_w = place_product(w, s->attn_w, C, 3 * C, false);
+  d->attn_b = place(w, s->attn_b, 3 * (size_t)C);
+  d->attn_proj_w = place_product(w, s->attn_proj_w, C, C, false);
+  d->attn_proj_b = place(w, s->attn_proj_b, (size_t)C);
+  d->ln2_w = place(w, s->ln2_w, (size_t)C);
+  d->ln2_b = place(w, s->ln2_b, (size_t)C);
+  d->fc_w = place_product(w, s->fc_w, C, F, false);
+  d->fc_b = place(w, s->fc_b, (size_t)F);
+  d->fc_proj_w = place_product(w, s->fc_proj_w, F, C, false);
+  d->fc_proj_b = place(w, s->fc_proj_b, (size_t)C);
 }
 
 // sinusoid: the position table (max_T,C) in host memory, NULL unless positions are sinusoidal.
@@ -87,7 +112,10 @@ static void walk_weights(weight_walk *w, const float *sinusoid) {
     e->w.positions = tt_engine_zero_copy(e->be) ? e->w.pos_table : place(w, sinusoid, rows * C);
   e->w.lnf_w = place(w, m->lnf_w, C);
   e->w.lnf_b = place_optional(w, m->lnf_b, C);
-  e->w.lm_head = (m->lm_head == m->wte) ? e->w.wte : place(w, m->lm_head, V * C);
+  if (packs(w, m->lm_head, V * C))  // the embedding (wte, when tied) reads its rows as stored
+    e->w.lm_head = place_product(w, m->lm_head, (int)C, (int)V, true);
+  else
+    e->w.lm_head = (m->lm_head == m->wte) ? e->w.wte : place(w, m->lm_head, V * C);
   for (int l = 0; l < e->cfg->n_layer; l++) place_layer(w, &m->layers[l], &e->w.layers[l]);
 }
 
@@ -142,7 +170,7 @@ tt_status tt_weights_setup(tt_engine *e, tt_error *err) {
   float *owned = NULL;
   tt_status st = TT_OK;
   if (e->cfg->positions == TT_POS_SINUSOIDAL && (st = make_sinusoid(e, &sinusoid, &owned, err)) != TT_OK) return st;
-  weight_walk w = {e, true, 0, TT_OK, err};
+  weight_walk w = {e, true, false, 0, TT_OK, err};
   if (!tt_engine_zero_copy(e->be)) {
     walk_weights(&w, sinusoid);  // count
     if ((st = e->be->alloc(e->be, w.used, &e->w.all, err)) != TT_OK) {
@@ -150,14 +178,30 @@ tt_status tt_weights_setup(tt_engine *e, tt_error *err) {
       return tt_fail_prefix(err, "engine: weights (%zu floats)", w.used);
     }
   }
-  w = (weight_walk){e, false, 0, TT_OK, err};
+  w = (weight_walk){e, false, false, 0, TT_OK, err};
   walk_weights(&w, sinusoid);
   free(owned);
   if (w.st == TT_OK && e->be->finish) w.st = e->be->finish(e->be, err);
   return w.st;
 }
 
+tt_status tt_weights_pack(tt_engine *e, tt_error *err) {
+  if (e->w.packed || !e->be->pack_weight || !tt_engine_zero_copy(e->be)) return TT_OK;
+  weight_walk w = {e, false, true, 0, TT_OK, err};  // every other weight is wrapped again, as it was
+  walk_weights(&w, NULL);
+  e->w.packed = true;  // also after a failure: what was packed stays (place_product)
+  return w.st;
+}
+
 void tt_weights_release(tt_engine *e) {
+  if (e->w.lm_head.panels) e->be->release(e->be, &e->w.lm_head);  // the packed ones (place_product)
+  for (int l = 0; e->w.layers && l < e->cfg->n_layer; l++) {
+    tt_layer_bufs *b = &e->w.layers[l];
+    tt_buf *own[] = {&b->attn_w, &b->attn_proj_w, &b->fc_w,   &b->fc_proj_w, &b->q_w,   &b->k_w,
+                     &b->v_w,    &b->o_w,         &b->gate_w, &b->up_w,      &b->down_w};
+    for (size_t i = 0; i < sizeof own / sizeof *own; i++)
+      if (own[i]->panels) e->be->release(e->be, own[i]);
+  }
   if (e->w.all.handle) e->be->release(e->be, &e->w.all);
   if (e->w.pos_table.handle) e->be->release(e->be, &e->w.pos_table);
   if (e->w.owned.handle) e->be->release(e->be, &e->w.owned);

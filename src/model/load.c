@@ -3,6 +3,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "checkpoint.h"
 #include "load_internal.h"
@@ -10,6 +12,7 @@
 struct tt_model_storage {
   tt_checkpoint *file;  // model.safetensors or its shards
   float *converted;     // one block for all F16/BF16 (or unaligned) tensors
+  size_t converted_floats;
 };
 
 void tt_weight_spec(weight_spec *s, const char *name, int64_t d0, int64_t d1, const float **dst) {
@@ -165,6 +168,7 @@ static tt_status bind_weights(tt_model *m, tt_error *err) {
     if (!st && !usable_in_place(found[i])) convert_floats += (size_t)tt_tensor_numel(found[i]);
   }
   if (!st && convert_floats) {
+    m->storage->converted_floats = convert_floats;
     m->storage->converted = malloc(convert_floats * sizeof(float));
     if (!m->storage->converted) st = tt_fail(err, TT_ERR_NOMEM, "out of memory converting %s", path);
   }
@@ -220,6 +224,19 @@ tt_status tt_model_load(const char *dir, tt_model **out, tt_error *err) {
   }
   *out = m;
   return TT_OK;
+}
+
+bool tt_model_weight_in_file(const tt_model *m, const float *w, size_t n) {
+  if (!m || !m->storage || !m->storage->file || !w) return false;
+  uintptr_t c = (uintptr_t)m->storage->converted, at = (uintptr_t)w;
+  return !c || at + n * sizeof(float) <= c || at >= c + m->storage->converted_floats * sizeof(float);
+}
+
+void tt_model_drop_pages(const tt_model *m, const float *w, size_t n) {
+  long page = sysconf(_SC_PAGESIZE);
+  if (!tt_model_weight_in_file(m, w, n) || page <= 0) return;
+  uintptr_t p = (uintptr_t)page, begin = ((uintptr_t)w + p - 1) / p * p, end = (uintptr_t)(w + n) / p * p;
+  if (end > begin) madvise((void *)begin, end - begin, MADV_DONTNEED);  // a hint: its failure loses nothing
 }
 
 void tt_model_destroy(tt_model *m) {

@@ -138,6 +138,13 @@ tt_status tt_model_load(const char *dir, tt_model **out, tt_error *err);
 // dir/config.json alone (as tt_model_load reads it; no weights): the shapes of a model.
 tt_status tt_config_read_dir(const char *dir, tt_config *cfg, tt_error *err);
 void tt_model_destroy(tt_model *m);
+// Whether the n floats at w are a weight read in place from the checkpoint's mapping (true)
+// rather than converted into memory of the model's own (F16/BF16) or made otherwise.
+bool tt_model_weight_in_file(const tt_model *m, const float *w, size_t n);
+// Such a weight's whole pages leave this process's memory (the engine keeps a copy in
+// another layout): they are read from the file again when next used. Does nothing unless
+// tt_model_weight_in_file.
+void tt_model_drop_pages(const tt_model *m, const float *w, size_t n);
 // The default model's folder (assets/models/...); false when it is not installed.
 bool tt_model_default_dir(char *buf, size_t len);
 

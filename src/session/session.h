@@ -14,7 +14,9 @@ typedef struct {
   const char *backend;     // "openblas" (NULL), "opencl" or "auto"
   const char *const *set;  // variant knobs "key=value"
   int n_set;
-  bool grad;  // traces also hold the backward pass (grad.<hook>, grad.<weight>)
+  bool grad;         // traces also hold the backward pass (grad.<hook>, grad.<weight>)
+  bool many_passes;  // the session will run enough passes for the engine to pack its
+                     // weights (tt_engine_pack_weights): `generate` from 256 tokens
 } tt_session_opts;
 
 typedef struct tt_session {

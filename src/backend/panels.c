@@ -1,0 +1,143 @@
+// panels: the panel layout of the weights and its products on AVX-512 (panels.h).
+// Shape legend: M rows of a, K the shared width, N columns of the result; panels (K, 32).
+#include "panels.h"
+
+#include "core/core.h"
+
+#include <string.h>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define TT_PANELS_X86 1
+#endif
+
+#define ROW_BLOCK 16  // rows whose sums (16 × 32 floats, 2 KiB) stay in L1 through a panel
+#define GROUP 12      // rows per register group: 12 × 2 vectors of sums, 2 of the panel row
+#define CHUNK 32      // panel rows (4 KiB) that every group of a block reads while in L1
+// (GPT-2 small's (768, 3072) at M = 16, one core: groups of 12 and chunks of 32 rows 171
+// GFLOP/s; groups of 8 153-162, chunks of 64 or 128 rows 149-153.)
+
+#define PACK_ROWS 64  // b's rows packed at a time: read once from memory, written 8 KiB a panel
+
+void tt_panels_pack(float *panels, const float *b, int K, int N) {
+  for (int k0 = 0; k0 < K; k0 += PACK_ROWS)
+    for (int p = 0; p < tt_panels_count(N); p++) {
+      float *dst = panels + (size_t)p * K * TT_PANEL_COLS;
+      int c0 = p * TT_PANEL_COLS, w = N - c0 < TT_PANEL_COLS ? N - c0 : TT_PANEL_COLS;
+      for (int k = k0; k < K && k < k0 + PACK_ROWS; k++) {
+        float *row = dst + (size_t)k * TT_PANEL_COLS;
+        memcpy(row, b + (size_t)k * N + c0, sizeof(float) * (size_t)w);
+        memset(row + w, 0, sizeof(float) * (size_t)(TT_PANEL_COLS - w));
+      }
+    }
+}
+
+void tt_panels_pack_transposed(float *panels, const float *w, int K, int N) {
+  for (int p = 0; p < tt_panels_count(N); p++) {  // 32 rows of w read side by side
+    float *dst = panels + (size_t)p * K * TT_PANEL_COLS;
+    int c0 = p * TT_PANEL_COLS, width = N - c0 < TT_PANEL_COLS ? N - c0 : TT_PANEL_COLS;
+    for (int k = 0; k < K; k++)
+      for (int c = 0; c < TT_PANEL_COLS; c++)
+        dst[(size_t)k * TT_PANEL_COLS + c] = c < width ? w[(size_t)(c0 + c) * K + k] : 0.0f;
+  }
+}
+
+void tt_panels_unpack(float *b, const float *panels, int K, int N) {
+  for (int p = 0; p < tt_panels_count(N); p++) {
+    const float *src = panels + (size_t)p * K * TT_PANEL_COLS;
+    int c0 = p * TT_PANEL_COLS, w = N - c0 < TT_PANEL_COLS ? N - c0 : TT_PANEL_COLS;
+    for (int k = 0; k < K; k++)
+      memcpy(b + (size_t)k * N + c0, src + (size_t)k * TT_PANEL_COLS, sizeof(float) * (size_t)w);
+  }
+}
+
+#ifdef TT_PANELS_X86
+#define TARGET __attribute__((target("avx512f")))
+#define INLINE __attribute__((always_inline)) inline
+
+// sums (R,32) += a (R rows, lda apart; kn of them from the chunk's first k) · chunk
+// (kn, 32), in k order; ahead (when set) is prefetched into L1, a panel row per k.
+TARGET static INLINE void group_chunk(int R, float *sums, const float *a, int lda, const float *chunk, int kn,
+                                      const float *ahead) {
+  __m512 s[GROUP][2];
+#pragma GCC unroll 12
+  for (int r = 0; r < R; r++) {
+    s[r][0] = _mm512_load_ps(sums + r * TT_PANEL_COLS);
+    s[r][1] = _mm512_load_ps(sums + r * TT_PANEL_COLS + 16);
+  }
+  for (int k = 0; k < kn; k++) {
+    if (ahead) {
+      _mm_prefetch((const char *)(ahead + (size_t)k * TT_PANEL_COLS), _MM_HINT_T0);
+      _mm_prefetch((const char *)(ahead + (size_t)k * TT_PANEL_COLS + 16), _MM_HINT_T0);
+    }
+    __m512 b0 = _mm512_load_ps(chunk + (size_t)k * TT_PANEL_COLS);
+    __m512 b1 = _mm512_load_ps(chunk + (size_t)k * TT_PANEL_COLS + 16);
+#pragma GCC unroll 12
+    for (int r = 0; r < R; r++) {
+      __m512 x = _mm512_set1_ps(a[(size_t)r * lda + k]);
+      s[r][0] = _mm512_fmadd_ps(x, b0, s[r][0]);
+      s[r][1] = _mm512_fmadd_ps(x, b1, s[r][1]);
+    }
+  }
+#pragma GCC unroll 12
+  for (int r = 0; r < R; r++) {
+    _mm512_store_ps(sums + r * TT_PANEL_COLS, s[r][0]);
+    _mm512_store_ps(sums + r * TT_PANEL_COLS + 16, s[r][1]);
+  }
+}
+
+// group_chunk with R a constant in each case, so that its loops unroll.
+TARGET static void group_rows(int R, float *sums, const float *a, int lda, const float *chunk, int kn,
+                              const float *ahead) {
+  switch (R) {  // clang-format off
+#define ROWS(n) case n: group_chunk(n, sums, a, lda, chunk, kn, ahead); return;
+    ROWS(1) ROWS(2) ROWS(3) ROWS(4) ROWS(5) ROWS(6) ROWS(7) ROWS(8) ROWS(9) ROWS(10) ROWS(11) ROWS(12)
+#undef ROWS
+    default: TT_ASSERT(0 && "a group has 1 to GROUP rows");  // clang-format on
+  }
+}
+
+// out rows (rows <= ROW_BLOCK, N apart), columns [c0, c0 + w) = a (rows, K) · panel + bias.
+TARGET static void block_product(float *out, const float *a, const float *panel, const float *bias, int rows, int K,
+                                 int N, int c0, int w) {
+  float sums[ROW_BLOCK * TT_PANEL_COLS] __attribute__((aligned(64)));
+  memset(sums, 0, sizeof sums);
+  for (int k0 = 0; k0 < K; k0 += CHUNK) {
+    int kn = K - k0 < CHUNK ? K - k0 : CHUNK;
+    const float *chunk = panel + (size_t)k0 * TT_PANEL_COLS;
+    const float *ahead = chunk + (size_t)CHUNK * TT_PANEL_COLS;  // the next chunk (past the end: a harmless hint)
+    for (int g = 0; g < rows; g += GROUP)
+      group_rows(rows - g < GROUP ? rows - g : GROUP, sums + g * TT_PANEL_COLS, a + (size_t)g * K + k0, K, chunk, kn,
+                 g == 0 ? ahead : NULL);
+  }
+  for (int r = 0; r < rows; r++)
+    for (int c = 0; c < w; c++)
+      out[(size_t)r * N + c0 + c] = sums[r * TT_PANEL_COLS + c] + (bias ? bias[c0 + c] : 0.0f);
+}
+#endif
+
+bool tt_panels_available(void) {
+#ifdef TT_PANELS_X86
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx512f");
+#else
+  return false;
+#endif
+}
+
+void tt_panels_matmul(float *out, const float *a, const float *panels, const float *bias, int M, int K, int N, int p0,
+                      int p1) {
+  TT_ASSERT(M >= 1 && p0 >= 0 && p0 <= p1 && p1 <= tt_panels_count(N));
+#ifdef TT_PANELS_X86
+  for (int p = p0; p < p1; p++) {  // a panel stays in L2 while every block of rows reads it
+    const float *panel = panels + (size_t)p * K * TT_PANEL_COLS;
+    int c0 = p * TT_PANEL_COLS, w = N - c0 < TT_PANEL_COLS ? N - c0 : TT_PANEL_COLS;
+    for (int m0 = 0; m0 < M; m0 += ROW_BLOCK)
+      block_product(out + (size_t)m0 * N, a + (size_t)m0 * K, panel, bias, M - m0 < ROW_BLOCK ? M - m0 : ROW_BLOCK, K,
+                    N, c0, w);
+  }
+#else
+  (void)out, (void)a, (void)panels, (void)bias, (void)K;
+  TT_ASSERT(0 && "panel products need AVX-512");
+#endif
+}
