@@ -3,10 +3,11 @@
 //
 //   bench_decode [--packed] MODEL_DIR T THREADS [STEPS]
 //
-// --packed: the engine packs its weights first (tt_engine_pack_weights), as `ttrace
-// generate` does from 256 tokens.
+// --packed: the engine packs its weights first (tt_engine_pack_weights), as it does by
+// itself for a prompt of 512 tokens or more (engine.h).
+//
 // Prefills T tokens, then times STEPS (default 16) decode steps (the cache holds T .. T +
-// STEPS − 1 rows) and full forward passes of T + 1 tokens, recording nothing. The bound:
+// STEPS − 1 rows), then full forward passes of T + 1 tokens, recording nothing. The bound:
 // the bytes a decode step must read (every weight once, except the embedding and position
 // tables of which it reads one row each, and the cached K and V rows) divided by the
 // memory bandwidth measured here with THREADS threads summing a buffer much larger than
@@ -120,14 +121,8 @@ int main(int argc, char **argv) {
   int32_t *ids = malloc((size_t)n * sizeof *ids);
   for (int t = 0; t < n; t++) ids[t] = id_at(t, V);
 
-  double full[8];
-  int full_reps = T <= 64 ? 8 : 3;
-  tt_engine_run(eng, ids, T + 1, NULL, &err);  // warm
-  for (int r = 0; r < full_reps; r++) {
-    double t0 = now();
-    if (tt_engine_run(eng, ids, T + 1, NULL, &err)) die("run", &err);
-    full[r] = now() - t0;
-  }
+  // The decode steps first, as `ttrace generate` runs them after its one prefill (the
+  // weights packed only with --packed or a prompt of 512 tokens or more).
   if (tt_engine_prefill(eng, ids, T, NULL, &err)) die("prefill", &err);
   if (tt_engine_decode(eng, ids[T], NULL, &err)) die("decode", &err);  // warm
   if (tt_engine_prefill(eng, ids, T, NULL, &err)) die("prefill", &err);
@@ -136,6 +131,16 @@ int main(int argc, char **argv) {
     double t0 = now();
     if (tt_engine_decode(eng, ids[T + s], NULL, &err)) die("decode", &err);
     dec[s] = now() - t0;
+  }
+  // Then full passes of T + 1, after the warm-up a session that runs them has had (from 64
+  // rows the engine packs its weights once such passes reach 512 rows: engine.h).
+  double full[8];
+  int full_reps = T <= 64 ? 8 : 3, warm = T + 1 >= TT_ENGINE_PACK_MIN_T ? TT_ENGINE_PACK_AFTER_ROWS / (T + 1) + 1 : 1;
+  for (int w = 0; w < warm; w++) tt_engine_run(eng, ids, T + 1, NULL, &err);
+  for (int r = 0; r < full_reps; r++) {
+    double t0 = now();
+    if (tt_engine_run(eng, ids, T + 1, NULL, &err)) die("run", &err);
+    full[r] = now() - t0;
   }
   qsort(full, (size_t)full_reps, sizeof *full, cmp_double);
   qsort(dec, (size_t)steps, sizeof *dec, cmp_double);

@@ -1,6 +1,8 @@
-// bench_forward: times the forward pass of a model folder on the OpenBLAS backend. With
-// --packed first, the engine packs its weights before any pass (tt_engine_pack_weights, as
-// `ttrace generate` does from 256 tokens) and prints how long that took.
+// bench_forward: times the forward pass of a model folder on the OpenBLAS backend. Each T
+// is timed after the warm-up passes a session running it has had: from 64 rows the engine
+// packs its weights once such passes reach 512 rows (engine.h). With --packed first, the
+// engine packs them before any pass (tt_engine_pack_weights; what passes shorter than 64
+// rows get in a session that ran long ones) and prints how long that took.
 //
 //   bench_forward MODEL_DIR times T1,T2,...   full trace (a re-trace from a pool, and a first
 //                                             trace on new memory) vs --record none, per T
@@ -83,6 +85,16 @@ static long minor_faults(void) {
   return ru.ru_minflt;
 }
 
+// Passes of T rows (record none) until the engine is as a session that runs them finds it:
+// one, or, from TT_ENGINE_PACK_MIN_T rows, enough to reach TT_ENGINE_PACK_AFTER_ROWS (the
+// weights packed, engine.h).
+static void warm_up(tt_engine *eng, const int32_t *ids, int T) {
+  int passes = T >= TT_ENGINE_PACK_MIN_T ? (TT_ENGINE_PACK_AFTER_ROWS + T - 1) / T : 1;
+  tt_error err = {0};
+  for (int i = 0; i < passes; i++)
+    if (tt_engine_run(eng, ids, T, NULL, &err) != TT_OK) die("run", &err);
+}
+
 static double run_once(tt_engine *eng, const int32_t *ids, int T, bool full, tt_trace_pool *pool, size_t *bytes,
                        size_t *held) {
   tt_error err = {0};
@@ -147,7 +159,7 @@ static void bench_times(tt_engine *eng, int V, const char *list) {
     int T = atoi(tok);
     int reps = T <= 4 ? 20 : T <= 64 ? 10 : T <= 256 ? 5 : 3;
     int32_t *ids = make_ids(T, V);
-    run_once(eng, ids, T, false, NULL, NULL, NULL);  // warm: workspace pages, weights, OpenBLAS threads
+    warm_up(eng, ids, T);  // workspace pages, weights (packed from 64 rows), OpenBLAS threads
     size_t bytes = 0, held = 0;
     run_once(eng, ids, T, true, pool, &bytes, &held);  // and the pool's blocks for this T
     reuse_rec rr = {malloc(bytes + (64u << 10) * 1024), bytes + (64u << 10) * 1024, 0};
@@ -259,7 +271,7 @@ static void bench_matmul(const tt_model *m, tt_backend *be, int T, bool full) {
   tt_error err = {0};
   if (tt_engine_create(m, be, T, &eng, &err) != TT_OK) die("engine", &err);
   int32_t *ids = make_ids(T, m->cfg.vocab_size);
-  run_once(eng, ids, T, full, NULL, NULL, NULL);  // warm
+  warm_up(eng, ids, T);
   // Best of three runs per shape, as for plain sgemm below.
   double best[MAX_SHAPES];
   for (int rep = 0; rep < 3; rep++) {
@@ -326,6 +338,7 @@ static void bench_ops(tt_engine *eng, int V, int T, int reps) {
   tt_error err = {0};
   reps = reps < 1 ? 1 : reps > MAX_OP_REPS ? MAX_OP_REPS : reps;
   double total[MAX_OP_REPS];
+  warm_up(eng, ids, T);
   if (tt_engine_run(eng, ids, T, &rec, &err) != TT_OK) die("run", &err);  // warm
   memset(&t, 0, sizeof t);
   for (t.rep = 0; t.rep < reps; t.rep++) {
@@ -350,6 +363,7 @@ static void bench_alone(tt_engine *eng, int V, int T, int reps, bool full) {
   reps = reps < 1 ? 1 : reps > MAX_OP_REPS ? MAX_OP_REPS : reps;
   double ms[MAX_OP_REPS];
   tt_trace_pool *pool = full ? tt_trace_pool_create() : NULL;
+  warm_up(eng, ids, T);
   run_once(eng, ids, T, full, pool, NULL, NULL);
   for (int r = 0; r < reps; r++) ms[r] = run_once(eng, ids, T, full, pool, NULL, NULL) * 1e3;
   int m = cmp_double_median(ms, reps);

@@ -10,7 +10,8 @@ The model (random weights, 12 layers, 12 heads, C = 768, V = 50257, 1024 positio
 once by tests/reference/make_model.py into DIR (default /tmp/ttrace-bench-gpt2s, the same
 one bench/run_bench.py uses). --tiny runs a 2-layer C = 64 model with T = 32 instead (a
 check that the benchmark works, in seconds; its numbers mean nothing). --packed: the engine
-packs its weights first, as `ttrace generate` does from 256 tokens (bench_decode --packed).
+packs its weights first, as it does by itself for a prompt of 512 tokens or more
+(bench_decode --packed; the full passes are timed after the warm-up that packs them).
 """
 import argparse
 import os

@@ -13,12 +13,6 @@
 #include "pass_options.h"
 #include "prompt_arg.h"
 
-// From this many tokens the engine packs its weights first (tt_engine_pack_weights): on
-// the development VM a decode step of GPT-2 small (F32) takes ~3.5 ms less on one core,
-// and the copy costs ~0.8 s once, so it pays from ~230 steps (on a machine whose fresh
-// memory is cheap, ~0.1 s: from ~30).
-#define PACK_FROM_TOKENS 256
-
 static const char usage[] =
     "usage: ttrace generate [-m MODEL_DIR] [-n N] [--temperature X] [--top-k K] [--top-p P] [--seed S]\n"
     "                       [-b BACKEND] [--set KEY=VALUE]... [--record GLOB]... [--bos] [-o FILE] PROMPT\n"
@@ -31,9 +25,7 @@ static const char usage[] =
     "  -n, --tokens N        how many tokens to append (default 20). When the prompt and the\n"
     "                        tokens would not fit the model's context, generation stops at the\n"
     "                        context with a note on stderr; what was generated is kept (and\n"
-    "                        written with -o) and the exit status is 0. From N = 256 on, an\n"
-    "                        F32 model's weights are first copied into the layout the CPU\n"
-    "                        streams fastest (on AVX-512: copied once, each step faster)\n"
+    "                        written with -o) and the exit status is 0\n"
     "      --temperature X   divide the logits by X before the softmax (default 1); 0 is greedy:\n"
     "                        always the likeliest token\n"
     "      --top-k K         draw only from the K likeliest tokens (K >= 1; default: all)\n"
@@ -201,7 +193,6 @@ int tt_cmd_generate(int argc, char **argv) {
   tt_trace *tr = NULL;
   tt_generate_result res = {0};
   printer pr = {NULL, o.pass.quiet ? NULL : prompt, false};
-  o.pass.session.many_passes = o.gen.n >= PACK_FROM_TOKENS;
   if (!st) st = tt_session_open(&o.pass.session, &s, &err);
   if (!st && !o.pass.quiet) tt_cli_note("generate", s->backend_note);
   pr.s = s;

@@ -15,14 +15,17 @@ typedef struct tt_engine tt_engine;
 // Uploads the weights to the backend once (host backends use them in place) and
 // allocates the workspace for up to max_T tokens. The model must outlive the engine.
 tt_status tt_engine_create(const tt_model *model, tt_backend *be, int max_T, tt_engine **out, tt_error *err);
-// For an engine that will run many passes (a long generation): copies the weights of
-// the products (GPT-2's four block weights, Llama's seven, the unembedding) into the
-// backend's faster layout where it has one (OpenBLAS on AVX-512: column panels), when they
-// are read in place from the model's file (not F16/BF16, whose converted copy stays); their
-// file pages then leave memory. Every later pass streams them faster (GPT-2 small, one core:
-// T = 1 ~15-20 %, T = 16 ~5 %), for a copy as large as they are, made once (0.8 s on the
-// development VM, whose fresh memory is slow): a process that runs one pass should not.
-// TT_OK and nothing done when there is nothing to pack, or after the first call.
+// Copies the weights of the products (GPT-2's four block weights, Llama's seven, the
+// unembedding) into the backend's faster layout where it has one (OpenBLAS on AVX-512:
+// column panels), when they are read in place from the model's file (not F16/BF16, whose
+// converted copy stays); their file pages then leave memory. Later passes run faster
+// (GPT-2 small, one core, against OpenBLAS's Haswell kernels: T = 4 ~13 %, T = 16 ~5 %,
+// T = 64-1024 1.7x), for a copy as large as the weights, made once. The engine does it by
+// itself before the pass that brings its passes of TT_ENGINE_PACK_MIN_T rows or more to
+// TT_ENGINE_PACK_AFTER_ROWS rows (why these: src/engine/weights.c); this call does it now.
+// TT_OK and nothing done when there is nothing to pack, or after the first time.
+#define TT_ENGINE_PACK_MIN_T 64
+#define TT_ENGINE_PACK_AFTER_ROWS 512
 tt_status tt_engine_pack_weights(tt_engine *eng, tt_error *err);
 // Runs ids (T) through the model, offering every hook to rec (which may be NULL).
 // Fails with TT_ERR_ARG when T is 0, T > max_T, T > n_positions or an id is >= V.

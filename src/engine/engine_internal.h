@@ -43,18 +43,19 @@ typedef struct {
 } tt_layer_bufs;
 
 typedef struct {
-  tt_buf all;             // device backends: every weight in one allocation (unset on host)
-  tt_buf pos_table;       // host backends: the sinusoidal table (max_T,C) (unset otherwise)
-  tt_buf wte;             // (V,C)
-  tt_buf positions;       // (max_T,C) learned wpe rows or the sinusoidal table; unset for none
-  tt_buf lnf_w, lnf_b;    // (C)
-  tt_buf lm_head;         // (V,C)
-  tt_layer_bufs *layers;  // n_layer
-  tt_buf rope;            // positions rope: (max_T,D) row p = cos(p·f_i), then sin(p·f_i), i < D/2
-  tt_buf rope_inverse;    // the same rows with −sin: the rotation back (the backward pass)
-  tt_buf alibi_slopes;    // positions alibi: (H) the slope m_h of each head
-  tt_buf owned;           // what tt_weights_setup allocated for rope / alibi (one buffer)
-  bool packed;            // tt_weights_pack has run
+  tt_buf all;                  // device backends: every weight in one allocation (unset on host)
+  tt_buf pos_table;            // host backends: the sinusoidal table (max_T,C) (unset otherwise)
+  tt_buf wte;                  // (V,C)
+  tt_buf positions;            // (max_T,C) learned wpe rows or the sinusoidal table; unset for none
+  tt_buf lnf_w, lnf_b;         // (C)
+  tt_buf lm_head;              // (V,C)
+  tt_layer_bufs *layers;       // n_layer
+  tt_buf rope;                 // positions rope: (max_T,D) row p = cos(p·f_i), then sin(p·f_i), i < D/2
+  tt_buf rope_inverse;         // the same rows with −sin: the rotation back (the backward pass)
+  tt_buf alibi_slopes;         // positions alibi: (H) the slope m_h of each head
+  tt_buf owned;                // what tt_weights_setup allocated for rope / alibi (one buffer)
+  bool packed;                 // tt_weights_pack has run
+  size_t rows_before_packing;  // rows of the passes tt_weights_before_pass counts
 } tt_weight_bufs;
 
 // ---- the engine ----------------------------------------------------------------------
@@ -191,6 +192,8 @@ tt_status tt_grads_offer(tt_engine *e, tt_error *err);
 // weights.c: uploads (device) or wraps (host) every weight; frees what it allocated.
 tt_status tt_weights_setup(tt_engine *e, tt_error *err);
 tt_status tt_weights_pack(tt_engine *e, tt_error *err);  // tt_engine_pack_weights
+// Before a pass of T rows: packs the weights once enough rows have run (see weights.c).
+void tt_weights_before_pass(tt_engine *e, int T);
 void tt_weights_release(tt_engine *e);
 // Fills table (rows, C) with sinusoidal positions: PE(p,2i) = sin(p / 10000^(2i/C)),
 // PE(p,2i+1) = cos(p / 10000^(2i/C)).

@@ -23,6 +23,7 @@ static tt_status step_head(tt_engine *e, tt_buf x, tt_error *err);
 tt_status tt_engine_pass(tt_engine *e, const tt_pass *p, tt_error *err) {
   tt_status st = check_input(e, p->ids, p->T, p->pos0, err);
   if (st != TT_OK) return st;
+  tt_weights_before_pass(e, p->T);
   e->run.rec = (p->rec && p->rec->reserve) ? p->rec : NULL;
   e->run.ids = p->ids;
   e->run.T = p->T;

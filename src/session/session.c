@@ -94,7 +94,6 @@ tt_status tt_session_open(const tt_session_opts *opts, tt_session **out, tt_erro
     snprintf(s->backend_note, sizeof s->backend_note, "auto: using OpenBLAS, where the backward pass (--grad) runs");
   if (!st) note_vocab_mismatch(s);
   if (!st) st = tt_engine_create(s->model, s->be, s->model->cfg.n_positions, &s->eng, err);
-  if (!st && opts->many_passes) st = tt_engine_pack_weights(s->eng, err);
   if (!st && opts->grad) st = tt_engine_enable_grad(s->eng, err);
   if (!st) s->grad = opts->grad;
   if (!st && !(s->pool = tt_trace_pool_create())) st = tt_fail(err, TT_ERR_NOMEM, "out of memory");

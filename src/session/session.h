@@ -14,9 +14,7 @@ typedef struct {
   const char *backend;     // "openblas" (NULL), "opencl" or "auto"
   const char *const *set;  // variant knobs "key=value"
   int n_set;
-  bool grad;         // traces also hold the backward pass (grad.<hook>, grad.<weight>)
-  bool many_passes;  // the session will run enough passes for the engine to pack its
-                     // weights (tt_engine_pack_weights): `generate` from 256 tokens
+  bool grad;  // traces also hold the backward pass (grad.<hook>, grad.<weight>)
 } tt_session_opts;
 
 typedef struct tt_session {

@@ -2,7 +2,7 @@
 """One gradient check as one command: make a random model (or take the default one), trace
 a prompt with --grad, compare with the torch reference.
 
-    run_grad.py TTRACE [--default] [--prompt TEXT] [--trace-arg ARG]... [--fd N] -- MAKE_MODEL_OPTIONS...
+    run_grad.py TTRACE [--default] [--prompt TEXT] [--repeat N] [--trace-arg ARG]... [--fd N] -- MAKE_MODEL_OPTIONS...
 
 Generates the model into a temporary folder with tests/reference/make_model.py (or, with
 --default, uses the default model, found from the trace's `model` metadata), runs
@@ -38,6 +38,7 @@ def main():
     ap.add_argument("--default", action="store_true", help="the default model instead of a random one")
     ap.add_argument("--prompt", default="The weather is nice today")
     ap.add_argument("--trace-arg", action="append", default=[], help="extra argument for `ttrace trace`")
+    ap.add_argument("--repeat", type=int, default=1, help="the prompt this many times over, space-separated")
     ap.add_argument("--fd", default="0", help="weight entries checked by central differences")
     args = ap.parse_args(argv)
     tmp = tempfile.mkdtemp(prefix="ttrace-grad-")
@@ -46,7 +47,7 @@ def main():
         trace = os.path.join(tmp, "trace.safetensors")
         steps = [] if args.default else [[PY, os.path.join(HERE, "..", "reference", "make_model.py"), model] + model_args]
         steps.append([args.ttrace, "trace", "-q", "--grad"] + ([] if args.default else ["-m", model]) +
-                     ["-o", trace] + args.trace_arg + ["--", args.prompt])
+                     ["-o", trace] + args.trace_arg + ["--", " ".join([args.prompt] * args.repeat)])
         steps.append(None)  # the reference, once the trace says which model it used
         for cmd in steps:
             if cmd is None:

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """One reference check as one command: make a random model, trace a prompt, compare.
 
-    run_reference.py TTRACE [--prompt TEXT] [--trace-arg ARG]... -- MAKE_MODEL_OPTIONS...
+    run_reference.py TTRACE [--prompt TEXT] [--repeat N] [--trace-arg ARG]... -- MAKE_MODEL_OPTIONS...
 
 Generates the model into a temporary folder with make_model.py, runs
 `TTRACE trace -m DIR -o DIR/trace.safetensors [ARGS] PROMPT` and then gpt2_ref.py on
@@ -27,6 +27,7 @@ def main():
     ap.add_argument("ttrace")
     ap.add_argument("--prompt", default="The weather is nice")
     ap.add_argument("--trace-arg", action="append", default=[], help="extra argument for `ttrace trace`")
+    ap.add_argument("--repeat", type=int, default=1, help="the prompt this many times over, space-separated")
     ap.add_argument("--keep", action="store_true", help="keep the temporary folder")
     ap.add_argument("--llama", action="store_true",
                     help="a Llama model: tests/llama/make_llama.py and llama_ref.py instead of GPT-2's")
@@ -43,7 +44,7 @@ def main():
             [PY, os.path.join(HERE, "..", "llama", "make_llama.py") if args.llama else os.path.join(HERE, "make_model.py"),
              model] + model_args,
             [args.ttrace, "trace", "-q", "-m", model, "-o", trace] + (["--grad"] if args.grad else []) + args.trace_arg
-            + ["--", args.prompt],
+            + ["--", " ".join([args.prompt] * args.repeat)],
             [PY, os.path.join(HERE, "..", "llama", "torch_llama_grad.py") if args.grad
              else os.path.join(HERE, "llama_ref.py" if args.llama else "gpt2_ref.py"), model, trace],
         ]
