@@ -1,7 +1,8 @@
 // weights: the model's weights as backend buffers. Host backends use the model's memory in
-// place (read-only views), except the weights of the block's products and the unembedding,
-// which a backend with a faster layout (pack_weight) copies into it; device backends get every weight uploaded
-// into consecutive views of one allocation. Shape legend in engine_internal.h.
+// place (read-only views), until the engine packs the weights of the products into the
+// backend's faster layout (pack_weight; tt_weights_before_pass says when); device backends
+// get every weight uploaded into consecutive views of one allocation. Shape legend in
+// engine_internal.h.
 #include <math.h>
 #include <stdlib.h>
 
@@ -185,12 +186,13 @@ tt_status tt_weights_setup(tt_engine *e, tt_error *err) {
   return w.st;
 }
 
-// The engine packs its weights by itself once passes of TT_ENGINE_PACK_MIN_T (64) rows or
-// more have summed to TT_ENGINE_PACK_AFTER_ROWS (512), before the pass that gets there: the copy (0.8 s for
-// GPT-2 small on the development VM, whose fresh memory is slow) costs about what the
-// products of 512 rows gain from it there (one core: T = 64 69 ms, T = 256 330 ms, T = 1024
-// 1.15 s a pass), so a process that runs one short pass never pays for it, and one that runs
-// long or many passes pays once (rent, then buy). Passes of fewer rows gain a few percent.
+// The engine packs its weights by itself once its passes of TT_ENGINE_PACK_MIN_T (64)
+// rows or more have summed to TT_ENGINE_PACK_AFTER_ROWS (512), before the pass that gets
+// there. The copy (0.8 s for GPT-2 small on the development VM, whose fresh memory is slow)
+// costs about what the products of 512 rows gain from it there (one core, against
+// OpenBLAS's Haswell kernels: T = 64 69 ms, T = 256 330 ms, T = 1024 1.15 s a pass): a
+// process whose long passes come to fewer rows never pays for it, one that runs longer or
+// more pays once (rent, then buy). Passes of fewer than 64 rows gain a few percent.
 void tt_weights_before_pass(tt_engine *e, int T) {
   if (e->w.packed || T < TT_ENGINE_PACK_MIN_T || (e->w.rows_before_packing += (size_t)T) < TT_ENGINE_PACK_AFTER_ROWS)
     return;
