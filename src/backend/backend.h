@@ -14,7 +14,8 @@
 // const float* of host memory that no op may write (a weight used in place, see
 // wrap_read_only). An unset buffer (an absent bias) has neither. panels: the buffer is a
 // weight made by pack_weight, in the backend's own layout (trans_b: the weight is the b of
-// products with trans_b); only matmul's b may be one.
+// products with trans_b); only matmul's b may be one, and embed's table when it was packed
+// with trans_b (the tied unembedding).
 typedef struct {
   void *handle;
   size_t offset, n;

@@ -42,6 +42,11 @@ void tt_panels_pack_transposed(float *panels, const float *w, int K, int N) {
   }
 }
 
+void tt_panels_column(float *out, const float *panels, int K, int n) {
+  const float *src = panels + (size_t)(n / TT_PANEL_COLS) * K * TT_PANEL_COLS + n % TT_PANEL_COLS;
+  for (int k = 0; k < K; k++) out[k] = src[(size_t)k * TT_PANEL_COLS];
+}
+
 void tt_panels_unpack(float *b, const float *panels, int K, int N) {
   for (int p = 0; p < tt_panels_count(N); p++) {
     const float *src = panels + (size_t)p * K * TT_PANEL_COLS;

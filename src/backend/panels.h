@@ -28,6 +28,8 @@ static inline size_t tt_panels_floats(int K, int N) {
 void tt_panels_pack(float *panels, const float *b, int K, int N);
 // panels = the (K,N) matrix wᵀ in panel order, w (N,K) row-major.
 void tt_panels_pack_transposed(float *panels, const float *w, int K, int N);
+// out (K) = column n of the (K,N) matrix in panels: row n of w after tt_panels_pack_transposed.
+void tt_panels_column(float *out, const float *panels, int K, int n);
 // b (K,N, row-major) = panels, the inverse of tt_panels_pack.
 void tt_panels_unpack(float *b, const float *panels, int K, int N);
 // Columns of panels [p0, p1) of out (M,N) = a (M,K) · b + bias (N; NULL: none), b as

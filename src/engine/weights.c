@@ -113,9 +113,10 @@ static void walk_weights(weight_walk *w, const float *sinusoid) {
     e->w.positions = tt_engine_zero_copy(e->be) ? e->w.pos_table : place(w, sinusoid, rows * C);
   e->w.lnf_w = place(w, m->lnf_w, C);
   e->w.lnf_b = place_optional(w, m->lnf_b, C);
-  if (packs(w, m->lm_head, V * C))  // the embedding (wte, when tied) reads its rows as stored
+  if (packs(w, m->lm_head, V * C)) {
     e->w.lm_head = place_product(w, m->lm_head, (int)C, (int)V, true);
-  else
+    if (m->lm_head == m->wte && e->w.lm_head.panels) e->w.wte = e->w.lm_head;  // tied: rows from the copy
+  } else
     e->w.lm_head = (m->lm_head == m->wte) ? e->w.wte : place(w, m->lm_head, V * C);
   for (int l = 0; l < e->cfg->n_layer; l++) place_layer(w, &m->layers[l], &e->w.layers[l]);
 }

@@ -5,10 +5,10 @@
 //   (the chunks of 32 panel rows and a tail), N = 1, 5, 31, 32, 33, 100, 2304 (the last
 //   panel partly padding), with and without bias; every element written;
 // - the same bits for a row whatever M and whatever range of panels computes it (panels.h);
-// - tt_panels_pack_transposed of wᵀ gives w's panels;
+// - tt_panels_pack_transposed of wᵀ gives w's panels, and tt_panels_column reads wᵀ's rows back;
 // - through the OpenBLAS backend (pack_weight, on 1 and 2 threads), w (K,N) and (N,K) with
 //   trans_b: the forward's product with bias and the backward's transposed one (the weight
-//   unpacked) against naive loops.
+//   unpacked) against naive loops; embed's rows from a table packed with trans_b.
 // Tolerance: |got − want| <= 8·ε·√K·Σ_k |a_mk·w_kn| + ε·|bias_n| (ε = 2^-23), as for small_m.
 // Without AVX-512 only pack and unpack run (the backend then has no pack_weight).
 #include <math.h>
@@ -77,7 +77,12 @@ static void test_pack_unpack(void **state) {
       for (int n = 0; n < N; n++) wt[(size_t)n * K + k] = w[(size_t)k * N + n];
     tt_panels_pack_transposed(pt, wt, K, N);
     assert_memory_equal(pt, p, tt_panels_floats(K, N) * sizeof *p);
-    free(wt), free(pt);
+    float *row = malloc((size_t)K * sizeof *row);
+    for (int n = 0; n < N; n++) {  // row n of wt, read back from its panels
+      tt_panels_column(row, pt, K, n);
+      assert_memory_equal(row, wt + (size_t)n * K, (size_t)K * sizeof *row);
+    }
+    free(wt), free(pt), free(row);
     for (int k = 0; k < K; k++)  // the element (k, n) in its panel; the pad is zero
       for (int n = 0; n < tt_panels_count(N) * TT_PANEL_COLS; n++) {
         float v = p[(size_t)(n / TT_PANEL_COLS) * K * TT_PANEL_COLS + (size_t)k * TT_PANEL_COLS + n % TT_PANEL_COLS];
@@ -142,6 +147,13 @@ static void check_backend(tt_backend *be, int M, int K, int N, bool trans) {
   tt_buf g = be->wrap_read_only(be, d, (size_t)M * N), dxb = be->wrap(be, dx, (size_t)M * K);
   assert_int_equal(be->matmul(be, dxb, g, pw, (tt_buf){0}, M, N, K, !trans, &err), TT_OK);
   expect_product(trans ? "backend d·w (w packed with trans_b)" : "backend d·wᵀ", dx, d, w, NULL, M, N, K, !trans);
+  if (trans) {  // w (N,K) as an embedding table: its rows gathered from the panels
+    int32_t ids[3] = {0, N - 1, N / 2};
+    float *rows = malloc((size_t)3 * K * sizeof *rows);
+    assert_int_equal(be->embed(be, be->wrap(be, rows, (size_t)3 * K), pw, ids, 3, K, &err), TT_OK);
+    for (int t = 0; t < 3; t++) assert_memory_equal(rows + (size_t)t * K, w + (size_t)ids[t] * K, (size_t)K * 4);
+    free(rows);
+  }
   be->release(be, &pw);
   free(a), free(w), free(bias), free(d), free(out), free(dx);
 }
