@@ -14,8 +14,8 @@
 
 #define TT_PANEL_COLS 32  // columns per panel
 
-// Whether this CPU runs the panel products (AVX-512F); when not, nothing here but
-// tt_panels_floats, tt_panels_pack and tt_panels_unpack may be called.
+// Whether this CPU runs the panel products (AVX-512F); when not, tt_panels_matmul may not
+// be called (the layout's functions may).
 bool tt_panels_available(void);
 static inline int tt_panels_count(int N) {
   return (N + TT_PANEL_COLS - 1) / TT_PANEL_COLS;
