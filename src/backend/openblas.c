@@ -295,9 +295,11 @@ static tt_status host_matmul_batched(tt_backend *be, tt_buf out, tt_buf a, tt_bu
 static tt_status host_embed(tt_backend *be, tt_buf out, tt_buf table, const int32_t *ids, int T, int C, tt_error *err) {
   (void)be, (void)err;
   NEED(out, (size_t)T * C);
-  for (int t = 0; t < T && table.panels; t++)  // the unembedding packed (tied): row ids[t] is a column there
-    tt_panels_column(out_of(out) + (size_t)t * C, in(table), C, ids[t]);
-  for (int t = 0; t < T && !table.panels; t++) {
+  for (int t = 0; t < T; t++) {
+    if (table.panels) {  // the unembedding packed (tied): row ids[t] is a column there
+      tt_panels_column(out_of(out) + (size_t)t * C, in(table), C, ids[t]);
+      continue;
+    }
     NEED(table, ((size_t)ids[t] + 1) * C);
     memcpy(out_of(out) + (size_t)t * C, in(table) + (size_t)ids[t] * C, (size_t)C * sizeof(float));
   }

@@ -17,16 +17,24 @@
 // (GPT-2 small's (768, 3072) at M = 16, one core: groups of 12 and chunks of 32 rows 171
 // GFLOP/s; groups of 8 153-162, chunks of 64 or 128 rows 149-153.)
 
+// Panel p of a (K,N) matrix: the float it starts at, and how many of its 32 columns are real.
+static size_t panel_start(int K, int p) {
+  return (size_t)p * K * TT_PANEL_COLS;
+}
+static int panel_width(int N, int p) {
+  return N - p * TT_PANEL_COLS < TT_PANEL_COLS ? N - p * TT_PANEL_COLS : TT_PANEL_COLS;
+}
+
 #define PACK_ROWS 64  // b's rows packed at a time: read once from memory, written 8 KiB a panel
 
 void tt_panels_pack(float *panels, const float *b, int K, int N) {
   for (int k0 = 0; k0 < K; k0 += PACK_ROWS)
     for (int p = 0; p < tt_panels_count(N); p++) {
-      float *dst = panels + (size_t)p * K * TT_PANEL_COLS;
-      int c0 = p * TT_PANEL_COLS, w = N - c0 < TT_PANEL_COLS ? N - c0 : TT_PANEL_COLS;
+      float *dst = panels + panel_start(K, p);
+      int w = panel_width(N, p);
       for (int k = k0; k < K && k < k0 + PACK_ROWS; k++) {
         float *row = dst + (size_t)k * TT_PANEL_COLS;
-        memcpy(row, b + (size_t)k * N + c0, sizeof(float) * (size_t)w);
+        memcpy(row, b + (size_t)k * N + p * TT_PANEL_COLS, sizeof(float) * (size_t)w);
         memset(row + w, 0, sizeof(float) * (size_t)(TT_PANEL_COLS - w));
       }
     }
@@ -34,8 +42,8 @@ void tt_panels_pack(float *panels, const float *b, int K, int N) {
 
 void tt_panels_pack_transposed(float *panels, const float *w, int K, int N) {
   for (int p = 0; p < tt_panels_count(N); p++) {  // 32 rows of w read side by side
-    float *dst = panels + (size_t)p * K * TT_PANEL_COLS;
-    int c0 = p * TT_PANEL_COLS, width = N - c0 < TT_PANEL_COLS ? N - c0 : TT_PANEL_COLS;
+    float *dst = panels + panel_start(K, p);
+    int c0 = p * TT_PANEL_COLS, width = panel_width(N, p);
     for (int k = 0; k < K; k++)
       for (int c = 0; c < TT_PANEL_COLS; c++)
         dst[(size_t)k * TT_PANEL_COLS + c] = c < width ? w[(size_t)(c0 + c) * K + k] : 0.0f;
@@ -43,16 +51,16 @@ void tt_panels_pack_transposed(float *panels, const float *w, int K, int N) {
 }
 
 void tt_panels_column(float *out, const float *panels, int K, int n) {
-  const float *src = panels + (size_t)(n / TT_PANEL_COLS) * K * TT_PANEL_COLS + n % TT_PANEL_COLS;
+  const float *src = panels + panel_start(K, n / TT_PANEL_COLS) + n % TT_PANEL_COLS;
   for (int k = 0; k < K; k++) out[k] = src[(size_t)k * TT_PANEL_COLS];
 }
 
 void tt_panels_unpack(float *b, const float *panels, int K, int N) {
   for (int p = 0; p < tt_panels_count(N); p++) {
-    const float *src = panels + (size_t)p * K * TT_PANEL_COLS;
-    int c0 = p * TT_PANEL_COLS, w = N - c0 < TT_PANEL_COLS ? N - c0 : TT_PANEL_COLS;
+    const float *src = panels + panel_start(K, p);
+    int w = panel_width(N, p);
     for (int k = 0; k < K; k++)
-      memcpy(b + (size_t)k * N + c0, src + (size_t)k * TT_PANEL_COLS, sizeof(float) * (size_t)w);
+      memcpy(b + (size_t)k * N + p * TT_PANEL_COLS, src + (size_t)k * TT_PANEL_COLS, sizeof(float) * (size_t)w);
   }
 }
 
@@ -135,11 +143,9 @@ void tt_panels_matmul(float *out, const float *a, const float *panels, const flo
   TT_ASSERT(M >= 1 && p0 >= 0 && p0 <= p1 && p1 <= tt_panels_count(N));
 #ifdef TT_PANELS_X86
   for (int p = p0; p < p1; p++) {  // a panel stays in L2 while every block of rows reads it
-    const float *panel = panels + (size_t)p * K * TT_PANEL_COLS;
-    int c0 = p * TT_PANEL_COLS, w = N - c0 < TT_PANEL_COLS ? N - c0 : TT_PANEL_COLS;
     for (int m0 = 0; m0 < M; m0 += ROW_BLOCK)
-      block_product(out + (size_t)m0 * N, a + (size_t)m0 * K, panel, bias, M - m0 < ROW_BLOCK ? M - m0 : ROW_BLOCK, K,
-                    N, c0, w);
+      block_product(out + (size_t)m0 * N, a + (size_t)m0 * K, panels + panel_start(K, p), bias,
+                    M - m0 < ROW_BLOCK ? M - m0 : ROW_BLOCK, K, N, p * TT_PANEL_COLS, panel_width(N, p));
   }
 #else
   (void)out, (void)a, (void)panels, (void)bias, (void)K;
