@@ -296,12 +296,11 @@ static tt_status host_embed(tt_backend *be, tt_buf out, tt_buf table, const int3
   (void)be, (void)err;
   NEED(out, (size_t)T * C);
   for (int t = 0; t < T; t++) {
-    if (table.panels) {  // the unembedding packed (tied): row ids[t] is a column there
+    NEED(table, table.panels ? tt_panels_floats(C, ids[t] + 1) : ((size_t)ids[t] + 1) * C);
+    if (table.panels)  // the unembedding packed (tied): row ids[t] is a column there
       tt_panels_column(out_of(out) + (size_t)t * C, in(table), C, ids[t]);
-      continue;
-    }
-    NEED(table, ((size_t)ids[t] + 1) * C);
-    memcpy(out_of(out) + (size_t)t * C, in(table) + (size_t)ids[t] * C, (size_t)C * sizeof(float));
+    else
+      memcpy(out_of(out) + (size_t)t * C, in(table) + (size_t)ids[t] * C, (size_t)C * sizeof(float));
   }
   return TT_OK;
 }
