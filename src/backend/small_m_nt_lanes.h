@@ -11,7 +11,7 @@
 #define LANE_KC 1024  // k per chunk of at on the stack (64 KiB); longer K goes chunk by chunk
 // b's rows prefetched this many rows ahead (the next tile), one line at a time: two tiles
 // ahead ran the unembedding at M = 16, cold, ~5 % slower on Zen 5 (alternated in one process)
-#define LANE_PF 8
+#define LANE_PF LANE_COLS
 
 // out[m][n0 + j] for j < nb, m < M: the sums of one tile over at's chunk [0, kn) (b at
 // column kc0), continued from the partial sums in out unless first; last: alpha·s + bias.
