@@ -10,8 +10,10 @@
 // Up to this many rows, a trans_b product on AVX-512 takes tiles of dot products with 4 B
 // rows streamed at once (the unembedding on Zen 5, one core, against 3 rows: M = 1..4 at
 // 1.04 / 1.15 / 1.36 / 1.54x the GB/s, 28 / 28 / 25 / 24 GB/s); more rows are lanes of one
-// vector (small_m_nt_lanes.h; at M = 3 and 4 it ran at 0.85-0.9x these tiles).
-#define TT_SMALL_M_NT_FEW 4
+// vector (small_m_nt_lanes.h). Since the lanes prefetch one tile ahead, 4 rows run faster as
+// lanes: a whole T = 4 pass 2-3 % faster on one core and on two (the unembedding 8.2 -> 7.3
+// ms on one); at 2 and 3 rows the lanes were level or slower.
+#define TT_SMALL_M_NT_FEW 3
 // Without trans_b, products with up to this many rows take wider tiles (NV_FEW vectors).
 #define ROWS_FEW 4
 
