@@ -110,8 +110,8 @@ __attribute__((target("avx2,fma"))) static inline float hsum256(__m256 v) {
 #define NV 2
 #define NV_FEW 4
 #define NB 4
-#define DEEP_FROM 8
-#ifdef __clang__  // the target for every function of the body
+#define DEEP_FROM 2  // deep blocks from 2 rows on (small_m_body.h, KB_DEEP)
+#ifdef __clang__     // the target for every function of the body
 #pragma clang attribute push(__attribute__((target("avx512f"))), apply_to = function)
 #else
 #pragma GCC push_options

@@ -10,14 +10,17 @@
 // Shape legend: M rows of a, K the shared width, N columns of the result.
 #define CAT_(a, b) a##_##b
 #define CAT(a, b) CAT_(a, b)
-// B rows per block: a (KB, NV·W) tile of B stays in L1 for every row group, and only KB
-// rows of B stream at once (64 ran M = 4 at half the speed here: too many streams).
+// B rows per block below DEEP_FROM rows of a: a (KB, NV·W) tile of B stays in L1 for every
+// row group, and only KB rows of B stream at once (64 rows, prefetched down the columns, ran
+// M = 4 at half the speed: too many streams; deep blocks prefetch along the block instead).
 #define KB 16
 // B rows per block from DEEP_FROM rows of a on: each block's sums are added into out once,
 // so 16 blocks of 16 rows re-read and rewrote out (M·N floats, past L1) 4x as often. M = 16
 // on one core, 1 GiB of weights cycled, alternated: 1.2-1.4x the GFLOP/s (95-116 ->
-// 129-147 at the pass's shapes); M = 8 and 12 1.3-1.7x; M = 5..7 mixed (0.75-1.6x), so
-// not there. Its tiles prefetch along the block (below), not down the columns.
+// 129-147 at the pass's shapes); M = 8 and 12 1.3-1.7x. Since the prefetch in deep blocks
+// runs along the block (below), not down the columns, deep blocks are also faster for 2..7
+// rows (whole passes, alternated, one core / two: T = 2 5 / 9 %, T = 4 11 / 8 %, T = 5 10 /
+// 7 %, T = 6 6 / 6 %, T = 7 2 / 3 % faster); one row is not (level, the kernel alone slower).
 #define KB_DEEP 64
 // Software prefetch into L2, issued by the first row group only: without trans_b the same
 // columns PF_NN rows further down (two blocks ahead: the hardware prefetcher does not
@@ -108,6 +111,22 @@ static inline __attribute__((always_inline)) void CAT(tile_nn, SFX)(int mr, int 
     }
 }
 
+// What the tile at column n (tile floats wide) of a block of kn rows of b (bk: its first
+// row; pf_rows rows from it on) prefetches: in deep blocks the same rows two tiles on, past
+// n1 the next block's first tiles; else the same columns PF_NN rows down. *rows: how many
+// of its rows.
+static inline __attribute__((always_inline)) const float *CAT(ahead_nn, SFX)(const float *bk, int N, int n, int n0,
+                                                                             int n1, int tile, int kn, int pf_rows,
+                                                                             bool deep, int *rows) {
+  if (!deep) {
+    *rows = pf_rows - PF_NN;  // the rows that have a row PF_NN further down
+    return bk + n + (size_t)PF_NN * N;
+  }
+  int col = n + 2 * tile, next_rows = pf_rows - kn < kn ? pf_rows - kn : kn;  // the next block's rows, up to kn
+  *rows = col < n1 ? kn : next_rows;
+  return col < n1 ? bk + col : bk + (size_t)kn * N + n0 + (col - n1);
+}
+
 // Every column tile [n0, n1) (whole tiles of NV·W, or NV_FEW·W with at most ROWS_FEW rows:
 // one or two rows of a ran at 1.1-1.3x the GB/s in wider tiles) of one block of kn rows of
 // b (bk: its first row), row groups of MR in each; each tile call has a constant mr and
@@ -119,12 +138,13 @@ static void CAT(rows_nn, SFX)(float *out, const float *ap, const float *bk, cons
                               int n1, int kn, int pf_rows, bool first, bool last, float alpha) TARGET;
 static void CAT(rows_nn, SFX)(float *out, const float *ap, const float *bk, const float *bias, int M, int N, int n0,
                               int n1, int kn, int pf_rows, bool first, bool last, float alpha) {
-  int down = pf_rows - PF_NN;  // rows that have a row PF_NN further down
-  if (M <= ROWS_FEW) {         // one row group
+  bool deep = M >= DEEP_FROM;
+  if (M <= ROWS_FEW) {  // one row group
     for (int n = n0; n < n1; n += NV_FEW * W) {
-      const float *ahead = bk + n + (size_t)PF_NN * N;
+      int ahead_rows;
+      const float *ahead = CAT(ahead_nn, SFX)(bk, N, n, n0, n1, NV_FEW * W, kn, pf_rows, deep, &ahead_rows);
 #define TILE_FEW(r) \
-  CAT(tile_nn, SFX)(r, NV_FEW, out, ap, bk + n, N, NULL, bias, N, n, kn, ahead, down, first, last, alpha)
+  CAT(tile_nn, SFX)(r, NV_FEW, out, ap, bk + n, N, NULL, bias, N, n, kn, ahead, ahead_rows, first, last, alpha)
       SMALL_M_ROWS_SWITCH(M, TILE_FEW);
 #undef TILE_FEW
     }
@@ -132,16 +152,9 @@ static void CAT(rows_nn, SFX)(float *out, const float *ap, const float *bk, cons
   }
   VEC packed[KB_DEEP * NV];  // (kn, NV·W): the tile's rows of b
   float *pk = (float *)packed;
-  bool deep = M >= DEEP_FROM;
-  int next_rows = pf_rows - kn < kn ? pf_rows - kn : kn;  // the next block's rows, up to kn
   for (int n = n0; n < n1; n += NV * W) {
-    const float *ahead = bk + n + (size_t)PF_NN * N;
-    int ahead_rows = down;
-    if (deep) {  // the same rows two tiles on, past n1 the next block's first tiles
-      int col = n + 2 * NV * W;
-      ahead = col < n1 ? bk + col : bk + (size_t)kn * N + n0 + (col - n1);
-      ahead_rows = col < n1 ? kn : next_rows;
-    }
+    int ahead_rows;
+    const float *ahead = CAT(ahead_nn, SFX)(bk, N, n, n0, n1, NV * W, kn, pf_rows, deep, &ahead_rows);
     for (int m0 = 0; m0 < M; m0 += MR) {
       int mr = M - m0 < MR ? M - m0 : MR;
       float *o = out + (size_t)m0 * N;
