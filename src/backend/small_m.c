@@ -7,13 +7,28 @@
 
 #include <stddef.h>
 
-// Up to this many rows, a trans_b product on AVX-512 takes tiles of dot products with 4 B
-// rows streamed at once (the unembedding on Zen 5, one core, against 3 rows: M = 1..4 at
-// 1.04 / 1.15 / 1.36 / 1.54x the GB/s, 28 / 28 / 25 / 24 GB/s); more rows are lanes of one
-// vector (small_m_nt_lanes.h). Since the lanes prefetch one tile ahead, 4 rows run faster as
-// lanes: a whole T = 4 pass 2-3 % faster on one core and on two (the unembedding 8.2 -> 7.3
-// ms on one); at 2 and 3 rows the lanes were level or slower.
-#define TT_SMALL_M_NT_FEW 3
+// The AVX-512 kernels' two choices by the number of rows M, which differ between cores that
+// have whole 512-bit FMA units (Zen 5, Intel's server cores) and cores that run each 512-bit
+// operation as two 256-bit halves (Zen 4: half the FMAs per cycle, so a kernel that wastes
+// FMAs becomes bound by them):
+// - nt_tiles_up_to: up to this many rows, a trans_b product (the unembedding) takes tiles of
+//   dot products with 4 B rows streamed at once; more rows are lanes of one vector
+//   (small_m_nt_lanes.h), whose FMAs do M of 16 lanes' work. On Zen 5, one core, the tiles
+//   ran M = 1..4 at 28 / 28 / 25 / 24 GB/s, and 4 rows faster as lanes, which prefetch one
+//   tile ahead (a whole T = 4 pass 2-3 % faster on one core and on two; the unembedding 8.2
+//   -> 7.3 ms). On Zen 4 the lanes' wasted FMAs bind below 9 rows: the unembedding at T = 4 /
+//   6 / 8 took 11.6 / 11.8 / 11.9 ms as lanes and 7.5 / 6.6 / 8.4 as tiles (one core), level
+//   at 10-12 rows, and 12.0 against 13.5-15.3 as lanes at 14-16.
+// - deep_from: products without trans_b take deep blocks of b from this many rows on
+//   (small_m_body.h). From 2 rows on Zen 5; from 8 on Zen 4, where deep blocks for 2..7 rows
+//   made whole passes slower (T = 2 / 4, one core, alternated: 3 / 5 %).
+typedef struct {
+  int nt_tiles_up_to, deep_from;
+} avx512_tuning;
+
+static avx512_tuning tuning_for(tt_small_m_isa isa) {
+  return isa == TT_ISA_AVX512_HALVES ? (avx512_tuning){8, 8} : (avx512_tuning){3, 2};
+}
 // Without trans_b, products with up to this many rows take wider tiles (NV_FEW vectors).
 #define ROWS_FEW 4
 
@@ -66,8 +81,7 @@ __attribute__((target("avx2,fma"))) static inline float hsum256(__m256 v) {
 #define NV 2
 #define NV_FEW 4
 #define NB 2
-#define DEEP_FROM (TT_SMALL_M_MAX + 1)  // never: not measured on an AVX2 machine
-#ifdef __clang__                        // the target for every function of the body
+#ifdef __clang__  // the target for every function of the body
 #pragma clang attribute push(__attribute__((target("avx2,fma"))), apply_to = function)
 #else
 #pragma GCC push_options
@@ -93,7 +107,6 @@ __attribute__((target("avx2,fma"))) static inline float hsum256(__m256 v) {
 #undef NV
 #undef NV_FEW
 #undef NB
-#undef DEEP_FROM
 
 // ---- AVX-512: 32 registers, tiles of 8 rows × 2 vectors (16 accumulators), up to 4 rows × 4 rows of B with trans_b ----
 #define SFX avx512
@@ -110,8 +123,7 @@ __attribute__((target("avx2,fma"))) static inline float hsum256(__m256 v) {
 #define NV 2
 #define NV_FEW 4
 #define NB 4
-#define DEEP_FROM 2  // deep blocks from 2 rows on (small_m_body.h, KB_DEEP)
-#ifdef __clang__     // the target for every function of the body
+#ifdef __clang__  // the target for every function of the body
 #pragma clang attribute push(__attribute__((target("avx512f"))), apply_to = function)
 #else
 #pragma GCC push_options
@@ -132,14 +144,26 @@ __attribute__((target("avx2,fma"))) static inline float hsum256(__m256 v) {
 static bool has_isa(tt_small_m_isa isa) {
 #ifdef TT_SMALL_M_X86
   __builtin_cpu_init();
-  if (isa == TT_ISA_AVX512) return __builtin_cpu_supports("avx512f");
+  if (isa == TT_ISA_AVX512 || isa == TT_ISA_AVX512_HALVES) return __builtin_cpu_supports("avx512f");
   if (isa == TT_ISA_AVX2) return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 #endif
   return isa == TT_ISA_SCALAR;
 }
 
+// A core with AVX-512 that executes each 512-bit operation as two 256-bit halves: AMD's
+// family 19h, whose only members with AVX-512 are Zen 4 (libgcc reads the family once).
+static bool runs_512_in_halves(void) {
+#ifdef TT_SMALL_M_X86
+  __builtin_cpu_init();
+  return __builtin_cpu_is("amdfam19h");
+#else
+  return false;
+#endif
+}
+
 tt_small_m_isa tt_small_m_best_isa(void) {
-  return has_isa(TT_ISA_AVX512) ? TT_ISA_AVX512 : has_isa(TT_ISA_AVX2) ? TT_ISA_AVX2 : TT_ISA_SCALAR;
+  if (has_isa(TT_ISA_AVX512)) return runs_512_in_halves() ? TT_ISA_AVX512_HALVES : TT_ISA_AVX512;
+  return has_isa(TT_ISA_AVX2) ? TT_ISA_AVX2 : TT_ISA_SCALAR;
 }
 
 // Columns [c0, c1) of out (M,N) = alpha · a (M,K; rows lda apart) · b + bias with one kernel;
@@ -151,14 +175,17 @@ static void product_cols(tt_small_m_isa isa, float *out, const float *a, int lda
   switch (isa) {
 #ifdef TT_SMALL_M_X86
   case TT_ISA_AVX512:
+  case TT_ISA_AVX512_HALVES: {
+    avx512_tuning t = tuning_for(isa);
     if (!trans_b)
-      matmul_nn_avx512(out, a, lda, b, bias, M, K, N, alpha, c0, c1, pf_rows);
+      matmul_nn_avx512(out, a, lda, b, bias, M, K, N, alpha, c0, c1, pf_rows, t.deep_from);
     else
-      (M > TT_SMALL_M_NT_FEW ? matmul_nt_lanes_avx512 : matmul_nt_avx512)(out, a, b, bias, M, K, N, alpha, c0, c1);
+      (M > t.nt_tiles_up_to ? matmul_nt_lanes_avx512 : matmul_nt_avx512)(out, a, b, bias, M, K, N, alpha, c0, c1);
     return;
-  case TT_ISA_AVX2:
+  }
+  case TT_ISA_AVX2:  // deep blocks never: not measured on an AVX2 machine
     if (!trans_b)
-      matmul_nn_avx2(out, a, lda, b, bias, M, K, N, alpha, c0, c1, pf_rows);
+      matmul_nn_avx2(out, a, lda, b, bias, M, K, N, alpha, c0, c1, pf_rows, TT_SMALL_M_MAX + 1);
     else
       matmul_nt_avx2(out, a, b, bias, M, K, N, alpha, c0, c1);
     return;
@@ -204,6 +231,7 @@ bool tt_small_m_sum_segments_isa(tt_small_m_isa isa, float *out, const float *pa
   switch (isa) {
 #ifdef TT_SMALL_M_X86
   case TT_ISA_AVX512:
+  case TT_ISA_AVX512_HALVES:
     sum_segments_avx512(out, parts, bias, M, N, S, alpha, c0, c1);
     return true;
   case TT_ISA_AVX2:

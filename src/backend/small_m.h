@@ -12,7 +12,10 @@
 #define TT_SMALL_M_MAX 16         // the most rows a small-M product serves
 #define TT_SMALL_M_COL_ALIGN 192  // column ranges start here: whole tiles of every kernel
 
-typedef enum { TT_ISA_SCALAR, TT_ISA_AVX2, TT_ISA_AVX512 } tt_small_m_isa;
+// The kernel sets: plain loops, AVX2 with FMA, AVX-512, and AVX-512 tuned for cores that run
+// each 512-bit operation as two 256-bit halves (Zen 4; the same instructions, other choices
+// of kernel by row count, small_m.c). Every AVX-512 CPU can run both AVX-512 sets.
+typedef enum { TT_ISA_SCALAR, TT_ISA_AVX2, TT_ISA_AVX512, TT_ISA_AVX512_HALVES } tt_small_m_isa;
 
 // out (M,N) = alpha · a (M,K) · b + bias (N; NULL: none), b (K,N), or (N,K) with trans_b;
 // all row-major and dense. M in 1..TT_SMALL_M_MAX. out must not alias a or b. Accumulates
@@ -45,7 +48,7 @@ void tt_small_m_sum_segments(float *out, const float *parts, const float *bias, 
                              int c0, int c1);
 bool tt_small_m_sum_segments_isa(tt_small_m_isa isa, float *out, const float *parts, const float *bias, int M, int N,
                                  int S, float alpha, int c0, int c1);
-// The kernel tt_small_m_matmul uses on this CPU.
+// The kernel set tt_small_m_matmul uses on this CPU.
 tt_small_m_isa tt_small_m_best_isa(void);
 // The same product with a given kernel (tests run every kernel the CPU has); false, and
 // nothing written, when this CPU lacks it.

@@ -5,22 +5,24 @@
 //   LOAD(p) STORE(p, v) FMA(a, b, c) (a·b + c) SET1(x) ZERO() HSUM(v)
 //   MR NV          rows and vectors per register tile (MR·NV accumulators)
 //   NV_FEW         vectors per tile without trans_b when a has at most ROWS_FEW rows
-//   DEEP_FROM      from this many rows on, blocks of KB_DEEP rows of b without trans_b
 //   NB             B rows per tile with trans_b (MR·NB accumulators)
+// The products without trans_b take deep blocks (KB_DEEP rows of b) from deep_from rows of a
+// on, an argument: the best count depends on the core, not only on its instruction set.
 // Shape legend: M rows of a, K the shared width, N columns of the result.
 #define CAT_(a, b) a##_##b
 #define CAT(a, b) CAT_(a, b)
-// B rows per block below DEEP_FROM rows of a: a (KB, NV·W) tile of B stays in L1 for every
+// B rows per block below deep_from rows of a: a (KB, NV·W) tile of B stays in L1 for every
 // row group, and only KB rows of B stream at once (64 rows, prefetched down the columns, ran
 // M = 4 at half the speed: too many streams; deep blocks prefetch along the block instead).
 #define KB 16
-// B rows per block from DEEP_FROM rows of a on: each block's sums are added into out once,
+// B rows per block from deep_from rows of a on: each block's sums are added into out once,
 // so 16 blocks of 16 rows re-read and rewrote out (M·N floats, past L1) 4x as often. M = 16
 // on one core, 1 GiB of weights cycled, alternated: 1.2-1.4x the GFLOP/s (95-116 ->
 // 129-147 at the pass's shapes); M = 8 and 12 1.3-1.7x. Since the prefetch in deep blocks
 // runs along the block (below), not down the columns, deep blocks are also faster for 2..7
-// rows (whole passes, alternated, one core / two: T = 2 5 / 9 %, T = 4 11 / 8 %, T = 5 10 /
-// 7 %, T = 6 6 / 6 %, T = 7 2 / 3 % faster); one row is not (level, the kernel alone slower).
+// rows on Zen 5 (whole passes, alternated, one core / two: T = 2 5 / 9 %, T = 4 11 / 8 %,
+// T = 5 10 / 7 %, T = 6 6 / 6 %, T = 7 2 / 3 % faster), but not on Zen 4 (small_m.c); one
+// row is not (level, the kernel alone slower).
 #define KB_DEEP 64
 // Software prefetch into L2, issued by the first row group only: without trans_b the same
 // columns PF_NN rows further down (two blocks ahead: the hardware prefetcher does not
@@ -135,10 +137,9 @@ static inline __attribute__((always_inline)) const float *CAT(ahead_nn, SFX)(con
 // them: b's rows N·4 bytes apart can all fall in one L1 set (N = 3072: 12 KiB), and 16 of
 // them then evict each other before the second group reads them (M = 16 ran at half speed).
 static void CAT(rows_nn, SFX)(float *out, const float *ap, const float *bk, const float *bias, int M, int N, int n0,
-                              int n1, int kn, int pf_rows, bool first, bool last, float alpha) TARGET;
+                              int n1, int kn, int pf_rows, bool deep, bool first, bool last, float alpha) TARGET;
 static void CAT(rows_nn, SFX)(float *out, const float *ap, const float *bk, const float *bias, int M, int N, int n0,
-                              int n1, int kn, int pf_rows, bool first, bool last, float alpha) {
-  bool deep = M >= DEEP_FROM;
+                              int n1, int kn, int pf_rows, bool deep, bool first, bool last, float alpha) {
   if (M <= ROWS_FEW) {  // one row group
     for (int n = n0; n < n1; n += NV_FEW * W) {
       int ahead_rows;
@@ -176,23 +177,26 @@ static void CAT(rows_nn, SFX)(float *out, const float *ap, const float *bk, cons
 // a's block is copied k-major first (its rows lda·4 bytes apart share L1 sets too, and one
 // line then holds a column of every row); the columns past the last whole tile are a plain
 // loop. pf_rows: how many rows b has from its first, for the prefetch (b may be a segment of
-// a longer matrix). c0 is a multiple of the tile width, c1 one too or N.
+// a longer matrix). Blocks are deep (KB_DEEP rows) when M >= deep_from. c0 is a multiple
+// of the tile width, c1 one too or N.
 static void CAT(matmul_nn, SFX)(float *out, const float *a, int lda, const float *b, const float *bias, int M, int K,
-                                int N, float alpha, int c0, int c1, int pf_rows) TARGET;
+                                int N, float alpha, int c0, int c1, int pf_rows, int deep_from) TARGET;
 static void CAT(matmul_nn, SFX)(float *out, const float *a, int lda, const float *b, const float *bias, int M, int K,
-                                int N, float alpha, int c0, int c1, int pf_rows) {
+                                int N, float alpha, int c0, int c1, int pf_rows, int deep_from) {
   if (K == 0) {  // alpha · 0 + bias
     matmul_scalar(out, a, lda, b, bias, M, K, N, false, alpha, c0, c1);
     return;
   }
   int tile = (M <= ROWS_FEW ? NV_FEW : NV) * W, n_main = N / tile * tile, end = c1 < n_main ? c1 : n_main;
   float ap[KB_DEEP * AP_LD];
-  int kb = M >= DEEP_FROM ? KB_DEEP : KB;
+  bool deep = M >= deep_from;
+  int kb = deep ? KB_DEEP : KB;
   for (int k0 = 0; k0 < K; k0 += kb) {
     int kn = K - k0 < kb ? K - k0 : kb;
     for (int i = 0; i < kn; i++)
       for (int m = 0; m < M; m++) ap[i * AP_LD + m] = a[(size_t)m * lda + k0 + i];
-    CAT(rows_nn, SFX)(out, ap, b + (size_t)k0 * N, bias, M, N, c0, end, kn, pf_rows - k0, k0 == 0, k0 + kn == K, alpha);
+    CAT(rows_nn, SFX)
+    (out, ap, b + (size_t)k0 * N, bias, M, N, c0, end, kn, pf_rows - k0, deep, k0 == 0, k0 + kn == K, alpha);
   }
   if (c1 == N && n_main < N) tail_nn(out, a, lda, b, bias, M, K, N, n_main > c0 ? n_main : c0, alpha);
 }

@@ -1,7 +1,8 @@
-// small_m_nt_lanes: the trans_b product with 5..16 rows on AVX-512, included by small_m.c
-// inside its AVX-512 target region. a's rows are transposed into the lanes of one vector
-// (at: (k, 16), row m in lane m, lanes past M zero), so each column n of out, for every
-// row at once, is Σ_k at[k] · b[n][k]: one FMA per k with b's element broadcast from
+// small_m_nt_lanes: the trans_b product with more rows than the dot-product tiles take
+// (small_m.c: 4..16 or 9..16 rows, by core) on AVX-512, included by small_m.c inside its
+// AVX-512 target region. a's rows are transposed into the lanes of one vector (at: (k, 16),
+// row m in lane m, lanes past M zero), so each column n of out, for every row at once, is
+// Σ_k at[k] · b[n][k]: one FMA per k with b's element broadcast from
 // memory, LANE_COLS columns of b at a time. No horizontal sums, and a's rows come from L1
 // or L2 once per k instead of once per row group (the dot-product tiles' 16 rows read 48
 // KiB of a for every B tile, more than L1 holds). Each element is one lane's sum in k

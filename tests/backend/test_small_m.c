@@ -1,5 +1,6 @@
 // The small-M products (src/backend/small_m.c) against a naive loop in double, with every
-// kernel this CPU has (plain, AVX2+FMA, AVX-512), at every M they serve (1..16), with and
+// kernel this CPU has (plain, AVX2+FMA, AVX-512 and AVX-512 tuned for cores that run it in
+// 256-bit halves: both on every AVX-512 CPU), at every M they serve (1..16), with and
 // without trans_b, bias and a scale, on widths that exercise the vector tails and the
 // K-blocks (K = 1, 7, 64, 65, 130, 768, 2100; N = 1, 5, 31, 33, 37, 100, 2304), and
 // products without trans_b in K segments (small_m.h; K = 384, 385, 1000, 3072).
@@ -32,7 +33,8 @@ static float *rand_vec(size_t n) {
 }
 
 static const char *isa_name(tt_small_m_isa isa) {
-  return isa == TT_ISA_AVX512 ? "avx512" : isa == TT_ISA_AVX2 ? "avx2" : "scalar";
+  static const char *const names[] = {"scalar", "avx2", "avx512", "avx512-halves"};
+  return names[isa];
 }
 
 // out (M,N) = alpha · a · b + bias as the backend computes it over K segments: each
@@ -119,20 +121,38 @@ static void test_avx512(void **state) {
   (void)state;
   check_isa(TT_ISA_AVX512);
 }
+static void test_avx512_halves(void **state) {
+  (void)state;
+  check_isa(TT_ISA_AVX512_HALVES);
+}
 
-// The run-time choice is the widest kernel the CPU has, and the default entry point gives
-// the same bits as that kernel.
+static bool available(tt_small_m_isa isa) {
+  float probe = 0.0f, one = 1.0f;
+  return tt_small_m_matmul_isa(isa, &probe, &one, &one, NULL, 1, 1, 1, false, 1.0f);
+}
+
+// The run-time choice is the widest kernel set the CPU has (one of the two AVX-512 sets
+// wherever AVX-512 is), and the default entry point gives the same bits as that set, with
+// and without trans_b at 6 rows, where the two AVX-512 sets take different kernels.
 static void test_dispatch(void **state) {
   (void)state;
   tt_small_m_isa best = tt_small_m_best_isa();
-  float probe = 0.0f, one = 1.0f;
-  for (int isa = (int)best + 1; isa <= (int)TT_ISA_AVX512; isa++)
-    assert_false(tt_small_m_matmul_isa((tt_small_m_isa)isa, &probe, &one, &one, NULL, 1, 1, 1, false, 1.0f));
-  float *a = rand_vec(5 * 100), *b = rand_vec(100 * 70), *x = malloc(5 * 70 * sizeof *x),
-        *y = malloc(5 * 70 * sizeof *y);
-  tt_small_m_matmul(x, a, b, NULL, 5, 100, 70, false, 1.0f);
-  assert_true(tt_small_m_matmul_isa(best, y, a, b, NULL, 5, 100, 70, false, 1.0f));
-  assert_memory_equal(x, y, 5 * 70 * sizeof *x);
+  assert_true(available(TT_ISA_SCALAR) && available(best));
+  assert_int_equal(available(TT_ISA_AVX512), available(TT_ISA_AVX512_HALVES));
+  tt_small_m_isa widest = available(TT_ISA_AVX512) ? TT_ISA_AVX512
+                          : available(TT_ISA_AVX2) ? TT_ISA_AVX2
+                                                   : TT_ISA_SCALAR;
+  if (widest == TT_ISA_AVX512)
+    assert_true(best == TT_ISA_AVX512 || best == TT_ISA_AVX512_HALVES);
+  else
+    assert_int_equal(best, widest);
+  float *a = rand_vec(6 * 500), *b = rand_vec(500 * 200), *x = malloc(6 * 200 * sizeof *x),
+        *y = malloc(6 * 200 * sizeof *y);
+  for (int tb = 0; tb < 2; tb++) {
+    tt_small_m_matmul(x, a, b, NULL, 6, 500, 200, tb, 1.0f);
+    assert_true(tt_small_m_matmul_isa(best, y, a, b, NULL, 6, 500, 200, tb, 1.0f));
+    assert_memory_equal(x, y, 6 * 200 * sizeof *x);
+  }
   printf("# dispatch: %s\n", isa_name(best));
   free(a), free(b), free(x), free(y);
 }
@@ -143,9 +163,8 @@ static void test_column_ranges(void **state) {
   (void)state;
   static const int shapes[][2] = {{65, 97}, {768, 2304}, {130, 1001}, {0, 200}};  // K, N
   const int A = TT_SMALL_M_COL_ALIGN;
-  for (int isa = TT_ISA_SCALAR; isa <= TT_ISA_AVX512; isa++) {
-    float probe = 0.0f, one = 1.0f;
-    if (!tt_small_m_matmul_isa((tt_small_m_isa)isa, &probe, &one, &one, NULL, 1, 1, 1, false, 1.0f)) continue;
+  for (int isa = TT_ISA_SCALAR; isa <= TT_ISA_AVX512_HALVES; isa++) {
+    if (!available((tt_small_m_isa)isa)) continue;
     for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
       for (int M = 1; M <= TT_SMALL_M_MAX; M += 5)
         for (int tb = 0; tb < 2; tb++) {
@@ -195,8 +214,9 @@ static void test_segment_ranges(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_scalar),        cmocka_unit_test(test_avx2),
-                                     cmocka_unit_test(test_avx512),        cmocka_unit_test(test_dispatch),
-                                     cmocka_unit_test(test_column_ranges), cmocka_unit_test(test_segment_ranges)};
+                                     cmocka_unit_test(test_avx512),        cmocka_unit_test(test_avx512_halves),
+                                     cmocka_unit_test(test_dispatch),      cmocka_unit_test(test_column_ranges),
+                                     cmocka_unit_test(test_segment_ranges)};
   int failed = cmocka_run_group_tests(tests, NULL, NULL);
   return failed ? failed : (n_kernels_run > 0 ? 0 : 1);
 }
