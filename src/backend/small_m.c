@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-// The AVX-512 kernels' two choices by the number of rows M, which differ between cores that
+// The AVX-512 kernels' choices by the number of rows M, which differ between cores that
 // have whole 512-bit FMA units (Zen 5, Intel's server cores) and cores that run each 512-bit
 // operation as two 256-bit halves (Zen 4: half the FMAs per cycle, so a kernel that wastes
 // FMAs becomes bound by them):
@@ -19,18 +19,27 @@
 //   -> 7.3 ms). On Zen 4 the lanes' wasted FMAs bind below 9 rows: the unembedding at T = 4 /
 //   6 / 8 took 11.6 / 11.8 / 11.9 ms as lanes and 7.5 / 6.6 / 8.4 as tiles (one core), level
 //   at 10-12 rows, and 12.0 against 13.5-15.3 as lanes at 14-16.
-// - deep_from: products without trans_b take deep blocks of b from this many rows on
+// - nn.wide_up_to: products without trans_b of at most ROWS_FEW rows (one row group) take
+//   tiles NV_FEW vectors wide up to this many rows, NV above (small_m_body.h): up to 4 on
+//   Zen 5 (1 and 2 rows ran at 1.1-1.3x the GB/s); up to 2 on Zen 4, where 3 and 4 rows in
+//   the narrower tiles made whole passes 6 % and 3-8 % faster, and 1 row 3-8 % slower (one
+//   core, alternated).
+// - nn.deep_from: products without trans_b take deep blocks of b from this many rows on
 //   (small_m_body.h). From 2 rows on Zen 5; from 8 on Zen 4, where deep blocks for 2..7 rows
 //   made whole passes slower (T = 2 / 4, one core, alternated: 3 / 5 %).
 typedef struct {
-  int nt_tiles_up_to, deep_from;
+  int wide_up_to, deep_from;
+} nn_rows_choice;
+// Without trans_b, products with up to this many rows take one row group.
+#define ROWS_FEW 4
+typedef struct {
+  int nt_tiles_up_to;
+  nn_rows_choice nn;
 } avx512_tuning;
 
 static avx512_tuning tuning_for(tt_small_m_isa isa) {
-  return isa == TT_ISA_AVX512_HALVES ? (avx512_tuning){8, 8} : (avx512_tuning){3, 2};
+  return isa == TT_ISA_AVX512_HALVES ? (avx512_tuning){8, {2, 8}} : (avx512_tuning){3, {4, 2}};
 }
-// Without trans_b, products with up to this many rows take wider tiles (NV_FEW vectors).
-#define ROWS_FEW 4
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -178,14 +187,15 @@ static void product_cols(tt_small_m_isa isa, float *out, const float *a, int lda
   case TT_ISA_AVX512_HALVES: {
     avx512_tuning t = tuning_for(isa);
     if (!trans_b)
-      matmul_nn_avx512(out, a, lda, b, bias, M, K, N, alpha, c0, c1, pf_rows, t.deep_from);
+      matmul_nn_avx512(out, a, lda, b, bias, M, K, N, alpha, c0, c1, pf_rows, t.nn);
     else
       (M > t.nt_tiles_up_to ? matmul_nt_lanes_avx512 : matmul_nt_avx512)(out, a, b, bias, M, K, N, alpha, c0, c1);
     return;
   }
-  case TT_ISA_AVX2:  // deep blocks never: not measured on an AVX2 machine
+  case TT_ISA_AVX2:  // wide tiles up to 4 rows (one row group), deep blocks never: not measured there
     if (!trans_b)
-      matmul_nn_avx2(out, a, lda, b, bias, M, K, N, alpha, c0, c1, pf_rows, TT_SMALL_M_MAX + 1);
+      matmul_nn_avx2(out, a, lda, b, bias, M, K, N, alpha, c0, c1, pf_rows,
+                     (nn_rows_choice){ROWS_FEW, TT_SMALL_M_MAX + 1});
     else
       matmul_nt_avx2(out, a, b, bias, M, K, N, alpha, c0, c1);
     return;

@@ -4,10 +4,12 @@
 //   VEC            the vector type (W floats)     W       floats per vector
 //   LOAD(p) STORE(p, v) FMA(a, b, c) (a·b + c) SET1(x) ZERO() HSUM(v)
 //   MR NV          rows and vectors per register tile (MR·NV accumulators)
-//   NV_FEW         vectors per tile without trans_b when a has at most ROWS_FEW rows
+//   NV_FEW         vectors per tile without trans_b in wide tiles (below)
 //   NB             B rows per tile with trans_b (MR·NB accumulators)
-// The products without trans_b take deep blocks (KB_DEEP rows of b) from deep_from rows of a
-// on, an argument: the best count depends on the core, not only on its instruction set.
+// The products without trans_b take wide tiles (NV_FEW vectors, one row group) up to
+// ch.wide_up_to rows of a and deep blocks (KB_DEEP rows of b) from ch.deep_from rows on
+// (nn_rows_choice, small_m.c): the best counts depend on the core, not only on its
+// instruction set.
 // Shape legend: M rows of a, K the shared width, N columns of the result.
 #define CAT_(a, b) a##_##b
 #define CAT(a, b) CAT_(a, b)
@@ -129,24 +131,33 @@ static inline __attribute__((always_inline)) const float *CAT(ahead_nn, SFX)(con
   return col < n1 ? bk + col : bk + (size_t)kn * N + n0 + (col - n1);
 }
 
-// Every column tile [n0, n1) (whole tiles of NV·W, or NV_FEW·W with at most ROWS_FEW rows:
-// one or two rows of a ran at 1.1-1.3x the GB/s in wider tiles) of one block of kn rows of
+// Every column tile [n0, n1) (whole tiles of NV·W, or NV_FEW·W when wide: on Zen 5 one or
+// two rows of a ran at 1.1-1.3x the GB/s in wider tiles) of one block of kn rows of
 // b (bk: its first row), row groups of MR in each; each tile call has a constant mr and
 // nv. The first row group reads
 // the tile from b and, when more groups follow, copies it into one contiguous buffer for
 // them: b's rows N·4 bytes apart can all fall in one L1 set (N = 3072: 12 KiB), and 16 of
 // them then evict each other before the second group reads them (M = 16 ran at half speed).
 static void CAT(rows_nn, SFX)(float *out, const float *ap, const float *bk, const float *bias, int M, int N, int n0,
-                              int n1, int kn, int pf_rows, bool deep, bool first, bool last, float alpha) TARGET;
+                              int n1, int kn, int pf_rows, bool wide, bool deep, bool first, bool last,
+                              float alpha) TARGET;
 static void CAT(rows_nn, SFX)(float *out, const float *ap, const float *bk, const float *bias, int M, int N, int n0,
-                              int n1, int kn, int pf_rows, bool deep, bool first, bool last, float alpha) {
+                              int n1, int kn, int pf_rows, bool wide, bool deep, bool first, bool last, float alpha) {
   if (M <= ROWS_FEW) {  // one row group
-    for (int n = n0; n < n1; n += NV_FEW * W) {
+    int tile = (wide ? NV_FEW : NV) * W;
+    for (int n = n0; n < n1; n += tile) {
       int ahead_rows;
-      const float *ahead = CAT(ahead_nn, SFX)(bk, N, n, n0, n1, NV_FEW * W, kn, pf_rows, deep, &ahead_rows);
-#define TILE_FEW(r) \
-  CAT(tile_nn, SFX)(r, NV_FEW, out, ap, bk + n, N, NULL, bias, N, n, kn, ahead, ahead_rows, first, last, alpha)
-      SMALL_M_ROWS_SWITCH(M, TILE_FEW);
+      const float *ahead = CAT(ahead_nn, SFX)(bk, N, n, n0, n1, tile, kn, pf_rows, deep, &ahead_rows);
+#define TILE_FEW(r, nv) \
+  CAT(tile_nn, SFX)(r, nv, out, ap, bk + n, N, NULL, bias, N, n, kn, ahead, ahead_rows, first, last, alpha)
+#define TILE_WIDE(r) TILE_FEW(r, NV_FEW)
+#define TILE_NARROW(r) TILE_FEW(r, NV)
+      if (wide)
+        SMALL_M_ROWS_SWITCH(M, TILE_WIDE);
+      else
+        SMALL_M_ROWS_SWITCH(M, TILE_NARROW);
+#undef TILE_NARROW
+#undef TILE_WIDE
 #undef TILE_FEW
     }
     return;
@@ -177,26 +188,26 @@ static void CAT(rows_nn, SFX)(float *out, const float *ap, const float *bk, cons
 // a's block is copied k-major first (its rows lda·4 bytes apart share L1 sets too, and one
 // line then holds a column of every row); the columns past the last whole tile are a plain
 // loop. pf_rows: how many rows b has from its first, for the prefetch (b may be a segment of
-// a longer matrix). Blocks are deep (KB_DEEP rows) when M >= deep_from. c0 is a multiple
-// of the tile width, c1 one too or N.
+// a longer matrix). ch: which rows take wide tiles and deep blocks. c0 is a multiple of the
+// tile width, c1 one too or N.
 static void CAT(matmul_nn, SFX)(float *out, const float *a, int lda, const float *b, const float *bias, int M, int K,
-                                int N, float alpha, int c0, int c1, int pf_rows, int deep_from) TARGET;
+                                int N, float alpha, int c0, int c1, int pf_rows, nn_rows_choice ch) TARGET;
 static void CAT(matmul_nn, SFX)(float *out, const float *a, int lda, const float *b, const float *bias, int M, int K,
-                                int N, float alpha, int c0, int c1, int pf_rows, int deep_from) {
+                                int N, float alpha, int c0, int c1, int pf_rows, nn_rows_choice ch) {
   if (K == 0) {  // alpha · 0 + bias
     matmul_scalar(out, a, lda, b, bias, M, K, N, false, alpha, c0, c1);
     return;
   }
-  int tile = (M <= ROWS_FEW ? NV_FEW : NV) * W, n_main = N / tile * tile, end = c1 < n_main ? c1 : n_main;
+  bool wide = M <= ROWS_FEW && M <= ch.wide_up_to, deep = M >= ch.deep_from;
+  int tile = (wide ? NV_FEW : NV) * W, n_main = N / tile * tile, end = c1 < n_main ? c1 : n_main;
   float ap[KB_DEEP * AP_LD];
-  bool deep = M >= deep_from;
   int kb = deep ? KB_DEEP : KB;
   for (int k0 = 0; k0 < K; k0 += kb) {
     int kn = K - k0 < kb ? K - k0 : kb;
     for (int i = 0; i < kn; i++)
       for (int m = 0; m < M; m++) ap[i * AP_LD + m] = a[(size_t)m * lda + k0 + i];
     CAT(rows_nn, SFX)
-    (out, ap, b + (size_t)k0 * N, bias, M, N, c0, end, kn, pf_rows - k0, deep, k0 == 0, k0 + kn == K, alpha);
+    (out, ap, b + (size_t)k0 * N, bias, M, N, c0, end, kn, pf_rows - k0, wide, deep, k0 == 0, k0 + kn == K, alpha);
   }
   if (c1 == N && n_main < N) tail_nn(out, a, lda, b, bias, M, K, N, n_main > c0 ? n_main : c0, alpha);
 }
