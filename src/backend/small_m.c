@@ -7,7 +7,12 @@
 
 #include <stddef.h>
 
-// The AVX-512 kernels' choices by the number of rows M, which differ between cores that
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define TT_SMALL_M_X86 1
+#endif
+
+// The kernels' choices by the number of rows M. On AVX-512 they differ between cores that
 // have whole 512-bit FMA units (Zen 5, Intel's server cores) and cores that run each 512-bit
 // operation as two 256-bit halves (Zen 4: half the FMAs per cycle, so a kernel that wastes
 // FMAs becomes bound by them):
@@ -19,8 +24,8 @@
 //   -> 7.3 ms). On Zen 4 the lanes' wasted FMAs bind below 9 rows: the unembedding at T = 4 /
 //   6 / 8 took 11.6 / 11.8 / 11.9 ms as lanes and 7.5 / 6.6 / 8.4 as tiles (one core), level
 //   at 10-12 rows, and 12.0 against 13.5-15.3 as lanes at 14-16.
-// - nn.wide_up_to: products without trans_b of at most ROWS_FEW rows (one row group) take
-//   tiles NV_FEW vectors wide up to this many rows, NV above (small_m_body.h): up to 4 on
+// - nn.wide_up_to (at most ROWS_FEW): products without trans_b of at most ROWS_FEW rows (one
+//   row group) take tiles NV_FEW vectors wide up to this many rows, NV above: up to 4 on
 //   Zen 5 (1 and 2 rows ran at 1.1-1.3x the GB/s); up to 2 on Zen 4, where 3 and 4 rows in
 //   the narrower tiles made whole passes 6 % and 3-8 % faster, and 1 row 3-8 % slower (one
 //   core, alternated).
@@ -32,18 +37,25 @@ typedef struct {
 } nn_rows_choice;
 // Without trans_b, products with up to this many rows take one row group.
 #define ROWS_FEW 4
+
+#ifdef TT_SMALL_M_X86
 typedef struct {
   int nt_tiles_up_to;
   nn_rows_choice nn;
-} avx512_tuning;
+} kernel_choice;
 
-static avx512_tuning tuning_for(tt_small_m_isa isa) {
-  return isa == TT_ISA_AVX512_HALVES ? (avx512_tuning){8, {2, 8}} : (avx512_tuning){3, {4, 2}};
+// AVX2 (not measured on an AVX2 machine): tiles for every trans_b product, wide tiles up to
+// ROWS_FEW rows, deep blocks never.
+static kernel_choice choice_for(tt_small_m_isa isa) {
+  switch (isa) {
+  case TT_ISA_AVX512_HALVES:
+    return (kernel_choice){8, {2, 8}};
+  case TT_ISA_AVX512:
+    return (kernel_choice){3, {ROWS_FEW, 2}};
+  default:
+    return (kernel_choice){TT_SMALL_M_MAX, {ROWS_FEW, TT_SMALL_M_MAX + 1}};
+  }
 }
-
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-#define TT_SMALL_M_X86 1
 #endif
 
 // Columns [n0, N) of out (M,N) = alpha · a (M,K; rows lda apart) · b (K,N) + bias, plain loops.
@@ -181,21 +193,21 @@ static void product_cols(tt_small_m_isa isa, float *out, const float *a, int lda
                          int M, int K, int N, bool trans_b, float alpha, int c0, int c1, int pf_rows) {
   TT_ASSERT(c0 % TT_SMALL_M_COL_ALIGN == 0 && (c1 % TT_SMALL_M_COL_ALIGN == 0 || c1 == N) && c0 <= c1 && c1 <= N);
   TT_ASSERT(M >= 1 && M <= TT_SMALL_M_MAX && (lda == K || !trans_b));
+#ifdef TT_SMALL_M_X86
+  kernel_choice choice = choice_for(isa);
+#endif
   switch (isa) {
 #ifdef TT_SMALL_M_X86
   case TT_ISA_AVX512:
-  case TT_ISA_AVX512_HALVES: {
-    avx512_tuning t = tuning_for(isa);
+  case TT_ISA_AVX512_HALVES:
     if (!trans_b)
-      matmul_nn_avx512(out, a, lda, b, bias, M, K, N, alpha, c0, c1, pf_rows, t.nn);
+      matmul_nn_avx512(out, a, lda, b, bias, M, K, N, alpha, c0, c1, pf_rows, choice.nn);
     else
-      (M > t.nt_tiles_up_to ? matmul_nt_lanes_avx512 : matmul_nt_avx512)(out, a, b, bias, M, K, N, alpha, c0, c1);
+      (M > choice.nt_tiles_up_to ? matmul_nt_lanes_avx512 : matmul_nt_avx512)(out, a, b, bias, M, K, N, alpha, c0, c1);
     return;
-  }
-  case TT_ISA_AVX2:  // wide tiles up to 4 rows (one row group), deep blocks never: not measured there
+  case TT_ISA_AVX2:
     if (!trans_b)
-      matmul_nn_avx2(out, a, lda, b, bias, M, K, N, alpha, c0, c1, pf_rows,
-                     (nn_rows_choice){ROWS_FEW, TT_SMALL_M_MAX + 1});
+      matmul_nn_avx2(out, a, lda, b, bias, M, K, N, alpha, c0, c1, pf_rows, choice.nn);
     else
       matmul_nt_avx2(out, a, b, bias, M, K, N, alpha, c0, c1);
     return;

@@ -198,7 +198,7 @@ static void CAT(matmul_nn, SFX)(float *out, const float *a, int lda, const float
     matmul_scalar(out, a, lda, b, bias, M, K, N, false, alpha, c0, c1);
     return;
   }
-  bool wide = M <= ROWS_FEW && M <= ch.wide_up_to, deep = M >= ch.deep_from;
+  bool wide = M <= ch.wide_up_to, deep = M >= ch.deep_from;  // wide_up_to <= ROWS_FEW
   int tile = (wide ? NV_FEW : NV) * W, n_main = N / tile * tile, end = c1 < n_main ? c1 : n_main;
   float ap[KB_DEEP * AP_LD];
   int kb = deep ? KB_DEEP : KB;
