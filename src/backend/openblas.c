@@ -216,7 +216,7 @@ static tt_status host_matmul(tt_backend *be, tt_buf out, tt_buf a, tt_buf b, tt_
   float *o = out_of(out);
   if (tt_buf_is_set(bias)) NEED(bias, N);
   if (b.panels && trans_b == b.trans_b)  // the product the panels were made for: a · P, P (K,N)
-    return tt_openblas_panels_matmul(be, o, in(a), in(b), tt_buf_is_set(bias) ? in(bias) : NULL, M, K, N);
+    return tt_openblas_panels_matmul(be, o, in(a), in(b), tt_buf_is_set(bias) ? in(bias) : NULL, M, K, N, err);
   if (b.panels) {  // the backward pass's a · Pᵀ: P (N,K) in row-major order again, as a b with trans_b
     const float *p = tt_openblas_unpacked(be, in(b), N, K);
     if (!p) return tt_fail(err, TT_ERR_NOMEM, "openblas: cannot unpack a (%d, %d) weight", N, K);
@@ -607,7 +607,7 @@ static void host_destroy(tt_backend *be) {
   openblas_impl *im = be->impl;
   if (im)
     tt_host_pool_destroy(im->pool), free(im->scratch), free(im->mid_a), free(im->mid_b), free(im->segments),
-        free(im->unpacked);
+        free(im->unpacked), free(im->panels_a);
   free(be->impl);
   free(be);
 }

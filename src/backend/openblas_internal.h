@@ -20,6 +20,8 @@ typedef struct {
   size_t segment_floats;
   float *unpacked;  // a packed weight in row-major order again, for a · wᵀ: unpacked_floats
   size_t unpacked_floats;
+  float *panels_a;  // a in row blocks for the products with weights in panels: panels_a_floats
+  size_t panels_a_floats;
 } openblas_impl;
 
 // The floats an op reads through view b (writable or read-only host memory).
@@ -44,7 +46,7 @@ tt_status tt_openblas_pack_weight(tt_backend *be, const float *w, int K, int N, 
                                   tt_error *err);
 void tt_openblas_release_panels(tt_buf *b);  // be->release of a buffer from pack_weight
 tt_status tt_openblas_panels_matmul(tt_backend *be, float *o, const float *a, const float *panels, const float *bias,
-                                    int M, int K, int N);
+                                    int M, int K, int N, tt_error *err);
 const float *tt_openblas_unpacked(tt_backend *be, const float *panels, int K, int N);
 
 // One thread for small products, every thread for large ones (openblas.c).

@@ -4,6 +4,7 @@
 
 #include "core/core.h"
 
+#include <stdint.h>
 #include <string.h>
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -11,9 +12,9 @@
 #define TT_PANELS_X86 1
 #endif
 
-#define ROW_BLOCK 16  // rows whose sums (16 × 32 floats, 2 KiB) stay in L1 through a panel
-#define GROUP 12      // rows per register group: 12 × 2 vectors of sums, 2 of the panel row
-#define CHUNK 32      // panel rows (4 KiB) that every group of a block reads while in L1
+#define ROW_BLOCK TT_PANEL_ROWS  // rows whose sums (16 × 32 floats, 2 KiB) stay in L1 through a panel
+#define GROUP 12                 // rows per register group: 12 × 2 vectors of sums, 2 of the panel row
+#define CHUNK 32                 // panel rows (4 KiB) that every group of a block reads while in L1
 // (GPT-2 small's (768, 3072) at M = 16, one core: groups of 12 and chunks of 32 rows 171
 // GFLOP/s; groups of 8 153-162, chunks of 64 or 128 rows 149-153.)
 
@@ -64,12 +65,18 @@ void tt_panels_unpack(float *b, const float *panels, int K, int N) {
   }
 }
 
+// Block b of a (rows r0 + [0, r)) packed the plain way from k = k0 on: r values per k.
+static void pack_a_rows(float *blk, const float *a, int K, int r0, int r, int k0) {
+  for (int k = k0; k < K; k++)
+    for (int i = 0; i < r; i++) blk[(size_t)k * r + i] = a[(size_t)(r0 + i) * K + k];
+}
+
 #ifdef TT_PANELS_X86
 #define TARGET __attribute__((target("avx512f")))
 #define INLINE __attribute__((always_inline)) inline
 
-// sums (R,32) += a (R rows, lda apart; kn of them from the chunk's first k) · chunk
-// (kn, 32), in k order; ahead (when set) is prefetched into L1, a panel row per k.
+// sums (R,32) += a (R rows side by side, lda floats per k; kn k's from the chunk's first)
+// · chunk (kn, 32), in k order; ahead (when set) is prefetched into L1, a panel row per k.
 TARGET static INLINE void group_chunk(int R, float *sums, const float *a, int lda, const float *chunk, int kn,
                                       const float *ahead) {
   __m512 s[GROUP][2];
@@ -87,7 +94,7 @@ TARGET static INLINE void group_chunk(int R, float *sums, const float *a, int ld
     __m512 b1 = _mm512_load_ps(chunk + (size_t)k * TT_PANEL_COLS + 16);
 #pragma GCC unroll 12
     for (int r = 0; r < R; r++) {
-      __m512 x = _mm512_set1_ps(a[(size_t)r * lda + k]);
+      __m512 x = _mm512_set1_ps(a[(size_t)k * lda + r]);
       s[r][0] = _mm512_fmadd_ps(x, b0, s[r][0]);
       s[r][1] = _mm512_fmadd_ps(x, b1, s[r][1]);
     }
@@ -110,7 +117,8 @@ TARGET static void group_rows(int R, float *sums, const float *a, int lda, const
   }
 }
 
-// out rows (rows <= ROW_BLOCK, N apart), columns [c0, c0 + w) = a (rows, K) · panel + bias.
+// out rows (rows <= ROW_BLOCK, N apart), columns [c0, c0 + w) = a (rows, K; packed: K
+// rows of `rows` floats) · panel + bias.
 TARGET static void block_product(float *out, const float *a, const float *panel, const float *bias, int rows, int K,
                                  int N, int c0, int w) {
   float sums[ROW_BLOCK * TT_PANEL_COLS] __attribute__((aligned(64)));
@@ -120,14 +128,56 @@ TARGET static void block_product(float *out, const float *a, const float *panel,
     const float *chunk = panel + (size_t)k0 * TT_PANEL_COLS;
     const float *ahead = chunk + (size_t)CHUNK * TT_PANEL_COLS;  // the next chunk (past the end: a harmless hint)
     for (int g = 0; g < rows; g += GROUP)
-      group_rows(rows - g < GROUP ? rows - g : GROUP, sums + g * TT_PANEL_COLS, a + (size_t)g * K + k0, K, chunk, kn,
-                 g == 0 ? ahead : NULL);
+      group_rows(rows - g < GROUP ? rows - g : GROUP, sums + g * TT_PANEL_COLS, a + (size_t)k0 * rows + g, rows, chunk,
+                 kn, g == 0 ? ahead : NULL);
   }
   for (int r = 0; r < rows; r++)
     for (int c = 0; c < w; c++)
       out[(size_t)r * N + c0 + c] = sums[r * TT_PANEL_COLS + c] + (bias ? bias[c0 + c] : 0.0f);
 }
+
+// dst (16, 16) = the (16, 16) block at src (rows lds floats apart) transposed: 16 rows
+// unpacked by pairs of floats, then of doubles, then exchanged by 128-bit lanes twice.
+TARGET static void transpose16(float *dst, const float *src, size_t lds) {
+  __m512 r[16], t[16];
+  for (int i = 0; i < 16; i++) r[i] = _mm512_loadu_ps(src + (size_t)i * lds);
+  for (int i = 0; i < 8; i++) {
+    t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+  }
+  for (int i = 0; i < 4; i++) {
+    __m512d a = _mm512_castps_pd(t[4 * i]), b = _mm512_castps_pd(t[4 * i + 1]);
+    __m512d c = _mm512_castps_pd(t[4 * i + 2]), d = _mm512_castps_pd(t[4 * i + 3]);
+    r[4 * i] = _mm512_castpd_ps(_mm512_unpacklo_pd(a, c));
+    r[4 * i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a, c));
+    r[4 * i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(b, d));
+    r[4 * i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(b, d));
+  }
+  for (int i = 0; i < 2; i++)
+    for (int j = 0; j < 4; j++) {
+      t[8 * i + j] = _mm512_shuffle_f32x4(r[8 * i + j], r[8 * i + j + 4], 0x88);
+      t[8 * i + j + 4] = _mm512_shuffle_f32x4(r[8 * i + j], r[8 * i + j + 4], 0xdd);
+    }
+  for (int j = 0; j < 8; j++) {
+    r[j] = _mm512_shuffle_f32x4(t[j], t[j + 8], 0x88);
+    r[j + 8] = _mm512_shuffle_f32x4(t[j], t[j + 8], 0xdd);
+  }
+  for (int i = 0; i < 16; i++) _mm512_store_ps(dst + i * 16, r[i]);
+}
 #endif
+
+void tt_panels_pack_a(float *ap, const float *a, int M, int K, int b0, int b1) {
+  TT_ASSERT(b0 >= 0 && b0 <= b1 && b1 <= tt_panels_row_blocks(M));
+  for (int b = b0; b < b1; b++) {
+    int r0 = b * ROW_BLOCK, r = M - r0 < ROW_BLOCK ? M - r0 : ROW_BLOCK, k0 = 0;
+    float *blk = ap + (size_t)r0 * K;
+#ifdef TT_PANELS_X86
+    if (r == ROW_BLOCK && ((uintptr_t)blk & 63) == 0 && tt_panels_available())  // 16 k's at a time
+      for (; k0 + 16 <= K; k0 += 16) transpose16(blk + (size_t)k0 * ROW_BLOCK, a + (size_t)r0 * K + k0, (size_t)K);
+#endif
+    pack_a_rows(blk, a, K, r0, r, k0);
+  }
+}
 
 bool tt_panels_available(void) {
 #ifdef TT_PANELS_X86
@@ -138,17 +188,17 @@ bool tt_panels_available(void) {
 #endif
 }
 
-void tt_panels_matmul(float *out, const float *a, const float *panels, const float *bias, int M, int K, int N, int p0,
+void tt_panels_matmul(float *out, const float *ap, const float *panels, const float *bias, int M, int K, int N, int p0,
                       int p1) {
   TT_ASSERT(M >= 1 && p0 >= 0 && p0 <= p1 && p1 <= tt_panels_count(N));
 #ifdef TT_PANELS_X86
   for (int p = p0; p < p1; p++) {  // a panel stays in L2 while every block of rows reads it
     for (int m0 = 0; m0 < M; m0 += ROW_BLOCK)
-      block_product(out + (size_t)m0 * N, a + (size_t)m0 * K, panels + panel_start(K, p), bias,
+      block_product(out + (size_t)m0 * N, ap + (size_t)m0 * K, panels + panel_start(K, p), bias,
                     M - m0 < ROW_BLOCK ? M - m0 : ROW_BLOCK, K, N, p * TT_PANEL_COLS, panel_width(N, p));
   }
 #else
-  (void)out, (void)a, (void)panels, (void)bias, (void)K;
+  (void)out, (void)ap, (void)panels, (void)bias, (void)K;
   TT_ASSERT(0 && "panel products need AVX-512");
 #endif
 }

@@ -1,5 +1,7 @@
 // The weights in column panels (src/backend/panels.c, src/backend/openblas_panels.c):
 // - pack and unpack are inverses, and the pad columns of the last panel are zero;
+// - a's row blocks (tt_panels_pack_a) hold every element where panels.h says, at every M
+//   from 1 to 40 and K with and without a whole 16 (the transposed 16 × 16 blocks);
 // - products against a naive loop in double at every M from 1 to 17 and at 33 and 40 (the
 //   row blocks of 16 and the register groups of 12), K = 0, 1, 7, 31, 32, 33, 100, 768
 //   (the chunks of 32 panel rows and a tail), N = 1, 5, 31, 32, 33, 100, 2304 (the last
@@ -92,13 +94,39 @@ static void test_pack_unpack(void **state) {
   }
 }
 
+// a (M,K) in row blocks (tt_panels_pack_a), packed in two calls (blocks [0, 1) and the rest).
+static float *rows_in_blocks(const float *a, int M, int K) {
+  float *ap = aligned_alloc(64, ((size_t)M * K + 16) * sizeof *ap);
+  tt_panels_pack_a(ap, a, M, K, 0, 1);
+  tt_panels_pack_a(ap, a, M, K, 1, tt_panels_row_blocks(M));
+  return ap;
+}
+
+// The row blocks' layout, element by element, at M = 1..40 and K = 0, 1, 15, 16, 17, 100.
+static void test_rows_in_blocks(void **state) {
+  (void)state;
+  static const int Ks[] = {0, 1, 15, 16, 17, 100};
+  for (int M = 1; M <= 40; M++)
+    for (size_t k = 0; k < sizeof Ks / sizeof *Ks; k++) {
+      int K = Ks[k];
+      float *a = rand_vec((size_t)M * K), *ap = rows_in_blocks(a, M, K);
+      for (int m = 0; m < M; m++) {
+        int r0 = m / TT_PANEL_ROWS * TT_PANEL_ROWS, r = M - r0 < TT_PANEL_ROWS ? M - r0 : TT_PANEL_ROWS;
+        for (int i = 0; i < K; i++)
+          if (ap[(size_t)r0 * K + (size_t)i * r + (m - r0)] != a[(size_t)m * K + i])
+            fail_msg("M=%d K=%d: row %d, k %d misplaced in its block", M, K, m, i);
+      }
+      free(a), free(ap);
+    }
+}
+
 static void check_product(int M, int K, int N, bool with_bias) {
   float *a = rand_vec((size_t)M * K), *w = rand_vec((size_t)K * N), *bias = rand_vec((size_t)N);
-  float *p = packed(w, K, N), *got = malloc((size_t)M * N * sizeof *got);
+  float *p = packed(w, K, N), *got = malloc((size_t)M * N * sizeof *got), *ap = rows_in_blocks(a, M, K);
   for (size_t i = 0; i < (size_t)M * N; i++) got[i] = NAN;  // every element must be written
-  tt_panels_matmul(got, a, p, with_bias ? bias : NULL, M, K, N, 0, tt_panels_count(N));
+  tt_panels_matmul(got, ap, p, with_bias ? bias : NULL, M, K, N, 0, tt_panels_count(N));
   expect_product("panels", got, a, w, with_bias ? bias : NULL, M, K, N, false);
-  free(a), free(w), free(bias), free(p), free(got);
+  free(a), free(w), free(bias), free(p), free(got), free(ap);
 }
 
 static void test_products(void **state) {
@@ -120,16 +148,16 @@ static void test_same_bits(void **state) {
   const int M = 40, K = 100, N = 100, P = tt_panels_count(N);
   float *a = rand_vec((size_t)M * K), *w = rand_vec((size_t)K * N), *bias = rand_vec((size_t)N), *p = packed(w, K, N);
   float *whole = malloc((size_t)M * N * sizeof *whole), *split = malloc((size_t)M * N * sizeof *split);
-  float *row = malloc((size_t)N * sizeof *row);
-  tt_panels_matmul(whole, a, p, bias, M, K, N, 0, P);
-  tt_panels_matmul(split, a, p, bias, M, K, N, 1, P);
-  tt_panels_matmul(split, a, p, bias, M, K, N, 0, 1);
+  float *row = malloc((size_t)N * sizeof *row), *ap = rows_in_blocks(a, M, K);
+  tt_panels_matmul(whole, ap, p, bias, M, K, N, 0, P);
+  tt_panels_matmul(split, ap, p, bias, M, K, N, 1, P);
+  tt_panels_matmul(split, ap, p, bias, M, K, N, 0, 1);
   assert_memory_equal(split, whole, (size_t)M * N * sizeof *whole);
   for (int r = 0; r < M; r++) {
-    tt_panels_matmul(row, a + (size_t)r * K, p, bias, 1, K, N, 0, P);
+    tt_panels_matmul(row, a + (size_t)r * K, p, bias, 1, K, N, 0, P);  // one row packs as itself
     assert_memory_equal(row, whole + (size_t)r * N, (size_t)N * sizeof *row);
   }
-  free(a), free(w), free(bias), free(p), free(whole), free(split), free(row);
+  free(a), free(w), free(bias), free(p), free(whole), free(split), free(row), free(ap);
 }
 
 // Through the backend, w packed: the forward's a · w + bias (w (K,N)) and the backward's
@@ -167,7 +195,8 @@ static void test_backend(void **state) {
     tt_error err = {0};
     assert_int_equal(tt_backend_create("openblas", &be, NULL, 0, &err), TT_OK);
     assert_non_null(be->pack_weight);
-    static const int shapes[][3] = {{1, 768, 2304}, {16, 768, 3072}, {17, 3072, 768}, {64, 33, 100}, {200, 7, 65}};
+    static const int shapes[][3] = {{1, 768, 2304}, {16, 768, 3072}, {17, 3072, 768},
+                                    {64, 33, 100},  {200, 7, 65},    {70, 100, 40}};
     for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
       for (int trans = 0; trans < 2; trans++) check_backend(be, shapes[s][0], shapes[s][1], shapes[s][2], trans);
     tt_backend_destroy(be);
@@ -175,7 +204,8 @@ static void test_backend(void **state) {
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_pack_unpack), cmocka_unit_test(test_products),
-                                     cmocka_unit_test(test_same_bits), cmocka_unit_test(test_backend)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_pack_unpack), cmocka_unit_test(test_rows_in_blocks),
+                                     cmocka_unit_test(test_products), cmocka_unit_test(test_same_bits),
+                                     cmocka_unit_test(test_backend)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
