@@ -12,11 +12,15 @@
 #define TT_PANELS_X86 1
 #endif
 
-#define ROW_BLOCK TT_PANEL_ROWS  // rows whose sums (16 × 32 floats, 2 KiB) stay in L1 through a panel
+#define ROW_BLOCK TT_PANEL_ROWS  // rows packed together (panels.h), taken in groups
 #define GROUP 12                 // rows per register group: 12 × 2 vectors of sums, 2 of the panel row
-#define CHUNK 32                 // panel rows (4 KiB) that every group of a block reads while in L1
-// (GPT-2 small's (768, 3072) at M = 16, one core: groups of 12 and chunks of 32 rows 171
-// GFLOP/s; groups of 8 153-162, chunks of 64 or 128 rows 149-153.)
+#define PF_ROWS 16               // the first group prefetches the panel row this far ahead into L1
+// Each group sums over the whole of K in registers and reads the panel itself (from L2 after
+// the first group). Groups that took the panel in chunks of 32 rows while in L1, their sums
+// stored and loaded again for each chunk, lost 17 % of the FMA rate to it on Zen 4 (a chunk
+// alone, in L1: 96 against 114 GFLOP/s over 256 rows): record none at T = 256, one core,
+// 667 -> 649 ms. (Zen 5, GPT-2 small's (768, 3072) at M = 16, before a's rows were packed:
+// groups of 12 171 GFLOP/s, of 8 153-162; Zen 4 after: groups of 8 no faster.)
 
 // Panel p of a (K,N) matrix: the float it starts at, and how many of its 32 columns are real.
 static size_t panel_start(int K, int p) {
@@ -75,23 +79,20 @@ static void pack_a_rows(float *blk, const float *a, int K, int r0, int r, int k0
 #define TARGET __attribute__((target("avx512f")))
 #define INLINE __attribute__((always_inline)) inline
 
-// sums (R,32) += a (R rows side by side, lda floats per k; kn k's from the chunk's first)
-// · chunk (kn, 32), in k order; ahead (when set) is prefetched into L1, a panel row per k.
-TARGET static INLINE void group_chunk(int R, float *sums, const float *a, int lda, const float *chunk, int kn,
-                                      const float *ahead) {
+// sums (R,32) = a (R rows side by side, lda floats per k) · panel (K, 32), in k order;
+// ahead (when set) is prefetched into L1, a panel row per k.
+TARGET static INLINE void group_product(int R, float *sums, const float *a, int lda, const float *panel, int K,
+                                        const float *ahead) {
   __m512 s[GROUP][2];
 #pragma GCC unroll 12
-  for (int r = 0; r < R; r++) {
-    s[r][0] = _mm512_load_ps(sums + r * TT_PANEL_COLS);
-    s[r][1] = _mm512_load_ps(sums + r * TT_PANEL_COLS + 16);
-  }
-  for (int k = 0; k < kn; k++) {
+  for (int r = 0; r < R; r++) s[r][0] = s[r][1] = _mm512_setzero_ps();
+  for (int k = 0; k < K; k++) {
     if (ahead) {
       _mm_prefetch((const char *)(ahead + (size_t)k * TT_PANEL_COLS), _MM_HINT_T0);
       _mm_prefetch((const char *)(ahead + (size_t)k * TT_PANEL_COLS + 16), _MM_HINT_T0);
     }
-    __m512 b0 = _mm512_load_ps(chunk + (size_t)k * TT_PANEL_COLS);
-    __m512 b1 = _mm512_load_ps(chunk + (size_t)k * TT_PANEL_COLS + 16);
+    __m512 b0 = _mm512_load_ps(panel + (size_t)k * TT_PANEL_COLS);
+    __m512 b1 = _mm512_load_ps(panel + (size_t)k * TT_PANEL_COLS + 16);
 #pragma GCC unroll 12
     for (int r = 0; r < R; r++) {
       __m512 x = _mm512_set1_ps(a[(size_t)k * lda + r]);
@@ -106,11 +107,11 @@ TARGET static INLINE void group_chunk(int R, float *sums, const float *a, int ld
   }
 }
 
-// group_chunk with R a constant in each case, so that its loops unroll.
-TARGET static void group_rows(int R, float *sums, const float *a, int lda, const float *chunk, int kn,
+// group_product with R a constant in each case, so that its loops unroll.
+TARGET static void group_rows(int R, float *sums, const float *a, int lda, const float *panel, int K,
                               const float *ahead) {
   switch (R) {  // clang-format off
-#define ROWS(n) case n: group_chunk(n, sums, a, lda, chunk, kn, ahead); return;
+#define ROWS(n) case n: group_product(n, sums, a, lda, panel, K, ahead); return;
     ROWS(1) ROWS(2) ROWS(3) ROWS(4) ROWS(5) ROWS(6) ROWS(7) ROWS(8) ROWS(9) ROWS(10) ROWS(11) ROWS(12)
 #undef ROWS
     default: TT_ASSERT(0 && "a group has 1 to GROUP rows");  // clang-format on
@@ -122,15 +123,10 @@ TARGET static void group_rows(int R, float *sums, const float *a, int lda, const
 TARGET static void block_product(float *out, const float *a, const float *panel, const float *bias, int rows, int K,
                                  int N, int c0, int w) {
   float sums[ROW_BLOCK * TT_PANEL_COLS] __attribute__((aligned(64)));
-  memset(sums, 0, sizeof sums);
-  for (int k0 = 0; k0 < K; k0 += CHUNK) {
-    int kn = K - k0 < CHUNK ? K - k0 : CHUNK;
-    const float *chunk = panel + (size_t)k0 * TT_PANEL_COLS;
-    const float *ahead = chunk + (size_t)CHUNK * TT_PANEL_COLS;  // the next chunk (past the end: a harmless hint)
-    for (int g = 0; g < rows; g += GROUP)
-      group_rows(rows - g < GROUP ? rows - g : GROUP, sums + g * TT_PANEL_COLS, a + (size_t)k0 * rows + g, rows, chunk,
-                 kn, g == 0 ? ahead : NULL);
-  }
+  const float *ahead = panel + (size_t)PF_ROWS * TT_PANEL_COLS;  // (past the end: a harmless hint)
+  for (int g = 0; g < rows; g += GROUP)
+    group_rows(rows - g < GROUP ? rows - g : GROUP, sums + g * TT_PANEL_COLS, a + g, rows, panel, K,
+               g == 0 ? ahead : NULL);
   for (int r = 0; r < rows; r++)
     for (int c = 0; c < w; c++)
       out[(size_t)r * N + c0 + c] = sums[r * TT_PANEL_COLS + c] + (bias ? bias[c0 + c] : 0.0f);
