@@ -96,7 +96,7 @@ static void test_pack_unpack(void **state) {
 
 // a (M,K) in row blocks (tt_panels_pack_a), packed in two calls (blocks [0, 1) and the rest).
 static float *rows_in_blocks(const float *a, int M, int K) {
-  float *ap = aligned_alloc(64, ((size_t)M * K + 16) * sizeof *ap);
+  float *ap = aligned_alloc(64, ((size_t)M * K / 16 + 1) * 16 * sizeof *ap);  // a multiple of 64 bytes
   tt_panels_pack_a(ap, a, M, K, 0, 1);
   tt_panels_pack_a(ap, a, M, K, 1, tt_panels_row_blocks(M));
   return ap;
