@@ -50,17 +50,15 @@ static void panels_body(void *args, size_t p0, size_t p1) {
 tt_status tt_openblas_panels_matmul(tt_backend *be, float *o, const float *a, const float *panels, const float *bias,
                                     int M, int K, int N, tt_error *err) {
   openblas_impl *im = be->impl;
-  panels_job j = {o, NULL, a, panels, bias, M, K, N};
-  if (M == 1)  // one row packs as itself
-    j.ap = (float *)a;
-  else if (!(j.ap = tt_openblas_scratch(&im->panels_a, &im->panels_a_floats, (size_t)M * K)))
-    return tt_fail(err, TT_ERR_NOMEM, "openblas: cannot allocate a (%d, %d) product's rows in blocks (%.1f MiB)", M, K,
-                   (double)M * K * 4.0 / 1048576.0);
+  panels_job j = {o, (float *)a, a, panels, bias, M, K, N};  // one row packs as itself
   tt_openblas_single_thread(be);
-  if (M > 1)  // a row block per part from two blocks of 768 floats a row up
-    tt_openblas_parallel_parts(be, (size_t)tt_panels_row_blocks(M),
-                               K ? (MIN_PART_FLOATS + 16 * (size_t)K - 1) / (16 * (size_t)K) : 1, 1, 1, pack_a_body,
-                               &j);
+  if (M > 1) {
+    if (!(j.ap = tt_openblas_scratch(&im->panels_a, &im->panels_a_floats, (size_t)M * K)))
+      return tt_fail(err, TT_ERR_NOMEM, "openblas: cannot allocate a (%d, %d) product's rows in blocks (%.1f MiB)", M,
+                     K, (double)M * K * 4.0 / 1048576.0);
+    tt_openblas_parallel_parts(be, (size_t)tt_panels_row_blocks(M), tt_openblas_min_rows((size_t)TT_PANEL_ROWS * K), 1,
+                               1, pack_a_body, &j);
+  }
   size_t panel_floats = (size_t)K * TT_PANEL_COLS * (size_t)(M < 16 ? 1 : M / 16);  // work per panel, in b's floats
   size_t min_panels = panel_floats ? (MIN_PART_PANEL_FLOATS + panel_floats - 1) / panel_floats : (size_t)N + 1;
   tt_openblas_parallel_parts(be, (size_t)tt_panels_count(N), min_panels, 1, 1, panels_body, &j);

@@ -4,7 +4,6 @@
 
 #include "core/core.h"
 
-#include <stdint.h>
 #include <string.h>
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -158,17 +157,20 @@ TARGET static void transpose16(float *dst, const float *src, size_t lds) {
     r[j] = _mm512_shuffle_f32x4(t[j], t[j + 8], 0x88);
     r[j + 8] = _mm512_shuffle_f32x4(t[j], t[j + 8], 0xdd);
   }
-  for (int i = 0; i < 16; i++) _mm512_store_ps(dst + i * 16, r[i]);
+  for (int i = 0; i < 16; i++) _mm512_storeu_ps(dst + i * 16, r[i]);
 }
 #endif
 
 void tt_panels_pack_a(float *ap, const float *a, int M, int K, int b0, int b1) {
   TT_ASSERT(b0 >= 0 && b0 <= b1 && b1 <= tt_panels_row_blocks(M));
+#ifdef TT_PANELS_X86
+  bool by_16 = tt_panels_available();  // full blocks 16 k's at a time (transpose16)
+#endif
   for (int b = b0; b < b1; b++) {
     int r0 = b * ROW_BLOCK, r = M - r0 < ROW_BLOCK ? M - r0 : ROW_BLOCK, k0 = 0;
     float *blk = ap + (size_t)r0 * K;
 #ifdef TT_PANELS_X86
-    if (r == ROW_BLOCK && ((uintptr_t)blk & 63) == 0 && tt_panels_available())  // 16 k's at a time
+    if (r == ROW_BLOCK && by_16)
       for (; k0 + 16 <= K; k0 += 16) transpose16(blk + (size_t)k0 * ROW_BLOCK, a + (size_t)r0 * K + k0, (size_t)K);
 #endif
     pack_a_rows(blk, a, K, r0, r, k0);

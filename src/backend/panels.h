@@ -1,8 +1,9 @@
 // panels: weights (K,N) kept for the products in column panels. Panel p holds columns
 // [32p, 32p + 32) of b as one contiguous (K, 32) block, columns past N zero. A product
 // reads each panel front to back, one stream per group of rows, and keeps the group's sums
-// for the panel in registers while it does; on AVX-512 that streams the weights faster than any tiling of the
-// row-major matrix (whose 32-column tiles are 128 bytes a row, each row in another page).
+// for the panel in registers while it does; on AVX-512 that streams the weights faster than
+// any tiling of the row-major matrix (whose 32-column tiles are 128 bytes a row, each row in
+// another page).
 // Each result is Σ_k a[m][k]·b[k][n] added in k order, one FMA at a time, then + bias: the
 // same bits for any M, any row block and any panel range. Internal to the backend.
 // Shape legend: M rows of a, K the shared width, N columns of the result.
