@@ -16,6 +16,7 @@
 //                                             hook's op, summed over the layers, and the run
 //   bench_forward MODEL_DIR none T [REPS]     record none alone: median and best ms
 //   bench_forward MODEL_DIR full T [REPS]     full re-traces from one pool alone: the same
+//   bench_forward MODEL_DIR first T [REPS]    full first traces (new memory each) alone: same
 //   bench_forward MODEL_DIR save T PATH       one full trace saved to PATH: bytes and seconds
 //   bench_forward MODEL_DIR open PATH         tt_trace_load of PATH and one layer's pattern
 //                                             read (what a view needs): seconds
@@ -355,19 +356,20 @@ static void bench_ops(tt_engine *eng, int V, int T, int reps) {
   free(ids);
 }
 
-// Record none, reps runs after a warm-up: median and best.
-// Record none, or (full) re-traces from one pool, alone: median and best ms (what a
-// profiler should look at).
-static void bench_alone(tt_engine *eng, int V, int T, int reps, bool full) {
+// Alone, reps runs after a warm-up: record none, full re-traces from one pool, or full
+// first traces (each on new memory, as a process's first): median and best ms (what a
+// profiler should look at). kind: "none", "full" or "first".
+static void bench_alone(tt_engine *eng, int V, int T, int reps, const char *kind) {
   int32_t *ids = make_ids(T, V);
   reps = reps < 1 ? 1 : reps > MAX_OP_REPS ? MAX_OP_REPS : reps;
   double ms[MAX_OP_REPS];
-  tt_trace_pool *pool = full ? tt_trace_pool_create() : NULL;
+  bool full = strcmp(kind, "none") != 0;
+  tt_trace_pool *pool = strcmp(kind, "full") == 0 ? tt_trace_pool_create() : NULL;
   warm_up(eng, ids, T);
   run_once(eng, ids, T, full, pool, NULL, NULL);
   for (int r = 0; r < reps; r++) ms[r] = run_once(eng, ids, T, full, pool, NULL, NULL) * 1e3;
   int m = cmp_double_median(ms, reps);
-  printf("%s T %d reps %d median_ms %.3f min_ms %.3f\n", full ? "full" : "none", T, reps, ms[m], ms[0]);
+  printf("%s T %d reps %d median_ms %.3f min_ms %.3f\n", kind, T, reps, ms[m], ms[0]);
   tt_trace_pool_release(pool);
   free(ids);
 }
@@ -489,8 +491,8 @@ int main(int argc, char **argv) {
     if (packed) printf("packed weights in %.3f s\n", now() - t0);
     if (strcmp(argv[2], "times") == 0)
       bench_times(eng, m->cfg.vocab_size, argv[3]);
-    else if (strcmp(argv[2], "none") == 0 || strcmp(argv[2], "full") == 0)
-      bench_alone(eng, m->cfg.vocab_size, atoi(argv[3]), argc > 4 ? atoi(argv[4]) : 5, argv[2][0] == 'f');
+    else if (strcmp(argv[2], "none") == 0 || strcmp(argv[2], "full") == 0 || strcmp(argv[2], "first") == 0)
+      bench_alone(eng, m->cfg.vocab_size, atoi(argv[3]), argc > 4 ? atoi(argv[4]) : 5, argv[2]);
     else if (strcmp(argv[2], "ops") == 0)
       bench_ops(eng, m->cfg.vocab_size, atoi(argv[3]), argc > 4 ? atoi(argv[4]) : 5);
     else if (strcmp(argv[2], "save") == 0 && argc > 4)

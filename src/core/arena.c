@@ -4,6 +4,8 @@
 
 #include "core.h"
 
+#define ARENA_MAX_CHUNK_BYTES ((size_t)1 << 30)
+
 typedef struct chunk {
   struct chunk *next;
   size_t size, used;
@@ -27,11 +29,14 @@ void *tt_arena_alloc(tt_arena *a, size_t bytes, size_t align) {
   size_t off = c ? (c->used + align - 1) / align * align : 0;
   if (!c || off + bytes > c->size) {
     size_t size = bytes + align > a->chunk_bytes ? bytes + align : a->chunk_bytes;
-    // malloc rather than calloc: large chunks are mapped lazily, so only touched pages count.
-    c = malloc(sizeof *c + size);
+    // Not zeroed, so only touched pages count; large chunks on huge pages (pages.c).
+    c = tt_pages_alloc(sizeof *c + size);
     if (!c) return NULL;
     c->next = a->head;
     c->size = size;
+    // Each chunk twice the size of the last, up to 1 GiB: a large trace fills few chunks,
+    // so few huge pages are only partly used (each one counts whole in the resident size).
+    if (a->chunk_bytes < ARENA_MAX_CHUNK_BYTES) a->chunk_bytes *= 2;
     c->used = 0;
     a->head = c;
     off = 0;
@@ -56,7 +61,7 @@ void tt_arena_destroy(tt_arena *a) {
   if (!a) return;
   for (chunk *c = a->head, *next; c; c = next) {
     next = c->next;
-    free(c);
+    tt_pages_free(c, sizeof *c + c->size);
   }
   free(a);
 }

@@ -107,6 +107,13 @@ uint64_t tt_fnv1a64(uint64_t h, const void *p, size_t n);
 uint64_t tt_now_ns(void);
 double tt_now_seconds(void);
 
+// ---- pages: large write-once buffers (pages.c) --------------------------------------
+// bytes of memory, 64-byte aligned, not zeroed; from 2 MiB on, mapped on a 2 MiB boundary
+// with huge pages asked for (one fault per 2 MiB rather than per 4 KiB). NULL when out of
+// memory. Free with tt_pages_free and the same bytes.
+void *tt_pages_alloc(size_t bytes);
+void tt_pages_free(void *p, size_t bytes);
+
 // ---- arena: bump allocator in chunks; memory never moves, freed all at once --------
 typedef struct tt_arena tt_arena;
 tt_arena *tt_arena_create(size_t chunk_bytes);

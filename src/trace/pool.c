@@ -23,7 +23,7 @@ tt_trace_pool *tt_trace_pool_create(void) {
 }
 
 static void free_blocks(tt_trace_block *b, size_t n) {
-  for (size_t i = 0; i < n; i++) free(b[i].data);
+  for (size_t i = 0; i < n; i++) tt_pages_free(b[i].data, b[i].size);
 }
 
 void tt_trace_pool_release(tt_trace_pool *p) {
@@ -63,10 +63,10 @@ static void *take_block(tt_trace *tr, size_t bytes) {
   if (best < p->n_free) {
     b = p->free_blocks[best];
     p->free_blocks[best] = p->free_blocks[--p->n_free];
-  } else if (!(b.data = aligned_alloc(64, (bytes + 63) / 64 * 64))) {
+  } else if (!(b.data = tt_pages_alloc(bytes))) {  // bytes: a multiple of 64
     return NULL;
   } else {
-    b.size = (bytes + 63) / 64 * 64;
+    b.size = bytes;
   }
   tr->blocks[tr->n_blocks++] = b;
   return b.data;
