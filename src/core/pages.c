@@ -17,7 +17,7 @@ static size_t mapped_bytes(size_t bytes) {
 }
 
 void *tt_pages_alloc(size_t bytes) {
-  if (bytes < HUGE_BYTES) return aligned_alloc(64, (bytes + 63) / 64 * 64);
+  if (bytes < HUGE_BYTES) return aligned_alloc(64, bytes ? (bytes + 63) / 64 * 64 : 64);
   size_t len = mapped_bytes(bytes);
   // Over-map by 2 MiB and trim both ends so that the buffer starts on a 2 MiB boundary.
   unsigned char *raw = mmap(NULL, len + HUGE_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
