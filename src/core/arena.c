@@ -15,6 +15,7 @@ typedef struct chunk {
 struct tt_arena {
   chunk *head;
   size_t chunk_bytes, total_used;
+  tt_huge_pages huge;  // whether huge pages are fast here, learnt from the first large chunk
 };
 
 tt_arena *tt_arena_create(size_t chunk_bytes) {
@@ -30,7 +31,7 @@ void *tt_arena_alloc(tt_arena *a, size_t bytes, size_t align) {
   if (!c || off + bytes > c->size) {
     size_t size = bytes + align > a->chunk_bytes ? bytes + align : a->chunk_bytes;
     // Not zeroed, so only touched pages count; large chunks on huge pages (pages.c).
-    c = tt_pages_alloc(sizeof *c + size);
+    c = tt_pages_alloc(sizeof *c + size, &a->huge);
     if (!c) return NULL;
     c->next = a->head;
     c->size = size;

@@ -109,9 +109,12 @@ double tt_now_seconds(void);
 
 // ---- pages: large write-once buffers (pages.c) --------------------------------------
 // bytes of memory, 64-byte aligned, not zeroed; from 2 MiB on, mapped on a 2 MiB boundary
-// with huge pages asked for (one fault per 2 MiB rather than per 4 KiB). NULL when out of
-// memory. Free with tt_pages_free and the same bytes.
-void *tt_pages_alloc(size_t bytes);
+// with huge pages asked for (one fault per 2 MiB rather than per 4 KiB) unless *huge says
+// they are slow here. A holder starts at TT_HUGE_UNTRIED; its first large buffer times its
+// first huge page and sets *huge. NULL when out of memory. Free with tt_pages_free and the
+// same bytes.
+typedef enum { TT_HUGE_UNTRIED, TT_HUGE_FAST, TT_HUGE_SLOW } tt_huge_pages;
+void *tt_pages_alloc(size_t bytes, tt_huge_pages *huge);
 void tt_pages_free(void *p, size_t bytes);
 
 // ---- arena: bump allocator in chunks; memory never moves, freed all at once --------

@@ -1,8 +1,11 @@
 // pages: memory for large buffers that are written once through, such as a trace's
-// tensors. A fresh 4 KiB page costs a fault each (1.5 us on the development VM: 25 ms for
+// tensors. A fresh 4 KiB page costs a fault each (1.3-1.5 us on the Zen 4 VM: 25 ms for
 // 64 MiB); mappings of 2 MiB and more are aligned to 2 MiB and asked to be backed by huge
 // pages (MADV_HUGEPAGE, honoured where transparent huge pages are "madvise" or "always"),
 // one fault per 2 MiB: 64 MiB in 6 ms. Smaller buffers come from the C allocator.
+// Huge pages are not fast everywhere: on one Intel VM each took 40-80 ms (the kernel
+// compacting memory to find 2 MiB), 20-40 times the small pages' cost. So a holder's first
+// huge page is touched and timed here, and a slow one turns them off for that holder.
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -11,12 +14,28 @@
 
 #define HUGE_BYTES ((size_t)2 << 20)
 #define PAGE_BYTES ((size_t)4096)
+// What 512 small faults cost on the slowest host measured (1.3 s/GiB); a huge page that
+// takes longer to fault in than the small pages it replaces is not worth asking for.
+#define SLOW_HUGE_NS 2600000ull
 
 static size_t mapped_bytes(size_t bytes) {
   return (bytes + PAGE_BYTES - 1) / PAGE_BYTES * PAGE_BYTES;
 }
 
-void *tt_pages_alloc(size_t bytes) {
+// The first huge page of p's len bytes (asked for) written and timed: its verdict in *huge,
+// and small pages for the rest of the mapping when it was slow.
+static void try_huge(unsigned char *p, size_t len, tt_huge_pages *huge) {
+  uint64_t t0 = tt_now_ns();
+  *(volatile unsigned char *)p = 0;
+  if (tt_now_ns() - t0 <= SLOW_HUGE_NS) {
+    *huge = TT_HUGE_FAST;
+  } else {
+    *huge = TT_HUGE_SLOW;
+    madvise(p, len, MADV_NOHUGEPAGE);
+  }
+}
+
+void *tt_pages_alloc(size_t bytes, tt_huge_pages *huge) {
   if (bytes < HUGE_BYTES) return aligned_alloc(64, bytes ? (bytes + 63) / 64 * 64 : 64);
   size_t len = mapped_bytes(bytes);
   // Over-map by 2 MiB and trim both ends so that the buffer starts on a 2 MiB boundary.
@@ -27,7 +46,9 @@ void *tt_pages_alloc(size_t bytes) {
   if (p > raw) munmap(raw, (size_t)(p - raw));
   size_t tail = (size_t)(raw + len + HUGE_BYTES - (p + len));
   if (tail) munmap(p + len, tail);
-  madvise(p, len, MADV_HUGEPAGE);  // a hint: where refused the pages are small ones
+  // Hints: where refused, the pages are what the system's setting gives.
+  madvise(p, len, *huge == TT_HUGE_SLOW ? MADV_NOHUGEPAGE : MADV_HUGEPAGE);
+  if (*huge == TT_HUGE_UNTRIED) try_huge(p, len, huge);
   return p;
 }
 

@@ -13,7 +13,8 @@
 struct tt_trace_pool {
   tt_trace_block *free_blocks;  // blocks no trace uses
   size_t n_free;
-  int refs;  // the creator's and one per live pooled trace
+  int refs;            // the creator's and one per live pooled trace
+  tt_huge_pages huge;  // whether huge pages are fast here, learnt from the first large block
 };
 
 tt_trace_pool *tt_trace_pool_create(void) {
@@ -63,7 +64,7 @@ static void *take_block(tt_trace *tr, size_t bytes) {
   if (best < p->n_free) {
     b = p->free_blocks[best];
     p->free_blocks[best] = p->free_blocks[--p->n_free];
-  } else if (!(b.data = tt_pages_alloc(bytes))) {  // bytes: a multiple of 64
+  } else if (!(b.data = tt_pages_alloc(bytes, &p->huge))) {  // bytes: a multiple of 64
     return NULL;
   } else {
     b.size = bytes;
