@@ -9,17 +9,21 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "core.h"
 
 #define HUGE_BYTES ((size_t)2 << 20)
-#define PAGE_BYTES ((size_t)4096)
 // What 512 small faults cost on the slowest host measured (1.3 s/GiB); a huge page that
 // takes longer to fault in than the small pages it replaces is not worth asking for.
 #define SLOW_HUGE_NS 2600000ull
 
+// bytes rounded up to whole pages of the system's size (4 KiB on x86-64, up to 64 KiB on
+// arm64), so that the tail trimmed after them starts on a page.
 static size_t mapped_bytes(size_t bytes) {
-  return (bytes + PAGE_BYTES - 1) / PAGE_BYTES * PAGE_BYTES;
+  long page = sysconf(_SC_PAGESIZE);
+  size_t n = page > 0 ? (size_t)page : 4096;
+  return (bytes + n - 1) / n * n;
 }
 
 // The first huge page of p's len bytes (asked for) written and timed: its verdict in *huge,
