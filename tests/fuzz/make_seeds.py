@@ -97,6 +97,19 @@ def trace_regressions():
     for name, data in regress.items():
         for fz in ("fuzz_safetensors", "fuzz_trace", "fuzz_render"):
             put("regressions", fz, name, data)
+    for name, values in (("rope_far", (3e9, -2e9)), ("rope_inf", (float("inf"), float("nan")))):
+        put("regressions", "fuzz_render", name, with_values("18-rope-later", "blocks.0.attn.hook_rot_q", values))
+
+
+def with_values(trace, tensor, values):
+    """A saved trace with one F32 tensor's values replaced by `values` repeated (found by
+    fuzzing: a rotated q far longer than q drew its arrow past int's range)."""
+    header, data = split_file(os.path.join(ROOT, "lessons/traces/%s.safetensors" % trace))
+    begin, end = header[tensor]["data_offsets"]
+    n = (end - begin) // 4
+    body = bytearray(data)
+    body[begin:end] = struct.pack("<%df" % n, *[values[i % len(values)] for i in range(n)])
+    return safetensors(header, bytes(body))
 
 
 def tiny_model(args):

@@ -92,7 +92,11 @@ static void circle(tt_canvas *cv, int cx, int cy, int rad, tt_rgba col) {
 }
 
 // An arrow from (cx, cy) to the point (a, b) of the plane (b up), thick lines and a head.
+// A point that is not finite draws nothing; one far off is cut to 4096 pixels (the pixel
+// sums stay in int).
 static void arrow(tt_canvas *cv, int cx, int cy, double a, double b, tt_rgba col) {
+  if (!isfinite(a) || !isfinite(b)) return;
+  a = fmax(-4096, fmin(4096, a)), b = fmax(-4096, fmin(4096, b));
   int x1 = cx + (int)lround(a), y1 = cy - (int)lround(b);
   for (int w = -1; w <= 1; w++) {
     cv->line(cv, cx + w, cy, x1 + w, y1, col);
@@ -106,12 +110,15 @@ static void arrow(tt_canvas *cv, int cx, int cy, double a, double b, tt_rgba col
   }
 }
 
-// The pair's largest length over the positions shown (the arrows' scale).
+// The pair's largest length over the positions shown, before and after the rotation (the
+// arrows' scale; a rotation keeps the length, a trace that does not still fits).
 static double pair_extent(const rope_view *c, int i) {
   double m = 0;
   for (int t = c->first; t < c->first + c->shown; t++) {
     double a, b;
     pair_of(c->q, c, c->head, t, i, &a, &b);
+    m = fmax(m, hypot(a, b));
+    pair_of(c->rq, c, c->head, t, i, &a, &b);
     m = fmax(m, hypot(a, b));
   }
   return m > 0 ? m : 1;
