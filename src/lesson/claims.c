@@ -153,12 +153,11 @@ static tt_status call(expr_ctx *c, const char *name, size_t len, vec *out) {
   c->s++;  // '('
   double acc = fr == 0 ? -INFINITY : fr == 1 ? INFINITY : 0;
   int64_t count = 0;
-  for (int arg = 0;; arg++) {
+  for (;;) {
     vec x;
     tt_status st = parse_sum(c, &x);
     if (st) return st;
     if (fe >= 0) {
-      if (arg) return vec_free(&x), vec_free(out), bad(c, "one argument expected");
       for (int64_t i = 0; i < x.n; i++)
         x.v[i] = fe == 0   ? exp(x.v[i])
                  : fe == 1 ? log(x.v[i])
@@ -174,10 +173,11 @@ static tt_status call(expr_ctx *c, const char *name, size_t len, vec *out) {
     }
     skip(c);
     if (*c->s == ')') break;
-    if (*c->s != ',') {
-      if (fe >= 0) vec_free(out);
-      return bad(c, "expected ',' or ')'");
+    if (fe >= 0) {  // out holds the one argument: freed before any second one is read
+      vec_free(out);
+      return bad(c, *c->s == ',' ? "one argument expected" : "expected ')'");
     }
+    if (*c->s != ',') return bad(c, "expected ',' or ')'");
     c->s++;
   }
   c->s++;

@@ -514,9 +514,15 @@ static void test_claim_expressions(void **state) {
                st ? err.msg : "ok");
     tt_lesson_destroy(l);
   }
-  // Syntax: an unknown function, and ~= against something that is not a printed number.
-  const char *bad[][2] = {{"foo(1) == 1", "unknown function"}, {"1 ~= {{max hook_probs[0]}}", "right side of ~="}};
-  for (size_t i = 0; i < 2; i++) {
+  // Syntax: an unknown function, ~= against something that is not a printed number, and an
+  // element function given a second argument, whole or broken (its first was once leaked).
+  const char *bad[][2] = {{"foo(1) == 1", "unknown function"},
+                          {"1 ~= {{max hook_probs[0]}}", "right side of ~="},
+                          {"exp(1, 2) == 1", "one argument expected"},
+                          {"sqrt(4, (1) == 2", "one argument expected"},
+                          {"abs(sin(1, )) == 1", "one argument expected"},
+                          {"log(2 3) == 1", "expected ')'"}};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     char text[400];
     snprintf(text, sizeof text,
              "title: t\nlang: en\ntrace a: prompt=\"x\" file=a.safetensors\n---\n"
