@@ -32,11 +32,20 @@
 // - nn.deep_from: products without trans_b take deep blocks of b from this many rows on
 //   (small_m_body.h). From 2 rows on Zen 5; from 8 on Zen 4, where deep blocks for 2..7 rows
 //   made whole passes slower (T = 2 / 4, one core, alternated: 3 / 5 %).
+// - nn.tall_from (AVX-512 only): products without trans_b take tall tiles from this many rows
+//   on (small_m_body.h: every row in one group, one vector of columns, a K segment's sums in
+//   registers): each b vector feeds M FMAs with no copy of the tile for a second group of
+//   rows. From 11 rows on Zen 4, where FMAs bind: one core, weights cycled from memory,
+//   GFLOP/s tall against two groups of 8 rows: (384, 2304) M = 11 / 12 / 13 / 15: 84-88 /
+//   93-95 / 97-99 / 101-102 against 80-81 / 88-91 / 90-91 / 91-92; (768, 3072) M = 14 / 16:
+//   99 / 101 against 89 / 92; M = 8 / 10 62 / 75 against 90 / 78. On cores with two 512-bit
+//   FMA units the M + 1 loads per M FMAs would bind instead: never there (not measured).
 typedef struct {
-  int wide_up_to, deep_from;
+  int wide_up_to, deep_from, tall_from;
 } nn_rows_choice;
 // Without trans_b, products with up to this many rows take one row group.
 #define ROWS_FEW 4
+#define NEVER (TT_SMALL_M_MAX + 1)  // a row count no product has
 
 #ifdef TT_SMALL_M_X86
 typedef struct {
@@ -49,11 +58,11 @@ typedef struct {
 static kernel_choice choice_for(tt_small_m_isa isa) {
   switch (isa) {
   case TT_ISA_AVX512_HALVES:
-    return (kernel_choice){8, {2, 8}};
+    return (kernel_choice){8, {2, 8, 11}};
   case TT_ISA_AVX512:
-    return (kernel_choice){3, {ROWS_FEW, 2}};
+    return (kernel_choice){3, {ROWS_FEW, 2, NEVER}};
   default:
-    return (kernel_choice){TT_SMALL_M_MAX, {ROWS_FEW, TT_SMALL_M_MAX + 1}};
+    return (kernel_choice){TT_SMALL_M_MAX, {ROWS_FEW, NEVER, NEVER}};
   }
 }
 #endif
@@ -144,6 +153,7 @@ __attribute__((target("avx2,fma"))) static inline float hsum256(__m256 v) {
 #define NV 2
 #define NV_FEW 4
 #define NB 4
+#define MR_TALL 16
 #ifdef __clang__  // the target for every function of the body
 #pragma clang attribute push(__attribute__((target("avx512f"))), apply_to = function)
 #else
@@ -153,6 +163,7 @@ __attribute__((target("avx2,fma"))) static inline float hsum256(__m256 v) {
 #include "small_m_body.h"
 #undef SFX
 #undef MR
+#undef MR_TALL
 #undef NB
 #include "small_m_nt_lanes.h"
 #ifdef __clang__

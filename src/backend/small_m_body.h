@@ -4,11 +4,13 @@
 //   VEC            the vector type (W floats)     W       floats per vector
 //   LOAD(p) STORE(p, v) FMA(a, b, c) (a·b + c) SET1(x) ZERO() HSUM(v)
 //   MR NV          rows and vectors per register tile (MR·NV accumulators)
+//   MR_TALL        (optional) the most rows of a tall tile (MR_TALL accumulators)
 //   NV_FEW         vectors per tile without trans_b in wide tiles (below)
 //   NB             B rows per tile with trans_b (MR·NB accumulators)
 // The products without trans_b take wide tiles (NV_FEW vectors, one row group) up to
-// ch.wide_up_to rows of a and deep blocks (KB_DEEP rows of b) from ch.deep_from rows on
-// (nn_rows_choice, small_m.c): the best counts depend on the core, not only on its
+// ch.wide_up_to rows of a, deep blocks (KB_DEEP rows of b) from ch.deep_from rows on, and
+// with MR_TALL defined tall tiles (every row in one group, one vector) from ch.tall_from
+// rows on (nn_rows_choice, small_m.c): the best counts depend on the core, not only on its
 // instruction set.
 // Shape legend: M rows of a, K the shared width, N columns of the result.
 #define CAT_(a, b) a##_##b
@@ -26,6 +28,15 @@
 // T = 5 10 / 7 %, T = 6 6 / 6 %, T = 7 2 / 3 % faster), but not on Zen 4 (small_m.c); one
 // row is not (level, the kernel alone slower).
 #define KB_DEEP 64
+// B rows per block in tall tiles (MR_TALL rows of a in one group, one vector wide; from
+// ch.tall_from rows on): each tile's sums stay in registers over half a K segment
+// (small_m.h), and a's block (12 KiB) in L1. Whole passes at T = 16 on Zen 4, record none,
+// six alternated rounds, median ms, one core / two: blocks of 192 rows 42.0 / 23.4, of 384
+// (a whole segment) 42.0 / 25.1, of 128 42.9 / 22.9, two groups of 8 rows in deep blocks
+// (before tall tiles) 45.4 / 24.9. Two cores each streaming a segment were slower with
+// blocks of 384 rows: 384 rows of b 12 KiB apart read a line at a time.
+#define KB_TALL (TT_SMALL_M_KSEG / 2)
+_Static_assert(KB_TALL >= KB_DEEP && KB_DEEP >= KB, "a's packed block holds the longest block");
 // Software prefetch into L2, issued by the first row group only: without trans_b the same
 // columns PF_NN rows further down (two blocks ahead: the hardware prefetcher does not
 // follow a tile's 16 short row streams) or, in deep blocks, the same rows two tiles to the
@@ -183,6 +194,64 @@ static void CAT(rows_nn, SFX)(float *out, const float *ap, const float *bk, cons
   }
 }
 
+#ifdef MR_TALL
+// One tall tile: rows [0, mr) of a's packed block ap (as tile_nn), all in one group, times
+// the one vector of columns [n0, n0 + W) of the block's kn rows of b (bt, ldb floats
+// apart); stored or added, and scaled, as by tile_nn. Row i prefetches ahead + i·ldb for
+// i < ahead_rows.
+static inline __attribute__((always_inline)) void CAT(tile_tall, SFX)(int mr, float *out, const float *ap,
+                                                                      const float *bt, size_t ldb, const float *bias,
+                                                                      int N, int n0, int kn, const float *ahead,
+                                                                      int ahead_rows, bool first, bool last,
+                                                                      float alpha) {
+  VEC acc[MR_TALL];
+#pragma GCC unroll 16
+  for (int m = 0; m < MR_TALL; m++) acc[m] = ZERO();
+  for (int i = 0; i < kn; i++) {
+    if (i < ahead_rows) _mm_prefetch((const char *)(ahead + (size_t)i * ldb), _MM_HINT_T1);
+    VEC bv = LOAD(bt + (size_t)i * ldb);
+#pragma GCC unroll 16
+    for (int m = 0; m < MR_TALL; m++) {
+      if (m >= mr) break;
+      acc[m] = FMA(SET1(ap[(size_t)i * AP_LD + m]), bv, acc[m]);
+    }
+  }
+#pragma GCC unroll 16
+  for (int m = 0; m < MR_TALL; m++) {
+    if (m >= mr) break;
+    VEC r = acc[m];
+    if (!first) r = r + LOAD(out + (size_t)m * N + n0);
+    if (last) {
+      r = r * SET1(alpha);
+      if (bias) r = r + LOAD(bias + n0);
+    }
+    STORE(out + (size_t)m * N + n0, r);
+  }
+}
+
+// Every one-vector column tile [n0, n1) of one block of kn rows of b (bk: its first row)
+// with all M rows of a in a tall tile (a constant row count from 8 rows on); each tile
+// prefetches the block's rows two tiles on, as a deep block's.
+static void CAT(rows_tall, SFX)(float *out, const float *ap, const float *bk, const float *bias, int M, int N, int n0,
+                                int n1, int kn, int pf_rows, bool first, bool last, float alpha) TARGET;
+static void CAT(rows_tall, SFX)(float *out, const float *ap, const float *bk, const float *bias, int M, int N, int n0,
+                                int n1, int kn, int pf_rows, bool first, bool last, float alpha) {
+  for (int n = n0; n < n1; n += W) {
+    int ahead_rows;
+    const float *ahead = CAT(ahead_nn, SFX)(bk, N, n, n0, n1, W, kn, pf_rows, true, &ahead_rows);
+#define TILE_TALL(r) \
+  CAT(tile_tall, SFX)(r, out, ap, bk + n, (size_t)N, bias, N, n, kn, ahead, ahead_rows, first, last, alpha)
+    switch (M) {  // clang-format off
+      case 16: TILE_TALL(16); break;  case 15: TILE_TALL(15); break;  case 14: TILE_TALL(14); break;
+      case 13: TILE_TALL(13); break;  case 12: TILE_TALL(12); break;  case 11: TILE_TALL(11); break;
+      case 10: TILE_TALL(10); break;  case 9: TILE_TALL(9); break;    case 8: TILE_TALL(8); break;
+      default: TILE_TALL(M); break;  // clang-format on
+    }
+#undef TILE_TALL
+  }
+}
+#endif
+
 // Columns [c0, c1) of out (M,N) = alpha · a (M,K; rows lda apart) · b (K,N) + bias: b is
 // read block by block of KB (or KB_DEEP) rows, each block left to right, so it streams once from memory;
 // a's block is copied k-major first (its rows lda·4 bytes apart share L1 sets too, and one
@@ -199,15 +268,26 @@ static void CAT(matmul_nn, SFX)(float *out, const float *a, int lda, const float
     return;
   }
   bool wide = M <= ch.wide_up_to, deep = M >= ch.deep_from;  // wide_up_to <= ROWS_FEW
-  int tile = (wide ? NV_FEW : NV) * W, n_main = N / tile * tile, end = c1 < n_main ? c1 : n_main;
-  float ap[KB_DEEP * AP_LD];
-  int kb = deep ? KB_DEEP : KB;
+#ifdef MR_TALL
+  bool tall = M >= ch.tall_from;
+#else
+  bool tall = false;
+#endif
+  int tile = tall ? W : (wide ? NV_FEW : NV) * W, n_main = N / tile * tile, end = c1 < n_main ? c1 : n_main;
+  float ap[KB_TALL * AP_LD];
+  int kb = tall ? KB_TALL : deep ? KB_DEEP : KB;
   for (int k0 = 0; k0 < K; k0 += kb) {
     int kn = K - k0 < kb ? K - k0 : kb;
     for (int i = 0; i < kn; i++)
       for (int m = 0; m < M; m++) ap[i * AP_LD + m] = a[(size_t)m * lda + k0 + i];
-    CAT(rows_nn, SFX)
-    (out, ap, b + (size_t)k0 * N, bias, M, N, c0, end, kn, pf_rows - k0, wide, deep, k0 == 0, k0 + kn == K, alpha);
+    const float *bk = b + (size_t)k0 * N;
+#ifdef MR_TALL
+    if (tall) {
+      CAT(rows_tall, SFX)(out, ap, bk, bias, M, N, c0, end, kn, pf_rows - k0, k0 == 0, k0 + kn == K, alpha);
+      continue;
+    }
+#endif
+    CAT(rows_nn, SFX)(out, ap, bk, bias, M, N, c0, end, kn, pf_rows - k0, wide, deep, k0 == 0, k0 + kn == K, alpha);
   }
   if (c1 == N && n_main < N) tail_nn(out, a, lda, b, bias, M, K, N, n_main > c0 ? n_main : c0, alpha);
 }
@@ -303,6 +383,7 @@ static void CAT(matmul_nt, SFX)(float *out, const float *a, const float *b, cons
 
 #undef KB
 #undef KB_DEEP
+#undef KB_TALL
 #undef PF_NN
 #undef PF_NT
 #undef AP_LD

@@ -2,7 +2,7 @@
 // kernel this CPU has (plain, AVX2+FMA, AVX-512 and AVX-512 tuned for cores that run it in
 // 256-bit halves: both on every AVX-512 CPU), at every M they serve (1..16), with and
 // without trans_b, bias and a scale, on widths that exercise the vector tails and the
-// K-blocks (K = 1, 7, 64, 65, 130, 768, 2100; N = 1, 5, 31, 33, 37, 100, 2304), and
+// K-blocks (K = 1, 7, 64, 65, 130, 768, 1000, 2100; N = 1, 5, 31, 33, 37, 100, 2304), and
 // products without trans_b in K segments (small_m.h; K = 384, 385, 1000, 3072).
 // Tolerance: |got - want| <= 8·ε·√K·Σ_k |alpha·a_mk·b_kn| + ε·|bias_n| (ε = 2^-23): float
 // accumulation in another order, far below any wrong element or missing term.
@@ -99,6 +99,7 @@ static void check_isa(tt_small_m_isa isa) {
         for (int bias = 0; bias < 2; bias++) check(isa, M, shapes[s][0], shapes[s][1], tb, bias, bias ? 1.0f : 0.125f);
     // The engine's shapes: (C, 3C) with bias, and the unembedding's (V, C) rows, trans_b.
     check(isa, M, 768, 2304, false, true, 1.0f);
+    check(isa, M, 1000, 100, false, true, 0.5f);  // blocks of b's rows with a short last one
     check(isa, M, 768, 301, true, false, 1.0f);
     check(isa, M, 2100, 37, true, true, 0.5f);  // K past one 1024-wide chunk of a's lanes, and a tail
     // K in segments: one, two (the last one row), three with a short last, and GPT-2's 3072
@@ -133,7 +134,7 @@ static bool available(tt_small_m_isa isa) {
 
 // The run-time choice is the widest kernel set the CPU has (one of the two AVX-512 sets
 // wherever AVX-512 is), and the default entry point gives the same bits as that set, with
-// and without trans_b at 6 rows, where the two AVX-512 sets take different kernels.
+// and without trans_b at 6 and 12 rows, where the two AVX-512 sets take different kernels.
 static void test_dispatch(void **state) {
   (void)state;
   tt_small_m_isa best = tt_small_m_best_isa();
@@ -146,13 +147,14 @@ static void test_dispatch(void **state) {
     assert_true(best == TT_ISA_AVX512 || best == TT_ISA_AVX512_HALVES);
   else
     assert_int_equal(best, widest);
-  float *a = rand_vec(6 * 500), *b = rand_vec(500 * 200), *x = malloc(6 * 200 * sizeof *x),
-        *y = malloc(6 * 200 * sizeof *y);
-  for (int tb = 0; tb < 2; tb++) {
-    tt_small_m_matmul(x, a, b, NULL, 6, 500, 200, tb, 1.0f);
-    assert_true(tt_small_m_matmul_isa(best, y, a, b, NULL, 6, 500, 200, tb, 1.0f));
-    assert_memory_equal(x, y, 6 * 200 * sizeof *x);
-  }
+  float *a = rand_vec(12 * 500), *b = rand_vec(500 * 200), *x = malloc(12 * 200 * sizeof *x),
+        *y = malloc(12 * 200 * sizeof *y);
+  for (int M = 6; M <= 12; M += 6)
+    for (int tb = 0; tb < 2; tb++) {
+      tt_small_m_matmul(x, a, b, NULL, M, 500, 200, tb, 1.0f);
+      assert_true(tt_small_m_matmul_isa(best, y, a, b, NULL, M, 500, 200, tb, 1.0f));
+      assert_memory_equal(x, y, (size_t)M * 200 * sizeof *x);
+    }
   printf("# dispatch: %s\n", isa_name(best));
   free(a), free(b), free(x), free(y);
 }
