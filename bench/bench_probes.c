@@ -6,6 +6,10 @@
 //                                    forward pass at T tokens: FLOPs, seconds, GFLOP/s
 //   bench_probes smallm              weight streaming rate (GB/s) of the small-M kernel and
 //                                    of cblas_sgemm at M = 1, 4, 16 on the block's shapes
+//   bench_probes fresh MIB PAUSE_S   what new memory costs: four rounds of MIB mapped on huge
+//                                    pages, written once (new) and again (ms), unmapped, then
+//                                    PAUSE_S seconds (time for a VM's kernel to hand the freed
+//                                    memory back to its host, which makes it new again)
 // Output lines are "key value ..." (bench/run_perf.py reads them). OpenBLAS's thread count
 // is OPENBLAS_NUM_THREADS, as for bench_forward.
 #include <cblas.h>
@@ -17,7 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "backend/small_m.h"
 #include "bench_util.h"
@@ -239,11 +245,39 @@ static int bench_smallm(void) {
   return 0;
 }
 
+// ---- new memory -------------------------------------------------------------------------
+// ms to write one byte per 64 over n bytes at p.
+static double touch_ms(char *p, size_t n, char value) {
+  double t0 = now();
+  for (size_t i = 0; i < n; i += 64) ((volatile char *)p)[i] = value;
+  return (now() - t0) * 1e3;
+}
+
+static int bench_fresh(size_t mib, double pause_s) {
+  const size_t huge = (size_t)2 << 20, n = mib << 20;
+  for (int round = 0; round < 4; round++) {
+    char *map = mmap(NULL, n + huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (map == MAP_FAILED) {
+      fprintf(stderr, "bench_probes: cannot map %zu MiB\n", mib);
+      return 1;
+    }
+    char *p = (char *)(((uintptr_t)map + huge - 1) & ~(uintptr_t)(huge - 1));  // on a 2 MiB boundary
+    madvise(p, n, MADV_HUGEPAGE);
+    double first = touch_ms(p, n, 1), again = touch_ms(p, n, 2);
+    printf("fresh mib %zu pause_s %.1f round %d first_ms %.1f again_ms %.1f\n", mib, pause_s, round, first, again);
+    munmap(map, n + huge);
+    usleep((useconds_t)(pause_s * 1e6));
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc >= 3 && strcmp(argv[1], "bandwidth") == 0) return bench_bandwidth(atoi(argv[2]));
   if (argc >= 3 && strcmp(argv[1], "sgemm") == 0) return bench_sgemm(atoi(argv[2]));
   if (argc >= 3 && strcmp(argv[1], "peak") == 0) return bench_peak(atoi(argv[2]));
   if (argc >= 2 && strcmp(argv[1], "smallm") == 0) return bench_smallm();
-  fprintf(stderr, "usage: bench_probes bandwidth THREADS | peak THREADS | sgemm T | smallm\n");
+  if (argc >= 4 && strcmp(argv[1], "fresh") == 0 && atol(argv[2]) > 0)
+    return bench_fresh((size_t)atol(argv[2]), atof(argv[3]));
+  fprintf(stderr, "usage: bench_probes bandwidth THREADS | peak THREADS | sgemm T | smallm | fresh MIB PAUSE_S\n");
   return 2;
 }
