@@ -35,6 +35,9 @@ once:
                (the disk is shared: its speed moves within minutes)
   open         bench_forward open (load + layer 0's pattern read) and `ttrace render` of
                that trace (whole command, painting included)
+  new memory   bench_probes fresh, as many MiB as the largest T's trace holds, rounds 0 s
+               and 3 s apart: what a first trace's new pages cost on this host (a VM whose
+               kernel hands freed memory to its host pays again for it once taken back)
 """
 import argparse
 import os
@@ -100,6 +103,10 @@ def load_average():
     return " ".join(open("/proc/loadavg").read().split()[:3])
 
 
+def probes_path(args):
+    return os.path.join(args.build, "bench", "bench_probes")
+
+
 def measure_times(args, core, Ts, threads, torch_script):
     """Per thread count n: the bandwidth probe (r["bw"][n], GB/s), the sgemm probe at every
     T >= 64 (r["sgemm"][(n, T)], its fields: flops, seconds, gflops) and bench_forward's
@@ -109,7 +116,7 @@ def measure_times(args, core, Ts, threads, torch_script):
     OpenBLAS on 2 threads, torch.set_num_threads(1) still runs its products on both cores:
     T = 64 took 180 ms so and 268 ms on one core.)"""
     bench = os.path.join(args.build, "bench", "bench_forward")
-    probes = os.path.join(args.build, "bench", "bench_probes")
+    probes = probes_path(args)
     r = {"times": {}, "bw": {}, "fma": {}, "sgemm": {}, "torch": {}, "peak": {}}
     for n in threads:
         env = env_for(n, core)
@@ -181,6 +188,11 @@ def measure(args, core):
         for w in run([bench, args.model, "open", path], env)[0]:
             if w[0] == "open":
                 r["open"] = fields(w)
+        mib = str(max(1, int(r["peak"][max(Ts)]["held_bytes"]) >> 20))
+        r["fresh"] = {}
+        for pause in ("0", "3"):
+            rounds = [fields(w) for w in run([probes_path(args), "fresh", mib, pause], env)[0] if w[0] == "fresh"]
+            r["fresh"][pause] = sorted(float(f["first_ms"]) for f in rounds[1:])  # round 0: whatever came before
         png = os.path.join(args.scratch, "ttrace-perf-grid.png")
         ttrace = os.path.join(args.build, "src", "cli", "ttrace")
         _, r["render_s"] = run([ttrace, "render", path, "--step", "blocks.0.attn.hook_pattern", "--view", "grid",
@@ -250,6 +262,12 @@ def report(r, Ts, threads, core, load_before):
         print(f"open the {nbytes / 2**30:.2f} GiB trace: tt_trace_load {float(o['load_s']) * 1e3:.1f} ms, "
               f"+ layer 0's pattern read {float(o['pattern_read_s']) * 1e3:.1f} ms; whole `ttrace render --view grid` "
               f"command {r['render_s']:.2f} s (target open ≤ 0.5 s: {mark(float(o['load_s']) <= 0.5)})")
+    if "fresh" in r:
+        held = int(r["peak"][max(Ts)]["held_bytes"])
+        at_once, later = r["fresh"]["0"], r["fresh"]["3"]
+        print(f"new memory as large as the T = {max(Ts)} trace holds ({held / 1e9:.2f} GB), first write: "
+              f"{' / '.join(f'{ms:.0f}' for ms in at_once)} ms when freed and taken again at once, "
+              f"{' / '.join(f'{ms:.0f}' for ms in later)} ms 3 s later (what a first trace's pages cost here)")
 
 
 def main():
