@@ -150,6 +150,8 @@ class Run:
             full = full or "-frame-" in name  # a top column or bar pinned in the window's frame
             if name.startswith("pin-") and full and not any(t.kind == "pin_recorded" for t in texts):
                 fails.append("%s: the pinned cell shows no arithmetic (no recomputed and recorded value)" % name)
+            if name.endswith("-continued") and not any(t.kind == "merge_group_again" for t in texts):
+                fails.append("%s: no column of merges continues a heading (the case this view is for)" % name)
             n_texts += len(texts)
             n_checked += c.checked
         return fails, n_texts, n_checked
@@ -213,6 +215,14 @@ def add_korean(run):
     for name, args in (("tokens", ["--step", "tokens"]), ("logits", ["--step", "hook_logits", "--size", "1200x700"]),
                        ("bars", ["--step", "hook_logits", "--view", "bars", "--top", "35"])):
         run.render("long-" + name, long_, args)
+    # The demo's prompt at 900x500: its merges fill a column and go on in a second, whose
+    # top repeats the last pre-token's heading marked as continued (checked in Run.run).
+    weather = os.path.join(run.out, "weather.safetensors")
+    p = subprocess.run([run.ttrace, "trace", "--record", "tokens", "-o", weather, "The weather is nice"],
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        raise SystemExit("check_numbers: ttrace trace of the demo's prompt failed: " + p.stderr)
+    run.render("merges-continued", weather, ["--step", "tokens", "--size", "900x500"])
 
 
 def add_compare(run):

@@ -1657,8 +1657,9 @@ class Checker(LlamaViewChecks):
         self.groups = getattr(self, "groups", []) + [t.s]
 
     def k_merge_group_again(self, t):
-        if not self.groups or t.s != self.groups[-1]:
-            self.bad(t, "a repeated heading repeats the last group's")
+        # "… heading": the last group's heading, marked as continued
+        if not self.groups or t.s != "\u2026 " + self.groups[-1]:
+            self.bad(t, "a repeated heading is the last group's, marked as continued")
 
     def k_merge_more(self, t):
         pass

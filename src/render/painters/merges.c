@@ -13,17 +13,26 @@ typedef struct {
   int group;  // index of the heading item of its group (-1: none)
 } item;
 
-static int width_of(tt_paint *p, const item *it, int px) {
-  return tt_text_width(p->cv->fonts, it->s, px, it->head ? TT_FONT_BOLD : TT_FONT_MONO);
+// The text of a line; again: a heading repeated at the top of a column that continues its
+// merges, marked "… heading" so that it does not read as a second pre-token of that text.
+static const char *text_of(const item *it, bool again, char *buf, size_t size) {
+  if (!again) return it->s;
+  snprintf(buf, size, "\xE2\x80\xA6 %s", it->s);
+  return buf;
 }
 
-// again: a heading repeated at the top of a column that continues its merges.
+static int width_of(tt_paint *p, const item *it, int px, bool again) {
+  char buf[620];
+  return tt_text_width(p->cv->fonts, text_of(it, again, buf, sizeof buf), px, it->head ? TT_FONT_BOLD : TT_FONT_MONO);
+}
+
 static void line(tt_paint *p, int x, int y, int w, const item *it, int px, bool again) {
-  char fit[600];
+  char fit[620], buf[620];
   tt_font_kind k = it->head ? TT_FONT_BOLD : TT_FONT_MONO;
-  tt_text_fit(p->cv->fonts, it->s, px, k, w, fit, sizeof fit);  // cuts only a line wider than the area
+  // cuts only a line wider than the area
+  tt_text_fit(p->cv->fonts, text_of(it, again, buf, sizeof buf), px, k, w, fit, sizeof fit);
   tt_note(p->cv, "%s", !it->head ? "merge" : again ? "merge_group_again" : "merge_group");
-  tt_draw_text(p->cv, x, y, fit, px, k, it->head ? p->pal->fg : p->pal->dim, TT_ALIGN_LEFT);
+  tt_draw_text(p->cv, x, y, fit, px, k, it->head && !again ? p->pal->fg : p->pal->dim, TT_ALIGN_LEFT);
 }
 
 // Lays the items out in columns of r at px, each column as wide as its widest line
@@ -38,12 +47,12 @@ static int flow(tt_paint *p, SDL_Rect r, const item *it, int n, int px, bool dra
     // Which items this column takes, and how wide it is.
     bool repeat = !it[i].head && it[i].group >= 0;  // a merge at the top repeats its heading
     int y = r.y + (repeat ? lh : 0), j = i;
-    int w = repeat ? width_of(p, &it[it[i].group], px) : 0;
+    int w = repeat ? width_of(p, &it[it[i].group], px, true) : 0;
     while (j < n) {
       int h = lh + (it[j].head && y > r.y ? gap : 0);
       int need = h + (it[j].head && j + 1 < n && !it[j + 1].head ? lh : 0);  // a heading keeps its first merge
       if (y + need > r.y + r.h) break;
-      int iw = width_of(p, &it[j], px) + (it[j].head ? 0 : indent);
+      int iw = width_of(p, &it[j], px, false) + (it[j].head ? 0 : indent);
       if (iw > w) w = iw;
       y += h;
       j++;
