@@ -39,9 +39,21 @@
 //   GFLOP/s tall against two groups of 8 rows: (384, 2304) M = 11 / 12 / 13 / 15: 84-88 /
 //   93-95 / 97-99 / 101-102 against 80-81 / 88-91 / 90-91 / 91-92; (768, 3072) M = 14 / 16:
 //   99 / 101 against 89 / 92; M = 8 / 10 62 / 75 against 90 / 78. On cores with two 512-bit
-//   FMA units the M + 1 loads per M FMAs would bind instead: never there (not measured).
+//   FMA units the M + 1 loads per M FMAs would bind instead: on Zen 5, one core, whole
+//   passes at T = 16 took 34.6-37.2 ms with tall tiles from 11 rows against 30.8-34.2
+//   without (alternated), so never there.
+// - nn.near_from: deep blocks prefetch one tile ahead from this many rows on, two tiles
+//   below (small_m_body.h). A tile of two row groups takes twice as long as one of one
+//   group, so one tile ahead is as early in time, and half the lines wait in L2: at N =
+//   3072 (rows 12 KiB apart, every row of a tile in the same L1 set and in few L2 sets)
+//   two tiles ahead made the product the slowest of the pass. On Zen 5, one core, M = 16,
+//   in the pass, (768, 3072) ran at 114-151 GFLOP/s against 83-96, and whole passes
+//   (alternated, record none, one core / two) T = 12 23.6-30.8 / 14.1-19.7 ms against
+//   32.7-41.6 / 18.3-21.0, T = 16 27.6-32.8 / 17.3-21.6 against 33.4-39.8 / 19.3-22.9;
+//   M = 8 was level or slower with one tile ahead. From 9 rows (MR + 1) on Zen 5; never on
+//   Zen 4, whose deep blocks (8-10 rows) were tuned two tiles ahead (not measured there).
 typedef struct {
-  int wide_up_to, deep_from, tall_from;
+  int wide_up_to, deep_from, tall_from, near_from;
 } nn_rows_choice;
 // Without trans_b, products with up to this many rows take one row group.
 #define ROWS_FEW 4
@@ -58,11 +70,11 @@ typedef struct {
 static kernel_choice choice_for(tt_small_m_isa isa) {
   switch (isa) {
   case TT_ISA_AVX512_HALVES:
-    return (kernel_choice){8, {2, 8, 11}};
+    return (kernel_choice){8, {2, 8, 11, NEVER}};
   case TT_ISA_AVX512:
-    return (kernel_choice){3, {ROWS_FEW, 2, NEVER}};
+    return (kernel_choice){3, {ROWS_FEW, 2, NEVER, 9}};
   default:
-    return (kernel_choice){TT_SMALL_M_MAX, {ROWS_FEW, NEVER, NEVER}};
+    return (kernel_choice){TT_SMALL_M_MAX, {ROWS_FEW, NEVER, NEVER, NEVER}};
   }
 }
 #endif

@@ -40,9 +40,9 @@ _Static_assert(KB_TALL >= KB_DEEP && KB_DEEP >= KB, "a's packed block holds the 
 // Software prefetch into L2, issued by the first row group only: without trans_b the same
 // columns PF_NN rows further down (two blocks ahead: the hardware prefetcher does not
 // follow a tile's 16 short row streams) or, in deep blocks, the same rows two tiles to the
-// right (PF_NN deep blocks down would be 0.4-1.5 MiB ahead, as much as L2 holds); with
-// trans_b the B row PF_NT rows further on (two tiles ahead). Measured on 2 threads, cold
-// weights: 1.3-2x the GB/s of no prefetch.
+// right, or one from ch.near_from rows on (PF_NN deep blocks down would be 0.4-1.5 MiB
+// ahead, as much as L2 holds); with trans_b the B row PF_NT rows further on (two tiles
+// ahead). Measured on 2 threads, cold weights: 1.3-2x the GB/s of no prefetch.
 #define PF_NN (2 * KB)
 #define PF_NT (2 * NB)
 #define AP_LD TT_SMALL_M_MAX  // floats per row of b in a's packed block (one per row of a)
@@ -134,17 +134,18 @@ static inline __attribute__((always_inline)) void CAT(tile_nn, SFX)(int mr, int 
 }
 
 // What the tile at column n (tile floats wide) of a block of kn rows of b (bk: its first
-// row; pf_rows rows from it on) prefetches: in deep blocks the same rows two tiles on, past
-// n1 the next block's first tiles; else the same columns PF_NN rows down. *rows: how many
-// of its rows.
+// row; pf_rows rows from it on) prefetches: in deep blocks the same rows ahead_tiles tiles
+// on, past n1 the next block's first tiles; else the same columns PF_NN rows down. *rows:
+// how many of its rows.
 static inline __attribute__((always_inline)) const float *CAT(ahead_nn, SFX)(const float *bk, int N, int n, int n0,
                                                                              int n1, int tile, int kn, int pf_rows,
-                                                                             bool deep, int *rows) {
+                                                                             bool deep, int ahead_tiles, int *rows) {
   if (!deep) {
     *rows = pf_rows - PF_NN;  // the rows that have a row PF_NN further down
     return bk + n + (size_t)PF_NN * N;
   }
-  int col = n + 2 * tile, next_rows = pf_rows - kn < kn ? pf_rows - kn : kn;  // the next block's rows, up to kn
+  int col = n + ahead_tiles * tile,
+      next_rows = pf_rows - kn < kn ? pf_rows - kn : kn;  // the next block's rows, up to kn
   *rows = col < n1 ? kn : next_rows;
   return col < n1 ? bk + col : bk + (size_t)kn * N + n0 + (col - n1);
 }
@@ -157,15 +158,16 @@ static inline __attribute__((always_inline)) const float *CAT(ahead_nn, SFX)(con
 // them: b's rows N·4 bytes apart can all fall in one L1 set (N = 3072: 12 KiB), and 16 of
 // them then evict each other before the second group reads them (M = 16 ran at half speed).
 static void CAT(rows_nn, SFX)(float *out, const float *ap, const float *bk, const float *bias, int M, int N, int n0,
-                              int n1, int kn, int pf_rows, bool wide, bool deep, bool first, bool last,
+                              int n1, int kn, int pf_rows, bool wide, bool deep, int ahead_tiles, bool first, bool last,
                               float alpha) TARGET;
 static void CAT(rows_nn, SFX)(float *out, const float *ap, const float *bk, const float *bias, int M, int N, int n0,
-                              int n1, int kn, int pf_rows, bool wide, bool deep, bool first, bool last, float alpha) {
+                              int n1, int kn, int pf_rows, bool wide, bool deep, int ahead_tiles, bool first, bool last,
+                              float alpha) {
   if (M <= ROWS_FEW) {  // one row group
     int tile = (wide ? NV_FEW : NV) * W;
     for (int n = n0; n < n1; n += tile) {
       int ahead_rows;
-      const float *ahead = CAT(ahead_nn, SFX)(bk, N, n, n0, n1, tile, kn, pf_rows, deep, &ahead_rows);
+      const float *ahead = CAT(ahead_nn, SFX)(bk, N, n, n0, n1, tile, kn, pf_rows, deep, ahead_tiles, &ahead_rows);
 #define TILE_FEW(r, nv) \
   CAT(tile_nn, SFX)(r, nv, out, ap, bk + n, N, NULL, bias, N, n, kn, ahead, ahead_rows, first, last, alpha)
 #define TILE_WIDE(r) TILE_FEW(r, NV_FEW)
@@ -184,7 +186,7 @@ static void CAT(rows_nn, SFX)(float *out, const float *ap, const float *bk, cons
   float *pk = (float *)packed;
   for (int n = n0; n < n1; n += NV * W) {
     int ahead_rows;
-    const float *ahead = CAT(ahead_nn, SFX)(bk, N, n, n0, n1, NV * W, kn, pf_rows, deep, &ahead_rows);
+    const float *ahead = CAT(ahead_nn, SFX)(bk, N, n, n0, n1, NV * W, kn, pf_rows, deep, ahead_tiles, &ahead_rows);
     for (int m0 = 0; m0 < M; m0 += MR) {
       int mr = M - m0 < MR ? M - m0 : MR;
       float *o = out + (size_t)m0 * N;
@@ -232,7 +234,7 @@ static inline __attribute__((always_inline)) void CAT(tile_tall, SFX)(int mr, fl
 
 // Every one-vector column tile [n0, n1) of one block of kn rows of b (bk: its first row)
 // with all M rows of a in a tall tile (a constant row count from 11 rows on); each tile
-// prefetches the block's rows two tiles on, as a deep block's. Not inlined into matmul_nn:
+// prefetches the block's rows two tiles on, as deep blocks do below ch.near_from rows. Not inlined into matmul_nn:
 // inlined, the kernel alone ran 3-7 % slower on Zen 4 (M = 16 / 12, one core).
 static __attribute__((noinline)) void CAT(rows_tall, SFX)(float *out, const float *ap, const float *bk,
                                                           const float *bias, int M, int N, int n0, int n1, int kn,
@@ -241,7 +243,7 @@ static void CAT(rows_tall, SFX)(float *out, const float *ap, const float *bk, co
                                 int n1, int kn, int pf_rows, bool first, bool last, float alpha) {
   for (int n = n0; n < n1; n += W) {
     int ahead_rows;
-    const float *ahead = CAT(ahead_nn, SFX)(bk, N, n, n0, n1, W, kn, pf_rows, true, &ahead_rows);
+    const float *ahead = CAT(ahead_nn, SFX)(bk, N, n, n0, n1, W, kn, pf_rows, true, 2, &ahead_rows);
 #define TILE_TALL(r) \
   CAT(tile_tall, SFX)(r, out, ap, bk + n, (size_t)N, bias, N, n, kn, ahead, ahead_rows, first, last, alpha)
     switch (M) {  // clang-format off
@@ -270,6 +272,7 @@ static void CAT(matmul_nn, SFX)(float *out, const float *a, int lda, const float
     return;
   }
   bool wide = M <= ch.wide_up_to, deep = M >= ch.deep_from;  // wide_up_to <= ROWS_FEW
+  int ahead_tiles = M >= ch.near_from ? 1 : 2;
 #ifdef MR_TALL
   bool tall = M >= ch.tall_from;
 #else
@@ -289,7 +292,8 @@ static void CAT(matmul_nn, SFX)(float *out, const float *a, int lda, const float
       continue;
     }
 #endif
-    CAT(rows_nn, SFX)(out, ap, bk, bias, M, N, c0, end, kn, pf_rows - k0, wide, deep, k0 == 0, k0 + kn == K, alpha);
+    CAT(rows_nn, SFX)
+    (out, ap, bk, bias, M, N, c0, end, kn, pf_rows - k0, wide, deep, ahead_tiles, k0 == 0, k0 + kn == K, alpha);
   }
   if (c1 == N && n_main < N) tail_nn(out, a, lda, b, bias, M, K, N, n_main > c0 ? n_main : c0, alpha);
 }
