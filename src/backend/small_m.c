@@ -47,9 +47,9 @@
 //   group, so one tile ahead is as early in time, and half the lines wait in L2: at N =
 //   3072 (rows 12 KiB apart, every row of a tile in the same L1 set and in few L2 sets)
 //   two tiles ahead made the product the slowest of the pass. On Zen 5, one core, M = 16,
-//   in the pass, (768, 3072) ran at 114-151 GFLOP/s against 83-96, and whole passes
+//   in the pass, (768, 3072) ran at 114-154 GFLOP/s against 83-106, and whole passes
 //   (alternated, record none, one core / two) T = 12 23.6-30.8 / 14.1-19.7 ms against
-//   32.7-41.6 / 18.3-21.0, T = 16 27.6-32.8 / 17.3-21.6 against 33.4-39.8 / 19.3-22.9;
+//   32.7-41.6 / 18.3-21.0, T = 16 27.6-37.4 / 17.3-21.6 against 33.4-42.2 / 19.3-22.9;
 //   M = 8 was level or slower with one tile ahead. From 9 rows (MR + 1) on Zen 5; never on
 //   Zen 4, whose deep blocks (8-10 rows) were tuned two tiles ahead (not measured there).
 typedef struct {
