@@ -234,8 +234,9 @@ static inline __attribute__((always_inline)) void CAT(tile_tall, SFX)(int mr, fl
 
 // Every one-vector column tile [n0, n1) of one block of kn rows of b (bk: its first row)
 // with all M rows of a in a tall tile (a constant row count from 11 rows on); each tile
-// prefetches the block's rows two tiles on, as deep blocks do below ch.near_from rows. Not inlined into matmul_nn:
-// inlined, the kernel alone ran 3-7 % slower on Zen 4 (M = 16 / 12, one core).
+// prefetches the block's rows two tiles on, as deep blocks do below ch.near_from rows. Not
+// inlined into matmul_nn: inlined, the kernel alone ran 3-7 % slower on Zen 4 (M = 16 / 12,
+// one core).
 static __attribute__((noinline)) void CAT(rows_tall, SFX)(float *out, const float *ap, const float *bk,
                                                           const float *bias, int M, int N, int n0, int n1, int kn,
                                                           int pf_rows, bool first, bool last, float alpha) TARGET;
