@@ -79,7 +79,7 @@ struct tt_backend {
   tt_status (*softmax)(tt_backend *be, tt_buf out, tt_buf x, int rows, int cols, tt_error *err);
   // The host function that softmax, softmax_nll and causal_attention's pattern compute each
   // row with (NULL on a device backend): a trace may keep the probabilities and the pattern
-  // as rules that call it (tt_hook_rule.softmax_row).
+  // as rules that call it (tt_hook_rule.row_fn).
   tt_row_fn softmax_row;
   // x (T,C) → mean (T), scale (T) = sqrt(var + eps), normalized (T,C) = (x - mean) / scale,
   // out (T,C) = normalized · gamma + beta.  For RMSNorm (rms = true): mean is written as 0,
@@ -87,6 +87,10 @@ struct tt_backend {
   tt_status (*norm)(tt_backend *be, tt_buf out, tt_buf normalized, tt_buf mean, tt_buf scale, tt_buf x, tt_buf gamma,
                     tt_buf beta, int T, int C, float eps, bool rms, tt_error *err);
   tt_status (*activation)(tt_backend *be, tt_buf out, tt_buf x, size_t n, tt_act_kind act, tt_error *err);
+  // The host function that activation computes act with (NULL on a device backend): each
+  // element alone, the same bits for any run of elements handed to it, so a trace may keep
+  // GPT-2's mlp.hook_post as a rule that calls it on each row (tt_hook_rule.row_fn).
+  tt_row_fn (*activation_row)(tt_act_kind act);
   // qkv (T,3C) → q, k, v (H,T,D) each, head-major.
   tt_status (*split_heads)(tt_backend *be, tt_buf q, tt_buf k, tt_buf v, tt_buf qkv, int T, int H, int D,
                            tt_error *err);

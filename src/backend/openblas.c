@@ -451,14 +451,11 @@ static tt_status host_norm(tt_backend *be, tt_buf out, tt_buf normalized, tt_buf
   return TT_OK;
 }
 
-static void activation_body(void *args, size_t b, size_t e) {
-  const elementwise_args *a = args;
-  float *o = a->o + b;
-  const float *v = a->x + b;
-  size_t n = e - b;
+// o (n) = act(v) element by element; o may be v.
+static void activate(float *o, const float *v, size_t n, tt_act_kind act) {
   const float k_tanh = 0.7978845608028654f;  // sqrt(2/pi)
   const float k_erf = 0.7071067811865476f;   // 1/sqrt(2)
-  switch (a->act) {
+  switch (act) {
   case TT_ACT_GELU_TANH:  // GPT-2's "gelu_new"
     // 0.5·a·(1 + tanh(y)) = a·sigmoid(2y), y = √(2/π)·(a + 0.044715·a³)
     tt_host_sigmoid_gate(o, v, n, 2.0f * k_tanh, 0.044715f);
@@ -476,6 +473,44 @@ static void activation_body(void *args, size_t b, size_t e) {
     if (o != v) memmove(o, v, n * sizeof(float));
     return;
   }
+}
+
+static void activation_body(void *args, size_t b, size_t e) {
+  const elementwise_args *a = args;
+  activate(a->o + b, a->x + b, e - b, a->act);
+}
+
+// The row functions of the activations (tt_backend.activation_row): activate itself.
+static void gelu_tanh_row(float *o, const float *v, size_t n) {
+  activate(o, v, n, TT_ACT_GELU_TANH);
+}
+static void gelu_erf_row(float *o, const float *v, size_t n) {
+  activate(o, v, n, TT_ACT_GELU_ERF);
+}
+static void relu_row(float *o, const float *v, size_t n) {
+  activate(o, v, n, TT_ACT_RELU);
+}
+static void silu_row(float *o, const float *v, size_t n) {
+  activate(o, v, n, TT_ACT_SILU);
+}
+static void identity_row(float *o, const float *v, size_t n) {
+  activate(o, v, n, TT_ACT_IDENTITY);
+}
+
+static tt_row_fn host_activation_row(tt_act_kind act) {
+  switch (act) {
+  case TT_ACT_GELU_TANH:
+    return gelu_tanh_row;
+  case TT_ACT_GELU_ERF:
+    return gelu_erf_row;
+  case TT_ACT_RELU:
+    return relu_row;
+  case TT_ACT_SILU:
+    return silu_row;
+  case TT_ACT_IDENTITY:
+    return identity_row;
+  }
+  return NULL;
 }
 
 static tt_status host_activation(tt_backend *be, tt_buf out, tt_buf x, size_t n, tt_act_kind act, tt_error *err) {
@@ -656,6 +691,7 @@ tt_status tt_backend_openblas_create(tt_backend **out, tt_error *err) {
   be->softmax_row = tt_openblas_softmax_row;
   be->norm = host_norm;
   be->activation = host_activation;
+  be->activation_row = host_activation_row;
   be->split_heads = host_split_heads;
   be->merge_heads = host_merge_heads;
   be->nll = host_nll;

@@ -174,18 +174,18 @@ int tt_utf8_columns(const char *s);
 
 // A hook that is an exact rule on an F32 hook recorded before it, of the same shape:
 // out = factor · src element by element (one float product each), and, with causal_mask,
-// −inf above the diagonal of each (T,T) matrix (entry (…, i, j) with j > i); with
-// softmax_row, each row of that is then replaced by softmax_row(row, row, its length) —
-// the very function the engine computed the hook with (its bits, not a re-derivation).
-// A masked row goes through softmax_row up to its diagonal (i + 1 entries) and is 0 after
-// it: softmax_row must give those entries the bits it gives them in the whole row, as a
-// softmax whose −inf entries add exact zeros does.
+// −inf above the diagonal of each (T,T) matrix (entry (…, i, j) with j > i); with row_fn
+// (a softmax, or an activation with factor 1), each row of that is then replaced by
+// row_fn(row, row, its length) — the very function the engine computed the hook with (its
+// bits, not a re-derivation). A masked row goes through row_fn up to its diagonal (i + 1
+// entries) and is 0 after it: row_fn must give those entries the bits it gives them in the
+// whole row, as a softmax whose −inf entries add exact zeros does.
 typedef void (*tt_row_fn)(float *out, const float *in, size_t cols);  // out may be in
 typedef struct {
   const char *src;  // the source hook's full name
   float factor;
   bool causal_mask;
-  tt_row_fn softmax_row;  // NULL: no softmax
+  tt_row_fn row_fn;  // NULL: none
 } tt_hook_rule;
 
 typedef struct {

@@ -76,11 +76,11 @@ static tt_status step_causal_blocks(tt_engine *e, int l, tt_buf q, tt_buf k, tt_
   tt_dims scores = TT_DIMS(H, T, T);
   bool raw_kept, scaled_kept, masked_kept, pattern_kept;
   tt_buf raw = tt_engine_out_kept(e, l, raw_hook, scores, &raw_kept);  // (H,T,T) = q·kᵀ per head
-  tt_buf scaled = tt_engine_out_rule(e, l, "attn.hook_attn_scores_scaled", scores, raw_hook, alpha, false, false,
-                                     &scaled_kept);  // (H,T,T) = raw · attn_scale
-  tt_buf masked = tt_engine_out_rule(e, l, "attn.hook_attn_scores", scores, raw_hook, alpha, true, false,
+  tt_buf scaled = tt_engine_out_rule(e, l, "attn.hook_attn_scores_scaled", scores, raw_hook, alpha, false,
+                                     TT_ROWS_AS_IS, &scaled_kept);  // (H,T,T) = raw · attn_scale
+  tt_buf masked = tt_engine_out_rule(e, l, "attn.hook_attn_scores", scores, raw_hook, alpha, true, TT_ROWS_AS_IS,
                                      &masked_kept);  // (H,T,T) −∞ above the diagonal
-  tt_buf pattern = tt_engine_out_rule(e, l, "attn.hook_pattern", scores, raw_hook, alpha, true, true,
+  tt_buf pattern = tt_engine_out_rule(e, l, "attn.hook_pattern", scores, raw_hook, alpha, true, TT_ROWS_SOFTMAX,
                                       &pattern_kept);  // (H,T,T) row softmax of the masked scores
   *z = OUT(l, "attn.hook_z", H, T, D);                 // (H,T,D) = pattern·v
   if (!scaled_kept && !masked_kept && !tt_engine_timed(e)) {
@@ -131,14 +131,14 @@ static tt_status step_pattern(tt_engine *e, int l, tt_buf raw, int Tk, tt_buf *p
   float alpha = tt_config_attn_scale(e->cfg, l, e->D);
   const char *raw_hook = "attn.hook_attn_scores_raw";
   tt_dims scores = TT_DIMS(H, T, Tk);
-  tt_buf scaled = tt_engine_out_rule(e, l, "attn.hook_attn_scores_scaled", scores, raw_hook, alpha, false, false,
-                                     NULL);  // (H,T,Tk) = raw · attn_scale
+  tt_buf scaled = tt_engine_out_rule(e, l, "attn.hook_attn_scores_scaled", scores, raw_hook, alpha, false,
+                                     TT_ROWS_AS_IS, NULL);  // (H,T,Tk) = raw · attn_scale
   RUN(be->scale(be, scaled, raw, alpha, n, err));
   bool alibi = e->cfg->positions == TT_POS_ALIBI, mask = e->cfg->causal && !e->run.decoding;
   if (alibi) TRY(step_alibi(e, l, scaled, Tk, &scaled, err));
   tt_buf masked = alibi ? OUT(l, "attn.hook_attn_scores", H, T, Tk)
-                        : tt_engine_out_rule(e, l, "attn.hook_attn_scores", scores, raw_hook, alpha, mask, false,
-                                             NULL);  // (H,T,Tk) −∞ above the diagonal
+                        : tt_engine_out_rule(e, l, "attn.hook_attn_scores", scores, raw_hook, alpha, mask,
+                                             TT_ROWS_AS_IS, NULL);  // (H,T,Tk) −∞ above the diagonal
   RUN(mask ? be->causal_mask(be, masked, scaled, H, T, err) : tt_engine_copy(e, masked, scaled, n, err));
   *pattern = OUT(l, "attn.hook_pattern", H, T, Tk);  // (H,T,Tk) softmax of each row
   RUN(be->softmax(be, *pattern, masked, H * T, Tk, err));

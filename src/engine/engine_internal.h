@@ -238,14 +238,17 @@ tt_buf tt_engine_out(tt_engine *e, int layer, const char *suffix, tt_dims shape)
 // The same, and *kept says whether anyone reads the tensor after the op (the recorder or
 // the tape); when not, the op may leave it unwritten.
 tt_buf tt_engine_out_kept(tt_engine *e, int layer, const char *suffix, tt_dims shape, bool *kept);
+// What a rule does to each row after its factor and mask (tt_engine_out_rule): nothing,
+// the backend's softmax_row, or its activation_row for the model's activation.
+typedef enum { TT_ROWS_AS_IS, TT_ROWS_SOFTMAX, TT_ROWS_ACTIVATION } tt_rule_rows;
 // The buffer for hook `suffix` of layer l, which the op computes exactly as factor · hook
-// src_suffix of the same layer and shape (with causal_mask, −inf above the diagonal; with
-// softmax, each row then through the backend's softmax_row, which the op itself uses):
-// offered to the recorder as that rule first (tt_recorder.derive; a softmax rule only on a
-// backend that has softmax_row), then as any other hook. *kept as above: false when the
-// recorder keeps the rule and no tape reads the hook.
+// src_suffix of the same layer and shape (with causal_mask, −inf above the diagonal), each
+// row then through the row function `rows` names, which the op itself uses: offered to the
+// recorder as that rule first (tt_recorder.derive; a rule with a row function only on a
+// backend that has it), then as any other hook. *kept as above: false when the recorder
+// keeps the rule and no tape reads the hook.
 tt_buf tt_engine_out_rule(tt_engine *e, int layer, const char *suffix, tt_dims shape, const char *src_suffix,
-                          float factor, bool causal_mask, bool softmax, bool *kept);
+                          float factor, bool causal_mask, tt_rule_rows rows, bool *kept);
 // With a timing recorder: the op about to run is named after hook `suffix` of layer l
 // (what tt_engine_out does for the op's outputs; for ops whose outputs were asked for
 // before).

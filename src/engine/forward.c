@@ -186,7 +186,8 @@ static tt_status step_mlp(tt_engine *e, int l, tt_buf x, tt_buf *out, tt_error *
   int T = e->run.T, C = e->C, F = e->F;
   tt_buf pre = OUT(l, "mlp.hook_pre", T, F);  // (T,F) = x·W_in + b
   RUN(be->matmul(be, pre, x, w->fc_w, w->fc_b, T, C, F, false, err));
-  tt_buf post = OUT(l, "mlp.hook_post", T, F);  // (T,F) = act(pre)
+  tt_buf post = tt_engine_out_rule(e, l, "mlp.hook_post", TT_DIMS(T, F), "mlp.hook_pre", 1.0f, false,
+                                   TT_ROWS_ACTIVATION, NULL);  // (T,F) = act(pre), a rule on pre
   RUN(be->activation(be, post, pre, (size_t)T * F, e->cfg->activation, err));
   *out = OUT(l, "hook_mlp_out", T, C);  // (T,C) = post·W_out + b
   RUN(be->matmul(be, *out, post, w->fc_proj_w, w->fc_proj_b, T, F, C, false, err));
@@ -206,7 +207,8 @@ static tt_status step_head(tt_engine *e, tt_buf x, tt_error *err) {
   // or not recorded) only the loss is computed, but for a timing recorder, which times each
   // op the pass has
   bool probs_kept, timed = tt_engine_timed(e);
-  tt_buf probs = tt_engine_out_rule(e, -1, "hook_probs", TT_DIMS(T, V), "hook_logits", 1.0f, false, true, &probs_kept);
+  tt_buf probs =
+      tt_engine_out_rule(e, -1, "hook_probs", TT_DIMS(T, V), "hook_logits", 1.0f, false, TT_ROWS_SOFTMAX, &probs_kept);
   // A gradient run that records neither keeps both in the logits slot (the tape's place for
   // the probabilities, one (T,V) buffer instead of two): the softmax overwrites the logits
   // after the loss has read them.

@@ -79,21 +79,28 @@ tt_buf tt_engine_out_kept(tt_engine *e, int layer, const char *suffix, tt_dims s
   return slot;
 }
 
+// The backend's row function for `rows` (NULL for TT_ROWS_AS_IS, or where it has none).
+static tt_row_fn row_fn_of(const tt_engine *e, tt_rule_rows rows) {
+  if (rows == TT_ROWS_SOFTMAX) return e->be->softmax_row;
+  if (rows == TT_ROWS_ACTIVATION && e->be->activation_row) return e->be->activation_row(e->cfg->activation);
+  return NULL;
+}
+
 // Whether the recorder keeps hook `suffix` of layer l as the rule factor · src_suffix
-// (with causal_mask, then the backend's row softmax).
+// (with causal_mask, then each row through the row function `rows` names).
 static bool offered_as_rule(tt_engine *e, int layer, const char *suffix, tt_dims shape, const char *src_suffix,
-                            float factor, bool causal_mask, bool softmax) {
+                            float factor, bool causal_mask, tt_rule_rows rows) {
   const tt_recorder *rec = e->run.rec;
-  tt_row_fn softmax_row = softmax ? e->be->softmax_row : NULL;
-  if (!rec || !rec->derive || (softmax && !softmax_row)) return false;
+  tt_row_fn row_fn = row_fn_of(e, rows);
+  if (!rec || !rec->derive || (rows != TT_ROWS_AS_IS && !row_fn)) return false;
   char name[160], src[160];
-  tt_hook_rule rule = {hook_name(e, layer, src_suffix, src, sizeof src), factor, causal_mask, softmax_row};
+  tt_hook_rule rule = {hook_name(e, layer, src_suffix, src, sizeof src), factor, causal_mask, row_fn};
   return rec->derive(rec->ctx, hook_name(e, layer, suffix, name, sizeof name), &rule, shape.ndim, shape.d);
 }
 
 tt_buf tt_engine_out_rule(tt_engine *e, int layer, const char *suffix, tt_dims shape, const char *src_suffix,
-                          float factor, bool causal_mask, bool softmax, bool *kept) {
-  if (!offered_as_rule(e, layer, suffix, shape, src_suffix, factor, causal_mask, softmax))
+                          float factor, bool causal_mask, tt_rule_rows rows, bool *kept) {
+  if (!offered_as_rule(e, layer, suffix, shape, src_suffix, factor, causal_mask, rows))
     return tt_engine_out_kept(e, layer, suffix, shape, kept);
   tt_engine_name_op(e, layer, suffix);
   bool taped;

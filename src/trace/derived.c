@@ -2,11 +2,12 @@
 // hook it computes as one (tt_recorder.derive, a tt_hook_rule): in layer L,
 // attn.hook_attn_scores_scaled is attn.hook_attn_scores_raw times the layer's factor,
 // attn.hook_attn_scores is that with −inf above the diagonal and attn.hook_pattern its row
-// softmax; hook_probs is the row softmax of hook_logits — together half a long trace's
-// bytes. The trace keeps the rule when its source is stored here as F32 of the same
-// shape (and is no rule itself); the tensor then has no memory until read. On access
-// (tt_trace_get / tt_trace_find) it is computed into the arena once; a saved file gets
-// every tensor's bytes (tt_trace_save fills them in on the way out).
+// softmax, and (GPT-2's block) mlp.hook_post is the activation of mlp.hook_pre; hook_probs
+// is the row softmax of hook_logits — together 58 % of a long trace's bytes. The trace
+// keeps the rule when its source is stored here as F32 of the same shape (and is no rule
+// itself); the tensor then has no memory until read. On access (tt_trace_get /
+// tt_trace_find) it is computed into the arena once; a saved file gets every tensor's
+// bytes (tt_trace_save fills them in on the way out).
 // Shape legend: R rows of a tensor's last dimension N (R = H·T, N = T for the scores).
 #include <math.h>
 #include <stdint.h>
@@ -16,17 +17,17 @@
 #include "trace_internal.h"
 
 // out (R,N) = src · factor, with −inf above each (N,N) matrix's diagonal when masked (row r
-// is row r mod N of its matrix), then each row through softmax_row when set: the entries up
-// to the diagonal then, and 0 after it (what a softmax gives −inf; tt_hook_rule). Each loop
+// is row r mod N of its matrix), then each row through row_fn when set: the entries up to
+// the diagonal then, and 0 after it (what a softmax gives −inf; tt_hook_rule). Each loop
 // has no branch, so it vectorizes.
 static void derive(float *out, const float *src, size_t R, size_t N, const tt_derived_rule *rule) {
-  float factor = rule->factor, beyond = rule->softmax_row ? 0.0f : -INFINITY;
+  float factor = rule->factor, beyond = rule->row_fn ? 0.0f : -INFINITY;
   for (size_t r = 0; r < R; r++) {
     size_t lim = rule->masked ? r % N + 1 : N;
     const float *v = src + r * N;
     float *o = out + r * N;
     for (size_t j = 0; j < lim; j++) o[j] = factor * v[j];
-    if (rule->softmax_row) rule->softmax_row(o, o, lim);
+    if (rule->row_fn) rule->row_fn(o, o, lim);
     for (size_t j = lim; j < N; j++) o[j] = beyond;
   }
 }
@@ -58,7 +59,7 @@ bool tt_derived_accept(tt_trace *tr, size_t i, const tt_hook_rule *rule, int ndi
   if (rule->causal_mask && (ndim < 2 || shape[ndim - 1] != shape[ndim - 2])) return false;
   size_t at = (size_t)(src - tr->tensors);
   if (rule_at(tr->dv, at).src) return false;  // a rule on a rule: its source would need making first
-  return set_rule(tr->dv, i, (tt_derived_rule){at + 1, rule->factor, rule->causal_mask, rule->softmax_row});
+  return set_rule(tr->dv, i, (tt_derived_rule){at + 1, rule->factor, rule->causal_mask, rule->row_fn});
 }
 
 void tt_derived_drop(tt_trace *tr, size_t i) {

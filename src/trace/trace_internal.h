@@ -15,13 +15,13 @@ typedef struct {
 } index_slot;
 
 // A tensor kept as a rule (derived.c, a tt_hook_rule accepted): src · factor, −inf above
-// the diagonal when masked, then each row through softmax_row when set. src: the source
+// the diagonal when masked, then each row through row_fn when set. src: the source
 // tensor's position + 1; 0: no rule (stored).
 typedef struct {
   size_t src;
   float factor;
   bool masked;
-  tt_row_fn softmax_row;
+  tt_row_fn row_fn;
 } tt_derived_rule;
 
 typedef struct {

@@ -301,6 +301,39 @@ static void test_activation(void **state) {
   free(x), free(want);
 }
 
+// The host's activation_row gives every element the bits the op gives it, for runs that
+// start and end anywhere (a trace calls it on rows of F floats, the op on each thread's
+// part): rows of 1..40 floats at every offset mod 16 of a buffer the op computed whole,
+// with the clamps of the exp (±100), zeros, tiny values and infinities among them.
+static void test_activation_rows(void **state) {
+  tt_backend *be = ((fixture *)*state)->be;
+  if (!be->activation_row) skip();  // a device backend keeps mlp.hook_post as bytes
+  const size_t n = 40000;           // more than one thread's part
+  const tt_act_kind acts[] = {TT_ACT_GELU_TANH, TT_ACT_GELU_ERF, TT_ACT_RELU, TT_ACT_SILU, TT_ACT_IDENTITY};
+  float *x = rand_vec(n, -12, 12);
+  const float special[] = {0.0f, -0.0f, 100.0f, -100.0f, 1e-30f, -1e-30f, INFINITY, -INFINITY, 88.5f, -87.5f};
+  for (size_t i = 0; i < n; i += 97) x[i] = special[(i / 97) % (sizeof special / sizeof *special)];
+  float *row = malloc(64 * sizeof *row);
+  for (size_t k = 0; k < sizeof acts / sizeof *acts; k++) {
+    tt_row_fn fn = be->activation_row(acts[k]);
+    assert_non_null(fn);
+    tt_buf bx = up(be, x, n), out = up(be, NULL, n);
+    tt_error err = {0};
+    assert_int_equal(be->activation(be, out, bx, n, acts[k], &err), TT_OK);
+    float *whole = down(be, out, n);
+    for (size_t at = 0, len = 1; at + len <= n; at += len, len = len % 40 + 1) {
+      fn(row, x + at, len);
+      assert_memory_equal(row, whole + at, len * sizeof *row);
+      memcpy(row + 1, x + at, len * sizeof *row);  // in place, at another alignment
+      fn(row + 1, row + 1, len);
+      assert_memory_equal(row + 1, whole + at, len * sizeof *row);
+    }
+    be->release(be, &bx), be->release(be, &out);
+    free(whole);
+  }
+  free(row), free(x);
+}
+
 // ---- heads, loss -----------------------------------------------------------------------------
 static void test_split_merge_heads(void **state) {
   tt_backend *be = ((fixture *)*state)->be;
@@ -443,6 +476,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_softmax_masked_prefix),
       cmocka_unit_test(test_norm),
       cmocka_unit_test(test_activation),
+      cmocka_unit_test(test_activation_rows),
       cmocka_unit_test(test_split_merge_heads),
       cmocka_unit_test(test_nll),
       cmocka_unit_test(test_factory),

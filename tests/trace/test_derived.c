@@ -1,5 +1,6 @@
 // The tensors a trace keeps as exact rules (src/trace/derived.c): the scaled and masked
-// attention scores and the pattern on the raw scores, the probabilities on the logits.
+// attention scores and the pattern on the raw scores, the activation's output on its input
+// (GPT-2's mlp.hook_post), the probabilities on the logits.
 // With the real engine they hold no memory until read, read back bit for bit equal to a
 // trace that stored them (--record of them alone), and are written whole into the file; a
 // rule the trace cannot keep is refused (then stored).
@@ -49,33 +50,39 @@ static int close_session(void **state) {
   return 0;
 }
 
-// Every layer's scaled and masked scores and pattern, and the probabilities: derived in a
-// full trace (attention in one op per layer, the loss alone from the logits), stored in a
-// trace that records them without their sources (so the engine goes op by op for the
-// scores, and computes the probabilities with the loss); the same bits, and the same z
-// and loss, the full trace holding the rules' tensors only once read.
+// Every layer's scaled and masked scores, pattern and mlp.hook_post, and the
+// probabilities: derived in a full trace (attention in one op per layer, the loss alone
+// from the logits), stored in a trace that records them without their sources (so the
+// engine goes op by op for the scores, and computes the probabilities with the loss); the
+// same bits, and the same z, FFN output and loss, the full trace holding the rules'
+// tensors only once read.
 static void test_engine_scores(void **state) {
   tt_session *s = *state;
   tt_trace *full = run(s, NULL, 0);
   const char *only[] = {"*attn_scores_scaled", "*hook_attn_scores", "*hook_pattern", "*hook_z",
-                        "hook_probs",          "hook_loss"};
-  tt_trace *kept = run(s, only, 6);
+                        "*mlp.hook_post",      "*hook_mlp_out",     "hook_probs",    "hook_loss"};
+  tt_trace *kept = run(s, only, 8);
   tt_config cfg;
   assert_true(tt_trace_config(full, &cfg));
   const tt_tensor *raw0 = tt_trace_find(full, "blocks.0.attn.hook_attn_scores_raw");
-  const tt_tensor *logits = tt_trace_find(full, "hook_logits");
-  assert_non_null(raw0), assert_non_null(logits);
-  size_t per = tt_tensor_nbytes(raw0);  // (H,T,T) floats
-  // nothing derived is held yet: three score tensors per layer and the probabilities (the
-  // logits' shape) fewer than the file's bytes
+  const tt_tensor *logits = tt_trace_find(full, "hook_logits"), *pre0 = tt_trace_find(full, "blocks.0.mlp.hook_pre");
+  assert_non_null(raw0), assert_non_null(logits), assert_non_null(pre0);
+  size_t per = tt_tensor_nbytes(raw0), post = tt_tensor_nbytes(pre0);  // (H,T,T) and (T,F) floats
+  // nothing derived is held yet: three score tensors and the activation's output per layer
+  // and the probabilities (the logits' shape) fewer than the file's bytes
   assert_int_equal(tt_trace_held_bytes(full),
-                   tt_trace_bytes(full) - 3 * (size_t)cfg.n_layer * per - tt_tensor_nbytes(logits));
+                   tt_trace_bytes(full) - (size_t)cfg.n_layer * (3 * per + post) - tt_tensor_nbytes(logits));
   assert_int_equal(tt_trace_held_bytes(kept), tt_trace_bytes(kept));
   for (int l = 0; l < cfg.n_layer; l++) {
-    const char *hooks[] = {"attn_scores_scaled", "attn_scores", "pattern", "z"};
-    for (int i = 0; i < 4; i++) {
+    const char *hooks[] = {"attn.hook_attn_scores_scaled",
+                           "attn.hook_attn_scores",
+                           "attn.hook_pattern",
+                           "attn.hook_z",
+                           "mlp.hook_post",
+                           "hook_mlp_out"};
+    for (int i = 0; i < 6; i++) {
       char name[64];
-      snprintf(name, sizeof name, "blocks.%d.attn.hook_%s", l, hooks[i]);
+      snprintf(name, sizeof name, "blocks.%d.%s", l, hooks[i]);
       assert_same_bits(tt_trace_find(full, name), tt_trace_find(kept, name));
     }
   }
