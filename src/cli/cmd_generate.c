@@ -19,9 +19,10 @@ static const char usage[] =
     "\n"
     "Appends N tokens to PROMPT, one at a time: the prompt pass keeps every layer's keys and\n"
     "values (the KV cache), and each new token runs through the model alone. The continuation\n"
-    "is printed as it comes. PROMPT '-' reads standard input.\n"
+    "is printed as it comes (a character cut across tokens, as a Hangul syllable often is, once\n"
+    "its last byte comes; a byte no token completes as \\xNN). PROMPT '-' reads standard input.\n"
     "\n"
-    "  -m, --model DIR       a GPT-2 model folder; default: the embedded default model\n"
+    "  -m, --model DIR       a GPT-2 or Llama model folder; default: the embedded default model\n"
     "  -n, --tokens N        how many tokens to append (default 20). When the prompt and the\n"
     "                        tokens would not fit the model's context, generation stops at the\n"
     "                        context with a note on stderr; what was generated is kept (and\n"
@@ -147,13 +148,23 @@ typedef struct {
   const tt_session *s;
   const char *prompt;  // printed before the first token; NULL with --quiet
   bool started;
+  char held[4];  // the start of a character whose other bytes the next token may bring
+  size_t n_held;
 } printer;
 
-// Prints each token's text as it is chosen (terminal controls escaped, newlines kept),
-// the prompt before the first.
+// Prints bytes (a string) with terminal controls escaped and newlines kept.
+static void print_escaped(const char *bytes) {
+  size_t cap = 6 * strlen(bytes) + 1;  // the longest escape, \u0080, is 6 bytes for 2
+  char *shown = malloc(cap);
+  if (shown) fputs(tt_escape_text(bytes, shown, cap, true), stdout);
+  free(shown);
+}
+
+// Prints each token's text as it is chosen, the prompt before the first. A character split
+// across tokens (a Hangul syllable is 3 bytes, often 2 tokens) is printed whole once its
+// last byte comes; bytes that no token completes are printed as \xNN (print_flush).
 static void print_token(void *ctx, const tt_pick *pick) {
   printer *pr = ctx;
-  char shown[512];
   if (!pr->started && pr->prompt) {
     char *p = tt_escape_text_dup(pr->prompt);
     fputs(p ? p : "", stdout);
@@ -161,9 +172,27 @@ static void print_token(void *ctx, const tt_pick *pick) {
   }
   pr->started = true;
   char *text = tt_tokenizer_decode(pr->s->tok, &pick->id, 1);
-  if (text) fputs(tt_escape_text(text, shown, sizeof shown, true), stdout);
+  size_t n = text ? strlen(text) : 0;
+  char *bytes = text ? malloc(pr->n_held + n + 1) : NULL;
+  if (bytes) {
+    memcpy(bytes, pr->held, pr->n_held);
+    memcpy(bytes + pr->n_held, text, n + 1);
+    n += pr->n_held;
+    pr->n_held = tt_utf8_incomplete_tail(bytes, n);
+    memcpy(pr->held, bytes + n - pr->n_held, pr->n_held);
+    bytes[n - pr->n_held] = 0;
+    print_escaped(bytes);
+  }
+  free(bytes);
   free(text);
   fflush(stdout);
+}
+
+// The bytes held back when generation ends: the start of a character never finished.
+static void print_flush(printer *pr) {
+  pr->held[pr->n_held] = 0;
+  print_escaped(pr->held);
+  pr->n_held = 0;
 }
 
 static void print_summary(const generate_options *o, const tt_session *s, const tt_trace *tr,
@@ -192,14 +221,14 @@ int tt_cmd_generate(int argc, char **argv) {
   tt_session *s = NULL;
   tt_trace *tr = NULL;
   tt_generate_result res = {0};
-  printer pr = {NULL, o.pass.quiet ? NULL : prompt, false};
+  printer pr = {.prompt = o.pass.quiet ? NULL : prompt};
   if (!st) st = tt_session_open(&o.pass.session, &s, &err);
   if (!st && !o.pass.quiet) tt_cli_note("generate", s->backend_note);
   pr.s = s;
   o.gen.on_token = print_token;
   o.gen.ctx = &pr;
   if (!st) st = tt_generate(s, &o.pass.in, &o.gen, &res, &tr, &err);
-  if (pr.started) printf("\n");
+  if (pr.started) print_flush(&pr), printf("\n");
   if (!st && o.pass.output) st = tt_trace_save(tr, o.pass.output, &err);
   if (!st) print_summary(&o, s, tr, &res);
   rc = st ? tt_cli_fail("generate", &err) : 0;

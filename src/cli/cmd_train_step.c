@@ -27,7 +27,7 @@ static const char usage[] =
     "step. NEWDIR becomes a complete model folder (F32 weights, config.json and the tokenizer's\n"
     "files copied), written atomically; an existing NEWDIR must be empty.\n"
     "\n"
-    "  -m, --model DIR     a GPT-2 model folder; default: the embedded default model\n"
+    "  -m, --model DIR     a GPT-2 or Llama model folder; default: the embedded default model\n"
     "  -b, --backend NAME  openblas (default; gradients need it)\n"
     "      --lr LR         the learning rate, a positive number\n"
     "      --steps N       how many steps (1 or more; default 1)\n"

@@ -1,4 +1,5 @@
 // trace_arg: a trace file named on the command line.
+#include <errno.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -29,6 +30,9 @@ tt_status tt_cli_load_trace(const char *path, tt_trace **out, tt_error *err) {
     other = !looks_like_safetensors(head, got > 0 ? (size_t)got : 0);
     close(fd);
   }
+  if (access(path, F_OK) != 0 && errno == ENOENT)  // often a prompt typed where a trace goes
+    return tt_fail(err, TT_ERR_IO, "cannot open %s: %s (a trace is a file that `ttrace trace -o FILE PROMPT` writes)",
+                   path, strerror(errno));
   if (other)
     return tt_fail(err, TT_ERR_FORMAT,
                    "%s is not a trace file (traces are safetensors files written by `ttrace "

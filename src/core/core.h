@@ -156,6 +156,9 @@ bool tt_utf8_valid(const char *s, size_t len, size_t *bad_offset);
 int tt_utf8_decode(const char *s, size_t len, uint32_t *cp);
 // Number of code points in a valid UTF-8 string.
 size_t tt_utf8_length(const char *s);
+// How many bytes at the end of s[0..len) begin a UTF-8 character without finishing it
+// (0..3): what text arriving in pieces (one token at a time) holds back for the next piece.
+size_t tt_utf8_incomplete_tail(const char *s, size_t len);
 // Copies s into dst (cap bytes, always NUL-terminated, cut before an escape that does not
 // fit) with what a terminal would act on escaped: \n \t \r, other C0 controls and DEL as
 // \xNN, C1 controls as \u0080..\u009F, bytes that are not UTF-8 as \xNN. Newlines stay
@@ -163,6 +166,9 @@ size_t tt_utf8_length(const char *s);
 const char *tt_escape_text(const char *s, char *dst, size_t cap, bool keep_newlines);
 // The same into a malloc'd string (NULL when out of memory).
 char *tt_escape_text_dup(const char *s);
+// s[0..len) as valid UTF-8 (malloc'd; NULL when out of memory): each byte that is not part
+// of a whole character as \xNN, everything else as it is (newlines and controls too).
+char *tt_utf8_escape_invalid_dup(const char *s, size_t len);
 // Terminal columns of a UTF-8 string: 2 for wide East Asian characters (Hangul, CJK) and
 // emoji, 0 for combining marks and joiners, else 1; an invalid byte counts as one column.
 int tt_utf8_columns(const char *s);

@@ -1,5 +1,6 @@
 // escape: text from files made safe to print on a terminal: every byte a terminal acts on
-// (C0 controls, DEL, C1 controls, bytes that are not UTF-8) written as an escape.
+// (C0 controls, DEL, C1 controls, bytes that are not UTF-8) written as an escape; and bytes
+// made valid UTF-8 for a JSON string (only the bytes that are not UTF-8 escaped).
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,4 +41,23 @@ char *tt_escape_text_dup(const char *s) {
   size_t cap = 6 * strlen(s) + 1;  // the longest escape, \u0080, is 6 bytes for 2
   char *out = malloc(cap);
   return out ? (char *)tt_escape_text(s, out, cap, false) : NULL;
+}
+
+char *tt_utf8_escape_invalid_dup(const char *src, size_t len) {
+  char *out = malloc(4 * len + 1);  // at most \xNN for each byte
+  if (!out) return NULL;
+  size_t j = 0;
+  for (size_t i = 0; i < len;) {
+    uint32_t cp;
+    int k = tt_utf8_decode(src + i, len - i, &cp);
+    if (k == 0) {
+      j += (size_t)snprintf(out + j, 5, "\\x%02X", (unsigned char)src[i]);
+      i++;
+    } else {
+      memcpy(out + j, src + i, (size_t)k);
+      j += (size_t)k, i += (size_t)k;
+    }
+  }
+  out[j] = 0;
+  return out;
 }

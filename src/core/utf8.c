@@ -67,3 +67,29 @@ int tt_utf8_columns(const char *s) {
   }
   return w;
 }
+
+// A lead byte and up to two of its continuation bytes begin a character when some ending
+// completes them: the decoder is asked with the endings that meet every lead's range for
+// the second byte (E0: A0.., ED: ..9F, F0: 90.., F4: ..8F) and 80 after it.
+static bool begins_character(const unsigned char *s, size_t k) {
+  static const unsigned char second[] = {0x80, 0x90, 0xA0};
+  for (size_t t = 0; t < sizeof second; t++) {
+    unsigned char buf[4];
+    memcpy(buf, s, k);
+    for (size_t i = k; i < 4; i++) buf[i] = i == 1 ? second[t] : 0x80;
+    uint32_t cp;
+    int n = tt_utf8_decode((const char *)buf, 4, &cp);
+    if ((size_t)n > k) return true;
+  }
+  return false;
+}
+
+size_t tt_utf8_incomplete_tail(const char *str, size_t len) {
+  const unsigned char *s = (const unsigned char *)str;
+  for (size_t k = 1; k <= 3 && k <= len; k++) {
+    const unsigned char *lead = s + len - k;
+    if ((lead[0] & 0xc0) == 0x80) continue;  // a continuation byte: its lead is further back
+    return lead[0] >= 0xc0 && begins_character(lead, k) ? k : 0;
+  }
+  return 0;
+}

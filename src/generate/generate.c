@@ -32,7 +32,7 @@ static tt_status write_metadata(tt_session *s, tt_trace *tr, const picks *pk, in
   if (!st) st = set_json(tr, "generated_ids", pk->ids_json, err);
   if (!st) st = set_json(tr, "generated_probs", pk->probs_json, err);
   if (!st) st = set_json(tr, "generated_kept", pk->kept_json, err);
-  char *text = tt_tokenizer_decode(s->tok, pk->ids, n);
+  char *text = tt_tokenizer_decode(s->tok, pk->ids, n);  // bytes, as set_meta keeps them: \xNN where not UTF-8
   if (!st && (!text || tt_trace_set_meta(tr, "generated_text", text))) st = tt_fail(err, TT_ERR_NOMEM, "out of memory");
   free(text);
   return st;

@@ -104,6 +104,9 @@ tt_status tt_st_write_filled(const char *path, const tt_tensor *tensors, size_t 
     for (size_t j = 0; j < i; j++)
       if (strcmp(tensors[i].name, tensors[j].name) == 0)
         return tt_fail(err, TT_ERR_ARG, "cannot write %s: tensor name '%s' appears twice", path, tensors[i].name);
+  for (size_t i = 0; i < n_meta; i++)  // JSON holds only UTF-8: such a value would be lost
+    if (!tt_utf8_valid(meta[i].value, strlen(meta[i].value), NULL))
+      return tt_fail(err, TT_ERR_ARG, "cannot write %s: metadata '%s' is not valid UTF-8", path, meta[i].key);
   size_t hash_at;
   char *json = header_json(tensors, n, meta, n_meta, &hash_at);
   void *buf[2] = {fill_bytes ? malloc(fill_bytes) : NULL, fill_bytes ? malloc(fill_bytes) : NULL};

@@ -194,25 +194,10 @@ tt_status tt_input_ids(const tt_tokenizer *tok, const tt_trace_input *in, int vo
   return TT_OK;
 }
 
-// The prompt as the metadata keeps it: the text; for --ids the ids decoded, or where that
-// is not valid UTF-8 (half a character) the tokens' display strings joined (\xNN).
+// The prompt as the metadata keeps it: the text; for --ids the ids decoded (tt_trace_set_meta
+// writes a byte that is not part of a whole UTF-8 character, half a Hangul syllable, as \xNN).
 static char *prompt_text(const tt_session *s, const tt_trace_input *in, const int32_t *ids, int T) {
-  if (!in->ids) return strdup(in->prompt);
-  char *text = tt_tokenizer_decode(s->tok, ids, T);
-  size_t bad;
-  if (text && tt_utf8_valid(text, strlen(text), &bad)) return text;
-  free(text);
-  size_t cap = 1, at = 0;
-  char piece[256];
-  for (int i = 0; i < T; i++) cap += strlen(tt_tokenizer_token_display(s->tok, ids[i], piece, sizeof piece));
-  char *out = malloc(cap);
-  for (int i = 0; out && i < T; i++) {
-    size_t k = strlen(tt_tokenizer_token_display(s->tok, ids[i], piece, sizeof piece));
-    memcpy(out + at, piece, k);
-    at += k;
-  }
-  if (out) out[at] = 0;
-  return out;
+  return in->ids ? tt_tokenizer_decode(s->tok, ids, T) : strdup(in->prompt);
 }
 
 static tt_status fill_metadata(tt_session *s, tt_trace *tr, const tt_trace_input *in, const int32_t *ids, int T,

@@ -144,7 +144,7 @@ size_t tt_trace_name_compares(const tt_trace *tr) {
 }
 
 tt_status tt_trace_set_meta(tt_trace *tr, const char *key, const char *value) {
-  char *v = strdup(value);
+  char *v = tt_utf8_escape_invalid_dup(value, strlen(value));
   if (!v) return TT_ERR_NOMEM;
   for (size_t i = 0; i < tr->n_meta; i++)
     if (strcmp(tr->meta[i].key, key) == 0) {

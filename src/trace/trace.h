@@ -43,7 +43,8 @@ size_t tt_trace_bytes(const tt_trace *tr);  // recorded tensor bytes (what a sav
 // less than tt_trace_bytes.
 size_t tt_trace_held_bytes(const tt_trace *tr);
 
-// Metadata: string keys and values (copied). Known keys: format, format_version, prompt,
+// Metadata: string keys and values (copied; a byte of a value that is not part of a whole
+// UTF-8 character is kept as \xNN, since a file's JSON header holds only UTF-8). Known keys: format, format_version, prompt,
 // token_ids (JSON array), token_strings (JSON array), config (JSON), backend, device,
 // record (JSON array of globs), variant (JSON object of knobs that differ from the model),
 // model, time_ms, pretokens (JSON array, below; set with tt_trace_set_pretokens),

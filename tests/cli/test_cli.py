@@ -258,7 +258,11 @@ def bos_and_ids(tmp, good):
               (trace_tensor(ids_trace, "hook_logits") == trace_tensor(text_trace, "hook_logits")).all())
     r = run("trace", "-m", good, "--ids", "40,198,168", "-o", ids_trace)  # "I", "\n", half of a Hangul syllable
     m = trace_meta(ids_trace) if r.returncode == 0 else {}
-    check("--ids: a prompt that is not whole UTF-8 is kept as display strings", m.get("prompt") == "I\\n\\xEC",
+    check("--ids: a byte that is not part of a whole character is kept as \\xNN", m.get("prompt") == "I\n\\xEC",
+          (r.stderr, m.get("prompt")))
+    r = run("trace", "-m", good, "--ids", "40,168,246,97,168", "-o", ids_trace)  # "I", 오 in three tokens, half of one
+    m = trace_meta(ids_trace) if r.returncode == 0 else {}
+    check("--ids: a character cut across tokens is kept whole", m.get("prompt") == "I\uc624\\xEC",
           (r.stderr, m.get("prompt")))
     r = run("trace", "-m", good, "--ids", "40,198,40", "-o", ids_trace)
     m = trace_meta(ids_trace) if r.returncode == 0 else {}
@@ -437,6 +441,9 @@ def main():
         with open(garbage, "wb") as f:
             f.write(b"\x00" * 3)
         expect_failure("dump of a malformed trace", ["dump", garbage], 3, "too short")
+        expect_failure("a prompt where a trace goes", ["lens", "The weather is nice"], 4,
+                       "cannot open The weather is nice: No such file or directory (a trace is a file that `ttrace "
+                       "trace -o FILE PROMPT` writes)")
         expect_failure("dump of a model file (not a trace)", ["dump", os.path.join(good, "model.safetensors")], 3,
                        "not a ttrace trace")
         expect_failure("dump of a missing hook", ["dump", out, "blocks.9.*"], 3, "no tensor matching")

@@ -16,6 +16,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REF = os.path.join(HERE, "..", "reference")
 sys.path.insert(0, REF)
 import gpt2_ref  # noqa: E402
+sys.path.insert(0, os.path.join(HERE, "..", "numbers"))
+from check_numbers import load_vocab_bytes  # noqa: E402  (registers the "tt_hex" decode errors: \xNN)
 
 ttrace = sys.argv[1]
 failures = 0
@@ -30,6 +32,29 @@ def check(ok, msg):
 
 def run(*args):
     return subprocess.run([ttrace, "generate"] + list(args), capture_output=True, text=True)
+
+
+def on_terminal(text):
+    """text as the continuation is printed: tab, CR, other C0 controls, DEL as \\t \\r \\xNN,
+    C1 controls as \\u0080..\\u009F, newlines kept."""
+    def one(c):
+        o = ord(c)
+        if c in "\t\r":
+            return {"\t": "\\t", "\r": "\\r"}[c]
+        if c != "\n" and (o < 0x20 or o == 0x7F):
+            return "\\x%02X" % o
+        return "\\u%04X" % o if 0x80 <= o <= 0x9F else c
+    return "".join(one(c) for c in text)
+
+
+ASSETS = os.path.join(HERE, "..", "..", "assets")
+
+
+def generated_text(vocab_json, ids):
+    """The ids' bytes from vocab_json, as UTF-8 with each byte that is not part of a whole
+    character as \\xNN."""
+    vocab = load_vocab_bytes(vocab_json)
+    return b"".join(vocab[i] for i in ids).decode("utf-8", errors="tt_hex")
 
 
 with tempfile.TemporaryDirectory() as tmp:
@@ -73,8 +98,9 @@ with tempfile.TemporaryDirectory() as tmp:
     names = [n for n, _ in tensors]
     check("decode.8.hook_logits" in names and "decode.9.hook_logits" not in names,
           "past the context: decode steps should be 0..8")
-    check(r.stdout.rstrip("\n") == "Hello there" + meta["generated_text"] or "\\" in r.stdout,
-          f"printed {r.stdout!r}, want the prompt and {meta['generated_text']!r}")
+    want = generated_text(os.path.join(ASSETS, "tokenizer", "vocab.json"), gen)  # the folder has none: GPT-2's
+    check(meta.get("generated_text") == want, f"generated_text {meta.get('generated_text')!r}, want {want!r}")
+    check(r.stdout == on_terminal("Hello there" + want) + "\n", f"printed {r.stdout!r}, want the prompt and {want!r}")
     check(json.loads(meta["sampling"]) == {"temperature": 1.0, "top_k": 0, "top_p": 1.0,
                                            "generator": "xoshiro256** seeded by splitmix64", "seed": "4"},
           f"sampling metadata {meta['sampling']}")
@@ -98,6 +124,21 @@ with tempfile.TemporaryDirectory() as tmp:
     # Without -o nothing is written, the text is still printed.
     r = run("-m", model, "-n", "3", "--temperature", "0", "-q", "Hello there")
     check(r.returncode == 0 and r.stdout.startswith("") and r.stderr == "", f"-q: {r.returncode} {r.stderr!r}")
+    # Korean on the embedded model, greedy: syllables cut across two tokens print whole, a
+    # byte no token completes as \xNN, and the file's generated_text is the same text.
+    kor = os.path.join(tmp, "kor.safetensors")
+    r = run("-n", "30", "--temperature", "0", "-o", kor, "오늘 날씨는")
+    meta = gpt2_ref.read_safetensors(kor)[1]
+    gen = json.loads(meta["generated_ids"])
+    embedded = os.path.join(ASSETS, "models", "tiny-classroom", "vocab.json")
+    vocab = load_vocab_bytes(embedded)
+    want = generated_text(embedded, gen)
+    cut = [i for i in gen if vocab[i].decode("utf-8", errors="replace") != vocab[i].decode("utf-8", errors="ignore")]
+    check(cut and any(0xAC00 <= ord(c) <= 0xD7A3 for c in want),
+          f"Korean: the test needs syllables cut across tokens ({len(cut)} such tokens, text {want!r})")
+    check(r.returncode == 0 and r.stdout == on_terminal("오늘 날씨는" + want) + "\n",
+          f"Korean: printed {r.stdout!r}, want {want!r} after the prompt ({r.stderr.strip()})")
+    check(meta.get("generated_text") == want, f"Korean: generated_text {meta.get('generated_text')!r}, want {want!r}")
     # The trace loads (its decode shapes pass the loader's catalogue checks).
     r = subprocess.run([ttrace, "dump", out], capture_output=True, text=True)
     check(r.returncode == 0 and "decode.0.blocks.0.attn.hook_pattern" in r.stdout, f"dump: {r.stderr.strip()}")

@@ -141,6 +141,12 @@ static void test_atomic_write_failure(void **state) {
   path_in(path, "twice.safetensors");
   assert_int_equal(tt_st_write(path, twice, 2, NULL, 0, &err), TT_ERR_ARG);
   assert_int_equal(access(path, F_OK), -1);
+  // A metadata value that is not UTF-8 cannot be a JSON string: refused, not left out.
+  tt_st_meta cut[2] = {{"format", "test"}, {"generated_text", "\xEC\x98"}};
+  path_in(path, "cut.safetensors");
+  assert_int_equal(tt_st_write(path, &t, 1, cut, 2, &err), TT_ERR_ARG);
+  assert_non_null(strstr(err.msg, "metadata 'generated_text' is not valid UTF-8"));
+  assert_int_equal(access(path, F_OK), -1);
 }
 
 // Shapes whose element count wraps around 2^64 (to 0 bytes) are refused, not accepted.
