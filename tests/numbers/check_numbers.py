@@ -142,6 +142,10 @@ class Run:
                 fails.append("%s: %s failed (%d): %s" % (name, " ".join(argv[1:]), p.returncode, p.stderr.strip()))
                 continue
             texts = svgnum.texts(svg)
+            w, h = svgnum.size(svg)
+            fails += ["%s: %s is placed at (%g, %g), outside the %gx%g figure" % (name, t.where(), t.x, t.y, w, h)
+                      for t in texts if not (0 <= t.x <= w and 0 <= t.y <= h)
+                      and t.scope.get("panel") != "narration"]  # the narration scrolls (its ▼ says so)
             if trs is None:  # a lesson page: ttrace names the trace files it shows
                 trs = dict(line.split(" ", 1) for line in p.stdout.splitlines() if line[:2] in ("A ", "B "))
             c = checks.Checker({k: self.trace(v) for k, v in trs.items()}, self.vocab, name, self.merges)
@@ -198,6 +202,7 @@ def add_korean(run):
         raise SystemExit("check_numbers: ttrace trace of the Korean prompt failed: " + p.stderr)
     for name, args in (("tokens", ["--step", "tokens"]),
                        ("tokens-small", ["--step", "tokens", "--size", "900x500"]),
+                       ("tokens-frame-ko", ["--step", "tokens", "--frame", "--size", "1280x800", "--lang", "ko"]),
                        ("pattern", ["--step", "blocks.0.attn.hook_pattern"]),
                        ("pattern-table", ["--step", "blocks.0.attn.hook_pattern", "--view", "table"]),
                        ("bars-last", ["--step", "hook_logits", "--view", "bars", "--top", "40"]),

@@ -1746,6 +1746,12 @@ class Checker(LlamaViewChecks):
             if rows != set(range(more[0] if more else T)):  # every row, or the first ones and "… N more rows"
                 self.fail.append("%s: %s shows the largest value of rows %s only, of %d rows" %
                                  (self.name, hook, sorted(rows), T))
+        # The tokens view shows every token, or the first ones and "… N more tokens".
+        ids = sorted(int(t.note["i"]) for t in texts if t.kind == "token_id")
+        if ids and (ids != list(range(len(ids))) or
+                    (len(ids) < len(tr.tokens) and not any(t.kind == "tokens_more" for t in texts))):
+            self.fail.append("%s: the tokens view shows tokens %s of %d and does not say which are left out" %
+                             (self.name, ids, len(tr.tokens)))
         for t in getattr(self, "shapes", []):
             hook = self.last_title
             if hook and tr.get(hook) is not None and "\u2192" in t.s:
@@ -1755,15 +1761,35 @@ class Checker(LlamaViewChecks):
                 if m and tuple(int(x) for x in m.group(1).split(",")) != shape:
                     self.bad(t, "the step's output %s is %s" % (hook, shape))
         groups = getattr(self, "groups", [])
-        if groups and len(groups) >= 1:
-            pieces = []
-            for g in groups:
-                g = re.sub(r"(:|  \(.*\))$", "", g)
-                pieces += [x for x in (g.split(" \u2192 ", 1)[-1]).split(" \u00b7 ")]
-            want = [tr.label(i) for i in range(len(tr.tokens))]
-            more = any(t.kind == "merge_more" for t in texts)  # "… N more merges": the rest said
-            if pieces != want[:len(pieces)] or (len(pieces) < len(want) and "\u2026" not in "".join(groups) and not more):
-                self.fail.append("%s: the pre-tokens end as %s, not %s" % (self.name, want, pieces))
+        if groups and not self._pieces_in_order(groups, [tr.label(i) for i in range(len(tr.tokens))],
+                                                any(t.kind == "merge_more" for t in texts)):
+            self.fail.append("%s: the pre-tokens end as %s, not %s" % (self.name, [tr.label(i) for i in
+                                                                                  range(len(tr.tokens))], groups))
+
+    @staticmethod
+    def _pieces_in_order(groups, want, more):
+        """The merges' headings ("pre-token → piece · piece:") name the tokens in order. A
+        heading cut to the width ends in a piece cut with "…" (its other pieces hidden); the
+        next heading then starts at a later token. Fewer pieces than tokens only when a cut
+        or "… N more merges" (more) says so."""
+        at, cut = 0, False
+        for g in groups:
+            g = re.sub(r"(:|  \(.*\))$", "", g)
+            pieces = g.split(" \u2192 ", 1)[-1].split(" \u00b7 ")
+            for j, pc in enumerate(pieces):
+                if cut and j == 0:  # the first piece of the heading after a cut one
+                    at = want.index(pc, at) if pc in want[at:] else len(want)
+                    cut = False
+                if at >= len(want):
+                    return False
+                if pc.endswith("\u2026") and j == len(pieces) - 1:
+                    if not want[at].startswith(pc[:-1]):
+                        return False
+                    cut = True
+                elif pc != want[at]:
+                    return False
+                at += 1
+        return at == len(want) or cut or more
 
     # -- a comparison's header: the largest |A − B| and where it is
     def _diff(self, hook):

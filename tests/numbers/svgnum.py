@@ -51,6 +51,12 @@ def texts(path):
     return [Text(el) for el in root.iter(SVG_NS + "text")]
 
 
+def size(path):
+    """The figure's (width, height) in pixels."""
+    root = ET.parse(path).getroot()
+    return float(root.get("width")), float(root.get("height"))
+
+
 # ---- numbers as the views print them -------------------------------------------------
 def signs(s):
     return s.replace("-", MINUS)

@@ -70,10 +70,11 @@ static void bracket(tt_paint *p, int i, int n, int x0, int x1, int y, const box_
   tt_draw_text(cv, (x0 + x1) / 2, y + t + 4, text, z->big, TT_FONT_SANS, p->pal->fg, TT_ALIGN_CENTER);
 }
 
-// The boxes from y in r; returns the y under the last row and in *shown how many tokens.
-static int boxes(tt_paint *p, SDL_Rect r, int y, const box_sizes *z, int reserve, int *shown) {
+// The boxes from y in r (only measured when !draw); returns the y under the last row (y
+// when none) and in *shown how many tokens.
+static int boxes(tt_paint *p, SDL_Rect r, int y, const box_sizes *z, int reserve, int *shown, bool draw) {
   int u = p->unit, T = tt_trace_n_tokens(p->tr), x = r.x, row_h = z->box_h + u;
-  int i = 0;
+  int i = 0, bottom = y;
   bool any_group = false;
   for (int k = 1; k < T && !any_group; k++) any_group = tt_token_splits_before(p->tr, k);
   if (any_group) row_h += z->bracket_h;
@@ -85,15 +86,16 @@ static int boxes(tt_paint *p, SDL_Rect r, int y, const box_sizes *z, int reserve
     int x0 = x;
     for (int j = i; j < i + n; j++) {
       int bw = box_width(p, j, z);
-      one_box(p, j, x, y, bw, z);
+      if (draw) one_box(p, j, x, y, bw, z);
       x += bw + (j + 1 < i + n ? 2 : 0);
     }
-    if (n > 1) bracket(p, i, n, x0, x, y + z->box_h + u / 4, z);
+    if (n > 1 && draw) bracket(p, i, n, x0, x, y + z->box_h + u / 4, z);
     x += u / 2;
     i += n;
+    bottom = y + row_h;
   }
   *shown = i;
-  return y + row_h;
+  return bottom;
 }
 
 // The ids step: the id column, and beside each id the row of W_E it selects (hook_embed's
@@ -163,14 +165,20 @@ void tt_paint_tokens(tt_paint *p, SDL_Rect r) {
     tt_note(cv, "prompt");
     y += tt_draw_para(cv, r.x, y, r.w, line, type.title, TT_FONT_SANS, pal->fg) + u;
   }
-  // Box size: large for a classroom prompt, smaller when there are many tokens.
+  // Box size: large for a classroom prompt, smaller for many tokens (room for the merges
+  // below), smaller still where that does not show every token; what never fits is said.
+  const int sizes[3] = {u * 2, type.big, u};
   box_sizes z;
-  z.big = T <= 12 ? u * 2 : T <= 40 ? type.big : u;
-  z.small = z.big * 6 / 10 < 11 ? 11 : z.big * 6 / 10;
-  z.box_h = z.big * 2 + z.small * 3;
-  z.bracket_h = z.big * 3 / 2 + z.small / 2;
   int shown = 0;
-  y = boxes(p, r, y, &z, u * 2, &shown);
+  for (int k = T <= 12 ? 0 : T <= 40 ? 1 : 2; k < 3; k++) {
+    z.big = sizes[k];
+    z.small = z.big * 6 / 10 < 11 ? 11 : z.big * 6 / 10;
+    z.box_h = z.big * 2 + z.small * 3;
+    z.bracket_h = z.big * 3 / 2 + z.small / 2;
+    boxes(p, r, y, &z, u * 2, &shown, false);
+    if (shown == T) break;
+  }
+  y = boxes(p, r, y, &z, u * 2, &shown, true);
   char note[300];
   if (shown < T) {  // what did not fit, said
     snprintf(note, sizeof note, tt_str(p->st->lang, TT_S_TOKENS_MORE_FMT), T - shown, shown);
