@@ -146,6 +146,8 @@ class Run:
             fails += ["%s: %s is placed at (%g, %g), outside the %gx%g figure" % (name, t.where(), t.x, t.y, w, h)
                       for t in texts if not (0 <= t.x <= w and 0 <= t.y <= h)
                       and t.scope.get("panel") != "narration"]  # the narration scrolls (its ▼ says so)
+            fails += ["%s: %s is %g px, too small to read (10 at least)" % (name, t.where(), t.px)
+                      for t in texts if t.px < 10]
             if trs is None:  # a lesson page: ttrace names the trace files it shows
                 trs = dict(line.split(" ", 1) for line in p.stdout.splitlines() if line[:2] in ("A ", "B "))
             c = checks.Checker({k: self.trace(v) for k, v in trs.items()}, self.vocab, name, self.merges)

@@ -35,6 +35,7 @@ class Text:
         self.trace = el.get("data-tt-trace") or ""
         self.x = float(el.get("x"))
         self.y = float(el.get("y"))
+        self.px = float(el.get("font-size") or 0)
 
     @property
     def kind(self):

@@ -620,7 +620,9 @@ void tt_paint_compare(tt_paint *p, SDL_Rect r, const tt_compare *cmp, tt_derived
 
   const tt_tensor *t[3];
   for (int s = 0; s < 3; s++) t[s] = side_tensor(d, s == 0 ? p->tr : s == 1 ? cmp->b : d->diff, s, mode, st->hook);
-  bool has_diff = d->info.diff && (mode == M_OVERVIEW || t[2]);
+  // Gradient norms compare as their bars side by side at full height: a cell-by-cell A − B
+  // of the one gradient tensor would squeeze them into a quarter each, unreadable.
+  bool has_diff = d->info.diff && (mode == M_OVERVIEW || t[2]) && kind != TT_VIEW_GRADNORM;
   int n = has_diff ? 3 : 2;
   const tt_trace *trs[3] = {p->tr, cmp->b, d->diff};
   for (int s = 0; s < 3; s++) d->groups[s][0] = d->groups[s][1] = p->lay->n_panels;

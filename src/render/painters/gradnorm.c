@@ -45,12 +45,10 @@ static void bar_row(const bar_rows *b, int y, const char *label, double v, const
                b->px, TT_FONT_SANS, pal->fg, TT_ALIGN_LEFT);
 }
 
-// A side's heading, cut to its width.
-static void heading(tt_paint *p, SDL_Rect r, const char *s) {
+// A side's heading, wrapped to its width; returns where its rows start.
+static int heading(tt_paint *p, SDL_Rect r, const char *s) {
   const tt_type type = tt_type_for(p->unit);
-  char fit[200];
-  tt_text_fit(p->cv->fonts, s, type.large, TT_FONT_BOLD, r.w - p->unit, fit, sizeof fit);
-  tt_draw_text(p->cv, r.x, r.y, fit, type.large, TT_FONT_BOLD, p->pal->fg, TT_ALIGN_LEFT);
+  return r.y + tt_draw_para(p->cv, r.x, r.y, r.w - p->unit, s, type.large, TT_FONT_BOLD, p->pal->fg) + type.line / 2;
 }
 
 static int n_layers(const tt_trace *tr) {
@@ -67,11 +65,10 @@ static void paint_resid(tt_paint *p, SDL_Rect r, int L) {
       snprintf(name, sizeof name, "grad.blocks.%d.%s", l, resid_parts[k]);
       vmax = fmax(vmax, norm_of(tt_trace_find(p->tr, name)));
     }
-  heading(p, r, tt_str(p->st->lang, TT_S_GN_RESID));
-  int rows = L * 3 + L, line = (r.h - type.line * 2) / (rows > 0 ? rows : 1);
+  int y = heading(p, r, tt_str(p->st->lang, TT_S_GN_RESID));
+  int rows = L * 3 + L, line = (r.y + r.h - y) / (rows > 0 ? rows : 1);
   int px = line * 3 / 4 < type.body ? line * 3 / 4 : type.body;
   bar_rows b = {p, r.x, r.w, px * 9, px, vmax};
-  int y = r.y + type.line * 2;
   // From the output back to the input: the order the gradient flows in.
   for (int l = L - 1; l >= 0; l--) {
     for (int k = 2; k >= 0; k--) {
@@ -106,11 +103,10 @@ static void paint_weights(tt_paint *p, SDL_Rect r, int L) {
     vmax = fmax(vmax, norm_of(t));
     rows += t != NULL;
   }
-  heading(p, r, tt_str(p->st->lang, TT_S_GN_WEIGHTS));
-  int line = (r.h - type.line * 2) / (rows + L + 1 > 0 ? rows + L + 1 : 1);
+  int y = heading(p, r, tt_str(p->st->lang, TT_S_GN_WEIGHTS));
+  int line = (r.y + r.h - y) / (rows + L + 1 > 0 ? rows + L + 1 : 1);
   int px = line * 3 / 4 < type.body ? line * 3 / 4 : type.body;
   bar_rows b = {p, r.x, r.w, px * 13, px, vmax};
-  int y = r.y + type.line * 2;
   for (int k = 0; k < 3; k++) {
     snprintf(name, sizeof name, "grad.%s", outer[k]);
     const tt_tensor *t = tt_trace_find(p->tr, name);
