@@ -156,7 +156,8 @@ static void print_position(const tt_lens *l, const tt_trace *tr, const tt_tokeni
       const char *b = tt_tokenizer_token_bytes(tok, l->ids[i], &n);
       candidate_label(pb, t, b ? b : "", b ? n : 0, shown, sizeof shown);
       char cell[640];
-      snprintf(cell, sizeof cell, "%s %d %.4f", shown, (int)l->ids[i], (double)l->probs[i]);
+      double pr = l->probs[i];  // 4 decimals; under 0.0001 two digits (2.0e-05, not 0.0000)
+      snprintf(cell, sizeof cell, pr > 0 && pr < 1e-4 ? "%s %d %.1e" : "%s %d %.4f", shown, (int)l->ids[i], pr);
       int pad = 24 - tt_utf8_columns(cell);  // columns, not bytes: ␣ is three bytes
       printf("  %s%*s", cell, pad > 0 ? pad : 0, "");
     }

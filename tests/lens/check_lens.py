@@ -5,12 +5,14 @@
 For traces of the default model (GPT-2 as it is, RMSNorm, post-LN): every stream (block
 0's input, each block's output) through ln_final (from model.safetensors, the trace's norm
 variant and epsilon) and the tied unembedding, softmax in float64, top K per position —
-against every cell `ttrace lens -k K` prints (ids, and probabilities at its 4 decimals);
+against every cell `ttrace lens -k K` prints (ids, and probabilities at its 4 decimals, or
+its two digits under 0.0001: 2.0e-05);
 the last stream's lens logits against the trace's own hook_logits; --pos; and the bad
 inputs: their exit codes and one-line errors (missing or malformed trace, -k, --pos, a
 missing model folder, a model that is not the trace's).
 """
 import json
+import math
 import os
 import re
 import struct
@@ -59,7 +61,7 @@ def softmax(z):
     return e / e.sum(axis=-1, keepdims=True)
 
 
-CELL = re.compile(r"(\S+) (\d+) (\d\.\d{4})")
+CELL = re.compile(r"(\S+) (\d+) (\d\.\d{4}|\d\.\de-\d\d)(?!\d)")
 
 
 def parse(out):
@@ -104,8 +106,10 @@ def check_trace(ttrace, path, model, K, fails):
                 if i != order[k] and not tie:
                     fails.append("%s: position %d %s top %d is id %d, numpy says %d" % (path, t, name, k + 1, i,
                                                                                       order[k]))
-                if abs(pr - prob[t, i]) > 0.00006:
-                    fails.append("%s: position %d %s id %d p %.4f, numpy %.6f" % (path, t, name, i, pr, prob[t, i]))
+                sci = pr < 1e-4  # printed as 2.0e-05: half a unit of its second digit, else of the 4th decimal
+                tol = 0.05 * 10 ** math.floor(math.log10(pr)) * 1.01 if sci else 0.00006
+                if (sci and not 0 < prob[t, i] < 1e-4) or abs(pr - prob[t, i]) > tol:
+                    fails.append("%s: position %d %s id %d p %.4g, numpy %.6g" % (path, t, name, i, pr, prob[t, i]))
                 n += 1
     print("%s: %d cells agree with numpy; the last stream is hook_logits to %.2g" % (os.path.basename(path), n, rel))
     p = run([ttrace, "lens", "-k", "2", "--pos", "-1", path])
