@@ -20,8 +20,8 @@ static const char layout_css[] =
     ".narration{flex:0 0 360px;font-size:18px;line-height:1.5}\n"
     ".narration h2{margin:0 0 12px;font-size:22px;font-weight:bold}\n"
     ".narration p{margin:0 0 12px}\n"
-    ".view{flex:none;line-height:0}\n"
-    ".view svg{display:block}\n";
+    ".view{flex:1 1 auto;min-width:0;line-height:0}\n"
+    ".view svg{display:block;max-width:100%%;height:auto}\n";
 
 static const char script[] =
     "(function () {\n"

@@ -194,6 +194,14 @@ def walk(b, url, views, n, env_fonts, shots):
     b.load(url + "#step=2")
     with open(os.path.join(shots, "page-en-2.png"), "wb") as f:
         f.write(b.screenshot(0, 0, 1720, 900))
+    # A laptop's 1366 pixels: the view shrinks to the page's width, nothing scrolls sideways.
+    b.call("Emulation.setDeviceMetricsOverride", width=1366, height=768, deviceScaleFactor=1, mobile=False)
+    b.load(url + "#step=2")
+    natural = float(re.search(r'<svg[^>]*\bwidth="([\d.]+)"', views["en-2"]).group(1))
+    over = b.eval("document.scrollingElement.scrollWidth - innerWidth")
+    shown_w = b.eval("document.getElementById('en-2').querySelector('svg').getBoundingClientRect().width")
+    check(over <= 0 and 0 < shown_w < natural,
+          "at 1366 pixels the page scrolls sideways by %s (the view %s wide of its %g)" % (over, shown_w, natural))
     print("worst mean %.2f, lowest text share %.2f" % (max(w[1] for w in worst), min(w[2] for w in worst)))
 
 
