@@ -235,6 +235,7 @@ typedef struct {
   int narration_scroll;
   int *narration_below;
   bool no_key_line;  // no line of window keys at the bottom (a page for the browser)
+  bool no_top_bar;   // no title, step count and progress on top (the browser's page has them)
 } tt_lesson_page;
 void tt_render_draw_lesson(tt_render *rc, SDL_Renderer *r, SDL_Rect area, const tt_trace *tr, const tt_view_state *st,
                            const tt_lesson_page *pg, tt_derived *d, tt_layout *lay);

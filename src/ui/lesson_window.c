@@ -444,7 +444,8 @@ static tt_status each_svg(tt_ui *ui, tt_ui_lesson *ls, const tt_ui_lesson_pages_
     if (!st) st = lesson_svg_step(ui, ls, i, err);
     if (st) break;
     ls->page.narration_hidden = true;
-    ls->page.no_key_line = true;  // the page has keys of its own
+    ls->page.no_key_line = true;  // the page has keys, a title and a step count of its own
+    ls->page.no_top_bar = true;
     st =
         tt_render_lesson_svg(ui->rc, ui->tr, &ui->vs, &ls->page, pp->width, pp->height, ui->derived, pp->svg_path, err);
     if (!st) st = pp->fn(pp->ctx, i, n, &ls->page, err);

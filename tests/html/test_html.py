@@ -111,6 +111,8 @@ def main():
     n = len([k for k in views if k.startswith("en-")])
     check(n >= 5 and n == len([k for k in views if k.startswith("ko-")]), "lesson page: %d en steps" % n)
     print("lesson page: %d bytes, %d steps per language" % (os.path.getsize(page_path), n))
+    check(not any("panel=lesson_bar" in v or "panel=narration" in v for v in views.values()),
+          "a step's view repeats the window's title bar or narration (the page has its own)")
 
     serif = os.path.join(WORK, "serif-only")
     os.makedirs(serif)

@@ -227,7 +227,7 @@ static void paint_page(tt_render *rc, tt_canvas *cv, SDL_Rect area, const page_j
   int u = p.unit;
   const tt_type type = tt_type_for(u);
   cv->fill(cv, area.x, area.y, area.w, area.h, p.pal->bg);
-  int top = top_bar(&p, area, pg);
+  int top = pg->no_top_bar ? 0 : top_bar(&p, area, pg);
   int keys_h = u * 2;
   // A comparison needs room for three panels: the narration gets less of the width.
   bool cmp = pg->compare && pg->compare->b;
