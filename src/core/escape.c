@@ -59,5 +59,6 @@ char *tt_utf8_escape_invalid_dup(const char *src, size_t len) {
     }
   }
   out[j] = 0;
-  return out;
+  char *fit = realloc(out, j + 1);  // kept as long as the trace: not at four times its length
+  return fit ? fit : out;
 }
