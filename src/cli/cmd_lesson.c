@@ -40,9 +40,10 @@ static const char usage[] =
     "                  the trace files it shows (\"A FILE\", \"B FILE\")\n"
     "  --lang en|ko    which language LESSON names and --list use (default en)\n"
     "  --traces DIR    where the saved traces are (default: lessons/traces)\n"
-    "  --size WxH      window size (default 1280x800)\n"
-    "  --theme light|dark\n"
-    "  --font-scale S  type size factor in the window, 0.5 to 3 (Ctrl + / Ctrl \xE2\x88\x92 there)\n"
+    "  --size WxH      window (or --svg figure) size (default 1280x800)\n"
+    "  --theme light|dark  colours of the window or --svg figure (default light)\n"
+    "  --font-scale S  type size factor of the window or --svg figure, 0.5 to 3 (Ctrl + /\n"
+    "                  Ctrl \xE2\x88\x92 in the window)\n"
     "  --list          the lessons, with their titles and step counts\n"
     "  --check         load every step of the lessons (default: all) from their traces: hooks,\n"
     "                  layers, heads, rows and {{...}} numbers must resolve, check: claims must\n"
@@ -783,30 +784,35 @@ static int play_window(const char *path, const char *traces_dir, const char *lan
   return play_text(path, traces_dir, 0);
 }
 
-// ---- --svg: one step drawn headless ------------------------------------------------------------
-static int export_svg(const char *path, const char *traces_dir, int step, int width, int height, const char *out) {
-#if TT_HAVE_GUI
-  tt_error err = {0};
-  char traces[8400];
-  tt_status st = tt_ui_lesson_svg(path, traces_dir, step - 1, width ? width : 1280, height ? height : 800, out, traces,
-                                  sizeof traces, &err);
-  if (st) return tt_cli_fail("lesson", &err);
-  fputs(traces, stdout);
-  return 0;
-#else
-  (void)path, (void)traces_dir, (void)step, (void)width, (void)height, (void)out;
-  tt_error err;
-  tt_fail(&err, TT_ERR_UNSUPPORTED, "this build has no renderer for --svg");
-  return tt_cli_fail("lesson", &err);
-#endif
-}
-
 typedef struct {
   enum { PLAY, TEXT, LIST, CHECK, MAKE, SVG } mode;
   const char *lang, *traces_dir, *out_dir, *model_dir, *theme, *svg;
   int step, width, height;
   float font_scale;  // --font-scale (0: the default)
 } lesson_options;
+
+// ---- --svg: one step drawn headless ------------------------------------------------------------
+static int export_svg(const char *path, const lesson_options *o) {
+#if TT_HAVE_GUI
+  tt_error err = {0};
+  char traces[8400];
+  tt_ui_lesson_svg_opts so = {o->step - 1,
+                              o->width ? o->width : 1280,
+                              o->height ? o->height : 800,
+                              o->theme && strcmp(o->theme, "dark") == 0 ? TT_THEME_DARK : TT_THEME_LIGHT,
+                              o->font_scale,
+                              o->svg};
+  tt_status st = tt_ui_lesson_svg(path, o->traces_dir, &so, traces, sizeof traces, &err);
+  if (st) return tt_cli_fail("lesson", &err);
+  fputs(traces, stdout);
+  return 0;
+#else
+  (void)path, (void)o;
+  tt_error err;
+  tt_fail(&err, TT_ERR_UNSUPPORTED, "this build has no renderer for --svg");
+  return tt_cli_fail("lesson", &err);
+#endif
+}
 
 // Applies one option. Returns 0, or the exit code of its error.
 static int parse_option(int c, char **argv, lesson_options *o) {
@@ -909,7 +915,7 @@ static int play_lesson(char **rest, int n_rest, const lesson_options *o) {
     tt_fail(&err, TT_ERR_IO, "no lesson '%s' (a file, or a number or name from `ttrace lesson --list`)", rest[0]);
     return tt_cli_fail("lesson", &err);
   }
-  if (o->mode == SVG) return export_svg(path, o->traces_dir, o->step, o->width, o->height, o->svg);
+  if (o->mode == SVG) return export_svg(path, o);
   if (o->mode == TEXT || o->step) return play_text(path, o->traces_dir, o->step);
   return play_window(path, o->traces_dir, o->lang, o->width, o->height, o->theme, o->font_scale);
 }

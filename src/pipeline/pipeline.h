@@ -287,6 +287,8 @@ typedef enum {
   TT_S_GN_RESID,
   TT_S_GN_WEIGHTS,
   TT_S_GN_NONE,
+  TT_S_GN_SCALE,
+  TT_S_GN_SMALL,
   // generation: the timeline and the KV cache
   TT_S_TL_NONE,
   TT_S_TL_TITLE_FMT,         // tokens generated, temperature, top-k, top-p, seed (strings)

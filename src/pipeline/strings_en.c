@@ -252,9 +252,11 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_PING_ROWDOT_FMT] = "2.  \xCE\xA3\xE2\x82\x96 A[%d, k] dA[%d, k] over the row = %s",
     [TT_S_PING_DZV_FMT] = "dA[%d, %d] = dz\xE1\xB5\xA2 \xC2\xB7 v\xE2\xB1\xBC  (D = %d)",
     [TT_S_GN_TITLE] = "Gradient norms \xE2\x80\x96\xE2\x88\x82L/\xE2\x88\x82x\xE2\x80\x96",
-    [TT_S_GN_RESID] = "residual stream at each block: the gradient highway",
+    [TT_S_GN_RESID] = "residual stream: the gradient highway",
     [TT_S_GN_WEIGHTS] = "weight matrices",
     [TT_S_GN_NONE] = "this trace has no gradients: trace it with --grad",
+    [TT_S_GN_SCALE] = "bar = the norm \xC3\xB7 the largest in its column",
+    [TT_S_GN_SMALL] = "No room for these rows at a readable size: make the window larger or the type smaller.",
     // generation
     [TT_S_TL_NONE] = "This trace has no generation (make one with `ttrace generate -o FILE`).",
     [TT_S_TL_TITLE_FMT] = "%d tokens generated   temperature %s   top-k %s   top-p %s   seed %s",

@@ -244,9 +244,11 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_PING_ROWDOT_FMT] = "2.  행 전체의 \xCE\xA3\xE2\x82\x96 A[%d, k] dA[%d, k] = %s",
     [TT_S_PING_DZV_FMT] = "dA[%d, %d] = dz\xE1\xB5\xA2 \xC2\xB7 v\xE2\xB1\xBC  (D = %d)",
     [TT_S_GN_TITLE] = "기울기 크기 \xE2\x80\x96\xE2\x88\x82L/\xE2\x88\x82x\xE2\x80\x96",
-    [TT_S_GN_RESID] = "블록마다의 잔차 스트림: 기울기 고속도로",
+    [TT_S_GN_RESID] = "잔차 스트림: 기울기 고속도로",
     [TT_S_GN_WEIGHTS] = "가중치 행렬",
     [TT_S_GN_NONE] = "이 트레이스에는 기울기가 없습니다: --grad로 트레이스하세요",
+    [TT_S_GN_SCALE] = "막대 = 크기 \xC3\xB7 그 열에서 가장 큰 크기",
+    [TT_S_GN_SMALL] = "이 줄들을 읽을 수 있는 크기로 놓을 자리가 없습니다: 창을 키우거나 글자를 줄이세요.",
     // generation
     [TT_S_TL_NONE] = "이 트레이스에는 생성 기록이 없습니다 (`ttrace generate -o FILE`로 만드세요).",
     [TT_S_TL_TITLE_FMT] = "생성한 토큰 %d개   온도 %s   top-k %s   top-p %s   시드 %s",

@@ -158,6 +158,8 @@ void tt_draw_rect(tt_canvas *cv, int x, int y, int w, int h, tt_rgba c);        
 void tt_draw_frame(tt_canvas *cv, int x, int y, int w, int h, tt_rgba c, int t);  // outline, t px
 // Word-wrapped paragraph inside width w; returns the height used.
 int tt_draw_para(tt_canvas *cv, int x, int y, int w, const char *s, int px, tt_font_kind k, tt_rgba c);
+// The height tt_draw_para would use, drawing nothing.
+int tt_para_height(const tt_canvas *cv, int w, const char *s, int px, tt_font_kind k);
 // The same in at most max_h pixels: the last line that fits ends with what is left of the
 // text cut with "…" (a line break in it cut there too).
 int tt_draw_para_cut(tt_canvas *cv, int x, int y, int w, const char *s, int px, tt_font_kind k, tt_rgba c, int max_h);

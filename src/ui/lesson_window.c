@@ -394,18 +394,21 @@ static tt_status lesson_svg_step(tt_ui *ui, tt_ui_lesson *ls, int step, tt_error
 }
 
 // The page of one step drawn headless as SVG.
-static tt_status lesson_svg(tt_ui *ui, tt_ui_lesson *ls, int step, int w, int h, const char *out, tt_error *err) {
+static tt_status lesson_svg(tt_ui *ui, tt_ui_lesson *ls, const tt_ui_lesson_svg_opts *so, tt_error *err) {
   tt_lesson *l = ls->pl->lesson;
-  if (step < 0 || step >= tt_lesson_n_steps(l))
-    return tt_fail(err, TT_ERR_ARG, "--step %d: the lesson has steps 1 to %d", step + 1, tt_lesson_n_steps(l));
+  if (so->step < 0 || so->step >= tt_lesson_n_steps(l))
+    return tt_fail(err, TT_ERR_ARG, "--step %d: the lesson has steps 1 to %d", so->step + 1, tt_lesson_n_steps(l));
   tt_status st = lesson_svg_setup(ui, ls, err);
-  if (!st) st = lesson_svg_step(ui, ls, step, err);
   if (st) return st;
-  return tt_render_lesson_svg(ui->rc, ui->tr, &ui->vs, &ls->page, w, h, ui->derived, out, err);
+  ui->vs.theme = so->theme;
+  ui->vs.font_scale = so->font_scale > 0 ? so->font_scale : 1;
+  st = lesson_svg_step(ui, ls, so->step, err);
+  if (st) return st;
+  return tt_render_lesson_svg(ui->rc, ui->tr, &ui->vs, &ls->page, so->width, so->height, ui->derived, so->out, err);
 }
 
-tt_status tt_ui_lesson_svg(const char *path, const char *traces_dir, int step, int w, int h, const char *out,
-                           char *traces, size_t len, tt_error *err) {
+tt_status tt_ui_lesson_svg(const char *path, const char *traces_dir, const tt_ui_lesson_svg_opts *so, char *traces,
+                           size_t len, tt_error *err) {
   tt_ui_lesson *ls = calloc(1, sizeof *ls);
   tt_ui *ui = calloc(1, sizeof *ui);
   tt_status st = ls && ui ? TT_OK : tt_fail(err, TT_ERR_NOMEM, "out of memory");
@@ -414,9 +417,9 @@ tt_status tt_ui_lesson_svg(const char *path, const char *traces_dir, int step, i
     ui->lesson = ls;
     st = tt_lesson_player_open(path, traces_dir, &ls->pl, err);
   }
-  if (!st) st = lesson_svg(ui, ls, step, w, h, out, err);
+  if (!st) st = lesson_svg(ui, ls, so, err);
   if (!st && traces) {  // which trace files the page shows (A, and B beside it)
-    const tt_lesson_step *s = tt_lesson_step_at(ls->pl->lesson, step);
+    const tt_lesson_step *s = tt_lesson_step_at(ls->pl->lesson, so->step);
     char a[4096] = "", b[4096] = "";
     tt_error e2;
     tt_lesson_trace_path(ls->pl->lesson, s->trace, traces_dir, a, sizeof a, &e2);

@@ -46,11 +46,17 @@ tt_status tt_ui_run(const tt_ui_opts *o, const tt_trace *tr, tt_error *err);
 tt_status tt_ui_run_lesson(const char *path, const char *traces_dir, const char *lang, tt_error *err);
 tt_status tt_ui_run_lesson_opts(const tt_ui_opts *o, const char *path, const char *traces_dir, const char *lang,
                                 tt_error *err);
-// Step `step` (0-based) of a lesson drawn headless as the window draws it, as SVG at w × h
-// (no display needed). traces (may be NULL) receives "A <trace file>\n" and, for a
-// comparison, "B <trace file>\n".
-tt_status tt_ui_lesson_svg(const char *path, const char *traces_dir, int step, int w, int h, const char *out,
-                           char *traces, size_t len, tt_error *err);
+// One step of a lesson drawn headless as the window draws it, as SVG (no display needed).
+typedef struct {
+  int step;           // 0-based
+  int width, height;  // the window's size
+  tt_theme theme;
+  float font_scale;  // the interface's type size factor (0: 1)
+  const char *out;   // the SVG file (written atomically)
+} tt_ui_lesson_svg_opts;
+// traces (may be NULL) receives "A <trace file>\n" and, for a comparison, "B <trace file>\n".
+tt_status tt_ui_lesson_svg(const char *path, const char *traces_dir, const tt_ui_lesson_svg_opts *so, char *traces,
+                           size_t len, tt_error *err);
 // Every step of a lesson drawn headless for a page that shows them all (export-html): for
 // each, the page without its narration (the view, the lesson title and "3 / 9") written as
 // SVG to svg_path (replaced each time), its glyphs noted in fonts instead of embedded, then

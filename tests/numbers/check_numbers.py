@@ -124,9 +124,9 @@ class Run:
             trs["B"] = compare
         self.jobs.append((name, argv, svg, trs))
 
-    def lesson(self, name, lesson, step, traces_dir):
+    def lesson(self, name, lesson, step, traces_dir, extra=()):
         svg = os.path.join(self.out, re.sub(r"[^\w.-]", "_", name) + ".svg")
-        argv = [self.ttrace, "lesson", "--svg", svg, "--step", str(step), "--traces", traces_dir, lesson]
+        argv = [self.ttrace, "lesson", "--svg", svg, "--step", str(step), "--traces", traces_dir, *extra, lesson]
         self.jobs.append((name, argv, svg, None))
 
     def render_all(self):
@@ -349,6 +349,11 @@ def add_lessons(run):
                 raise SystemExit("check_numbers: `ttrace lesson --list` does not list %s" % path)
             for s in range(1, counts[base] + 1):
                 run.lesson("lesson-%s-%s-%02d" % (lang, base, s), path, s, traces)
+        for base, s in (("13-training", 2), ("14-differentiable", 3), ("14-differentiable", 4)):
+            path = os.path.join(run.root, "lessons", lang, base + ".lesson")
+            for size, scale in (("1920x1080", "1.5"), ("1280x800", "1.6")):  # a projector; zoomed past the room
+                run.lesson("lesson-%s-%s-%02d-%s-x%s" % (lang, base, s, size, scale), path, s, traces,
+                           ["--size", size, "--font-scale", scale, "--theme", "dark"])
 
 
 def add_grad(run, out):
@@ -373,6 +378,20 @@ def add_grad(run, out):
     for lang in ("en", "ko"):
         for name, hook, extra in views:
             run.render("grad-%s-%s" % (name, lang), trace, ["--step", hook, "--lang", lang, "--size", "1400x900"] + extra)
+    # Twelve blocks (51 weight rows): in columns at a projector's size, and where even those
+    # leave no room, a line that says so; the same trace on both sides of a comparison.
+    model = os.path.join(out, "twelve")
+    subprocess.run([sys.executable, os.path.join(run.root, "tests", "reference", "make_model.py"), model, "--layers",
+                    "12", "--heads", "2", "--embd", "32", "--positions", "32", "--seed", "5"], check=True,
+                   capture_output=True)
+    twelve = os.path.join(out, "twelve.safetensors")
+    subprocess.run([run.ttrace, "trace", "-q", "-m", model, "--grad", "-o", twelve, "The weather is nice today"],
+                   check=True)
+    for size, scale in (("1280x800", "1"), ("1920x1080", "1.5"), ("1280x800", "2")):
+        run.render("grad-twelve-%s-x%s" % (size, scale), twelve, ["--step", "hook_logits", "--view", "gradnorm",
+                                                                 "--frame", "--size", size, "--font-scale", scale])
+    run.render("grad-twelve-compare", twelve, ["--step", "hook_logits", "--view", "gradnorm", "--size", "1600x1000"],
+               compare=twelve)
 
 
 def lesson_steps(ttrace, lang):

@@ -1411,10 +1411,14 @@ class Checker(LlamaViewChecks):
         if not sn.matches(t.s, v, formatter=lambda x: sn.fmt("%.4g", x), rel=1e-5):
             self.bad(t, "\u2016%s\u2016 = %s" % (t.note["hook"], sn.fmt("%.4g", v)))
 
+    def k_gn_small(self, t):
+        pass  # "no room for these rows": _gradnorm_complete counts on it
+
     def k_gn_label(self, t):
         hook = t.note["hook"][len("grad."):]
-        m = re.fullmatch(r"blocks\.(\d+)\.hook_(resid_\w+)", hook)
-        want = "%s %s" % m.groups() if m else hook
+        m = (re.fullmatch(r"blocks\.(\d+)\.hook_(resid_\w+)", hook)
+             or re.fullmatch(r"h\.(\d+)\.(.+)\.weight", hook))
+        want = "%s %s" % m.groups() if m else re.sub(r"\.weight$", "", hook)
         if t.s != want:
             self.bad(t, "the row of %s is labelled %r" % (t.note["hook"], want))
 
@@ -1752,6 +1756,7 @@ class Checker(LlamaViewChecks):
                     (len(ids) < len(tr.tokens) and not any(t.kind == "tokens_more" for t in texts))):
             self.fail.append("%s: the tokens view shows tokens %s of %d and does not say which are left out" %
                              (self.name, ids, len(tr.tokens)))
+        self._gradnorm_complete(texts)
         for t in getattr(self, "shapes", []):
             hook = self.last_title
             if hook and tr.get(hook) is not None and "\u2192" in t.s:
@@ -1765,6 +1770,28 @@ class Checker(LlamaViewChecks):
                                                 any(t.kind == "merge_more" for t in texts)):
             self.fail.append("%s: the pre-tokens end as %s, not %s" % (self.name, [tr.label(i) for i in
                                                                                   range(len(tr.tokens))], groups))
+
+    GN_SIDES = (re.compile(r"grad\.blocks\.\d+\.hook_resid_(pre|mid|post)"),
+                re.compile(r"grad\.(h\.\d+\.(attn\.c_attn|attn\.c_proj|mlp\.c_fc|mlp\.c_proj)|wte|wpe|lm_head)\.weight"))
+
+    def _gradnorm_complete(self, texts):
+        """The gradient-norm view has a row for every norm of a side (the residual stream,
+        the weights) that its trace holds, or none and a line that says there is no room."""
+        shown, small = {}, set()
+        for t in texts:
+            if t.kind == "gn_norm":
+                shown.setdefault(t.trace, set()).add(t.note["hook"])
+            elif t.kind == "gn_small":
+                small.add(t.trace)
+        for side in set(shown) | small:
+            tr = self.traces[side or "A"]
+            for pat in self.GN_SIDES:
+                want = {n for n in tr.t if pat.fullmatch(n)}
+                got = {h for h in shown.get(side, ()) if pat.fullmatch(h)}
+                if got != want and (got or side not in small):
+                    self.fail.append("%s: the gradient norms %sshow %d of the %d rows of %s (missing %s)" %
+                                     (self.name, "of %s " % side if side else "", len(got), len(want),
+                                      pat.pattern, sorted(want - got)[:3]))
 
     @staticmethod
     def _pieces_in_order(groups, want, more):

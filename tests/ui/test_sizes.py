@@ -102,12 +102,20 @@ def render(tmp, hook, size):
     return texts(out) if r.returncode == 0 else []
 
 
-def lesson(tmp, number, step, size):
-    out = os.path.join(tmp, f"lesson{number}-{step}-{size}.svg")
-    r = subprocess.run([ttrace, "lesson", "--svg", out, "--step", str(step), "--size", size, str(number)],
+def lesson(tmp, number, step, size, extra=()):
+    out = os.path.join(tmp, f"lesson{number}-{step}-{size}{'-'.join(extra)}.svg")
+    r = subprocess.run([ttrace, "lesson", "--svg", out, "--step", str(step), "--size", size, *extra, str(number)],
                        capture_output=True, text=True, env=dict(env, TTRACE_LESSONS=lessons))
     check(r.returncode == 0, f"lesson --svg {number} step {step} at {size} {r.stderr.strip()[-200:]}")
     return texts(out) if r.returncode == 0 else []
+
+
+def background(tmp, number, step, size, extra):
+    """The fill of the page's first rectangle (the window's background)."""
+    lesson(tmp, number, step, size, extra)
+    with open(os.path.join(tmp, f"lesson{number}-{step}-{size}{'-'.join(extra)}.svg"), encoding="utf-8") as f:
+        m = re.search(r'<rect x="0" y="0" [^>]*fill="(#[0-9a-f]{6})"', f.read())
+    return m.group(1) if m else None
 
 
 def pattern_cell(ts):
@@ -150,6 +158,14 @@ with tempfile.TemporaryDirectory() as tmp:
             if (number, step) == (9, 3):
                 bad = overlaps(ts)
                 check(not bad, f"lesson 9 step 3 at {size}: no text over another {bad[:3]}")
+    # A lesson figure is drawn as asked: the type --font-scale times as large, the colours of --theme.
+    plain = [t["fs"] for t in lesson(tmp, 9, 1, "1920x1080") if t["kind"] == "title"]
+    larger = [t["fs"] for t in lesson(tmp, 9, 1, "1920x1080", ("--font-scale", "1.5")) if t["kind"] == "title"]
+    check(plain and larger and 1.4 < larger[0] / plain[0] < 1.7,
+          f"lesson --svg --font-scale 1.5: the view's title {plain[:1]} -> {larger[:1]} px")
+    light, dark = (background(tmp, 9, 1, "1280x800", ("--theme", th)) for th in ("light", "dark"))
+    check(light and dark and light != dark and int(dark[1:3], 16) < 0x40 < int(light[1:3], 16),
+          f"lesson --svg --theme dark draws on a dark background: {light} (light), {dark} (dark)")
     # Axis labels at 17 and more tokens: large enough, and none over another.
     long_prompt = "The cat sat on the mat because the cat was tired and the dog was not, so they slept all day"
     long_trace = os.path.join(tmp, "long.safetensors")

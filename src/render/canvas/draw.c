@@ -34,6 +34,16 @@ int tt_draw_para(tt_canvas *cv, int x, int y, int w, const char *s, int px, tt_f
   return tt_draw_para_cut(cv, x, y, w, s, px, k, c, INT_MAX);
 }
 
+static void no_text(tt_canvas *cv, int x, int y, const char *s, int px, tt_font_kind k, tt_rgba c, bool rot90) {
+  (void)cv, (void)x, (void)y, (void)s, (void)px, (void)k, (void)c, (void)rot90;
+}
+
+int tt_para_height(const tt_canvas *cv, int w, const char *s, int px, tt_font_kind k) {
+  tt_canvas measure = *cv;
+  measure.text = no_text;
+  return tt_draw_para(&measure, 0, 0, w, s, px, k, (tt_rgba){0, 0, 0, 0});
+}
+
 int tt_draw_para_cut(tt_canvas *cv, int x, int y, int w, const char *s, int px, tt_font_kind k, tt_rgba c, int max_h) {
   char note[sizeof cv->note];  // a note on a paragraph is on each of its lines
   memcpy(note, cv->note, sizeof note);
