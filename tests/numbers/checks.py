@@ -303,15 +303,22 @@ class Checker(LlamaViewChecks):
 
     # -- values of the tensor a cell belongs to
     def norms(self, tr):
-        """(T, L): the length of each token's vector in every block, for the title's hook."""
+        """(T, L): the length of each token's vector in every block, for the title's hook
+        (None when no title named it)."""
+        if not hasattr(self, "norms_of"):
+            return None
         cols = [np.linalg.norm(tr.get("blocks.%d.%s" % (l, self.norms_of)).astype(np.float64), axis=1)
                 for l in range(int(tr.cfg["n_layer"]))]
         return np.stack(cols, axis=1)
 
+    def _norms_diff(self):
+        a, b = self.norms(self.traces["A"]), self.norms(self.traces["B"])
+        return None if a is None or b is None else a - b
+
     def tensor(self, t, hook):
         if hook == "norms":
             if t.trace == "D":
-                return self.norms(self.traces["A"]) - self.norms(self.traces["B"])
+                return self._norms_diff()
             return self.norms(self.trace_of(t))
         if hook.startswith("collapse.blocks."):
             return collapsed(self.trace_of(t), int(hook.split(".")[2]))[0]
@@ -1821,7 +1828,7 @@ class Checker(LlamaViewChecks):
     # -- a comparison's header: the largest |A − B| and where it is
     def _diff(self, hook):
         if hook == "norms":
-            return self.norms(self.traces["A"]) - self.norms(self.traces["B"])
+            return self._norms_diff()
         a, b = self.traces["A"].get(hook), self.traces["B"].get(hook)
         if a is None or b is None or a.shape != b.shape:
             return None
