@@ -187,7 +187,7 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_CMP_INFO_COLOURS] = "흰색은 0(같음), 빨강은 A가 큼, 파랑은 B가 큼. A와 B는 같은 색 눈금을 씁니다.",
     [TT_S_CMP_INFO_POINT] = "칸에 포인터를 올리면 세 값이 함께 보입니다.",
     [TT_S_CMP_INFO_SHAPES] = "두 텐서의 모양이 달라 뺄 수 없습니다.",
-    [TT_S_CMP_NORMS_TITLE_FMT] = "%s \xC2\xB7 모든 블록의 벡터 길이 \xE2\x80\x96x\xE2\x80\x96",
+    [TT_S_CMP_NORMS_TITLE_FMT] = "%s \xC2\xB7 벡터 길이 \xE2\x80\x96x\xE2\x80\x96 (모든 블록)",
     [TT_S_CMP_EVERY_LAYER_HEAD] = "모든 블록 \xC3\x97 헤드",
     [TT_S_CMP_COLOURS] = "빨강: A가 더 큼 \xC2\xB7 파랑: B가 더 큼",
     // the lesson window

@@ -1692,10 +1692,17 @@ class Checker(LlamaViewChecks):
             self.bad(t, "head %s, D = %d" % (t.note["h"], D))
 
     def k_wte_shape(self, t):
-        cfg = self.trace_of(t).cfg
-        nums = [int(x) for x in re.findall(r"\d+", t.s)]
+        self.wte_lines = getattr(self, "wte_lines", []) + [t]  # the title may wrap: read in finish
+
+    def _wte_shape(self):
+        lines = getattr(self, "wte_lines", [])
+        if not lines:
+            return
+        cfg = self.trace_of(lines[0]).cfg
+        nums = [int(x) for x in re.findall(r"\d+", " ".join(t.s for t in lines))]
         if nums[-2:] != [int(cfg["vocab_size"]), int(cfg["n_embd"])]:
-            self.bad(t, "W_E is %s \u00d7 %s" % (cfg["vocab_size"], cfg["n_embd"]))
+            self.bad(lines[0], "W_E is %s \u00d7 %s (the title reads %r)" % (cfg["vocab_size"], cfg["n_embd"],
+                                                                            " ".join(t.s for t in lines)))
 
     def k_vocab_last(self, t):
         if int(t.s) != int(self.trace_of(t).cfg["vocab_size"]) - 1:
@@ -1764,6 +1771,7 @@ class Checker(LlamaViewChecks):
             self.fail.append("%s: the tokens view shows tokens %s of %d and does not say which are left out" %
                              (self.name, ids, len(tr.tokens)))
         self._gradnorm_complete(texts)
+        self._wte_shape()
         for t in getattr(self, "shapes", []):
             hook = self.last_title
             if hook and tr.get(hook) is not None and "\u2192" in t.s:

@@ -493,7 +493,8 @@ static int header_line(tt_paint *p, SDL_Rect r, tt_derived *d, const tt_compare 
   }
   tt_minus_signs(buf, sizeof buf);  // "5.7e−06", not "5.7e-06"
   tt_minus_signs(tail, sizeof tail);
-  int px = type.heading;
+  int px = type.heading;  // smaller type before a cut: "in head 1" says what the number is
+  while (px > u && tt_text_width(cv->fonts, buf, px, TT_FONT_BOLD) > r.w) px--;
   char fit[600];
   tt_text_fit(cv->fonts, buf, px, TT_FONT_BOLD, r.w, fit, sizeof fit);
   tt_note_scope(cv, "panel=compare_header hook=%s head=%d mode=%d", in->hook[0] ? in->hook : "-",
@@ -598,10 +599,10 @@ static void info_box(tt_paint *p, SDL_Rect r, tt_derived *d) {
   lines[0] = tt_str(lang, TT_S_CMP_INFO_SUBTRACT);
   lines[1] = tt_str(lang, d->info.diff ? TT_S_CMP_INFO_COLOURS : TT_S_CMP_INFO_SHAPES);
   lines[2] = tt_str(lang, TT_S_CMP_INFO_POINT);
-  for (int i = 0; i < 3; i++) {
+  for (int i = 0; i < 3 && y < r.y + r.h; i++) {  // what does not fit the box is cut with "…"
     tt_note(cv, "prose");
-    y += tt_draw_para(cv, r.x + u / 2, y, r.w - u, lines[i], u, i == 0 ? TT_FONT_BOLD : TT_FONT_SANS,
-                      i == 0 ? p->pal->fg : p->pal->dim);
+    y += tt_draw_para_cut(cv, r.x + u / 2, y, r.w - u, lines[i], u, i == 0 ? TT_FONT_BOLD : TT_FONT_SANS,
+                          i == 0 ? p->pal->fg : p->pal->dim, r.y + r.h - y);
     y += u / 2;
   }
 }

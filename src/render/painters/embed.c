@@ -7,14 +7,15 @@
 #include "render_int.h"
 
 // A title cut to width w (it must not run into the panel beside it).
-static void title_in(tt_paint *p, int x, int y, int w, const char *s) {
-  char fit[240];
-  int px = p->unit;
+// A panel's title in width w: one line, in smaller type where needed, else wrapped onto two
+// (what does not fit those is cut with "…"); returns the height it takes with its gap.
+static int title_in(tt_paint *p, int x, int y, int w, const char *s) {
   const tt_type type = tt_type_for(p->unit);
+  int px = p->unit;
   if (tt_text_width(p->cv->fonts, s, px, TT_FONT_BOLD) > w) px = type.label;
-  if (tt_text_width(p->cv->fonts, s, px, TT_FONT_BOLD) > w) px = type.small;
-  tt_text_fit(p->cv->fonts, s, px, TT_FONT_BOLD, w, fit, sizeof fit);
-  tt_draw_text(p->cv, x, y, fit, px, TT_FONT_BOLD, p->pal->fg, TT_ALIGN_LEFT);
+  int two_lines = px * 13 / 10 * 2;
+  int h = tt_draw_para_cut(p->cv, x, y, w, s, px, TT_FONT_BOLD, p->pal->fg, two_lines);
+  return h > px * 13 / 10 ? h + p->unit / 2 : p->unit * 2;
 }
 
 // The label of every looked-up row of W_E, left of the matrix: "id piece" with a line
@@ -92,12 +93,12 @@ void tt_paint_embed(tt_paint *p, SDL_Rect r) {
   if (ex && ex->wte && ex->width == (int)e->shape[1]) {
     // Left: W_E (V, C) whole, downsampled, the looked-up rows marked and labelled.
     int label_w = u * 8, col_w = r.w * 2 / 5;
-    SDL_Rect left = {r.x + label_w + u, r.y + u * 2, col_w - label_w - u * 2, r.h - u * 5};
-    right = (SDL_Rect){r.x + col_w + u, r.y, r.w - col_w - u, r.h};
     char buf[200];
     snprintf(buf, sizeof buf, tt_str(p->st->lang, TT_S_EMBED_MATRIX_FMT), ex->vocab, ex->width);
     tt_note(cv, "wte_shape");
-    title_in(p, r.x, r.y, col_w - u, buf);
+    int top = title_in(p, r.x, r.y, col_w - u, buf);
+    SDL_Rect left = {r.x + label_w + u, r.y + top, col_w - label_w - u * 2, r.h - top - u * 3};
+    right = (SDL_Rect){r.x + col_w + u, r.y, r.w - col_w - u, r.h};
     const tt_tensor *w = &p->rc->wte_view;  // lives in the render context: the panel points at it
     tt_mat m = {.t = w,
                 .rows = ex->vocab,
@@ -123,13 +124,11 @@ void tt_paint_embed(tt_paint *p, SDL_Rect r) {
       cv->fill(cv, left.x, y - 1, left.w + u / 2, 3, pal->highlight);
     }
     row_labels(p, left, label_w);
-    char hint[200];
-    tt_text_fit(cv->fonts, tt_str(p->st->lang, TT_S_EMBED_ROWS_HINT), type.label, TT_FONT_SANS, col_w - u, hint,
-                sizeof hint);
-    tt_draw_text(cv, r.x, left.y + left.h + u / 2, hint, type.label, TT_FONT_SANS, pal->dim, TT_ALIGN_LEFT);
+    tt_draw_para_cut(cv, r.x, left.y + left.h + u / 2, col_w - u, tt_str(p->st->lang, TT_S_EMBED_ROWS_HINT), type.label,
+                     TT_FONT_SANS, pal->dim, r.y + r.h - (left.y + left.h + u / 2));
   }
-  title_in(p, right.x, right.y, right.w, tt_str(p->st->lang, TT_S_EMBED_LOOKED_UP));
-  SDL_Rect rr = {right.x, right.y + u * 2, right.w, right.h - u * 2};
+  int top = title_in(p, right.x, right.y, right.w, tt_str(p->st->lang, TT_S_EMBED_LOOKED_UP));
+  SDL_Rect rr = {right.x, right.y + top, right.w, right.h - top};
   tt_paint_heatmap(p, rr, e, 0, false);
 }
 

@@ -123,11 +123,16 @@ void tt_paint_overview(tt_paint *p, SDL_Rect r, const char *suffix) {
   int cw = (r.w - lab_w - legend_w) / H, ch = (r.h - top - u) / L;
   int side = (cw < ch ? cw : ch) - (u / 4 > 2 ? u / 4 : 2);
   if (side < 4) side = 4;
+  // Labels no larger than their pitch; where even 10 px is larger, every k-th one.
+  int pitch = side + u / 4, lpx = type.label < pitch * 9 / 10 ? type.label : pitch * 9 / 10;
+  if (lpx < 10) lpx = 10;
+  int every_l = (lpx * 11 / 10 + pitch - 1) / pitch;
+  int every_h = (tt_text_width(cv->fonts, "00", lpx, TT_FONT_SANS) + lpx / 2 + pitch - 1) / pitch;
   char buf[48];
-  for (int h = 0; h < H; h++) {
+  for (int h = 0; h < H; h += every_h) {
     snprintf(buf, sizeof buf, "%d", h);
     tt_note(cv, "index i=%d", h);
-    tt_draw_text(cv, r.x + lab_w + h * (side + u / 4) + side / 2, r.y, buf, type.label, TT_FONT_SANS,
+    tt_draw_text(cv, r.x + lab_w + h * pitch + side / 2, r.y, buf, lpx, TT_FONT_SANS,
                  h == p->st->head && !p->st->figure ? p->pal->accent : p->pal->fg, TT_ALIGN_CENTER);
   }
   tt_draw_text(cv, r.x, r.y, tt_str(p->st->lang, TT_S_HEAD), type.label, TT_FONT_SANS, p->pal->dim, TT_ALIGN_LEFT);
@@ -135,9 +140,11 @@ void tt_paint_overview(tt_paint *p, SDL_Rect r, const char *suffix) {
     const tt_tensor *t = tt_find_hook(p->tr, l, suffix);
     int y = r.y + top + l * (side + u / 4);
     snprintf(buf, sizeof buf, "%s %d", tt_str(p->st->lang, TT_S_LAYER), l);
-    tt_note(cv, "layer_label l=%d", l);
-    tt_draw_text(cv, r.x, y + side / 2 - u / 2, buf, type.label, TT_FONT_SANS,
-                 l == p->st->layer && !p->st->figure ? p->pal->accent : p->pal->fg, TT_ALIGN_LEFT);
+    if (l % every_l == 0) {
+      tt_note(cv, "layer_label l=%d", l);
+      tt_draw_text(cv, r.x, y + side / 2 - lpx * 2 / 3, buf, lpx, TT_FONT_SANS,
+                   l == p->st->layer && !p->st->figure ? p->pal->accent : p->pal->fg, TT_ALIGN_LEFT);
+    }
     tt_scale ls;
     tt_scale_get(p, t, t->name, &ls);
     if (ls.diverging)
