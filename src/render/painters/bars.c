@@ -95,11 +95,11 @@ static void bar(tt_paint *p, SDL_Rect r, int i, int y, int bar_h, int px, int la
   tt_draw_text(cv, bx + w + u / 2, y + (bar_h - px * 5 / 4) / 2, num, px, TT_FONT_BOLD, pal->fg, TT_ALIGN_LEFT);
 }
 
-// The bars from top_y down: labels sized to the widest, bars scaled to the width left.
-static void bars(tt_paint *p, SDL_Rect r, int top_y, const candidates *c, float tau, int pos) {
+// The bars from top_y down to bottom: labels sized to the widest, bars scaled to the width left.
+static void bars(tt_paint *p, SDL_Rect r, int top_y, int bottom, const candidates *c, float tau, int pos) {
   tt_canvas *cv = p->cv;
   int u = p->unit, nk = c->nk;
-  int bar_h = (r.y + r.h - top_y - u * 2) / (nk ? nk : 1);
+  int bar_h = (bottom - top_y) / (nk ? nk : 1);
   if (bar_h > u * 3) bar_h = u * 3;
   int px = bar_h * 55 / 100 < u ? bar_h * 55 / 100 : u;
   if (px < 9) px = 9;
@@ -149,7 +149,14 @@ void tt_paint_bars(tt_paint *p, SDL_Rect r) {
   int T = (int)src->shape[0], V = (int)src->shape[1];
   int pos = st->position < 0 || st->position >= T ? T - 1 : st->position;
   float tau = st->temperature > 0.01f ? st->temperature : 0.01f;
-  int K = st->top_k < 1 ? 10 : st->top_k > 30 ? 30 : st->top_k;
+  int asked = st->top_k < 1 ? 10 : st->top_k, K = asked > 30 ? 30 : asked;
+  // As many bars as have room for labels of type.small (zoomed type leaves room for fewer);
+  // the line below then says how many were left out.
+  int top_y = r.y + u * 6, bottom = r.y + r.h - u * 2, min_bar = type.small * 100 / 55 + 1;
+  if ((bottom - top_y) / min_bar < K) {
+    bottom -= type.line;
+    K = (bottom - top_y) / min_bar > 1 ? (bottom - top_y) / min_bar : 1;
+  }
   candidates c;
   top_k(src, lg != NULL, pos, K, tau, &c);
   char line[400], tok[160];
@@ -160,12 +167,11 @@ void tt_paint_bars(tt_paint *p, SDL_Rect r) {
                 c.nk);
   tt_note(cv, "bars_head");
   tt_draw_text(cv, r.x, r.y, line, type.heading, TT_FONT_BOLD, pal->fg, TT_ALIGN_LEFT);
-  int sy = r.y + u * 2;
-  slider(p, r, sy, tau);
-  bars(p, r, sy + u * 4, &c, tau, pos);
-  if (st->top_k > K) {  // asked for more than the view draws: said, not dropped silently
-    snprintf(line, sizeof line, tt_str(st->lang, TT_S_BARS_MORE_FMT), st->top_k - K);
-    tt_note(cv, "bars_more k=%d asked=%d", K, st->top_k);
+  slider(p, r, r.y + u * 2, tau);
+  bars(p, r, top_y, bottom, &c, tau, pos);
+  if (asked > K) {  // asked for more than the view draws: said, not dropped silently
+    snprintf(line, sizeof line, tt_str(st->lang, TT_S_BARS_MORE_FMT), asked - K);
+    tt_note(cv, "bars_more k=%d asked=%d", K, asked);
     tt_draw_text(cv, r.x, r.y + r.h - type.line * 2, line, type.label, TT_FONT_SANS, pal->fg, TT_ALIGN_LEFT);
   }
   snprintf(line, sizeof line, tt_str(st->lang, TT_S_BARS_FOOT_FMT), pos, lg ? "hook_logits" : "hook_probs", c.nk, V);
