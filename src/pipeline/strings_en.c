@@ -315,7 +315,7 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_SWIGLU_RULE_FMT] =
         "Each neuron: a = %s(g) \xC2\xB7 u. The gate g goes through the activation and switches the up projection u on "
         "or off.",
-    [TT_S_SWIGLU_KEYS] = ", and . choose the position.",
+    [TT_S_SWIGLU_KEYS] = "The comma (,) and period (.) keys choose the position.",
     [TT_S_SWIGLU_GATE] = "gate g (hook_pre)",
     [TT_S_SWIGLU_ACT_FMT] = "%s(g)",
     [TT_S_SWIGLU_UP] = "up u (hook_pre_linear)",

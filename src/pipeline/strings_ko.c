@@ -304,7 +304,7 @@ static const char *const str[TT_S_COUNT] = {
         "것입니다.",
     [TT_S_SWIGLU_TITLE_FMT] = "SwiGLU   블록 %d   위치 %d \xE2\x80\x9C%s\xE2\x80\x9D   뉴런 %d개",
     [TT_S_SWIGLU_RULE_FMT] = "뉴런마다 a = %s(g) \xC2\xB7 u. 게이트 g가 활성화 함수를 지나 업 투영 u를 켜거나 끕니다.",
-    [TT_S_SWIGLU_KEYS] = ", 와 . 로 위치를 고릅니다.",
+    [TT_S_SWIGLU_KEYS] = "쉼표(,)와 마침표(.) 키로 위치를 고릅니다.",
     [TT_S_SWIGLU_GATE] = "게이트 g (hook_pre)",
     [TT_S_SWIGLU_ACT_FMT] = "%s(g)",
     [TT_S_SWIGLU_UP] = "업 u (hook_pre_linear)",

@@ -1772,6 +1772,7 @@ class Checker(LlamaViewChecks):
                              (self.name, ids, len(tr.tokens)))
         self._gradnorm_complete(texts)
         self._wte_shape()
+        self._swiglu_complete(texts)
         for t in getattr(self, "shapes", []):
             hook = self.last_title
             if hook and tr.get(hook) is not None and "\u2192" in t.s:

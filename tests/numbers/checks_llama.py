@@ -275,6 +275,34 @@ class LlamaViewChecks:
         value = {"g": g, "act": act, "u": u, "a": a}[v][j]
         self._expect_nums(t, nums(t.s), [(value, "%.3f")], rel=1e-5)
 
+    def k_swiglu_more(self, t):
+        # "… N more rows not shown" under a table that shows its first `shown` rows of `rows`
+        tr, g, act, u, a = self._swiglu(t)
+        n, shown = len(self._swiglu_rows(t.note["tab"], g, act, u, a)), int(t.note["shown"])
+        if int(t.note["rows"]) != n or not 0 <= shown < n:
+            return self.bad(t, "the table has %d rows, not %s (%d shown)" % (n, t.note["rows"], shown))
+        self._ints(t, nums(t.s), [n - shown])
+
+    def _swiglu_complete(self, texts):
+        """Each table of the swiglu view shows its rows from the first, in order, with all five
+        values of each: every row, or as many as its "… N more" line says it shows."""
+        tables = {}
+        for t in texts:
+            if t.kind in ("swiglu_head", "swiglu_cell", "swiglu_more"):
+                key = (t.trace, t.scope.get("layer"), t.scope.get("pos"), t.note.get("tab"))
+                tables.setdefault(key, []).append(t)
+        for (trace, layer, pos, tab), ts in tables.items():
+            tr, g, act, u, a = self._swiglu(ts[0])
+            n = len(self._swiglu_rows(tab, g, act, u, a))
+            more = [int(t.note["shown"]) for t in ts if t.kind == "swiglu_more"]
+            k = more[0] if len(more) == 1 else n
+            cells = [(int(t.note["r"]), t.note["v"]) for t in ts if t.kind == "swiglu_cell"]
+            want = [(r, v) for r in range(k) for v in ("j", "g", "act", "u", "a")]
+            if len(more) > 1 or cells != want:
+                self.fail.append("%s: the swiglu table %s (layer %s, position %s) shows rows %s of %d%s" %
+                                 (self.name, tab, layer, pos, sorted({r for r, v in cells}), n,
+                                  " and says it shows %s" % more if more else " and says none are left out"))
+
     # -- blocks
     def _blocks_cfg(self, t):
         if t.note.get("model", "-") == "-":
