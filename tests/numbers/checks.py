@@ -19,6 +19,11 @@ from safetensors_np import load
 VOCAB_BYTES = None  # id -> the token's bytes, from GPT-2's vocab.json (check_numbers sets it)
 
 
+def n_layers(cfg):
+    """The block count of a GPT-2 (n_layer) or Llama (num_hidden_layers) config."""
+    return int(cfg.get("n_layer", cfg.get("num_hidden_layers", 0)))
+
+
 class Trace:
     def __init__(self, path):
         self.path = path
@@ -148,7 +153,7 @@ def ln_input(tr, prefix):
             return tr.get("blocks.%d.hook_resid_pre" % L) + tr.get("blocks.%d.hook_attn_out" % L)
         return tr.get("blocks.%d.hook_resid_mid" % L) + tr.get("blocks.%d.hook_mlp_out" % L)
     if prefix == "ln_final":
-        L = int(tr.cfg["n_layer"]) - 1
+        L = n_layers(tr.cfg) - 1
         return tr.get("blocks.%d.hook_resid_post" % L)
     return None
 
@@ -308,7 +313,7 @@ class Checker(LlamaViewChecks):
         if not hasattr(self, "norms_of"):
             return None
         cols = [np.linalg.norm(tr.get("blocks.%d.%s" % (l, self.norms_of)).astype(np.float64), axis=1)
-                for l in range(int(tr.cfg["n_layer"]))]
+                for l in range(n_layers(tr.cfg))]
         return np.stack(cols, axis=1)
 
     def _norms_diff(self):
@@ -462,10 +467,18 @@ class Checker(LlamaViewChecks):
             self.bad(t, "W_fc·W_proj is (%d, %d)·(%d, %d) = (%d, %d)" % (C, F, F, C, C, C))
 
     def k_collapse_max(self, t):
+        self.collapse_lines = getattr(self, "collapse_lines", []) + [t]  # may wrap: read in finish
+
+    def _collapse_max(self):
+        lines = getattr(self, "collapse_lines", [])
+        if lines:
+            self._collapse_max_of(lines[0], " ".join(x.s for x in lines))
+
+    def _collapse_max_of(self, t, text):
         tr = self.trace_of(t)
         _, dmax, at = collapsed(tr, int(t.note["layer"]))
         C, T = int(tr.cfg["n_embd"]), len(tr.tokens)
-        m = re.search(r"= (\S+) \D+(\d+)\D+(\d+)\D+(\d+) \u00d7 (\d+)", t.s)
+        m = re.search(r"= (\S+) \D+(\d+)\D+(\d+)\D+(\d+) \u00d7 (\d+)", text)
         want = ("%.3g" % dmax, at // C, at % C, T, C)
         if not m or (m.group(1), int(m.group(2)), int(m.group(3)), int(m.group(4)), int(m.group(5))) != want:
             self.bad(t, "max |A \u2212 B| is %s at token %d, column %d of %d \u00d7 %d" % want)
@@ -833,6 +846,16 @@ class Checker(LlamaViewChecks):
             self.bad(t, "the pinned cell is %s%s" % (sc["hook"], want))
 
     def k_pin_labels(self, t):
+        self.pin_lines = getattr(self, "pin_lines", []) + [t]  # the line may wrap: read in finish
+
+    def _pin_labels(self):
+        groups = {}  # one line per pinned cell and side, wrapped or not
+        for t in getattr(self, "pin_lines", []):
+            groups.setdefault((tuple(sorted(t.scope.items())), t.trace), []).append(t)
+        for lines in groups.values():
+            self._pin_labels_of(lines[0], " ".join(x.s for x in lines))
+
+    def _pin_labels_of(self, t, text):
         tr = self.trace_of(t)
         hook = t.scope["hook"]
         i, j = int(t.scope["r"]), int(t.scope["c"])
@@ -844,8 +867,8 @@ class Checker(LlamaViewChecks):
         want = [self.label_text(tr, row_axis, i, t)]
         want += [self.label_text(tr, col_axis, j, t)] if col_axis else ["%d" % j]
         for lab in want:
-            if (": %s" % lab) not in t.s and "\u2026" not in t.s:
-                self.bad(t, "should name %r" % lab)
+            if (": %s" % lab) not in text and "\u2026" not in text:
+                self.bad(t, "should name %r (the line reads %r)" % (lab, text))
 
     def k_pin_value(self, t):
         a = self.tensor(t, t.scope["hook"])
@@ -1710,7 +1733,7 @@ class Checker(LlamaViewChecks):
 
     # -- the window's frame: navigator, step header, formula, shapes
     def k_nav_block(self, t):
-        L = int(self.trace_of(t).cfg["n_layer"])
+        L = n_layers(self.trace_of(t).cfg)
         nums = [int(x) for x in re.findall(r"\d+", t.s)]
         if nums != [int(t.scope["layer"]), 0, L - 1]:
             self.bad(t, "block %s of 0\u2013%d" % (t.scope["layer"], L - 1))
@@ -1773,6 +1796,8 @@ class Checker(LlamaViewChecks):
         self._gradnorm_complete(texts)
         self._wte_shape()
         self._swiglu_complete(texts)
+        self._pin_labels()
+        self._collapse_max()
         for t in getattr(self, "shapes", []):
             hook = self.last_title
             if hook and tr.get(hook) is not None and "\u2192" in t.s:
@@ -1855,7 +1880,7 @@ class Checker(LlamaViewChecks):
         part = d[int(hd.group(1))] if hd and d.ndim == 3 else d
         if mode == 2:  # every layer: the largest over all of them
             suffix = t.scope["hook"].split(".", 2)[-1]
-            parts = [self._diff("blocks.%d.%s" % (l, suffix)) for l in range(int(self.traces["A"].cfg["n_layer"]))]
+            parts = [self._diff("blocks.%d.%s" % (l, suffix)) for l in range(n_layers(self.traces["A"].cfg))]
             part = np.concatenate([np.abs(x[np.isfinite(x)]).ravel() for x in parts if x is not None])
         fin = np.abs(part[np.isfinite(part)])
         v = float(fin.max()) if fin.size else 0.0

@@ -36,6 +36,8 @@ class Text:
         self.x = float(el.get("x"))
         self.y = float(el.get("y"))
         self.px = float(el.get("font-size") or 0)
+        self.w = float(el.get("textLength") or 0)  # the drawn width (0: not given)
+        self.rotated = "rotate" in (el.get("transform") or "")
 
     @property
     def kind(self):

@@ -30,6 +30,27 @@ static const tt_tensor *direct_output(tt_paint *p, const tt_tensor *x, const tt_
   return &rc->collapse_view;
 }
 
+// The shapes of the collapsed W and b: one line where it fits (in smaller type where
+// needed), else W's and b's on lines of their own; returns the height used.
+static int shapes_lines(tt_paint *p, SDL_Rect r, const tt_ffn_collapse *c, const char *hook, int layer) {
+  const tt_type type = tt_type_for(p->unit);
+  char w[160], both[240];
+  const char *b = "b = b_fc\xC2\xB7W_proj + b_proj";
+  snprintf(w, sizeof w, "W = W_fc\xC2\xB7W_proj: (%d, %d)\xC2\xB7(%d, %d) = (%d, %d)", c->C, c->F, c->F, c->C, c->C,
+           c->C);
+  snprintf(both, sizeof both, "%s    %s", w, b);
+  int px = p->unit;
+  while (px > type.small && tt_text_width(p->cv->fonts, both, px, TT_FONT_MONO) > r.w) px--;
+  bool one = tt_text_width(p->cv->fonts, both, px, TT_FONT_MONO) <= r.w;
+  if (!one) px = p->unit;
+  while (!one && px > 10 && tt_text_width(p->cv->fonts, w, px, TT_FONT_MONO) > r.w) px--;
+  tt_note_scope(p->cv, "panel=collapse hook=%s layer=%d", hook, layer);
+  tt_note(p->cv, "collapse_shapes layer=%d", layer);
+  tt_draw_text(p->cv, r.x, r.y, one ? both : w, px, TT_FONT_MONO, p->pal->fg, TT_ALIGN_LEFT);
+  if (!one) tt_draw_text(p->cv, r.x, r.y + px * 3 / 2, b, px, TT_FONT_MONO, p->pal->fg, TT_ALIGN_LEFT);
+  return one ? px * 3 / 2 : px * 3;
+}
+
 void tt_paint_collapse(tt_paint *p, SDL_Rect r, int layer) {
   tt_lang lang = p->st->lang;
   char xn[96], on[96], line[256];
@@ -54,28 +75,23 @@ void tt_paint_collapse(tt_paint *p, SDL_Rect r, int layer) {
     return;
   }
   const tt_ffn_collapse *c = &p->rc->collapse;
-  int u = p->unit;
-  snprintf(line, sizeof line,
-           "W = W_fc\xC2\xB7W_proj: (%d, %d)\xC2\xB7(%d, %d) = (%d, %d)    b = b_fc\xC2\xB7W_proj + b_proj", c->C, c->F,
-           c->F, c->C, c->C, c->C);
-  tt_note_scope(p->cv, "panel=collapse hook=%s layer=%d", out->name, layer);
-  tt_note(p->cv, "collapse_shapes layer=%d", layer);
-  tt_draw_text(p->cv, r.x, r.y, line, u, TT_FONT_MONO, p->pal->fg, TT_ALIGN_LEFT);
-  int top = r.y + u * 2, bottom = r.y + r.h - u * 2, half = (r.w - u) / 2;
-  const char *labels[2] = {tt_str(lang, TT_S_COLLAPSE_A), tt_str(lang, TT_S_COLLAPSE_B)};
-  const tt_tensor *shown[2] = {out, direct};
-  for (int k = 0; k < 2; k++) {
-    SDL_Rect side = {r.x + k * (half + u), top, half, bottom - top};
-    tt_draw_text(p->cv, side.x, side.y, labels[k], u, TT_FONT_BOLD, p->pal->fg, TT_ALIGN_LEFT);
-    side.y += u * 3 / 2;
-    side.h -= u * 3 / 2;
-    tt_paint_heatmap(p, side, shown[k], 0, false);
-  }
+  int u = p->unit, top = r.y + shapes_lines(p, r, c, out->name, layer) + u / 2;
   char num[32];
   snprintf(num, sizeof num, "%.3g", c->max_diff);
   snprintf(line, sizeof line, tt_str(lang, TT_S_COLLAPSE_MAX_FMT), num, (long long)(c->max_at / c->C),
            (long long)(c->max_at % c->C), c->T, c->C);
+  int max_h = tt_para_height(p->cv, r.w, line, u, TT_FONT_BOLD);
+  int bottom = r.y + r.h - max_h - u / 2, half = (r.w - u) / 2;
+  const char *labels[2] = {tt_str(lang, TT_S_COLLAPSE_A), tt_str(lang, TT_S_COLLAPSE_B)};
+  const tt_tensor *shown[2] = {out, direct};
+  for (int k = 0; k < 2; k++) {
+    SDL_Rect side = {r.x + k * (half + u), top, half, bottom - top};
+    int lh = tt_draw_para(p->cv, side.x, side.y, side.w, labels[k], u, TT_FONT_BOLD, p->pal->fg);
+    side.y += lh + u / 4;
+    side.h -= lh + u / 4;
+    tt_paint_heatmap(p, side, shown[k], 0, false);
+  }
   tt_note_scope(p->cv, "panel=collapse hook=%s layer=%d", out->name, layer);
   tt_note(p->cv, "collapse_max layer=%d", layer);
-  tt_draw_text(p->cv, r.x, bottom + u / 2, line, u, TT_FONT_BOLD, p->pal->fg, TT_ALIGN_LEFT);
+  tt_draw_para(p->cv, r.x, bottom + u / 2, r.w, line, u, TT_FONT_BOLD, p->pal->fg);
 }

@@ -204,8 +204,10 @@ static void axis_titles(tt_paint *p, SDL_Rect r, SDL_Rect plot, const tt_mat *m,
                  TT_ALIGN_CENTER);
 }
 
-// The note under the plot: what part of the tensor is visible and how it is drawn.
-static void window_note(tt_paint *p, SDL_Rect plot, const tt_mat *m, const tt_cells_opts *o, bool table, int col_h) {
+// The note under the plot: what part of the tensor is visible and how it is drawn, in the
+// heatmap's area r (a heatmap beside another keeps to its own width).
+static void window_note(tt_paint *p, SDL_Rect r, SDL_Rect plot, const tt_mat *m, const tt_cells_opts *o, bool table,
+                        int col_h) {
   tt_canvas *cv = p->cv;
   const tt_palette *pal = p->pal;
   const tt_view_state *st = p->st;
@@ -221,7 +223,7 @@ static void window_note(tt_paint *p, SDL_Rect plot, const tt_mat *m, const tt_ce
   if (!table && (cwf < 1 || chf < 1) && n < (int)sizeof note)
     n += snprintf(note + n, sizeof note - (size_t)n, "%s", tt_str(st->lang, TT_S_DOWNSAMPLED));
   tt_note(cv, "window rows=%d cols=%d", m->rows, m->cols);
-  int room = p->lay->view_rect.x + p->lay->view_rect.w - plot.x;
+  int room = r.x + r.w - plot.x;
   if (room < plot.w) room = plot.w;
   char fit[320];
   tt_text_fit(cv->fonts, note, type.label, TT_FONT_SANS, room, fit, sizeof fit);
@@ -311,7 +313,7 @@ void tt_paint_heatmap(tt_paint *p, SDL_Rect r, const tt_tensor *t, int head, boo
     tt_paint_legend(p, lr, &sc);
   }
 
-  window_note(p, plot, &m, &o, table, col_h);
+  window_note(p, r, plot, &m, &o, table, col_h);
 }
 
 // The widest tick label of a legend.
