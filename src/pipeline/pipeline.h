@@ -322,8 +322,11 @@ typedef enum {
   TT_S_ROPE_SHIFT_FMT,    // first and last shifted position, the shift
   TT_S_ROPE_MEASURE_FMT,  // max |S′ − S|, H, n, n, max |S|
   TT_S_ROPE_SHIFT_WHY,
-  TT_S_GQA_TITLE_FMT,  // H, G, H / G
-  TT_S_GQA_GROUP_FMT,  // K/V head, its query heads ("0–1")
+  TT_S_ROPE_MORE_SHIFT,     // no room for the shift test
+  TT_S_ROPE_MORE_NUMS_FMT,  // no room for the chosen position's numbers (position) and the shift test
+  TT_S_ROPE_MORE_POS_FMT,   // the first and last position drawn, the first and last of the trace
+  TT_S_GQA_TITLE_FMT,       // H, G, H / G
+  TT_S_GQA_GROUP_FMT,       // K/V head, its query heads ("0–1")
   TT_S_GQA_CACHE,
   TT_S_GQA_TOKEN_FMT,   // L, G, D, bytes
   TT_S_GQA_MHA_FMT,     // H, L, H, D, bytes

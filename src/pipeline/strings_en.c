@@ -297,6 +297,9 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_ROPE_SHIFT_WHY] =
         "q\xE2\x80\xB2\xE2\x82\x9C \xC2\xB7 k\xE2\x80\xB2\xE2\x82\x9B depends only on t \xE2\x88\x92 s: shifting the "
         "prompt turns both by the same extra angle, and turning two vectors together keeps their dot product.",
+    [TT_S_ROPE_MORE_SHIFT] = "\xE2\x80\xA6 not shown at this size: the shift test",
+    [TT_S_ROPE_MORE_NUMS_FMT] = "\xE2\x80\xA6 not shown at this size: position %d's numbers and the shift test",
+    [TT_S_ROPE_MORE_POS_FMT] = "\xE2\x80\xA6 circles for positions %d\xE2\x80\xA6%d of %d\xE2\x80\xA6%d",
     [TT_S_GQA_TITLE_FMT] = "Grouped-query attention: %d query heads share %d K/V heads (%d each)",
     [TT_S_GQA_GROUP_FMT] = "K/V head %d \xE2\x86\x90 query heads %s",
     [TT_S_GQA_CACHE] =

@@ -288,6 +288,9 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_ROPE_SHIFT_WHY] =
         "q\xE2\x80\xB2\xE2\x82\x9C \xC2\xB7 k\xE2\x80\xB2\xE2\x82\x9B는 t \xE2\x88\x92 s에만 달려 있습니다: 프롬프트를 "
         "옮기면 두 벡터가 같은 각도만큼 더 돌고, 함께 돌린 두 벡터의 내적은 그대로입니다.",
+    [TT_S_ROPE_MORE_SHIFT] = "\xE2\x80\xA6 이 크기에서는 생략: 프롬프트를 옮기는 시험",
+    [TT_S_ROPE_MORE_NUMS_FMT] = "\xE2\x80\xA6 이 크기에서는 생략: 위치 %d의 숫자와 프롬프트를 옮기는 시험",
+    [TT_S_ROPE_MORE_POS_FMT] = "\xE2\x80\xA6 위치 %d\xE2\x80\xA6%d의 원만 그림 (전체 %d\xE2\x80\xA6%d)",
     [TT_S_GQA_TITLE_FMT] = "그룹 쿼리 어텐션: 쿼리 헤드 %d개가 K/V 헤드 %d개를 나눠 씁니다 (%d개씩)",
     [TT_S_GQA_GROUP_FMT] = "K/V 헤드 %d \xE2\x86\x90 쿼리 헤드 %s",
     [TT_S_GQA_CACHE] =

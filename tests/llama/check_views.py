@@ -136,6 +136,10 @@ def main():
         jobs.append((t["long"], "long_rope", ["--step", "blocks.1.attn.hook_q", "--head", "2", "--position", "40",
                                               "--size", "1280x800", "--view", "rope"]))
         jobs.append((t["long"], "long_rope_pair", ["--step", "blocks.0.attn.hook_q", "--pair", "1", "--view", "rope"]))
+        # Zoomed on a projector: wrapped titles and lines, and what the rope view leaves out said.
+        for view in ("rope", "gqa"):
+            jobs.append((t["long"], "zoomed_" + view, ["--step", "blocks.1.attn.hook_q", "--position", "40", "--size",
+                                                       "1280x800", "--font-scale", "1.6", "--view", view]))
         jobs.append((t["long"], "long_swiglu", ["--step", "blocks.1.mlp.hook_post", "--position", "40",
                                                 "--view", "swiglu"]))
         # Pinned cells of the Llama block and of GPT-2's rotary what-if: the arithmetic of each.
@@ -160,7 +164,7 @@ def main():
             said = " ".join(x.s for x in svgnum.texts(svg)) if r.returncode == 0 else ""
             check(words in said, "%s on a GPT-2 trace says %r" % (view, said[-200:]))
     want = {"rope_title", "rope_pair", "rope_freq", "rope_turn", "rope_angle", "rope_pos", "rope_tok", "rope_at",
-            "rope_num", "rope_shift", "rope_measure", "gqa_title", "gqa_q", "gqa_kv", "gqa_group", "gqa_token",
+            "rope_num", "rope_shift", "rope_measure", "rope_pos_more", "rope_more", "gqa_title", "gqa_q", "gqa_kv", "gqa_group", "gqa_token",
             "gqa_mha", "gqa_prompt", "gqa_ctx", "gqa_saves", "swiglu_title", "swiglu_max", "swiglu_head",
             "swiglu_cell", "blocks_T", "blocks_cfg", "blocks_each", "blocks_shape", "pin_rope_pair", "pin_rope_theta",
             "pin_rope_angle", "pin_rope_out", "pin_glu_g", "pin_glu_act", "pin_glu_up", "pin_glu_out", "pin_mm_sum"}

@@ -1798,6 +1798,9 @@ class Checker(LlamaViewChecks):
         self._swiglu_complete(texts)
         self._pin_labels()
         self._collapse_max()
+        self.wrapped_complete(texts)
+        self.rope_complete(texts)
+        self.gqa_complete(texts)
         for t in getattr(self, "shapes", []):
             hook = self.last_title
             if hook and tr.get(hook) is not None and "\u2192" in t.s:

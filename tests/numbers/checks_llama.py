@@ -18,6 +18,7 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 SHIFT_POSITIONS = 128  # the rope view's shift test covers at most these positions
 OFF_BELOW = 0.1        # the swiglu view: |act(g)| below this counts as switched off
 TOP_ROWS = 8
+GQA_GROUP_LINES = 8    # the gqa view names the query heads of the first 8 K/V heads
 
 
 def nums(s):
@@ -81,6 +82,30 @@ class LlamaViewChecks:
     def _ints(self, t, got, want):
         self._expect_nums(t, got, [(v, "%d") for v in want])
 
+    def _whole(self, t, want):
+        """A text the view wraps (a paragraph) has its note on each of its lines: they are read
+        together until they hold want numbers. The whole text then, else None (a line to wait on,
+        or the wrapped end of a text already read whole); wrapped_complete reports one that stops
+        short."""
+        acc = self.__dict__.setdefault("wrap_acc", {})
+        key = (t.kind, tuple(sorted(t.note.items())), tuple(sorted(t.scope.items())), t.trace)
+        got = acc.get(key)
+        if got == "done" and not nums(t.s):
+            return None
+        text = t.s if got in (None, "done") else got + " " + t.s
+        if len(nums(text)) < want:
+            acc[key] = text
+            return None
+        acc[key] = "done"
+        return text
+
+    def wrapped_complete(self, texts):
+        """Every wrapped text holds all its numbers."""
+        for (kind, note, scope, trace), text in getattr(self, "wrap_acc", {}).items():
+            if text != "done":
+                self.fail.append("%s: %r [%s | %s]: its lines stop before all its numbers" %
+                                 (self.name, text, kind, " ".join("%s=%s" % kv for kv in scope)))
+
     def _rope(self, t):
         tr = self.trace_of(t)
         L, C, H, G, D, F, V, P, theta, off = dims(tr.cfg)
@@ -95,23 +120,29 @@ class LlamaViewChecks:
     def k_rope_title(self, t):
         tr, H, G, D, theta, off = self._rope(t)
         head, T = int(t.scope["head"]), len(tr.tokens)
-        self._expect_nums(t, nums(t.s), [(int(t.scope["layer"]), "%d"), (head, "%d"), (head // (H // G), "%d"),
+        text = self._whole(t, 7)
+        if text is None:
+            return
+        self._expect_nums(t, nums(text), [(int(t.scope["layer"]), "%d"), (head, "%d"), (head // (H // G), "%d"),
                                          (theta, "%.0f"), (D, "%d"), (off, "%d"), (off + T - 1, "%d")])
 
     def k_rope_pair(self, t):
         tr, H, G, D, theta, off = self._rope(t)
-        i = int(t.note["i"])
-        self._ints(t, nums(t.s), [i, i, i + D // 2])
+        i, text = int(t.note["i"]), self._whole(t, 3)
+        if text is not None:
+            self._ints(t, nums(text), [i, i, i + D // 2])
 
     def k_rope_freq(self, t):
         tr, H, G, D, theta, off = self._rope(t)
-        i = int(t.note["i"])
-        self._expect_nums(t, nums(t.s), [(i, "%d"), (theta ** (-2.0 * i / D), "%.4g")])
+        i, text = int(t.note["i"]), self._whole(t, 2)
+        if text is not None:
+            self._expect_nums(t, nums(text), [(i, "%d"), (theta ** (-2.0 * i / D), "%.4g")])
 
     def k_rope_turn(self, t):
         tr, H, G, D, theta, off = self._rope(t)
-        i = int(t.note["i"])
-        self._expect_nums(t, nums(t.s), [(2 * math.pi / theta ** (-2.0 * i / D), "%.4g")])
+        i, text = int(t.note["i"]), self._whole(t, 1)
+        if text is not None:
+            self._expect_nums(t, nums(text), [(2 * math.pi / theta ** (-2.0 * i / D), "%.4g")])
 
     def k_rope_angle(self, t):
         tr, H, G, D, theta, off = self._rope(t)
@@ -149,8 +180,10 @@ class LlamaViewChecks:
 
     def k_rope_shift(self, t):
         tr, H, G, D, theta, off = self._rope(t)
-        s, T = self._shift_of(off), len(tr.tokens)
-        self._expect_nums(t, nums(t.s), [(off + s, "%d"), (off + s + T - 1, "%d"), (s, "%+.0f")])
+        s, T, text = self._shift_of(off), len(tr.tokens), self._whole(t, 3)
+        if text is None:
+            return
+        self._expect_nums(t, nums(text), [(off + s, "%d"), (off + s + T - 1, "%d"), (s, "%+.0f")])
 
     def k_rope_measure(self, t):
         tr, H, G, D, theta, off = self._rope(t)
@@ -158,16 +191,72 @@ class LlamaViewChecks:
         n = min(len(tr.tokens), SHIFT_POSITIONS)
         if int(t.note["shift"]) != s or int(t.note["n"]) != n:
             return self.bad(t, "the shift is %d over %d positions" % (s, n))
+        text = self._whole(t, 5)
+        if text is None:
+            return
         q = tr.get("blocks.%s.attn.hook_q" % layer).astype(np.float64)[:, :n]
         k = tr.get("blocks.%s.attn.hook_k" % layer).astype(np.float64)[:, :n]
         raw = tr.get("blocks.%s.attn.hook_attn_scores_raw" % layer).astype(np.float64)[:, :n, :n]
         pos = off + s + np.arange(n)
         shifted = rotate(q, pos, theta) @ np.repeat(rotate(k, pos, theta), H // G, axis=0).transpose(0, 2, 1)
         diff, largest = float(np.abs(shifted - raw).max()), float(np.abs(raw).max())
-        self._expect_nums(t, nums(t.s), [(diff, "%.2e"), (H, "%d"), (n, "%d"), (n, "%d"), (largest, "%.4g")],
+        self._expect_nums(t, nums(text), [(diff, "%.2e"), (H, "%d"), (n, "%d"), (n, "%d"), (largest, "%.4g")],
                           rel=1e-3)
         if diff > 1e-4 * max(1.0, largest):
             self.bad(t, "the shifted scores differ by %.3g: the scores do not stay" % diff)
+
+    def k_rope_more(self, t):
+        """What the view leaves out where there is no room (rope_complete checks that it does)."""
+        tr, H, G, D, theta, off = self._rope(t)
+        want = [] if t.note["table"] == "1" else [off + int(t.note["t"])]
+        text = self._whole(t, len(want))
+        if text is not None:
+            self._ints(t, nums(text), want)
+
+    def k_rope_rows_more(self, t):
+        text = self._whole(t, 1)
+        if text is not None:
+            self._ints(t, nums(text), [int(t.note["n"])])
+
+    def k_rope_pos_more(self, t):
+        tr, H, G, D, theta, off = self._rope(t)
+        first, shown, T = int(t.note["first"]), int(t.note["shown"]), len(tr.tokens)
+        text = self._whole(t, 4)
+        if text is not None:
+            self._ints(t, nums(text), [off + first, off + first + shown - 1, off, off + T - 1])
+
+    def rope_complete(self, texts):
+        """A rope view shows the chosen position's numbers and the shift test, or says which it
+        leaves out; pair rows it leaves out are counted."""
+        panels = {}
+        for t in texts:
+            if t.scope.get("panel") == "rope":
+                panels.setdefault((t.trace, tuple(sorted(t.scope.items()))), []).append(t)
+        for ts in panels.values():
+            kinds = {t.kind for t in ts}
+            if "rope_title" not in kinds:
+                continue
+            more = [t for t in ts if t.kind == "rope_more"]
+            table = more[0].note["table"] == "1" if more else True
+            shift = not more
+            if ("rope_at" in kinds) != table or ("rope_shift" in kinds) != shift:
+                self.fail.append("%s: the rope view %s the numbers at its position and %s the shift test, and "
+                                 "says %s" % (self.name, "shows" if "rope_at" in kinds else "leaves out",
+                                              "shows" if "rope_shift" in kinds else "leaves out",
+                                              repr(more[0].s) if more else "nothing of it"))
+            T = len(self.trace_of(ts[0]).tokens)
+            circles = sorted({int(t.note["t"]) for t in ts if t.kind == "rope_pos"})
+            pm = [t for t in ts if t.kind == "rope_pos_more"]
+            want = list(range(int(pm[0].note["first"]), int(pm[0].note["first"]) + int(pm[0].note["shown"]))) \
+                if pm else list(range(T))
+            if circles and circles != want:
+                self.fail.append("%s: the rope view draws positions %s of %d and says %s" %
+                                 (self.name, circles, T, repr(pm[0].s) if pm else "nothing of it"))
+            pairs = {t.note["i"] for t in ts if t.kind == "rope_pair"}
+            left = [int(t.note["n"]) for t in ts if t.kind == "rope_rows_more"]
+            if not pairs or len(pairs) + sum(left) > 3:
+                self.fail.append("%s: the rope view shows pairs %s and says %d more" % (self.name, sorted(pairs),
+                                                                                       sum(left)))
 
     # -- gqa
     def _gqa(self, t):
@@ -177,7 +266,10 @@ class LlamaViewChecks:
 
     def k_gqa_title(self, t):
         tr, L, H, G, D, P = self._gqa(t)
-        self._ints(t, nums(t.s), [H, G, H // G])
+        text = self._whole(t, 3)
+        if text is None:
+            return
+        self._ints(t, nums(text), [H, G, H // G])
 
     def k_gqa_q(self, t):
         self._ints(t, nums(t.s), [int(t.note["i"])])
@@ -188,29 +280,76 @@ class LlamaViewChecks:
     def k_gqa_group(self, t):
         tr, L, H, G, D, P = self._gqa(t)
         g, per = int(t.note["g"]), H // G
-        self._ints(t, nums(t.s), [g, g] if per == 1 else [g, g * per, g * per + per - 1])
+        want = [g, g] if per == 1 else [g, g * per, g * per + per - 1]
+        text = self._whole(t, len(want))
+        if text is not None:
+            self._ints(t, nums(text), want)
 
     def k_gqa_token(self, t):
         tr, L, H, G, D, P = self._gqa(t)
-        self._ints(t, nums(t.s), [2, L, G, D, 4, 2 * L * G * D * 4])
+        text = self._whole(t, 6)
+        if text is None:
+            return
+        self._ints(t, nums(text), [2, L, G, D, 4, 2 * L * G * D * 4])
 
     def k_gqa_mha(self, t):
         tr, L, H, G, D, P = self._gqa(t)
-        self._ints(t, nums(t.s), [H, 2, L, H, D, 4, 2 * L * H * D * 4])
+        text = self._whole(t, 7)
+        if text is None:
+            return
+        self._ints(t, nums(text), [H, 2, L, H, D, 4, 2 * L * H * D * 4])
 
     def k_gqa_prompt(self, t):
         tr, L, H, G, D, P = self._gqa(t)
+        text = self._whole(t, 3)
+        if text is None:
+            return
         T = len(tr.tokens)
-        self._ints(t, nums(t.s), [T, 8 * L * G * D * T, 8 * L * H * D * T])
+        self._ints(t, nums(text), [T, 8 * L * G * D * T, 8 * L * H * D * T])
 
     def k_gqa_ctx(self, t):
         tr, L, H, G, D, P = self._gqa(t)
+        text = self._whole(t, 3)
+        if text is None:
+            return
         mib = 1024.0 ** 2
-        self._expect_nums(t, nums(t.s), [(P, "%d"), (8 * L * G * D * P / mib, "%.4g"), (8 * L * H * D * P / mib, "%.4g")])
+        self._expect_nums(t, nums(text), [(P, "%d"), (8 * L * G * D * P / mib, "%.4g"), (8 * L * H * D * P / mib, "%.4g")])
 
     def k_gqa_saves(self, t):
         tr, L, H, G, D, P = self._gqa(t)
-        self._expect_nums(t, nums(t.s), [(100.0 * (H - G) / H, "%.0f"), (H // G, "%d")])
+        text = self._whole(t, 2)
+        if text is None:
+            return
+        self._expect_nums(t, nums(text), [(100.0 * (H - G) / H, "%.0f"), (H // G, "%d")])
+
+    def k_gqa_groups_more(self, t):
+        tr, L, H, G, D, P = self._gqa(t)
+        text = self._whole(t, 1)
+        if text is not None:
+            self._ints(t, nums(text), [G - GQA_GROUP_LINES])
+
+    def k_gqa_more(self, t):
+        text = self._whole(t, 1)
+        if text is not None:
+            self._ints(t, nums(text), [int(t.note["n"])])
+
+    GQA_LINES = ("gqa_token", "gqa_mha", "gqa_prompt", "gqa_ctx", "gqa_saves")
+
+    def gqa_complete(self, texts):
+        """A gqa view shows every K/V head's group (up to GQA_GROUP_LINES, then says how many more)
+        and the cache's lines in order, the ones it leaves out counted."""
+        ts = [t for t in texts if t.scope.get("panel") == "gqa"]
+        if not any(t.kind == "gqa_title" for t in ts):
+            return
+        tr, L, H, G, D, P = self._gqa(next(t for t in ts if t.kind == "gqa_title"))
+        groups = sorted({int(t.note["g"]) for t in ts if t.kind == "gqa_group"})
+        if groups != list(range(min(G, GQA_GROUP_LINES))) or (G > GQA_GROUP_LINES) != any(
+                t.kind == "gqa_groups_more" for t in ts):
+            self.fail.append("%s: the gqa view shows the groups of K/V heads %s of %d" % (self.name, groups, G))
+        shown = [k for k in self.GQA_LINES if any(t.kind == k for t in ts)]
+        left = sum(int(t.note["n"]) for t in ts if t.kind == "gqa_more")
+        if shown != list(self.GQA_LINES[:len(shown)]) or len(shown) + left != len(self.GQA_LINES):
+            self.fail.append("%s: the gqa view shows the cache lines %s and says %d more" % (self.name, shown, left))
 
     # -- swiglu
     def _swiglu(self, t):
