@@ -490,7 +490,7 @@ static const tt_step_words steps[] = {
      "The model appends one token at a time. Each new token is drawn from the probabilities after "
      "the last one: the temperature divides the scores first, top-k keeps only the k likeliest, top-p "
      "the smallest set of those whose probability reaches p. The line marks the cut; a seeded "
-     "generator makes the draw repeatable. , and . pick a token."},
+     "generator makes the draw repeatable. The comma (,) and period (.) keys pick a token."},
     {"kvcache", "KV cache",
      "A new token's query must meet the keys and values of every token before it. Those rows do "
      "not change when a token is added (the mask keeps earlier tokens from seeing later ones), so "
@@ -507,7 +507,8 @@ static const tt_key_row window_keys[] = {
     {"G / O", "all heads of the layer / layers \xC3\x97 heads"},
     {"E / C", "logit lens (layers \xC3\x97 positions) / where the computation goes"},
     {"R / H / U / M", "RoPE (< > its pair) / query heads sharing K/V / SwiGLU / GPT-2 beside Llama"},
-    {"W / F", "embedding neighbours of the token / its FFN neurons as gates (, and . pick the token)"},
+    {"W / F",
+     "embedding neighbours of the token / its FFN neurons as gates (the comma and period keys pick the token)"},
     {"Space", "play / pause (a step every 3 seconds)"},
     {"S", "save a screenshot (the bottom line says where)"},
     {"P", "type a new prompt; Enter traces it"},

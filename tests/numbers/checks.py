@@ -577,9 +577,17 @@ class Checker(LlamaViewChecks):
         return sn.matches(printed, v, formatter=f, rel=1e-4)
 
     def k_tl_title(self, t):
+        self.tl_titles = getattr(self, "tl_titles", []) + [t]  # may wrap: read in finish
+
+    def _tl_title(self):
+        lines = getattr(self, "tl_titles", [])
+        if lines:
+            self._tl_title_of(lines[0], " ".join(x.s for x in lines))
+
+    def _tl_title_of(self, t, text):
         tr, gen = self._gen(t)
         sm = json.loads(tr.meta["sampling"])
-        got = re.findall(r"\d+(?:\.\d+)?(?:e[+\u2212-]?\d+)?", t.s)
+        got = re.findall(r"\d+(?:\.\d+)?(?:e[+\u2212-]?\d+)?", text)
         want = [len(gen), float(sm["temperature"]), int(sm["top_k"]), float(sm["top_p"]), int(sm["seed"])]
         if len(got) != 5 or int(got[0]) != want[0] or abs(float(got[1]) - want[1]) > 1e-6 * max(1, want[1]) or \
                 int(got[2]) != want[2] or abs(float(got[3]) - want[3]) > 1e-6 or int(got[4]) != want[4]:
@@ -602,11 +610,38 @@ class Checker(LlamaViewChecks):
         if not self._percent_ok(t.s, v):
             self.bad(t, "token %d had probability %.4f%%" % (i, v))
 
+    def _tl_chips(self, texts):
+        """The timeline's chips: every prompt and generated token in order, or the first ones
+        and "… N more tokens (i and after)" for the rest."""
+        chips = [t for t in texts if t.kind in ("tl_prompt", "tl_token")]
+        if not chips:
+            return
+        tr, gen = self._gen(chips[0])
+        T = len(tr.tokens)
+        order = [int(t.note["i"]) + (T if t.kind == "tl_token" else 0) for t in chips]
+        more = [t for t in texts if t.kind == "tokens_more" and t.scope.get("panel") == "timeline"]
+        n = len(order)
+        if order != list(range(n)) or (n < T + len(gen) and not more):
+            self.fail.append("%s: the timeline shows tokens %s of %d and does not say which are left out" %
+                             (self.name, order, T + len(gen)))
+        for t in more:
+            want = [T + len(gen) - n, n]
+            if [int(x) for x in re.findall(r"\d+", t.s)] != want or int(t.note["shown"]) != n:
+                self.bad(t, "%d more tokens (%d and after)" % tuple(want))
+
     def k_tl_drawn(self, t):
+        self.tl_drawns = getattr(self, "tl_drawns", []) + [t]  # may wrap: read in finish
+
+    def _tl_drawn(self):
+        lines = getattr(self, "tl_drawns", [])
+        if lines:
+            self._tl_drawn_of(lines[0], " ".join(x.s for x in lines))
+
+    def _tl_drawn_of(self, t, text):
         _, gen = self._gen(t)
         i = int(t.note["i"])
-        m = re.match(r"\D*(\d+)", t.s)
-        if not m or int(m.group(1)) != i or "\u201c%s\u201d" % self._vocab_text(gen[i]) not in t.s:
+        m = re.match(r"\D*(\d+)", text)
+        if not m or int(m.group(1)) != i or "\u201c%s\u201d" % self._vocab_text(gen[i]) not in text:
             self.bad(t, "token %d is %r" % (i, self._vocab_text(gen[i])))
 
     def _tl_ranked(self, t):
@@ -1669,6 +1704,8 @@ class Checker(LlamaViewChecks):
             self.bad(t, "tokens %d..%d spell %r" % (first, first + n - 1, want))
 
     def k_tokens_more(self, t):
+        if t.scope.get("panel") == "timeline":
+            return  # prompt and generated tokens: _tl_chips
         T, shown = len(self.trace_of(t).tokens), int(t.note["shown"])
         if [int(x) for x in re.findall(r"\d+", t.s)] != [T - shown, shown]:
             self.bad(t, "%d tokens from %d are not shown" % (T - shown, shown))
@@ -1798,6 +1835,9 @@ class Checker(LlamaViewChecks):
         self._swiglu_complete(texts)
         self._pin_labels()
         self._collapse_max()
+        self._tl_title()
+        self._tl_drawn()
+        self._tl_chips(texts)
         self.wrapped_complete(texts)
         self.rope_complete(texts)
         self.gqa_complete(texts)

@@ -77,6 +77,17 @@ static int chip(tt_paint *p, int x, int y, const char *text, bool generated, boo
   return w;
 }
 
+// Where the chips stop for want of room: "… N more tokens (i and after) not shown" on their
+// last row's place; returns the y under it.
+static int chips_more(tt_paint *p, int x, int y, int shown, int total) {
+  const tt_type type = tt_type_for(p->unit);
+  char line[200];
+  snprintf(line, sizeof line, tt_str(p->st->lang, TT_S_TOKENS_MORE_FMT), total - shown, shown);
+  tt_note(p->cv, "tokens_more shown=%d", shown);
+  tt_draw_text(p->cv, x, y, line, type.label, TT_FONT_SANS, p->pal->fg, TT_ALIGN_LEFT);
+  return y + type.line;
+}
+
 // The prompt's tokens, then the generated ones, wrapped in lines; returns the bottom.
 static int chips(tt_paint *p, SDL_Rect r, int y, const generation *g) {
   const tt_type type = tt_type_for(p->unit);
@@ -90,7 +101,7 @@ static int chips(tt_paint *p, SDL_Rect r, int y, const generation *g) {
       tt_token_label(p->tr, i, text, sizeof text);
     int w = tt_text_width(p->cv->fonts, text, type.body, TT_FONT_MONO) + 2 * (p->unit / 3);
     if (x > r.x && x + w > r.x + r.w) x = r.x, y += row_h;
-    if (y + row_h > r.y + r.h / 2) return y;  // the bars keep the lower half
+    if (y + row_h > r.y + r.h / 2) return chips_more(p, r.x, y, i, T + g->n);  // the bars keep the lower half
     x += chip(p, x, y, text, gen, gen && i - T == g->pick, gen ? i - T : i, gen ? g->probs[i - T] : 0) + gap;
   }
   return y + row_h;
@@ -119,6 +130,15 @@ static int likeliest(const tt_tensor *t, int n, int *top, float *val) {
     top[i] = v, val[i] = x;
   }
   return k;
+}
+
+// A heading in width w: in smaller type down to the body's where it is too wide, then
+// wrapped; returns the height it takes beyond one line.
+static int heading(tt_paint *p, int x, int y, int w, const char *s) {
+  const tt_type type = tt_type_for(p->unit);
+  int px = type.heading;
+  while (px > type.body && tt_text_width(p->cv->fonts, s, px, TT_FONT_BOLD) > w) px--;
+  return tt_draw_para(p->cv, x, y, w, s, px, TT_FONT_BOLD, p->pal->fg) - px * 13 / 10;
 }
 
 // One candidate bar at y; those past the cut are drawn pale.
@@ -150,16 +170,23 @@ static void candidates(tt_paint *p, SDL_Rect r, int y, const generation *g) {
   token_text(p, g->ids[g->pick], text, sizeof text);
   snprintf(line, sizeof line, tt_str(p->st->lang, TT_S_TL_DRAWN_FMT), g->pick, text);
   tt_note(cv, "tl_drawn i=%d", g->pick);
-  tt_draw_text(cv, r.x, y, line, type.heading, TT_FONT_BOLD, pal->fg, TT_ALIGN_LEFT);
-  y += type.line * 3 / 2;
+  y += heading(p, r.x, y, r.w, line) + type.line * 3 / 2;
   if (!t) {
     tt_draw_para(cv, r.x, y, r.w, tt_str(p->st->lang, TT_S_NOT_RECORDED), p->unit, TT_FONT_SANS, pal->warn);
     return;
   }
   int top[MAX_BARS], kept = g->kept[g->pick], V = (int)t->shape[1];
   float val[MAX_BARS];
-  int n = likeliest(t, p->st->top_k < 1 ? 10 : p->st->top_k > MAX_BARS ? MAX_BARS : p->st->top_k, top, val);
-  int foot = type.line * 2, h = (r.y + r.h - y - foot) / (n ? n : 1);
+  int asked = p->st->top_k < 1 ? 10 : p->st->top_k;
+  int n = likeliest(t, asked > MAX_BARS ? MAX_BARS : asked, top, val);
+  // As many bars as have room for labels of type.small; the line under them says how many
+  // were left out.
+  int foot = type.line * 2, min_h = type.small * 10 / 6 + 1, room = r.y + r.h - y - foot;
+  if (room / min_h < n) {
+    room -= type.line;
+    n = room / min_h;  // none where not even one has room
+  }
+  int h = n > 0 ? room / n : 0;
   if (h > p->unit * 2) h = p->unit * 2;
   for (int i = 0; i < n; i++) {
     if (i == kept) {  // the cut: the ranks above it could be drawn, those below could not
@@ -170,12 +197,20 @@ static void candidates(tt_paint *p, SDL_Rect r, int y, const generation *g) {
     }
     candidate(p, r, y + i * h, h, i, top[i], val[i], i < kept, top[i] == g->ids[g->pick]);
   }
+  if (asked > n) {  // asked for more than there is room for: said, not dropped silently
+    snprintf(line, sizeof line, tt_str(p->st->lang, TT_S_BARS_MORE_FMT), asked - n);
+    tt_note(cv, "bars_more k=%d asked=%d", n, asked);
+    tt_draw_text(cv, r.x, y + n * h + type.line / 3, line, type.label, TT_FONT_SANS, pal->fg, TT_ALIGN_LEFT);
+    y += type.line;
+  }
   if (kept < V)
     snprintf(line, sizeof line, tt_str(p->st->lang, TT_S_TL_CUT_FMT), kept, V);
   else
     snprintf(line, sizeof line, "%s", tt_str(p->st->lang, TT_S_TL_NO_CUT));
   tt_note(cv, "tl_cut i=%d", g->pick);
-  tt_draw_text(cv, r.x, y + n * h + type.line / 3, line, type.label, TT_FONT_SANS, pal->accent, TT_ALIGN_LEFT);
+  int cut_y = y + n * h + type.line / 3;
+  if (cut_y > r.y + r.h - type.line * 2) cut_y = r.y + r.h - type.line * 2;  // above the foot line
+  tt_draw_text(cv, r.x, cut_y, line, type.label, TT_FONT_SANS, pal->accent, TT_ALIGN_LEFT);
   snprintf(line, sizeof line, tt_str(p->st->lang, TT_S_TL_FOOT_FMT), name);
   tt_note(cv, "tl_foot i=%d", g->pick);
   tt_draw_text(cv, r.x, r.y + r.h - type.line, line, type.label, TT_FONT_SANS, pal->dim, TT_ALIGN_LEFT);
@@ -198,8 +233,7 @@ void tt_paint_timeline(tt_paint *p, SDL_Rect r) {
            setting(p->tr, "top_k", k, 32), setting(p->tr, "top_p", pp, 32), setting(p->tr, "seed", seed, 32));
   tt_note_scope(cv, "panel=timeline pick=%d", g->pick);
   tt_note(cv, "tl_title");
-  tt_draw_text(cv, r.x, r.y, line, type.heading, TT_FONT_BOLD, p->pal->fg, TT_ALIGN_LEFT);
-  int y = chips(p, r, r.y + type.line * 2, g);
+  int y = chips(p, r, r.y + heading(p, r.x, r.y, r.w, line) + type.line * 2, g);
   candidates(p, (SDL_Rect){r.x, y + type.line, r.w, r.y + r.h - y - type.line}, y + type.line, g);
   tt_note_scope(cv, NULL);
   free(g);
