@@ -1841,6 +1841,7 @@ class Checker(LlamaViewChecks):
         self.wrapped_complete(texts)
         self.rope_complete(texts)
         self.gqa_complete(texts)
+        self._blocks_complete()
         for t in getattr(self, "shapes", []):
             hook = self.last_title
             if hook and tr.get(hook) is not None and "\u2192" in t.s:

@@ -449,21 +449,35 @@ class LlamaViewChecks:
         with open(os.path.join(ROOT, "assets", "models", t.note["model"], "config.json")) as f:
             return json.load(f)
 
+    # The T line, the sizes and "repeated L times" may wrap: each line carries the note, and the
+    # lines are read joined (_blocks_complete, from finish).
+    def _blocks_line(self, t, key, want):
+        self.blocks_lines = getattr(self, "blocks_lines", {})
+        self.blocks_lines.setdefault((key, t.trace), ([], want))[0].append(t)
+
+    def _blocks_complete(self):
+        for lines, want in getattr(self, "blocks_lines", {}).values():
+            joined = " ".join(t.s for t in lines)
+            before = len(self.fail)
+            self._ints(lines[0], nums(joined), want)
+            if len(self.fail) > before and len(lines) > 1:
+                self.fail[-1] += " (its %d lines read %r)" % (len(lines), joined)
+
     def k_blocks_T(self, t):
-        self._ints(t, nums(t.s), [len(self.trace_of(t).tokens)])
+        self._blocks_line(t, "T", [len(self.trace_of(t).tokens)])
 
     def k_blocks_cfg(self, t):
         cfg = self._blocks_cfg(t)
         L, C, H, G, D, F, V, P, theta, off = dims(cfg)
         self.blocks_sides = getattr(self, "blocks_sides", {})
         self.blocks_sides[t.note["side"]] = (L, C, H, G, D, F, V, P)
-        self._ints(t, nums(t.s), [L, C, H, G, D, F, V, P])
+        self._blocks_line(t, "cfg " + t.note["side"], [L, C, H, G, D, F, V, P])
 
     def k_blocks_each(self, t):
         side = getattr(self, "blocks_sides", {}).get(t.note["side"])
         if side is None:
             return self.bad(t, "no sizes were printed for this side")
-        self._ints(t, nums(t.s), [side[0]])
+        self._blocks_line(t, "each " + t.note["side"], [side[0]])
 
     # The output shape of each step, from the sizes (None: the text names none).
     @staticmethod

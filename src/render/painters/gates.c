@@ -3,6 +3,11 @@
 // each with its pre-activation u (mlp.hook_pre) and a(u). GPT-2's block records a(u) as
 // mlp.hook_post; in Llama's gated block the gate is silu(u) and hook_post = silu(u)·up
 // (up = mlp.hook_pre_linear), so the view computes the gate and shows up and the product.
+// Every text is measured: the view takes the largest unit (p->unit at most, no text under
+// MIN_PX) at which the captions and the sides' headings wrap inside their widths, both
+// tables fit side by side (each column as wide as its head and its widest number) with room
+// for bars, and every row has room; where not even the smallest type leaves room for every
+// row, each side shows the rows that fit and a line counting the rest.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +16,8 @@
 #include "render_int.h"
 
 #define GATES_MAX 16  // neurons listed on each side
+#define MIN_PX 10     // no text smaller than this
+#define N_COLS 5      // neuron, u, a(u), up, hook_post (the last two when gated)
 
 typedef struct {
   const float *u, *post, *up;  // (F) rows of hook_pre, hook_post, hook_pre_linear (NULL unless gated)
@@ -21,6 +28,11 @@ typedef struct {
 
 static double gate_of(const gate_row *g, int j) {
   return g->gated ? tt_activation(g->act, g->u[j]) : g->post[j];
+}
+
+// The value of column c (1 u, 2 a(u), 3 up, 4 hook_post) at neuron j.
+static double col_value(const gate_row *g, int c, int j) {
+  return c == 1 ? g->u[j] : c == 2 ? gate_of(g, j) : c == 3 ? g->up[j] : g->post[j];
 }
 
 // The n neurons with the largest key (a(u) when on, −u when off), finite values only.
@@ -42,34 +54,124 @@ static int pick(const gate_row *g, bool on, int n, int *out) {
   return k;
 }
 
+// A value at three decimals; one that would print as 0.000 without being 0 in scientific
+// notation (GELU of −7 is −3e−12: near 0, not 0).
+static const char *num_text(double v, char *buf, size_t len) {
+  return tt_fmt_num(v, v == 0 || fabs(v) >= 0.0005 ? "%.3f" : "%.1e", buf, len);
+}
+
+// The view's texts and neurons (side 0 fires most, side 1 is switched off), and its layout
+// at unit v: the type t (no size under MIN_PX), the rows' type px, the captions' height
+// (with the gap under them), the taller side heading's, the rows' height and how many rows
+// each side shows.
 typedef struct {
-  int x_j, x_u, x_a, x_up, x_post, x_bar, w_bar;
+  char caption[600], count[600];
+  const char *head[2], *cols[N_COLS];  // the sides' headings; the column heads
+  int n_cols, js[2][GATES_MAX], n[2];
+  tt_type t;
+  int v, px, cap_h, head_h, row_h, shown;
+} gates_view;
+
+// The sizes of unit v, none under MIN_PX.
+static tt_type type_at(int v) {
+  tt_type t = tt_type_for(v);
+  int *sizes[] = {&t.body, &t.label};
+  for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) *sizes[i] = *sizes[i] < MIN_PX ? MIN_PX : *sizes[i];
+  return t;
+}
+
+// The right edges of side s's columns (x_right[c]) from x0 in px type, gap apart: each column
+// as wide as its head and its widest value. The width they take.
+static int side_columns(tt_paint *p, const gates_view *gv, const gate_row *g, int s, int px, int gap, int x0,
+                        int *x_right) {
+  tt_fonts *f = p->cv->fonts;
+  char buf[48];
+  int x = x0;
+  for (int c = 0; c < gv->n_cols; c++) {
+    int w = tt_text_width(f, gv->cols[c], px, TT_FONT_BOLD);
+    for (int i = 0; i < gv->n[s]; i++) {
+      int j = gv->js[s][i], vw;
+      if (c == 0) {
+        snprintf(buf, sizeof buf, "%d", j);
+        vw = tt_text_width(f, buf, px, TT_FONT_MONO);
+      } else {
+        vw = tt_text_width(f, num_text(col_value(g, c, j), buf, sizeof buf), px, TT_FONT_SANS);
+      }
+      w = vw > w ? vw : w;
+    }
+    x += (c ? gap : 0) + w;
+    x_right[c] = x;
+  }
+  return x - x0;
+}
+
+// The layout at unit v in r: true where the captions, the headings, both sides' columns
+// with bars of at least 2v, and all rows fit.
+static bool layout_at(tt_paint *p, gates_view *gv, const gate_row *g, SDL_Rect r, int v) {
+  tt_canvas *cv = p->cv;
+  gv->v = v;
+  gv->t = type_at(v);
+  const tt_type *t = &gv->t;
+  int w = (r.w - v * 2) / 2, n = gv->n[0] > gv->n[1] ? gv->n[0] : gv->n[1], x_right[N_COLS];
+  gv->cap_h = tt_para_height(cv, r.w, gv->caption, t->body, TT_FONT_BOLD) + t->line / 4 +
+              tt_para_height(cv, r.w, gv->count, t->label, TT_FONT_SANS) + t->line;
+  gv->head_h = 0;
+  for (int s = 0; s < 2; s++) {
+    int h = tt_para_height(cv, w, gv->head[s], t->body, TT_FONT_BOLD);
+    gv->head_h = h > gv->head_h ? h : gv->head_h;
+  }
+  int room = r.h - gv->cap_h - gv->head_h - t->line / 6 - t->line;  // under the column heads
+  gv->row_h = n > 0 ? room / n : t->line;
+  if (gv->row_h > t->line * 3 / 2) gv->row_h = t->line * 3 / 2;
+  gv->px = gv->row_h < t->line ? t->label : t->body;
+  gv->shown = n;
+  bool fits = gv->row_h >= gv->px * 13 / 10;
+  for (int s = 0; s < 2; s++) fits &= side_columns(p, gv, g, s, gv->px, v, 0, x_right) + v * 4 <= w;
+  return fits;
+}
+
+// The largest unit that fits (by halving: a smaller unit never needs more room); where none
+// does, the smallest, showing the rows there is room for above a line that counts the rest.
+static void fit(tt_paint *p, gates_view *gv, const gate_row *g, SDL_Rect r) {
+  int lo = MIN_PX, hi = p->unit > MIN_PX ? p->unit : MIN_PX;
+  if (layout_at(p, gv, g, r, hi)) return;
+  while (hi - lo > 1) {
+    int mid = (lo + hi) / 2;
+    if (layout_at(p, gv, g, r, mid))
+      lo = mid;
+    else
+      hi = mid;
+  }
+  if (layout_at(p, gv, g, r, lo)) return;
+  const tt_type *t = &gv->t;
+  int n = gv->shown, room = r.h - gv->cap_h - gv->head_h - t->line / 6 - t->line - t->label * 13 / 10;
+  gv->px = t->label;
+  gv->row_h = gv->px * 13 / 10;
+  gv->shown = room > 0 ? room / gv->row_h : 0;
+  if (gv->shown > n) gv->shown = n;
+}
+
+typedef struct {
+  int x_right[N_COLS], x_bar, w_bar;
   bool on;     // the side of the neurons that fire (bars grow right), else of those switched off
   double lim;  // the largest |u| and |a(u)| of the side: the bars' scale
 } gate_columns;
 
-// A value at three decimals; one that would print as 0.000 without being 0 in scientific
-// notation (GELU of −7 is −3e−12: near 0, not 0).
 static void number(tt_paint *p, int x, int y, double v, int px, const char *what, int j) {
   char buf[48];
-  tt_fmt_num(v, v == 0 || fabs(v) >= 0.0005 ? "%.3f" : "%.1e", buf, sizeof buf);
   tt_note(p->cv, "%s j=%d", what, j);
-  tt_draw_text(p->cv, x, y, buf, px, TT_FONT_SANS, p->pal->fg, TT_ALIGN_RIGHT);
+  tt_draw_text(p->cv, x, y, num_text(v, buf, sizeof buf), px, TT_FONT_SANS, p->pal->fg, TT_ALIGN_RIGHT);
 }
 
 // A neuron: its index, u, a(u) (and up, hook_post when gated), and bars of u (dim) and a(u).
 static void neuron(tt_paint *p, const gate_row *g, const gate_columns *c, int j, int rank, int y, int h, int px) {
   tt_canvas *cv = p->cv;
+  const char *const what[N_COLS] = {"", "gate_u", "gate_a", "gate_up", "gate_post"};
   char buf[32];
   snprintf(buf, sizeof buf, "%d", j);
   tt_note(cv, "gate_neuron side=%s rank=%d j=%d", c->on ? "on" : "off", rank, j);
-  tt_draw_text(cv, c->x_j, y, buf, px, TT_FONT_MONO, p->pal->dim, TT_ALIGN_RIGHT);
-  number(p, c->x_u, y, g->u[j], px, "gate_u", j);
-  number(p, c->x_a, y, gate_of(g, j), px, "gate_a", j);
-  if (g->gated) {
-    number(p, c->x_up, y, g->up[j], px, "gate_up", j);
-    number(p, c->x_post, y, g->post[j], px, "gate_post", j);
-  }
+  tt_draw_text(cv, c->x_right[0], y, buf, px, TT_FONT_MONO, p->pal->dim, TT_ALIGN_RIGHT);
+  for (int k = 1; k < (g->gated ? N_COLS : 3); k++) number(p, c->x_right[k], y, col_value(g, k, j), px, what[k], j);
   // zero a fifth in from the side the values lie on; the longest bar of the side fills the rest
   int zero = c->x_bar + (c->on ? c->w_bar / 5 : c->w_bar * 4 / 5), room = c->w_bar * 4 / 5;
   double vals[2] = {g->u[j], gate_of(g, j)};
@@ -81,70 +183,68 @@ static void neuron(tt_paint *p, const gate_row *g, const gate_columns *c, int j,
   cv->fill(cv, zero, y, 1, h * 3 / 4, p->pal->fg);
 }
 
-// One side's table in r: its heading, column heads and rows.
-static void side(tt_paint *p, const gate_row *g, SDL_Rect r, bool on, const int *js, int n) {
+// Side s's table in r: its heading, column heads (those of u and a(u) in their bars'
+// colours), rows, and the count of rows left out.
+static void side(tt_paint *p, const gates_view *gv, const gate_row *g, SDL_Rect r, int s) {
   tt_canvas *cv = p->cv;
-  const tt_type type = tt_type_for(p->unit);
-  tt_lang lang = p->st->lang;
-  int u = p->unit, h = (r.h - type.line * 2) / (n > 0 ? n : 1);
-  if (h > type.line * 3 / 2) h = type.line * 3 / 2;
-  int px = h < type.line ? type.label : type.body;
-  int num = tt_text_width(cv->fonts,
-                          "\xE2\x88\x92"
-                          "0.0e\xE2\x88\x92"
-                          "00",
-                          px, TT_FONT_SANS) +
-            u;
-  gate_columns c = {.x_j = r.x + num * 3 / 4, .on = on, .lim = 1e-6};
-  for (int i = 0; i < n; i++) c.lim = fmax(c.lim, fmax(fabs(g->u[js[i]]), fabs(gate_of(g, js[i]))));
-  c.x_u = c.x_j + num;
-  c.x_a = c.x_u + num;
-  c.x_up = c.x_a + (g->gated ? num : 0);
-  c.x_post = c.x_up + (g->gated ? num : 0);
-  c.x_bar = c.x_post + u;
-  c.w_bar = r.x + r.w - c.x_bar - u;
-  bool identity = !g->gated && g->act == TT_ACT_IDENTITY;
+  const tt_type *t = &gv->t;
+  int n = gv->n[s] < gv->shown ? gv->n[s] : gv->shown, px = gv->px;
+  gate_columns c = {.on = s == 0, .lim = 1e-6};
+  for (int i = 0; i < n; i++)
+    for (int k = 1; k <= 2; k++) c.lim = fmax(c.lim, fabs(col_value(g, k, gv->js[s][i])));
+  c.x_bar = r.x + side_columns(p, gv, g, s, px, gv->v, r.x, c.x_right) + gv->v;
+  c.w_bar = r.x + r.w - c.x_bar - gv->v;
+  if (c.w_bar < 1) c.w_bar = 1;
   tt_note(cv, "fixed");
-  tt_draw_text(cv, r.x, r.y,
-               tt_str(lang, on         ? TT_S_GATES_ON
-                            : identity ? TT_S_GATES_OFF_IDENTITY
-                                       : TT_S_GATES_OFF),
-               type.body, TT_FONT_BOLD, p->pal->fg, TT_ALIGN_LEFT);
-  int y = r.y + type.line;
-  tt_rgba dim = p->pal->dim;
-  tt_draw_text(cv, c.x_j, y, tt_str(lang, TT_S_GATES_COL_NEURON), px, TT_FONT_BOLD, dim, TT_ALIGN_RIGHT);
-  tt_draw_text(cv, c.x_u, y, "u", px, TT_FONT_BOLD, dim, TT_ALIGN_RIGHT);
-  // the heads of u and a(u) in their bars' colours
-  tt_draw_text(cv, c.x_a, y, g->gated ? "silu(u)" : "a(u)", px, TT_FONT_BOLD, p->pal->accent, TT_ALIGN_RIGHT);
-  if (g->gated) {
-    tt_draw_text(cv, c.x_up, y, "up", px, TT_FONT_BOLD, dim, TT_ALIGN_RIGHT);
-    tt_draw_text(cv, c.x_post, y, "hook_post", px, TT_FONT_BOLD, dim, TT_ALIGN_RIGHT);
+  tt_draw_para(cv, r.x, r.y, r.w, gv->head[s], t->body, TT_FONT_BOLD, p->pal->fg);
+  int y = r.y + gv->head_h + t->line / 6;
+  for (int k = 0; k < gv->n_cols; k++)
+    tt_draw_text(cv, c.x_right[k], y, gv->cols[k], px, TT_FONT_BOLD, k == 2 ? p->pal->accent : p->pal->dim,
+                 TT_ALIGN_RIGHT);
+  y += t->line;
+  for (int i = 0; i < n; i++) neuron(p, g, &c, gv->js[s][i], i + 1, y + gv->row_h * i, gv->row_h, px);
+  if (n < gv->n[s]) {
+    char line[160];
+    snprintf(line, sizeof line, tt_str(p->st->lang, TT_S_ROWS_MORE_FMT), gv->n[s] - n);
+    tt_note(cv, "rows_more shown=%d rows=%d", n, gv->n[s]);
+    tt_draw_text(cv, r.x, y + gv->row_h * n, line, t->label, TT_FONT_SANS, p->pal->dim, TT_ALIGN_LEFT);
   }
-  for (int i = 0; i < n; i++) neuron(p, g, &c, js[i], i + 1, y + type.line + h * i, h, px);
 }
 
-// The caption (block, token, what u and a(u) are) and the count of open gates; the height used.
-static int captions(tt_paint *p, SDL_Rect r, const gate_row *g, int layer, int pos) {
-  tt_canvas *cv = p->cv;
-  const tt_type type = tt_type_for(p->unit);
+// The texts: the caption (block, token, what u and a(u) are), the count of open gates, the
+// sides' headings and the column heads.
+static void texts(tt_paint *p, gates_view *gv, const gate_row *g, int layer, int pos) {
   tt_lang lang = p->st->lang;
-  char label[200], line[600];
+  char label[200];
   tt_token_label(p->tr, pos, label, sizeof label);
   if (g->gated)
-    snprintf(line, sizeof line, tt_str(lang, TT_S_GATES_GATED_FMT), layer, label, pos);
+    snprintf(gv->caption, sizeof gv->caption, tt_str(lang, TT_S_GATES_GATED_FMT), layer, label, pos);
   else
-    snprintf(line, sizeof line, tt_str(lang, TT_S_GATES_CAPTION_FMT), layer, label, pos, tt_act_name(g->act));
-  tt_note(cv, "gates_caption layer=%d pos=%d", layer, pos);
-  int y = r.y + tt_draw_para(cv, r.x, r.y, r.w, line, type.body, TT_FONT_BOLD, p->pal->fg);
+    snprintf(gv->caption, sizeof gv->caption, tt_str(lang, TT_S_GATES_CAPTION_FMT), layer, label, pos,
+             tt_act_name(g->act));
   int open = 0;
   for (int j = 0; j < g->F; j++) open += g->u[j] > 0;
-  if (!g->gated && g->act == TT_ACT_IDENTITY)
-    snprintf(line, sizeof line, tt_str(lang, TT_S_GATES_IDENTITY_FMT), open, g->F);
+  bool identity = !g->gated && g->act == TT_ACT_IDENTITY;
+  if (identity)
+    snprintf(gv->count, sizeof gv->count, tt_str(lang, TT_S_GATES_IDENTITY_FMT), open, g->F);
   else
-    snprintf(line, sizeof line, tt_str(lang, TT_S_GATES_COUNT_FMT), open, g->F, tt_act_name(g->act));
+    snprintf(gv->count, sizeof gv->count, tt_str(lang, TT_S_GATES_COUNT_FMT), open, g->F, tt_act_name(g->act));
+  gv->head[0] = tt_str(lang, TT_S_GATES_ON);
+  gv->head[1] = tt_str(lang, identity ? TT_S_GATES_OFF_IDENTITY : TT_S_GATES_OFF);
+  const char *cols[N_COLS] = {tt_str(lang, TT_S_GATES_COL_NEURON), "u", g->gated ? "silu(u)" : "a(u)", "up",
+                              "hook_post"};
+  memcpy(gv->cols, cols, sizeof cols);
+  gv->n_cols = g->gated ? N_COLS : 3;
+}
+
+// The captions in r at the layout's type; their notes say which block and token.
+static void captions(tt_paint *p, const gates_view *gv, SDL_Rect r, int layer, int pos) {
+  tt_canvas *cv = p->cv;
+  const tt_type *t = &gv->t;
+  tt_note(cv, "gates_caption layer=%d pos=%d", layer, pos);
+  int y = r.y + tt_draw_para(cv, r.x, r.y, r.w, gv->caption, t->body, TT_FONT_BOLD, p->pal->fg) + t->line / 4;
   tt_note(cv, "gates_count layer=%d pos=%d", layer, pos);
-  y += type.line / 4;
-  return y + tt_draw_para(cv, r.x, y, r.w, line, type.label, TT_FONT_SANS, p->pal->dim) - r.y;
+  tt_draw_para(cv, r.x, y, r.w, gv->count, t->label, TT_FONT_SANS, p->pal->dim);
 }
 
 void tt_paint_gates(tt_paint *p, SDL_Rect r, int layer) {
@@ -167,12 +267,15 @@ void tt_paint_gates(tt_paint *p, SDL_Rect r, int layer) {
   g.post = (const float *)post->data + (size_t)pos * (size_t)g.F;
   g.up = g.gated ? (const float *)up->data + (size_t)pos * (size_t)g.F : NULL;
   int n = p->st->top_k < 1 ? 1 : p->st->top_k > GATES_MAX ? GATES_MAX : p->st->top_k;
-  int on[GATES_MAX], off[GATES_MAX];
-  int n_on = pick(&g, true, n, on), n_off = pick(&g, false, n, off);
-  const tt_type type = tt_type_for(p->unit);
+  gates_view gv = {0};
+  gv.n[0] = pick(&g, true, n, gv.js[0]);
+  gv.n[1] = pick(&g, false, n, gv.js[1]);
+  texts(p, &gv, &g, layer, pos);
+  fit(p, &gv, &g, r);
   tt_note_scope(p->cv, "panel=gates layer=%d pos=%d", layer, pos);
-  int top = captions(p, r, &g, layer, pos) + type.line, gap = p->unit * 2, w = (r.w - gap) / 2;
-  side(p, &g, (SDL_Rect){r.x, r.y + top, w, r.h - top}, true, on, n_on);
-  side(p, &g, (SDL_Rect){r.x + w + gap, r.y + top, w, r.h - top}, false, off, n_off);
+  captions(p, &gv, r, layer, pos);
+  int top = gv.cap_h, gap = gv.v * 2, w = (r.w - gap) / 2;
+  side(p, &gv, &g, (SDL_Rect){r.x, r.y + top, w, r.h - top}, 0);
+  side(p, &gv, &g, (SDL_Rect){r.x + w + gap, r.y + top, w, r.h - top}, 1);
   tt_note_scope(p->cv, NULL);
 }
