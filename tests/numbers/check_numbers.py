@@ -100,6 +100,23 @@ def step_table(root):
     raise SystemExit("check_numbers: cannot find the step table")
 
 
+def overlaps(texts, overlay=False, slack=1.0):
+    """Pairs of texts whose boxes (the drawn width; ascent and descent of the type) overlap
+    by more than slack pixels each way. Rotated texts and the scrolling narration aside;
+    with overlay (the window's frame), the pinned cell's box covers what is under it."""
+    boxes = sorted(((t.x, t.y - 0.74 * t.px, t.x + t.w, t.y + 0.22 * t.px), t) for t in texts
+                   if t.w > 0 and not t.rotated and t.scope.get("panel") != "narration")
+    out = []
+    for i, (a, ta) in enumerate(boxes):
+        for b, tb in boxes[i + 1:]:
+            if b[0] >= a[2] - slack:
+                break  # sorted by left edge: none further can reach a
+            covered = overlay and (ta.scope.get("panel") == "inspector") != (tb.scope.get("panel") == "inspector")
+            if a[1] + slack < b[3] and b[1] + slack < a[3] and not covered:
+                out.append((ta, tb))
+    return out
+
+
 class Run:
     def __init__(self, ttrace, root, out):
         self.ttrace, self.root, self.out = ttrace, root, out
@@ -146,6 +163,9 @@ class Run:
             fails += ["%s: %s is placed at (%g, %g), outside the %gx%g figure" % (name, t.where(), t.x, t.y, w, h)
                       for t in texts if not (0 <= t.x <= w and 0 <= t.y <= h)
                       and t.scope.get("panel") != "narration"]  # the narration scrolls (its ▼ says so)
+            fails += ["%s: %s runs to x = %g, past the %gx%g figure's right edge" % (name, t.where(), t.x + t.w, w, h)
+                      for t in texts if not t.rotated and 0 <= t.x <= w and t.x + t.w > w + 2]
+            fails += ["%s: %s is drawn over %s" % (name, a.where(), b.where()) for a, b in overlaps(texts, "--frame" in argv)]
             fails += ["%s: %s is %g px, too small to read (10 at least)" % (name, t.where(), t.px)
                       for t in texts if t.px < 10]
             if trs is None:  # a lesson page: ttrace names the trace files it shows

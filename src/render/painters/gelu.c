@@ -97,7 +97,8 @@ static void axes(tt_paint *p, const figure *f) {
   while ((float)(ystep * ky) * f->sy < (float)type.label * 1.3f) ky = ky == 1 ? 2 : ky * 5 / 2;
   for (int gy = first_line(ceilf(f->ymin), ystep); gy <= (int)f->ymax; gy += ystep) {
     cv->fill(cv, f->plot.x, PY(f, gy), f->plot.w, 1, gy == 0 ? pal->dim : pal->bg);
-    if ((gy / ystep) % ky != 0) continue;
+    // Every ky-th line, and none so low that it would meet the x axis's numbers.
+    if ((gy / ystep) % ky != 0 || PY(f, gy) + type.label / 2 > f->plot.y + f->plot.h) continue;
     tt_fmt_num(gy, "%.0f", buf, sizeof buf);
     tt_note(cv, "axis_number");
     tt_draw_text(cv, f->plot.x - u / 2, PY(f, gy) - u / 2, buf, type.label, TT_FONT_SANS, pal->fg, TT_ALIGN_RIGHT);
