@@ -1533,6 +1533,9 @@ class Checker(LlamaViewChecks):
         return [tr.label(i) for i, x in enumerate(tr.ids) if x == q] + [self._vocab_label(q)]
 
     def k_nb_caption(self, t):
+        if getattr(self, "nb_captioned", False):
+            return  # a wrapped caption: its first line names the token
+        self.nb_captioned = True
         q = int(t.scope["id"])
         if not any(t.s.startswith("%s (id %d)" % (lab, q)) for lab in self._query_labels(t)):
             self.bad(t, "the token is %r (id %d)" % (self._query_labels(t)[-1], q))
@@ -1673,9 +1676,13 @@ class Checker(LlamaViewChecks):
             self.bad(t, "%d rows not labelled" % (rows - shown))
 
     def k_token_count(self, t):
-        T = len(self.trace_of(t).tokens)
-        if str(T) not in re.findall(r"\d+", t.s):
-            self.bad(t, "%d tokens" % T)
+        self.count_lines = getattr(self, "count_lines", []) + [t]  # may wrap: read in finish
+
+    def _token_count(self):
+        lines = getattr(self, "count_lines", [])
+        T = len(self.trace_of(lines[0]).tokens) if lines else 0
+        if lines and str(T) not in re.findall(r"\d+", " ".join(t.s for t in lines)):
+            self.bad(lines[0], "%d tokens" % T)
 
     def k_merge(self, t):
         """Pieces as bytes (a piece of a character with the character): read back to bytes and
@@ -1838,6 +1845,7 @@ class Checker(LlamaViewChecks):
         self._tl_title()
         self._tl_drawn()
         self._tl_chips(texts)
+        self._token_count()
         self.wrapped_complete(texts)
         self.rope_complete(texts)
         self.gqa_complete(texts)

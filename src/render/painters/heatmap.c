@@ -198,10 +198,19 @@ static void axis_titles(tt_paint *p, SDL_Rect r, SDL_Rect plot, const tt_mat *m,
     tt_note(cv, "axis_title axis=%c dir=row", m->row_axis);
     if (w < plot.h) cv->text(cv, r.x, plot.y + (plot.h - w) / 2, rt, sp, TT_FONT_SANS, pal->dim, true);
   }
+  if (!ct[0]) return;
   tt_note(cv, "axis_title axis=%c dir=col", m->col_axis);
-  if (ct[0])
-    tt_draw_text(cv, plot.x + plot.w / 2, plot.y + plot.h + col_h + u / 3, ct, sp, TT_FONT_SANS, pal->dim,
-                 TT_ALIGN_CENTER);
+  // Centred under the plot; one wider than the plot ends where the plot ends (the legend's
+  // numbers are to the right) and reaches left, cut where even that is too little.
+  char fit[160];
+  int w = tt_text_width(cv->fonts, ct, sp, TT_FONT_SANS), y = plot.y + plot.h + col_h + u / 3;
+  if (w <= plot.w) {
+    tt_draw_text(cv, plot.x + plot.w / 2, y, ct, sp, TT_FONT_SANS, pal->dim, TT_ALIGN_CENTER);
+    return;
+  }
+  int room = plot.x + plot.w - r.x;
+  tt_text_fit(cv->fonts, ct, sp, TT_FONT_SANS, room, fit, sizeof fit);
+  tt_draw_text(cv, plot.x + plot.w, y, fit, sp, TT_FONT_SANS, pal->dim, TT_ALIGN_RIGHT);
 }
 
 // The note under the plot: what part of the tensor is visible and how it is drawn, in the

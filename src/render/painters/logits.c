@@ -86,10 +86,12 @@ static void binned(tt_paint *p, SDL_Rect r, const tt_mat *m, const tt_scale *s, 
   const tt_type type = tt_type_for(u);
   int px = type.small;
   int bins = m->cols < BINS ? m->cols : BINS;
-  SDL_Rect plot = {r.x + row_w, r.y + type.line, r.w - row_w, r.h - u * 3};
+  // The caption wraps where the type is large; the strips start under it.
+  int cap = tt_para_height(cv, r.w, tt_str(p->st->lang, TT_S_LOGITS_BINS), px, TT_FONT_SANS) - px * 13 / 10;
+  SDL_Rect plot = {r.x + row_w, r.y + type.line + cap, r.w - row_w, r.h - u * 3 - cap};
   if (plot.h < m->rows * 4 || bins < 1) return;
   tt_note(cv, "prose");
-  tt_draw_text(cv, r.x, r.y, tt_str(p->st->lang, TT_S_LOGITS_BINS), px, TT_FONT_SANS, p->pal->dim, TT_ALIGN_LEFT);
+  tt_draw_para(cv, r.x, r.y, r.w, tt_str(p->st->lang, TT_S_LOGITS_BINS), px, TT_FONT_SANS, p->pal->dim);
   int n = m->rows * 2 * bins;
   tt_rgba *rgb = malloc(sizeof(tt_rgba) * (size_t)n);
   if (!rgb) return;

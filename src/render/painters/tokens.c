@@ -188,8 +188,8 @@ void tt_paint_tokens(tt_paint *p, SDL_Rect r) {
   }
   snprintf(note, sizeof note, tt_str(p->st->lang, TT_S_TOKENS_NOTE_FMT), T);
   tt_note(cv, "token_count");
-  tt_draw_text(cv, r.x, y, note, u, TT_FONT_SANS, pal->dim, TT_ALIGN_LEFT);
-  y += u * 2;
+  int note_h = tt_draw_para(cv, r.x, y, r.w, note, u, TT_FONT_SANS, pal->dim);  // wraps where the type is large
+  y += note_h + u * 7 / 10 > u * 2 ? note_h + u * 7 / 10 : u * 2;
   bool split = false;
   for (int k = 1; k < T && !split; k++) split = tt_token_splits_before(p->tr, k);
   if (split && y + u * 2 < r.y + r.h) {  // how a piece of a character is written
