@@ -92,6 +92,9 @@ static int chips_more(tt_paint *p, int x, int y, int shown, int total) {
 static int chips(tt_paint *p, SDL_Rect r, int y, const generation *g) {
   const tt_type type = tt_type_for(p->unit);
   int T = tt_trace_n_tokens(p->tr), x = r.x, gap = p->unit / 2, row_h = type.line * 2;
+  // The bars keep the lower half, and at least the room for their heading, one bar and
+  // the lines under them.
+  int bottom = r.y + r.h - (r.h / 2 > type.line * 7 ? r.h / 2 : type.line * 7);
   for (int i = 0; i < T + g->n; i++) {
     char text[160];
     bool gen = i >= T;
@@ -101,7 +104,7 @@ static int chips(tt_paint *p, SDL_Rect r, int y, const generation *g) {
       tt_token_label(p->tr, i, text, sizeof text);
     int w = tt_text_width(p->cv->fonts, text, type.body, TT_FONT_MONO) + 2 * (p->unit / 3);
     if (x > r.x && x + w > r.x + r.w) x = r.x, y += row_h;
-    if (y + row_h > r.y + r.h / 2) return chips_more(p, r.x, y, i, T + g->n);  // the bars keep the lower half
+    if (y + row_h > bottom) return chips_more(p, r.x, y, i, T + g->n);
     x += chip(p, x, y, text, gen, gen && i - T == g->pick, gen ? i - T : i, gen ? g->probs[i - T] : 0) + gap;
   }
   return y + row_h;
@@ -178,13 +181,14 @@ static void candidates(tt_paint *p, SDL_Rect r, int y, const generation *g) {
   int top[MAX_BARS], kept = g->kept[g->pick], V = (int)t->shape[1];
   float val[MAX_BARS];
   int asked = p->st->top_k < 1 ? 10 : p->st->top_k;
-  int n = likeliest(t, asked > MAX_BARS ? MAX_BARS : asked, top, val);
+  int found = likeliest(t, asked > MAX_BARS ? MAX_BARS : asked, top, val), n = found;
+  if (asked > found && found == MAX_BARS) found = asked < V ? asked : V;  // more asked than drawn
   // As many bars as have room for labels of type.small; the line under them says how many
   // were left out.
   int foot = type.line * 2, min_h = type.small * 10 / 6 + 1, room = r.y + r.h - y - foot;
   if (room / min_h < n) {
     room -= type.line;
-    n = room / min_h;  // none where not even one has room
+    n = room > 0 ? room / min_h : 0;  // none where not even one has room
   }
   int h = n > 0 ? room / n : 0;
   if (h > p->unit * 2) h = p->unit * 2;
@@ -197,11 +201,14 @@ static void candidates(tt_paint *p, SDL_Rect r, int y, const generation *g) {
     }
     candidate(p, r, y + i * h, h, i, top[i], val[i], i < kept, top[i] == g->ids[g->pick]);
   }
-  if (asked > n) {  // asked for more than there is room for: said, not dropped silently
-    snprintf(line, sizeof line, tt_str(p->st->lang, TT_S_BARS_MORE_FMT), asked - n);
-    tt_note(cv, "bars_more k=%d asked=%d", n, asked);
-    tt_draw_text(cv, r.x, y + n * h + type.line / 3, line, type.label, TT_FONT_SANS, pal->fg, TT_ALIGN_LEFT);
-    y += type.line;
+  if (found > n) {  // more than there is room for: said, not dropped silently
+    snprintf(line, sizeof line, tt_str(p->st->lang, TT_S_BARS_MORE_FMT), found - n);
+    tt_note(cv, "bars_more k=%d asked=%d", n, found);
+    int more_y = y + n * h + type.line / 3;
+    if (more_y > r.y + r.h - type.line * 3) more_y = r.y + r.h - type.line * 3;  // above the cut and foot lines
+    if (more_y < y) more_y = y;
+    tt_draw_text(cv, r.x, more_y, line, type.label, TT_FONT_SANS, pal->fg, TT_ALIGN_LEFT);
+    y = more_y + type.line - n * h - type.line / 3;
   }
   if (kept < V)
     snprintf(line, sizeof line, tt_str(p->st->lang, TT_S_TL_CUT_FMT), kept, V);
