@@ -62,41 +62,91 @@ static void row(tt_paint *p, const columns *c, const tt_cost_step *s, const tt_c
   tt_draw_text(cv, c->x_time, y, line, px, TT_FONT_SANS, p->pal->fg, TT_ALIGN_RIGHT);
 }
 
-static void table(tt_paint *p, SDL_Rect r, const tt_cost_pass *pass, const tt_cost_step *steps, int n) {
-  const tt_type type = tt_type_for(p->unit);
-  int u = p->unit, h = (r.h - type.line) / (n + 1);
-  if (h > type.line) h = type.line;
-  int px = h < type.line ? type.small : type.label;
-  bool timed = pass->seconds >= 0;
+// The number columns from the right edge, each as wide as its heading or its widest number;
+// the step labels, as wide as the longest shown (from 62% up to 75% of the rest), then the bars.
+static columns columns_for(tt_paint *p, SDL_Rect r, bool timed, const tt_cost_step *steps, int n, int px) {
   columns c = {0};
-  // the number columns from the right edge, each as wide as its heading or a number
+  int u = p->unit;
   tt_lang lang = p->st->lang;
   tt_fonts *f = p->cv->fonts;
   const char *heads[4] = {tt_str(lang, TT_S_COST_TIME), tt_str(lang, TT_S_COST_INTENSITY),
                           tt_str(lang, TT_S_COST_BYTES), tt_str(lang, TT_S_COST_FLOPS)};
+  const char *widest[4] = {"99999.9 \xC2\xB5s", "9999.99", "99.9 M", "99.9 M"};
   int *rights[4] = {&c.x_time, &c.x_int, &c.x_bytes, &c.x_flops};
-  int x = r.x + r.w - u / 2, num_w = tt_text_width(f, "99999.9 \xC2\xB5s", px, TT_FONT_SANS);
+  int x = r.x + r.w - u / 2;
   for (int i = timed ? 0 : 1; i < 4; i++) {
-    int w = tt_text_width(f, heads[i], px, TT_FONT_BOLD);
+    int w = tt_text_width(f, heads[i], px, TT_FONT_BOLD), num_w = tt_text_width(f, widest[i], px, TT_FONT_SANS);
     *rights[i] = x;
     x -= (w > num_w ? w : num_w) + u;
   }
-  int left = x - r.x;  // the step labels, then the bars
+  int left = x - r.x, names = 0;
+  for (int i = 0; i < n; i++) {
+    int w = tt_text_width(f, steps[i].suffix, px, TT_FONT_MONO) + u / 2;
+    if (w > names) names = w;
+  }
+  if (names > left * 3 / 4) names = left * 3 / 4;
+  if (names < left * 62 / 100) names = left * 62 / 100;
   c.x_step = r.x;
-  c.x_bar = r.x + left * 62 / 100;
-  c.w_bar = left * 38 / 100 - u;
-  header(p, &c, r.y, px, timed);
-  for (int i = 0; i < n; i++) row(p, &c, &steps[i], pass, r.y + h * (i + 1), h, px);
+  c.x_bar = r.x + names;
+  c.w_bar = left - names - u;
+  return c;
 }
 
-static void caption(tt_paint *p, SDL_Rect r, const tt_cost_pass *pass) {
+// The "… N more rows not shown" line under the shown rows.
+static void rows_more(tt_paint *p, const columns *c, int y, int shown, int n, int px) {
+  char line[128];
+  snprintf(line, sizeof line, tt_str(p->st->lang, TT_S_ROWS_MORE_FMT), n - shown);
+  tt_note(p->cv, "rows_more shown=%d rows=%d", shown, n);
+  tt_draw_text(p->cv, c->x_step, y, line, px, TT_FONT_SANS, p->pal->dim, TT_ALIGN_LEFT);
+}
+
+// The rows' type and pitch in r (a heading line, then the rows): the label size while the
+// rows fit, then the small size; when even those do not fit at 1.3 lines apart, *shown
+// counts the rows that do, one line kept for "… N more rows".
+static int row_layout(const tt_type *type, int height, int n, int *h, int *shown) {
+  int avail = height - type->line, sizes[2] = {type->label, type->small};
+  for (int i = 0; i < 2; i++) {
+    int px = sizes[i], pitch = (px * 13 + 9) / 10;
+    *h = n > 0 ? avail / (n + 1) : pitch;
+    if (*h > type->line) *h = type->line;
+    *shown = n;
+    if (*h >= pitch) return px;
+  }
+  int px = type->small, pitch = (px * 13 + 9) / 10;
+  *h = pitch;
+  *shown = height / pitch - 2;  // the heading and the "more" line
+  if (*shown < 0) *shown = 0;
+  if (*shown > n) *shown = n;
+  return px;
+}
+
+static void table(tt_paint *p, SDL_Rect r, const tt_cost_pass *pass, const tt_cost_step *steps, int n) {
+  const tt_type type = tt_type_for(p->unit);
+  int h, shown;
+  int px = row_layout(&type, r.h, n, &h, &shown);
+  columns c = columns_for(p, r, pass->seconds >= 0, steps, shown, px);
+  header(p, &c, r.y, px, pass->seconds >= 0);
+  for (int i = 0; i < shown; i++) row(p, &c, &steps[i], pass, r.y + h * (i + 1), h, px);
+  if (shown < n) rows_more(p, &c, r.y + h * (shown + 1), shown, n, px);
+}
+
+// The caption in body type, or smaller type where it is wider than r (a zoomed interface);
+// wrapped in small type where even that is too wide. Returns the height it takes.
+static int caption(tt_paint *p, SDL_Rect r, const tt_cost_pass *pass) {
   const tt_type type = tt_type_for(p->unit);
   char g[32], share[32], line[256];
   tt_fmt_num(pass->flops / 1e9, "%.4f", g, sizeof g);
   tt_fmt_num(100.0 * pass->matmul_flops / pass->flops, "%.1f", share, sizeof share);
   snprintf(line, sizeof line, tt_str(p->st->lang, TT_S_COST_CAPTION_FMT), pass->T, g, share);
+  const int sizes[3] = {type.body, type.label, type.small};
   tt_note(p->cv, "cost_caption");
-  tt_draw_text(p->cv, r.x, r.y, line, type.body, TT_FONT_BOLD, p->pal->fg, TT_ALIGN_LEFT);
+  for (int i = 0; i < 3; i++) {
+    if (tt_text_width(p->cv->fonts, line, sizes[i], TT_FONT_BOLD) > r.w) continue;
+    tt_draw_text(p->cv, r.x, r.y, line, sizes[i], TT_FONT_BOLD, p->pal->fg, TT_ALIGN_LEFT);
+    return type.line;
+  }
+  int h = tt_draw_para(p->cv, r.x, r.y, r.w, line, type.small, TT_FONT_BOLD, p->pal->fg);
+  return h > type.line ? h : type.line;
 }
 
 void tt_paint_cost(tt_paint *p, SDL_Rect r) {
@@ -118,9 +168,8 @@ void tt_paint_cost(tt_paint *p, SDL_Rect r) {
   int n = tt_cost_steps(&pass, steps);
   const tt_type type = tt_type_for(p->unit);
   tt_note_scope(p->cv, "panel=cost");
-  caption(p, r, &pass);
-  int foot = type.line * 3;
-  table(p, (SDL_Rect){r.x, r.y + type.line * 3 / 2, r.w, r.h - type.line * 3 / 2 - foot}, &pass, steps, n);
+  int top = caption(p, r, &pass) + type.line / 2, foot = type.line * 3;
+  table(p, (SDL_Rect){r.x, r.y + top, r.w, r.h - top - foot}, &pass, steps, n);
   int y = r.y + r.h - foot;
   if (!timed)
     tt_draw_text(p->cv, r.x, y, tt_str(p->st->lang, TT_S_COST_NO_TIMES), type.small, TT_FONT_SANS, p->pal->dim,
