@@ -3,7 +3,10 @@
 every lesson step to SVG with ttrace, and checks every number each prints against the
 trace (checks.py computes them with numpy).
 
-    check_numbers.py TTRACE REPO_ROOT [--only golden|views|pins|demo|lessons|grad]... [--unmarked-ok]
+    check_numbers.py TTRACE REPO_ROOT [--only golden|views|pins|demo|lessons|grad|zoomed]... [--unmarked-ok]
+
+zoomed: every lesson step and every demo step as a projector shows them (1920x1080, the
+type 1.5 times as large): every text inside the figure, none over another, none under 10 px.
 
 --unmarked-ok counts texts with numbers that do not say what they are instead of failing.
 
@@ -414,6 +417,26 @@ def add_grad(run, out):
                compare=twelve)
 
 
+ZOOMED = ["--size", "1920x1080", "--font-scale", "1.5"]  # a projector, the type zoomed for the room
+
+
+def add_zoomed(run):
+    """Every lesson step (en and ko) and every demo step, zoomed as in a classroom."""
+    traces = os.path.join(run.root, "lessons", "traces")
+    for lang in ("en", "ko"):
+        counts = lesson_steps(run.ttrace, lang)
+        for path in sorted(glob.glob(os.path.join(run.root, "lessons", lang, "*.lesson"))):
+            base = os.path.basename(path).split(".")[0]
+            for s in range(1, counts[base] + 1):
+                run.lesson("zoomed-lesson-%s-%s-%02d" % (lang, base, s), path, s, traces, ZOOMED)
+        weather = os.path.join(traces, "01-weather.safetensors")
+        for sid, suffix, in_block in step_table(run.root):
+            for layer in ([0, 3] if in_block else [0]):
+                hook = "blocks.%d.%s" % (layer, suffix) if in_block else suffix
+                run.render("zoomed-demo-%s-L%d-%s" % (lang, layer, sid), weather,
+                           ["--step", hook, "--layer", str(layer), "--frame", "--lang", lang] + ZOOMED)
+
+
 def lesson_steps(ttrace, lang):
     p = subprocess.run([ttrace, "lesson", "--list", "--lang", lang], capture_output=True, text=True)
     out = {}
@@ -428,7 +451,7 @@ def main():
     if len(sys.argv) < 3:
         raise SystemExit(__doc__)
     ttrace, root = sys.argv[1], sys.argv[2]
-    only = [sys.argv[i + 1] for i, a in enumerate(sys.argv) if a == "--only"] or ["golden", "pins", "demo", "lessons", "grad"]
+    only = [sys.argv[i + 1] for i, a in enumerate(sys.argv) if a == "--only"] or ["golden", "pins", "demo", "lessons", "grad", "zoomed"]
     strict = "--unmarked-ok" not in sys.argv  # by default a number without data-tt fails too
     t0 = time.time()
     with tempfile.TemporaryDirectory() as out:
@@ -451,6 +474,8 @@ def main():
             add_lessons(run)
         if "grad" in only:
             add_grad(run, out)
+        if "zoomed" in only:
+            add_zoomed(run)
         fails, n_texts, n_checked = run.run()
     unmarked = [f for f in fails if f.endswith("a number without data-tt (what is it?)")]
     if not strict:

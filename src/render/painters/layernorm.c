@@ -73,11 +73,10 @@ static void rows_on_top(tt_paint *p, SDL_Rect r, int top_h, const norm_tensors *
   tt_paint_heatmap(&q, right, n->out, 0, false);
 }
 
-// One token's row of the table: label, μ, σ, 1/√(σ²+ε), then mean / std of the normalized
-// and of the output row.
-static void table_row(tt_paint *p, const norm_tensors *n, int i, const int *colx, int first_w, int y) {
+// One token's row of the table in type u: label, μ, σ, 1/√(σ²+ε), then mean / std of the
+// normalized and of the output row.
+static void table_row(tt_paint *p, const norm_tensors *n, int i, const int *colx, int first_w, int y, int u) {
   tt_canvas *cv = p->cv;
-  int u = p->unit;
   tt_rgba fg = p->pal->fg;
   char buf[160], fit[160], a[32], b[32];
   tt_axis_label(p->tr, p->ex, 'T', i, buf, sizeof buf);
@@ -149,7 +148,14 @@ static void table(tt_paint *p, SDL_Rect r, int y, const norm_tensors *n, const c
   if (first + fit < T || first > 0) fit = (r.y + r.h - y - lh) / lh;  // one line says what is left out
   if (fit < 0) fit = 0;
   int i = first;
-  for (; i < T && i < first + fit; i++, y += lh) table_row(p, n, i, colx, first_w, y);
+  // The numbers in the largest type (up to u) in which "−0.000 / 0.000" fits its column.
+  int px = u;
+  while (px > type.small && tt_text_width(cv->fonts,
+                                          "\xE2\x88\x92"
+                                          "0.000 / 0.000",
+                                          px, TT_FONT_SANS) > cw - u / 4)
+    px--;
+  for (; i < T && i < first + fit; i++, y += lh) table_row(p, n, i, colx, first_w, y, px);
   if (T - (i - first) > 0) {
     char buf[120];
     snprintf(buf, sizeof buf, tt_str(lang, TT_S_ROWS_MORE_FMT), T - (i - first));
