@@ -361,9 +361,8 @@ def add_demo(run, trace, tag):
                 run.render("demo-%s-L%d-softmax-heads" % (tag, layer), trace, base + ["--view", "grid"])
 
 
-def add_lessons(run):
-    """Every step of every lesson (en and ko), drawn as the lesson window draws it."""
-    traces = os.path.join(run.root, "lessons", "traces")
+def lesson_pages(run):
+    """(lang, lesson name, file, step) of every step of every lesson, en and ko."""
     for lang in ("en", "ko"):
         counts = lesson_steps(run.ttrace, lang)
         for path in sorted(glob.glob(os.path.join(run.root, "lessons", lang, "*.lesson"))):
@@ -371,7 +370,15 @@ def add_lessons(run):
             if base not in counts:
                 raise SystemExit("check_numbers: `ttrace lesson --list` does not list %s" % path)
             for s in range(1, counts[base] + 1):
-                run.lesson("lesson-%s-%s-%02d" % (lang, base, s), path, s, traces)
+                yield lang, base, path, s
+
+
+def add_lessons(run):
+    """Every step of every lesson (en and ko), drawn as the lesson window draws it."""
+    traces = os.path.join(run.root, "lessons", "traces")
+    for lang, base, path, s in lesson_pages(run):
+        run.lesson("lesson-%s-%s-%02d" % (lang, base, s), path, s, traces)
+    for lang in ("en", "ko"):
         for base, s in (("13-training", 2), ("14-differentiable", 3), ("14-differentiable", 4)):
             path = os.path.join(run.root, "lessons", lang, base + ".lesson")
             for size, scale in (("1920x1080", "1.5"), ("1280x800", "1.6")):  # a projector; zoomed past the room
@@ -423,13 +430,10 @@ ZOOMED = ["--size", "1920x1080", "--font-scale", "1.5"]  # a projector, the type
 def add_zoomed(run):
     """Every lesson step (en and ko) and every demo step, zoomed as in a classroom."""
     traces = os.path.join(run.root, "lessons", "traces")
+    for lang, base, path, s in lesson_pages(run):
+        run.lesson("zoomed-lesson-%s-%s-%02d" % (lang, base, s), path, s, traces, ZOOMED)
+    weather = os.path.join(traces, "01-weather.safetensors")
     for lang in ("en", "ko"):
-        counts = lesson_steps(run.ttrace, lang)
-        for path in sorted(glob.glob(os.path.join(run.root, "lessons", lang, "*.lesson"))):
-            base = os.path.basename(path).split(".")[0]
-            for s in range(1, counts[base] + 1):
-                run.lesson("zoomed-lesson-%s-%s-%02d" % (lang, base, s), path, s, traces, ZOOMED)
-        weather = os.path.join(traces, "01-weather.safetensors")
         for sid, suffix, in_block in step_table(run.root):
             for layer in ([0, 3] if in_block else [0]):
                 hook = "blocks.%d.%s" % (layer, suffix) if in_block else suffix

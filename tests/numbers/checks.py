@@ -466,14 +466,6 @@ class Checker(LlamaViewChecks):
         if got != [C, F, F, C, C, C]:
             self.bad(t, "W_fc·W_proj is (%d, %d)·(%d, %d) = (%d, %d)" % (C, F, F, C, C, C))
 
-    def k_collapse_max(self, t):
-        self.collapse_lines = getattr(self, "collapse_lines", []) + [t]  # may wrap: read in finish
-
-    def _collapse_max(self):
-        lines = getattr(self, "collapse_lines", [])
-        if lines:
-            self._collapse_max_of(lines[0], " ".join(x.s for x in lines))
-
     def _collapse_max_of(self, t, text):
         tr = self.trace_of(t)
         _, dmax, at = collapsed(tr, int(t.note["layer"]))
@@ -576,14 +568,6 @@ class Checker(LlamaViewChecks):
         f = (lambda x: sn.fmt("%.3f%%", x)) if v < 0.1 else (lambda x: sn.fmt("%.1f%%", x))
         return sn.matches(printed, v, formatter=f, rel=1e-4)
 
-    def k_tl_title(self, t):
-        self.tl_titles = getattr(self, "tl_titles", []) + [t]  # may wrap: read in finish
-
-    def _tl_title(self):
-        lines = getattr(self, "tl_titles", [])
-        if lines:
-            self._tl_title_of(lines[0], " ".join(x.s for x in lines))
-
     def _tl_title_of(self, t, text):
         tr, gen = self._gen(t)
         sm = json.loads(tr.meta["sampling"])
@@ -628,14 +612,6 @@ class Checker(LlamaViewChecks):
             want = [T + len(gen) - n, n]
             if [int(x) for x in re.findall(r"\d+", t.s)] != want or int(t.note["shown"]) != n:
                 self.bad(t, "%d more tokens (%d and after)" % tuple(want))
-
-    def k_tl_drawn(self, t):
-        self.tl_drawns = getattr(self, "tl_drawns", []) + [t]  # may wrap: read in finish
-
-    def _tl_drawn(self):
-        lines = getattr(self, "tl_drawns", [])
-        if lines:
-            self._tl_drawn_of(lines[0], " ".join(x.s for x in lines))
 
     def _tl_drawn_of(self, t, text):
         _, gen = self._gen(t)
@@ -1675,14 +1651,10 @@ class Checker(LlamaViewChecks):
         if [int(x) for x in re.findall(r"\d+", t.s)] != [rows - shown]:
             self.bad(t, "%d rows not labelled" % (rows - shown))
 
-    def k_token_count(self, t):
-        self.count_lines = getattr(self, "count_lines", []) + [t]  # may wrap: read in finish
-
-    def _token_count(self):
-        lines = getattr(self, "count_lines", [])
-        T = len(self.trace_of(lines[0]).tokens) if lines else 0
-        if lines and str(T) not in re.findall(r"\d+", " ".join(t.s for t in lines)):
-            self.bad(lines[0], "%d tokens" % T)
+    def _token_count_of(self, t, text):
+        T = len(self.trace_of(t).tokens)
+        if str(T) not in re.findall(r"\d+", text):
+            self.bad(t, "%d tokens" % T)
 
     def k_merge(self, t):
         """Pieces as bytes (a piece of a character with the character): read back to bytes and
@@ -1758,18 +1730,11 @@ class Checker(LlamaViewChecks):
         if not m or int(m.group(1)) != int(t.note["h"]) or int(m.group(2)) != D:
             self.bad(t, "head %s, D = %d" % (t.note["h"], D))
 
-    def k_wte_shape(self, t):
-        self.wte_lines = getattr(self, "wte_lines", []) + [t]  # the title may wrap: read in finish
-
-    def _wte_shape(self):
-        lines = getattr(self, "wte_lines", [])
-        if not lines:
-            return
-        cfg = self.trace_of(lines[0]).cfg
-        nums = [int(x) for x in re.findall(r"\d+", " ".join(t.s for t in lines))]
+    def _wte_shape_of(self, t, text):
+        cfg = self.trace_of(t).cfg
+        nums = [int(x) for x in re.findall(r"\d+", text)]
         if nums[-2:] != [int(cfg["vocab_size"]), int(cfg["n_embd"])]:
-            self.bad(lines[0], "W_E is %s \u00d7 %s (the title reads %r)" % (cfg["vocab_size"], cfg["n_embd"],
-                                                                            " ".join(t.s for t in lines)))
+            self.bad(t, "W_E is %s \u00d7 %s (the title reads %r)" % (cfg["vocab_size"], cfg["n_embd"], text))
 
     def k_vocab_last(self, t):
         if int(t.s) != int(self.trace_of(t).cfg["vocab_size"]) - 1:
@@ -1817,6 +1782,22 @@ class Checker(LlamaViewChecks):
         if dim != size:
             self.bad(t, "this axis of %s has %d entries, not %s%s" % (hook, dim, m.group(1), m.group(2)))
 
+    # Kinds whose text may wrap onto several lines, each line carrying the note: their lines
+    # are gathered as the figure is read and checked once, joined, by the method named here
+    # (given the first line, for its note and scope, and the whole text).
+    WRAPPING = {"collapse_max": "_collapse_max_of", "tl_title": "_tl_title_of", "tl_drawn": "_tl_drawn_of",
+                "token_count": "_token_count_of", "wte_shape": "_wte_shape_of"}
+
+    def _wrapped_line(self, t):
+        self.wrapped_lines = getattr(self, "wrapped_lines", {})
+        self.wrapped_lines.setdefault(t.kind, []).append(t)
+
+    k_collapse_max = k_tl_title = k_tl_drawn = k_token_count = k_wte_shape = _wrapped_line
+
+    def _check_wrapped(self):
+        for kind, lines in getattr(self, "wrapped_lines", {}).items():
+            getattr(self, self.WRAPPING[kind])(lines[0], " ".join(t.s for t in lines))
+
     def finish(self, texts):
         """Checks that need the whole figure."""
         tr = self.traces["A"]
@@ -1838,14 +1819,10 @@ class Checker(LlamaViewChecks):
             self.fail.append("%s: the tokens view shows tokens %s of %d and does not say which are left out" %
                              (self.name, ids, len(tr.tokens)))
         self._gradnorm_complete(texts)
-        self._wte_shape()
+        self._check_wrapped()
         self._swiglu_complete(texts)
         self._pin_labels()
-        self._collapse_max()
-        self._tl_title()
-        self._tl_drawn()
         self._tl_chips(texts)
-        self._token_count()
         self.wrapped_complete(texts)
         self.rope_complete(texts)
         self.gqa_complete(texts)
