@@ -104,8 +104,8 @@ def matches(printed, value, formatter=fmt_value, rel=2e-6):
     if printed == formatter(value):
         return True
     v = float(value)
-    if not math.isfinite(v):
-        return False
+    if not math.isfinite(v) or (v == int(v) and abs(v) < 2 ** 53):
+        return False  # a whole number is exact: no rounding boundary (and %d would truncate v·(1 − rel))
     for f in (1 - rel, 1 + rel):
         if printed == formatter(v * f):
             return True
