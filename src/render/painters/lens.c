@@ -66,6 +66,7 @@ static void grid(tt_paint *p, SDL_Rect r, const tt_lens *l) {
   int cw = (r.w - lab_w) / l->T, ch = (r.h - head_h) / l->n_rows;
   if (ch > u * 4) ch = u * 4;
   int px = ch < u * 3 ? type.label : type.body;
+  if (px > ch * 10 / 25) px = ch * 10 / 25;  // two lines a cell: token over probability, apart
   char buf[160], fit[160];
   for (int t = 0; t < l->T; t++) {
     tt_axis_label(p->tr, p->ex, 'T', t, buf, sizeof buf);
