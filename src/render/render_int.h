@@ -25,6 +25,14 @@ typedef struct {
 } tt_palette;
 const tt_palette *tt_palette_for(tt_theme th);
 
+// Integer max and min, for layouts.
+static inline int tt_max_i(int a, int b) {
+  return a > b ? a : b;
+}
+static inline int tt_min_i(int a, int b) {
+  return a < b ? a : b;
+}
+
 // ---- fonts and text (text.c) ----------------------------------------------------------------
 typedef struct tt_fonts tt_fonts;
 tt_status tt_fonts_open(tt_fonts **out, tt_error *err);
@@ -57,6 +65,9 @@ typedef struct {
 int tt_text_layout(tt_fonts *f, const char *s, int px, tt_font_kind k, tt_text_run *runs, int max, int *w, int *h);
 void tt_text_size(tt_fonts *f, const char *s, int px, tt_font_kind k, int *w, int *h);
 int tt_text_width(tt_fonts *f, const char *s, int px, tt_font_kind k);
+// The largest type from px down to least in which s fits max_w pixels on one line (least
+// where none does).
+int tt_text_px_fit(tt_fonts *f, const char *s, tt_font_kind k, int px, int least, int max_w);
 // Copies s into buf, cut with "…" so it is at most max_w pixels wide.
 const char *tt_text_fit(tt_fonts *f, const char *s, int px, tt_font_kind k, int max_w, char *buf, size_t len);
 
@@ -156,6 +167,10 @@ void tt_draw_text(tt_canvas *cv, int x, int y, const char *s, int px, tt_font_ki
                   int align);                                                     // x is the left, centre or right edge
 void tt_draw_rect(tt_canvas *cv, int x, int y, int w, int h, tt_rgba c);          // outline, 1 px
 void tt_draw_frame(tt_canvas *cv, int x, int y, int w, int h, tt_rgba c, int t);  // outline, t px
+// The height of one line of a paragraph of px type (tt_draw_para's line pitch).
+static inline int tt_para_line(int px) {
+  return px * 13 / 10;
+}
 // Word-wrapped paragraph inside width w; returns the height used.
 int tt_draw_para(tt_canvas *cv, int x, int y, int w, const char *s, int px, tt_font_kind k, tt_rgba c);
 // The height tt_draw_para would use, drawing nothing.

@@ -49,7 +49,7 @@ int tt_draw_para_cut(tt_canvas *cv, int x, int y, int w, const char *s, int px, 
   memcpy(note, cv->note, sizeof note);
   cv->note[0] = 0;
   if (!s) return 0;
-  int lh = px * 13 / 10, used = 0;
+  int lh = tt_para_line(px), used = 0;
   char line[1024];
   const char *p = s;
   while (*p && used + lh <= max_h) {

@@ -168,6 +168,11 @@ int tt_text_width(tt_fonts *f, const char *s, int px, tt_font_kind k) {
   return w;
 }
 
+int tt_text_px_fit(tt_fonts *f, const char *s, tt_font_kind k, int px, int least, int max_w) {
+  while (px > least && tt_text_width(f, s, px, k) > max_w) px--;
+  return px;
+}
+
 const char *tt_text_fit(tt_fonts *f, const char *s, int px, tt_font_kind k, int max_w, char *buf, size_t len) {
   snprintf(buf, len, "%s", s);
   if (tt_text_width(f, buf, px, k) <= max_w) return buf;

@@ -493,8 +493,8 @@ static int header_line(tt_paint *p, SDL_Rect r, tt_derived *d, const tt_compare 
   }
   tt_minus_signs(buf, sizeof buf);  // "5.7e−06", not "5.7e-06"
   tt_minus_signs(tail, sizeof tail);
-  int px = type.heading;  // smaller type before a cut: "in head 1" says what the number is
-  while (px > u && tt_text_width(cv->fonts, buf, px, TT_FONT_BOLD) > r.w) px--;
+  // Smaller type before a cut: "in head 1" says what the number is.
+  int px = tt_text_px_fit(cv->fonts, buf, TT_FONT_BOLD, type.heading, u, r.w);
   char fit[600];
   tt_text_fit(cv->fonts, buf, px, TT_FONT_BOLD, r.w, fit, sizeof fit);
   tt_note_scope(cv, "panel=compare_header hook=%s head=%d mode=%d", in->hook[0] ? in->hook : "-",

@@ -127,10 +127,6 @@ static tt_type type_at(int v) {
   return t;
 }
 
-static int max_i(int a, int b) {
-  return a > b ? a : b;
-}
-
 // The rows' tops y[0..n] (y[n]: under the last) for rows rh high from top: a gap of FRAME_GAP
 // where either side's block begins or ends, so that the frame runs between rows, not over
 // their text. Both sides take the same gaps: step i stays beside step i.
@@ -162,7 +158,8 @@ static int widest_title(tt_paint *p, const block_side *sides, int n, int px) {
   int widest = 0;
   for (int k = 0; k < 2; k++)
     for (int i = 0; i < n; i++)
-      widest = max_i(widest, tt_text_width(p->cv->fonts, tt_step_title(sides[k].tr, i, p->st->lang), px, TT_FONT_BOLD));
+      widest =
+          tt_max_i(widest, tt_text_width(p->cv->fonts, tt_step_title(sides[k].tr, i, p->st->lang), px, TT_FONT_BOLD));
   return widest;
 }
 
@@ -170,7 +167,7 @@ static int widest_title(tt_paint *p, const block_side *sides, int n, int px) {
 // widest title fits NAME_SHARE of a side (cut where not even that does). Widths grow with the
 // type: the first guess scales cell by the room over the width, then steps down.
 static int names_px(tt_paint *p, const block_side *sides, const blocks_layout *L) {
-  int room = L->w * NAME_SHARE / 100, least = max_i(MIN_PX, L->t.small * 85 / 100);
+  int room = L->w * NAME_SHARE / 100, least = tt_max_i(MIN_PX, L->t.small * 85 / 100);
   int px = L->t.cell, widest = widest_title(p, sides, L->n, px);
   if (widest <= room) return px;
   px = widest > 0 ? px * room / widest : px;
@@ -199,15 +196,15 @@ static bool layout_at(tt_paint *p, const block_side *sides, const char *title, c
   for (int k = 0; k < 2; k++) {
     const block_side *s = &sides[k];
     char lines[CFG_LINES][160];
-    L->head_h = max_i(L->head_h, tt_para_height(cv, L->w, s->head, L->head_px, TT_FONT_BOLD));
+    L->head_h = tt_max_i(L->head_h, tt_para_height(cv, L->w, s->head, L->head_px, TT_FONT_BOLD));
     if (s->shapes)
-      L->cfg_h = max_i(L->cfg_h, cfg_lines(cv->fonts, s->cfg_line, L->cfg_px, L->w, lines) * t->label * 13 / 10);
+      L->cfg_h = tt_max_i(L->cfg_h, cfg_lines(cv->fonts, s->cfg_line, L->cfg_px, L->w, lines) * t->label * 13 / 10);
   }
   for (int k = 0; k < 2; k++) {
     const block_side *s = &sides[k];
     int h = s->shapes ? L->cfg_h + tt_para_height(cv, L->w, s->each, t->label, TT_FONT_SANS)
                       : tt_para_height(cv, L->w, tt_str(p->st->lang, TT_S_BLOCKS_MISSING), t->label, TT_FONT_SANS);
-    L->info_h = max_i(L->info_h, h);
+    L->info_h = tt_max_i(L->info_h, h);
   }
   L->n = tt_step_count() < MAX_STEPS ? tt_step_count() : MAX_STEPS;
   L->px = t->cell;  // the step titles' type at most (names_px, once the unit is chosen)
@@ -235,7 +232,7 @@ static void fit(tt_paint *p, const block_side *sides, const char *title, const c
       hi = mid;
   }
   if (!fits && !layout_at(p, sides, title, tline, r, lo, L)) {
-    int room = L->row_h * L->n - FRAME_GAP - L->t.label * 13 / 10;  // less the line that counts the rest
+    int room = L->row_h * L->n - FRAME_GAP - tt_para_line(L->t.label);  // less the line that counts the rest
     L->row_h = L->px * 6 / 5;
     L->shown = room > 0 ? room / L->row_h : 0;
     if (L->shown > L->n) L->shown = L->n;
@@ -259,7 +256,8 @@ static void side_heading(tt_paint *p, const block_side *s, const char *tag, cons
   int n = cfg_lines(cv->fonts, s->cfg_line, L->cfg_px, r.w, lines);
   for (int i = 0; i < n; i++) {  // each line with the note: the check reads them joined
     tt_note(cv, "blocks_cfg side=%s model=%s", tag, s->this_trace ? "-" : s->model);
-    tt_draw_text(cv, r.x, y + i * (L->cfg_px * 13 / 10), lines[i], L->cfg_px, TT_FONT_MONO, p->pal->fg, TT_ALIGN_LEFT);
+    tt_draw_text(cv, r.x, y + i * tt_para_line(L->cfg_px), lines[i], L->cfg_px, TT_FONT_MONO, p->pal->fg,
+                 TT_ALIGN_LEFT);
   }
   tt_note(cv, "blocks_each side=%s", tag);
   tt_draw_para(cv, r.x, y + L->cfg_h, r.w, s->each, t->label, TT_FONT_SANS, p->pal->dim);
@@ -308,13 +306,13 @@ static step_cols step_columns(tt_paint *p, const block_side *s, const blocks_lay
   tt_fonts *f = p->cv->fonts;
   step_cols c = {0, L->t.small};
   for (int i = 0; i < L->n; i++)
-    c.name_w = max_i(c.name_w, tt_text_width(f, tt_step_title(s->tr, i, p->st->lang), L->px, TT_FONT_BOLD));
+    c.name_w = tt_max_i(c.name_w, tt_text_width(f, tt_step_title(s->tr, i, p->st->lang), L->px, TT_FONT_BOLD));
   if (c.name_w > w * NAME_SHARE / 100) c.name_w = w * NAME_SHARE / 100;
   int room = w - L->v / 3 * 2 - c.name_w - L->v / 2;
   char shapes[400];
   for (int i = 0; s->shapes && i < L->n && c.spx == L->t.small; i++) {
     tt_step_shapes(s->tr, i, p->st->lang, shapes, sizeof shapes);
-    if (tt_text_width(f, shapes, c.spx, TT_FONT_MONO) > room) c.spx = max_i(MIN_PX, c.spx * 85 / 100);
+    if (tt_text_width(f, shapes, c.spx, TT_FONT_MONO) > room) c.spx = tt_max_i(MIN_PX, c.spx * 85 / 100);
   }
   return c;
 }

@@ -39,11 +39,9 @@ static int shapes_lines(tt_paint *p, SDL_Rect r, const tt_ffn_collapse *c, const
   snprintf(w, sizeof w, "W = W_fc\xC2\xB7W_proj: (%d, %d)\xC2\xB7(%d, %d) = (%d, %d)", c->C, c->F, c->F, c->C, c->C,
            c->C);
   snprintf(both, sizeof both, "%s    %s", w, b);
-  int px = p->unit;
-  while (px > type.small && tt_text_width(p->cv->fonts, both, px, TT_FONT_MONO) > r.w) px--;
+  int px = tt_text_px_fit(p->cv->fonts, both, TT_FONT_MONO, p->unit, type.small, r.w);
   bool one = tt_text_width(p->cv->fonts, both, px, TT_FONT_MONO) <= r.w;
-  if (!one) px = p->unit;
-  while (!one && px > 10 && tt_text_width(p->cv->fonts, w, px, TT_FONT_MONO) > r.w) px--;
+  if (!one) px = tt_text_px_fit(p->cv->fonts, w, TT_FONT_MONO, p->unit, 10, r.w);
   tt_note_scope(p->cv, "panel=collapse hook=%s layer=%d", hook, layer);
   tt_note(p->cv, "collapse_shapes layer=%d", layer);
   tt_draw_text(p->cv, r.x, r.y, one ? both : w, px, TT_FONT_MONO, p->pal->fg, TT_ALIGN_LEFT);

@@ -13,9 +13,9 @@ static int title_in(tt_paint *p, int x, int y, int w, const char *s) {
   const tt_type type = tt_type_for(p->unit);
   int px = p->unit;
   if (tt_text_width(p->cv->fonts, s, px, TT_FONT_BOLD) > w) px = type.label;
-  int two_lines = px * 13 / 10 * 2;
+  int two_lines = tt_para_line(px) * 2;
   int h = tt_draw_para_cut(p->cv, x, y, w, s, px, TT_FONT_BOLD, p->pal->fg, two_lines);
-  return h > px * 13 / 10 ? h + p->unit / 2 : p->unit * 2;
+  return h > tt_para_line(px) ? h + p->unit / 2 : p->unit * 2;
 }
 
 // The label of every looked-up row of W_E, left of the matrix: "id piece" with a line

@@ -33,13 +33,6 @@ typedef struct {
   int rule_h, lines_h, h;  // the cache's rule paragraph as drawn, its lines, the whole height
 } gqa_fit;
 
-static int max_i(int a, int b) {
-  return a > b ? a : b;
-}
-static int min_i(int a, int b) {
-  return a < b ? a : b;
-}
-
 // "0–1" or "3": the query heads of K/V head g.
 static void group_heads(int g, int per, char *buf, size_t len) {
   if (per == 1)
@@ -94,7 +87,7 @@ static int row_width(const tt_paint *p, int n, const char *fmt, int u) {
 // The widest group line at unit u.
 static int groups_width(const tt_paint *p, const gqa_text *x, int u) {
   int w = 0;
-  for (int g = 0; g < x->n_groups; g++) w = max_i(w, tt_text_width(p->cv->fonts, x->group[g], u, TT_FONT_SANS));
+  for (int g = 0; g < x->n_groups; g++) w = tt_max_i(w, tt_text_width(p->cv->fonts, x->group[g], u, TT_FONT_SANS));
   return w;
 }
 
@@ -102,7 +95,7 @@ static int groups_width(const tt_paint *p, const gqa_text *x, int u) {
 static int groups_height(const tt_paint *p, const gqa_text *x, gqa_fit *f, int w, int cols) {
   f->group_w = w, f->group_cols = cols, f->group_h = 0;
   for (int g = 0; g < x->n_groups; g++)
-    f->group_h = max_i(f->group_h, tt_para_height(p->cv, w, x->group[g], f->u, TT_FONT_SANS));
+    f->group_h = tt_max_i(f->group_h, tt_para_height(p->cv, w, x->group[g], f->u, TT_FONT_SANS));
   int rows = (x->n_groups + cols - 1) / cols + (x->G > MAX_GROUP_LINES);  // and "… N more rows"
   return rows * f->group_h;
 }
@@ -110,12 +103,12 @@ static int groups_height(const tt_paint *p, const gqa_text *x, gqa_fit *f, int w
 // The diagram and the groups over the full width w, the groups right of it where there is
 // room, else under it in two columns or one; their height.
 static int top_block(const tt_paint *p, const gqa_text *x, gqa_fit *f, int w) {
-  int u = f->u, need = max_i(row_width(p, x->H, "q%d", u), row_width(p, x->G, "K/V %d", u));
+  int u = f->u, need = tt_max_i(row_width(p, x->H, "q%d", u), row_width(p, x->G, "K/V %d", u));
   int gw = groups_width(p, x, u), dia_h = 2 * f->box_h + f->row_gap;
   f->groups_right = need + u + gw <= w;
   if (f->groups_right) {
     f->dia_w = w - gw - u, f->groups_x = f->dia_w + u, f->groups_y = 0;
-    return max_i(dia_h, groups_height(p, x, f, gw, 1));
+    return tt_max_i(dia_h, groups_height(p, x, f, gw, 1));
   }
   f->dia_w = w, f->groups_x = 0, f->groups_y = dia_h + u / 2;
   int cols = 2 * gw + u <= w ? 2 : 1;
@@ -133,7 +126,7 @@ static gqa_fit try_fit(const tt_paint *p, const gqa_text *x, SDL_Rect r, int u, 
     f.cache_x = 0, f.cache_w = r.w;
     f.cache_y = f.title_h + top_block(p, x, &f, r.w) + u / 2;
   } else {
-    int left = max_i(max_i(row_width(p, x->H, "q%d", u), row_width(p, x->G, "K/V %d", u)), r.w / 3);
+    int left = tt_max_i(tt_max_i(row_width(p, x->H, "q%d", u), row_width(p, x->G, "K/V %d", u)), r.w / 3);
     if (left > r.w / 2) left = r.w / 2;
     f.dia_w = left, f.groups_x = 0, f.groups_y = 2 * f.box_h + f.row_gap + u / 2;
     int left_h = f.groups_y + groups_height(p, x, &f, left, 1);
@@ -141,9 +134,9 @@ static gqa_fit try_fit(const tt_paint *p, const gqa_text *x, SDL_Rect r, int u, 
     f.h = f.title_h + left_h;  // the left column; the cache's end is added below
   }
   f.rule_h = tt_para_height(p->cv, f.cache_w, rule, type.body, TT_FONT_BOLD);
-  if (rule_max >= 0 && f.rule_h > rule_max) f.rule_h = rule_max / (type.body * 13 / 10) * (type.body * 13 / 10);
+  if (rule_max >= 0 && f.rule_h > rule_max) f.rule_h = rule_max / tt_para_line(type.body) * tt_para_line(type.body);
   f.lines_h = lines_height(p, x, f.cache_w, u);
-  f.h = max_i(f.h, f.cache_y + f.rule_h + u / 3 + f.lines_h);
+  f.h = tt_max_i(f.h, f.cache_y + f.rule_h + u / 3 + f.lines_h);
   return f;
 }
 
@@ -160,11 +153,11 @@ static gqa_fit choose_fit(const tt_paint *p, const gqa_text *x, SDL_Rect r) {
       for (int stacked = 1; stacked >= 0; stacked--) {
         gqa_fit f = try_fit(p, x, r, u, stacked, pass == 0 ? -1 : 0, 0);
         if (pass == 0 && f.h <= r.h) {  // longer lines between the boxes where there is room
-          gqa_fit g = try_fit(p, x, r, u, stacked, -1, min_i(r.h - f.h, u * 2));
+          gqa_fit g = try_fit(p, x, r, u, stacked, -1, tt_min_i(r.h - f.h, u * 2));
           return g.h <= r.h ? g : f;
         }
         int room = r.h - f.h;  // what is left for the rule
-        if (pass > 0 && room >= u * 13 / 10 && (best.u == 0 || room > r.h - best.h)) best = f;
+        if (pass > 0 && room >= tt_para_line(u) && (best.u == 0 || room > r.h - best.h)) best = f;
       }
       if (best.u) return try_fit(p, x, r, u, best.stacked, r.h - best.h, 0);
     }
@@ -236,7 +229,7 @@ static void draw_cache(tt_paint *p, const gqa_text *t, const gqa_fit *f, SDL_Rec
           tt_draw_para_cut(cv, r.x, r.y, r.w, tt_str(p->st->lang, TT_S_GQA_CACHE), type.body, TT_FONT_BOLD, p->pal->fg,
                            f->rule_h) +
           f->u / 3;
-  int line = f->u * 13 / 10, i = 0;
+  int line = tt_para_line(f->u), i = 0;
   for (; i < N_CACHE; i++) {
     int h = tt_para_height(cv, r.w, t->cache[i], f->u, cache_font(i));
     if (y + h + (i < N_CACHE - 1 ? line : 0) > r.y + r.h) break;

@@ -149,12 +149,10 @@ static void table(tt_paint *p, SDL_Rect r, int y, const norm_tensors *n, const c
   if (fit < 0) fit = 0;
   int i = first;
   // The numbers in the largest type (up to u) in which "−0.000 / 0.000" fits its column.
-  int px = u;
-  while (px > type.small && tt_text_width(cv->fonts,
-                                          "\xE2\x88\x92"
-                                          "0.000 / 0.000",
-                                          px, TT_FONT_SANS) > cw - u / 4)
-    px--;
+  int px = tt_text_px_fit(cv->fonts,
+                          "\xE2\x88\x92"
+                          "0.000 / 0.000",
+                          TT_FONT_SANS, u, type.small, cw - u / 4);
   for (; i < T && i < first + fit; i++, y += lh) table_row(p, n, i, colx, first_w, y, px);
   if (T - (i - first) > 0) {
     char buf[120];

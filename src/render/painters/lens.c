@@ -102,7 +102,7 @@ void tt_paint_lens(tt_paint *p, SDL_Rect r) {
   tt_note_scope(p->cv, "panel=lens");
   int cap = tt_draw_para(p->cv, r.x, r.y, r.w, tt_str(p->st->lang, TT_S_LENS_CAPTION), type.label, TT_FONT_SANS,
                          p->pal->dim) -
-            type.label * 13 / 10;  // beyond one line, where it wraps
+            tt_para_line(type.label);  // beyond one line, where it wraps
   grid(p, (SDL_Rect){r.x, r.y + type.line + cap, r.w, r.h - type.line * 3 - cap}, l);
   tt_note_scope(p->cv, NULL);
 }

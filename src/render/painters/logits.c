@@ -87,7 +87,7 @@ static void binned(tt_paint *p, SDL_Rect r, const tt_mat *m, const tt_scale *s, 
   int px = type.small;
   int bins = m->cols < BINS ? m->cols : BINS;
   // The caption wraps where the type is large; the strips start under it.
-  int cap = tt_para_height(cv, r.w, tt_str(p->st->lang, TT_S_LOGITS_BINS), px, TT_FONT_SANS) - px * 13 / 10;
+  int cap = tt_para_height(cv, r.w, tt_str(p->st->lang, TT_S_LOGITS_BINS), px, TT_FONT_SANS) - tt_para_line(px);
   SDL_Rect plot = {r.x + row_w, r.y + type.line + cap, r.w - row_w, r.h - u * 3 - cap};
   if (plot.h < m->rows * 4 || bins < 1) return;
   tt_note(cv, "prose");

@@ -132,10 +132,10 @@ void tt_paint_neighbours(tt_paint *p, SDL_Rect r) {
   snprintf(line, sizeof line, tt_str(p->st->lang, TT_S_NB_CAPTION_FMT), label, (int)id);
   tt_note(cv, "nb_caption");
   int y = r.y + tt_draw_para(cv, r.x, r.y, r.w, line, type.body, TT_FONT_BOLD, p->pal->fg);
-  y += type.line - type.body * 13 / 10;  // the caption's gap as on one line
+  y += type.line - tt_para_line(type.body);  // the caption's gap as on one line
   tt_note(cv, "fixed");
   y += tt_draw_para(cv, r.x, y, r.w, tt_str(p->st->lang, TT_S_NB_RULE), type.label, TT_FONT_SANS, p->pal->dim);
-  y += type.line * 3 / 2 - type.label * 13 / 10;
+  y += type.line * 3 / 2 - tt_para_line(type.label);
   if (nb->shared > 1) {
     snprintf(line, sizeof line, tt_str(p->st->lang, TT_S_NB_SELF_SHARED_FMT), label, nb->shared - 1);
     tt_note(cv, "nb_self_shared");

@@ -42,13 +42,6 @@ typedef struct {
   int first, shown;  // the positions drawn as circles
 } rope_fit;
 
-static int max_i(int a, int b) {
-  return a > b ? a : b;
-}
-static int min_i(int a, int b) {
-  return a < b ? a : b;
-}
-
 // θᵢ = θ^(−2i/D): the angle pair i turns by per position.
 static double frequency(const rope_view *c, int i) {
   return pow(c->theta, -2.0 * i / c->D);
@@ -221,24 +214,24 @@ static void fit_rows(tt_paint *p, const rope_view *c, int w, rope_fit *f) {
   int widest = 0, u = f->u;
   for (int k = 0; k < c->n_pairs; k++)
     for (int j = 0; j < 3; j++)
-      widest = max_i(widest, tt_text_width(p->cv->fonts, label_text(p, c, k, j, buf, sizeof buf), label_px(u, j),
-                                           j == 0 ? TT_FONT_BOLD : TT_FONT_SANS));
+      widest = tt_max_i(widest, tt_text_width(p->cv->fonts, label_text(p, c, k, j, buf, sizeof buf), label_px(u, j),
+                                              j == 0 ? TT_FONT_BOLD : TT_FONT_SANS));
   double widest_angle = (double)(c->offset + c->T - 1) * frequency(c, 0);
   int angle_w =
       tt_text_width(p->cv->fonts, tt_fmt_num(widest_angle, "%.2f", buf, sizeof buf), type.small, TT_FONT_SANS);
-  int min_step = max_i(u * 5 / 2, angle_w + u / 2), want = c->T < WANT_POSITIONS ? c->T : WANT_POSITIONS;
-  f->lw = min_i(widest, max_i(w * 2 / 5, w - u - want * min_step));
+  int min_step = tt_max_i(u * 5 / 2, angle_w + u / 2), want = c->T < WANT_POSITIONS ? c->T : WANT_POSITIONS;
+  f->lw = tt_min_i(widest, tt_max_i(w * 2 / 5, w - u - want * min_step));
   f->label_h = 0;
-  for (int k = 0; k < c->n_pairs; k++) f->label_h = max_i(f->label_h, pair_labels(p, c, k, u, 0, 0, f->lw, false));
+  for (int k = 0; k < c->n_pairs; k++) f->label_h = tt_max_i(f->label_h, pair_labels(p, c, k, u, 0, 0, f->lw, false));
   int area = w - f->lw - u;  // the circles, a unit right of the labels
   int n = area / min_step;
   n = n > c->T ? c->T : n < 1 ? 1 : n;
   f->shown = n;
   f->first = c->pos - n / 2 < 0 ? 0 : c->pos - n / 2 > c->T - n ? c->T - n : c->pos - n / 2;  // pos in view
-  f->step = min_i(area / n, u * 6);
+  f->step = tt_min_i(area / n, u * 6);
   f->angle_h = type.small * 13 / 10;
-  f->rad = min_i(f->step * 2 / 5, max_i(u * 3 / 4, (f->label_h - f->angle_h - 4) / 2));
-  f->row_h = max_i(f->label_h, 2 * f->rad + 4 + f->angle_h) + u / 3;
+  f->rad = tt_min_i(f->step * 2 / 5, tt_max_i(u * 3 / 4, (f->label_h - f->angle_h - 4) / 2));
+  f->row_h = tt_max_i(f->label_h, 2 * f->rad + 4 + f->angle_h) + u / 3;
   f->heads_h = type.small * 13 / 10 * 2 + u / 4;
 }
 
@@ -274,9 +267,9 @@ static int table_columns(tt_paint *p, const rope_view *c, rope_fit *f) {
   char buf[96];
   for (int col = 0; col < 6; col++) {
     int s = slot_of(f->wide, col);
-    w[s] = max_i(w[s], tt_text_width(p->cv->fonts, tt_str(p->st->lang, (tt_str_id)col_head[col]), px, TT_FONT_BOLD));
+    w[s] = tt_max_i(w[s], tt_text_width(p->cv->fonts, tt_str(p->st->lang, (tt_str_id)col_head[col]), px, TT_FONT_BOLD));
     for (int k = 0; k < c->n_pairs; k++)
-      w[s] = max_i(w[s], tt_text_width(p->cv->fonts, cell_text(c, k, col, buf, sizeof buf), px, TT_FONT_MONO));
+      w[s] = tt_max_i(w[s], tt_text_width(p->cv->fonts, cell_text(c, k, col, buf, sizeof buf), px, TT_FONT_MONO));
   }
   f->col[0] = 0;
   for (int s = 1; s < slots; s++) f->col[s] = f->col[s - 1] + w[s - 1] + gap;
@@ -300,7 +293,7 @@ static int fit_table(tt_paint *p, const rope_view *c, int w, rope_fit *f) {
     f->wide = false;
     if ((width = table_columns(p, c, f)) > w) return -1;
   }
-  int slots = f->wide ? 6 : 4, extra = min_i((w - width) / (slots - 1), f->u * 2);
+  int slots = f->wide ? 6 : 4, extra = tt_min_i((w - width) / (slots - 1), f->u * 2);
   for (int s = 1; s < slots; s++) f->col[s] += s * extra;
   return tt_type_for(f->u).body * 7 / 5 + table_block(f) * (c->n_pairs + 1);
 }
@@ -404,9 +397,9 @@ static rope_fit try_fit(tt_paint *p, const rope_view *c, SDL_Rect r, int u, bool
 // Bigger circles in the room left (up to two units, as the positions' columns allow).
 static rope_fit grow_circles(rope_fit f, int room) {
   if (room <= 0 || f.pairs == 0) return f;
-  int rad = min_i(min_i(f.step * 2 / 5, f.u * 2), f.rad + room / (2 * f.pairs));
+  int rad = tt_min_i(tt_min_i(f.step * 2 / 5, f.u * 2), f.rad + room / (2 * f.pairs));
   if (rad <= f.rad) return f;
-  int row_h = max_i(f.label_h, 2 * rad + 4 + f.angle_h) + f.u / 3;
+  int row_h = tt_max_i(f.label_h, 2 * rad + 4 + f.angle_h) + f.u / 3;
   f.h += (row_h - f.row_h) * f.pairs;
   f.rad = rad, f.row_h = row_h;
   return f;

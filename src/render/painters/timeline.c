@@ -139,9 +139,8 @@ static int likeliest(const tt_tensor *t, int n, int *top, float *val) {
 // wrapped; returns the height it takes beyond one line.
 static int heading(tt_paint *p, int x, int y, int w, const char *s) {
   const tt_type type = tt_type_for(p->unit);
-  int px = type.heading;
-  while (px > type.body && tt_text_width(p->cv->fonts, s, px, TT_FONT_BOLD) > w) px--;
-  return tt_draw_para(p->cv, x, y, w, s, px, TT_FONT_BOLD, p->pal->fg) - px * 13 / 10;
+  int px = tt_text_px_fit(p->cv->fonts, s, TT_FONT_BOLD, type.heading, type.body, w);
+  return tt_draw_para(p->cv, x, y, w, s, px, TT_FONT_BOLD, p->pal->fg) - tt_para_line(px);
 }
 
 // One candidate bar at y; those past the cut are drawn pale.
