@@ -5,8 +5,9 @@ trace (checks.py computes them with numpy).
 
     check_numbers.py TTRACE REPO_ROOT [--only golden|views|pins|demo|lessons|grad|zoomed]... [--unmarked-ok]
 
-zoomed: every lesson step and every demo step as a projector shows them (1920x1080, the
-type 1.5 times as large): every text inside the figure, none over another, none under 10 px.
+zoomed: every lesson step and every demo step as a projector shows them (1920x1080 with the
+type 1.5 times as large, 1280x800 x1.6, 1024x768 x1.5): every text inside the figure, none
+over another, none under 10 px.
 
 --unmarked-ok counts texts with numbers that do not say what they are instead of failing.
 
@@ -424,21 +425,28 @@ def add_grad(run, out):
                compare=twelve)
 
 
-ZOOMED = ["--size", "1920x1080", "--font-scale", "1.5"]  # a projector, the type zoomed for the room
+# Projectors, the type zoomed for the room: every lesson page and demo step at each. TT_ZOOMED
+# ("--size WxH --font-scale S") checks one other instead.
+ZOOMED = [["--size", "1920x1080", "--font-scale", "1.5"],
+          ["--size", "1280x800", "--font-scale", "1.6"],
+          ["--size", "1024x768", "--font-scale", "1.5"]]
 
 
 def add_zoomed(run):
     """Every lesson step (en and ko) and every demo step, zoomed as in a classroom."""
     traces = os.path.join(run.root, "lessons", "traces")
-    for lang, base, path, s in lesson_pages(run):
-        run.lesson("zoomed-lesson-%s-%s-%02d" % (lang, base, s), path, s, traces, ZOOMED)
     weather = os.path.join(traces, "01-weather.safetensors")
-    for lang in ("en", "ko"):
-        for sid, suffix, in_block in step_table(run.root):
-            for layer in ([0, 3] if in_block else [0]):
-                hook = "blocks.%d.%s" % (layer, suffix) if in_block else suffix
-                run.render("zoomed-demo-%s-L%d-%s" % (lang, layer, sid), weather,
-                           ["--step", hook, "--layer", str(layer), "--frame", "--lang", lang] + ZOOMED)
+    sizes = [os.environ["TT_ZOOMED"].split()] if os.environ.get("TT_ZOOMED") else ZOOMED
+    for z in sizes:
+        tag = "%sx%s" % (z[1], z[3])
+        for lang, base, path, s in lesson_pages(run):
+            run.lesson("zoomed-%s-lesson-%s-%s-%02d" % (tag, lang, base, s), path, s, traces, z)
+        for lang in ("en", "ko"):
+            for sid, suffix, in_block in step_table(run.root):
+                for layer in ([0, 3] if in_block else [0]):
+                    hook = "blocks.%d.%s" % (layer, suffix) if in_block else suffix
+                    run.render("zoomed-%s-demo-%s-L%d-%s" % (tag, lang, layer, sid), weather,
+                               ["--step", hook, "--layer", str(layer), "--frame", "--lang", lang] + z)
 
 
 def lesson_steps(ttrace, lang):

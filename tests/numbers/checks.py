@@ -497,6 +497,8 @@ class Checker(LlamaViewChecks):
 
     def k_subtitle(self, t):
         tr = self.trace_of(t)
+        if t.s.startswith("\u2016x\u2016 = ") and self.last_title:  # the title may be cut before its "‖x‖"
+            self.norms_of = self.last_title
         if self.last_title and tr.get(self.last_title) is not None:
             shape = "(" + ", ".join(str(d) for d in tr.get(self.last_title).shape) + ")"
             m = re.search(r"\([0-9, ]+\)\s*$", t.s)
@@ -1879,8 +1881,8 @@ class Checker(LlamaViewChecks):
                     cut = False
                 if at >= len(want):
                     return False
-                if pc.endswith("\u2026") and j == len(pieces) - 1:
-                    if not want[at].startswith(pc[:-1]):
+                if pc.endswith("\u2026") and j == len(pieces) - 1:  # "‹80:가› …" when cut after a whole piece
+                    if not want[at].startswith(pc[:-1].rstrip()):
                         return False
                     cut = True
                 elif pc != want[at]:

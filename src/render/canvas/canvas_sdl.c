@@ -162,21 +162,28 @@ static SDL_Texture *text_texture(tt_canvas *cv, const char *s, int px, tt_font_k
   tt_text_run runs[64];
   int nr = tt_text_layout(cv->fonts, s, px, k, runs, 64, w, h);
   if (nr == 0 || *w <= 0 || *h <= 0) return NULL;
-  SDL_Surface *all = SDL_CreateRGBSurfaceWithFormat(0, *w, *h, 32, SDL_PIXELFORMAT_ARGB8888);
-  if (!all) return NULL;
-  SDL_FillRect(all, NULL, SDL_MapRGBA(all->format, c.r, c.g, c.b, 0));
+  // Each run as SDL_ttf draws it: its surface can be taller than the line (DejaVu Sans
+  // Mono's underscore lies below the font's descent at many sizes), so the texture takes
+  // the runs' full extent and the underscore is not cut off.
+  SDL_Surface *rs[64];
   SDL_Color col = {c.r, c.g, c.b, c.a};
   char tmp[1024];
   for (int i = 0; i < nr; i++) {
     memcpy(tmp, s + runs[i].start, (size_t)runs[i].len);
     tmp[runs[i].len] = 0;
-    SDL_Surface *rs = TTF_RenderUTF8_Blended(runs[i].font, tmp, col);
-    if (!rs) continue;
-    SDL_SetSurfaceBlendMode(rs, SDL_BLENDMODE_NONE);
-    SDL_Rect d = {runs[i].x, runs[i].dy, rs->w, rs->h};
-    SDL_BlitSurface(rs, NULL, all, &d);
-    SDL_FreeSurface(rs);
+    rs[i] = TTF_RenderUTF8_Blended(runs[i].font, tmp, col);
+    if (rs[i] && runs[i].dy + rs[i]->h > *h) *h = runs[i].dy + rs[i]->h;
   }
+  SDL_Surface *all = SDL_CreateRGBSurfaceWithFormat(0, *w, *h, 32, SDL_PIXELFORMAT_ARGB8888);
+  if (all) SDL_FillRect(all, NULL, SDL_MapRGBA(all->format, c.r, c.g, c.b, 0));
+  for (int i = 0; i < nr; i++) {
+    if (!rs[i]) continue;
+    SDL_SetSurfaceBlendMode(rs[i], SDL_BLENDMODE_NONE);
+    SDL_Rect d = {runs[i].x, runs[i].dy, rs[i]->w, rs[i]->h};
+    if (all) SDL_BlitSurface(rs[i], NULL, all, &d);
+    SDL_FreeSurface(rs[i]);
+  }
+  if (!all) return NULL;
   SDL_Texture *tex = SDL_CreateTextureFromSurface(im->owner, all);
   SDL_FreeSurface(all);
   if (!tex) return NULL;

@@ -1,5 +1,6 @@
 // text: the bundled fonts and mixed-script text. Each glyph is drawn with DejaVu when
 // DejaVu has it and with Nanum Gothic otherwise (Hangul), with baselines lined up.
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -173,6 +174,13 @@ int tt_text_px_fit(tt_fonts *f, const char *s, tt_font_kind k, int px, int least
   return px;
 }
 
+// Whether byte n of s is inside a number: "column 1…" must not stand for "column 108".
+static bool inside_number(const char *s, size_t n) {
+  bool digit_before = n > 0 && isdigit((unsigned char)s[n - 1]);
+  bool digit_on = isdigit((unsigned char)s[n]) || (s[n] == '.' && isdigit((unsigned char)s[n + 1]));
+  return digit_before && digit_on;
+}
+
 const char *tt_text_fit(tt_fonts *f, const char *s, int px, tt_font_kind k, int max_w, char *buf, size_t len) {
   snprintf(buf, len, "%s", s);
   if (tt_text_width(f, buf, px, k) <= max_w) return buf;
@@ -181,7 +189,7 @@ const char *tt_text_fit(tt_fonts *f, const char *s, int px, tt_font_kind k, int 
     // step back one code point
     do n--;
     while (n > 0 && ((unsigned char)buf[n] & 0xC0) == 0x80);
-    if (n + 4 >= len) continue;
+    if (n + 4 >= len || inside_number(s, n)) continue;
     memcpy(buf + n, "\xE2\x80\xA6", 4);  // "…"
     if (tt_text_width(f, buf, px, k) <= max_w) return buf;
   }

@@ -88,6 +88,7 @@ typedef struct {
   bool legend_after[3][3];
   float cell_w, cell_h;
   int col_h;
+  int row_room;  // height of a row of panels beside its labels: cells, or a taller legend
 } plan;
 
 static void add_row(plan *pl, const int *sides, int k, int n_sides) {
@@ -104,7 +105,7 @@ static void add_row(plan *pl, const int *sides, int k, int n_sides) {
 
 // The sizes every arrangement shares.
 typedef struct {
-  int u, px, gap, row_w, lead, legend_w, label_h, col_w_label;
+  int u, px, gap, row_w, lead, legend_w, legend_h, label_h, col_w_label;
   bool own_rows, square, table;
   tt_cells_opts o;
 } trio_sizes;
@@ -129,6 +130,7 @@ static float fit_plan(plan *pl, SDL_Rect r, const trio_sizes *z, const tt_mat *m
                   : (z->col_w_label + px / 2 < turned_max ? z->col_w_label + px / 2 : turned_max);
   float h = (float)(r.h - pl->n_rows * (z->label_h + col_h + z->gap));
   float ch = h / (float)(pl->n_rows * z->o.vis_rows);
+  pl->row_room = (int)(h / (float)pl->n_rows);
   float cap = (float)u * 8;
   if (z->square)
     cw = ch = fminf(fminf(cw, ch), cap);
@@ -140,6 +142,13 @@ static float fit_plan(plan *pl, SDL_Rect r, const trio_sizes *z, const tt_mat *m
   pl->cell_h = ch;
   pl->col_h = col_h;
   return cw > 0 && ch > 0 ? cw * ch : -1;
+}
+
+// The height of a row of panels: the cells, or more where the legend wants room for its
+// numbers (as much as the area has).
+static int row_height(const plan *pl, const trio_sizes *z, int ph) {
+  int legend = z->table ? 0 : tt_min_i(z->u * 6, pl->row_room);
+  return tt_max_i(ph, legend);
 }
 
 // The arrangement with the largest cells: in a row, 2 × 2 (a b / d), stacked.
@@ -157,10 +166,13 @@ static bool best_plan(SDL_Rect r, const trio_sizes *z, const tt_mat *m0, int n, 
   n_cands++;
   int best = -1;
   float best_area = -1;
-  for (int c = 0; c < n_cands; c++) {
-    float area = fit_plan(&cands[c], r, z, m0);
-    if (area > best_area) best_area = area, best = c;
-  }
+  // Plans whose rows leave the legends room come first; the others only if none does.
+  for (int pass = 0; pass < 2 && best < 0; pass++)
+    for (int c = 0; c < n_cands; c++) {
+      float area = fit_plan(&cands[c], r, z, m0);
+      bool legend_fits = z->table || cands[c].row_room >= z->legend_h;
+      if ((legend_fits || pass == 1) && area > best_area) best_area = area, best = c;
+    }
   if (best >= 0) *out = cands[best];
   return best >= 0;
 }
@@ -173,7 +185,7 @@ static void draw_plan(tt_paint *p, SDL_Rect r, const plan *pl, trio_sizes *z, co
   int y = r.y;
   for (int rr = 0; rr < pl->n_rows; rr++) {
     int x = r.x + lead;
-    int row_h = ph < u * 6 ? u * 6 : ph;
+    int row_h = row_height(pl, z, ph);
     for (int i = 0; i < pl->n_in[rr]; i++) {
       int s = pl->rows[rr][i];
       tt_paint q = *p;
@@ -229,7 +241,10 @@ bool tt_paint_matrix_trio(tt_paint *p, SDL_Rect r, const tt_compare *cmp, const 
   }
   if (z.row_w > r.w / (z.own_rows ? 9 : 6)) z.row_w = r.w / (z.own_rows ? 9 : 6);
   z.lead = z.row_w + z.px / 2;  // row labels left of each panel row
-  z.legend_w = u * 9 / 2 + tt_type_for(u).line;
+  for (int i = 0; i < n; i++) {
+    z.legend_w = tt_max_i(z.legend_w, u / 2 + tt_legend_width(p, &sc[i]) + u / 2);
+    z.legend_h = tt_max_i(z.legend_h, tt_legend_min_height(p, &sc[i]));
+  }
   z.label_h = type.line_loose;
   z.col_w_label = label_width(p, &m[0], m[0].col_axis, K, z.px);
   tt_view_window(st, R, K, r.w / n, r.h / 2, z.square, u, &z.o);

@@ -54,7 +54,12 @@ static void slider(tt_paint *p, SDL_Rect r, int sy, float tau) {
   tt_note(cv, "bars_tau");
   tt_draw_text(cv, r.x, sy, line, u, TT_FONT_SANS, pal->fg, TT_ALIGN_LEFT);
   int tw = tt_text_width(cv->fonts, "temperature \xCF\x84 = 10.00", u, TT_FONT_SANS) + u;
-  int slx = r.x + tw, slw = r.w / 3;
+  // The slider a third of the width, shorter where the keys that move it need the room
+  // after it (they are left out where even a short slider leaves none).
+  const char *keys = st->figure ? "" : tt_str(st->lang, TT_S_BARS_KEYS);
+  int keys_w = keys[0] ? u * 2 + tt_text_width(cv->fonts, keys, type.small, TT_FONT_SANS) : 0;
+  int slx = r.x + tw, slw = tt_max_i(u * 6, tt_min_i(r.w / 3, r.x + r.w - slx - keys_w));
+  if (slx + slw + keys_w > r.x + r.w) keys = "";
   cv->fill(cv, slx, sy + u / 2, slw, u / 4 > 2 ? u / 4 : 2, pal->dim);
   float f = (log10f(tau) + 1) / 2;
   f = fminf(fmaxf(f, 0), 1);
@@ -65,9 +70,7 @@ static void slider(tt_paint *p, SDL_Rect r, int sy, float tau) {
   tt_draw_text(cv, slx + slw / 2, sy + type.line, "1", type.small, TT_FONT_SANS, pal->dim, TT_ALIGN_CENTER);
   tt_note(cv, "fixed");
   tt_draw_text(cv, slx + slw, sy + type.line, "10", type.small, TT_FONT_SANS, pal->dim, TT_ALIGN_CENTER);
-  if (!st->figure)
-    tt_draw_text(cv, slx + slw + u * 2, sy, tt_str(st->lang, TT_S_BARS_KEYS), type.small, TT_FONT_SANS, pal->dim,
-                 TT_ALIGN_LEFT);
+  if (keys[0]) tt_draw_text(cv, slx + slw + u * 2, sy, keys, type.small, TT_FONT_SANS, pal->dim, TT_ALIGN_LEFT);
 }
 
 // One bar: the token, its id, the bar and the probability.

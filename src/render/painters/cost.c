@@ -25,17 +25,62 @@ static const char *si(double v, char *buf, size_t len) {
 
 typedef struct {
   int x_step, x_bar, w_bar, x_flops, x_bytes, x_int, x_time;
+  bool two_line_heads;  // the number columns' headings wrapped onto two lines
 } columns;
 
+// A heading on two lines, split at the space that leaves the longer line shortest
+// ("bytes read" / "+ written"); first[] is empty where it has no space. Returns the
+// width of the longer line.
+static int split_heading(tt_fonts *f, const char *s, int px, char *first, size_t len, const char **second) {
+  int best = tt_text_width(f, s, px, TT_FONT_BOLD);
+  first[0] = 0;
+  *second = s;
+  for (const char *sp = strchr(s, ' '); sp; sp = strchr(sp + 1, ' ')) {
+    char a[128];
+    snprintf(a, sizeof a, "%.*s", (int)(sp - s), s);
+    int w = tt_max_i(tt_text_width(f, a, px, TT_FONT_BOLD), tt_text_width(f, sp + 1, px, TT_FONT_BOLD));
+    if (w < best) best = w, snprintf(first, len, "%s", a), *second = sp + 1;
+  }
+  return best;
+}
+
+// A number column's heading, right-aligned at x, on one line or two.
+static void heading(tt_paint *p, const char *s, int x, int y, int px, bool two_lines) {
+  char first[128];
+  const char *second = s;
+  if (two_lines) split_heading(p->cv->fonts, s, px, first, sizeof first, &second);
+  if (two_lines && first[0]) {
+    tt_draw_text(p->cv, x, y - tt_para_line(px), first, px, TT_FONT_BOLD, p->pal->dim, TT_ALIGN_RIGHT);
+    s = second;
+  }
+  tt_draw_text(p->cv, x, y, s, px, TT_FONT_BOLD, p->pal->dim, TT_ALIGN_RIGHT);
+}
+
+// The headings on the line at y (a heading wrapped onto two lines starts a line above).
 static void header(tt_paint *p, const columns *c, int y, int px, bool timed) {
   tt_lang lang = p->st->lang;
-  tt_canvas *cv = p->cv;
-  tt_rgba dim = p->pal->dim;
-  tt_draw_text(cv, c->x_step, y, tt_str(lang, TT_S_COST_STEP), px, TT_FONT_BOLD, dim, TT_ALIGN_LEFT);
-  tt_draw_text(cv, c->x_flops, y, tt_str(lang, TT_S_COST_FLOPS), px, TT_FONT_BOLD, dim, TT_ALIGN_RIGHT);
-  tt_draw_text(cv, c->x_bytes, y, tt_str(lang, TT_S_COST_BYTES), px, TT_FONT_BOLD, dim, TT_ALIGN_RIGHT);
-  tt_draw_text(cv, c->x_int, y, tt_str(lang, TT_S_COST_INTENSITY), px, TT_FONT_BOLD, dim, TT_ALIGN_RIGHT);
-  if (timed) tt_draw_text(cv, c->x_time, y, tt_str(lang, TT_S_COST_TIME), px, TT_FONT_BOLD, dim, TT_ALIGN_RIGHT);
+  bool two = c->two_line_heads;
+  tt_draw_text(p->cv, c->x_step, y, tt_str(lang, TT_S_COST_STEP), px, TT_FONT_BOLD, p->pal->dim, TT_ALIGN_LEFT);
+  heading(p, tt_str(lang, TT_S_COST_FLOPS), c->x_flops, y, px, two);
+  heading(p, tt_str(lang, TT_S_COST_BYTES), c->x_bytes, y, px, two);
+  heading(p, tt_str(lang, TT_S_COST_INTENSITY), c->x_int, y, px, two);
+  if (timed) heading(p, tt_str(lang, TT_S_COST_TIME), c->x_time, y, px, two);
+}
+
+// A step's name in width w: whole, or its part up to the first dot, "…" and as much of its
+// end as fits ("attn.…scores_raw"): the ends tell the attention steps apart.
+static void fit_name(tt_fonts *f, const char *name, int px, int w, char *buf, size_t len) {
+  snprintf(buf, len, "%s", name);
+  if (tt_text_width(f, buf, px, TT_FONT_MONO) <= w) return;
+  const char *dot = strchr(name, '.');
+  int head = dot ? (int)(dot - name) + 1 : 0;
+  for (size_t tail = strlen(name) - (size_t)head; tail > 0; tail--) {
+    const char *end = name + strlen(name) - tail;
+    if (((unsigned char)*end & 0xC0) == 0x80) continue;  // not inside a character
+    snprintf(buf, len, "%.*s\xE2\x80\xA6%s", head, name, end);
+    if (tt_text_width(f, buf, px, TT_FONT_MONO) <= w) return;
+  }
+  tt_text_fit(f, name, px, TT_FONT_MONO, w, buf, len);
 }
 
 static void row(tt_paint *p, const columns *c, const tt_cost_step *s, const tt_cost_pass *pass, int y, int h, int px) {
@@ -45,7 +90,7 @@ static void row(tt_paint *p, const columns *c, const tt_cost_step *s, const tt_c
   tt_rgba col = s->kind == TT_COST_MATMUL ? p->pal->accent : p->pal->dim;
   int w = (int)(share * c->w_bar);
   cv->fill(cv, c->x_bar, y + h / 6, w > 1 ? w : 1, h * 2 / 3, col);
-  tt_text_fit(cv->fonts, s->suffix, px, TT_FONT_MONO, c->x_bar - c->x_step - p->unit / 2, buf, sizeof buf);
+  fit_name(cv->fonts, s->suffix, px, c->x_bar - c->x_step - p->unit / 2, buf, sizeof buf);
   tt_note(cv, "fixed");
   tt_draw_text(cv, c->x_step, y, buf, px, TT_FONT_MONO, p->pal->fg, TT_ALIGN_LEFT);
   tt_note(cv, "cost_flops step=%s", s->suffix);
@@ -62,8 +107,9 @@ static void row(tt_paint *p, const columns *c, const tt_cost_step *s, const tt_c
   tt_draw_text(cv, c->x_time, y, line, px, TT_FONT_SANS, p->pal->fg, TT_ALIGN_RIGHT);
 }
 
-// The number columns from the right edge, each as wide as its heading or its widest number;
-// the step labels, as wide as the longest shown (from 62% up to 75% of the rest), then the bars.
+// The number columns from the right edge, each as wide as its heading or its widest number
+// (the headings on two lines where on one they leave the step names too little); the step
+// labels, as wide as the longest shown (at least 62% of the rest), then the bars.
 static columns columns_for(tt_paint *p, SDL_Rect r, bool timed, const tt_cost_step *steps, int n, int px) {
   columns c = {0};
   int u = p->unit;
@@ -73,18 +119,26 @@ static columns columns_for(tt_paint *p, SDL_Rect r, bool timed, const tt_cost_st
                           tt_str(lang, TT_S_COST_BYTES), tt_str(lang, TT_S_COST_FLOPS)};
   const char *widest[4] = {"99999.9 \xC2\xB5s", "9999.99", "99.9 M", "99.9 M"};
   int *rights[4] = {&c.x_time, &c.x_int, &c.x_bytes, &c.x_flops};
-  int x = r.x + r.w - u / 2;
-  for (int i = timed ? 0 : 1; i < 4; i++) {
-    int w = tt_text_width(f, heads[i], px, TT_FONT_BOLD), num_w = tt_text_width(f, widest[i], px, TT_FONT_SANS);
-    *rights[i] = x;
-    x -= (w > num_w ? w : num_w) + u;
+  int names = 0;
+  for (int i = 0; i < n; i++) names = tt_max_i(names, tt_text_width(f, steps[i].suffix, px, TT_FONT_MONO) + u / 2);
+  int x = 0;
+  for (int pass = 0; pass < 2; pass++) {
+    x = r.x + r.w - u / 2;
+    for (int i = timed ? 0 : 1; i < 4; i++) {
+      char first[128];
+      const char *second;
+      int w = c.two_line_heads ? split_heading(f, heads[i], px, first, sizeof first, &second)
+                               : tt_text_width(f, heads[i], px, TT_FONT_BOLD);
+      *rights[i] = x;
+      x -= tt_max_i(w, tt_text_width(f, widest[i], px, TT_FONT_SANS)) + u;
+    }
+    if (names <= x - r.x - u * 5) break;
+    c.two_line_heads = true;
   }
-  int left = x - r.x, names = 0;
-  for (int i = 0; i < n; i++) {
-    int w = tt_text_width(f, steps[i].suffix, px, TT_FONT_MONO) + u / 2;
-    if (w > names) names = w;
-  }
-  if (names > left * 3 / 4) names = left * 3 / 4;
+  int left = x - r.x;
+  // A cut name can stand for several steps ("attn.hook_attn_sco…"): the names take what
+  // they need, down to a bar four units long.
+  if (names > left - u * 5) names = tt_max_i(left - u * 5, left * 62 / 100);
   if (names < left * 62 / 100) names = left * 62 / 100;
   c.x_step = r.x;
   c.x_bar = r.x + names;
@@ -125,6 +179,12 @@ static void table(tt_paint *p, SDL_Rect r, const tt_cost_pass *pass, const tt_co
   int h, shown;
   int px = row_layout(&type, r.h, n, &h, &shown);
   columns c = columns_for(p, r, pass->seconds >= 0, steps, shown, px);
+  if (c.two_line_heads) {  // the headings' first lines take a row's place
+    px = row_layout(&type, r.h - tt_para_line(px), n, &h, &shown);
+    c = columns_for(p, r, pass->seconds >= 0, steps, shown, px);
+    r.y += tt_para_line(px);
+    r.h -= tt_para_line(px);
+  }
   header(p, &c, r.y, px, pass->seconds >= 0);
   for (int i = 0; i < shown; i++) row(p, &c, &steps[i], pass, r.y + h * (i + 1), h, px);
   if (shown < n) rows_more(p, &c, r.y + h * (shown + 1), shown, n, px);

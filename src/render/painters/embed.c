@@ -132,6 +132,28 @@ void tt_paint_embed(tt_paint *p, SDL_Rect r) {
   tt_paint_heatmap(p, rr, e, 0, false);
 }
 
+// One scale for the three, so that colours add up visibly.
+static tt_scale sum_scale(tt_paint *p, const tt_tensor *const ts[3]) {
+  float lim = 0;
+  for (int i = 0; i < 3; i++) {
+    if (!ts[i]) continue;
+    tt_scale s;
+    tt_scale_get(p, ts[i], ts[i]->name, &s);
+    lim = fmaxf(lim, fmaxf(fabsf(s.lo), fabsf(s.hi)));
+  }
+  return (tt_scale){.diverging = true, .lo = -lim, .hi = lim, .qty = TT_S_QTY_ACTIVATION};
+}
+
+// The widest token label (of the first 256) in the unit's type.
+static int token_label_width(tt_paint *p, int T) {
+  char buf[160];
+  int w = 0;
+  for (int i = 0; i < T && i < 256; i++)
+    w = tt_max_i(
+        w, tt_text_width(p->cv->fonts, tt_axis_label(p->tr, p->ex, 'T', i, buf, sizeof buf), p->unit, TT_FONT_SANS));
+  return w;
+}
+
 // a + b = the sum, side by side with one colour scale: ts[0] + ts[1] = ts[2] (ts[1] may be
 // missing: no position vectors); `positions` adds the note on the columns.
 static void paint_sum(tt_paint *p, SDL_Rect r, const tt_tensor *const ts[3], const char *const titles[3],
@@ -146,34 +168,34 @@ static void paint_sum(tt_paint *p, SDL_Rect r, const tt_tensor *const ts[3], con
     tt_draw_para(cv, r.x, r.y, r.w, tt_str(p->st->lang, TT_S_NOT_RECORDED), u, TT_FONT_SANS, pal->warn);
     return;
   }
-  // One scale for all three, so that colours add up visibly.
-  float lim = 0;
-  for (int i = 0; i < 3; i++) {
-    if (!ts[i]) continue;
-    tt_scale s;
-    tt_scale_get(p, ts[i], ts[i]->name, &s);
-    lim = fmaxf(lim, fmaxf(fabsf(s.lo), fabsf(s.hi)));
-  }
-  tt_scale sc = {.diverging = true, .lo = -lim, .hi = lim, .qty = TT_S_QTY_ACTIVATION};
-  char buf[160];
-  int row_w = 0, T = (int)ts[0]->shape[0];
-  for (int i = 0; i < T && i < 256; i++) {
-    int w = tt_text_width(cv->fonts, tt_axis_label(p->tr, p->ex, 'T', i, buf, sizeof buf), u, TT_FONT_SANS);
-    if (w > row_w) row_w = w;
-  }
-  if (row_w > r.w / 6) row_w = r.w / 6;
+  tt_scale sc = sum_scale(p, ts);
+  int T = (int)ts[0]->shape[0];
+  int row_w = tt_min_i(token_label_width(p, T), r.w / 6);
   int legend_w = tt_legend_width(p, &sc) + u / 2, sign_w = u * 2;
   int x0 = r.x + row_w + u;
   int pw = (r.x + r.w - legend_w - x0 - sign_w * (n - 1)) / n;
-  float cell_h = fminf((float)(r.h - u * 6) / (float)T, (float)u * 5);
+  // The titles in one type, the largest in which each fits over its panel (and its sign).
+  int title_px = type.large;
+  for (int i = 0; i < 3; i++)
+    if (ts[i]) title_px = tt_text_px_fit(cv->fonts, titles[i], TT_FONT_BOLD, title_px, type.small, pw + sign_w - u / 2);
+  int top = tt_max_i(u * 2, tt_para_line(title_px) + u / 2);
+  const char *note = !ts[1]      ? tt_str(p->st->lang, TT_S_POS_NONE)
+                     : positions ? tt_str(p->st->lang, TT_S_POS_COLUMNS)
+                                 : NULL;
+  int note_px = ts[1] ? type.label : u, note_w = r.x + r.w - x0;
+  int note_h = note ? tt_para_height(cv, note_w, note, note_px, TT_FONT_SANS) : 0;
+  int below = type.line + u + note_h;  // column labels, a gap, the note
+  float cell_h = fminf((float)(r.h - top - below) / (float)T, (float)u * 5);
   int ph = (int)(cell_h * (float)T);
   int k = 0;
+  char fit[160];
   for (int i = 0; i < 3; i++) {
     if (!ts[i]) continue;
     tt_mat m;
     tt_mat_of(p->tr, ts[i], 0, &m);
-    SDL_Rect dst = {x0 + k * (pw + sign_w), r.y + u * 2, pw, ph};
-    tt_draw_text(cv, dst.x, r.y, titles[i], type.large, TT_FONT_BOLD, pal->fg, TT_ALIGN_LEFT);
+    SDL_Rect dst = {x0 + k * (pw + sign_w), r.y + top, pw, ph};
+    tt_text_fit(cv->fonts, titles[i], title_px, TT_FONT_BOLD, pw + sign_w - u / 2, fit, sizeof fit);
+    tt_draw_text(cv, dst.x, r.y, fit, title_px, TT_FONT_BOLD, pal->fg, TT_ALIGN_LEFT);
     tt_cells_opts o = {.vis_rows = m.rows, .vis_cols = m.cols, .layer = tt_hook_block(ts[i]->name), .head = -1};
     int pi = tt_paint_cells(p, dst, &m, &sc, &o);
     tt_draw_rect(cv, dst.x - 1, dst.y - 1, dst.w + 2, dst.h + 2, pal->dim);
@@ -183,15 +205,12 @@ static void paint_sum(tt_paint *p, SDL_Rect r, const tt_tensor *const ts[3], con
                    TT_ALIGN_CENTER);
     k++;
   }
-  if (!ts[1]) {
-    tt_draw_text(cv, x0, r.y + u * 4 + ph, tt_str(p->st->lang, TT_S_POS_NONE), u, TT_FONT_SANS, pal->warn,
-                 TT_ALIGN_LEFT);
-  } else if (positions) {
-    tt_note(cv, "prose");
-    tt_draw_text(cv, x0, r.y + u * 4 + ph, tt_str(p->st->lang, TT_S_POS_COLUMNS), type.label, TT_FONT_SANS, pal->dim,
-                 TT_ALIGN_LEFT);
+  if (note) {
+    if (ts[1]) tt_note(cv, "prose");
+    tt_draw_para(cv, x0, r.y + top + ph + type.line + u, note_w, note, note_px, TT_FONT_SANS,
+                 ts[1] ? pal->dim : pal->warn);
   }
-  SDL_Rect lr = {r.x + r.w - legend_w + u / 2, r.y + u * 2, legend_w - u / 2, ph > u * 10 ? ph : u * 10};
+  SDL_Rect lr = {r.x + r.w - legend_w + u / 2, r.y + top, legend_w - u / 2, tt_min_i(tt_max_i(ph, u * 10), r.h - top)};
   // The legend's numbers are the joint scale of the tensors drawn (the SVG says which).
   tt_note_scope(cv, "panel=sum hooks=%s,%s,%s", ts[0]->name, ts[1] ? ts[1]->name : "-", ts[2]->name);
   tt_paint_legend(p, lr, &sc);

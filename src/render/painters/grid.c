@@ -90,10 +90,10 @@ void tt_paint_grid(tt_paint *p, SDL_Rect r, const tt_tensor *t) {
   // The legend right beside the panels.
   SDL_Rect lr = {area.x + cols * cw + u, r.y + u, legend_w - u, (r.h - u * 3) < u * 20 ? r.h - u * 3 : u * 20};
   tt_paint_legend(p, lr, &sc);
-  if (p->st->figure) return;  // the pointer hint is for the window
-  char note[160];
-  snprintf(note, sizeof note, "%s", tt_str(p->st->lang, TT_S_GRID_HINT));
-  tt_draw_text(cv, r.x, r.y + r.h - type.line, note, type.label, TT_FONT_SANS, p->pal->dim, TT_ALIGN_LEFT);
+  // The pointer hint is for the window, and only whole (a cut hint says nothing).
+  const char *hint = tt_str(p->st->lang, TT_S_GRID_HINT);
+  if (p->st->figure || tt_text_width(cv->fonts, hint, type.label, TT_FONT_SANS) > r.w) return;
+  tt_draw_text(cv, r.x, r.y + r.h - type.line, hint, type.label, TT_FONT_SANS, p->pal->dim, TT_ALIGN_LEFT);
 }
 
 void tt_paint_overview(tt_paint *p, SDL_Rect r, const char *suffix) {

@@ -319,6 +319,9 @@ void tt_paint_heatmap(tt_paint *p, SDL_Rect r, const tt_tensor *t, int head, boo
   if (!table) {
     SDL_Rect lr = {plot.x + plot.w + u, plot.y, legend_w, plot.h < u * 8 ? u * 8 : plot.h};
     if (lr.y + lr.h > r.y + r.h - note_h) lr.h = r.y + r.h - note_h - lr.y;
+    // The note under the plot reaches under the legend: the legend ends above it.
+    int note_y = plot.y + plot.h + col_h + u / 3 + tt_type_for(u).line;
+    if (note_h && lr.y + lr.h > note_y) lr.h = note_y - lr.y;
     tt_paint_legend(p, lr, &sc);
   }
 
@@ -346,6 +349,11 @@ int tt_legend_width(tt_paint *p, const tt_scale *s) {
     if (mw > w) w = mw;
   }
   return w;
+}
+
+int tt_legend_min_height(tt_paint *p, const tt_scale *s) {
+  int u = p->unit, px = tt_type_for(u).label;
+  return px * 5 / 2 + px + (s->has_masked ? u * 4 : 0) + (s->gradient ? px * 3 : 0);  // a bar for 2 numbers
 }
 
 // The bar's colours, top (hi) to bottom (lo): a continuous ramp where the canvas has one.
@@ -400,22 +408,25 @@ void tt_paint_legend(tt_paint *p, SDL_Rect r, const tt_scale *s) {
   int mask_h = s->has_masked ? u * 4 : 0;
   int grad_h = s->gradient ? px * 3 : 0;  // two lines under the bar: "∂L/∂x", "gradient"
   SDL_Rect bar = {r.x, r.y + px / 2, bar_w, r.h - px - mask_h - grad_h};
-  if (bar.h < u * 3) return;
+  if (r.h < tt_legend_min_height(p, s)) return;
   legend_bar(p, bar, s);
   tt_draw_rect(cv, bar.x - 1, bar.y - 1, bar.w + 2, bar.h + 2, pal->dim);
   char buf[48], num[32];
-  for (int i = 0; i <= 4; i++) {
-    float v = s->hi - (float)i / 4.0f * (s->hi - s->lo);
-    int y = bar.y + (int)((float)i / 4.0f * (float)(bar.h - 1));
+  int n = 5;  // numbers along the bar: 5, or 3 or 2 where a short bar has no room for 5
+  while (n > 2 && (bar.h - 1) / (n - 1) < px * 5 / 4) n = n == 5 ? 3 : 2;
+  for (int i = 0; i < n; i++) {
+    float f = (float)i / (float)(n - 1);
+    float v = s->hi - f * (s->hi - s->lo);
+    int y = bar.y + (int)(f * (float)(bar.h - 1));
     cv->fill(cv, bar.x + bar.w, y, u / 3, 1, pal->fg);
     tt_fmt_value(v, num, sizeof num);
     if (s->clipped && i == 0)
       snprintf(buf, sizeof buf, "\xE2\x89\xA5 %s", num);  // ≥
-    else if (s->clipped && i == 4)
+    else if (s->clipped && i == n - 1)
       snprintf(buf, sizeof buf, "\xE2\x89\xA4 %s", num);  // ≤
     else
       snprintf(buf, sizeof buf, "%s", num);
-    tt_note(cv, "tick i=%d n=5", i);
+    tt_note(cv, "tick i=%d n=%d", i, n);
     tt_draw_text(cv, bar.x + bar.w + u / 2, y - px * 6 / 10, buf, px, TT_FONT_SANS, pal->fg, TT_ALIGN_LEFT);
   }
   if (s->qty) {  // the quantity and its units, reading upwards beside the numbers

@@ -62,14 +62,21 @@ static void rows_on_top(tt_paint *p, SDL_Rect r, int top_h, const norm_tensors *
   tt_paint q = *p;
   q.st = &st;
   q.unit = tt_unit_smaller(u);
+  // The two titles in one type, the largest (up to u) in which each fits over its half.
+  const char *in_title = tt_str(st.lang, TT_S_LN_INPUT);
+  const char *out_title = tt_str(st.lang, n->mean ? TT_S_LN_OUTPUT : TT_S_LN_OUTPUT_RMS);  // RMSNorm: no mean
+  int px = tt_text_px_fit(cv->fonts, out_title, TT_FONT_BOLD, u, type.small, right.w - u / 2);
+  if (n->in) px = tt_text_px_fit(cv->fonts, in_title, TT_FONT_BOLD, px, type.small, left.w);
+  char fit[160];
   if (n->in) {
-    tt_draw_text(cv, left.x, r.y, tt_str(st.lang, TT_S_LN_INPUT), u, TT_FONT_BOLD, p->pal->fg, TT_ALIGN_LEFT);
+    tt_text_fit(cv->fonts, in_title, px, TT_FONT_BOLD, left.w, fit, sizeof fit);
+    tt_draw_text(cv, left.x, r.y, fit, px, TT_FONT_BOLD, p->pal->fg, TT_ALIGN_LEFT);
     tt_paint_heatmap(&q, left, n->in, 0, false);
   } else {
     tt_draw_para(cv, left.x, left.y, left.w, tt_str(st.lang, TT_S_LN_INPUT_NOT_RECORDED), u, TT_FONT_SANS, p->pal->dim);
   }
-  tt_str_id out_title = n->mean ? TT_S_LN_OUTPUT : TT_S_LN_OUTPUT_RMS;  // RMSNorm records no mean
-  tt_draw_text(cv, right.x, r.y, tt_str(st.lang, out_title), u, TT_FONT_BOLD, p->pal->fg, TT_ALIGN_LEFT);
+  tt_text_fit(cv->fonts, out_title, px, TT_FONT_BOLD, right.w - u / 2, fit, sizeof fit);
+  tt_draw_text(cv, right.x, r.y, fit, px, TT_FONT_BOLD, p->pal->fg, TT_ALIGN_LEFT);
   tt_paint_heatmap(&q, right, n->out, 0, false);
 }
 
@@ -112,6 +119,29 @@ static void table_row(tt_paint *p, const norm_tensors *n, int i, const int *colx
   tt_draw_text(cv, colx[5], y, buf, u, TT_FONT_SANS, fg, TT_ALIGN_LEFT);
 }
 
+// The table's columns in r: colx[0..5] where each starts, colx[6] its right end. The token
+// column takes a sixth; the numbers get the largest type (up to the unit) in which a
+// single number "−0.000" and a pair "−0.000 / 0.000" fit their columns (RMSNorm has no
+// mean column). Returns that type.
+static int table_columns(tt_paint *p, SDL_Rect r, bool rms, int colx[7]) {
+  int u = p->unit, least = tt_type_for(u).small;
+  int first_w = r.w * 16 / 100, gap = u / 2, px = u;
+  int one = 0, two = 0;
+  const char *single = "\u22120.000", *pair = "\u22120.000 / 0.000";  // U+2212 minus
+  for (; px >= least; px--) {
+    one = tt_text_width(p->cv->fonts, single, px, TT_FONT_SANS) + gap;
+    two = tt_text_width(p->cv->fonts, pair, px, TT_FONT_SANS) + gap;
+    if (first_w + (rms ? 2 : 3) * one + 2 * two <= r.w) break;
+  }
+  px = tt_max_i(px, least);
+  // What is left over is shared out evenly.
+  int spare = tt_max_i(0, r.w - first_w - (rms ? 2 : 3) * one - 2 * two) / (rms ? 4 : 5);
+  const int widths[6] = {first_w, rms ? 0 : one + spare, one + spare, one + spare, two + spare, two + spare};
+  colx[0] = r.x;
+  for (int i = 0; i < 6; i++) colx[i + 1] = colx[i] + widths[i];
+  return px;
+}
+
 // Bottom: the per-token numbers, from row st->pan_row on.
 static void table(tt_paint *p, SDL_Rect r, int y, const norm_tensors *n, const char *prefix) {
   tt_canvas *cv = p->cv;
@@ -127,17 +157,26 @@ static void table(tt_paint *p, SDL_Rect r, int y, const norm_tensors *n, const c
                          rms ? "1/\xE2\x88\x9A(mean(x\xC2\xB2)+\xCE\xB5)" : "1/\xE2\x88\x9A(\xCF\x83\xC2\xB2+\xCE\xB5)",
                          tt_str(lang, TT_S_LN_COL_NORMALIZED),
                          "y: \xCE\xBC / \xCF\x83"};
-  int colx[6];
-  int first_w = r.w * 16 / 100, cw = (r.w - first_w) / 5;
-  colx[0] = r.x;
-  for (int i = 1; i < 6; i++) colx[i] = r.x + first_w + (i - 1) * cw;
-  char hfit[120];
+  int colx[7], px = table_columns(p, r, rms, colx);
   static const char *const col_ids[6] = {"token", "mean", "sigma", "rstd", "norm_stats", "out_stats"};
   tt_note_scope(cv, "panel=layernorm prefix=%s", prefix);
+  // The headers in one type, the largest (down to small) in which each fits its column.
+  int head_px = type.label;
+  for (int i = 0; i < 6; i++)
+    head_px = tt_text_px_fit(cv->fonts, heads[i], TT_FONT_BOLD, head_px, type.small, colx[i + 1] - colx[i] - u / 3);
+  char hfit[120], shortened[120];
   for (int i = 0; i < 6; i++) {
+    if (!heads[i][0]) continue;
     tt_note(cv, "header col=%s", col_ids[i]);
-    tt_text_fit(cv->fonts, heads[i], type.label, TT_FONT_BOLD, (i ? cw : first_w) - u / 2, hfit, sizeof hfit);
-    tt_draw_text(cv, colx[i], y, hfit, type.label, TT_FONT_BOLD, pal->fg, TT_ALIGN_LEFT);
+    int w = colx[i + 1] - colx[i] - u / 3;
+    // "μ (mean)" that does not fit says "μ": the symbol before the words in brackets.
+    const char *h = heads[i], *words = strstr(h, " (");
+    if (tt_text_width(cv->fonts, h, head_px, TT_FONT_BOLD) > w && words) {
+      snprintf(shortened, sizeof shortened, "%.*s", (int)(words - h), h);
+      h = shortened;
+    }
+    tt_text_fit(cv->fonts, h, head_px, TT_FONT_BOLD, w, hfit, sizeof hfit);
+    tt_draw_text(cv, colx[i], y, hfit, head_px, TT_FONT_BOLD, pal->fg, TT_ALIGN_LEFT);
   }
   y += type.line;
   cv->fill(cv, r.x, y, r.w, 1, pal->dim);
@@ -148,12 +187,7 @@ static void table(tt_paint *p, SDL_Rect r, int y, const norm_tensors *n, const c
   if (first + fit < T || first > 0) fit = (r.y + r.h - y - lh) / lh;  // one line says what is left out
   if (fit < 0) fit = 0;
   int i = first;
-  // The numbers in the largest type (up to u) in which "−0.000 / 0.000" fits its column.
-  int px = tt_text_px_fit(cv->fonts,
-                          "\xE2\x88\x92"
-                          "0.000 / 0.000",
-                          TT_FONT_SANS, u, type.small, cw - u / 4);
-  for (; i < T && i < first + fit; i++, y += lh) table_row(p, n, i, colx, first_w, y, px);
+  for (; i < T && i < first + fit; i++, y += lh) table_row(p, n, i, colx, colx[1] - colx[0], y, px);
   if (T - (i - first) > 0) {
     char buf[120];
     snprintf(buf, sizeof buf, tt_str(lang, TT_S_ROWS_MORE_FMT), T - (i - first));
@@ -176,7 +210,11 @@ void tt_paint_layernorm(tt_paint *p, SDL_Rect r, const char *prefix) {
     return;
   }
   if (!n.out) n.out = n.norm;
-  int top_h = r.h * 52 / 100;
+  // The heatmaps get half the height, less (down to 38%) where the table needs it for
+  // every token's row.
+  const tt_type type = tt_type_for(p->unit);
+  int table_h = type.line + p->unit / 3 + (int)n.out->shape[0] * type.line + p->unit / 2;
+  int top_h = tt_max_i(r.h * 38 / 100, tt_min_i(r.h * 52 / 100, r.h - table_h));
   rows_on_top(p, r, top_h, &n);
   table(p, r, r.y + top_h + p->unit / 2, &n, prefix);
 }

@@ -29,12 +29,35 @@ static int top_of(const tt_mat *m, int r, int k, int *idx) {
   return n;
 }
 
-static void top_table(tt_paint *p, SDL_Rect r, const tt_mat *m, const tt_scale *s, int row_w) {
+// How the top table fits width w: the type and the number of columns (at most TOP_K) in
+// which each cell holds its widest value beside three characters of its token, in the
+// cell type where three or more columns fit so, else in small type.
+typedef struct {
+  int px, k;
+} top_fit;
+
+static top_fit top_layout(tt_paint *p, const tt_mat *m, int w) {
+  const tt_type type = tt_type_for(p->unit);
+  top_fit f = {type.cell, TOP_K};
+  for (int pass = 0; pass < 2; pass++, f.px = type.small) {
+    int widest = 0, idx[TOP_K];
+    char num[32];
+    for (int i = 0; i < m->rows && i < 256; i++)
+      for (int j = 0, n = top_of(m, i, TOP_K, idx); j < n; j++)
+        widest = tt_max_i(widest, tt_text_width(p->cv->fonts, tt_fmt_value(tt_mat_at(m, i, idx[j]), num, sizeof num),
+                                                f.px, TT_FONT_BOLD));
+    int cell = widest + tt_text_width(p->cv->fonts, "abc", f.px, TT_FONT_MONO) + p->unit * 3 / 2;
+    f.k = tt_max_i(1, tt_min_i(TOP_K, w / tt_max_i(cell, 1)));
+    if (f.k >= 3 || f.k == TOP_K) break;
+  }
+  return f;
+}
+
+static void top_table(tt_paint *p, SDL_Rect r, const tt_mat *m, const tt_scale *s, int row_w, top_fit f) {
   tt_canvas *cv = p->cv;
   int u = p->unit;
   const tt_type type = tt_type_for(u);
-  int px = type.cell;
-  int k = TOP_K;
+  int px = f.px, k = f.k;
   int cw = (r.w - row_w) / k, ch = (r.h - type.line) / (m->rows ? m->rows : 1);
   if (ch > u * 3) ch = u * 3;
   if (ch < px + 4) ch = px + 4;  // readable rows; the ones that do not fit are counted below
@@ -125,7 +148,11 @@ static void binned(tt_paint *p, SDL_Rect r, const tt_mat *m, const tt_scale *s, 
     tt_draw_text(cv, plot.x - u / 2, plot.y + (int)(cell_h * (float)(2 * i + 1)) - px * 6 / 10, fit, px, TT_FONT_SANS,
                  p->pal->fg, TT_ALIGN_RIGHT);
   }
-  for (int q = 0; q <= 4; q++) {
+  // Column numbers at the quarters, or at the halves or the ends where they would touch.
+  snprintf(buf, sizeof buf, "%d", m->cols);
+  int lw = tt_text_width(cv->fonts, buf, px, TT_FONT_SANS) + u / 2, step = 1;
+  while (step < 4 && lw * 2 > plot.w * step / 4) step *= 2;
+  for (int q = 0; q <= 4; q += step) {
     int c = (int)((int64_t)q * m->cols / 4);
     snprintf(buf, sizeof buf, "%d", c);
     tt_note(cv, "index i=%d", c);
@@ -156,8 +183,9 @@ void tt_paint_logits(tt_paint *p, SDL_Rect r, const tt_tensor *t) {
   SDL_Rect body = {r.x, r.y + u / 2, r.w - legend_w - u, r.h - u / 2};
   SDL_Rect top = {body.x, body.y, body.w, body.h * 55 / 100};
   SDL_Rect bottom = {body.x, body.y + top.h + u / 2, body.w, body.h - top.h - u / 2};
-  tt_note_scope(p->cv, "panel=logits hook=%s head=-1 k=%d bins=%d", t->name, TOP_K, m.cols < BINS ? m.cols : BINS);
-  top_table(p, top, &m, &s, row_w);
+  top_fit f = top_layout(p, &m, top.w - row_w);
+  tt_note_scope(p->cv, "panel=logits hook=%s head=-1 k=%d bins=%d", t->name, f.k, m.cols < BINS ? m.cols : BINS);
+  top_table(p, top, &m, &s, row_w, f);
   binned(p, bottom, &m, &s, row_w);
   tt_paint_legend(p, (SDL_Rect){body.x + body.w + u, body.y, legend_w, body.h}, &s);
 }

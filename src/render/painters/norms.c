@@ -51,19 +51,24 @@ int tt_paint_norms(tt_paint *p, SDL_Rect r, const tt_tensor *t, const tt_scale *
     if (w > row_w) row_w = w;
   }
   if (row_w > r.w / 4) row_w = r.w / 4;
-  int legend_w = tt_legend_width(p, s), axis_t = type.line, top = u * 2;
+  // The word "token" up the side, where the cells keep room for a column per layer.
+  int legend_w = tt_legend_width(p, s), top = tt_max_i(type.line, u * 3 / 2);
+  int axis_t = r.w - row_w - u - legend_w - u - type.line >= L * u * 2 ? type.line : 0;
   int x0 = r.x + axis_t + row_w + u;
-  int avail_w = r.x + r.w - legend_w - u - x0, avail_h = r.y + r.h - top - u - r.y;
+  int avail_w = r.x + r.w - legend_w - u - x0, avail_h = r.h - top - u / 2;
   if (avail_w < 20 || avail_h < 20) return -1;
   float cw = fminf((float)avail_w / (float)L, (float)u * 9), ch = fminf((float)avail_h / (float)T, (float)u * 4);
   SDL_Rect dst = {x0, r.y + top, (int)(cw * (float)L), (int)(ch * (float)T)};
   tt_cells_opts o = {.vis_rows = T, .vis_cols = L, .numbers = true, .layer = -1, .head = -1};
   int pi = tt_paint_cells(p, dst, &m, s, &o);
   tt_draw_rect(cv, dst.x - 1, dst.y - 1, dst.w + 2, dst.h + 2, pal->dim);
-  // Layers across the top ("block 0", or only the number when narrow), tokens on the left.
-  for (int l = 0; l < L; l++) {
+  // Layers across the top ("block 0", or only the number when narrow, and only every
+  // k-th where even the numbers would touch), tokens on the left.
+  int px = type.label;
+  snprintf(buf, sizeof buf, "%d", L - 1);
+  int every = (int)ceilf((float)(tt_text_width(cv->fonts, buf, px, TT_FONT_SANS) + u / 4) / cw);
+  for (int l = 0; l < L; l += tt_max_i(every, 1)) {
     snprintf(buf, sizeof buf, "%s %d", tt_str(p->st->lang, TT_S_BLOCK), l);
-    int px = type.label;
     if (tt_text_width(cv->fonts, buf, px, TT_FONT_SANS) > (int)cw - u / 4) snprintf(buf, sizeof buf, "%d", l);
     tt_note(cv, "block_label l=%d", l);
     tt_draw_text(cv, dst.x + (int)((float)l * cw + cw / 2), r.y + u / 3, buf, px, TT_FONT_SANS, pal->fg,
@@ -79,7 +84,7 @@ int tt_paint_norms(tt_paint *p, SDL_Rect r, const tt_tensor *t, const tt_scale *
   }
   const char *rt = tt_str(p->st->lang, TT_S_TOKEN);
   int tw = tt_text_width(cv->fonts, rt, type.label, TT_FONT_SANS);
-  if (tw < dst.h) cv->text(cv, r.x, dst.y + (dst.h - tw) / 2, rt, type.label, TT_FONT_SANS, pal->dim, true);
+  if (axis_t && tw < dst.h) cv->text(cv, r.x, dst.y + (dst.h - tw) / 2, rt, type.label, TT_FONT_SANS, pal->dim, true);
   SDL_Rect lr = {dst.x + dst.w + u, dst.y, legend_w, dst.h < u * 8 ? u * 8 : dst.h};
   if (lr.y + lr.h > r.y + r.h) lr.h = r.y + r.h - lr.y;
   tt_paint_legend(p, lr, s);

@@ -165,21 +165,30 @@ void tt_paint_tokens(tt_paint *p, SDL_Rect r) {
     tt_note(cv, "prompt");
     y += tt_draw_para(cv, r.x, y, r.w, line, type.title, TT_FONT_SANS, pal->fg) + u;
   }
+  // The notes under the boxes keep their room: the count (it wraps where the type is
+  // large) and the line on bytes where a character was split.
+  char note[300];
+  snprintf(note, sizeof note, tt_str(p->st->lang, TT_S_TOKENS_NOTE_FMT), T);
+  int note_h = tt_para_height(cv, r.w, note, u, TT_FONT_SANS);
+  bool split = false;
+  for (int k = 1; k < T && !split; k++) split = tt_token_splits_before(p->tr, k);
+  SDL_Rect room = {r.x, r.y, r.w, r.h - tt_max_i(note_h + u * 7 / 10, u * 2) - (split ? u * 3 / 2 : 0)};
   // Box size: large for a classroom prompt, smaller for many tokens (room for the merges
   // below), smaller still where that does not show every token; what never fits is said.
-  const int sizes[3] = {u * 2, type.big, u};
+  const int sizes[4] = {u * 2, type.big, u, type.label};
   box_sizes z;
   int shown = 0;
-  for (int k = T <= 12 ? 0 : T <= 40 ? 1 : 2; k < 3; k++) {
+  for (int k = T <= 12 ? 0 : T <= 40 ? 1 : 2; k < 4; k++) {
     z.big = sizes[k];
     z.small = z.big * 6 / 10 < 11 ? 11 : z.big * 6 / 10;
     z.box_h = z.big * 2 + z.small * 3;
     z.bracket_h = z.big * 3 / 2 + z.small / 2;
-    boxes(p, r, y, &z, u * 2, &shown, false);
+    boxes(p, room, y, &z, 0, &shown, false);
     if (shown == T) break;
   }
-  y = boxes(p, r, y, &z, u * 2, &shown, true);
-  char note[300];
+  // A line for "… N more tokens" is kept free only where they do not all fit.
+  int reserve = shown == T ? 0 : u * 2;
+  y = boxes(p, room, y, &z, reserve, &shown, true);
   if (shown < T) {  // what did not fit, said
     snprintf(note, sizeof note, tt_str(p->st->lang, TT_S_TOKENS_MORE_FMT), T - shown, shown);
     tt_note(cv, "tokens_more shown=%d", shown);
@@ -188,11 +197,9 @@ void tt_paint_tokens(tt_paint *p, SDL_Rect r) {
   }
   snprintf(note, sizeof note, tt_str(p->st->lang, TT_S_TOKENS_NOTE_FMT), T);
   tt_note(cv, "token_count");
-  int note_h = tt_draw_para(cv, r.x, y, r.w, note, u, TT_FONT_SANS, pal->dim);  // wraps where the type is large
-  y += note_h + u * 7 / 10 > u * 2 ? note_h + u * 7 / 10 : u * 2;
-  bool split = false;
-  for (int k = 1; k < T && !split; k++) split = tt_token_splits_before(p->tr, k);
-  if (split && y + u * 2 < r.y + r.h) {  // how a piece of a character is written
+  tt_draw_para(cv, r.x, y, r.w, note, u, TT_FONT_SANS, pal->dim);
+  y += tt_max_i(note_h + u * 7 / 10, u * 2);
+  if (split && y + u * 3 / 2 <= r.y + r.h) {  // how a piece of a character is written
     tt_note(cv, "fixed");
     tt_draw_text(cv, r.x, y - u / 2, tt_str(p->st->lang, TT_S_BYTES_NOTE), type.label, TT_FONT_SANS, pal->dim,
                  TT_ALIGN_LEFT);
