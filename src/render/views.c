@@ -90,7 +90,7 @@ static void hover(tt_paint *p, SDL_Rect area) {
   tt_axis_label(p->tr, p->ex, pn->col_axis, pk.col, lab, sizeof lab);
   snprintf(l2, sizeof l2, "%s %d: %s", tt_str(st->lang, TT_S_COLUMN), pk.col, lab);
   snprintf(l0, sizeof l0, "%s", tt_fmt_value(pk.value, num, sizeof num));
-  if (isfinite(pk.value)) snprintf(l0, sizeof l0, "%.6g", (double)pk.value);
+  if (isfinite(pk.value)) tt_fmt_num(pk.value, "%.6g", l0, sizeof l0);
   if (pk.t->ndim == 3)
     snprintf(l3, sizeof l3, "%s[%d, %d, %d]", pk.t->name, pk.head, pk.row, pk.col);
   else if (pk.t->ndim == 2)

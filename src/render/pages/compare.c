@@ -558,7 +558,7 @@ static void hover(tt_paint *p, SDL_Rect area, tt_derived *d, const tt_compare *c
   static const char *const names[3] = {"A  ", "B  ", "A \xE2\x88\x92 B  "};
   for (int s = 0; s < 3; s++) {
     if (isfinite(v[s]))
-      snprintf(num, sizeof num, "%.6g", (double)v[s]);
+      tt_fmt_num(v[s], "%.6g", num, sizeof num);  // "5.96046e−08", the minus sign as everywhere
     else
       tt_fmt_value(v[s], num, sizeof num);
     if (!t3[s] || (s == 2 && isnan(v[s]) && !d->info.diff)) snprintf(num, sizeof num, "\xE2\x80\x94");  // —

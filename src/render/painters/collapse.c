@@ -75,7 +75,7 @@ void tt_paint_collapse(tt_paint *p, SDL_Rect r, int layer) {
   const tt_ffn_collapse *c = &p->rc->collapse;
   int u = p->unit, top = r.y + shapes_lines(p, r, c, out->name, layer) + u / 2;
   char num[32];
-  snprintf(num, sizeof num, "%.3g", c->max_diff);
+  tt_fmt_num(c->max_diff, "%.3g", num, sizeof num);
   snprintf(line, sizeof line, tt_str(lang, TT_S_COLLAPSE_MAX_FMT), num, (long long)(c->max_at / c->C),
            (long long)(c->max_at % c->C), c->T, c->C);
   int max_h = tt_para_height(p->cv, r.w, line, u, TT_FONT_BOLD);
