@@ -433,12 +433,20 @@ ZOOMED = [["--size", "1920x1080", "--font-scale", "1.5"],
 
 
 def add_zoomed(run):
-    """Every lesson step (en and ko) and every demo step, zoomed as in a classroom."""
+    """Every lesson step (en and ko), every demo step and the generation views, zoomed as in
+    a classroom."""
     traces = os.path.join(run.root, "lessons", "traces")
     weather = os.path.join(traces, "01-weather.safetensors")
     sizes = [os.environ["TT_ZOOMED"].split()] if os.environ.get("TT_ZOOMED") else ZOOMED
+    gen = os.path.join(run.out, "generated.safetensors")  # the generation views in the window's frame
+    subprocess.run([run.ttrace, "generate", "-q", "-n", "12", "--seed", "7", "-o", gen, "The weather is"],
+                   check=True, capture_output=True)
     for z in sizes:
         tag = "%sx%s" % (z[1], z[3])
+        for lang in ("en", "ko"):
+            for view, step in (("timeline", "hook_probs"), ("kvcache", "decode.5.blocks.1.attn.hook_k")):
+                run.render("zoomed-%s-generated-%s-%s" % (tag, lang, view), gen,
+                           ["--step", step, "--view", view, "--frame", "--lang", lang] + z)
         for lang, base, path, s in lesson_pages(run):
             run.lesson("zoomed-%s-lesson-%s-%s-%02d" % (tag, lang, base, s), path, s, traces, z)
         for lang in ("en", "ko"):

@@ -471,7 +471,7 @@ class Checker(LlamaViewChecks):
         _, dmax, at = collapsed(tr, int(t.note["layer"]))
         C, T = int(tr.cfg["n_embd"]), len(tr.tokens)
         m = re.search(r"= (\S+) \D+(\d+)\D+(\d+)\D+(\d+) \u00d7 (\d+)", text)
-        want = ("%.3g" % dmax, at // C, at % C, T, C)
+        want = (("%.3g" % dmax).replace("-", "\u2212"), at // C, at % C, T, C)  # "7.07e−06", a real minus
         if not m or (m.group(1), int(m.group(2)), int(m.group(3)), int(m.group(4)), int(m.group(5))) != want:
             self.bad(t, "max |A \u2212 B| is %s at token %d, column %d of %d \u00d7 %d" % want)
 
@@ -668,10 +668,10 @@ class Checker(LlamaViewChecks):
         if got != want:
             self.bad(t, "layer, head, step are %s" % want)
 
-    def k_kv_rows(self, t):
+    def _kv_rows_of(self, t, text):
         T, S = len(self.trace_of(t).tokens), int(t.scope["step"])
         rows = T + S + 1
-        got = [int(x) for x in re.findall(r"\d+", t.s)]
+        got = [int(x) for x in re.findall(r"\d+", text)]
         if got != ([rows, T, rows - T, rows - 1] if S >= 0 else [T]):
             self.bad(t, "the cache holds %d rows (%d from the prompt)" % (rows if S >= 0 else T, T))
 
@@ -1788,13 +1788,13 @@ class Checker(LlamaViewChecks):
     # are gathered as the figure is read and checked once, joined, by the method named here
     # (given the first line, for its note and scope, and the whole text).
     WRAPPING = {"collapse_max": "_collapse_max_of", "tl_title": "_tl_title_of", "tl_drawn": "_tl_drawn_of",
-                "token_count": "_token_count_of", "wte_shape": "_wte_shape_of"}
+                "token_count": "_token_count_of", "wte_shape": "_wte_shape_of", "kv_rows": "_kv_rows_of"}
 
     def _wrapped_line(self, t):
         self.wrapped_lines = getattr(self, "wrapped_lines", {})
         self.wrapped_lines.setdefault(t.kind, []).append(t)
 
-    k_collapse_max = k_tl_title = k_tl_drawn = k_token_count = k_wte_shape = _wrapped_line
+    k_collapse_max = k_tl_title = k_tl_drawn = k_token_count = k_wte_shape = k_kv_rows = _wrapped_line
 
     def _check_wrapped(self):
         for kind, lines in getattr(self, "wrapped_lines", {}).items():

@@ -85,8 +85,8 @@ static void matrix(tt_paint *p, const cache_view *c, int which, SDL_Rect dst) {
 }
 
 // Position j's label: "j token" (the prompt's tokens, then the generated ones).
-static void row_label(tt_paint *p, const cache_view *c, int j, int x, int y, int px) {
-  char text[200], tok[160], t[160];
+static void row_label(tt_paint *p, const cache_view *c, int j, int x, int y, int px, int w) {
+  char text[200], tok[160], t[160], fit[200];
   const char *s = NULL;
   if (j < c->T)
     s = tt_token_display(tt_trace_token(p->tr, j), tok, sizeof tok);
@@ -94,8 +94,9 @@ static void row_label(tt_paint *p, const cache_view *c, int j, int x, int y, int
            p->ex->token_text(p->ex->token_ctx, c->gen[j - c->T], t, sizeof t))
     s = tt_token_display(t, tok, sizeof tok);
   snprintf(text, sizeof text, "%d %s", j, s ? s : "?");
+  tt_text_fit(p->cv->fonts, text, px, TT_FONT_MONO, w, fit, sizeof fit);
   tt_note(p->cv, "kv_label j=%d", j);
-  tt_draw_text(p->cv, x, y, text, px, TT_FONT_MONO, j < c->T ? p->pal->dim : p->pal->fg, TT_ALIGN_RIGHT);
+  tt_draw_text(p->cv, x, y, fit, px, TT_FONT_MONO, j < c->T ? p->pal->dim : p->pal->fg, TT_ALIGN_RIGHT);
 }
 
 // The new query's weight on each cached key (decode step S's pattern row), as numbers; the
@@ -108,12 +109,13 @@ static void weights(tt_paint *p, const cache_view *c, SDL_Rect r, int head_w, fl
   char fit[160];
   tt_text_fit(p->cv->fonts, tt_str(p->st->lang, TT_S_KV_WEIGHTS), px, TT_FONT_SANS, head_w, fit, sizeof fit);
   tt_draw_text(p->cv, r.x, r.y - tt_type_for(p->unit).line, fit, px, TT_FONT_SANS, p->pal->dim, TT_ALIGN_LEFT);
+  int bar_w = r.w - tt_text_width(p->cv->fonts, "0.000", px, TT_FONT_SANS) - p->unit / 2;  // the number after
   for (int j = 0; j < c->rows; j++) {
     float w = tt_tensor_at(a, (int64_t)c->head * c->rows + j);
     int y = r.y + (int)((float)j * ch);
-    p->cv->fill(p->cv, r.x, y + (int)ch / 5, (int)(w * (float)r.w / 2) + 1, (int)ch * 3 / 5 + 1, p->pal->accent);
+    p->cv->fill(p->cv, r.x, y + (int)ch / 5, (int)(w * (float)bar_w) + 1, (int)ch * 3 / 5 + 1, p->pal->accent);
     tt_note(p->cv, "kv_w j=%d", j);
-    tt_draw_text(p->cv, r.x + r.w / 2 + p->unit / 2, y + (int)(ch - (float)px) / 2, tt_fmt_num(w, "%.3f", num, 32), px,
+    tt_draw_text(p->cv, r.x + bar_w + p->unit / 2, y + (int)(ch - (float)px) / 2, tt_fmt_num(w, "%.3f", num, 32), px,
                  TT_FONT_SANS, p->pal->fg, TT_ALIGN_LEFT);
   }
 }
@@ -147,16 +149,20 @@ static void draw(tt_paint *p, SDL_Rect r, const cache_view *c) {
     snprintf(line, sizeof line, tt_str(lang, TT_S_KV_PREFILL_FMT), c->layer, c->head);
   tt_note_scope(cv, "panel=kvcache layer=%d head=%d step=%d", c->layer, c->head, c->step);
   tt_note(cv, "kv_title");
-  tt_draw_text(cv, r.x, r.y, line, type.heading, TT_FONT_BOLD, p->pal->fg, TT_ALIGN_LEFT);
+  int title_px = tt_text_px_fit(cv->fonts, line, TT_FONT_BOLD, type.heading, type.body, r.w);
+  tt_draw_text(cv, r.x, r.y, line, title_px, TT_FONT_BOLD, p->pal->fg, TT_ALIGN_LEFT);
   if (c->step >= 0)
     snprintf(line, sizeof line, tt_str(lang, TT_S_KV_ROWS_FMT), c->rows, c->T, c->rows - c->T, c->rows - 1);
   else
     snprintf(line, sizeof line, tt_str(lang, TT_S_KV_PREFILL_ROWS_FMT), c->rows);
   tt_note(cv, "kv_rows");
-  tt_draw_text(cv, r.x, r.y + type.line, line, type.label, TT_FONT_SANS, p->pal->dim, TT_ALIGN_LEFT);
+  int y = r.y + type.line + tt_draw_para(cv, r.x, r.y + type.line, r.w, line, type.label, TT_FONT_SANS, p->pal->dim);
   bool gqa = c->G < c->H;
-  if (gqa) gqa_lines(p, c, r.x, r.y + type.line * 2, r.w);
-  int top = r.y + type.line * (gqa ? 6 : 4), lab_w = r.w / 6, wts_w = c->step >= 0 ? r.w / 6 : 0;
+  if (gqa) gqa_lines(p, c, r.x, y, r.w);
+  // The weights' column holds a short bar and its number ("0.656").
+  int num_w = tt_text_width(cv->fonts, "0.000", type.label, TT_FONT_SANS);
+  int top = y + type.line * (gqa ? 4 : 2), lab_w = r.w / 6;
+  int wts_w = c->step >= 0 ? tt_max_i(r.w / 6, num_w + p->unit * 3) : 0;
   int mw = (r.w - lab_w - wts_w - p->unit * 3) / 2, mh = r.y + r.h - top - p->unit;
   float ch = (float)mh / (float)c->rows;
   if (ch > (float)type.line) ch = (float)type.line, mh = (int)(ch * (float)c->rows);
@@ -169,8 +175,11 @@ static void draw(tt_paint *p, SDL_Rect r, const cache_view *c) {
                  p->pal->fg, TT_ALIGN_LEFT);
     matrix(p, c, which, dst);
   }
+  // The new row's label leaves room for the word that marks it.
+  int new_w = c->step >= 0 ? tt_text_width(cv->fonts, tt_str(lang, TT_S_KV_NEW), px, TT_FONT_BOLD) + p->unit / 2 : 0;
   if (px >= 8)
-    for (int j = 0; j < c->rows; j++) row_label(p, c, j, r.x + lab_w, top + (int)((float)j * ch), px);
+    for (int j = 0; j < c->rows; j++)
+      row_label(p, c, j, r.x + lab_w, top + (int)((float)j * ch), px, lab_w - (j == c->rows - 1 ? new_w : 0));
   if (c->step >= 0 && px >= 8) {
     tt_note(cv, "name");
     tt_draw_text(cv, r.x, top + (int)((float)(c->rows - 1) * ch), tt_str(lang, TT_S_KV_NEW), px, TT_FONT_BOLD,

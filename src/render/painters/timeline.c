@@ -57,12 +57,24 @@ static void percent(double prob, char *buf, size_t len) {
   tt_fmt_num(prob * 100, prob < 0.001 ? "%.3f%%" : "%.1f%%", buf, len);
 }
 
+// A chip's width: its text's or, wider, its probability's ("100.0%" under ".").
+static int chip_width(tt_paint *p, const char *text, bool generated, double prob) {
+  const tt_type type = tt_type_for(p->unit);
+  int w = tt_text_width(p->cv->fonts, text, type.body, TT_FONT_MONO);
+  if (generated) {
+    char num[32];
+    percent(prob, num, sizeof num);
+    w = tt_max_i(w, tt_text_width(p->cv->fonts, num, type.small, TT_FONT_SANS));
+  }
+  return w + 2 * (p->unit / 3);
+}
+
 // One chip: the token's text in a box, its probability under it (generated tokens only).
 static int chip(tt_paint *p, int x, int y, const char *text, bool generated, bool chosen, int i, double prob) {
   tt_canvas *cv = p->cv;
   const tt_palette *pal = p->pal;
   const tt_type type = tt_type_for(p->unit);
-  int pad = p->unit / 3, w = tt_text_width(cv->fonts, text, type.body, TT_FONT_MONO) + 2 * pad;
+  int pad = p->unit / 3, w = chip_width(p, text, generated, prob);
   cv->fill(cv, x, y, w, type.line, generated ? pal->accent_bg : pal->panel);
   if (chosen) tt_draw_frame(cv, x - 2, y - 2, w + 4, type.line + 4, pal->accent, 2);
   tt_note(cv, generated ? "tl_token i=%d" : "tl_prompt i=%d", i);
@@ -88,21 +100,34 @@ static int chips_more(tt_paint *p, int x, int y, int shown, int total) {
   return y + type.line;
 }
 
-// The prompt's tokens, then the generated ones, wrapped in lines; returns the bottom.
-static int chips(tt_paint *p, SDL_Rect r, int y, const generation *g) {
+// A chip's text: the prompt's token i, or generated token i − T.
+static const char *chip_text(const tt_paint *p, const generation *g, int i, char *buf, size_t len) {
+  int T = tt_trace_n_tokens(p->tr);
+  return i >= T ? token_text(p, g->ids[i - T], buf, len) : tt_token_label(p->tr, i, buf, len);
+}
+
+// The rows the chips of every token take in width w.
+static int chip_rows(tt_paint *p, int w, const generation *g) {
+  int T = tt_trace_n_tokens(p->tr), x = 0, rows = 1, gap = p->unit / 2;
+  for (int i = 0; i < T + g->n; i++) {
+    char text[160];
+    int cw = chip_width(p, chip_text(p, g, i, text, sizeof text), i >= T, i >= T ? g->probs[i - T] : 0);
+    if (x > 0 && x + cw > w) x = 0, rows++;
+    x += cw + gap;
+  }
+  return rows;
+}
+
+// The prompt's tokens, then the generated ones, wrapped in lines down to bottom (what does
+// not fit is counted on the line after); returns the y under them.
+static int chips(tt_paint *p, SDL_Rect r, int y, int bottom, const generation *g) {
   const tt_type type = tt_type_for(p->unit);
   int T = tt_trace_n_tokens(p->tr), x = r.x, gap = p->unit / 2, row_h = type.line * 2;
-  // The bars keep the lower half, and at least the room for their heading, one bar and
-  // the lines under them.
-  int bottom = r.y + r.h - (r.h / 2 > type.line * 7 ? r.h / 2 : type.line * 7);
   for (int i = 0; i < T + g->n; i++) {
     char text[160];
     bool gen = i >= T;
-    if (gen)
-      token_text(p, g->ids[i - T], text, sizeof text);
-    else
-      tt_token_label(p->tr, i, text, sizeof text);
-    int w = tt_text_width(p->cv->fonts, text, type.body, TT_FONT_MONO) + 2 * (p->unit / 3);
+    chip_text(p, g, i, text, sizeof text);
+    int w = chip_width(p, text, gen, gen ? g->probs[i - T] : 0);
     if (x > r.x && x + w > r.x + r.w) x = r.x, y += row_h;
     if (y + row_h > bottom) return chips_more(p, r.x, y, i, T + g->n);
     x += chip(p, x, y, text, gen, gen && i - T == g->pick, gen ? i - T : i, gen ? g->probs[i - T] : 0) + gap;
@@ -141,6 +166,18 @@ static int heading(tt_paint *p, int x, int y, int w, const char *s) {
   const tt_type type = tt_type_for(p->unit);
   int px = tt_text_px_fit(p->cv->fonts, s, TT_FONT_BOLD, type.heading, type.body, w);
   return tt_draw_para(p->cv, x, y, w, s, px, TT_FONT_BOLD, p->pal->fg) - tt_para_line(px);
+}
+
+// The height the candidates need at least: their heading, three bars and the lines under
+// them ("… N more", the cut; the source line is left out first).
+static int candidates_min_h(tt_paint *p, int w, const generation *g) {
+  const tt_type type = tt_type_for(p->unit);
+  char line[400], text[160];
+  token_text(p, g->ids[g->pick], text, sizeof text);
+  snprintf(line, sizeof line, tt_str(p->st->lang, TT_S_TL_DRAWN_FMT), g->pick, text);
+  int px = tt_text_px_fit(p->cv->fonts, line, TT_FONT_BOLD, type.heading, type.body, w);
+  return tt_para_height(p->cv, w, line, px, TT_FONT_BOLD) + type.line / 2 + 3 * (type.small * 10 / 6 + 1) +
+         type.line * 2;  // "… N more" and the cut; the source line goes first
 }
 
 // One candidate bar at y; those past the cut are drawn pale.
@@ -183,8 +220,10 @@ static void candidates(tt_paint *p, SDL_Rect r, int y, const generation *g) {
   int found = likeliest(t, asked > MAX_BARS ? MAX_BARS : asked, top, val), n = found;
   if (asked > found && found == MAX_BARS) found = asked < V ? asked : V;  // more asked than drawn
   // As many bars as have room for labels of type.small; the line under them says how many
-  // were left out.
+  // were left out. The source line goes where it would leave fewer than three bars.
   int foot = type.line * 2, min_h = type.small * 10 / 6 + 1, room = r.y + r.h - y - foot;
+  bool source_line = (room - type.line) / min_h >= 3 || n <= room / min_h;
+  if (!source_line) foot -= type.line, room += type.line;
   if (room / min_h < n) {
     room -= type.line;
     n = room > 0 ? room / min_h : 0;  // none where not even one has room
@@ -204,7 +243,7 @@ static void candidates(tt_paint *p, SDL_Rect r, int y, const generation *g) {
     snprintf(line, sizeof line, tt_str(p->st->lang, TT_S_BARS_MORE_FMT), found - n);
     tt_note(cv, "bars_more k=%d asked=%d", n, found);
     int more_y = y + n * h + type.line / 3;
-    if (more_y > r.y + r.h - type.line * 3) more_y = r.y + r.h - type.line * 3;  // above the cut and foot lines
+    if (more_y > r.y + r.h - foot - type.line) more_y = r.y + r.h - foot - type.line;  // above the cut and source
     if (more_y < y) more_y = y;
     tt_draw_text(cv, r.x, more_y, line, type.label, TT_FONT_SANS, pal->fg, TT_ALIGN_LEFT);
     y = more_y + type.line - n * h - type.line / 3;
@@ -215,16 +254,37 @@ static void candidates(tt_paint *p, SDL_Rect r, int y, const generation *g) {
     snprintf(line, sizeof line, "%s", tt_str(p->st->lang, TT_S_TL_NO_CUT));
   tt_note(cv, "tl_cut i=%d", g->pick);
   int cut_y = y + n * h + type.line / 3;
-  if (cut_y > r.y + r.h - type.line * 2) cut_y = r.y + r.h - type.line * 2;  // above the foot line
+  if (cut_y > r.y + r.h - foot) cut_y = r.y + r.h - foot;  // above the source line
   tt_draw_text(cv, r.x, cut_y, line, type.label, TT_FONT_SANS, pal->accent, TT_ALIGN_LEFT);
+  if (!source_line) return;
   snprintf(line, sizeof line, tt_str(p->st->lang, TT_S_TL_FOOT_FMT), name);
   tt_note(cv, "tl_foot i=%d", g->pick);
   tt_draw_text(cv, r.x, r.y + r.h - type.line, line, type.label, TT_FONT_SANS, pal->dim, TT_ALIGN_LEFT);
 }
 
+// The height the title, one row of chips and the candidates' least take in unit p->unit.
+static int least_height(tt_paint *p, SDL_Rect r, const generation *g, const char *title) {
+  const tt_type type = tt_type_for(p->unit);
+  int px = tt_text_px_fit(p->cv->fonts, title, TT_FONT_BOLD, type.heading, type.body, r.w);
+  return tt_para_height(p->cv, r.w, title, px, TT_FONT_BOLD) + type.line / 2 + type.line * 3 +
+         candidates_min_h(p, r.w, g) + type.line / 2;
+}
+
+// The title, the chips and the candidates in r. The chips take the rows they need while
+// the bars keep half the height, and while the bars keep their least (heading, three
+// bars, their lines) where the height is short.
+static void paint_parts(tt_paint *p, SDL_Rect r, const generation *g, const char *title) {
+  const tt_type type = tt_type_for(p->unit);
+  int y = r.y + heading(p, r.x, r.y, r.w, title) + type.line * 3 / 2;
+  int bars_h = tt_max_i(r.h / 2, candidates_min_h(p, r.w, g) + type.line);
+  int bottom = tt_min_i(y + chip_rows(p, r.w, g) * type.line * 2, r.y + r.h - bars_h);
+  bottom = tt_max_i(bottom, y + type.line * 2);  // one row of chips at least
+  y = chips(p, r, y, bottom, g);
+  candidates(p, (SDL_Rect){r.x, y + type.line / 2, r.w, r.y + r.h - y - type.line / 2}, y + type.line / 2, g);
+}
+
 void tt_paint_timeline(tt_paint *p, SDL_Rect r) {
   tt_canvas *cv = p->cv;
-  const tt_type type = tt_type_for(p->unit);
   generation *g = calloc(1, sizeof *g);
   if (g) g->n = tt_generated_ints(p->tr, "generated_ids", g->ids, MAX_GEN);
   if (!g || g->n == 0 || tt_generated_ints(p->tr, "generated_kept", g->kept, MAX_GEN) != g->n ||
@@ -237,10 +297,13 @@ void tt_paint_timeline(tt_paint *p, SDL_Rect r) {
   char line[400], tmp[32], k[32], pp[32], seed[32];
   snprintf(line, sizeof line, tt_str(p->st->lang, TT_S_TL_TITLE_FMT), g->n, setting(p->tr, "temperature", tmp, 32),
            setting(p->tr, "top_k", k, 32), setting(p->tr, "top_p", pp, 32), setting(p->tr, "seed", seed, 32));
+  // In the type of the unit where the title, the chips of one row and the candidates' least
+  // fit the height, else a size smaller (a zoomed interface in a small window).
+  tt_paint q = *p;
+  if (least_height(p, r, g, line) > r.h) q.unit = tt_unit_smaller(p->unit);
   tt_note_scope(cv, "panel=timeline pick=%d", g->pick);
   tt_note(cv, "tl_title");
-  int y = chips(p, r, r.y + heading(p, r.x, r.y, r.w, line) + type.line * 2, g);
-  candidates(p, (SDL_Rect){r.x, y + type.line, r.w, r.y + r.h - y - type.line}, y + type.line, g);
+  paint_parts(&q, r, g, line);
   tt_note_scope(cv, NULL);
   free(g);
 }
