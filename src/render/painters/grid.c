@@ -114,13 +114,17 @@ void tt_paint_overview(tt_paint *p, SDL_Rect r, const char *suffix) {
     tt_draw_para(cv, r.x, r.y, r.w, tt_str(p->st->lang, TT_S_OVERVIEW_NONE), u, TT_FONT_SANS, p->pal->warn);
     return;
   }
-  int lab_w = tt_text_width(cv->fonts, "layer 00", u, TT_FONT_SANS) + u;
+  // The labels are drawn in label type at most: their column and the head numbers' line
+  // take no more than that type needs.
+  char word[48];
+  snprintf(word, sizeof word, "%s %d", tt_str(p->st->lang, TT_S_LAYER), L - 1);
+  int lab_w = tt_text_width(cv->fonts, word, type.label, TT_FONT_SANS) + u / 2;
   tt_scale sc;
   const tt_tensor *t0 = tt_find_hook(p->tr, 0, suffix);
   tt_scale_get(p, t0, t0->name, &sc);
   int legend_w = tt_legend_width(p, &sc) + u;
-  int top = u * 2;
-  int cw = (r.w - lab_w - legend_w) / H, ch = (r.h - top - u) / L;
+  int top = type.label * 3 / 2;
+  int cw = (r.w - lab_w - legend_w) / H, ch = (r.h - top - u / 4) / L;
   int side = (cw < ch ? cw : ch) - (u / 4 > 2 ? u / 4 : 2);
   if (side < 4) side = 4;
   // Labels no larger than their pitch; where even 10 px is larger, every k-th one.
