@@ -141,17 +141,18 @@ typedef struct {
   char title[256], sub[512], shape[96];
 } view_heading;
 
-static void heading_of(const tt_paint *p, tt_view_kind kind, const tt_tensor *t, int layer, view_heading *h) {
+static void heading_of(const tt_paint *p, tt_view_kind kind, const char *hook, const tt_tensor *t, int layer,
+                       view_heading *h) {
   const tt_view_state *st = p->st;
   const tt_trace *tr = p->tr;
   h->shape[0] = 0;
   // The overview shows the hook of every block: its layer-free name, every layer × head.
-  bool overview = kind == TT_VIEW_OVERVIEW && tt_hook_block(st->hook) >= 0;
-  int n = snprintf(h->title, sizeof h->title, "%s", overview ? tt_hook_suffix(st->hook) : st->hook);
+  bool overview = kind == TT_VIEW_OVERVIEW && tt_hook_block(hook) >= 0;
+  int n = snprintf(h->title, sizeof h->title, "%s", overview ? tt_hook_suffix(hook) : hook);
   bool headed = t && t->ndim == 3 && (kind == TT_VIEW_HEATMAP || kind == TT_VIEW_TABLE);
   if (overview)
     n += snprintf(h->title + n, sizeof h->title - (size_t)n, "  \xC2\xB7  %s", tt_str(st->lang, TT_S_ALL_LAYERS_HEADS));
-  else if (tt_hook_block(st->hook) >= 0 && n < (int)sizeof h->title)
+  else if (tt_hook_block(hook) >= 0 && n < (int)sizeof h->title)
     n += snprintf(h->title + n, sizeof h->title - (size_t)n, "  \xC2\xB7  %s %d", tt_str(st->lang, TT_S_LAYER), layer);
   if (kind == TT_VIEW_GRID && t && t->ndim == 3 && n < (int)sizeof h->title)
     n += snprintf(h->title + n, sizeof h->title - (size_t)n, "  \xC2\xB7  %s", tt_str(st->lang, TT_S_ALL_HEADS));
@@ -161,7 +162,7 @@ static void heading_of(const tt_paint *p, tt_view_kind kind, const tt_tensor *t,
              : st->head >= t->shape[0] ? (int)t->shape[0] - 1
                                        : st->head);
   if (t) tt_shape_str(t->shape, t->ndim, h->shape, sizeof h->shape);
-  int step = tt_step_find(tr, st->hook, NULL);
+  int step = tt_step_find(tr, hook, NULL);
   const char *prompt = tt_trace_meta(tr, "prompt");
   snprintf(h->sub, sizeof h->sub, "%s%s\xE2\x80\x9C%s\xE2\x80\x9D   %s",
            step >= 0 ? tt_step_title(tr, step, st->lang) : "", step >= 0 ? "   " : "", prompt ? prompt : "", h->shape);
@@ -299,8 +300,13 @@ void tt_paint_view(tt_paint *p, SDL_Rect r) {
   int layer = tt_hook_block(st->hook);
   if (layer < 0) layer = st->layer;
 
+  // The FFN drawn without its activation is the layer's FFN, whatever step was asked for:
+  // the heading names its output.
+  char ffn_out[64];
+  snprintf(ffn_out, sizeof ffn_out, "blocks.%d.hook_mlp_out", layer);
+  const char *named = kind == TT_VIEW_COLLAPSE ? ffn_out : st->hook;
   view_heading h;
-  heading_of(p, kind, t, layer, &h);
+  heading_of(p, kind, named, named == st->hook ? t : tt_trace_find(p->tr, named), layer, &h);
   if (kind == TT_VIEW_LENS || kind == TT_VIEW_COST) {  // views of the whole pass, not of the step's hook
     const char *prompt = tt_trace_meta(p->tr, "prompt");
     snprintf(h.title, sizeof h.title, "%s", tt_str(st->lang, kind == TT_VIEW_LENS ? TT_S_LENS_TITLE : TT_S_COST_TITLE));

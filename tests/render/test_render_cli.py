@@ -70,6 +70,21 @@ with tempfile.TemporaryDirectory() as tmp:
         check(any("weather" in t for t in texts), "svg has token labels")
         check(len(list(root.iter(ns + "rect"))) >= 16, "svg has a rect per cell")
 
+    # The FFN drawn without its activation is titled with the FFN's output of the layer, whatever
+    # step was asked for (it once took the step's name: "blocks.0.attn.hook_pattern").
+    out = os.path.join(tmp, "collapse.svg")
+    r = run(fixture, "--step", "blocks.0.attn.hook_pattern", "--layer", "1", "--view", "collapse", "-o", out)
+    check(r.returncode == 0, f"collapse: exit {r.returncode} {r.stderr.strip()}")
+    if r.returncode == 0:
+        titles = [t.text for t in ET.parse(out).getroot().iter("{http://www.w3.org/2000/svg}text")
+                  if t.get("data-tt") == "title"]
+        check(titles[:1] == ["blocks.0.hook_mlp_out  \u00b7  layer 0"], f"collapse titled {titles[:1]}")
+    r = run(fixture, "--step", "tokens", "--layer", "1", "--view", "collapse", "-o", out)
+    if r.returncode == 0:
+        titles = [t.text for t in ET.parse(out).getroot().iter("{http://www.w3.org/2000/svg}text")
+                  if t.get("data-tt") == "title"]
+        check(titles[:1] == ["blocks.1.hook_mlp_out  \u00b7  layer 1"], f"collapse at --layer 1 titled {titles[:1]}")
+
     # Errors: exit codes 2 (usage) and 3 (bad input) with one clear line.
     bad = [
         ([fixture, "--step", "attn.hook_nothing", "-o", os.path.join(tmp, "x.png")], 3, "attn.hook_nothing"),
