@@ -59,6 +59,7 @@ void tt_render_forget(tt_render *rc) {
   tt_sdl_cache_forget(rc->cache);
   memset(rc->scales, 0, sizeof rc->scales);
   rc->next_scale = 0;
+  rc->n_norms = 0;
 }
 
 // Type size for an area: large enough for a projector, scaled with the area.

@@ -33,6 +33,7 @@ typedef struct {
   size_t widest;      // index of the longest label (labels are ASCII, drawn monospaced)
   size_t widest_num;  // index of the longest number
   bool open;          // the current group has no row yet
+  tt_render *rc;      // where the norms are kept
 } gn_list;
 
 // How a side's rows are laid out: px type on lines of line pixels, gap pixels between
@@ -44,11 +45,25 @@ typedef struct {
 static double norm_of(const tt_tensor *t) {
   double s = 0;
   int64_t n = t ? tt_tensor_numel(t) : 0;
+  if (t && t->dtype == TT_F32) {  // read in place: most gradients are float32
+    const float *f = t->data;
+    for (int64_t i = 0; i < n; i++) s += (double)f[i] * f[i];
+    return sqrt(s);
+  }
   for (int64_t i = 0; i < n; i++) {
     double v = tt_tensor_at(t, i);
     s += v * v;
   }
   return sqrt(s);
+}
+
+double tt_norm_cached(tt_render *rc, const tt_tensor *t) {
+  int64_t n = tt_tensor_numel(t);
+  for (int i = 0; i < rc->n_norms; i++)
+    if (rc->norms[i].data == t->data && rc->norms[i].numel == n && t->data) return rc->norms[i].norm;
+  double v = norm_of(t);
+  if (rc->n_norms < TT_NORM_CACHE && t->data) rc->norms[rc->n_norms++] = (tt_norm_entry){t->data, n, v};
+  return v;
 }
 
 static void begin_group(gn_list *l) {
@@ -63,7 +78,7 @@ static void add_row(gn_list *l, const tt_trace *tr, const char *hook, const char
   gn_row *r = &l->rows[l->n];
   snprintf(r->label, sizeof r->label, "%s", label);
   snprintf(r->hook, sizeof r->hook, "%s", hook);
-  r->v = norm_of(t);
+  r->v = tt_norm_cached(l->rc, t);
   tt_fmt_num(r->v, "%.4g", r->num, sizeof r->num);
   r->group = l->groups - 1;
   l->vmax = fmax(l->vmax, r->v);
@@ -242,7 +257,7 @@ void tt_paint_gradnorm(tt_paint *p, SDL_Rect r) {
                       p->pal->dim) +
          type.line / 2;
   int n_sides = has_weight_grads(p->tr) ? 2 : 1;
-  gn_list sides[2] = {{0}, {0}};
+  gn_list sides[2] = {{.rc = p->rc}, {.rc = p->rc}};
   sides[0].rows = calloc((size_t)L * 3, sizeof(gn_row));
   sides[1].rows = calloc((size_t)L * 4 + 3, sizeof(gn_row));
   if (sides[0].rows && sides[1].rows) {
