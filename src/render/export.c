@@ -65,7 +65,7 @@ void tt_render_forget(tt_render *rc) {
 // Type size for an area: large enough for a projector, scaled with the area.
 int tt_unit_for(const tt_view_state *st, int w, int h) {
   float u = fminf((float)w / 64.0f, (float)h / 40.0f);
-  if (u < 12) u = 12;
+  if (u < 13) u = 13;  // small type (8/10 of it) at 10 px at least
   if (u > 64) u = 64;
   u *= st->font_scale > 0 ? st->font_scale : 1;
   return (int)lrintf(u);

@@ -355,7 +355,8 @@ def check_collapse():
         n = re.search(r"largest difference \|A − B\| = (\S+) \(token (\d+), column (\d+)\) over all (\d+) × (\d+) numbers",
                       text)
         got = n and f"{n.group(1)} (token {n.group(2)}, column {n.group(3)})"
-        ok = m is not None and n is not None and (int(n.group(4)), int(n.group(5))) == out.shape and got == want_max
+        want_drawn = want_max.replace("-", "\u2212")  # views print a real minus sign ("7.07e−06")
+        ok = m is not None and n is not None and (int(n.group(4)), int(n.group(5))) == out.shape and got == want_drawn
         print(("ok    " if ok else "FAIL  ") + f"collapse view (SVG): W_fc·W_proj shapes, max |A − B| = {want_max}"
               + ("" if ok else f"; drawn: {got}"))
         failed += not ok

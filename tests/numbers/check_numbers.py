@@ -6,8 +6,9 @@ trace (checks.py computes them with numpy).
     check_numbers.py TTRACE REPO_ROOT [--only golden|views|pins|demo|lessons|grad|zoomed]... [--unmarked-ok]
 
 zoomed: every lesson step and every demo step as a projector shows them (1920x1080 with the
-type 1.5 times as large, 1280x800 x1.6, 1024x768 x1.5): every text inside the figure, none
-over another, none under 10 px.
+type 1.5 times as large, 1280x800 x1.6, 1024x768 x1.5) and in small windows (800x600, and
+640x400, the smallest the window allows): every text inside the figure, none over another,
+none under 10 px.
 
 --unmarked-ok counts texts with numbers that do not say what they are instead of failing.
 
@@ -425,11 +426,14 @@ def add_grad(run, out):
                compare=twelve)
 
 
-# Projectors, the type zoomed for the room: every lesson page and demo step at each. TT_ZOOMED
-# ("--size WxH --font-scale S") checks one other instead.
+# Projectors, the type zoomed for the room, then a small laptop window and the smallest window
+# (SDL_SetWindowMinimumSize): every lesson page and demo step at each. TT_ZOOMED ("--size WxH
+# --font-scale S") checks one other instead.
 ZOOMED = [["--size", "1920x1080", "--font-scale", "1.5"],
           ["--size", "1280x800", "--font-scale", "1.6"],
-          ["--size", "1024x768", "--font-scale", "1.5"]]
+          ["--size", "1024x768", "--font-scale", "1.5"],
+          ["--size", "800x600", "--font-scale", "1"],
+          ["--size", "640x400", "--font-scale", "1"]]
 
 
 def add_zoomed(run):

@@ -1881,8 +1881,8 @@ class Checker(LlamaViewChecks):
                     cut = False
                 if at >= len(want):
                     return False
-                if pc.endswith("\u2026") and j == len(pieces) - 1:  # "‹80:가› …" when cut after a whole piece
-                    if not want[at].startswith(pc[:-1].rstrip()):
+                if pc.endswith("\u2026") and j == len(pieces) - 1:  # "‹80:가› …", "‹EA:가› ·…": cut after a piece
+                    if not want[at].startswith(pc[:-1].rstrip(" \u00b7")):
                         return False
                     cut = True
                 elif pc != want[at]:

@@ -13,56 +13,77 @@ static int nav_line_height(const tt_paint *p, int h) {
   return lh > u * 19 / 10 ? u * 19 / 10 : lh;
 }
 
-static void navigator(tt_paint *p, SDL_Rect r) {
+// The navigator's lines: a step (its index), the block's heading (-1) or the rule after
+// the block (-2); returns how many, *cur_line the current step's.
+static int nav_lines(const tt_paint *p, int *lines, int max, int *cur_line) {
+  int n = tt_step_count_for(p->tr), k = 0;
+  bool in_block = false;
+  *cur_line = 0;
+  for (int i = 0; i < n && k + 2 <= max; i++) {
+    const tt_step *s = tt_step_get(p->tr, i);
+    if (s->in_block != in_block) lines[k++] = s->in_block ? -1 : -2, in_block = s->in_block;
+    if (i == p->st->step) *cur_line = k;
+    lines[k++] = i;
+  }
+  return k;
+}
+
+// One line of the navigator at y: a step, the block's heading or the rule.
+static void nav_line(tt_paint *p, SDL_Rect r, int line, int y, int lh, int px, int L) {
   tt_canvas *cv = p->cv;
   const tt_palette *pal = p->pal;
   const tt_view_state *st = p->st;
   int u = p->unit;
-  const tt_type type = tt_type_for(u);
-  cv->fill(cv, r.x, r.y, r.w, r.h, pal->panel);
-  int n = tt_step_count_for(p->tr);
+  char buf[160], fit[160];
+  if (line == -1) {
+    snprintf(buf, sizeof buf, "%s %d   (\xE2\x86\x91\xE2\x86\x93 0\xE2\x80\x93%d)", tt_str(st->lang, TT_S_BLOCK),
+             st->layer, L - 1);
+    tt_note(cv, "nav_block");
+    tt_draw_text(cv, r.x + u / 2, y + (lh - px) / 2, buf, px, TT_FONT_BOLD, pal->dim, TT_ALIGN_LEFT);
+    return;
+  }
+  if (line == -2) {
+    cv->fill(cv, r.x + u / 2, y + lh / 2, r.w - u, 1, pal->dim);
+    return;
+  }
+  const tt_step *s = tt_step_get(p->tr, line);
+  bool cur = line == st->step;
+  int indent = s->in_block ? tt_type_for(u).line : u / 2;
+  if (cur) {
+    cv->fill(cv, r.x, y, r.w, lh, pal->accent_bg);
+    cv->fill(cv, r.x, y, u / 4 > 3 ? u / 4 : 3, lh, pal->accent);
+  }
+  snprintf(buf, sizeof buf, "%d  %s", line + 1, tt_step_title(p->tr, line, st->lang));
+  tt_text_fit(cv->fonts, buf, px, cur ? TT_FONT_BOLD : TT_FONT_SANS, r.w - indent - u / 2, fit, sizeof fit);
+  tt_note(cv, "nav_step i=%d", line);
+  tt_draw_text(cv, r.x + indent, y + (lh - px * 5 / 4) / 2, fit, px, cur ? TT_FONT_BOLD : TT_FONT_SANS,
+               cur ? pal->fg : pal->dim, TT_ALIGN_LEFT);
+  if (p->lay->n_nav < TT_MAX_NAV) {
+    p->lay->nav_rects[p->lay->n_nav] = (SDL_Rect){r.x, y, r.w, lh};
+    p->lay->nav_steps[p->lay->n_nav++] = line;
+  }
+}
+
+// Every step in a type small enough for all to fit; where that would be under 10 px (a
+// small window), the steps around the current one in 10 px type.
+static void navigator(tt_paint *p, SDL_Rect r) {
+  tt_canvas *cv = p->cv;
+  const tt_view_state *st = p->st;
+  int u = p->unit;
+  cv->fill(cv, r.x, r.y, r.w, r.h, p->pal->panel);
   tt_config cfg;
   int L = tt_trace_config(p->tr, &cfg) ? cfg.n_layer : 0;
   int lh = nav_line_height(p, r.h);
-  int px = lh * 62 / 100;
-  if (px > u) px = u;
+  int px = tt_min_i(lh * 62 / 100, u);
+  if (px < 10) px = 10, lh = px * 100 / 62 + 1;
   int y = r.y + u / 2;
   tt_note_scope(cv, "panel=navigator layer=%d", st->layer);
-  tt_draw_text(cv, r.x + u / 2, y, tt_str(st->lang, TT_S_STEPS), px * 12 / 10, TT_FONT_BOLD, pal->fg, TT_ALIGN_LEFT);
+  tt_draw_text(cv, r.x + u / 2, y, tt_str(st->lang, TT_S_STEPS), px * 12 / 10, TT_FONT_BOLD, p->pal->fg, TT_ALIGN_LEFT);
   y += lh * 13 / 10;
-  bool in_block = false;
-  char buf[160], fit[160];
-  for (int i = 0; i < n; i++) {
-    const tt_step *s = tt_step_get(p->tr, i);
-    if (s->in_block != in_block) {
-      if (s->in_block) {
-        snprintf(buf, sizeof buf, "%s %d   (\xE2\x86\x91\xE2\x86\x93 0\xE2\x80\x93%d)", tt_str(st->lang, TT_S_BLOCK),
-                 st->layer, L - 1);
-        tt_note(cv, "nav_block");
-        tt_draw_text(cv, r.x + u / 2, y + (lh - px) / 2, buf, px, TT_FONT_BOLD, pal->dim, TT_ALIGN_LEFT);
-      } else {
-        cv->fill(cv, r.x + u / 2, y + lh / 2, r.w - u, 1, pal->dim);
-      }
-      y += lh;
-      in_block = s->in_block;
-    }
-    bool cur = i == st->step;
-    int indent = s->in_block ? type.line : u / 2;
-    if (cur) {
-      cv->fill(cv, r.x, y, r.w, lh, pal->accent_bg);
-      cv->fill(cv, r.x, y, u / 4 > 3 ? u / 4 : 3, lh, pal->accent);
-    }
-    snprintf(buf, sizeof buf, "%d  %s", i + 1, tt_step_title(p->tr, i, st->lang));
-    tt_text_fit(cv->fonts, buf, px, cur ? TT_FONT_BOLD : TT_FONT_SANS, r.w - indent - u / 2, fit, sizeof fit);
-    tt_note(cv, "nav_step i=%d", i);
-    tt_draw_text(cv, r.x + indent, y + (lh - px * 5 / 4) / 2, fit, px, cur ? TT_FONT_BOLD : TT_FONT_SANS,
-                 cur ? pal->fg : pal->dim, TT_ALIGN_LEFT);
-    if (p->lay->n_nav < TT_MAX_NAV) {
-      p->lay->nav_rects[p->lay->n_nav] = (SDL_Rect){r.x, y, r.w, lh};
-      p->lay->nav_steps[p->lay->n_nav++] = i;
-    }
-    y += lh;
-  }
+  int lines[256], cur = 0, m = nav_lines(p, lines, 256, &cur);
+  int fits = tt_max_i(1, (r.y + r.h - y) / lh), first = 0;
+  if (m > fits) first = tt_max_i(0, tt_min_i(cur - fits / 2, m - fits));  // the current step in view
+  for (int k = first; k < m && k < first + fits; k++, y += lh) nav_line(p, r, lines[k], y, lh, px, L);
 }
 
 // The step's counter and title, formula, shapes and explanation, in at most max_h pixels
