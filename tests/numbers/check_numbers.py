@@ -247,14 +247,14 @@ def add_korean(run):
     for name, args in (("tokens", ["--step", "tokens"]), ("logits", ["--step", "hook_logits", "--size", "1200x700"]),
                        ("bars", ["--step", "hook_logits", "--view", "bars", "--top", "35"])):
         run.render("long-" + name, long_, args)
-    # The demo's prompt at 900x500: its merges fill a column and go on in a second, whose
+    # The demo's prompt at 900x480: its merges fill a column and go on in a second, whose
     # top repeats the last pre-token's heading marked as continued (checked in Run.run).
     weather = os.path.join(run.out, "weather.safetensors")
     p = subprocess.run([run.ttrace, "trace", "--record", "tokens", "-o", weather, "The weather is nice"],
                        capture_output=True, text=True)
     if p.returncode != 0:
         raise SystemExit("check_numbers: ttrace trace of the demo's prompt failed: " + p.stderr)
-    run.render("merges-continued", weather, ["--step", "tokens", "--size", "900x500"])
+    run.render("merges-continued", weather, ["--step", "tokens", "--size", "900x480"])
 
 
 def add_compare(run):
