@@ -1821,6 +1821,10 @@ class Checker(LlamaViewChecks):
             self.fail.append("%s: the tokens view shows tokens %s of %d and does not say which are left out" %
                              (self.name, ids, len(tr.tokens)))
         self._gradnorm_complete(texts)
+        # The LayerNorm view draws its rows going in and coming out as heatmaps above the table
+        # (their colour bars' numbers show they were drawn; a squeezed view once left them out).
+        if any(t.scope.get("panel") == "layernorm" for t in texts) and not any(t.kind == "tick" for t in texts):
+            self.fail.append("%s: the LayerNorm view has its table but not its heatmaps" % self.name)
         self._check_wrapped()
         self._swiglu_complete(texts)
         self._pin_labels()

@@ -211,10 +211,14 @@ void tt_paint_layernorm(tt_paint *p, SDL_Rect r, const char *prefix) {
   }
   if (!n.out) n.out = n.norm;
   // The heatmaps get half the height, less (down to 38%) where the table needs it for
-  // every token's row.
-  const tt_type type = tt_type_for(p->unit);
+  // every token's row, but never less than they need to be drawn at all (their title, the
+  // column labels, axis title and note under a plot of two units): in a short view the
+  // table shows fewer rows and says how many it leaves out.
+  const tt_type type = tt_type_for(p->unit), small = tt_type_for(tt_unit_smaller(p->unit));
   int table_h = type.line + p->unit / 3 + (int)n.out->shape[0] * type.line + p->unit / 2;
+  int heat_min = type.line + small.line * 4 + tt_unit_smaller(p->unit) * 2;
   int top_h = tt_max_i(r.h * 38 / 100, tt_min_i(r.h * 52 / 100, r.h - table_h));
+  top_h = tt_min_i(tt_max_i(top_h, heat_min), r.h - type.line * 3);  // the table's heading and a row at least
   rows_on_top(p, r, top_h, &n);
   table(p, r, r.y + top_h + p->unit / 2, &n, prefix);
 }
