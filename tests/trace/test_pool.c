@@ -48,10 +48,19 @@ static void test_second_trace_reuses_pages(void **state) {
   assert_true(fresh >= FRESH_FAULTS);
   tt_trace_destroy(a);
   assert_true(tt_trace_pool_bytes(pool) >= (size_t)N * sizeof(float));
-  tt_trace *b = tt_trace_create_pooled(pool);
-  long reused = record_and_touch(b, &pb);
-  assert_ptr_equal(pa, pb);
-  assert_int_equal(reused, 0);                     // every page already there
+  // Every page already there: no fault. The kernel may still fault a resident page now and
+  // then (a page migrated or a huge page split under another process's load: CI saw 4
+  // once in many runs), so a second and third pooled trace get their chance; fresh memory
+  // never takes fewer than FRESH_FAULTS.
+  tt_trace *b = NULL;
+  long reused = -1;
+  for (int attempt = 0; attempt < 3 && reused != 0; attempt++) {
+    if (b) tt_trace_destroy(b);
+    b = tt_trace_create_pooled(pool);
+    reused = record_and_touch(b, &pb);
+    assert_ptr_equal(pa, pb);
+  }
+  assert_int_equal(reused, 0);
   assert_int_equal(tt_trace_pool_bytes(pool), 0);  // b holds the block now
   tt_trace *c = tt_trace_create();                 // without a pool, the same tensor takes new pages
   assert_true(record_and_touch(c, &pc) >= FRESH_FAULTS);
