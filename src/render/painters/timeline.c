@@ -162,10 +162,19 @@ static int likeliest(const tt_tensor *t, int n, int *top, float *val) {
 
 // A heading in width w: in smaller type down to the body's where it is too wide, then
 // wrapped; returns the height it takes beyond one line.
-static int heading(tt_paint *p, int x, int y, int w, const char *s) {
+static int heading_px(tt_paint *p, int w, const char *s) {
   const tt_type type = tt_type_for(p->unit);
-  int px = tt_text_px_fit(p->cv->fonts, s, TT_FONT_BOLD, type.heading, type.body, w);
+  return tt_text_px_fit(p->cv->fonts, s, TT_FONT_BOLD, type.heading, type.body, w);
+}
+
+static int heading(tt_paint *p, int x, int y, int w, const char *s) {
+  int px = heading_px(p, w, s);
   return tt_draw_para(p->cv, x, y, w, s, px, TT_FONT_BOLD, p->pal->fg) - tt_para_line(px);
+}
+
+// The height heading() takes for s, all its lines.
+static int heading_height(tt_paint *p, int w, const char *s) {
+  return tt_para_height(p->cv, w, s, heading_px(p, w, s), TT_FONT_BOLD);
 }
 
 // The height the candidates need at least: their heading, three bars and the lines under
@@ -175,8 +184,7 @@ static int candidates_min_h(tt_paint *p, int w, const generation *g) {
   char line[400], text[160];
   token_text(p, g->ids[g->pick], text, sizeof text);
   snprintf(line, sizeof line, tt_str(p->st->lang, TT_S_TL_DRAWN_FMT), g->pick, text);
-  int px = tt_text_px_fit(p->cv->fonts, line, TT_FONT_BOLD, type.heading, type.body, w);
-  return tt_para_height(p->cv, w, line, px, TT_FONT_BOLD) + type.line / 2 + 3 * (type.small * 10 / 6 + 1) +
+  return heading_height(p, w, line) + type.line / 2 + 3 * (type.small * 10 / 6 + 1) +
          type.line * 2;  // "… N more" and the cut; the source line goes first
 }
 
@@ -265,9 +273,7 @@ static void candidates(tt_paint *p, SDL_Rect r, int y, const generation *g) {
 // The height the title, one row of chips and the candidates' least take in unit p->unit.
 static int least_height(tt_paint *p, SDL_Rect r, const generation *g, const char *title) {
   const tt_type type = tt_type_for(p->unit);
-  int px = tt_text_px_fit(p->cv->fonts, title, TT_FONT_BOLD, type.heading, type.body, r.w);
-  return tt_para_height(p->cv, r.w, title, px, TT_FONT_BOLD) + type.line / 2 + type.line * 3 +
-         candidates_min_h(p, r.w, g) + type.line / 2;
+  return heading_height(p, r.w, title) + type.line / 2 + type.line * 3 + candidates_min_h(p, r.w, g) + type.line / 2;
 }
 
 // The title, the chips and the candidates in r. The chips take the rows they need while
