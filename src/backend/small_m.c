@@ -13,9 +13,10 @@
 #endif
 
 // The kernels' choices by the number of rows M. On AVX-512 they differ between cores that
-// have whole 512-bit FMA units (Zen 5, Intel's server cores) and cores that run each 512-bit
-// operation as two 256-bit halves (Zen 4: half the FMAs per cycle, so a kernel that wastes
-// FMAs becomes bound by them):
+// have whole 512-bit FMA units (Zen 5), cores that run each 512-bit operation as two 256-bit
+// halves (Zen 4: half the FMAs per cycle, so a kernel that wastes FMAs becomes bound by them)
+// and Intel's cores (where plain blocks of 16 rows of b stream faster than deep blocks,
+// below):
 // - nt_tiles_up_to: up to this many rows, a trans_b product (the unembedding) takes tiles of
 //   dot products with 4 B rows streamed at once; more rows are lanes of one vector
 //   (small_m_nt_lanes.h), whose FMAs do M of 16 lanes' work. On Zen 5, one core, the tiles
@@ -23,7 +24,10 @@
 //   tile ahead (a whole T = 4 pass 2-3 % faster on one core and on two; the unembedding 8.2
 //   -> 7.3 ms). On Zen 4 the lanes' wasted FMAs bind below 9 rows: the unembedding at T = 4 /
 //   6 / 8 took 11.6 / 11.8 / 11.9 ms as lanes and 7.5 / 6.6 / 8.4 as tiles (one core), level
-//   at 10-12 rows, and 12.0 against 13.5-15.3 as lanes at 14-16.
+//   at 10-12 rows, and 12.0 against 13.5-15.3 as lanes at 14-16. On Intel (a Xeon guest with
+//   AVX-512 and AMX, one core, in the pass, alternated) the unembedding at T = 4 / 6 took
+//   10.9-11.2 / 11.8 ms as tiles against 12.0-12.4 / 12.5-12.6 as lanes; level at 8 rows,
+//   20.8 against 13.1-13.7 at 16.
 // - nn.wide_up_to (at most ROWS_FEW): products without trans_b of at most ROWS_FEW rows (one
 //   row group) take tiles NV_FEW vectors wide up to this many rows, NV above: up to 4 on
 //   Zen 5 (1 and 2 rows ran at 1.1-1.3x the GB/s); up to 2 on Zen 4, where 3 and 4 rows in
@@ -31,7 +35,14 @@
 //   core, alternated).
 // - nn.deep_from: products without trans_b take deep blocks of b from this many rows on
 //   (small_m_body.h). From 2 rows on Zen 5; from 8 on Zen 4, where deep blocks for 2..7 rows
-//   made whole passes slower (T = 2 / 4, one core, alternated: 3 / 5 %).
+//   made whole passes slower (T = 2 / 4, one core, alternated: 3 / 5 %). Never on Intel: there
+//   64 rows of b 9-12 KiB apart, read a tile at a time, ran at 7-8 GB/s where plain blocks of
+//   16 rows (prefetched 32 rows down) stream at 10-13 (the Xeon guest, streaming read 13.6 /
+//   26.4 GB/s on one / two cores; in the pass, record none, two alternated rounds, one core:
+//   T = 8 qkv 10.7-11.1 -> 6.6-7.0 ms, the MLP's first product 14.5-14.9 -> 9.4-9.8, whole
+//   passes 51.8-53.8 -> 41.6-42.8; T = 16 61.3-63.3 -> 52.5-54.5; two cores T = 8 28.8-29.6
+//   -> 23.8-24.1, T = 16 33.6-35.2 -> 29.6-30.5; T = 2 / 4 level). Blocks of 8 or 32 rows
+//   instead of 16 were slower there (T = 16 57.5-58.6 and 67.1-67.8 ms, one core).
 // - nn.tall_from (AVX-512 only): products without trans_b take tall tiles from this many rows
 //   on (small_m_body.h: every row in one group, one vector of columns, a K segment's sums in
 //   registers): each b vector feeds M FMAs with no copy of the tile for a second group of
@@ -41,7 +52,7 @@
 //   99 / 101 against 89 / 92; M = 8 / 10 62 / 75 against 90 / 78. On cores with two 512-bit
 //   FMA units the M + 1 loads per M FMAs would bind instead: on Zen 5, one core, whole
 //   passes at T = 16 took 34.6-37.2 ms with tall tiles from 11 rows against 30.8-34.2
-//   without (alternated), so never there.
+//   without (alternated), so never there; nor on Intel (T = 16 87.8-92.5 against 52.9-54.5 ms).
 // - nn.near_from: deep blocks prefetch one tile ahead from this many rows on, two tiles
 //   below (small_m_body.h). A tile of two row groups takes twice as long as one of one
 //   group, so one tile ahead is as early in time, and half the lines wait in L2: at N =
@@ -52,8 +63,13 @@
 //   32.7-41.6 / 18.3-21.0, T = 16 27.6-37.4 / 17.3-21.6 against 33.4-42.2 / 19.3-22.9;
 //   M = 8 was level or slower with one tile ahead. From 9 rows (MR + 1) on Zen 5; never on
 //   Zen 4, whose deep blocks (8-10 rows) were tuned two tiles ahead (not measured there).
+// - nn.plain_ahead: plain blocks (below deep_from rows) prefetch the same columns this many
+//   blocks of b down (small_m_body.h). Two on Zen 5 and Zen 4; one on Intel, where whole
+//   passes (record none, alternated, three rounds, median of 31) at T = 16 took 48.0-49.1 /
+//   26.1-26.3 ms against 50.9-51.2 / 27.0-27.9 two blocks ahead (one core / two), at T = 2,
+//   4 and 8 on one core level or up to 6 % faster.
 typedef struct {
-  int wide_up_to, deep_from, tall_from, near_from;
+  int wide_up_to, deep_from, tall_from, near_from, plain_ahead;
 } nn_rows_choice;
 // Without trans_b, products with up to this many rows take one row group.
 #define ROWS_FEW 4
@@ -70,11 +86,13 @@ typedef struct {
 static kernel_choice choice_for(tt_small_m_isa isa) {
   switch (isa) {
   case TT_ISA_AVX512_HALVES:
-    return (kernel_choice){8, {2, 8, 11, NEVER}};
+    return (kernel_choice){8, {2, 8, 11, NEVER, 2}};
   case TT_ISA_AVX512:
-    return (kernel_choice){3, {ROWS_FEW, 2, NEVER, 9}};
+    return (kernel_choice){3, {ROWS_FEW, 2, NEVER, 9, 2}};
+  case TT_ISA_AVX512_INTEL:
+    return (kernel_choice){6, {ROWS_FEW, NEVER, NEVER, NEVER, 1}};
   default:
-    return (kernel_choice){TT_SMALL_M_MAX, {ROWS_FEW, NEVER, NEVER, NEVER}};
+    return (kernel_choice){TT_SMALL_M_MAX, {ROWS_FEW, NEVER, NEVER, NEVER, 2}};
   }
 }
 #endif
@@ -188,7 +206,8 @@ __attribute__((target("avx2,fma"))) static inline float hsum256(__m256 v) {
 static bool has_isa(tt_small_m_isa isa) {
 #ifdef TT_SMALL_M_X86
   __builtin_cpu_init();
-  if (isa == TT_ISA_AVX512 || isa == TT_ISA_AVX512_HALVES) return __builtin_cpu_supports("avx512f");
+  if (isa == TT_ISA_AVX512 || isa == TT_ISA_AVX512_HALVES || isa == TT_ISA_AVX512_INTEL)
+    return __builtin_cpu_supports("avx512f");
   if (isa == TT_ISA_AVX2) return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 #endif
   return isa == TT_ISA_SCALAR;
@@ -205,8 +224,19 @@ static bool runs_512_in_halves(void) {
 #endif
 }
 
+// An Intel core (libgcc reads the vendor once).
+static bool is_intel(void) {
+#ifdef TT_SMALL_M_X86
+  __builtin_cpu_init();
+  return __builtin_cpu_is("intel");
+#else
+  return false;
+#endif
+}
+
 tt_small_m_isa tt_small_m_best_isa(void) {
-  if (has_isa(TT_ISA_AVX512)) return runs_512_in_halves() ? TT_ISA_AVX512_HALVES : TT_ISA_AVX512;
+  if (has_isa(TT_ISA_AVX512))
+    return runs_512_in_halves() ? TT_ISA_AVX512_HALVES : is_intel() ? TT_ISA_AVX512_INTEL : TT_ISA_AVX512;
   return has_isa(TT_ISA_AVX2) ? TT_ISA_AVX2 : TT_ISA_SCALAR;
 }
 
@@ -223,6 +253,7 @@ static void product_cols(tt_small_m_isa isa, float *out, const float *a, int lda
 #ifdef TT_SMALL_M_X86
   case TT_ISA_AVX512:
   case TT_ISA_AVX512_HALVES:
+  case TT_ISA_AVX512_INTEL:
     if (!trans_b)
       matmul_nn_avx512(out, a, lda, b, bias, M, K, N, alpha, c0, c1, pf_rows, choice.nn);
     else
@@ -277,6 +308,7 @@ bool tt_small_m_sum_segments_isa(tt_small_m_isa isa, float *out, const float *pa
 #ifdef TT_SMALL_M_X86
   case TT_ISA_AVX512:
   case TT_ISA_AVX512_HALVES:
+  case TT_ISA_AVX512_INTEL:
     sum_segments_avx512(out, parts, bias, M, N, S, alpha, c0, c1);
     return true;
   case TT_ISA_AVX2:

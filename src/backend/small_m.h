@@ -13,9 +13,10 @@
 #define TT_SMALL_M_COL_ALIGN 192  // column ranges start here: whole tiles of every kernel
 
 // The kernel sets: plain loops, AVX2 with FMA, AVX-512, and AVX-512 tuned for cores that run
-// each 512-bit operation as two 256-bit halves (Zen 4; the same instructions, other choices
-// of kernel by row count, small_m.c). Every AVX-512 CPU can run both AVX-512 sets.
-typedef enum { TT_ISA_SCALAR, TT_ISA_AVX2, TT_ISA_AVX512, TT_ISA_AVX512_HALVES } tt_small_m_isa;
+// each 512-bit operation as two 256-bit halves (Zen 4) or for Intel's cores (the same
+// instructions, other choices of kernel by row count, small_m.c). Every AVX-512 CPU can run
+// all three AVX-512 sets.
+typedef enum { TT_ISA_SCALAR, TT_ISA_AVX2, TT_ISA_AVX512, TT_ISA_AVX512_HALVES, TT_ISA_AVX512_INTEL } tt_small_m_isa;
 
 // out (M,N) = alpha · a (M,K) · b + bias (N; NULL: none), b (K,N), or (N,K) with trans_b;
 // all row-major and dense. M in 1..TT_SMALL_M_MAX. out must not alias a or b. Accumulates

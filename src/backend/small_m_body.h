@@ -38,12 +38,11 @@
 #define KB_TALL (TT_SMALL_M_KSEG / 2)
 _Static_assert(KB_TALL >= KB_DEEP && KB_DEEP >= KB, "a's packed block holds the longest block");
 // Software prefetch into L2, issued by the first row group only: without trans_b the same
-// columns PF_NN rows further down (two blocks ahead: the hardware prefetcher does not
+// columns ch.plain_ahead blocks of KB rows further down (the hardware prefetcher does not
 // follow a tile's 16 short row streams) or, in deep blocks, the same rows two tiles to the
-// right, or one from ch.near_from rows on (PF_NN deep blocks down would be 0.4-1.5 MiB
+// right, or one from ch.near_from rows on (two deep blocks down would be 0.4-1.5 MiB
 // ahead, as much as L2 holds); with trans_b the B row PF_NT rows further on (two tiles
 // ahead). Measured on 2 threads, cold weights: 1.3-2x the GB/s of no prefetch.
-#define PF_NN (2 * KB)
 #define PF_NT (2 * NB)
 #define AP_LD TT_SMALL_M_MAX  // floats per row of b in a's packed block (one per row of a)
 #define NV_MAX (NV > NV_FEW ? NV : NV_FEW)
@@ -134,17 +133,17 @@ static inline __attribute__((always_inline)) void CAT(tile_nn, SFX)(int mr, int 
 }
 
 // What the tile at column n (tile floats wide) of a block of kn rows of b (bk: its first
-// row; pf_rows rows from it on) prefetches: in deep blocks the same rows ahead_tiles tiles
-// on, past n1 the next block's first tiles; else the same columns PF_NN rows down. *rows:
+// row; pf_rows rows from it on) prefetches: in deep blocks the same rows pf_dist tiles on,
+// past n1 the next block's first tiles; else the same columns pf_dist blocks down. *rows:
 // how many of its rows.
 static inline __attribute__((always_inline)) const float *CAT(ahead_nn, SFX)(const float *bk, int N, int n, int n0,
                                                                              int n1, int tile, int kn, int pf_rows,
-                                                                             bool deep, int ahead_tiles, int *rows) {
+                                                                             bool deep, int pf_dist, int *rows) {
   if (!deep) {
-    *rows = pf_rows - PF_NN;  // the rows that have a row PF_NN further down
-    return bk + n + (size_t)PF_NN * N;
+    *rows = pf_rows - pf_dist * KB;  // the rows that have a row pf_dist·KB further down
+    return bk + n + (size_t)pf_dist * KB * N;
   }
-  int col = n + ahead_tiles * tile,
+  int col = n + pf_dist * tile,
       next_rows = pf_rows - kn < kn ? pf_rows - kn : kn;  // the next block's rows, up to kn
   *rows = col < n1 ? kn : next_rows;
   return col < n1 ? bk + col : bk + (size_t)kn * N + n0 + (col - n1);
@@ -158,16 +157,16 @@ static inline __attribute__((always_inline)) const float *CAT(ahead_nn, SFX)(con
 // them: b's rows N·4 bytes apart can all fall in one L1 set (N = 3072: 12 KiB), and 16 of
 // them then evict each other before the second group reads them (M = 16 ran at half speed).
 static void CAT(rows_nn, SFX)(float *out, const float *ap, const float *bk, const float *bias, int M, int N, int n0,
-                              int n1, int kn, int pf_rows, bool wide, bool deep, int ahead_tiles, bool first, bool last,
+                              int n1, int kn, int pf_rows, bool wide, bool deep, int pf_dist, bool first, bool last,
                               float alpha) TARGET;
 static void CAT(rows_nn, SFX)(float *out, const float *ap, const float *bk, const float *bias, int M, int N, int n0,
-                              int n1, int kn, int pf_rows, bool wide, bool deep, int ahead_tiles, bool first, bool last,
+                              int n1, int kn, int pf_rows, bool wide, bool deep, int pf_dist, bool first, bool last,
                               float alpha) {
   if (M <= ROWS_FEW) {  // one row group
     int tile = (wide ? NV_FEW : NV) * W;
     for (int n = n0; n < n1; n += tile) {
       int ahead_rows;
-      const float *ahead = CAT(ahead_nn, SFX)(bk, N, n, n0, n1, tile, kn, pf_rows, deep, ahead_tiles, &ahead_rows);
+      const float *ahead = CAT(ahead_nn, SFX)(bk, N, n, n0, n1, tile, kn, pf_rows, deep, pf_dist, &ahead_rows);
 #define TILE_FEW(r, nv) \
   CAT(tile_nn, SFX)(r, nv, out, ap, bk + n, N, NULL, bias, N, n, kn, ahead, ahead_rows, first, last, alpha)
 #define TILE_WIDE(r) TILE_FEW(r, NV_FEW)
@@ -186,7 +185,7 @@ static void CAT(rows_nn, SFX)(float *out, const float *ap, const float *bk, cons
   float *pk = (float *)packed;
   for (int n = n0; n < n1; n += NV * W) {
     int ahead_rows;
-    const float *ahead = CAT(ahead_nn, SFX)(bk, N, n, n0, n1, NV * W, kn, pf_rows, deep, ahead_tiles, &ahead_rows);
+    const float *ahead = CAT(ahead_nn, SFX)(bk, N, n, n0, n1, NV * W, kn, pf_rows, deep, pf_dist, &ahead_rows);
     for (int m0 = 0; m0 < M; m0 += MR) {
       int mr = M - m0 < MR ? M - m0 : MR;
       float *o = out + (size_t)m0 * N;
@@ -272,8 +271,8 @@ static void CAT(matmul_nn, SFX)(float *out, const float *a, int lda, const float
     matmul_scalar(out, a, lda, b, bias, M, K, N, false, alpha, c0, c1);
     return;
   }
-  bool wide = M <= ch.wide_up_to, deep = M >= ch.deep_from;  // wide_up_to <= ROWS_FEW
-  int ahead_tiles = M >= ch.near_from ? 1 : 2;
+  bool wide = M <= ch.wide_up_to, deep = M >= ch.deep_from;          // wide_up_to <= ROWS_FEW
+  int pf_dist = !deep ? ch.plain_ahead : M >= ch.near_from ? 1 : 2;  // blocks down or tiles on
 #ifdef MR_TALL
   bool tall = M >= ch.tall_from;
 #else
@@ -294,7 +293,7 @@ static void CAT(matmul_nn, SFX)(float *out, const float *a, int lda, const float
     }
 #endif
     CAT(rows_nn, SFX)
-    (out, ap, bk, bias, M, N, c0, end, kn, pf_rows - k0, wide, deep, ahead_tiles, k0 == 0, k0 + kn == K, alpha);
+    (out, ap, bk, bias, M, N, c0, end, kn, pf_rows - k0, wide, deep, pf_dist, k0 == 0, k0 + kn == K, alpha);
   }
   if (c1 == N && n_main < N) tail_nn(out, a, lda, b, bias, M, K, N, n_main > c0 ? n_main : c0, alpha);
 }
@@ -391,7 +390,6 @@ static void CAT(matmul_nt, SFX)(float *out, const float *a, const float *b, cons
 #undef KB
 #undef KB_DEEP
 #undef KB_TALL
-#undef PF_NN
 #undef PF_NT
 #undef AP_LD
 #undef NV_MAX

@@ -33,7 +33,7 @@ static float *rand_vec(size_t n) {
 }
 
 static const char *isa_name(tt_small_m_isa isa) {
-  static const char *const names[] = {"scalar", "avx2", "avx512", "avx512-halves"};
+  static const char *const names[] = {"scalar", "avx2", "avx512", "avx512-halves", "avx512-intel"};
   return names[isa];
 }
 
@@ -126,25 +126,30 @@ static void test_avx512_halves(void **state) {
   (void)state;
   check_isa(TT_ISA_AVX512_HALVES);
 }
+static void test_avx512_intel(void **state) {
+  (void)state;
+  check_isa(TT_ISA_AVX512_INTEL);
+}
 
 static bool available(tt_small_m_isa isa) {
   float probe = 0.0f, one = 1.0f;
   return tt_small_m_matmul_isa(isa, &probe, &one, &one, NULL, 1, 1, 1, false, 1.0f);
 }
 
-// The run-time choice is the widest kernel set the CPU has (one of the two AVX-512 sets
+// The run-time choice is the widest kernel set the CPU has (one of the three AVX-512 sets
 // wherever AVX-512 is), and the default entry point gives the same bits as that set, with
-// and without trans_b at 6 and 12 rows, where the two AVX-512 sets take different kernels.
+// and without trans_b at 6 and 12 rows, where the AVX-512 sets take different kernels.
 static void test_dispatch(void **state) {
   (void)state;
   tt_small_m_isa best = tt_small_m_best_isa();
   assert_true(available(TT_ISA_SCALAR) && available(best));
   assert_int_equal(available(TT_ISA_AVX512), available(TT_ISA_AVX512_HALVES));
+  assert_int_equal(available(TT_ISA_AVX512), available(TT_ISA_AVX512_INTEL));
   tt_small_m_isa widest = available(TT_ISA_AVX512) ? TT_ISA_AVX512
                           : available(TT_ISA_AVX2) ? TT_ISA_AVX2
                                                    : TT_ISA_SCALAR;
   if (widest == TT_ISA_AVX512)
-    assert_true(best == TT_ISA_AVX512 || best == TT_ISA_AVX512_HALVES);
+    assert_true(best == TT_ISA_AVX512 || best == TT_ISA_AVX512_HALVES || best == TT_ISA_AVX512_INTEL);
   else
     assert_int_equal(best, widest);
   float *a = rand_vec(12 * 500), *b = rand_vec(500 * 200), *x = malloc(12 * 200 * sizeof *x),
@@ -165,7 +170,7 @@ static void test_column_ranges(void **state) {
   (void)state;
   static const int shapes[][2] = {{65, 97}, {768, 2304}, {130, 1001}, {0, 200}};  // K, N
   const int A = TT_SMALL_M_COL_ALIGN;
-  for (int isa = TT_ISA_SCALAR; isa <= TT_ISA_AVX512_HALVES; isa++) {
+  for (int isa = TT_ISA_SCALAR; isa <= TT_ISA_AVX512_INTEL; isa++) {
     if (!available((tt_small_m_isa)isa)) continue;
     for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
       for (int M = 1; M <= TT_SMALL_M_MAX; M += 5)
@@ -217,8 +222,8 @@ static void test_segment_ranges(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_scalar),        cmocka_unit_test(test_avx2),
                                      cmocka_unit_test(test_avx512),        cmocka_unit_test(test_avx512_halves),
-                                     cmocka_unit_test(test_dispatch),      cmocka_unit_test(test_column_ranges),
-                                     cmocka_unit_test(test_segment_ranges)};
+                                     cmocka_unit_test(test_avx512_intel),  cmocka_unit_test(test_dispatch),
+                                     cmocka_unit_test(test_column_ranges), cmocka_unit_test(test_segment_ranges)};
   int failed = cmocka_run_group_tests(tests, NULL, NULL);
   return failed ? failed : (n_kernels_run > 0 ? 0 : 1);
 }
