@@ -213,30 +213,20 @@ static bool has_isa(tt_small_m_isa isa) {
   return isa == TT_ISA_SCALAR;
 }
 
-// A core with AVX-512 that executes each 512-bit operation as two 256-bit halves: AMD's
-// family 19h, whose only members with AVX-512 are Zen 4 (libgcc reads the family once).
-static bool runs_512_in_halves(void) {
+// The AVX-512 set for this core: Zen 4 executes each 512-bit operation as two 256-bit
+// halves (AMD's family 19h, whose only members with AVX-512 are Zen 4), Intel's cores have
+// choices of their own, others (Zen 5) the plain set. libgcc reads vendor and family once.
+static tt_small_m_isa avx512_set_for_core(void) {
 #ifdef TT_SMALL_M_X86
   __builtin_cpu_init();
-  return __builtin_cpu_is("amdfam19h");
-#else
-  return false;
+  if (__builtin_cpu_is("amdfam19h")) return TT_ISA_AVX512_HALVES;
+  if (__builtin_cpu_is("intel")) return TT_ISA_AVX512_INTEL;
 #endif
-}
-
-// An Intel core (libgcc reads the vendor once).
-static bool is_intel(void) {
-#ifdef TT_SMALL_M_X86
-  __builtin_cpu_init();
-  return __builtin_cpu_is("intel");
-#else
-  return false;
-#endif
+  return TT_ISA_AVX512;
 }
 
 tt_small_m_isa tt_small_m_best_isa(void) {
-  if (has_isa(TT_ISA_AVX512))
-    return runs_512_in_halves() ? TT_ISA_AVX512_HALVES : is_intel() ? TT_ISA_AVX512_INTEL : TT_ISA_AVX512;
+  if (has_isa(TT_ISA_AVX512)) return avx512_set_for_core();
   return has_isa(TT_ISA_AVX2) ? TT_ISA_AVX2 : TT_ISA_SCALAR;
 }
 
