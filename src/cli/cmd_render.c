@@ -44,6 +44,8 @@ static const char usage[] =
     "  --zoom Z           show 1/Z of the cells along each axis (default 1: the whole tensor)\n"
     "  --pan ROW,COL      first visible cell when zoomed\n"
     "  --pin ROW,COL      pin a cell: the figure shows how it was computed\n"
+    "  --hover ROW,COL    the pointer on a cell the figure shows, with the window's tooltip\n"
+    "                     (value, row and column labels, index)\n"
     "  --temperature T    bars: softmax(logits / T) (default 1)\n"
     "  --position I       bars: the token whose next-token distribution is shown (default last);\n"
     "                     rope, swiglu: the token shown (default last);\n"
@@ -119,7 +121,8 @@ enum {
   O_COMPARE,
   O_TITLE,
   O_AGAIN,
-  O_TOKEN
+  O_TOKEN,
+  O_HOVER
 };
 
 // An option that sets the look of the figure (theme, language, zoom, pin, ...). Returns -1
@@ -148,6 +151,10 @@ static int parse_look_option(int c, render_options *o) {
   }
   case O_PIN:
     if (!parse_pair(optarg, &vs->pin_row, &vs->pin_col)) return tt_cli_usage_error("render", "--pin wants ROW,COL");
+    return 0;
+  case O_HOVER:
+    if (!parse_pair(optarg, &vs->hover_row, &vs->hover_col) || vs->hover_row < 0 || vs->hover_col < 0)
+      return tt_cli_usage_error("render", "--hover wants ROW,COL (0 or more)");
     return 0;
   case O_TEMP:
     vs->temperature = (float)atof(optarg);
@@ -232,6 +239,8 @@ static int check_options(int argc, char **argv, render_options *o) {
   if (o->vs.head < 0) return tt_cli_usage_error("render", "--head must be 0 or more");
   if (o->token && o->vs.view != TT_VIEW_NEIGHBOURS)
     return tt_cli_usage_error("render", "--token is for --view neighbours");
+  if (o->vs.hover_row >= 0 && o->compare)
+    return tt_cli_usage_error("render", "--hover draws on one view, not with --compare");
   return 0;
 }
 
@@ -261,6 +270,7 @@ static bool parse_options(int argc, char **argv, render_options *o, int *code) {
                                         {"title", required_argument, 0, O_TITLE},
                                         {"again", required_argument, 0, O_AGAIN},
                                         {"token", required_argument, 0, O_TOKEN},
+                                        {"hover", required_argument, 0, O_HOVER},
                                         {0, 0, 0, 0}};
   memset(o, 0, sizeof *o);
   tt_view_state_init(&o->vs);
@@ -372,6 +382,7 @@ static tt_status record_provenance(tt_trace *tr, const render_options *o, tt_pro
   tt_prov_option(p, "--zoom", "%.9g", (double)vs->zoom);
   tt_prov_option(p, "--pan", "%.0f,%.0f", (double)vs->pan_row, (double)vs->pan_col);
   if (vs->pin_row >= 0 && vs->pin_col >= 0) tt_prov_option(p, "--pin", "%d,%d", vs->pin_row, vs->pin_col);
+  if (vs->hover_row >= 0) tt_prov_option(p, "--hover", "%d,%d", vs->hover_row, vs->hover_col);
   tt_prov_option(p, "--temperature", "%.9g", (double)vs->temperature);
   tt_prov_option(p, "--position", "%d", vs->position);
   tt_prov_option(p, "--top", "%d", vs->top_k);
@@ -387,6 +398,26 @@ static tt_status record_provenance(tt_trace *tr, const render_options *o, tt_pro
     tt_prov_add(p, "ttrace:compare-xxh3", "%s", hex);
   }
   return TT_OK;
+}
+
+// --hover's cell is one the figure shows whole enough to point at: drawn once, unsaved, to
+// see where its cells lie (the file is written only when it is).
+static tt_status check_hover(tt_render *rc, tt_trace *tr, const render_options *o, tt_error *err) {
+  const tt_view_state *vs = &o->vs;
+  if (vs->hover_row < 0) return TT_OK;
+  tt_layout *lay = malloc(sizeof *lay);
+  if (!lay) return tt_fail(err, TT_ERR_NOMEM, "out of memory");
+  SDL_Surface *s = NULL;
+  tt_status st = tt_render_surface(rc, tr, vs, o->w, o->h, &s, lay, err);
+  int x, y;
+  if (!st && !tt_layout_point_at(lay, vs->head, vs->hover_row, vs->hover_col, &x, &y))
+    st = tt_fail(err, TT_ERR_ARG,
+                 "--hover %d,%d: this figure of %s shows no such cell to point at (out of its shape, panned away, "
+                 "or cells under a pixel: try --zoom)",
+                 vs->hover_row, vs->hover_col, vs->hook);
+  SDL_FreeSurface(s);
+  free(lay);
+  return st;
 }
 
 // Opens what the figure needs besides the trace (vocabulary, --compare's trace) and draws it.
@@ -412,6 +443,9 @@ static int draw(tt_trace *tr, render_options *o, tt_error *err) {
   }
   if (!st) {
     tt_render_set_extras(rc, &ex);
+    st = check_hover(rc, tr, o, err);
+  }
+  if (!st) {
     if (b)
       st = draw_compare(rc, tr, b, d, o, err);
     else

@@ -25,19 +25,21 @@ typedef struct {
   float pan_row, pan_col;  // first visible row and column, in cells
   tt_theme theme;
   tt_lang lang;
-  float font_scale;         // multiplies the type size chosen for the area (1 = default)
-  bool frame;               // draw the step navigator, formula and explanation around the view
-  int mouse_x, mouse_y;     // pointer inside the area (-1: none); the hovered cell is inspected
-  int pin_row, pin_col;     // pinned cell of the main panel (-1: none); its arithmetic is shown
-  float temperature;        // bars: p = softmax(logits / temperature)
-  int position;             // bars: whose next token (row of the logits); -1 the last token
-  int top_k;                // bars: how many candidates
-  int token;                // neighbours: a vocabulary id shown instead of the token at position (-1: none)
-  int pair;                 // rope: the pair of dimensions shown between the fastest and the slowest (-1: D/4)
-  bool playing;             // show the play marker
-  bool show_help;           // the key overlay
-  const char *prompt_edit;  // text being typed in the prompt box, or NULL when not editing
-  const char *status;       // one line at the bottom (e.g. where a screenshot went), or NULL
+  float font_scale;          // multiplies the type size chosen for the area (1 = default)
+  bool frame;                // draw the step navigator, formula and explanation around the view
+  int mouse_x, mouse_y;      // pointer inside the area (-1: none); the hovered cell is inspected
+  int hover_row, hover_col;  // figures: the pointer on this cell instead (of head's panel in a grid;
+                             // tt_layout_point_at; -1: none)
+  int pin_row, pin_col;      // pinned cell of the main panel (-1: none); its arithmetic is shown
+  float temperature;         // bars: p = softmax(logits / temperature)
+  int position;              // bars: whose next token (row of the logits); -1 the last token
+  int top_k;                 // bars: how many candidates
+  int token;                 // neighbours: a vocabulary id shown instead of the token at position (-1: none)
+  int pair;                  // rope: the pair of dimensions shown between the fastest and the slowest (-1: D/4)
+  bool playing;              // show the play marker
+  bool show_help;            // the key overlay
+  const char *prompt_edit;   // text being typed in the prompt box, or NULL when not editing
+  const char *status;        // one line at the bottom (e.g. where a screenshot went), or NULL
   // The what-if panel (the window's K): its rows (key, knob and value), or NULL when closed.
   const char *const (*knob_rows)[2];
   int n_knob_rows;
@@ -112,6 +114,10 @@ typedef struct {
 
 // Finds the cell at (x, y) among lay's panels; labels use the trace's token strings.
 bool tt_render_pick(const tt_layout *lay, const tt_trace *tr, int x, int y, tt_pick *out);
+// A point (*x, *y) where tt_render_pick finds cell (row, col) of the topmost panel that
+// shows it whole enough to point at (its centre), a panel of head first (the grid's heads);
+// false when none does (not drawn, panned away, or cells narrower than a pixel there).
+bool tt_layout_point_at(const tt_layout *lay, int head, int row, int col, int *x, int *y);
 
 typedef struct tt_render tt_render;
 

@@ -188,6 +188,7 @@ typedef struct {
   int px;
   tt_font_kind k;
   tt_rgba c;
+  const char *note;  // what the line is, for readers of SVG (tt_note), or NULL
 } tt_tip_line;
 void tt_draw_tooltip(tt_canvas *cv, const tt_palette *pal, SDL_Rect area, int mx, int my, int u,
                      const tt_tip_line *lines, int n);

@@ -48,6 +48,7 @@ void tt_view_state_init(tt_view_state *st) {
   st->font_scale = 1;
   st->mouse_x = st->mouse_y = -1;
   st->pin_row = st->pin_col = -1;
+  st->hover_row = st->hover_col = -1;
   st->temperature = 1;
   st->position = -1;
   st->top_k = 10;
@@ -72,12 +73,14 @@ static void message(tt_paint *p, SDL_Rect r, const char *msg) {
   tt_draw_para(p->cv, r.x + p->unit, r.y + p->unit, r.w - 2 * p->unit, msg, p->unit, TT_FONT_SANS, p->pal->warn);
 }
 
-// Outline of the hovered cell, and the tooltip with its value and labels.
+// Outline of the hovered cell, and the tooltip with its value and labels: under the
+// pointer, or a figure's --hover cell (st->hover_row, hover_col).
 static void hover(tt_paint *p, SDL_Rect area) {
   const tt_view_state *st = p->st;
-  if (st->mouse_x < 0 || st->mouse_y < 0) return;
+  int mx = st->mouse_x, my = st->mouse_y;
+  if (st->hover_row >= 0 && !tt_layout_point_at(p->lay, st->head, st->hover_row, st->hover_col, &mx, &my)) return;
   tt_pick pk;
-  if (!tt_render_pick(p->lay, p->tr, st->mouse_x, st->mouse_y, &pk)) return;
+  if (mx < 0 || my < 0 || !tt_render_pick(p->lay, p->tr, mx, my, &pk)) return;
   const tt_panel *pn = &p->lay->panels[pk.panel];
   tt_draw_cell_mark(p->cv, pn, pk.row, pk.col, p->pal->highlight);
 
@@ -97,11 +100,20 @@ static void hover(tt_paint *p, SDL_Rect area) {
     snprintf(l3, sizeof l3, "%s[%d, %d]", pk.t->name, pk.row, pk.col);
   else
     snprintf(l3, sizeof l3, "%s[%d]", pk.t->name, pk.row);
-  const tt_tip_line lines[4] = {{l0, type.title, TT_FONT_BOLD, p->pal->fg},
-                                {l1, u, TT_FONT_SANS, p->pal->dim},
-                                {l2, u, TT_FONT_SANS, p->pal->dim},
-                                {l3, type.small, TT_FONT_MONO, p->pal->dim}};
-  tt_draw_tooltip(p->cv, p->pal, area, st->mouse_x, st->mouse_y, u, lines, 4);
+  // For readers of SVG: what each line is (tests/numbers checks them against the trace).
+  char n0[48], n1[48], n2[48], n3[48], scope[sizeof p->cv->scope];
+  snprintf(n0, sizeof n0, "hover_value r=%d c=%d", pk.row, pk.col);
+  snprintf(n1, sizeof n1, "hover_label axis=%c i=%d", pn->row_axis, pk.row);
+  snprintf(n2, sizeof n2, "hover_label axis=%c i=%d", pn->col_axis, pk.col);
+  snprintf(n3, sizeof n3, "hover_index r=%d c=%d", pk.row, pk.col);
+  const tt_tip_line lines[4] = {{l0, type.title, TT_FONT_BOLD, p->pal->fg, n0},
+                                {l1, u, TT_FONT_SANS, p->pal->dim, n1},
+                                {l2, u, TT_FONT_SANS, p->pal->dim, n2},
+                                {l3, type.small, TT_FONT_MONO, p->pal->dim, n3}};
+  memcpy(scope, p->cv->scope, sizeof scope);
+  tt_note_scope(p->cv, "panel=hover hook=%s head=%d", pk.t->name, pk.t->ndim == 3 ? pk.head : -1);
+  tt_draw_tooltip(p->cv, p->pal, area, mx, my, u, lines, 4);
+  memcpy(p->cv->scope, scope, sizeof scope);
 }
 
 // The panel that shows the pinned cell of t: the one whose visible cells hold it (the top

@@ -56,6 +56,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       snprintf(vs.hook, sizeof vs.hook, "%s", tt_trace_get(tr, t)->name);
       vs.view = (tt_view_kind)v;
       vs.pin_row = 1, vs.pin_col = 1;
+      vs.hover_row = (int)t, vs.hover_col = 2;  // a figure's --hover (tt_layout_point_at)
       vs.head = (int)t;
       draw(tr, &vs);
     }

@@ -108,7 +108,8 @@ def step_table(root):
 def overlaps(texts, overlay=False, slack=1.0):
     """Pairs of texts whose boxes (the drawn width; ascent and descent of the type) overlap
     by more than slack pixels each way. Rotated texts and the scrolling narration aside;
-    with overlay (the window's frame), the pinned cell's box covers what is under it."""
+    with overlay (the window's frame), the pinned cell's box covers what is under it; the
+    tooltip of a hovered cell (render --hover) always does."""
     boxes = sorted(((t.x, t.y - 0.74 * t.px, t.x + t.w, t.y + 0.22 * t.px), t) for t in texts
                    if t.w > 0 and not t.rotated and t.scope.get("panel") != "narration")
     out = []
@@ -117,6 +118,7 @@ def overlaps(texts, overlay=False, slack=1.0):
             if b[0] >= a[2] - slack:
                 break  # sorted by left edge: none further can reach a
             covered = overlay and (ta.scope.get("panel") == "inspector") != (tb.scope.get("panel") == "inspector")
+            covered = covered or (ta.scope.get("panel") == "hover") != (tb.scope.get("panel") == "hover")  # a box over
             if a[1] + slack < b[3] and b[1] + slack < a[3] and not covered:
                 out.append((ta, tb))
     return out
@@ -181,6 +183,10 @@ class Run:
             full = full or "-frame-" in name  # a top column or bar pinned in the window's frame
             if name.startswith("pin-") and full and not any(t.kind == "pin_recorded" for t in texts):
                 fails.append("%s: the pinned cell shows no arithmetic (no recomputed and recorded value)" % name)
+            if "--hover" in argv:  # the tooltip is there, and of the cell asked for
+                want, tips = argv[argv.index("--hover") + 1], [t for t in texts if t.kind == "hover_value"]
+                if len(tips) != 1 or "%s,%s" % (tips[0].note["r"], tips[0].note["c"]) != want:
+                    fails.append("%s: --hover %s drew %s" % (name, want, [t.where() for t in tips] or "no tooltip"))
             if name.endswith("-continued") and not any(t.kind == "merge_group_again" for t in texts):
                 fails.append("%s: no column of merges continues a heading (the case this view is for)" % name)
             n_texts += len(texts)
@@ -307,6 +313,24 @@ def add_pins(run):
                        ["--step", hook, "--view", "heatmap", "--pin", pin, "--head", "1", "--size", "1280x800"])
 
 
+def add_hover(run):
+    """The tooltip of a hovered cell (render --hover: value, row and column labels, index) on
+    every step's tensor in its own view, beside (en) and in the window's frame (ko, zoomed as
+    on a projector), and on the grid, a masked score and a top column of the logits."""
+    weather = os.path.join(run.root, "lessons", "traces", "01-weather.safetensors")
+    second = int(np.argsort(-run.trace(weather).get("hook_logits")[3], kind="stable")[1])
+    cells = [(h, "3,%d" % second if h in ("hook_logits", "hook_probs") else c) for h, c in PINS]
+    cells += [("blocks.1.attn.hook_attn_scores", "0,3"), ("blocks.0.attn.hook_pattern", "3,1")]
+    for hook, cell in cells:
+        own = ["--view", "heatmap"] if hook.endswith("mlp.hook_post") else []  # the gates view draws no cells
+        wide = ["--zoom", "8", "--pan", "2,256"] if hook.endswith("mlp.hook_pre") else []  # else cells under a pixel
+        for lang, look in (("en", []), ("ko", ["--frame", "--font-scale", "1.6"] + wide)):
+            run.render("hover-%s-%s" % (hook, lang), weather, ["--step", hook, "--head", "2", "--hover", cell, "--lang",
+                                                               lang, "--size", "1280x800"] + own + look)
+    run.render("hover-grid", weather, ["--step", "blocks.1.attn.hook_pattern", "--view", "grid", "--head", "1", "--hover",
+                                       "2,1"])
+
+
 def add_lens_cost(run, fixture):
     """The lens view (en, ko) and the cost view, untimed and with the times `ttrace cost -o` records."""
     weather = os.path.join(run.root, "lessons", "traces", "01-weather.safetensors")  # the default model's
@@ -406,7 +430,8 @@ def add_grad(run, out):
              ("scores", "grad.blocks.1.attn.hook_attn_scores", ["--head", "1", "--pin", "3,1"]),
              ("scores-masked", "grad.blocks.1.attn.hook_attn_scores", ["--head", "1", "--pin", "1,3"]),
              ("scaled", "grad.blocks.0.attn.hook_attn_scores_scaled", ["--pin", "4,2"]),
-             ("pattern-above", "grad.blocks.0.attn.hook_pattern", ["--head", "3", "--pin", "1,3"])]
+             ("pattern-above", "grad.blocks.0.attn.hook_pattern", ["--head", "3", "--pin", "1,3"]),
+             ("hover", "grad.blocks.1.mlp.hook_pre", ["--view", "table", "--hover", "2,4"])]
     for lang in ("en", "ko"):
         for name, hook, extra in views:
             run.render("grad-%s-%s" % (name, lang), trace, ["--step", hook, "--lang", lang, "--size", "1400x900"] + extra)
@@ -491,6 +516,7 @@ def main():
         if "pins" in only:
             add_pins(run)
             add_korean(run)
+            add_hover(run)
         if "demo" in only:
             add_demo(run, fixture, "fixture")
             add_demo(run, os.path.join(root, "lessons", "traces", "01-weather.safetensors"), "weather")

@@ -408,6 +408,37 @@ class Checker(LlamaViewChecks):
         if not sn.matches(t.s, v):
             self.bad(t, "cell shows %s, the trace has %s (%r)" % (t.s, sn.fmt_value(v), float(v)))
 
+    # -- the tooltip of the cell under the pointer (render --hover, the window's hover)
+    def hover_cell(self, t):
+        """The hovered tensor's value at the tooltip's cell, and that cell's index as the
+        tooltip prints it (hook[h, r, c] for head-major tensors)."""
+        hook, head = t.scope["hook"], int(t.scope.get("head", -1))
+        a = self.tensor(t, hook)
+        r, c = int(t.note["r"]), int(t.note["c"])
+        if a.ndim == 3:
+            return a[head, r, c], "%s[%d, %d, %d]" % (hook, head, r, c)
+        if a.ndim == 2:
+            return a[r, c], "%s[%d, %d]" % (hook, r, c)
+        return a[r], "%s[%d]" % (hook, r)
+
+    def k_hover_value(self, t):
+        v, _ = self.hover_cell(t)
+        want = sn.fmt("%.6g", v) if math.isfinite(float(v)) else sn.fmt_value(v)
+        if not sn.matches(t.s, v, lambda x: sn.fmt("%.6g", x)) and t.s != want:
+            self.bad(t, "the tooltip shows %s, the trace has %s (%r)" % (t.s, want, float(v)))
+
+    def k_hover_label(self, t):
+        axis, i = t.note["axis"], int(t.note["i"])
+        m = re.match(r"^\S+ (\d+): (.*)$", t.s)
+        full = self.label_text(self.trace_of(t), axis, i, t)
+        if not m or int(m.group(1)) != i or not sn.fits(m.group(2), full):
+            self.bad(t, "the tooltip's line should read '<row|column> %d: %s'" % (i, full))
+
+    def k_hover_index(self, t):
+        _, want = self.hover_cell(t)
+        if t.s != want:
+            self.bad(t, "the tooltip's index should be %s" % want)
+
     def k_label(self, t):
         axis, i = t.note["axis"], int(t.note["i"])
         full = self.label_text(self.trace_of(t), axis, i, t)

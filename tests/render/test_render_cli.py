@@ -85,8 +85,30 @@ with tempfile.TemporaryDirectory() as tmp:
                   if t.get("data-tt") == "title"]
         check(titles[:1] == ["blocks.1.hook_mlp_out  \u00b7  layer 1"], f"collapse at --layer 1 titled {titles[:1]}")
 
+    # --hover: the window's tooltip on the cell asked for (tests/numbers checks what it prints),
+    # of the --head's panel in the grid, and recorded for --again.
+    out = os.path.join(tmp, "hover.svg")
+    r = run(fixture, "--step", "blocks.0.attn.hook_pattern", "--view", "grid", "--head", "1", "--hover", "3,2", "-o", out)
+    check(r.returncode == 0, f"hover: exit {r.returncode} {r.stderr.strip()}")
+    if r.returncode == 0:
+        tips = [t.text for t in ET.parse(out).getroot().iter("{http://www.w3.org/2000/svg}text")
+                if (t.get("data-tt") or "").startswith("hover_index")]
+        check(tips == ["blocks.0.attn.hook_pattern[1, 3, 2]"], f"hover names its cell: {tips}")
+        again = os.path.join(tmp, "hover-again.svg")
+        r = run("--again", out, "-o", again)
+        check(r.returncode == 0 and open(again, "rb").read() == open(out, "rb").read(), "--again draws the hover again")
+    no_hover = os.path.join(tmp, "no-hover.svg")
+    r = run(fixture, "--step", "blocks.0.attn.hook_pattern", "-o", no_hover)
+    check(r.returncode == 0 and "hover_value" not in open(no_hover, encoding="utf-8").read(), "no tooltip unasked")
+
     # Errors: exit codes 2 (usage) and 3 (bad input) with one clear line.
     bad = [
+        ([fixture, "--step", "blocks.0.attn.hook_pattern", "--hover", "4,0", "-o", os.path.join(tmp, "h.png")], 3,
+         "--hover 4,0"),
+        ([fixture, "--step", "blocks.0.attn.hook_pattern", "--hover", "1", "-o", os.path.join(tmp, "h.png")], 2,
+         "--hover wants ROW,COL"),
+        ([fixture, "--step", "tokens", "--hover", "0,0", "--compare", fixture, "-o", os.path.join(tmp, "h.png")], 2,
+         "not with --compare"),
         ([fixture, "--step", "attn.hook_nothing", "-o", os.path.join(tmp, "x.png")], 3, "attn.hook_nothing"),
         ([fixture, "--step", "tokens", "--view", "pie", "-o", os.path.join(tmp, "x.png")], 2, "unknown view"),
         ([fixture, "--step", "tokens", "-o", os.path.join(tmp, "x.jpg")], 2, ".png or .svg"),
@@ -96,6 +118,7 @@ with tempfile.TemporaryDirectory() as tmp:
     ]
     for args, code, text in bad:
         r = run(*args)
+        check(not os.path.exists(os.path.join(tmp, "h.png")), f"render {args[1:]}: no figure written")
         check(r.returncode == code, f"render {args[1:]}: exit {r.returncode}, wanted {code} ({r.stderr.strip()})")
         check(text in r.stderr and r.stderr.count("\n") == 1, f"render {args[1:]}: message names {text!r}: {r.stderr!r}")
 

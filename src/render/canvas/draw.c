@@ -124,6 +124,7 @@ void tt_draw_tooltip(tt_canvas *cv, const tt_palette *pal, SDL_Rect area, int mx
   tt_draw_frame(cv, bx, by, bw, bh, pal->highlight, 2);
   int ty = by + u / 4;
   for (int i = 0; i < n; i++) {
+    if (lines[i].note) tt_note(cv, "%s", lines[i].note);
     tt_draw_text(cv, bx + u / 2, ty, lines[i].s, lines[i].px, lines[i].k, lines[i].c, TT_ALIGN_LEFT);
     ty += lines[i].px * 14 / 10;
   }

@@ -583,7 +583,7 @@ static void hover(tt_paint *p, SDL_Rect area, tt_derived *d, const tt_compare *c
   for (int i = first; i < 5; i++) {
     if (!l[i][0]) continue;
     tt_rgba c = cmp && i == side ? p->pal->accent : i < 3 ? p->pal->fg : p->pal->dim;
-    lines[n++] = (tt_tip_line){l[i], px[i], fk[i], c};
+    lines[n++] = (tt_tip_line){l[i], px[i], fk[i], c, NULL};
   }
   tt_draw_tooltip(p->cv, p->pal, area, st->mouse_x, st->mouse_y, u, lines, n);
 }

@@ -249,27 +249,53 @@ int tt_paint_cells(tt_paint *p, SDL_Rect dst, const tt_mat *m, const tt_scale *s
   return lay->n_panels++;
 }
 
-bool tt_render_pick(const tt_layout *lay, const tt_trace *tr, int x, int y, tt_pick *out) {
+// The topmost panel with a cell at (x, y), and that cell; -1 when none.
+static int panel_at(const tt_layout *lay, int x, int y, int *row, int *col) {
   for (int i = lay->n_panels - 1; i >= 0; i--) {
     const tt_panel *pn = &lay->panels[i];
     const SDL_Rect *r = &pn->rect;
     if (x < r->x || y < r->y || x >= r->x + r->w || y >= r->y + r->h) continue;
-    int row = (int)floorf(pn->row0 + ((float)(y - r->y) + 0.5f) / pn->cell_h);
-    int col = (int)floorf(pn->col0 + ((float)(x - r->x) + 0.5f) / pn->cell_w);
-    if (row < 0 || col < 0 || row >= pn->rows || col >= pn->cols) continue;
-    memset(out, 0, sizeof *out);
-    out->panel = i;
-    out->t = pn->t;
-    out->layer = pn->layer;
-    out->head = pn->head;
-    out->row = row;
-    out->col = col;
-    out->value = tt_tensor_at(pn->t, pn->offset + (int64_t)row * pn->row_stride + col);
-    tt_axis_label(tr, NULL, pn->row_axis, row, out->row_label, sizeof out->row_label);
-    tt_axis_label(tr, NULL, pn->col_axis, col, out->col_label, sizeof out->col_label);
-    return true;
+    *row = (int)floorf(pn->row0 + ((float)(y - r->y) + 0.5f) / pn->cell_h);
+    *col = (int)floorf(pn->col0 + ((float)(x - r->x) + 0.5f) / pn->cell_w);
+    if (*row >= 0 && *col >= 0 && *row < pn->rows && *col < pn->cols) return i;
   }
+  return -1;
+}
+
+// The centre of cell (row, col) of panel i, when tt_render_pick finds that cell there.
+static bool centre_of(const tt_layout *lay, int i, int row, int col, int *x, int *y) {
+  const tt_panel *pn = &lay->panels[i];
+  if (row < 0 || col < 0 || row >= pn->rows || col >= pn->cols) return false;
+  int px = pn->rect.x + (int)floorf(((float)col - pn->col0 + 0.5f) * pn->cell_w);
+  int py = pn->rect.y + (int)floorf(((float)row - pn->row0 + 0.5f) * pn->cell_h);
+  int r, c;
+  if (panel_at(lay, px, py, &r, &c) != i || r != row || c != col) return false;
+  *x = px, *y = py;
+  return true;
+}
+
+bool tt_layout_point_at(const tt_layout *lay, int head, int row, int col, int *x, int *y) {
+  for (int pass = 0; pass < 2; pass++)  // the head's panels first, then any
+    for (int i = lay->n_panels - 1; i >= 0; i--)
+      if ((pass || lay->panels[i].head == head) && centre_of(lay, i, row, col, x, y)) return true;
   return false;
+}
+
+bool tt_render_pick(const tt_layout *lay, const tt_trace *tr, int x, int y, tt_pick *out) {
+  int row, col, i = panel_at(lay, x, y, &row, &col);
+  if (i < 0) return false;
+  const tt_panel *pn = &lay->panels[i];
+  memset(out, 0, sizeof *out);
+  out->panel = i;
+  out->t = pn->t;
+  out->layer = pn->layer;
+  out->head = pn->head;
+  out->row = row;
+  out->col = col;
+  out->value = tt_tensor_at(pn->t, pn->offset + (int64_t)row * pn->row_stride + col);
+  tt_axis_label(tr, NULL, pn->row_axis, row, out->row_label, sizeof out->row_label);
+  tt_axis_label(tr, NULL, pn->col_axis, col, out->col_label, sizeof out->col_label);
+  return true;
 }
 
 int tt_pick_cell(tt_paint *p, SDL_Rect r, const tt_mat *m, int row, int col) {
