@@ -45,7 +45,7 @@ static const char usage[] =
     "  --pan ROW,COL      first visible cell when zoomed\n"
     "  --pin ROW,COL      pin a cell: the figure shows how it was computed\n"
     "  --hover ROW,COL    the pointer on a cell the figure shows, with the window's tooltip\n"
-    "                     (value, row and column labels, index)\n"
+    "                     (value, row and column labels, index; with --compare a, b and a - b)\n"
     "  --temperature T    bars: softmax(logits / T) (default 1)\n"
     "  --position I       bars: the token whose next-token distribution is shown (default last);\n"
     "                     rope, swiglu: the token shown (default last);\n"
@@ -239,8 +239,6 @@ static int check_options(int argc, char **argv, render_options *o) {
   if (o->vs.head < 0) return tt_cli_usage_error("render", "--head must be 0 or more");
   if (o->token && o->vs.view != TT_VIEW_NEIGHBOURS)
     return tt_cli_usage_error("render", "--token is for --view neighbours");
-  if (o->vs.hover_row >= 0 && o->compare)
-    return tt_cli_usage_error("render", "--hover draws on one view, not with --compare");
   return 0;
 }
 
@@ -400,26 +398,6 @@ static tt_status record_provenance(tt_trace *tr, const render_options *o, tt_pro
   return TT_OK;
 }
 
-// --hover's cell is one the figure shows whole enough to point at: drawn once, unsaved, to
-// see where its cells lie (the file is written only when it is).
-static tt_status check_hover(tt_render *rc, tt_trace *tr, const render_options *o, tt_error *err) {
-  const tt_view_state *vs = &o->vs;
-  if (vs->hover_row < 0) return TT_OK;
-  tt_layout *lay = malloc(sizeof *lay);
-  if (!lay) return tt_fail(err, TT_ERR_NOMEM, "out of memory");
-  SDL_Surface *s = NULL;
-  tt_status st = tt_render_surface(rc, tr, vs, o->w, o->h, &s, lay, err);
-  int x, y;
-  if (!st && !tt_layout_point_at(lay, vs->head, vs->hover_row, vs->hover_col, &x, &y))
-    st = tt_fail(err, TT_ERR_ARG,
-                 "--hover %d,%d: this figure of %s shows no such cell to point at (out of its shape, panned away, "
-                 "or cells under a pixel: try --zoom)",
-                 vs->hover_row, vs->hover_col, vs->hook);
-  SDL_FreeSurface(s);
-  free(lay);
-  return st;
-}
-
 // Opens what the figure needs besides the trace (vocabulary, --compare's trace) and draws it.
 static int draw(tt_trace *tr, render_options *o, tt_error *err) {
   tt_viz_data *vd = NULL;
@@ -443,9 +421,6 @@ static int draw(tt_trace *tr, render_options *o, tt_error *err) {
   }
   if (!st) {
     tt_render_set_extras(rc, &ex);
-    st = check_hover(rc, tr, o, err);
-  }
-  if (!st) {
     if (b)
       st = draw_compare(rc, tr, b, d, o, err);
     else

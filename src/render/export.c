@@ -240,10 +240,20 @@ tt_status tt_crop_surface(SDL_Surface **s, SDL_Rect box, tt_error *err) {
 
 // A figure's PNG: drawn by fn at w × h, cut to what was drawn (u pixels around it) when
 // st->figure, with st's provenance as text chunks.
+// A figure asked for a tooltip (st->hover_row) that fn did not draw: the cell is not shown.
+static tt_status hover_missing(const tt_view_state *st, tt_error *err) {
+  return tt_fail(err, TT_ERR_ARG,
+                 "--hover %d,%d: the figure shows no such cell to point at (out of its shape, panned away, or cells "
+                 "under a pixel: try --zoom)",
+                 st->hover_row, st->hover_col);
+}
+
 tt_status tt_figure_png(tt_render *rc, const tt_view_state *st, int w, int h, tt_headless_fn fn, void *ctx,
                         const char *path, tt_error *err) {
   SDL_Surface *s = NULL;
+  rc->hover_drawn = false;
   tt_status status = tt_headless_surface(rc, w, h, fn, ctx, &s, err);
+  if (status == TT_OK && st->hover_row >= 0 && !rc->hover_drawn) status = hover_missing(st, err);
   if (status == TT_OK && st->figure)
     status = tt_crop_surface(&s, tt_content_box(s, tt_palette_for(st->theme)->bg, tt_unit_for(st, w, h)), err);
   if (status == TT_OK) status = tt_render_save_png_text(s, path, st->provenance, st->n_provenance, err);
@@ -262,11 +272,13 @@ tt_status tt_figure_svg(tt_render *rc, const tt_view_state *st, int w, int h, tt
   tt_canvas cv;
   tt_svg_state svg;
   tt_canvas_svg(&cv, &svg, mem, rc->fonts, w, h);
+  rc->hover_drawn = false;
   fn(rc, &cv, (SDL_Rect){0, 0, w, h}, ctx);
   tt_svg_write_meta(mem, st->provenance, st->n_provenance);
   tt_status fonts = tt_canvas_svg_end(&cv, err);  // the @font-face rules of the glyphs drawn
   fclose(mem);
   if (!body) return tt_fail(err, TT_ERR_NOMEM, "out of memory");
+  if (fonts == TT_OK && st->hover_row >= 0 && !rc->hover_drawn) fonts = hover_missing(st, err);
   if (fonts != TT_OK) {
     free(body);
     return fonts;

@@ -364,6 +364,7 @@ struct tt_render {
   // the scales.
   tt_norm_entry norms[TT_NORM_CACHE];
   int n_norms;
+  bool hover_drawn;  // the figure being drawn showed its --hover tooltip (tt_figure_* refuse one without)
 };
 // The Euclidean norm of t's values (in double), from rc's cache when it has t's.
 double tt_norm_cached(tt_render *rc, const tt_tensor *t);

@@ -114,6 +114,7 @@ static void hover(tt_paint *p, SDL_Rect area) {
   tt_note_scope(p->cv, "panel=hover hook=%s head=%d", pk.t->name, pk.t->ndim == 3 ? pk.head : -1);
   tt_draw_tooltip(p->cv, p->pal, area, mx, my, u, lines, 4);
   memcpy(p->cv->scope, scope, sizeof scope);
+  p->rc->hover_drawn = true;
 }
 
 // The panel that shows the pinned cell of t: the one whose visible cells hold it (the top

@@ -184,7 +184,7 @@ class Run:
             if name.startswith("pin-") and full and not any(t.kind == "pin_recorded" for t in texts):
                 fails.append("%s: the pinned cell shows no arithmetic (no recomputed and recorded value)" % name)
             if "--hover" in argv:  # the tooltip is there, and of the cell asked for
-                want, tips = argv[argv.index("--hover") + 1], [t for t in texts if t.kind == "hover_value"]
+                want, tips = argv[argv.index("--hover") + 1], [t for t in texts if t.kind == "hover_index"]
                 if len(tips) != 1 or "%s,%s" % (tips[0].note["r"], tips[0].note["c"]) != want:
                     fails.append("%s: --hover %s drew %s" % (name, want, [t.where() for t in tips] or "no tooltip"))
             if name.endswith("-continued") and not any(t.kind == "merge_group_again" for t in texts):
@@ -273,6 +273,13 @@ def add_compare(run):
     run.render("compare-perm-resid", a, ["--step", "blocks.1.hook_resid_post", "--view", "table"], compare=b)
     m, n = os.path.join(lt, "08-nomask.safetensors"), os.path.join(lt, "08-nomask-bad.safetensors")
     run.render("compare-nomask-pattern", m, ["--step", "blocks.0.attn.hook_pattern", "--size", "1600x600"], compare=n)
+    # the pointer's tooltip there: a, b and a − b (render --hover), and '—' where B's shape differs
+    run.render("compare-perm-hover", a, ["--step", "blocks.1.hook_resid_post", "--view", "table", "--hover", "2,3"],
+               compare=b)
+    run.render("compare-perm-hover-ko", a, ["--step", "ln_final.hook_out", "--view", "heatmap", "--hover", "1,5",
+                                            "--lang", "ko"], compare=b)
+    run.render("compare-nomask-hover", m, ["--step", "blocks.0.attn.hook_pattern", "--head", "1", "--hover", "2,1"],
+               compare=n)
 
 
 PINS = [  # (hook, pin): a cell of every step's tensor whose arithmetic the inspector shows

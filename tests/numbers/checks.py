@@ -427,6 +427,49 @@ class Checker(LlamaViewChecks):
         if not sn.matches(t.s, v, lambda x: sn.fmt("%.6g", x)) and t.s != want:
             self.bad(t, "the tooltip shows %s, the trace has %s (%r)" % (t.s, want, float(v)))
 
+    def k_hover_side(self, t):
+        """A comparison's tooltip: 'A  v', 'B  v' or 'A − B  v' at the cell ('—' where that
+        side has no such tensor of A's shape, or no difference is drawn)."""
+        side, hook, head = t.note["s"], t.scope["hook"], int(t.scope.get("head", -1))
+        r, c = int(t.note["r"]), int(t.note["c"])
+        prefix = {"A": "A  ", "B": "B  ", "D": "A \u2212 B  "}[side]
+        if not t.s.startswith(prefix):
+            return self.bad(t, "the tooltip's line should start %r" % prefix)
+        a, b = self.traces["A"].get(hook), self.traces["B"].get(hook)
+        same = a is not None and b is not None and a.shape == b.shape
+        if side == "A":
+            v = a
+        elif side == "B":
+            v = b if same else None
+        else:
+            v = a.astype(np.float32) - b.astype(np.float32) if same else None
+        printed = t.s[len(prefix):]
+        if v is None:
+            if printed != "\u2014":
+                self.bad(t, "the tooltip shows %s where side %s has no such tensor (want \u2014)" % (printed, side))
+            return
+        x = v[head, r, c] if v.ndim == 3 else v[r, c] if v.ndim == 2 else v[r]
+        want = sn.fmt("%.6g", x) if math.isfinite(float(x)) else sn.fmt_value(x)
+        if not sn.matches(printed, x, lambda y: sn.fmt("%.6g", y)) and printed != want:
+            self.bad(t, "the tooltip shows %s, side %s has %s (%r)" % (printed, side, want, float(x)))
+
+    def k_hover_where(self, t):
+        """A comparison's tooltip: '[head H, ]row R label, column C[ label]' (labels of token
+        and vocabulary axes only), in English or Korean."""
+        hook, head = t.scope["hook"], int(t.scope.get("head", -1))
+        r, c = int(t.note["r"]), int(t.note["c"])
+        a = self.tensor(t, hook)
+        tr = self.trace_of(t)
+        row_axis, col_axis = ("T", "T") if a.ndim == 3 else ("T", "C")
+        rl = self.label_text(tr, row_axis, r, t)
+        cl = self.label_text(tr, col_axis, c, t) if col_axis in "TV" else ""
+        ok = []
+        for words in (("head", "row", "column"), ("\ud5e4\ub4dc", "\ud589", "\uc5f4")):
+            lead = "%s %d, " % (words[0], head) if a.ndim == 3 and head >= 0 else ""
+            ok.append(("%s%s %d %s, %s %d %s" % (lead, words[1], r, rl, words[2], c, cl)).rstrip(" "))
+        if t.s not in ok:
+            self.bad(t, "the tooltip's line should read %r" % ok[0])
+
     def k_hover_label(self, t):
         axis, i = t.note["axis"], int(t.note["i"])
         m = re.match(r"^\S+ (\d+): (.*)$", t.s)

@@ -97,6 +97,9 @@ with tempfile.TemporaryDirectory() as tmp:
         again = os.path.join(tmp, "hover-again.svg")
         r = run("--again", out, "-o", again)
         check(r.returncode == 0 and open(again, "rb").read() == open(out, "rb").read(), "--again draws the hover again")
+    out = os.path.join(tmp, "hover-compare.png")
+    r = run(fixture, "--compare", fixture, "--step", "blocks.0.attn.hook_pattern", "--hover", "1,0", "-o", out)
+    check(r.returncode == 0 and os.path.exists(out), f"hover on a comparison: exit {r.returncode} {r.stderr.strip()}")
     no_hover = os.path.join(tmp, "no-hover.svg")
     r = run(fixture, "--step", "blocks.0.attn.hook_pattern", "-o", no_hover)
     check(r.returncode == 0 and "hover_value" not in open(no_hover, encoding="utf-8").read(), "no tooltip unasked")
@@ -107,8 +110,8 @@ with tempfile.TemporaryDirectory() as tmp:
          "--hover 4,0"),
         ([fixture, "--step", "blocks.0.attn.hook_pattern", "--hover", "1", "-o", os.path.join(tmp, "h.png")], 2,
          "--hover wants ROW,COL"),
-        ([fixture, "--step", "tokens", "--hover", "0,0", "--compare", fixture, "-o", os.path.join(tmp, "h.png")], 2,
-         "not with --compare"),
+        ([fixture, "--step", "blocks.0.attn.hook_pattern", "--hover", "0,9", "--compare", fixture, "-o",
+          os.path.join(tmp, "h.png")], 3, "--hover 0,9"),
         ([fixture, "--step", "attn.hook_nothing", "-o", os.path.join(tmp, "x.png")], 3, "attn.hook_nothing"),
         ([fixture, "--step", "tokens", "--view", "pie", "-o", os.path.join(tmp, "x.png")], 2, "unknown view"),
         ([fixture, "--step", "tokens", "-o", os.path.join(tmp, "x.jpg")], 2, ".png or .svg"),

@@ -396,8 +396,9 @@ static void index_text(const tt_paint *p, const tt_panel *pn, int row, int col, 
     snprintf(buf + n, len - (size_t)n, tt_str(p->st->lang, TT_S_CMP_NORMS_INDEX_FMT), tt_str(p->st->lang, TT_S_ROW),
              row, rl, col);
   else
-    snprintf(buf + n, len - (size_t)n, "%s %d %s, %s %d %s", tt_str(p->st->lang, TT_S_ROW), row, rl,
-             tt_str(p->st->lang, TT_S_COLUMN), col, pn->col_axis == 'T' || pn->col_axis == 'V' ? cl : "");
+    snprintf(buf + n, len - (size_t)n, "%s %d %s, %s %d%s%s", tt_str(p->st->lang, TT_S_ROW), row, rl,
+             tt_str(p->st->lang, TT_S_COLUMN), col, pn->col_axis == 'T' || pn->col_axis == 'V' ? " " : "",
+             pn->col_axis == 'T' || pn->col_axis == 'V' ? cl : "");
 }
 
 // "head 0, row 3 ␣nice, column 1 ␣weather" for flat index i of t (norms: "…, block 2").
@@ -510,15 +511,17 @@ static int header_line(tt_paint *p, SDL_Rect r, tt_derived *d, const tt_compare 
   return px * 3 / 2;
 }
 
-// The hovered cell: outlined in every panel that shows it, and a box with its value (with
-// a comparison: a, b and a − b there). Without cmp every panel counts as side A.
+// The hovered cell (under the pointer, or a figure's --hover cell): outlined in every panel
+// that shows it, and a box with its value (with a comparison: a, b and a − b there).
+// Without cmp every panel counts as side A.
 static void hover(tt_paint *p, SDL_Rect area, tt_derived *d, const tt_compare *cmp, int mode) {
   const tt_view_state *st = p->st;
   tt_compare_info *in = &d->info;
   in->hover = false;
-  if (st->mouse_x < 0 || st->mouse_y < 0) return;
+  int mx = st->mouse_x, my = st->mouse_y;
+  if (st->hover_row >= 0 && !tt_layout_point_at(p->lay, st->head, st->hover_row, st->hover_col, &mx, &my)) return;
   tt_pick pk;
-  if (!tt_render_pick(p->lay, p->tr, st->mouse_x, st->mouse_y, &pk)) return;
+  if (mx < 0 || my < 0 || !tt_render_pick(p->lay, p->tr, mx, my, &pk)) return;
   int side = -1;
   for (int s = 0; s < 3 && cmp; s++)
     if (pk.panel >= d->groups[s][0] && pk.panel < d->groups[s][1]) side = s;
@@ -579,13 +582,25 @@ static void hover(tt_paint *p, SDL_Rect area, tt_derived *d, const tt_compare *c
   tt_font_kind fk[5] = {TT_FONT_BOLD, TT_FONT_BOLD, TT_FONT_BOLD, TT_FONT_SANS, TT_FONT_MONO};
   int first = cmp ? 0 : 1, n = 0;
   if (!cmp) l[2][0] = 0;
+  // For readers of SVG: what each line is (tests/numbers checks them against both traces).
+  char notes[5][48];
+  for (int s = 0; s < 3; s++)
+    snprintf(notes[s], sizeof notes[s], "hover_side s=%c r=%d c=%d", "ABD"[s], pk.row, pk.col);
+  if (!cmp) snprintf(notes[1], sizeof notes[1], "hover_value r=%d c=%d", pk.row, pk.col);
+  snprintf(notes[3], sizeof notes[3], "hover_where r=%d c=%d", pk.row, pk.col);
+  snprintf(notes[4], sizeof notes[4], "hover_index r=%d c=%d", pk.row, pk.col);
   tt_tip_line lines[5];
   for (int i = first; i < 5; i++) {
     if (!l[i][0]) continue;
     tt_rgba c = cmp && i == side ? p->pal->accent : i < 3 ? p->pal->fg : p->pal->dim;
-    lines[n++] = (tt_tip_line){l[i], px[i], fk[i], c, NULL};
+    lines[n++] = (tt_tip_line){l[i], px[i], fk[i], c, notes[i]};
   }
-  tt_draw_tooltip(p->cv, p->pal, area, st->mouse_x, st->mouse_y, u, lines, n);
+  char scope[sizeof p->cv->scope];
+  memcpy(scope, p->cv->scope, sizeof scope);
+  tt_note_scope(p->cv, "panel=hover hook=%s head=%d", name, pn->t->ndim == 3 ? pn->head : -1);
+  tt_draw_tooltip(p->cv, p->pal, area, mx, my, u, lines, n);
+  memcpy(p->cv->scope, scope, sizeof scope);
+  p->rc->hover_drawn = true;
 }
 
 // The fourth box of the 2 × 2 arrangement: how to read the difference.
