@@ -238,8 +238,6 @@ tt_status tt_crop_surface(SDL_Surface **s, SDL_Rect box, tt_error *err) {
   return TT_OK;
 }
 
-// A figure's PNG: drawn by fn at w × h, cut to what was drawn (u pixels around it) when
-// st->figure, with st's provenance as text chunks.
 // A figure asked for a tooltip (st->hover_row) that fn did not draw: the cell is not shown.
 static tt_status hover_missing(const tt_view_state *st, tt_error *err) {
   return tt_fail(err, TT_ERR_ARG,
@@ -248,6 +246,8 @@ static tt_status hover_missing(const tt_view_state *st, tt_error *err) {
                  st->hover_row, st->hover_col);
 }
 
+// A figure's PNG: drawn by fn at w × h, cut to what was drawn (u pixels around it) when
+// st->figure, with st's provenance as text chunks; refused when its --hover cell was not drawn.
 tt_status tt_figure_png(tt_render *rc, const tt_view_state *st, int w, int h, tt_headless_fn fn, void *ctx,
                         const char *path, tt_error *err) {
   SDL_Surface *s = NULL;
