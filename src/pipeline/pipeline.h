@@ -265,10 +265,11 @@ typedef enum {
   TT_S_QTY_ACTIVATION,   // anything else
   TT_S_ALL_HEADS,
   TT_S_ALL_LAYERS_HEADS,
-  TT_S_TOKENS_MORE_FMT,  // tokens not shown, first of them
-  TT_S_BARS_MORE_FMT,    // candidates asked for but not drawn
-  TT_S_ROWS_MORE_FMT,    // rows not shown
-  TT_S_BYTES_NOTE,       // how a token that is part of a character is written
+  TT_S_TOKENS_MORE_FMT,   // tokens not shown, first of them
+  TT_S_BARS_MORE_FMT,     // candidates asked for but not drawn
+  TT_S_ROWS_MORE_FMT,     // rows not shown
+  TT_S_ROWS_SMALLER_FMT,  // rows not shown, each smaller than those shown (the cost table)
+  TT_S_BYTES_NOTE,        // how a token that is part of a character is written
   // gradients (grad.<hook>): the legend, the window's value ↔ gradient key, the inspector
   TT_S_LEGEND_GRADIENT,
   TT_S_STATUS_NO_GRAD,       // the trace has no grad.* tensors

@@ -231,6 +231,7 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_TOKENS_MORE_FMT] = "\xE2\x80\xA6 %d more tokens (%d and after) not shown",
     [TT_S_BARS_MORE_FMT] = "\xE2\x80\xA6 %d more candidates not shown",
     [TT_S_ROWS_MORE_FMT] = "\xE2\x80\xA6 %d more rows not shown",
+    [TT_S_ROWS_SMALLER_FMT] = "\xE2\x80\xA6 %d smaller rows not shown",
     [TT_S_BYTES_NOTE] =
         "\xE2\x80\xB9"
         "EB 82:\xEB\x82\x98\xE2\x80\xBA = bytes EB 82 of \xEB\x82\x98 (a character split across tokens)",

@@ -223,6 +223,7 @@ static const char *const str[TT_S_COUNT] = {
     [TT_S_TOKENS_MORE_FMT] = "\xE2\x80\xA6 토큰 %d개 더 (%d번부터) 생략",
     [TT_S_BARS_MORE_FMT] = "\xE2\x80\xA6 후보 %d개 더 생략",
     [TT_S_ROWS_MORE_FMT] = "\xE2\x80\xA6 행 %d개 더 생략",
+    [TT_S_ROWS_SMALLER_FMT] = "\xE2\x80\xA6 더 작은 행 %d개 생략",
     [TT_S_BYTES_NOTE] =
         "\xE2\x80\xB9"
         "EB 82:\xEB\x82\x98\xE2\x80\xBA = \xEB\x82\x98의 바이트 EB 82 (여러 토큰에 나뉜 글자)",

@@ -1874,6 +1874,22 @@ class Checker(LlamaViewChecks):
         for kind, lines in getattr(self, "wrapped_lines", {}).items():
             getattr(self, self.WRAPPING[kind])(lines[0], " ".join(t.s for t in lines))
 
+    def _cost_rows_largest(self, texts):
+        """A cost table cut short shows the steps with the most FLOPs (and says how many
+        smaller ones it leaves out)."""
+        more = [t for t in texts if t.kind == "rows_more" and t.scope.get("panel") == "cost"]
+        if not more:
+            return
+        steps, _ = cost_steps(self.trace_of(more[0]))
+        shown = {t.note["step"] for t in texts if t.kind == "cost_flops"}
+        left = set(steps) - shown
+        if len(shown) != int(more[0].note["shown"]) or len(steps) != int(more[0].note["rows"]):
+            self.fail.append("%s: the cost table shows %d of %d steps, its line says %s of %s" % (
+                self.name, len(shown), len(steps), more[0].note["shown"], more[0].note["rows"]))
+        elif left and shown and min(steps[s][0] for s in shown) < max(steps[s][0] for s in left):
+            self.fail.append("%s: the cut cost table leaves out %s, larger than the shown %s" % (
+                self.name, max(left, key=lambda s: steps[s][0]), min(shown, key=lambda s: steps[s][0])))
+
     def finish(self, texts):
         """Checks that need the whole figure."""
         tr = self.traces["A"]
@@ -1899,6 +1915,7 @@ class Checker(LlamaViewChecks):
         # (their colour bars' numbers show they were drawn; a squeezed view once left them out).
         if any(t.scope.get("panel") == "layernorm" for t in texts) and not any(t.kind == "tick" for t in texts):
             self.fail.append("%s: the LayerNorm view has its table but not its heatmaps" % self.name)
+        self._cost_rows_largest(texts)
         self._check_wrapped()
         self._swiglu_complete(texts)
         self._pin_labels()

@@ -146,10 +146,10 @@ static columns columns_for(tt_paint *p, SDL_Rect r, bool timed, const tt_cost_st
   return c;
 }
 
-// The "… N more rows not shown" line under the shown rows.
+// The "… N smaller rows not shown" line under the shown rows.
 static void rows_more(tt_paint *p, const columns *c, int y, int shown, int n, int px) {
   char line[128];
-  snprintf(line, sizeof line, tt_str(p->st->lang, TT_S_ROWS_MORE_FMT), n - shown);
+  snprintf(line, sizeof line, tt_str(p->st->lang, TT_S_ROWS_SMALLER_FMT), n - shown);
   tt_note(p->cv, "rows_more shown=%d rows=%d", shown, n);
   tt_draw_text(p->cv, c->x_step, y, line, px, TT_FONT_SANS, p->pal->dim, TT_ALIGN_LEFT);
 }
@@ -174,20 +174,41 @@ static int row_layout(const tt_type *type, int height, int n, int *h, int *shown
   return px;
 }
 
+// rows[0, shown): the shown steps with the most FLOPs (the earlier of equals), in the pass's
+// order: a table cut short keeps where the computation goes (on a projector, 4 rows of 21
+// in the window's frame: the four matrix products). Every step when all are shown.
+static void largest_steps(const tt_cost_step *steps, int n, int shown, tt_cost_step *rows) {
+  bool *keep = calloc((size_t)n + 1, sizeof *keep);
+  for (int k = 0; k < shown && keep; k++) {
+    int best = -1;
+    for (int i = 0; i < n; i++)
+      if (!keep[i] && (best < 0 || steps[i].flops > steps[best].flops)) best = i;
+    keep[best] = true;
+  }
+  for (int i = 0, k = 0; i < n; i++)
+    if (!keep || keep[i]) rows[k++] = steps[i];  // out of memory: the first ones
+  free(keep);
+}
+
 static void table(tt_paint *p, SDL_Rect r, const tt_cost_pass *pass, const tt_cost_step *steps, int n) {
+  tt_cost_step *rows = calloc((size_t)n + 1, sizeof *rows);
+  if (!rows) return;
   const tt_type type = tt_type_for(p->unit);
   int h, shown;
   int px = row_layout(&type, r.h, n, &h, &shown);
-  columns c = columns_for(p, r, pass->seconds >= 0, steps, shown, px);
+  largest_steps(steps, n, shown, rows);
+  columns c = columns_for(p, r, pass->seconds >= 0, rows, shown, px);
   if (c.two_line_heads) {  // the headings' first lines take a row's place
     px = row_layout(&type, r.h - tt_para_line(px), n, &h, &shown);
-    c = columns_for(p, r, pass->seconds >= 0, steps, shown, px);
+    largest_steps(steps, n, shown, rows);
+    c = columns_for(p, r, pass->seconds >= 0, rows, shown, px);
     r.y += tt_para_line(px);
     r.h -= tt_para_line(px);
   }
   header(p, &c, r.y, px, pass->seconds >= 0);
-  for (int i = 0; i < shown; i++) row(p, &c, &steps[i], pass, r.y + h * (i + 1), h, px);
+  for (int i = 0; i < shown; i++) row(p, &c, &rows[i], pass, r.y + h * (i + 1), h, px);
   if (shown < n) rows_more(p, &c, r.y + h * (shown + 1), shown, n, px);
+  free(rows);
 }
 
 // The caption in body type, or smaller type where it is wider than r (a zoomed interface);
