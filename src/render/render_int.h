@@ -412,8 +412,18 @@ void tt_paint_kvcache(tt_paint *p, SDL_Rect r, int layer, int head);
 void tt_paint_gradnorm(tt_paint *p, SDL_Rect r);   // ‖∇‖ through the model (gradnorm.c)
 void tt_paint_frame(tt_paint *p, SDL_Rect r);      // navigator, explanation, view (frame.c)
 void tt_paint_inspector(tt_paint *p, SDL_Rect r);  // hovered and pinned cell (inspect.c)
-void tt_paint_lens(tt_paint *p, SDL_Rect r);       // painters/lens.c
-void tt_paint_cost(tt_paint *p, SDL_Rect r);       // painters/cost.c
+// The hovered cell (views.c; the compare page has its own tooltip): the one under the
+// pointer, or a figure's --hover cell (st->hover_row, hover_col) at its centre
+// (tt_layout_point_at); false when neither is on a drawn cell.
+bool tt_hover_pick(const tt_paint *p, tt_pick *pk, int *mx, int *my);
+// A hovered cell's tooltip at (mx, my): its lines said to belong to t at head (the SVG's
+// panel=hover scope, which tests/numbers reads), and noted as drawn for tt_figure_*.
+void tt_draw_cell_tooltip(tt_paint *p, SDL_Rect area, int mx, int my, const tt_tip_line *lines, int n,
+                          const tt_tensor *t, int head);
+// "name[h, r, c]", "name[r, c]" or "name[r]" by t's rank.
+void tt_cell_index_text(const tt_tensor *t, int head, int row, int col, char *buf, size_t len);
+void tt_paint_lens(tt_paint *p, SDL_Rect r);  // painters/lens.c
+void tt_paint_cost(tt_paint *p, SDL_Rect r);  // painters/cost.c
 // The Llama block's parts: RoPE of one layer and head (rope.c), the K/V head groups and
 // the cache they save (gqa.c), SwiGLU at st->position (swiglu.c), GPT-2's and Llama's step
 // lists side by side with both models' shapes (blocks.c).

@@ -73,14 +73,38 @@ static void message(tt_paint *p, SDL_Rect r, const char *msg) {
   tt_draw_para(p->cv, r.x + p->unit, r.y + p->unit, r.w - 2 * p->unit, msg, p->unit, TT_FONT_SANS, p->pal->warn);
 }
 
-// Outline of the hovered cell, and the tooltip with its value and labels: under the
-// pointer, or a figure's --hover cell (st->hover_row, hover_col).
+bool tt_hover_pick(const tt_paint *p, tt_pick *pk, int *mx, int *my) {
+  const tt_view_state *st = p->st;
+  *mx = st->mouse_x, *my = st->mouse_y;
+  if (st->hover_row >= 0 && !tt_layout_point_at(p->lay, st->head, st->hover_row, st->hover_col, mx, my)) return false;
+  return *mx >= 0 && *my >= 0 && tt_render_pick(p->lay, p->tr, *mx, *my, pk);
+}
+
+void tt_draw_cell_tooltip(tt_paint *p, SDL_Rect area, int mx, int my, const tt_tip_line *lines, int n,
+                          const tt_tensor *t, int head) {
+  char scope[sizeof p->cv->scope];
+  memcpy(scope, p->cv->scope, sizeof scope);
+  tt_note_scope(p->cv, "panel=hover hook=%s head=%d", t->name, t->ndim == 3 ? head : -1);
+  tt_draw_tooltip(p->cv, p->pal, area, mx, my, p->unit, lines, n);
+  memcpy(p->cv->scope, scope, sizeof scope);
+  p->rc->hover_drawn = true;
+}
+
+void tt_cell_index_text(const tt_tensor *t, int head, int row, int col, char *buf, size_t len) {
+  if (t->ndim == 3)
+    snprintf(buf, len, "%s[%d, %d, %d]", t->name, head, row, col);
+  else if (t->ndim == 2)
+    snprintf(buf, len, "%s[%d, %d]", t->name, row, col);
+  else
+    snprintf(buf, len, "%s[%d]", t->name, row);
+}
+
+// Outline of the hovered cell, and the tooltip with its value and labels.
 static void hover(tt_paint *p, SDL_Rect area) {
   const tt_view_state *st = p->st;
-  int mx = st->mouse_x, my = st->mouse_y;
-  if (st->hover_row >= 0 && !tt_layout_point_at(p->lay, st->head, st->hover_row, st->hover_col, &mx, &my)) return;
   tt_pick pk;
-  if (mx < 0 || my < 0 || !tt_render_pick(p->lay, p->tr, mx, my, &pk)) return;
+  int mx, my;
+  if (!tt_hover_pick(p, &pk, &mx, &my)) return;
   const tt_panel *pn = &p->lay->panels[pk.panel];
   tt_draw_cell_mark(p->cv, pn, pk.row, pk.col, p->pal->highlight);
 
@@ -94,14 +118,9 @@ static void hover(tt_paint *p, SDL_Rect area) {
   snprintf(l2, sizeof l2, "%s %d: %s", tt_str(st->lang, TT_S_COLUMN), pk.col, lab);
   snprintf(l0, sizeof l0, "%s", tt_fmt_value(pk.value, num, sizeof num));
   if (isfinite(pk.value)) tt_fmt_num(pk.value, "%.6g", l0, sizeof l0);
-  if (pk.t->ndim == 3)
-    snprintf(l3, sizeof l3, "%s[%d, %d, %d]", pk.t->name, pk.head, pk.row, pk.col);
-  else if (pk.t->ndim == 2)
-    snprintf(l3, sizeof l3, "%s[%d, %d]", pk.t->name, pk.row, pk.col);
-  else
-    snprintf(l3, sizeof l3, "%s[%d]", pk.t->name, pk.row);
+  tt_cell_index_text(pk.t, pk.head, pk.row, pk.col, l3, sizeof l3);
   // For readers of SVG: what each line is (tests/numbers checks them against the trace).
-  char n0[48], n1[48], n2[48], n3[48], scope[sizeof p->cv->scope];
+  char n0[48], n1[48], n2[48], n3[48];
   snprintf(n0, sizeof n0, "hover_value r=%d c=%d", pk.row, pk.col);
   snprintf(n1, sizeof n1, "hover_label axis=%c i=%d", pn->row_axis, pk.row);
   snprintf(n2, sizeof n2, "hover_label axis=%c i=%d", pn->col_axis, pk.col);
@@ -110,11 +129,7 @@ static void hover(tt_paint *p, SDL_Rect area) {
                                 {l1, u, TT_FONT_SANS, p->pal->dim, n1},
                                 {l2, u, TT_FONT_SANS, p->pal->dim, n2},
                                 {l3, type.small, TT_FONT_MONO, p->pal->dim, n3}};
-  memcpy(scope, p->cv->scope, sizeof scope);
-  tt_note_scope(p->cv, "panel=hover hook=%s head=%d", pk.t->name, pk.t->ndim == 3 ? pk.head : -1);
-  tt_draw_tooltip(p->cv, p->pal, area, mx, my, u, lines, 4);
-  memcpy(p->cv->scope, scope, sizeof scope);
-  p->rc->hover_drawn = true;
+  tt_draw_cell_tooltip(p, area, mx, my, lines, 4, pk.t, pk.head);
 }
 
 // The panel that shows the pinned cell of t: the one whose visible cells hold it (the top

@@ -409,11 +409,11 @@ class Checker(LlamaViewChecks):
             self.bad(t, "cell shows %s, the trace has %s (%r)" % (t.s, sn.fmt_value(v), float(v)))
 
     # -- the tooltip of the cell under the pointer (render --hover, the window's hover)
-    def hover_cell(self, t):
-        """The hovered tensor's value at the tooltip's cell, and that cell's index as the
-        tooltip prints it (hook[h, r, c] for head-major tensors)."""
+    @staticmethod
+    def tip_at(a, t):
+        """a at the tooltip's cell (its head for head-major tensors), and that cell's index as
+        the tooltip prints it."""
         hook, head = t.scope["hook"], int(t.scope.get("head", -1))
-        a = self.tensor(t, hook)
         r, c = int(t.note["r"]), int(t.note["c"])
         if a.ndim == 3:
             return a[head, r, c], "%s[%d, %d, %d]" % (hook, head, r, c)
@@ -421,17 +421,23 @@ class Checker(LlamaViewChecks):
             return a[r, c], "%s[%d, %d]" % (hook, r, c)
         return a[r], "%s[%d]" % (hook, r)
 
-    def k_hover_value(self, t):
-        v, _ = self.hover_cell(t)
+    @staticmethod
+    def tip_number(printed, v):
+        """The value as a tooltip prints it (%.6g, or the cells' −∞ / NaN), or None when it
+        does."""
         want = sn.fmt("%.6g", v) if math.isfinite(float(v)) else sn.fmt_value(v)
-        if not sn.matches(t.s, v, lambda x: sn.fmt("%.6g", x)) and t.s != want:
+        return None if printed == want or sn.matches(printed, v, lambda x: sn.fmt("%.6g", x)) else want
+
+    def k_hover_value(self, t):
+        v, _ = self.tip_at(self.tensor(t, t.scope["hook"]), t)
+        want = self.tip_number(t.s, v)
+        if want is not None:
             self.bad(t, "the tooltip shows %s, the trace has %s (%r)" % (t.s, want, float(v)))
 
     def k_hover_side(self, t):
         """A comparison's tooltip: 'A  v', 'B  v' or 'A − B  v' at the cell ('—' where that
         side has no such tensor of A's shape, or no difference is drawn)."""
-        side, hook, head = t.note["s"], t.scope["hook"], int(t.scope.get("head", -1))
-        r, c = int(t.note["r"]), int(t.note["c"])
+        side, hook = t.note["s"], t.scope["hook"]
         prefix = {"A": "A  ", "B": "B  ", "D": "A \u2212 B  "}[side]
         if not t.s.startswith(prefix):
             return self.bad(t, "the tooltip's line should start %r" % prefix)
@@ -448,9 +454,9 @@ class Checker(LlamaViewChecks):
             if printed != "\u2014":
                 self.bad(t, "the tooltip shows %s where side %s has no such tensor (want \u2014)" % (printed, side))
             return
-        x = v[head, r, c] if v.ndim == 3 else v[r, c] if v.ndim == 2 else v[r]
-        want = sn.fmt("%.6g", x) if math.isfinite(float(x)) else sn.fmt_value(x)
-        if not sn.matches(printed, x, lambda y: sn.fmt("%.6g", y)) and printed != want:
+        x, _ = self.tip_at(v, t)
+        want = self.tip_number(printed, x)
+        if want is not None:
             self.bad(t, "the tooltip shows %s, side %s has %s (%r)" % (printed, side, want, float(x)))
 
     def k_hover_where(self, t):
@@ -478,7 +484,7 @@ class Checker(LlamaViewChecks):
             self.bad(t, "the tooltip's line should read '<row|column> %d: %s'" % (i, full))
 
     def k_hover_index(self, t):
-        _, want = self.hover_cell(t)
+        _, want = self.tip_at(self.tensor(t, t.scope["hook"]), t)
         if t.s != want:
             self.bad(t, "the tooltip's index should be %s" % want)
 

@@ -515,13 +515,11 @@ static int header_line(tt_paint *p, SDL_Rect r, tt_derived *d, const tt_compare 
 // that shows it, and a box with its value (with a comparison: a, b and a − b there).
 // Without cmp every panel counts as side A.
 static void hover(tt_paint *p, SDL_Rect area, tt_derived *d, const tt_compare *cmp, int mode) {
-  const tt_view_state *st = p->st;
   tt_compare_info *in = &d->info;
   in->hover = false;
-  int mx = st->mouse_x, my = st->mouse_y;
-  if (st->hover_row >= 0 && !tt_layout_point_at(p->lay, st->head, st->hover_row, st->hover_col, &mx, &my)) return;
   tt_pick pk;
-  if (mx < 0 || my < 0 || !tt_render_pick(p->lay, p->tr, mx, my, &pk)) return;
+  int mx, my;
+  if (!tt_hover_pick(p, &pk, &mx, &my)) return;
   int side = -1;
   for (int s = 0; s < 3 && cmp; s++)
     if (pk.panel >= d->groups[s][0] && pk.panel < d->groups[s][1]) side = s;
@@ -572,12 +570,7 @@ static void hover(tt_paint *p, SDL_Rect area, tt_derived *d, const tt_compare *c
     l[0][0] = 0;
   }
   index_text(p, pn, pk.row, pk.col, l[3], sizeof l[3]);
-  if (pn->t->ndim == 3)
-    snprintf(l[4], sizeof l[4], "%s[%d, %d, %d]", name, pn->head, pk.row, pk.col);
-  else if (pn->t->ndim == 2)
-    snprintf(l[4], sizeof l[4], "%s[%d, %d]", name, pk.row, pk.col);
-  else
-    snprintf(l[4], sizeof l[4], "%s[%d]", name, pk.row);
+  tt_cell_index_text(pn->t, pn->head, pk.row, pk.col, l[4], sizeof l[4]);
   int px[5] = {type.heading, type.heading, type.heading, type.label, type.small};
   tt_font_kind fk[5] = {TT_FONT_BOLD, TT_FONT_BOLD, TT_FONT_BOLD, TT_FONT_SANS, TT_FONT_MONO};
   int first = cmp ? 0 : 1, n = 0;
@@ -595,12 +588,7 @@ static void hover(tt_paint *p, SDL_Rect area, tt_derived *d, const tt_compare *c
     tt_rgba c = cmp && i == side ? p->pal->accent : i < 3 ? p->pal->fg : p->pal->dim;
     lines[n++] = (tt_tip_line){l[i], px[i], fk[i], c, notes[i]};
   }
-  char scope[sizeof p->cv->scope];
-  memcpy(scope, p->cv->scope, sizeof scope);
-  tt_note_scope(p->cv, "panel=hover hook=%s head=%d", name, pn->t->ndim == 3 ? pn->head : -1);
-  tt_draw_tooltip(p->cv, p->pal, area, mx, my, u, lines, n);
-  memcpy(p->cv->scope, scope, sizeof scope);
-  p->rc->hover_drawn = true;
+  tt_draw_cell_tooltip(p, area, mx, my, lines, n, pn->t, pn->head);
 }
 
 // The fourth box of the 2 × 2 arrangement: how to read the difference.
