@@ -456,9 +456,12 @@ void tt_paint_key_line(tt_paint *p, SDL_Rect r, const char *keys);
 // The panel with the main matrix, drawn by the heatmap painter: cells and the figure parts.
 // Draws the colour legend (vertical bar with numbers, the quantity along its side) into r;
 // tt_legend_width is the width it needs beside a plot, tt_legend_min_height the least
-// height it draws in (with 2 numbers; 5 from about twice that).
+// height it draws in (with 2 numbers; 5 from about twice that). The titled ones put title
+// along the side instead of the quantity.
 void tt_paint_legend(tt_paint *p, SDL_Rect r, const tt_scale *s);
+void tt_paint_legend_titled(tt_paint *p, SDL_Rect r, const tt_scale *s, const char *title);
 int tt_legend_width(tt_paint *p, const tt_scale *s);
+int tt_legend_width_titled(tt_paint *p, const tt_scale *s);
 int tt_legend_min_height(tt_paint *p, const tt_scale *s);
 // A title line and a subtitle line at the top of r; returns the height used.
 int tt_paint_title(tt_paint *p, SDL_Rect r, const char *title, const char *subtitle);

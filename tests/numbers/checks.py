@@ -537,6 +537,13 @@ class Checker(LlamaViewChecks):
         if not sn.matches(body, v):
             self.bad(t, "colour-bar tick should be %s" % want)
 
+    def k_legend_title(self, t):
+        """A legend titled with panel letters (a comparison's legends one above the other)
+        draws the colour scale of the panels it names: A and B share one, A − B has its own."""
+        want = {"A, B": ("A", "B"), "A \u2212 B": ("D",)}.get(t.s.strip())
+        if want is not None and t.trace not in want:
+            self.bad(t, "the legend titled %r draws the scale of panel %s" % (t.s, t.trace or "?"))
+
     # -- the collapse view (lesson 9)
     def k_collapse_shapes(self, t):
         cfg = self.trace_of(t).cfg

@@ -2,7 +2,10 @@
 // laid out together so that they are as large as the area allows: the token labels once
 // per row of panels, one colour legend for a and b (they share a scale) and one for the
 // difference, in a row, as 2 × 2, or stacked for wide matrices (T × C), whichever gives
-// the largest cells. Cells, labels and legends are the heatmap's own pieces.
+// the largest cells. In a row the two legends may stand one above the other after the
+// difference, each titled with the panels it colours ("A, B", "A − B"): on a projector,
+// legends beside the panels took half the row's width. Cells, labels and legends are the
+// heatmap's own pieces.
 #include <math.h>
 #include <string.h>
 
@@ -86,6 +89,7 @@ typedef struct {
   int rows[3][3];
   int n_in[3];
   bool legend_after[3][3];
+  bool stacked;  // one row whose legends stand one above the other after its last panel
   float cell_w, cell_h;
   int col_h;
   int row_room;  // height of a row of panels beside its labels: cells, or a taller legend
@@ -106,19 +110,30 @@ static void add_row(plan *pl, const int *sides, int k, int n_sides) {
 // The sizes every arrangement shares.
 typedef struct {
   int u, px, gap, row_w, lead, legend_w, legend_h, label_h, col_w_label;
+  int legend_w_titled;  // a legend's width with its title (stacked legends)
   bool own_rows, square, table;
   tt_cells_opts o;
 } trio_sizes;
+
+// The width the legend after panel i of row rr takes (0: none there).
+static int legend_room(const plan *pl, const trio_sizes *z, int rr, int i) {
+  if (!pl->legend_after[rr][i]) return 0;
+  return pl->stacked ? z->legend_w_titled : z->legend_w;
+}
+
+// The height the legends of a row need at least: one, or two with a gap.
+static int legends_min_height(const plan *pl, const trio_sizes *z) {
+  return pl->stacked ? 2 * z->legend_h + z->gap : z->legend_h;
+}
 
 // Fills pl's cell size and column-label height for r; the cell area it gives.
 static float fit_plan(plan *pl, SDL_Rect r, const trio_sizes *z, const tt_mat *m0) {
   int u = z->u, px = z->px;
   float cw = INFINITY;
   for (int rr = 0; rr < pl->n_rows; rr++) {
-    int legends = 0;
-    for (int i = 0; i < pl->n_in[rr]; i++) legends += pl->legend_after[rr][i];
-    float w =
-        (float)(r.w - z->lead * (z->own_rows ? pl->n_in[rr] : 1) - (pl->n_in[rr] - 1) * z->gap - legends * z->legend_w);
+    int legends_w = 0;
+    for (int i = 0; i < pl->n_in[rr]; i++) legends_w += legend_room(pl, z, rr, i);
+    float w = (float)(r.w - z->lead * (z->own_rows ? pl->n_in[rr] : 1) - (pl->n_in[rr] - 1) * z->gap - legends_w);
     cw = fminf(cw, w / (float)(pl->n_in[rr] * z->o.vis_cols));
   }
   // Column labels lie flat under wide cells, else they are turned (and cut at a quarter of
@@ -147,18 +162,25 @@ static float fit_plan(plan *pl, SDL_Rect r, const trio_sizes *z, const tt_mat *m
 // The height of a row of panels: the cells, or more where the legend wants room for its
 // numbers (as much as the area has).
 static int row_height(const plan *pl, const trio_sizes *z, int ph) {
-  int legend = z->table ? 0 : tt_min_i(z->u * 6, pl->row_room);
+  int want = tt_max_i(legends_min_height(pl, z), pl->stacked ? z->u * 12 + z->gap : z->u * 6);
+  int legend = z->table ? 0 : tt_min_i(want, pl->row_room);
   return tt_max_i(ph, legend);
 }
 
-// The arrangement with the largest cells: in a row, 2 × 2 (a b / d), stacked.
+// The arrangement with the largest cells: in a row (its legends beside the panels, or one
+// above the other at its end), 2 × 2 (a b / d), stacked.
 static bool best_plan(SDL_Rect r, const trio_sizes *z, const tt_mat *m0, int n, plan *out) {
-  plan cands[3];
+  plan cands[4];
   int n_cands = 0;
   static const int all[3] = {0, 1, 2};
   memset(cands, 0, sizeof cands);
   add_row(&cands[n_cands++], all, n, n);
   if (n == 3) {
+    if (!z->table) {
+      add_row(&cands[n_cands], all, n, n);
+      cands[n_cands].legend_after[0][1] = false;
+      cands[n_cands++].stacked = true;
+    }
     add_row(&cands[n_cands], all, 2, n);
     add_row(&cands[n_cands++], all + 2, 1, n);
   }
@@ -170,11 +192,20 @@ static bool best_plan(SDL_Rect r, const trio_sizes *z, const tt_mat *m0, int n, 
   for (int pass = 0; pass < 2 && best < 0; pass++)
     for (int c = 0; c < n_cands; c++) {
       float area = fit_plan(&cands[c], r, z, m0);
-      bool legend_fits = z->table || cands[c].row_room >= z->legend_h;
+      bool legend_fits = z->table || cands[c].row_room >= legends_min_height(&cands[c], z);
       if ((legend_fits || pass == 1) && area > best_area) best_area = area, best = c;
     }
   if (best >= 0) *out = cands[best];
   return best >= 0;
+}
+
+// A and B's legend (one scale) above the difference's, each titled with its panels.
+static void stacked_legends(tt_paint *p, SDL_Rect r, int gap, const tt_scale *sc) {
+  int h = (r.h - gap) / 2;
+  snprintf(p->cv->trace, sizeof p->cv->trace, "B");
+  tt_paint_legend_titled(p, (SDL_Rect){r.x, r.y, r.w, h}, &sc[1], "A, B");
+  snprintf(p->cv->trace, sizeof p->cv->trace, "D");
+  tt_paint_legend_titled(p, (SDL_Rect){r.x, r.y + h + gap, r.w, h}, &sc[2], "A \xE2\x88\x92 B");
 }
 
 // The panels as planned, each with its label, row labels where they belong and legends.
@@ -193,7 +224,7 @@ static void draw_plan(tt_paint *p, SDL_Rect r, const plan *pl, trio_sizes *z, co
       if (z->own_rows && i > 0) x += lead;
       bool labels_here = i == 0 || z->own_rows;
       snprintf(q.cv->trace, sizeof q.cv->trace, "%s", s == 0 ? "A" : s == 1 ? "B" : "D");
-      int label_w = pw + (pl->legend_after[rr][i] ? z->legend_w : z->gap);
+      int label_w = pw + (pl->legend_after[rr][i] ? legend_room(pl, z, rr, i) : z->gap);
       tt_paint_compare_label(&q,
                              (SDL_Rect){labels_here ? x - lead : x, y, label_w + (labels_here ? lead : 0), z->label_h},
                              s, cmp, trs[s]);
@@ -205,7 +236,10 @@ static void draw_plan(tt_paint *p, SDL_Rect r, const plan *pl, trio_sizes *z, co
       tt_draw_rect(q.cv, dst.x - 1, dst.y - 1, dst.w + 2, dst.h + 2, q.pal->dim);
       if (pi >= 0) tt_paint_axis_labels(&q, &p->lay->panels[pi], &m[s], z->px, labels_here ? z->row_w : 0, pl->col_h);
       x += pw;
-      if (pl->legend_after[rr][i]) {
+      if (pl->stacked && pl->legend_after[rr][i]) {
+        stacked_legends(&q, (SDL_Rect){x + u / 2, dst.y, z->legend_w_titled - u / 2, row_h}, z->gap, sc);
+        x += z->legend_w_titled;
+      } else if (pl->legend_after[rr][i]) {
         if (!z->table) tt_paint_legend(&q, (SDL_Rect){x + u / 2, dst.y, z->legend_w - u / 2, row_h}, &sc[s]);
         x += z->legend_w;
       } else {
@@ -243,6 +277,7 @@ bool tt_paint_matrix_trio(tt_paint *p, SDL_Rect r, const tt_compare *cmp, const 
   z.lead = z.row_w + z.px / 2;  // row labels left of each panel row
   for (int i = 0; i < n; i++) {
     z.legend_w = tt_max_i(z.legend_w, u / 2 + tt_legend_width(p, &sc[i]) + u / 2);
+    z.legend_w_titled = tt_max_i(z.legend_w_titled, u / 2 + tt_legend_width_titled(p, &sc[i]) + u / 2);
     z.legend_h = tt_max_i(z.legend_h, tt_legend_min_height(p, &sc[i]));
   }
   z.label_h = type.line_loose;

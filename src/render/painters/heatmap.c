@@ -340,15 +340,35 @@ static int tick_width(tt_paint *p, const tt_scale *s, int px) {
   return w + (s->clipped ? tt_text_width(p->cv->fonts, "\xE2\x89\xA5 ", px, TT_FONT_SANS) : 0);
 }
 
-int tt_legend_width(tt_paint *p, const tt_scale *s) {
-  int u = p->unit;
-  const tt_type type = tt_type_for(u);
-  int w = u + u / 2 + tick_width(p, s, type.label) + u / 2 + (s->qty ? type.line : 0);
-  if (s->has_masked) {
-    int mw = tt_text_width(p->cv->fonts, tt_str(p->st->lang, TT_S_MASKED), type.label, TT_FONT_SANS) + u * 3;
-    if (mw > w) w = mw;
+// The width of the widest word of s (words end at spaces) in px type.
+static int widest_word(const tt_canvas *cv, const char *s, int px) {
+  char word[64];
+  int w = 0;
+  while (*s) {
+    size_t n = strcspn(s, " ");
+    snprintf(word, sizeof word, "%.*s", (int)n, s);
+    w = tt_max_i(w, tt_text_width(cv->fonts, word, px, TT_FONT_SANS));
+    s += n + (s[n] == ' ');
   }
   return w;
+}
+
+// The width with a title beside the numbers when titled (else only when the scale names a
+// quantity). The masked swatch's words wrap beside it: its widest word has to fit.
+static int legend_width(tt_paint *p, const tt_scale *s, bool titled) {
+  int u = p->unit;
+  const tt_type type = tt_type_for(u);
+  int w = u + u / 2 + tick_width(p, s, type.label) + u / 2 + (titled ? type.line : 0);
+  if (s->has_masked) w = tt_max_i(w, widest_word(p->cv, tt_str(p->st->lang, TT_S_MASKED), type.label) + u * 3);
+  return w;
+}
+
+int tt_legend_width(tt_paint *p, const tt_scale *s) {
+  return legend_width(p, s, s->qty != 0);
+}
+
+int tt_legend_width_titled(tt_paint *p, const tt_scale *s) {
+  return legend_width(p, s, true);
 }
 
 int tt_legend_min_height(tt_paint *p, const tt_scale *s) {
@@ -394,11 +414,18 @@ static void legend_masked(tt_paint *p, SDL_Rect r, int y, int px) {
                  .mask_line = pal->masked_line};
   cv->cells(cv, 0, &mc, sw);
   tt_draw_rect(cv, sw.x - 1, sw.y - 1, sw.w + 2, sw.h + 2, pal->dim);
-  tt_draw_text(cv, sw.x + sw.w + u / 3, sw.y + u / 3, tt_str(p->st->lang, TT_S_MASKED), px, TT_FONT_SANS, pal->fg,
-               TT_ALIGN_LEFT);
+  // "masked (−∞)" on one line, or two where the legend is narrow, beside the swatch's middle
+  const char *what = tt_str(p->st->lang, TT_S_MASKED);
+  int x = sw.x + sw.w + u / 3, w = r.x + r.w - x;
+  int top = sw.y + (sw.h - tt_para_height(cv, w, what, px, TT_FONT_SANS)) / 2;
+  tt_draw_para(cv, x, top, w, what, px, TT_FONT_SANS, pal->fg);
 }
 
 void tt_paint_legend(tt_paint *p, SDL_Rect r, const tt_scale *s) {
+  tt_paint_legend_titled(p, r, s, s->qty ? tt_str(p->st->lang, (tt_str_id)s->qty) : NULL);
+}
+
+void tt_paint_legend_titled(tt_paint *p, SDL_Rect r, const tt_scale *s, const char *title) {
   tt_canvas *cv = p->cv;
   const tt_palette *pal = p->pal;
   int u = p->unit;
@@ -429,10 +456,9 @@ void tt_paint_legend(tt_paint *p, SDL_Rect r, const tt_scale *s) {
     tt_note(cv, "tick i=%d n=%d", i, n);
     tt_draw_text(cv, bar.x + bar.w + u / 2, y - px * 6 / 10, buf, px, TT_FONT_SANS, pal->fg, TT_ALIGN_LEFT);
   }
-  if (s->qty) {  // the quantity and its units, reading upwards beside the numbers
-    const char *q = tt_str(p->st->lang, (tt_str_id)s->qty);
+  if (title) {  // the quantity and its units, reading upwards beside the numbers
     char fit[160];
-    tt_text_fit(cv->fonts, q, px, TT_FONT_SANS, bar.h, fit, sizeof fit);
+    tt_text_fit(cv->fonts, title, px, TT_FONT_SANS, bar.h, fit, sizeof fit);
     int w = tt_text_width(cv->fonts, fit, px, TT_FONT_SANS);
     int x = bar.x + bar.w + u / 2 + tick_width(p, s, px) + u / 2;
     tt_note(cv, "legend_title");
