@@ -2,7 +2,8 @@
 // holds A − B (checked at a hovered cell against the two traces), max |A − B| and the
 // cells masked on one side only are counted as an independent loop counts them, vector
 // lengths equal a naive loop's, and two golden images (a comparison and a Korean lesson
-// page) match tests/render/golden (TTRACE_UPDATE_GOLDEN=1 rewrites them; look at them).
+// page) match tests/render/golden (TTRACE_UPDATE_GOLDEN=1 rewrites them; look at them), and
+// the what-if panel fits a zoomed projector's picture.
 //
 // B is made here from the committed fixture trace A: the softmax weights squared and the
 // causal mask of block 1 removed, so the expected differences are known without the engine.
@@ -263,6 +264,78 @@ static void test_golden(void **state) {
   assert_int_equal(bad, 0);
 }
 
+// ---- the what-if panel on a projector ------------------------------------------------------
+// Reads the file at path into a new string.
+static char *slurp(const char *path) {
+  FILE *f = fopen(path, "rb");
+  assert_non_null(f);
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *s = malloc((size_t)n + 1);
+  assert_non_null(s);
+  assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
+  s[n] = 0;
+  fclose(f);
+  return s;
+}
+
+// Over the comparison in the window's frame at 1280 × 800 with the type × 1.6 (a zoomed
+// projector), the what-if panel draws every knob, and none of its text (the hint cut with
+// "…" where it has no room) falls below the picture.
+static void test_knobs_fit(void **state) {
+  (void)state;
+  tt_trace *a = load_fixture(), *b = make_b(a);
+  tt_render *rc = NULL;
+  tt_derived *d = NULL;
+  tt_error err = {0};
+  assert_int_equal(tt_render_create(&rc, &err), TT_OK);
+  assert_int_equal(tt_derived_create(&d, &err), TT_OK);
+  tt_render_extras ex = {.token_text = vocab_text};
+  tt_render_set_extras(rc, &ex);
+  static const char *const rows[8][2] = {{"1",
+                                          "scale_attn (\xC3\xB7\xE2\x88\x9A"
+                                          "d_k): off"},
+                                         {"2", "causal: on"},
+                                         {"3", "positions: learned"},
+                                         {"4", "activation: gelu_new"},
+                                         {"5", "residual: on"},
+                                         {"6", "block: pre_ln"},
+                                         {"7", "norm: layernorm"},
+                                         {"8", "head 0.2: on"}};
+  tt_view_state st;
+  tt_view_state_init(&st);
+  snprintf(st.hook, sizeof st.hook, "blocks.0.attn.hook_pattern");
+  st.head = 2;
+  st.step = tt_step_find(NULL, st.hook, &st.layer);
+  st.frame = true;
+  st.font_scale = 1.6f;
+  st.knob_rows = rows;
+  st.n_knob_rows = 8;
+  tt_compare cmp = {b, "weather", "squared"};
+  const int h = 800;
+  assert_int_equal(tt_render_compare_svg(rc, a, &cmp, &st, 1280, h, d, "knobs_fit.svg", &err), TT_OK);
+  char *svg = slurp("knobs_fit.svg");
+  int keys = 0, texts = 0;
+  for (const char *t = strstr(svg, "<text "); t; t = strstr(t + 1, "<text ")) {
+    const char *end = strchr(t, '>'), *panel = strstr(t, "panel=knobs"), *y = strstr(t, " y=\"");
+    if (!end || !panel || panel > end) continue;
+    assert_true(y && y < end);
+    double baseline = atof(y + 4);
+    if (baseline > h) fail_msg("a line of the what-if panel at y = %.0f, below the %d px picture", baseline, h);
+    texts++;
+    const char *key = strstr(t, "data-tt=\"knob_key\"");
+    keys += key && key < end;
+  }
+  assert_int_equal(keys, 8);
+  assert_true(texts > 9);  // the title, the knobs, and the hint
+  free(svg);
+  tt_derived_destroy(d);
+  tt_render_destroy(rc);
+  tt_trace_destroy(b);
+  tt_trace_destroy(a);
+}
+
 int main(int argc, char **argv) {
   if (argc < 3) {
     fprintf(stderr, "usage: test_compare GOLDEN_DIR FIXTURE\n");
@@ -274,6 +347,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_difference_cell),
       cmocka_unit_test(test_norms),
       cmocka_unit_test(test_golden),
+      cmocka_unit_test(test_knobs_fit),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -184,23 +184,27 @@ void tt_paint_knobs(tt_paint *p, SDL_Rect r) {
   tt_canvas *cv = p->cv;
   const tt_palette *pal = p->pal;
   const tt_view_state *st = p->st;
-  int u = p->unit;
+  int u = p->unit, n = st->n_knob_rows;
   const tt_type type = tt_type_for(u);
-  int lh = type.line, px = type.label;
-  // A box in the lower right corner of the view, over it, so most of the comparison stays visible.
+  int lh = type.line, px = type.label, title_h = lh + u / 2;
+  // A box in the lower right corner of the view, over it, so most of the comparison stays
+  // visible. Never taller than the view: on a zoomed projector the knobs' lines come closer
+  // (down to one line of type), then the hint under them is cut with "…".
   int w = r.w * 36 / 100 < u * 20 ? u * 20 : r.w * 36 / 100;
-  int hint_lines = tt_text_width(cv->fonts, tt_str(st->lang, TT_S_KNOBS_HINT), px, TT_FONT_SANS) / (w - u * 2) + 2;
-  int h = lh * (st->n_knob_rows + 1) + hint_lines * px * 13 / 10 + u * 2;
-  SDL_Rect b = {r.x + r.w - w, r.y + r.h - h, w, h};
-  if (b.y < r.y) b.y = r.y;
+  const char *hint = tt_str(st->lang, TT_S_KNOBS_HINT);
+  int hint_h = tt_para_height(cv, w - u * 2, hint, px, TT_FONT_SANS), margins = u / 4 + u * 5 / 4;
+  if (n > 0 && title_h + n * lh + hint_h + margins > r.h)
+    lh = tt_max_i(px * 5 / 4, tt_min_i(lh, (r.h - title_h - hint_h - margins) / n));
+  int h = tt_min_i(title_h + n * lh + hint_h + margins, r.h);
+  SDL_Rect b = {r.x + r.w - w, tt_max_i(r.y, r.y + r.h - h), w, h};
   cv->fill(cv, b.x, b.y, b.w, b.h, pal->bg);
   tt_draw_frame(cv, b.x, b.y, b.w, b.h, pal->accent, 3);
   tt_note_scope(cv, "panel=knobs");
   tt_draw_text(cv, b.x + u, b.y + u / 2, tt_str(st->lang, TT_S_KNOBS_TITLE), type.title, TT_FONT_BOLD, pal->fg,
                TT_ALIGN_LEFT);
-  int y = b.y + lh + u / 2;
+  int y = b.y + title_h;
   char fit[200];
-  for (int i = 0; i < st->n_knob_rows && y + lh <= b.y + b.h; i++) {
+  for (int i = 0; i < n && y + lh <= b.y + b.h; i++) {
     tt_note(cv, "knob_key");
     tt_draw_text(cv, b.x + u, y, st->knob_rows[i][0], px, TT_FONT_BOLD, pal->accent, TT_ALIGN_LEFT);
     tt_text_fit(cv->fonts, st->knob_rows[i][1], px, TT_FONT_MONO, b.w - u * 3, fit, sizeof fit);
@@ -208,8 +212,11 @@ void tt_paint_knobs(tt_paint *p, SDL_Rect r) {
     tt_draw_text(cv, b.x + u * 2 + u / 2, y, fit, px, TT_FONT_MONO, pal->fg, TT_ALIGN_LEFT);
     y += lh;
   }
-  tt_note(cv, "prose");
-  tt_draw_para(cv, b.x + u, y + u / 4, b.w - u * 2, tt_str(st->lang, TT_S_KNOBS_HINT), px, TT_FONT_SANS, pal->dim);
+  y += u / 4;
+  if (b.y + b.h - u / 2 - y >= px) {
+    tt_note(cv, "prose");
+    tt_draw_para_cut(cv, b.x + u, y, b.w - u * 2, hint, px, TT_FONT_SANS, pal->dim, b.y + b.h - u / 2 - y);
+  }
   tt_note_scope(cv, NULL);
 }
 
