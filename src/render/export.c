@@ -109,7 +109,7 @@ static void paint(tt_render *rc, tt_canvas *cv, SDL_Rect area, const tt_trace *t
   memset(lay, 0, sizeof *lay);
   cv->fill(cv, area.x, area.y, area.w, area.h, p.pal->bg);
   if (st->frame) {
-    tt_paint_frame(&p, area);
+    tt_paint_frame(&p, area, NULL, NULL);
   } else {
     int m = p.unit;
     SDL_Rect inner = {area.x + m, area.y + m * 3 / 4, area.w - 2 * m, area.h - m * 3 / 2};

@@ -409,8 +409,11 @@ void tt_paint_collapse(tt_paint *p, SDL_Rect r, int layer);  // painters/collaps
 void tt_paint_timeline(tt_paint *p, SDL_Rect r);
 void tt_paint_kvcache(tt_paint *p, SDL_Rect r, int layer, int head);
 
-void tt_paint_gradnorm(tt_paint *p, SDL_Rect r);   // ‖∇‖ through the model (gradnorm.c)
-void tt_paint_frame(tt_paint *p, SDL_Rect r);      // navigator, explanation, view (frame.c)
+void tt_paint_gradnorm(tt_paint *p, SDL_Rect r);  // ‖∇‖ through the model (gradnorm.c)
+// The window's frame (frame.c): navigator, formula and explanation, and the view in the rest,
+// drawn by view (NULL: tt_paint_view) with p's type fitted to that area; ctx is view's own.
+typedef void (*tt_view_painter)(tt_paint *p, SDL_Rect r, void *ctx);
+void tt_paint_frame(tt_paint *p, SDL_Rect r, tt_view_painter view, void *ctx);
 void tt_paint_inspector(tt_paint *p, SDL_Rect r);  // hovered and pinned cell (inspect.c)
 // The hovered cell (views.c; the compare page has its own tooltip): the one under the
 // pointer, or a figure's --hover cell (st->hover_row, hover_col) at its centre

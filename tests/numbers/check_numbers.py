@@ -5,10 +5,10 @@ trace (checks.py computes them with numpy).
 
     check_numbers.py TTRACE REPO_ROOT [--only golden|views|pins|demo|lessons|grad|zoomed]... [--unmarked-ok]
 
-zoomed: every lesson step and every demo step as a projector shows them (1920x1080 with the
-type 1.5 times as large, 1280x800 x1.6, 1024x768 x1.5) and in small windows (800x600, and
-640x400, the smallest the window allows): every text inside the figure, none over another,
-none under 10 px.
+zoomed: every lesson step and every demo step (also after a what-if: the baseline against
+the variant) as a projector shows them (1920x1080 with the type 1.5 times as large, 1280x800
+x1.6, 1024x768 x1.5) and in small windows (800x600, and 640x400, the smallest the window
+allows): every text inside the figure, none over another, none under 10 px.
 
 --unmarked-ok counts texts with numbers that do not say what they are instead of failing.
 
@@ -477,6 +477,13 @@ def add_zoomed(run):
     gen = os.path.join(run.out, "generated.safetensors")  # the generation views in the window's frame
     subprocess.run([run.ttrace, "generate", "-q", "-n", "12", "--seed", "7", "-o", gen, "The weather is"],
                    check=True, capture_output=True)
+    what_ifs = {}  # the window's what-if: the prompt on the embedded model, and again with one knob turned
+    for knob in ("scale_attn=false", "positions=none"):
+        pair = [os.path.join(run.out, "whatif-%s-%s.safetensors" % (knob.split("=")[0], side)) for side in "ab"]
+        for path, sets in zip(pair, ([], ["--set", knob])):
+            subprocess.run([run.ttrace, "trace", "-q", "-o", path, "The weather is nice"] + sets,
+                           check=True, capture_output=True)
+        what_ifs[knob.split("=")[0]] = pair
     for z in sizes:
         tag = "%sx%s" % (z[1], z[3])
         for lang in ("en", "ko"):
@@ -491,6 +498,15 @@ def add_zoomed(run):
                     hook = "blocks.%d.%s" % (layer, suffix) if in_block else suffix
                     run.render("zoomed-%s-demo-%s-L%d-%s" % (tag, lang, layer, sid), weather,
                                ["--step", hook, "--layer", str(layer), "--frame", "--lang", lang] + z)
+    # The demo after a what-if key (K): every step of the baseline against the variant, at
+    # these sizes and at render's own.
+    for z in sizes + [["--size", "1600x1000", "--font-scale", "1"]]:
+        tag = "%sx%s" % (z[1], z[3])
+        for lang, (knob, (base, variant)) in zip(("en", "ko"), sorted(what_ifs.items())):
+            for sid, suffix, in_block in step_table(run.root):
+                hook = "blocks.0.%s" % suffix if in_block else suffix
+                run.render("zoomed-%s-whatif-%s-%s-%s" % (tag, knob, lang, sid), base,
+                           ["--step", hook, "--frame", "--lang", lang] + z, compare=variant)
 
 
 def lesson_steps(ttrace, lang):

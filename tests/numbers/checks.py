@@ -357,6 +357,9 @@ class Checker(LlamaViewChecks):
 
     def check(self, texts):
         self.d_hooks = {t.scope["hook"] for t in texts if t.trace == "D" and "hook" in t.scope}
+        # The tensor a comparison compares: A and B draw it on one scale, in every view.
+        self.cmp_hook = next((t.scope["hook"] for t in texts if t.scope.get("panel") == "compare_header"
+                              and "hook" in t.scope), None)
         for t in texts:
             self.one(t)
         self.own_labels(texts)
@@ -507,20 +510,22 @@ class Checker(LlamaViewChecks):
                 if a is not None and np.isfinite(a).any():
                     lim = max(lim, float(np.nanmax(np.abs(np.where(np.isfinite(a), a, np.nan)))))
             sc = {"div": True, "lo": -(lim or 1), "hi": lim or 1, "clipped": False}
+        elif t.scope.get("panel") == "sum":  # a + b = c on one symmetric scale: the largest end of the three
+            lim = 0.0  # (in a comparison, the compared tensor's end is that of A and B together)
+            for h in t.scope["hooks"].split(","):
+                a = self.tensor(t, h) if h != "-" else None
+                if a is not None:
+                    ab = [self.traces[k].get(h) for k in ("A", "B")] if "B" in self.traces else [None]
+                    shared = h == self.cmp_hook and all(x is not None for x in ab)
+                    s = joint_scale(ab[0], ab[1], h) if shared else scale_of(a, h)
+                    lim = max(lim, abs(float(np.float32(s["lo"]))), abs(float(np.float32(s["hi"]))))
+            sc = {"div": True, "lo": -lim, "hi": lim, "clipped": False}
         elif t.trace in ("A", "B") and "B" in self.traces:
             if hook == "norms":
                 a, b = self.norms(self.traces["A"]), self.norms(self.traces["B"])
             else:
                 a, b = self.traces["A"].get(hook), self.traces["B"].get(hook)
             sc = joint_scale(a, b, hook) if a is not None and b is not None else scale_of(self.tensor(t, hook), hook)
-        elif t.scope.get("panel") == "sum":  # a + b = c on one symmetric scale: the largest end of the three
-            lim = 0.0
-            for h in t.scope["hooks"].split(","):
-                a = self.tensor(t, h) if h != "-" else None
-                if a is not None:
-                    s = scale_of(a, h)
-                    lim = max(lim, abs(float(np.float32(s["lo"]))), abs(float(np.float32(s["hi"]))))
-            sc = {"div": True, "lo": -lim, "hi": lim, "clipped": False}
         else:
             sc = scale_of(self.tensor(t, hook), hook)
         v = np.float32(sc["hi"]) - np.float32(i) / np.float32(n - 1) * (np.float32(sc["hi"]) - np.float32(sc["lo"]))

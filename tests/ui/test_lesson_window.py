@@ -374,10 +374,16 @@ with tempfile.TemporaryDirectory() as tmp:
     check(rr.returncode == 0 and 0 < fw <= 1280 and 0 < fh <= 800  # cut to the content, --size the most
           and f"max |A - B| = {float(np.abs(A - B).max()):.6g}" in rr.stdout,
           f"render --compare writes the figure and the largest difference: {rr.stdout.strip()!r}")
-    rs = subprocess.run([ttrace, "render", main, "--compare", flat, "--step", "tokens", "-o", S("x.svg")],
+    rs = subprocess.run([ttrace, "render", main, "--compare", flat, "--step", "attn.hook_pattern", "-o", S("x.svg")],
                         capture_output=True, text=True, env=dict(os.environ, SDL_VIDEODRIVER="dummy"))
     check(rs.returncode == 0 and os.path.exists(S("x.svg")) and 'data-tt-trace="B"' in open(S("x.svg"), encoding="utf-8").read(),
           f"render --compare writes SVG whose texts say which trace they come from (exit {rs.returncode})")
+    # Where the traces agree (the same tokens) the step's own view is drawn once, as A's.
+    rt = subprocess.run([ttrace, "render", main, "--compare", flat, "--step", "tokens", "-o", S("t.svg")],
+                        capture_output=True, text=True, env=dict(os.environ, SDL_VIDEODRIVER="dummy"))
+    tsvg = open(S("t.svg"), encoding="utf-8").read() if rt.returncode == 0 and os.path.exists(S("t.svg")) else ""
+    check("the traces agree here" in tsvg and 'data-tt-trace="A"' in tsvg and 'data-tt-trace="B"' not in tsvg,
+          f"render --compare of a step where the traces agree draws its view once (exit {rt.returncode})")
     keep = os.environ.get("TT_KEEP_SHOTS")
     if keep:
         for name in ("step2.png", "step3.png", "ko.png", "compare.png", "fig.png"):

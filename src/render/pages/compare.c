@@ -371,6 +371,22 @@ static arrangement arrange_plots(SDL_Rect r, int n, int u) {
   return a;
 }
 
+// A step's own view (tokens, LayerNorm, a sum, bars, ...) side by side needs about this much
+// room, in units of its type: less, and its labels run into each other.
+#define OWN_VIEW_MIN_W 24
+#define OWN_VIEW_MIN_H 14
+static bool fits_own_views(const arrangement *ar, int n, int u) {
+  for (int i = 0; i < n; i++)
+    if (ar->box[i].w < OWN_VIEW_MIN_W * u || ar->box[i].h < OWN_VIEW_MIN_H * u) return false;
+  return true;
+}
+
+// The two traces hold the same numbers for the shown tensor (the header says they agree).
+static bool traces_agree(const tt_derived *d) {
+  const tt_compare_info *in = &d->info;
+  return in->diff && in->max_at >= 0 && in->max_abs == 0 && in->n_one_sided == 0;
+}
+
 static float content_aspect(const tt_paint *p, int mode, const tt_tensor *t, tt_derived *d) {
   float asp = 1.2f;
   if (mode == M_NORMS && d->has_norms[0]) {
@@ -624,9 +640,10 @@ void tt_paint_compare(tt_paint *p, SDL_Rect r, const tt_compare *cmp, tt_derived
 
   const tt_tensor *t[3];
   for (int s = 0; s < 3; s++) t[s] = side_tensor(d, s == 0 ? p->tr : s == 1 ? cmp->b : d->diff, s, mode, st->hook);
-  // Gradient norms compare as their bars side by side at full height: a cell-by-cell A − B
-  // of the one gradient tensor would squeeze them into a quarter each, unreadable.
-  bool has_diff = d->info.diff && (mode == M_OVERVIEW || t[2]) && kind != TT_VIEW_GRADNORM;
+  // Gradient norms and next-token bars compare as their bars side by side at full height: a
+  // cell-by-cell A − B of the one tensor would squeeze them into a quarter each, unreadable
+  // (the header still gives the largest difference and where it is).
+  bool has_diff = d->info.diff && (mode == M_OVERVIEW || t[2]) && kind != TT_VIEW_GRADNORM && kind != TT_VIEW_BARS;
   int n = has_diff ? 3 : 2;
   const tt_trace *trs[3] = {p->tr, cmp->b, d->diff};
   for (int s = 0; s < 3; s++) d->groups[s][0] = d->groups[s][1] = p->lay->n_panels;
@@ -643,18 +660,27 @@ void tt_paint_compare(tt_paint *p, SDL_Rect r, const tt_compare *cmp, tt_derived
 
   arrangement ar = {.n_boxes = 0};
   bool drawn = false;
-  if (mode == M_HEAT && t[0] && t[1]) {
-    // One head or one matrix: a, b and a − b together, with shared labels and legends.
-    tt_scale sc[3];
-    tt_scale_get(&q, t[0], st->hook, &sc[0]);
-    tt_scale_get(&q, t[1], st->hook, &sc[1]);
-    if (n == 3) tt_scale_get(&q, t[2], st->hook, &sc[2]);
-    drawn = tt_paint_matrix_trio(&q, body, cmp, t, trs, sc, n, kind == TT_VIEW_TABLE, d->groups);
+  if (mode == M_OTHER && traces_agree(d)) {  // nothing to compare: the step's own view, once, at full size
+    snprintf(q.cv->trace, sizeof q.cv->trace, "A");
+    d->groups[0][0] = p->lay->n_panels;
+    tt_paint_view(&q, body);
+    d->groups[0][1] = p->lay->n_panels;
+    drawn = true;
   }
   if (!drawn && kind == TT_VIEW_GELU) {
     ar = arrange_plots(body, n, u);
   } else if (!drawn) {
     ar = arrange(body, n, content_aspect(p, mode, t[0], d), u);
+  }
+  // One head or one matrix: a, b and a − b together, with shared labels and legends; so too
+  // a view of its own where its share of the area is too small for it (a zoomed projector).
+  if (!drawn && (mode == M_HEAT || (mode == M_OTHER && !fits_own_views(&ar, n, q.unit))) && t[0] && t[1]) {
+    tt_scale sc[3];
+    tt_scale_get(&q, t[0], st->hook, &sc[0]);
+    tt_scale_get(&q, t[1], st->hook, &sc[1]);
+    if (n == 3) tt_scale_get(&q, t[2], st->hook, &sc[2]);
+    drawn = tt_paint_matrix_trio(&q, body, cmp, t, trs, sc, n, kind == TT_VIEW_TABLE, d->groups);
+    if (drawn) ar.n_boxes = 0;  // no info box beside the trio
   }
   if (!drawn) {
     for (int s = 0; s < n; s++) {
@@ -753,29 +779,25 @@ typedef struct {
   tt_layout *lay;
 } compare_job;
 
+// The frame's view: the comparison, in the frame's type for that area.
+static void compare_in_frame(tt_paint *p, SDL_Rect v, void *ctx) {
+  const compare_job *j = ctx;
+  p->st = j->st;
+  tt_paint_compare(p, v, j->cmp, j->d, NULL, NULL, 0, -1);
+}
+
 static void paint_compare_page(tt_render *rc, tt_canvas *cv, SDL_Rect area, const compare_job *j) {
   const tt_view_state *st = j->st;
   tt_paint p = {cv, j->a, st, &rc->ex, tt_palette_for(st->theme), j->lay, tt_unit_for(st, area.w, area.h), rc};
   memset(j->lay, 0, sizeof *j->lay);
   cv->fill(cv, area.x, area.y, area.w, area.h, p.pal->bg);
   if (st->frame) {
-    // The window's frame (navigator, formula, explanation) around a's view; then the view
-    // area is drawn again as the comparison.
-    tt_view_state plain = *st;
-    plain.mouse_x = plain.mouse_y = -1;
-    plain.pin_row = plain.pin_col = -1;
-    plain.show_help = false;
-    plain.knob_rows = NULL;
-    p.st = &plain;
-    tt_paint_frame(&p, area);
-    p.st = st;
-    if (st->prompt_edit) return;  // the prompt box stays on top of a's view while typing
-    SDL_Rect v = j->lay->view_rect;
-    cv->fill(cv, v.x, v.y, v.w, v.h, p.pal->bg);
-    j->lay->n_panels = 0;
-    tt_paint_compare(&p, v, j->cmp, j->d, NULL, NULL, 0, -1);
-    if (st->knob_rows) tt_paint_knobs(&p, v);
-    if (st->show_help) tt_paint_help(&p, v);
+    // The window's frame (navigator, formula, explanation, what-if panel, keys) around the
+    // comparison; a pin belongs to a single view, not to the frame's header here.
+    tt_view_state framed = *st;
+    framed.pin_row = framed.pin_col = -1;
+    p.st = &framed;
+    tt_paint_frame(&p, area, compare_in_frame, (void *)j);
     return;
   }
   int m = p.unit;

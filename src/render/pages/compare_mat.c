@@ -111,6 +111,7 @@ static void add_row(plan *pl, const int *sides, int k, int n_sides) {
 typedef struct {
   int u, px, gap, row_w, lead, legend_w, legend_h, label_h, col_w_label;
   int legend_w_titled;  // a legend's width with its title (stacked legends)
+  int col_gap;          // between panels side by side: room for the index labels under their edges
   bool own_rows, square, table;
   tt_cells_opts o;
 } trio_sizes;
@@ -133,7 +134,7 @@ static float fit_plan(plan *pl, SDL_Rect r, const trio_sizes *z, const tt_mat *m
   for (int rr = 0; rr < pl->n_rows; rr++) {
     int legends_w = 0;
     for (int i = 0; i < pl->n_in[rr]; i++) legends_w += legend_room(pl, z, rr, i);
-    float w = (float)(r.w - z->lead * (z->own_rows ? pl->n_in[rr] : 1) - (pl->n_in[rr] - 1) * z->gap - legends_w);
+    float w = (float)(r.w - z->lead * (z->own_rows ? pl->n_in[rr] : 1) - (pl->n_in[rr] - 1) * z->col_gap - legends_w);
     cw = fminf(cw, w / (float)(pl->n_in[rr] * z->o.vis_cols));
   }
   // Column labels lie flat under wide cells, else they are turned (and cut at a quarter of
@@ -224,7 +225,7 @@ static void draw_plan(tt_paint *p, SDL_Rect r, const plan *pl, trio_sizes *z, co
       if (z->own_rows && i > 0) x += lead;
       bool labels_here = i == 0 || z->own_rows;
       snprintf(q.cv->trace, sizeof q.cv->trace, "%s", s == 0 ? "A" : s == 1 ? "B" : "D");
-      int label_w = pw + (pl->legend_after[rr][i] ? legend_room(pl, z, rr, i) : z->gap);
+      int label_w = pw + (pl->legend_after[rr][i] ? legend_room(pl, z, rr, i) : z->col_gap);
       tt_paint_compare_label(&q,
                              (SDL_Rect){labels_here ? x - lead : x, y, label_w + (labels_here ? lead : 0), z->label_h},
                              s, cmp, trs[s]);
@@ -243,7 +244,7 @@ static void draw_plan(tt_paint *p, SDL_Rect r, const plan *pl, trio_sizes *z, co
         if (!z->table) tt_paint_legend(&q, (SDL_Rect){x + u / 2, dst.y, z->legend_w - u / 2, row_h}, &sc[s]);
         x += z->legend_w;
       } else {
-        x += z->gap;
+        x += z->col_gap;
       }
     }
     y += z->label_h + row_h + pl->col_h + z->gap;
@@ -281,6 +282,12 @@ bool tt_paint_matrix_trio(tt_paint *p, SDL_Rect r, const tt_compare *cmp, const 
     z.legend_h = tt_max_i(z.legend_h, tt_legend_min_height(p, &sc[i]));
   }
   z.label_h = type.line_loose;
+  z.col_gap = z.gap;
+  if (!text_axis(m[0].col_axis)) {  // an index centred on a panel's last columns reaches past its edge
+    char last[24];
+    snprintf(last, sizeof last, "%d", K - 1);
+    z.col_gap = tt_max_i(z.gap, tt_text_width(p->cv->fonts, last, z.px, TT_FONT_SANS) + z.px / 2);
+  }
   z.col_w_label = label_width(p, &m[0], m[0].col_axis, K, z.px);
   tt_view_window(st, R, K, r.w / n, r.h / 2, z.square, u, &z.o);
   z.o.numbers = true;

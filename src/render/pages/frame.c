@@ -264,7 +264,7 @@ void tt_paint_key_table(tt_paint *p, SDL_Rect r, int top, const char *const (*ro
   }
 }
 
-void tt_paint_frame(tt_paint *p, SDL_Rect r) {
+void tt_paint_frame(tt_paint *p, SDL_Rect r, tt_view_painter view_painter, void *ctx) {
   int u = p->unit;
   int keys_h = u * 2;
   int nav_w = r.w / 5;
@@ -281,7 +281,10 @@ void tt_paint_frame(tt_paint *p, SDL_Rect r) {
   SDL_Rect view = {main.x, main.y + hh, main.w, main.h - hh};
   tt_paint vp = *p;
   vp.unit = tt_unit_fit(p->st, p->unit, view.h / 16);
-  tt_paint_view(&vp, view);
+  if (view_painter)
+    view_painter(&vp, view, ctx);
+  else
+    tt_paint_view(&vp, view);
   if (!p->st->figure) key_line(p, (SDL_Rect){r.x, r.y + r.h - keys_h, r.w, keys_h});  // keys: the window's
   if (p->st->prompt_edit) prompt_box(p, main);
   if (p->st->knob_rows) tt_paint_knobs(p, main);

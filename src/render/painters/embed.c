@@ -156,6 +156,16 @@ static int token_label_width(tt_paint *p, int T) {
 
 // a + b = the sum, side by side with one colour scale: ts[0] + ts[1] = ts[2] (ts[1] may be
 // missing: no position vectors); `positions` adds the note on the columns.
+// The panels' height in r from top down, with the column labels and the note (note_w wide)
+// under them.
+static int panels_height(tt_paint *p, SDL_Rect r, int T, int top, const char *note, int note_px, int note_w) {
+  int u = p->unit;
+  const tt_type type = tt_type_for(u);
+  int note_h = note ? tt_para_height(p->cv, note_w, note, note_px, TT_FONT_SANS) : 0;
+  float cell_h = fminf((float)(r.h - top - (type.line + u + note_h)) / (float)T, (float)u * 5);
+  return (int)(cell_h * (float)T);
+}
+
 static void paint_sum(tt_paint *p, SDL_Rect r, const tt_tensor *const ts[3], const char *const titles[3],
                       bool positions) {
   tt_canvas *cv = p->cv;
@@ -183,10 +193,11 @@ static void paint_sum(tt_paint *p, SDL_Rect r, const tt_tensor *const ts[3], con
                      : positions ? tt_str(p->st->lang, TT_S_POS_COLUMNS)
                                  : NULL;
   int note_px = ts[1] ? type.label : u, note_w = r.x + r.w - x0;
-  int note_h = note ? tt_para_height(cv, note_w, note, note_px, TT_FONT_SANS) : 0;
-  int below = type.line + u + note_h;  // column labels, a gap, the note
-  float cell_h = fminf((float)(r.h - top - below) / (float)T, (float)u * 5);
-  int ph = (int)(cell_h * (float)T);
+  int ph = panels_height(p, r, T, top, note, note_px, note_w);
+  if (note && tt_min_i(tt_max_i(ph, u * 10), r.h - top) > ph + type.line + u) {  // the legend reaches the note
+    note_w = r.x + r.w - legend_w - x0;                                          // which keeps left of it
+    ph = panels_height(p, r, T, top, note, note_px, note_w);
+  }
   int k = 0;
   char fit[160];
   for (int i = 0; i < 3; i++) {
