@@ -210,16 +210,38 @@ static int golden_check(const char *name, const char *got) {
   return bad;
 }
 
+// A and B, a render context with the vocabulary's pieces, and a difference cache.
+typedef struct {
+  tt_trace *a, *b;
+  tt_render *rc;
+  tt_derived *d;
+  tt_render_extras ex;
+} drawing;
+
+static void drawing_open(drawing *w) {
+  tt_error err = {0};
+  *w = (drawing){.a = load_fixture(), .ex = {.token_text = vocab_text}};
+  w->b = make_b(w->a);
+  assert_int_equal(tt_render_create(&w->rc, &err), TT_OK);
+  assert_int_equal(tt_derived_create(&w->d, &err), TT_OK);
+  tt_render_set_extras(w->rc, &w->ex);
+}
+
+static void drawing_close(drawing *w) {
+  tt_derived_destroy(w->d);
+  tt_render_destroy(w->rc);
+  tt_trace_destroy(w->b);
+  tt_trace_destroy(w->a);
+}
+
 static void test_golden(void **state) {
   (void)state;
-  tt_trace *a = load_fixture(), *b = make_b(a);
-  tt_render *rc = NULL;
-  tt_derived *d = NULL;
+  drawing w;
+  drawing_open(&w);
+  tt_trace *a = w.a, *b = w.b;
+  tt_render *rc = w.rc;
+  tt_derived *d = w.d;
   tt_error err = {0};
-  assert_int_equal(tt_render_create(&rc, &err), TT_OK);
-  assert_int_equal(tt_derived_create(&d, &err), TT_OK);
-  tt_render_extras ex = {.token_text = vocab_text};
-  tt_render_set_extras(rc, &ex);
   int bad = 0;
 
   // A comparison: the weights of head 2 against their squares.
@@ -257,10 +279,7 @@ static void test_golden(void **state) {
   assert_int_equal(tt_render_lesson_png(rc, a, &ls, &pg, 960, 600, d, "lesson_page_ko.got.png", &err), TT_OK);
   bad += golden_check("lesson_page_ko", "lesson_page_ko.got.png");
 
-  tt_derived_destroy(d);
-  tt_render_destroy(rc);
-  tt_trace_destroy(b);
-  tt_trace_destroy(a);
+  drawing_close(&w);
   assert_int_equal(bad, 0);
 }
 
@@ -285,14 +304,9 @@ static char *slurp(const char *path) {
 // "…" where it has no room) falls below the picture.
 static void test_knobs_fit(void **state) {
   (void)state;
-  tt_trace *a = load_fixture(), *b = make_b(a);
-  tt_render *rc = NULL;
-  tt_derived *d = NULL;
+  drawing w;
+  drawing_open(&w);
   tt_error err = {0};
-  assert_int_equal(tt_render_create(&rc, &err), TT_OK);
-  assert_int_equal(tt_derived_create(&d, &err), TT_OK);
-  tt_render_extras ex = {.token_text = vocab_text};
-  tt_render_set_extras(rc, &ex);
   static const char *const rows[8][2] = {{"1",
                                           "scale_attn (\xC3\xB7\xE2\x88\x9A"
                                           "d_k): off"},
@@ -312,9 +326,9 @@ static void test_knobs_fit(void **state) {
   st.font_scale = 1.6f;
   st.knob_rows = rows;
   st.n_knob_rows = 8;
-  tt_compare cmp = {b, "weather", "squared"};
+  tt_compare cmp = {w.b, "weather", "squared"};
   const int h = 800;
-  assert_int_equal(tt_render_compare_svg(rc, a, &cmp, &st, 1280, h, d, "knobs_fit.svg", &err), TT_OK);
+  assert_int_equal(tt_render_compare_svg(w.rc, w.a, &cmp, &st, 1280, h, w.d, "knobs_fit.svg", &err), TT_OK);
   char *svg = slurp("knobs_fit.svg");
   int keys = 0, texts = 0;
   for (const char *t = strstr(svg, "<text "); t; t = strstr(t + 1, "<text ")) {
@@ -330,10 +344,7 @@ static void test_knobs_fit(void **state) {
   assert_int_equal(keys, 8);
   assert_true(texts > 9);  // the title, the knobs, and the hint
   free(svg);
-  tt_derived_destroy(d);
-  tt_render_destroy(rc);
-  tt_trace_destroy(b);
-  tt_trace_destroy(a);
+  drawing_close(&w);
 }
 
 int main(int argc, char **argv) {
