@@ -63,12 +63,28 @@ void tt_render_forget(tt_render *rc) {
 }
 
 // Type size for an area: large enough for a projector, scaled with the area.
-int tt_unit_for(const tt_view_state *st, int w, int h) {
+// Zoomed type keeps at least this many units of room across and down (1280 × 800 at × 1.6,
+// the tightest projector the zoomed checks draw): a larger zoom would run text into text.
+#define ZOOM_ROOM_W 40.0f
+#define ZOOM_ROOM_H 25.0f
+
+// The unzoomed unit of an area, and the most that zooming may make of it.
+static float base_unit(int w, int h, float *most) {
   float u = fminf((float)w / 64.0f, (float)h / 40.0f);
   if (u < 13) u = 13;  // small type (8/10 of it) at 10 px at least
   if (u > 64) u = 64;
-  u *= st->font_scale > 0 ? st->font_scale : 1;
-  return (int)lrintf(u);
+  *most = fmaxf(u, fminf((float)w / ZOOM_ROOM_W, (float)h / ZOOM_ROOM_H));
+  return u;
+}
+
+int tt_unit_for(const tt_view_state *st, int w, int h) {
+  float most, u = base_unit(w, h, &most);
+  return (int)lrintf(fminf(u * (st->font_scale > 0 ? st->font_scale : 1), most));
+}
+
+float tt_render_font_scale_max(int w, int h) {
+  float most, u = base_unit(w, h, &most);
+  return most / u;
 }
 
 int tt_unit_fit(const tt_view_state *st, int u, int most) {

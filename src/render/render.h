@@ -139,6 +139,10 @@ bool tt_render_incomplete(const tt_render *rc);
 void tt_render_draw(tt_render *rc, SDL_Renderer *r, SDL_Rect area, const tt_trace *tr, const tt_view_state *st,
                     tt_layout *lay);
 
+// The largest type size factor (font_scale) an area of w × h draws as asked: zoomed type
+// keeps 40 × 25 units of room, and a larger factor is drawn as this one (at least 1).
+float tt_render_font_scale_max(int w, int h);
+
 // Headless: the view drawn at w × h into a new RGB24 surface (free with SDL_FreeSurface).
 tt_status tt_render_surface(tt_render *rc, const tt_trace *tr, const tt_view_state *st, int w, int h, SDL_Surface **out,
                             tt_layout *lay, tt_error *err);

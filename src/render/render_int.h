@@ -200,7 +200,8 @@ void tt_svg_write_meta(FILE *fp, const char *const (*pairs)[2], int n);
 
 // ---- headless drawing (export.c) -----------------------------------------------------------
 // Type size for an area: large enough for a projector, scaled with the area, times the
-// state's font_scale.
+// state's font_scale, as far as the area keeps 40 × 25 units of room (1280 × 720 at × 2
+// draws as × 1.6).
 int tt_unit_for(const tt_view_state *st, int w, int h);
 // The unit u where a part of the page has room for at most `most`: u when it fits, else
 // less, but never under the unzoomed unit (u / font_scale). Zoomed type (the window's

@@ -3,12 +3,17 @@
 // then Enter, "/" then part of a step's name then Enter; and a resized window (or a renderer
 // that lost its textures) drawn again from scratch.
 #include <ctype.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ui_int.h"
 
+// Ctrl + stops where the window draws no larger (tt_render_font_scale_max), so that Ctrl −
+// is seen at once.
 static void set_font_scale(tt_ui *ui, float s) {
+  float most = fminf(3.0f, tt_render_font_scale_max(ui->out_w, ui->out_h));
+  if (s > ui->vs.font_scale && s > most) s = fmaxf(ui->vs.font_scale, most);
   if (s < 0.5f) s = 0.5f;
   if (s > 3.0f) s = 3.0f;
   ui->vs.font_scale = s;

@@ -7,7 +7,7 @@ trace (checks.py computes them with numpy).
 
 zoomed: every lesson step and every demo step (also after a what-if: the baseline against
 the variant) as a projector shows them (1920x1080 with the type 1.5 times as large, 1280x800
-x1.6, 1024x768 x1.5) and in small windows (800x600, and 640x400, the smallest the window
+x1.6, 1280x720 x2, 1024x768 x1.5) and in small windows (800x600, and 640x400, the smallest the window
 allows): every text inside the figure, none over another, none under 10 px.
 
 --unmarked-ok counts texts with numbers that do not say what they are instead of failing.
@@ -463,6 +463,7 @@ def add_grad(run, out):
 # --font-scale S") checks one other instead.
 ZOOMED = [["--size", "1920x1080", "--font-scale", "1.5"],
           ["--size", "1280x800", "--font-scale", "1.6"],
+          ["--size", "1280x720", "--font-scale", "2"],  # drawn as x1.6: zoomed type keeps 40 x 25 units
           ["--size", "1024x768", "--font-scale", "1.5"],
           ["--size", "800x600", "--font-scale", "1"],
           ["--size", "640x400", "--font-scale", "1"]]

@@ -36,6 +36,7 @@ with tempfile.TemporaryDirectory() as tmp:
         "wait 200\n", f"shot {S('a.png')}\n",
         "key = ctrl\n", "key = ctrl\n", f"state {S('z1')}\n", f"shot {S('b.png')}\n",
         "key 0 ctrl\n", f"state {S('z2')}\n",
+        "key = ctrl\n" * 12, f"state {S('z3')}\n", "key - ctrl\n", f"state {S('z4')}\n", "key 0 ctrl\n",
         "key End\n", f"state {S('e')}\n", "key Home\n", f"state {S('h')}\n",
         "key 1\n", "key 2\n", "key Return\n", f"state {S('n')}\n",
         "key /\n", "text resid\n", "key Return\n", f"state {S('f')}\n",
@@ -51,6 +52,14 @@ with tempfile.TemporaryDirectory() as tmp:
     z1, z2 = state(S("z1")), state(S("z2"))
     check(abs(float(z1.get("font_scale", 0)) - 1.15 ** 2) < 1e-3, f"Ctrl + twice: font scale {z1.get('font_scale')}")
     check(z2.get("font_scale") == "1", f"Ctrl 0 resets it: {z2.get('font_scale')}")
+    # Ctrl + stops where the window keeps 40 x 25 units of type (README), and Ctrl - acts at once.
+    z3, z4 = state(S("z3")), state(S("z4"))
+    w, h = (int(v) for v in z3.get("size", "0 0").split())
+    unit = min(max(min(w / 64, h / 40), 13), 64)
+    most = min(3.0, max(unit, min(w / 40, h / 25)) / unit)
+    check(abs(float(z3.get("font_scale", 0)) - most) < 1e-3,
+          f"Ctrl + twelve times in {w}x{h}: font scale {z3.get('font_scale')}, the most it draws {most:.4g}")
+    check(abs(float(z4.get("font_scale", 0)) - most / 1.15) < 1e-3, f"then Ctrl -: {z4.get('font_scale')}")
     a, b = read_png(S("a.png")), read_png(S("b.png"))
     check(differing(a, b) > 0.02, f"the larger type changes the picture ({differing(a, b) * 100:.1f}% of pixels)")
     e, h, n = state(S("e")), state(S("h")), state(S("n"))
