@@ -62,7 +62,6 @@ void tt_render_forget(tt_render *rc) {
   rc->n_norms = 0;
 }
 
-// Type size for an area: large enough for a projector, scaled with the area.
 // Zoomed type keeps at least this many units of room across and down (1280 × 800 at × 1.6,
 // the tightest projector the zoomed checks draw): a larger zoom would run text into text.
 #define ZOOM_ROOM_W 40.0f
@@ -77,6 +76,7 @@ static float base_unit(int w, int h, float *most) {
   return u;
 }
 
+// Type size for an area: large enough for a projector, scaled with the area.
 int tt_unit_for(const tt_view_state *st, int w, int h) {
   float most, u = base_unit(w, h, &most);
   return (int)lrintf(fminf(u * (st->font_scale > 0 ? st->font_scale : 1), most));

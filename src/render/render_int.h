@@ -416,7 +416,7 @@ void tt_paint_gradnorm(tt_paint *p, SDL_Rect r);  // ‖∇‖ through the model
 typedef void (*tt_view_painter)(tt_paint *p, SDL_Rect r, void *ctx);
 void tt_paint_frame(tt_paint *p, SDL_Rect r, tt_view_painter view, void *ctx);
 void tt_paint_inspector(tt_paint *p, SDL_Rect r);  // hovered and pinned cell (inspect.c)
-// The hovered cell (views.c; the compare page has its own tooltip): the one under the
+// The hovered cell (views.c; a view's and a comparison's tooltips): the one under the
 // pointer, or a figure's --hover cell (st->hover_row, hover_col) at its centre
 // (tt_layout_point_at); false when neither is on a drawn cell.
 bool tt_hover_pick(const tt_paint *p, tt_pick *pk, int *mx, int *my);

@@ -7,8 +7,8 @@ trace (checks.py computes them with numpy).
 
 zoomed: every lesson step and every demo step (also after a what-if: the baseline against
 the variant) as a projector shows them (1920x1080 with the type 1.5 times as large, 1280x800
-x1.6, 1280x720 x2, 1024x768 x1.5) and in small windows (800x600, and 640x400, the smallest the window
-allows): every text inside the figure, none over another, none under 10 px.
+x1.6, 1280x720 x2, 1024x768 x1.5) and in small windows (800x600, and 640x400, the smallest
+the window allows): every text inside the figure, none over another, none under 10 px.
 
 --unmarked-ok counts texts with numbers that do not say what they are instead of failing.
 
@@ -478,13 +478,16 @@ def add_zoomed(run):
     gen = os.path.join(run.out, "generated.safetensors")  # the generation views in the window's frame
     subprocess.run([run.ttrace, "generate", "-q", "-n", "12", "--seed", "7", "-o", gen, "The weather is"],
                    check=True, capture_output=True)
-    what_ifs = {}  # the window's what-if: the prompt on the embedded model, and again with one knob turned
-    for knob in ("scale_attn=false", "positions=none"):
-        pair = [os.path.join(run.out, "whatif-%s-%s.safetensors" % (knob.split("=")[0], side)) for side in "ab"]
+    # The window's what-if: the prompt on the embedded model, and again with one knob turned
+    # (knob, the language its pages are checked in, baseline, variant).
+    what_ifs = []
+    for knob, lang in (("positions=none", "en"), ("scale_attn=false", "ko")):
+        name = knob.split("=")[0]
+        pair = [os.path.join(run.out, "whatif-%s-%s.safetensors" % (name, side)) for side in "ab"]
         for path, sets in zip(pair, ([], ["--set", knob])):
             subprocess.run([run.ttrace, "trace", "-q", "-o", path, "The weather is nice"] + sets,
                            check=True, capture_output=True)
-        what_ifs[knob.split("=")[0]] = pair
+        what_ifs.append((name, lang, pair[0], pair[1]))
     for z in sizes:
         tag = "%sx%s" % (z[1], z[3])
         for lang in ("en", "ko"):
@@ -503,7 +506,7 @@ def add_zoomed(run):
     # these sizes and at render's own.
     for z in sizes + [["--size", "1600x1000", "--font-scale", "1"]]:
         tag = "%sx%s" % (z[1], z[3])
-        for lang, (knob, (base, variant)) in zip(("en", "ko"), sorted(what_ifs.items())):
+        for knob, lang, base, variant in what_ifs:
             for sid, suffix, in_block in step_table(run.root):
                 hook = "blocks.0.%s" % suffix if in_block else suffix
                 run.render("zoomed-%s-whatif-%s-%s-%s" % (tag, knob, lang, sid), base,

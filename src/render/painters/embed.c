@@ -154,8 +154,6 @@ static int token_label_width(tt_paint *p, int T) {
   return w;
 }
 
-// a + b = the sum, side by side with one colour scale: ts[0] + ts[1] = ts[2] (ts[1] may be
-// missing: no position vectors); `positions` adds the note on the columns.
 // The panels' height in r from top down, with the column labels and the note (note_w wide)
 // under them.
 static int panels_height(tt_paint *p, SDL_Rect r, int T, int top, const char *note, int note_px, int note_w) {
@@ -166,6 +164,8 @@ static int panels_height(tt_paint *p, SDL_Rect r, int T, int top, const char *no
   return (int)(cell_h * (float)T);
 }
 
+// a + b = the sum, side by side with one colour scale: ts[0] + ts[1] = ts[2] (ts[1] may be
+// missing: no position vectors); `positions` adds the note on the columns.
 static void paint_sum(tt_paint *p, SDL_Rect r, const tt_tensor *const ts[3], const char *const titles[3],
                       bool positions) {
   tt_canvas *cv = p->cv;

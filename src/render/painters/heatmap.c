@@ -456,7 +456,7 @@ void tt_paint_legend_titled(tt_paint *p, SDL_Rect r, const tt_scale *s, const ch
     tt_note(cv, "tick i=%d n=%d", i, n);
     tt_draw_text(cv, bar.x + bar.w + u / 2, y - px * 6 / 10, buf, px, TT_FONT_SANS, pal->fg, TT_ALIGN_LEFT);
   }
-  if (title) {  // the quantity and its units, reading upwards beside the numbers
+  if (title) {  // the quantity and its units (or the panels it colours), reading upwards beside the numbers
     char fit[160];
     tt_text_fit(cv->fonts, title, px, TT_FONT_SANS, bar.h, fit, sizeof fit);
     int w = tt_text_width(cv->fonts, fit, px, TT_FONT_SANS);
