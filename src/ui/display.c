@@ -9,10 +9,15 @@
 
 #include "ui_int.h"
 
-// Ctrl + stops where the window draws no larger (tt_render_font_scale_max), so that Ctrl −
-// is seen at once.
+// The largest type size the window draws now (tt_render_font_scale_max): an asked size above
+// it (from --font-scale, or kept from a larger window) is drawn at this one.
+static float font_scale_most(const tt_ui *ui) {
+  return fminf(3.0f, tt_render_font_scale_max(ui->out_w, ui->out_h));
+}
+
+// Ctrl + stops where the window draws no larger, so that Ctrl − is seen at once.
 static void set_font_scale(tt_ui *ui, float s) {
-  float most = fminf(3.0f, tt_render_font_scale_max(ui->out_w, ui->out_h));
+  float most = font_scale_most(ui);
   if (s > ui->vs.font_scale && s > most) s = fmaxf(ui->vs.font_scale, most);
   if (s < 0.5f) s = 0.5f;
   if (s > 3.0f) s = 3.0f;
@@ -109,7 +114,7 @@ bool tt_ui_display_key(tt_ui *ui, const SDL_KeyboardEvent *k) {
     return true;
   }
   if (ctrl && (c == SDLK_MINUS || c == SDLK_KP_MINUS)) {
-    set_font_scale(ui, ui->vs.font_scale / 1.15f);
+    set_font_scale(ui, fminf(ui->vs.font_scale, font_scale_most(ui)) / 1.15f);  // from the size drawn
     return true;
   }
   if (ctrl && c == SDLK_0) {

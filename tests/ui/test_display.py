@@ -83,4 +83,10 @@ with tempfile.TemporaryDirectory() as tmp:
     rp = read_png(S("r.png"))
     check((rp[0], rp[1]) == (1400, 900) and distinct_colours(rp) > 5,
           f"after the second resize the window draws ({distinct_colours(rp)} colours seen), not black")
+    # A --font-scale above what the window draws is drawn at the most it draws, and the first
+    # Ctrl - steps down from there, not from the size asked.
+    view_script(ttrace, trace, f"wait 100\nkey - ctrl\nstate {S('c1')}\nquit\n", tmp, ["--font-scale", "3"])
+    c1 = state(S("c1"))
+    check(abs(float(c1.get("font_scale", 0)) - most / 1.15) < 1e-3,
+          f"--font-scale 3 in {c1.get('size')}, then Ctrl -: font scale {c1.get('font_scale')}, expected {most / 1.15:.4g}")
 sys.exit(1 if failures else 0)
