@@ -11,15 +11,16 @@
 #define TT_PANELS_X86 1
 #endif
 
-#define ROW_BLOCK TT_PANEL_ROWS  // rows packed together (panels.h), taken in groups
-#define GROUP 12                 // rows per register group: 12 × 2 vectors of sums, 2 of the panel row
-#define PF_ROWS 16               // the first group prefetches the panel row this far ahead into L1
-// Each group sums over the whole of K in registers and reads the panel itself (from L2 after
-// the first group). Groups that took the panel in chunks of 32 rows while in L1, their sums
-// stored and loaded again for each chunk, lost 17 % of the FMA rate to it on Zen 4 (a chunk
-// alone, in L1: 96 against 114 GFLOP/s over 256 rows): record none at T = 256, one core,
-// 667 -> 649 ms. (Zen 5, GPT-2 small's (768, 3072) at M = 16, before a's rows were packed:
-// groups of 12 171 GFLOP/s, of 8 153-162; Zen 4 after: groups of 8 no faster.)
+#define ROW_BLOCK TT_PANEL_ROWS  // rows packed together (panels.h): one register group
+#define PF_ROWS 16               // a panel row is prefetched this far ahead into L1
+// A block's sums (12 × 2 vectors) stay in registers over the whole of K, beside the panel
+// row (2) and a broadcast value: 27 of the 32. Each block reads the panel itself (from L2
+// after the first). Blocks of 16 rows went as a group of 12 and one of 4; the 4 read the
+// panel again for 8 sums, too few to hide the FMA's latency: at T = 256 on the Intel host
+// the products ran at 157-176 GFLOP/s, and blocks of 12 run them at 188-203 (blocks of 14,
+// 28 sums, 187-203; of 24, two groups of 12, 169-181). Groups that took the panel in chunks
+// of 32 rows while in L1, their sums stored and loaded again for each chunk, lost 17 % of the
+// FMA rate to it on Zen 4.
 
 // Panel p of a (K,N) matrix: the float it starts at, and how many of its 32 columns are real.
 static size_t panel_start(int K, int p) {
@@ -78,23 +79,21 @@ static void pack_a_rows(float *blk, const float *a, int K, int r0, int r, int k0
 #define TARGET __attribute__((target("avx512f")))
 #define INLINE __attribute__((always_inline)) inline
 
-// sums (R,32) = a (R rows side by side, lda floats per k) · panel (K, 32), in k order;
-// ahead (when set) is prefetched into L1, a panel row per k.
-TARGET static INLINE void group_product(int R, float *sums, const float *a, int lda, const float *panel, int K,
-                                        const float *ahead) {
-  __m512 s[GROUP][2];
+// sums (R,32) = a (K, R: the R values of one k side by side) · panel (K, 32), in k order;
+// the panel is prefetched into L1 PF_ROWS rows ahead.
+TARGET static INLINE void block_sums(int R, float *sums, const float *a, const float *panel, int K) {
+  __m512 s[ROW_BLOCK][2];
 #pragma GCC unroll 12
   for (int r = 0; r < R; r++) s[r][0] = s[r][1] = _mm512_setzero_ps();
   for (int k = 0; k < K; k++) {
-    if (ahead) {
-      _mm_prefetch((const char *)(ahead + (size_t)k * TT_PANEL_COLS), _MM_HINT_T0);
-      _mm_prefetch((const char *)(ahead + (size_t)k * TT_PANEL_COLS + 16), _MM_HINT_T0);
-    }
+    const float *ahead = panel + (size_t)(k + PF_ROWS) * TT_PANEL_COLS;  // (past the end: a harmless hint)
+    _mm_prefetch((const char *)ahead, _MM_HINT_T0);
+    _mm_prefetch((const char *)(ahead + 16), _MM_HINT_T0);
     __m512 b0 = _mm512_load_ps(panel + (size_t)k * TT_PANEL_COLS);
     __m512 b1 = _mm512_load_ps(panel + (size_t)k * TT_PANEL_COLS + 16);
 #pragma GCC unroll 12
     for (int r = 0; r < R; r++) {
-      __m512 x = _mm512_set1_ps(a[(size_t)k * lda + r]);
+      __m512 x = _mm512_set1_ps(a[(size_t)k * R + r]);
       s[r][0] = _mm512_fmadd_ps(x, b0, s[r][0]);
       s[r][1] = _mm512_fmadd_ps(x, b1, s[r][1]);
     }
@@ -106,14 +105,13 @@ TARGET static INLINE void group_product(int R, float *sums, const float *a, int 
   }
 }
 
-// group_product with R a constant in each case, so that its loops unroll.
-TARGET static void group_rows(int R, float *sums, const float *a, int lda, const float *panel, int K,
-                              const float *ahead) {
+// block_sums with R a constant in each case, so that its loops unroll.
+TARGET static void block_sums_of(int R, float *sums, const float *a, const float *panel, int K) {
   switch (R) {  // clang-format off
-#define ROWS(n) case n: group_product(n, sums, a, lda, panel, K, ahead); return;
+#define ROWS(n) case n: block_sums(n, sums, a, panel, K); return;
     ROWS(1) ROWS(2) ROWS(3) ROWS(4) ROWS(5) ROWS(6) ROWS(7) ROWS(8) ROWS(9) ROWS(10) ROWS(11) ROWS(12)
 #undef ROWS
-    default: TT_ASSERT(0 && "a group has 1 to GROUP rows");  // clang-format on
+    default: TT_ASSERT(0 && "a block has 1 to ROW_BLOCK rows");  // clang-format on
   }
 }
 
@@ -122,20 +120,18 @@ TARGET static void group_rows(int R, float *sums, const float *a, int lda, const
 TARGET static void block_product(float *out, const float *a, const float *panel, const float *bias, int rows, int K,
                                  int N, int c0, int w) {
   float sums[ROW_BLOCK * TT_PANEL_COLS] __attribute__((aligned(64)));
-  const float *ahead = panel + (size_t)PF_ROWS * TT_PANEL_COLS;  // (past the end: a harmless hint)
-  for (int g = 0; g < rows; g += GROUP)
-    group_rows(rows - g < GROUP ? rows - g : GROUP, sums + g * TT_PANEL_COLS, a + g, rows, panel, K,
-               g == 0 ? ahead : NULL);
+  block_sums_of(rows, sums, a, panel, K);
   for (int r = 0; r < rows; r++)
     for (int c = 0; c < w; c++)
       out[(size_t)r * N + c0 + c] = sums[r * TT_PANEL_COLS + c] + (bias ? bias[c0 + c] : 0.0f);
 }
 
-// dst (16, 16) = the (16, 16) block at src (rows lds floats apart) transposed: 16 rows
-// unpacked by pairs of floats, then of doubles, then exchanged by 128-bit lanes twice.
-TARGET static void transpose16(float *dst, const float *src, size_t lds) {
+// dst (16, ROW_BLOCK) = the (ROW_BLOCK, 16) block at src (rows lds floats apart) transposed:
+// as a (16, 16) block whose last rows are zero, its rows unpacked by pairs of floats, then of
+// doubles, then exchanged by 128-bit lanes twice; ROW_BLOCK lanes of each row stored.
+TARGET static void transpose_block(float *dst, const float *src, size_t lds) {
   __m512 r[16], t[16];
-  for (int i = 0; i < 16; i++) r[i] = _mm512_loadu_ps(src + (size_t)i * lds);
+  for (int i = 0; i < 16; i++) r[i] = i < ROW_BLOCK ? _mm512_loadu_ps(src + (size_t)i * lds) : _mm512_setzero_ps();
   for (int i = 0; i < 8; i++) {
     t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
     t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
@@ -157,21 +153,21 @@ TARGET static void transpose16(float *dst, const float *src, size_t lds) {
     r[j] = _mm512_shuffle_f32x4(t[j], t[j + 8], 0x88);
     r[j + 8] = _mm512_shuffle_f32x4(t[j], t[j + 8], 0xdd);
   }
-  for (int i = 0; i < 16; i++) _mm512_storeu_ps(dst + i * 16, r[i]);
+  for (int i = 0; i < 16; i++) _mm512_mask_storeu_ps(dst + i * ROW_BLOCK, (__mmask16)((1u << ROW_BLOCK) - 1), r[i]);
 }
 #endif
 
 void tt_panels_pack_a(float *ap, const float *a, int M, int K, int b0, int b1) {
   TT_ASSERT(b0 >= 0 && b0 <= b1 && b1 <= tt_panels_row_blocks(M));
 #ifdef TT_PANELS_X86
-  bool by_16 = tt_panels_available();  // full blocks 16 k's at a time (transpose16)
+  bool by_16 = tt_panels_available();  // full blocks 16 k's at a time (transpose_block)
 #endif
   for (int b = b0; b < b1; b++) {
     int r0 = b * ROW_BLOCK, r = M - r0 < ROW_BLOCK ? M - r0 : ROW_BLOCK, k0 = 0;
     float *blk = ap + (size_t)r0 * K;
 #ifdef TT_PANELS_X86
     if (r == ROW_BLOCK && by_16)
-      for (; k0 + 16 <= K; k0 += 16) transpose16(blk + (size_t)k0 * ROW_BLOCK, a + (size_t)r0 * K + k0, (size_t)K);
+      for (; k0 + 16 <= K; k0 += 16) transpose_block(blk + (size_t)k0 * ROW_BLOCK, a + (size_t)r0 * K + k0, (size_t)K);
 #endif
     pack_a_rows(blk, a, K, r0, r, k0);
   }

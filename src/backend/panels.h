@@ -33,15 +33,16 @@ void tt_panels_pack_transposed(float *panels, const float *w, int K, int N);
 void tt_panels_column(float *out, const float *panels, int K, int n);
 // b (K,N, row-major) = panels, the inverse of tt_panels_pack.
 void tt_panels_unpack(float *b, const float *panels, int K, int N);
-// The rows of a product go in blocks of TT_PANEL_ROWS: block b holds rows [16b, 16b + r),
-// r = min(16, M − 16b). Its a is packed k-major, the r values of one k side by side (one
-// cache line for a full block), so that the products broadcast them from one stream rather
-// than from r rows K·4 bytes apart (rows 3072 floats apart all fall in one L1 set).
-#define TT_PANEL_ROWS 16
+// The rows of a product go in blocks of TT_PANEL_ROWS: block b holds rows [12b, 12b + r),
+// r = min(12, M − 12b). Its a is packed k-major, the r values of one k side by side (48
+// bytes for a full block), so that the products broadcast them from one stream rather than
+// from r rows K·4 bytes apart (rows 3072 floats apart all fall in one L1 set). A block is
+// one register group of the products (panels.c).
+#define TT_PANEL_ROWS 12
 static inline int tt_panels_row_blocks(int M) {
   return (M + TT_PANEL_ROWS - 1) / TT_PANEL_ROWS;
 }
-// ap = row blocks [b0, b1) of a (M,K, row-major) packed: block b at ap + 16b·K as (K, r).
+// ap = row blocks [b0, b1) of a (M,K, row-major) packed: block b at ap + 12b·K as (K, r).
 // ap holds M·K floats in all; one row (M = 1) packs as itself.
 void tt_panels_pack_a(float *ap, const float *a, int M, int K, int b0, int b1);
 // Columns of panels [p0, p1) of out (M,N) = a (M,K) · b + bias (N; NULL: none), a as packed

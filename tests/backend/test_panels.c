@@ -1,9 +1,9 @@
 // The weights in column panels (src/backend/panels.c, src/backend/openblas_panels.c):
 // - pack and unpack are inverses, and the pad columns of the last panel are zero;
 // - a's row blocks (tt_panels_pack_a) hold every element where panels.h says, at every M
-//   from 1 to 40 and K with and without a whole 16 (the transposed 16 × 16 blocks);
-// - products against a naive loop in double at every M from 1 to 17 and at 33 and 40 (the
-//   row blocks of 16 and the register groups of 12), K = 0, 1, 7, 31, 32, 33, 100, 768
+//   from 1 to 40 and K with and without a whole 16 (a full block is transposed 16 k's at a time);
+// - products against a naive loop in double at every M from 1 to 17 and at 23, 24, 25, 33
+//   and 40 (the row blocks of 12 and their tails), K = 0, 1, 7, 31, 32, 33, 100, 768
 //   (the chunks of 32 panel rows and a tail), N = 1, 5, 31, 32, 33, 100, 2304 (the last
 //   panel partly padding), with and without bias; every element written;
 // - the same bits for a row whatever M and whatever range of panels computes it (panels.h);
@@ -133,7 +133,7 @@ static void test_products(void **state) {
   (void)state;
   if (!tt_panels_available()) skip();
   static const int Ks[] = {0, 1, 7, 31, 32, 33, 100, 768}, Ns[] = {1, 5, 31, 32, 33, 100};
-  static const int Ms[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 33, 40};
+  static const int Ms[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 23, 24, 25, 33, 40};
   for (size_t m = 0; m < sizeof Ms / sizeof *Ms; m++) {
     for (size_t k = 0; k < sizeof Ks / sizeof *Ks; k++)
       for (size_t n = 0; n < sizeof Ns / sizeof *Ns; n++) check_product(Ms[m], Ks[k], Ns[n], (k + n) % 2 == 0);
