@@ -17,8 +17,9 @@
 // row (2) and a broadcast value: 27 of the 32. Each block reads the panel itself (from L2
 // after the first). Blocks of 16 rows went as a group of 12 and one of 4; the 4 read the
 // panel again for 8 sums, too few to hide the FMA's latency: at T = 256 on the Intel host
-// the products ran at 157-176 GFLOP/s, and blocks of 12 run them at 188-203 (blocks of 14,
-// 28 sums, 187-203; of 24, two groups of 12, 169-181). Groups that took the panel in chunks
+// GPT-2 small's products ran at 145-171 GFLOP/s, and blocks of 12 run them at 171-202
+// (blocks of 14, 28 sums, 178-199 but level in the pass; of 24, two groups of 12, 153-183;
+// bench/RESULTS.md, "Blocks of 12 rows"). Groups that took the panel in chunks
 // of 32 rows while in L1, their sums stored and loaded again for each chunk, lost 17 % of the
 // FMA rate to it on Zen 4.
 
