@@ -107,6 +107,7 @@ TARGET static INLINE void block_sums(int R, float *sums, const float *a, const f
 }
 
 // block_sums with R a constant in each case, so that its loops unroll.
+_Static_assert(ROW_BLOCK == 12, "block_sums_of has a case for each row count of a block");
 TARGET static void block_sums_of(int R, float *sums, const float *a, const float *panel, int K) {
   switch (R) {  // clang-format off
 #define ROWS(n) case n: block_sums(n, sums, a, panel, K); return;
