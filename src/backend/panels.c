@@ -13,6 +13,9 @@
 
 #define ROW_BLOCK TT_PANEL_ROWS  // rows packed together (panels.h): one register group
 #define PF_ROWS 16               // a panel row is prefetched this far ahead into L1
+// block_sums_of has a case for each row count up to 12, and transpose_block fills 16 lanes.
+_Static_assert(ROW_BLOCK == 12, "a block is 12 rows: block_sums_of's cases and transpose_block's lanes");
+
 // A block's sums (12 × 2 vectors) stay in registers over the whole of K, beside the panel
 // row (2) and a broadcast value: 27 of the 32. Each block reads the panel itself (from L2
 // after the first). Blocks of 16 rows went as a group of 12 and one of 4; the 4 read the
@@ -107,7 +110,6 @@ TARGET static INLINE void block_sums(int R, float *sums, const float *a, const f
 }
 
 // block_sums with R a constant in each case, so that its loops unroll.
-_Static_assert(ROW_BLOCK == 12, "block_sums_of has a case for each row count of a block");
 TARGET static void block_sums_of(int R, float *sums, const float *a, const float *panel, int K) {
   switch (R) {  // clang-format off
 #define ROWS(n) case n: block_sums(n, sums, a, panel, K); return;
