@@ -35,6 +35,13 @@ static void block_scores(const attn_job *j, int h, int r0, int r1, int c0, int c
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, r1 - r0, c1 - c0, D, 1.0f, qh, D, kh, D, 0.0f, s + c0, T);
 }
 
+// Rows [r0, r1) of head h's raw scores into s (ld T): against the keys up to r1, then,
+// when every entry is wanted, against the rest.
+static void block_raw(const attn_job *j, int h, int r0, int r1, float *s, bool every) {
+  block_scores(j, h, r0, r1, 0, r1, s);
+  if (every && r1 < j->T) block_scores(j, h, r0, r1, r1, j->T, s);
+}
+
 // z rows [r0, r1) of head h = p (the block's pattern rows, ld T) · v rows [0, r1).
 static void block_mix(const attn_job *j, int h, int r0, int r1, const float *p) {
   int T = j->T, D = j->D;
@@ -70,8 +77,7 @@ static void attn_item(void *ctx, int i, int thread) {
     return;
   }
   float *s = j->raw ? j->raw + at : s_own;
-  block_scores(j, h, r0, r1, 0, r1, s);
-  if (j->raw && r1 < T) block_scores(j, h, r0, r1, r1, T, s);
+  block_raw(j, h, r0, r1, s, j->raw != NULL);
   if (j->scores_only) return;
   float *p = j->pattern ? j->pattern + at : p_own;
   block_pattern(j, r0, r1, s, p, row, j->pattern ? T : r1);
@@ -138,7 +144,20 @@ static tt_status host_causal_attention(tt_backend *be, tt_buf raw, tt_buf patter
   return run_blocks(be, &j, err);
 }
 
+// tt_scores_fn: raw (H,T,T) = q·kᵀ per head, every entry, block by block with the calls
+// attn_item makes (so the bits of causal_scores), on this thread with OpenBLAS on one.
+static void causal_scores_here(float *raw, const float *q, const float *k, int H, int G, int T, int D) {
+  attn_job j = {.raw = raw, .q = q, .k = k, .H = H, .R = H / G, .T = T, .D = D};
+  int threads = openblas_get_num_threads();
+  if (threads != 1) openblas_set_num_threads(1);
+  for (int h = 0; h < H; h++)
+    for (int r0 = 0; r0 < T; r0 += ROWS)
+      block_raw(&j, h, r0, r0 + ROWS < T ? r0 + ROWS : T, raw + ((size_t)h * T + r0) * T, true);
+  if (threads != 1) openblas_set_num_threads(threads);
+}
+
 void tt_openblas_set_attention(tt_backend *be) {
+  be->causal_scores_fn = causal_scores_here;
   be->causal_scores = host_causal_scores;
   be->causal_mix = host_causal_mix;
   be->causal_attention = host_causal_attention;

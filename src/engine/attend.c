@@ -62,8 +62,8 @@ static bool in_blocks(const tt_engine *e) {
 }
 
 // q (H,T,D), k, v (G,T,D) → the scores, the pattern and z (H,T,D) with the backend's causal
-// ops. The scaled and masked scores and the pattern are offered as rules on the raw ones
-// (a trace keeps them so); when nobody stores the scaled and masked scores and no recorder
+// ops. The raw scores are offered as a product rule on the recorded q and k, the scaled and
+// masked scores and the pattern as rules on the raw ones (a trace keeps them so); when nobody stores the scaled and masked scores and no recorder
 // times each op, all in one op, each block while it is in cache, raw and pattern written
 // only where they are kept. Else op by op in the order of step_pattern. The same products
 // and row softmax either way (the one op scales and masks each row as the rule does), so
@@ -75,7 +75,9 @@ static tt_status step_causal_blocks(tt_engine *e, int l, tt_buf q, tt_buf k, tt_
   const char *raw_hook = "attn.hook_attn_scores_raw";
   tt_dims scores = TT_DIMS(H, T, T);
   bool raw_kept, scaled_kept, masked_kept, pattern_kept;
-  tt_buf raw = tt_engine_out_kept(e, l, raw_hook, scores, &raw_kept);  // (H,T,T) = q·kᵀ per head
+  bool rope = e->cfg->positions == TT_POS_ROPE;  // q and k are then the rotated ones
+  tt_buf raw = tt_engine_out_scores(e, l, raw_hook, scores, rope ? "attn.hook_rot_q" : "attn.hook_q",
+                                    rope ? "attn.hook_rot_k" : "attn.hook_k", &raw_kept);  // (H,T,T) = q·kᵀ per head
   tt_buf scaled = tt_engine_out_rule(e, l, "attn.hook_attn_scores_scaled", scores, raw_hook, alpha, false,
                                      TT_ROWS_AS_IS, &scaled_kept);  // (H,T,T) = raw · attn_scale
   tt_buf masked = tt_engine_out_rule(e, l, "attn.hook_attn_scores", scores, raw_hook, alpha, true, TT_ROWS_AS_IS,

@@ -249,6 +249,12 @@ typedef enum { TT_ROWS_AS_IS, TT_ROWS_SOFTMAX, TT_ROWS_ACTIVATION } tt_rule_rows
 // keeps the rule and no tape reads the hook.
 tt_buf tt_engine_out_rule(tt_engine *e, int layer, const char *suffix, tt_dims shape, const char *src_suffix,
                           float factor, bool causal_mask, tt_rule_rows rows, bool *kept);
+// The buffer for the raw scores `suffix` (H,T,T) of layer l, which the op computes exactly
+// as the backend's causal_scores_fn of hooks q_suffix (H,T,D) and k_suffix (G,T,D) of the
+// same layer: offered to the recorder as that product rule first (on a backend that has
+// the function), then as any other hook. *kept as tt_engine_out_rule's.
+tt_buf tt_engine_out_scores(tt_engine *e, int layer, const char *suffix, tt_dims shape, const char *q_suffix,
+                            const char *k_suffix, bool *kept);
 // With a timing recorder: the op about to run is named after hook `suffix` of layer l
 // (what tt_engine_out does for the op's outputs; for ops whose outputs were asked for
 // before).

@@ -1,14 +1,18 @@
 // derived: tensors a trace keeps as exact rules on tensors it stores. The engine offers a
 // hook it computes as one (tt_recorder.derive, a tt_hook_rule): in layer L,
-// attn.hook_attn_scores_scaled is attn.hook_attn_scores_raw times the layer's factor,
+// attn.hook_attn_scores_raw is the attention's own product of the recorded q and k (a
+// product rule), attn.hook_attn_scores_scaled is the raw scores times the layer's factor,
 // attn.hook_attn_scores is that with −inf above the diagonal and attn.hook_pattern its row
 // softmax, and (GPT-2's block) mlp.hook_post is the activation of mlp.hook_pre; hook_probs
-// is the row softmax of hook_logits — together 58 % of a long trace's bytes. The trace
-// keeps the rule when its source is stored here as F32 of the same shape (and is no rule
-// itself); the tensor then has no memory until read. On access (tt_trace_get /
-// tt_trace_find) it is computed into the arena once; a saved file gets every tensor's
-// bytes (tt_trace_save fills them in on the way out).
-// Shape legend: R rows of a tensor's last dimension N (R = H·T, N = T for the scores).
+// is the row softmax of hook_logits — together 74 % of a long trace's bytes. The trace
+// keeps a rule when its sources are stored here as F32 of the right shapes (an element
+// rule's source may itself be a product rule, no other rule); the tensor then has no
+// memory until read. On access (tt_trace_get / tt_trace_find) it is computed into the
+// arena once; a saved file gets every tensor's bytes (tt_trace_save fills them in on the
+// way out). The raw scores an element rule reads and nobody holds are made once into a
+// scratch, kept for the layer's next rule (tt_derived_drop_scratch gives it back).
+// Shape legend: R rows of a tensor's last dimension N (R = H·T, N = T for the scores); a
+// product rule's q (H,T,D), k (G,T,D), raw (H,T,T).
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -51,15 +55,38 @@ static bool set_rule(tt_derived_state *dv, size_t i, tt_derived_rule rule) {
   return true;
 }
 
+// t's position when it is stored here (it has bytes and no rule) as F32 of ndim
+// dimensions; SIZE_MAX otherwise.
+static size_t stored_at(const tt_trace *tr, const tt_tensor *t, int ndim) {
+  if (!t || !t->data || t->dtype != TT_F32 || t->ndim != ndim) return SIZE_MAX;
+  size_t at = (size_t)(t - tr->tensors);
+  return rule_at(tr->dv, at).src ? SIZE_MAX : at;
+}
+
+// A product rule: q (H,T,D) and k (G,T,D) stored, G dividing H, the tensor (H,T,T).
+static bool accept_product(tt_trace *tr, size_t i, const tt_hook_rule *rule, int ndim, const int64_t *shape) {
+  const tt_tensor *q = tt_trace_lookup(tr, rule->src), *k = tt_trace_lookup(tr, rule->keys);
+  size_t q_at = stored_at(tr, q, 3), k_at = stored_at(tr, k, 3);
+  if (q_at == SIZE_MAX || k_at == SIZE_MAX || !rule->scores_fn || ndim != 3) return false;
+  int64_t H = q->shape[0], T = q->shape[1], D = q->shape[2], G = k->shape[0];
+  if (G < 1 || H % G != 0 || k->shape[1] != T || k->shape[2] != D || shape[0] != H || shape[1] != T || shape[2] != T)
+    return false;
+  return set_rule(tr->dv, i, (tt_derived_rule){.src = q_at + 1, .keys = k_at + 1, .scores_fn = rule->scores_fn});
+}
+
 bool tt_derived_accept(tt_trace *tr, size_t i, const tt_hook_rule *rule, int ndim, const int64_t *shape) {
+  if (rule->keys) return accept_product(tr, i, rule, ndim, shape);
   const tt_tensor *src = tt_trace_lookup(tr, rule->src);
-  if (!src || !src->data || src->dtype != TT_F32 || src->ndim != ndim || ndim < 1 ||
+  if (!src || src->dtype != TT_F32 || src->ndim != ndim || ndim < 1 ||
       memcmp(src->shape, shape, (size_t)ndim * sizeof *shape) != 0)
     return false;
   if (rule->causal_mask && (ndim < 2 || shape[ndim - 1] != shape[ndim - 2])) return false;
   size_t at = (size_t)(src - tr->tensors);
-  if (rule_at(tr->dv, at).src) return false;  // a rule on a rule: its source would need making first
-  return set_rule(tr->dv, i, (tt_derived_rule){at + 1, rule->factor, rule->causal_mask, rule->row_fn});
+  tt_derived_rule on = rule_at(tr->dv, at);
+  if (on.src ? !on.keys : !src->data) return false;  // on an element rule: its source would need making first
+  return set_rule(
+      tr->dv, i,
+      (tt_derived_rule){.src = at + 1, .factor = rule->factor, .masked = rule->causal_mask, .row_fn = rule->row_fn});
 }
 
 void tt_derived_drop(tt_trace *tr, size_t i) {
@@ -72,6 +99,45 @@ static void rows_of(const tt_tensor *t, size_t *R, size_t *N) {
   *R = *N ? tt_tensor_numel(t) / *N : 0;
 }
 
+// raw (H,T,T) of product rule `rule`, by the function the engine's attention used.
+static void make_product(float *raw, const tt_trace *tr, const tt_derived_rule *rule) {
+  const tt_tensor *q = &tr->tensors[rule->src - 1], *k = &tr->tensors[rule->keys - 1];
+  rule->scores_fn(raw, q->data, k->data, (int)q->shape[0], (int)k->shape[0], (int)q->shape[1], (int)q->shape[2]);
+}
+
+// Tensor s's bytes: its data, or (a product rule's tensor nobody holds) made into the
+// scratch, which keeps them for the next rule on s; NULL when the scratch cannot be had.
+static const float *bytes_of(const tt_trace *tr, size_t s) {
+  const tt_tensor *t = &tr->tensors[s];
+  if (t->data) return t->data;
+  tt_derived_state *dv = tr->dv;
+  if (dv->scratch_of == s + 1) return dv->scratch;
+  size_t bytes = tt_tensor_nbytes(t);
+  if (bytes > dv->scratch_bytes) {
+    free(dv->scratch);
+    dv->scratch_of = 0, dv->scratch_bytes = 0;
+    if (!(dv->scratch = malloc(bytes))) return NULL;
+    dv->scratch_bytes = bytes;
+  }
+  make_product(dv->scratch, tr, &dv->rules[s]);
+  dv->scratch_of = s + 1;
+  return dv->scratch;
+}
+
+// Tensor i, kept as `rule`, into out. Without a scratch for an element rule's product
+// source, that source is made into out first and the rule applied in place.
+static void make(const tt_trace *tr, size_t i, const tt_derived_rule *rule, float *out) {
+  if (rule->keys) {
+    make_product(out, tr, rule);
+    return;
+  }
+  size_t R, N;
+  rows_of(&tr->tensors[i], &R, &N);
+  const float *src = bytes_of(tr, rule->src - 1);
+  if (!src) make_product(out, tr, &tr->dv->rules[rule->src - 1]), src = out;
+  derive(out, src, R, N, rule);
+}
+
 // Computes a derived tensor into the arena (once); false when out of memory.
 bool tt_derived_materialize(const tt_trace *tr, size_t i) {
   tt_tensor *t = &tr->tensors[i];
@@ -79,22 +145,29 @@ bool tt_derived_materialize(const tt_trace *tr, size_t i) {
   if (t->data || !rule.src) return true;
   float *out = tt_arena_alloc(tr->arena, tt_tensor_nbytes(t) ? tt_tensor_nbytes(t) : 1, 64);
   if (!out) return false;
-  size_t R, N;
-  rows_of(t, &R, &N);
-  derive(out, tr->tensors[rule.src - 1].data, R, N, &rule);
+  make(tr, i, &rule, out);
   t->data = out;
   tr->dv->held += tt_tensor_nbytes(t);
   return true;
 }
 
-// tt_st_fill_fn for tt_trace_save: a derived tensor's bytes without keeping them.
+// tt_st_fill_fn for tt_trace_save: a derived tensor's bytes without keeping them (a
+// product rule's through the scratch, for the rules on it that follow).
 void tt_derived_fill(void *ctx, size_t i, void *dst) {
   const tt_trace *tr = ctx;
-  const tt_tensor *t = &tr->tensors[i];
   const tt_derived_rule *rule = &tr->dv->rules[i];
-  size_t R, N;
-  rows_of(t, &R, &N);
-  derive(dst, tr->tensors[rule->src - 1].data, R, N, rule);
+  const float *made = rule->keys ? bytes_of(tr, i) : NULL;
+  if (made)
+    memcpy(dst, made, tt_tensor_nbytes(&tr->tensors[i]));
+  else
+    make(tr, i, rule, dst);
+}
+
+void tt_derived_drop_scratch(const tt_trace *tr) {
+  tt_derived_state *dv = tr->dv;
+  free(dv->scratch);
+  dv->scratch = NULL;
+  dv->scratch_of = 0, dv->scratch_bytes = 0;
 }
 
 size_t tt_trace_held_bytes(const tt_trace *tr) {

@@ -19,6 +19,7 @@ tt_status tt_trace_save(const tt_trace *tr, const char *path, tt_error *err) {
       meta[n++] = (tt_st_meta){tr->meta[i].key, tr->meta[i].value};
   // derived tensors not computed yet are made on the way out, one buffer for all
   tt_status st = tt_st_write_filled(path, tr->tensors, tr->n, meta, n, tt_derived_fill, (void *)tr, err);
+  tt_derived_drop_scratch(tr);
   free(meta);
   return st;
 }

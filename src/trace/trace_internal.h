@@ -15,19 +15,25 @@ typedef struct {
 } index_slot;
 
 // A tensor kept as a rule (derived.c, a tt_hook_rule accepted): src · factor, −inf above
-// the diagonal when masked, then each row through row_fn when set. src: the source
-// tensor's position + 1; 0: no rule (stored).
+// the diagonal when masked, then each row through row_fn when set; or, with keys, the
+// product rule scores_fn(src, keys). src, keys: the sources' positions + 1; src 0: no rule
+// (stored).
 typedef struct {
   size_t src;
   float factor;
   bool masked;
   tt_row_fn row_fn;
+  size_t keys;  // 0: an element rule
+  tt_scores_fn scores_fn;
 } tt_derived_rule;
 
 typedef struct {
   tt_derived_rule *rules;  // per tensor position (rules_cap of them; beyond: none)
   size_t rules_cap;
-  size_t held;  // tensor bytes in memory: stored, materialized or mapped
+  size_t held;        // tensor bytes in memory: stored, materialized or mapped
+  float *scratch;     // a product rule's bytes for the rules on it (derived.c)
+  size_t scratch_of;  // whose: position + 1; 0: nobody's
+  size_t scratch_bytes;
 } tt_derived_state;
 
 typedef struct {
@@ -75,14 +81,16 @@ tt_status tt_trace_index_add(tt_trace *tr, size_t i);
 // The tensor named `name` as it is (a derived one may have no data yet); NULL when absent.
 const tt_tensor *tt_trace_lookup(const tt_trace *tr, const char *name);
 // derived.c: true when the tensor about to be recorded at position i can be kept as
-// `rule` (its source stored here as F32 of that shape, and no rule itself): the rule is
-// set for position i. tt_derived_drop takes it back (the entry could not be made).
+// `rule` (its sources stored here as F32 of the right shapes; an element rule's source may
+// be a product rule): the rule is set for position i. tt_derived_drop takes it back (the entry could not be made).
 bool tt_derived_accept(tt_trace *tr, size_t i, const tt_hook_rule *rule, int ndim, const int64_t *shape);
 void tt_derived_drop(tt_trace *tr, size_t i);
 // Gives tensor i its data (a derived one is computed into the arena once).
 bool tt_derived_materialize(const tt_trace *tr, size_t i);
 // tt_st_fill_fn (ctx: the trace): a derived tensor's bytes, for tt_trace_save.
 void tt_derived_fill(void *ctx, size_t i, void *dst);
+// Gives back the scratch that keeps a product rule's bytes for the rules on it.
+void tt_derived_drop_scratch(const tt_trace *tr);
 // Reads metadata "pretokens" (if present) into tr->pretokens; TT_ERR_FORMAT when malformed.
 tt_status tt_trace_load_pretokens(tt_trace *tr, tt_error *err);
 // Tensor names compared so far by tt_trace_find and tt_trace_add (how tests see the work

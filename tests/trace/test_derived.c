@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "safetensors/safetensors.h"
 #include "session/session.h"
 #include "trace/trace.h"
 
@@ -50,29 +51,33 @@ static int close_session(void **state) {
   return 0;
 }
 
-// Every layer's scaled and masked scores, pattern and mlp.hook_post, and the
+// Every layer's raw, scaled and masked scores, pattern and mlp.hook_post, and the
 // probabilities: derived in a full trace (attention in one op per layer, the loss alone
-// from the logits), stored in a trace that records them without their sources (so the
-// engine goes op by op for the scores, and computes the probabilities with the loss); the
-// same bits, and the same z, FFN output and loss, the full trace holding the rules'
-// tensors only once read.
+// from the logits), stored in traces that record them without their sources (so the
+// engine goes op by op for the scores, and computes the probabilities with the loss; the
+// raw scores alone in a one-op attention that keeps them); the same bits, and the same z,
+// FFN output and loss, the full trace holding the rules' tensors only once read.
 static void test_engine_scores(void **state) {
   tt_session *s = *state;
   tt_trace *full = run(s, NULL, 0);
   const char *only[] = {"*attn_scores_scaled", "*hook_attn_scores", "*hook_pattern", "*hook_z",
                         "*mlp.hook_post",      "*hook_mlp_out",     "hook_probs",    "hook_loss"};
   tt_trace *kept = run(s, only, 8);
+  const char *raw_only[] = {"*attn_scores_raw"};  // stored: their q and k are not recorded
+  tt_trace *raw_kept = run(s, raw_only, 1);
   tt_config cfg;
   assert_true(tt_trace_config(full, &cfg));
-  const tt_tensor *raw0 = tt_trace_find(full, "blocks.0.attn.hook_attn_scores_raw");
+  const tt_tensor *q0 = tt_trace_find(full, "blocks.0.attn.hook_q");  // (H,T,D), stored: finding it makes nothing
   const tt_tensor *logits = tt_trace_find(full, "hook_logits"), *pre0 = tt_trace_find(full, "blocks.0.mlp.hook_pre");
-  assert_non_null(raw0), assert_non_null(logits), assert_non_null(pre0);
-  size_t per = tt_tensor_nbytes(raw0), post = tt_tensor_nbytes(pre0);  // (H,T,T) and (T,F) floats
-  // nothing derived is held yet: three score tensors and the activation's output per layer
+  assert_non_null(q0), assert_non_null(logits), assert_non_null(pre0);
+  size_t per = (size_t)(q0->shape[0] * q0->shape[1] * q0->shape[1]) * sizeof(float);  // (H,T,T) floats
+  size_t post = tt_tensor_nbytes(pre0);                                               // (T,F) floats
+  // nothing derived is held yet: four score tensors and the activation's output per layer
   // and the probabilities (the logits' shape) fewer than the file's bytes
   assert_int_equal(tt_trace_held_bytes(full),
-                   tt_trace_bytes(full) - (size_t)cfg.n_layer * (3 * per + post) - tt_tensor_nbytes(logits));
+                   tt_trace_bytes(full) - (size_t)cfg.n_layer * (4 * per + post) - tt_tensor_nbytes(logits));
   assert_int_equal(tt_trace_held_bytes(kept), tt_trace_bytes(kept));
+  assert_int_equal(tt_trace_held_bytes(raw_kept), tt_trace_bytes(raw_kept));
   for (int l = 0; l < cfg.n_layer; l++) {
     const char *hooks[] = {"attn.hook_attn_scores_scaled",
                            "attn.hook_attn_scores",
@@ -85,11 +90,14 @@ static void test_engine_scores(void **state) {
       snprintf(name, sizeof name, "blocks.%d.%s", l, hooks[i]);
       assert_same_bits(tt_trace_find(full, name), tt_trace_find(kept, name));
     }
+    char name[64];
+    snprintf(name, sizeof name, "blocks.%d.attn.hook_attn_scores_raw", l);
+    assert_same_bits(tt_trace_find(full, name), tt_trace_find(raw_kept, name));
   }
   assert_same_bits(tt_trace_find(full, "hook_probs"), tt_trace_find(kept, "hook_probs"));
   assert_same_bits(tt_trace_find(full, "hook_loss"), tt_trace_find(kept, "hook_loss"));
   assert_int_equal(tt_trace_held_bytes(full), tt_trace_bytes(full));  // read once, now held
-  tt_trace_destroy(full), tt_trace_destroy(kept);
+  tt_trace_destroy(full), tt_trace_destroy(kept), tt_trace_destroy(raw_kept);
 }
 
 // A saved full trace holds every tensor, the derived ones with the bits of a stored run.
@@ -129,7 +137,7 @@ static float *record_raw(const tt_recorder *rec, const char *raw_name) {
 }
 
 static bool offer(const tt_recorder *rec, const char *name, const char *src, bool mask, const int64_t *dims) {
-  tt_hook_rule rule = {src, 0.125f, mask, NULL};
+  tt_hook_rule rule = {.src = src, .factor = 0.125f, .causal_mask = mask};
   return rec->derive(rec->ctx, name, &rule, 3, dims);
 }
 
@@ -178,7 +186,7 @@ static void test_rule_with_rows(void **state) {
   tt_recorder rec = tt_trace_recorder(tr);
   float *raw = record_raw(&rec, RAW);
   const char *PATTERN = "blocks.0.attn.hook_pattern";
-  tt_hook_rule rule = {RAW, 0.125f, true, mark_row};
+  tt_hook_rule rule = {.src = RAW, .factor = 0.125f, .causal_mask = true, .row_fn = mark_row};
   assert_true(rec.derive(rec.ctx, PATTERN, &rule, 3, shape));
   assert_int_equal(tt_trace_held_bytes(tr), tt_trace_bytes(tr) - N * sizeof(float));
   const float *got = tt_trace_find(tr, PATTERN)->data;
@@ -227,9 +235,110 @@ static void test_rules_refused(void **state) {
   tt_trace_destroy(tr);
 }
 
+// A product rule on hand-made q (4,3,2) and k (2,3,2): two query heads per key head.
+enum { PH = 4, PG = 2, PT = 3, PD = 2 };
+static const int64_t q_shape[3] = {PH, PT, PD}, k_shape[3] = {PG, PT, PD}, raw_shape[3] = {PH, PT, PT};
+static int products_made;  // how often the rule's function ran
+
+// tt_scores_fn: raw[h][i][j] = Σ_d q[h][i][d]·k[h/(H/G)][j][d], written from the definition.
+static void plain_scores(float *raw, const float *q, const float *k, int heads, int G, int len, int D) {
+  products_made++;
+  for (int h = 0; h < heads; h++)
+    for (int i = 0; i < len; i++)
+      for (int j = 0; j < len; j++) {
+        float sum = 0.0f;
+        for (int d = 0; d < D; d++) sum += q[(h * len + i) * D + d] * k[((h / (heads / G)) * len + j) * D + d];
+        raw[(h * len + i) * len + j] = sum;
+      }
+}
+
+static const char *Q = "blocks.0.attn.hook_q", *K = "blocks.0.attn.hook_k";
+
+// Records q (cell i: i + 1) and, unless without_k, k (cell i: 1 − i / 4); raw offered as
+// the product rule, with `dims`.
+static bool record_product(tt_trace *tr, bool without_k, const int64_t *dims) {
+  tt_recorder rec = tt_trace_recorder(tr);
+  float *q = rec.reserve(rec.ctx, Q, TT_F32, 3, q_shape);
+  for (int i = 0; i < PH * PT * PD; i++) q[i] = (float)i + 1.0f;
+  if (!without_k) {
+    float *k = rec.reserve(rec.ctx, K, TT_F32, 3, k_shape);
+    for (int i = 0; i < PG * PT * PD; i++) k[i] = 1.0f - (float)i / 4.0f;
+  }
+  tt_hook_rule rule = {.src = Q, .keys = K, .scores_fn = plain_scores};
+  return rec.derive(rec.ctx, RAW, &rule, 3, dims);
+}
+
+// Raw scores kept as the product of q and k, the scaled and masked scores as rules on them:
+// nothing held until read; saved, every tensor right, the product made once for the file
+// however many rules read it; read, the raw scores are what the function makes.
+static void test_product_rule(void **state) {
+  (void)state;
+  tt_trace *tr = tt_trace_create();
+  tt_error err = {0};
+  assert_true(record_product(tr, false, raw_shape));
+  tt_recorder rec = tt_trace_recorder(tr);
+  assert_true(offer(&rec, SCALED, RAW, false, raw_shape));
+  assert_true(offer(&rec, MASKED, RAW, true, raw_shape));
+  size_t n_raw = (size_t)PH * PT * PT;
+  assert_int_equal(tt_trace_held_bytes(tr), tt_trace_bytes(tr) - 3 * n_raw * sizeof(float));
+  float want[PH * PT * PT];
+  const float *q = tt_trace_find(tr, Q)->data, *k = tt_trace_find(tr, K)->data;
+  plain_scores(want, q, k, PH, PG, PT, PD);
+
+  char path[] = "/tmp/tt-product-XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  close(fd);
+  products_made = 0;
+  if (tt_trace_save(tr, path, &err)) fail_msg("%s", err.msg);
+  assert_int_equal(products_made, 1);
+  tt_st_file *back = NULL;  // the file's tensors as they are (not a whole trace: no tokens, no config)
+  if (tt_st_open(path, &back, &err)) fail_msg("%s", err.msg);
+  unlink(path);
+  const float *raw = tt_st_find(back, RAW)->data, *scaled = tt_st_find(back, SCALED)->data,
+              *masked = tt_st_find(back, MASKED)->data;
+  for (size_t i = 0; i < n_raw; i++) {
+    size_t row = (i / PT) % PT, col = i % PT;
+    float s = want[i] * 0.125f, m = col > row ? -INFINITY : s;
+    assert_memory_equal(&raw[i], &want[i], sizeof want[i]);
+    assert_memory_equal(&scaled[i], &s, sizeof s);
+    assert_memory_equal(&masked[i], &m, sizeof m);
+  }
+  // in memory: the masked scores read first (their raw scores made in the scratch), then raw
+  assert_memory_equal(tt_trace_find(tr, MASKED)->data, masked, sizeof want);
+  assert_int_equal(tt_trace_held_bytes(tr), tt_trace_bytes(tr) - 2 * n_raw * sizeof(float));
+  assert_memory_equal(tt_trace_find(tr, RAW)->data, want, sizeof want);
+  assert_int_equal(tt_trace_held_bytes(tr), tt_trace_bytes(tr) - n_raw * sizeof(float));  // scaled not read
+  tt_st_close(back), tt_trace_destroy(tr);
+}
+
+// Product rules refused (the raw scores then stored): keys not recorded, a query head count
+// the key heads do not divide, a tensor that is not (H,T,T).
+static void test_product_refused(void **state) {
+  (void)state;
+  tt_trace *tr = tt_trace_create();
+  assert_false(record_product(tr, true, raw_shape));
+  tt_trace_destroy(tr);
+  tr = tt_trace_create();
+  const int64_t wide[3] = {PH, PT, PT + 1};
+  assert_false(record_product(tr, false, wide));
+  tt_trace_destroy(tr);
+  tr = tt_trace_create();
+  tt_recorder rec = tt_trace_recorder(tr);
+  const int64_t q3[3] = {3, PT, PD};
+  rec.reserve(rec.ctx, Q, TT_F32, 3, q3);
+  rec.reserve(rec.ctx, K, TT_F32, 3, k_shape);
+  const int64_t raw3[3] = {3, PT, PT};
+  tt_hook_rule rule = {.src = Q, .keys = K, .scores_fn = plain_scores};
+  assert_false(rec.derive(rec.ctx, RAW, &rule, 3, raw3));
+  assert_int_equal(tt_trace_count(tr), 2);
+  tt_trace_destroy(tr);
+}
+
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_engine_scores), cmocka_unit_test(test_saved_file),
-                                     cmocka_unit_test(test_rules_kept), cmocka_unit_test(test_rule_with_rows),
-                                     cmocka_unit_test(test_rules_refused)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_engine_scores),  cmocka_unit_test(test_saved_file),
+                                     cmocka_unit_test(test_rules_kept),     cmocka_unit_test(test_rule_with_rows),
+                                     cmocka_unit_test(test_rules_refused),  cmocka_unit_test(test_product_rule),
+                                     cmocka_unit_test(test_product_refused)};
   return cmocka_run_group_tests(tests, open_session, close_session);
 }
