@@ -86,47 +86,39 @@ static tt_row_fn row_fn_of(const tt_engine *e, tt_rule_rows rows) {
   return NULL;
 }
 
-// Whether the recorder keeps hook `suffix` of layer l as the rule factor · src_suffix
-// (with causal_mask, then each row through the row function `rows` names).
-static bool offered_as_rule(tt_engine *e, int layer, const char *suffix, tt_dims shape, const char *src_suffix,
-                            float factor, bool causal_mask, tt_rule_rows rows) {
+// Hook `suffix` of layer l offered to the recorder as `rule` (its source names made from
+// the suffixes src_suffix and keys_suffix, the latter NULL for an element rule): kept so,
+// the engine's own buffer for the op (*kept: whether a tape reads it); else offered as any
+// other hook.
+static tt_buf out_by_rule(tt_engine *e, int layer, const char *suffix, tt_dims shape, tt_hook_rule rule,
+                          const char *src_suffix, const char *keys_suffix, bool *kept) {
   const tt_recorder *rec = e->run.rec;
-  tt_row_fn row_fn = row_fn_of(e, rows);
-  if (!rec || !rec->derive || (rows != TT_ROWS_AS_IS && !row_fn)) return false;
-  char name[160], src[160];
-  tt_hook_rule rule = {.src = hook_name(e, layer, src_suffix, src, sizeof src),
-                       .factor = factor,
-                       .causal_mask = causal_mask,
-                       .row_fn = row_fn};
-  return rec->derive(rec->ctx, hook_name(e, layer, suffix, name, sizeof name), &rule, shape.ndim, shape.d);
+  char name[160], src[160], keys[160];
+  rule.src = hook_name(e, layer, src_suffix, src, sizeof src);
+  rule.keys = keys_suffix ? hook_name(e, layer, keys_suffix, keys, sizeof keys) : NULL;
+  if (!rec || !rec->derive ||
+      !rec->derive(rec->ctx, hook_name(e, layer, suffix, name, sizeof name), &rule, shape.ndim, shape.d))
+    return tt_engine_out_kept(e, layer, suffix, shape, kept);
+  tt_engine_name_op(e, layer, suffix);
+  bool taped;
+  tt_buf own = own_buffer(e, layer, suffix, numel(shape), &taped);
+  if (kept) *kept = taped;
+  return own;
 }
 
 tt_buf tt_engine_out_rule(tt_engine *e, int layer, const char *suffix, tt_dims shape, const char *src_suffix,
                           float factor, bool causal_mask, tt_rule_rows rows, bool *kept) {
-  if (!offered_as_rule(e, layer, suffix, shape, src_suffix, factor, causal_mask, rows))
-    return tt_engine_out_kept(e, layer, suffix, shape, kept);
-  tt_engine_name_op(e, layer, suffix);
-  bool taped;
-  tt_buf own = own_buffer(e, layer, suffix, numel(shape), &taped);
-  if (kept) *kept = taped;
-  return own;
+  tt_row_fn row_fn = row_fn_of(e, rows);
+  if (rows != TT_ROWS_AS_IS && !row_fn) return tt_engine_out_kept(e, layer, suffix, shape, kept);
+  tt_hook_rule rule = {.factor = factor, .causal_mask = causal_mask, .row_fn = row_fn};
+  return out_by_rule(e, layer, suffix, shape, rule, src_suffix, NULL, kept);
 }
 
 tt_buf tt_engine_out_scores(tt_engine *e, int layer, const char *suffix, tt_dims shape, const char *q_suffix,
                             const char *k_suffix, bool *kept) {
-  const tt_recorder *rec = e->run.rec;
-  if (!rec || !rec->derive || !e->be->causal_scores_fn) return tt_engine_out_kept(e, layer, suffix, shape, kept);
-  char name[160], q[160], k[160];
-  tt_hook_rule rule = {.src = hook_name(e, layer, q_suffix, q, sizeof q),
-                       .keys = hook_name(e, layer, k_suffix, k, sizeof k),
-                       .scores_fn = e->be->causal_scores_fn};
-  if (!rec->derive(rec->ctx, hook_name(e, layer, suffix, name, sizeof name), &rule, shape.ndim, shape.d))
-    return tt_engine_out_kept(e, layer, suffix, shape, kept);
-  tt_engine_name_op(e, layer, suffix);
-  bool taped;
-  tt_buf own = own_buffer(e, layer, suffix, numel(shape), &taped);
-  if (kept) *kept = taped;
-  return own;
+  if (!e->be->causal_scores_fn) return tt_engine_out_kept(e, layer, suffix, shape, kept);
+  tt_hook_rule rule = {.scores_fn = e->be->causal_scores_fn};
+  return out_by_rule(e, layer, suffix, shape, rule, q_suffix, k_suffix, kept);
 }
 
 tt_status tt_engine_flush(tt_engine *e, tt_error *err) {
