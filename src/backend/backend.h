@@ -131,9 +131,10 @@ struct tt_backend {
   // what z needs is computed, in scratch memory).
   tt_status (*causal_attention)(tt_backend *be, tt_buf raw, tt_buf pattern, tt_buf z, tt_buf q, tt_buf k, tt_buf v,
                                 int H, int G, int T, int D, float alpha, tt_error *err);
-  // The host function causal_scores and causal_attention make the raw scores with, every
-  // entry, on the calling thread (NULL where a backend has none): a trace may keep the raw
-  // scores as a rule that calls it on the recorded q and k (tt_hook_rule.scores_fn).
+  // The host function causal_scores and causal_attention make the raw scores with, on the
+  // calling thread (every entry, or only the blocks on and below the diagonal; NULL where a
+  // backend has none): a trace may keep the raw scores as a rule that calls it on the
+  // recorded q and k (tt_hook_rule.scores_fn).
   tt_scores_fn causal_scores_fn;
 
   // ---- the backward pass's ops (NULL on a backend that has no backward pass yet) ----

@@ -144,15 +144,16 @@ static tt_status host_causal_attention(tt_backend *be, tt_buf raw, tt_buf patter
   return run_blocks(be, &j, err);
 }
 
-// tt_scores_fn: raw (H,T,T) = q·kᵀ per head, every entry, block by block with the calls
-// attn_item makes (so the bits of causal_scores), on this thread with OpenBLAS on one.
-static void causal_scores_here(float *raw, const float *q, const float *k, int H, int G, int T, int D) {
+// tt_scores_fn: raw (H,T,T) = q·kᵀ per head, block by block with the calls attn_item makes
+// (so the bits of causal_scores), on this thread with OpenBLAS on one; without every, only
+// the blocks on and below the diagonal.
+static void causal_scores_here(float *raw, const float *q, const float *k, int H, int G, int T, int D, bool every) {
   attn_job j = {.raw = raw, .q = q, .k = k, .H = H, .R = H / G, .T = T, .D = D};
   int threads = openblas_get_num_threads();
   if (threads != 1) openblas_set_num_threads(1);
   for (int h = 0; h < H; h++)
     for (int r0 = 0; r0 < T; r0 += ROWS)
-      block_raw(&j, h, r0, r0 + ROWS < T ? r0 + ROWS : T, raw + ((size_t)h * T + r0) * T, true);
+      block_raw(&j, h, r0, r0 + ROWS < T ? r0 + ROWS : T, raw + ((size_t)h * T + r0) * T, every);
   if (threads != 1) openblas_set_num_threads(threads);
 }
 

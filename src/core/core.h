@@ -187,11 +187,13 @@ int tt_utf8_columns(const char *s);
 // entries) and is 0 after it: row_fn must give those entries the bits it gives them in the
 // whole row, as a softmax whose −inf entries add exact zeros does.
 typedef void (*tt_row_fn)(float *out, const float *in, size_t cols);  // out may be in
-// A product rule instead (keys set): out (H,T,T) = scores_fn(out, src, keys, H, G, T, D),
-// the raw attention scores of the queries src (H,T,D) against the keys (G,T,D), both F32
-// hooks recorded before it — made by the very function the engine's attention makes them
-// with (factor, causal_mask and row_fn unused). Rules on such a tensor may follow it.
-typedef void (*tt_scores_fn)(float *raw, const float *q, const float *k, int H, int G, int T, int D);
+// A product rule instead (keys set): out (H,T,T) = scores_fn(out, src, keys, H, G, T, D,
+// true), the raw attention scores of the queries src (H,T,D) against the keys (G,T,D), both
+// F32 hooks recorded before it — made by the very function the engine's attention makes
+// them with (factor, causal_mask and row_fn unused). Rules on such a tensor may follow it.
+// With every false the function may leave entries above the diagonal unwritten (a masked
+// rule on the scores reads none of them).
+typedef void (*tt_scores_fn)(float *raw, const float *q, const float *k, int H, int G, int T, int D, bool every);
 typedef struct {
   const char *src;  // the source hook's full name (a product rule: the queries)
   float factor;

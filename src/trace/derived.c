@@ -9,8 +9,9 @@
 // rule's source may itself be a product rule, no other rule); the tensor then has no
 // memory until read. On access (tt_trace_get / tt_trace_find) it is computed into the
 // arena once; a saved file gets every tensor's bytes (tt_trace_save fills them in on the
-// way out). The raw scores an element rule reads and nobody holds are made once into a
-// scratch, kept for the layer's next rule (tt_derived_drop_scratch gives it back).
+// way out). Read, a rule on raw scores nobody holds makes them into its own memory first
+// (a masked rule only the blocks it reads); saved, each layer's raw scores are made once
+// into a scratch that serves the rules on them (tt_derived_drop_scratch gives it back).
 // Shape legend: R rows of a tensor's last dimension N (R = H·T, N = T for the scores); a
 // product rule's q (H,T,D), k (G,T,D), raw (H,T,T).
 #include <math.h>
@@ -99,42 +100,43 @@ static void rows_of(const tt_tensor *t, size_t *R, size_t *N) {
   *R = *N ? tt_tensor_numel(t) / *N : 0;
 }
 
-// raw (H,T,T) of product rule `rule`, by the function the engine's attention used.
-static void make_product(float *raw, const tt_trace *tr, const tt_derived_rule *rule) {
+// raw (H,T,T) of product rule `rule`, by the function the engine's attention used; without
+// every, entries above the diagonal may be left unwritten.
+static void make_product(float *raw, const tt_trace *tr, const tt_derived_rule *rule, bool every) {
   const tt_tensor *q = &tr->tensors[rule->src - 1], *k = &tr->tensors[rule->keys - 1];
-  rule->scores_fn(raw, q->data, k->data, (int)q->shape[0], (int)k->shape[0], (int)q->shape[1], (int)q->shape[2]);
+  rule->scores_fn(raw, q->data, k->data, (int)q->shape[0], (int)k->shape[0], (int)q->shape[1], (int)q->shape[2], every);
 }
 
-// Tensor s's bytes: its data, or (a product rule's tensor nobody holds) made into the
-// scratch, which keeps them for the next rule on s; NULL when the scratch cannot be had.
-static const float *bytes_of(const tt_trace *tr, size_t s) {
+// For a saved file: tensor s's bytes, its data or (a product rule's tensor nobody holds)
+// made whole into the scratch, which keeps them for the rules on s that follow it in the
+// file; NULL when the scratch cannot be had.
+static const float *bytes_for_file(const tt_trace *tr, size_t s) {
   const tt_tensor *t = &tr->tensors[s];
   if (t->data) return t->data;
   tt_derived_state *dv = tr->dv;
   if (dv->scratch_of == s + 1) return dv->scratch;
   size_t bytes = tt_tensor_nbytes(t);
   if (bytes > dv->scratch_bytes) {
-    free(dv->scratch);
-    dv->scratch_of = 0, dv->scratch_bytes = 0;
+    tt_derived_drop_scratch(tr);
     if (!(dv->scratch = malloc(bytes))) return NULL;
     dv->scratch_bytes = bytes;
   }
-  make_product(dv->scratch, tr, &dv->rules[s]);
+  make_product(dv->scratch, tr, &dv->rules[s], true);
   dv->scratch_of = s + 1;
   return dv->scratch;
 }
 
-// Tensor i, kept as `rule`, into out. Without a scratch for an element rule's product
-// source, that source is made into out first and the rule applied in place.
-static void make(const tt_trace *tr, size_t i, const tt_derived_rule *rule, float *out) {
+// Tensor i, kept as `rule`, into out; an element rule's source rows from src, or (src NULL:
+// its source is a product rule's tensor nobody holds) that product made into out first,
+// only the part a masked rule reads, and the rule applied in place.
+static void make(const tt_trace *tr, size_t i, const tt_derived_rule *rule, const float *src, float *out) {
   if (rule->keys) {
-    make_product(out, tr, rule);
+    make_product(out, tr, rule, true);
     return;
   }
   size_t R, N;
   rows_of(&tr->tensors[i], &R, &N);
-  const float *src = bytes_of(tr, rule->src - 1);
-  if (!src) make_product(out, tr, &tr->dv->rules[rule->src - 1]), src = out;
+  if (!src) make_product(out, tr, &tr->dv->rules[rule->src - 1], !rule->masked), src = out;
   derive(out, src, R, N, rule);
 }
 
@@ -145,7 +147,7 @@ bool tt_derived_materialize(const tt_trace *tr, size_t i) {
   if (t->data || !rule.src) return true;
   float *out = tt_arena_alloc(tr->arena, tt_tensor_nbytes(t) ? tt_tensor_nbytes(t) : 1, 64);
   if (!out) return false;
-  make(tr, i, &rule, out);
+  make(tr, i, &rule, rule.keys ? NULL : tr->tensors[rule.src - 1].data, out);
   t->data = out;
   tr->dv->held += tt_tensor_nbytes(t);
   return true;
@@ -156,11 +158,11 @@ bool tt_derived_materialize(const tt_trace *tr, size_t i) {
 void tt_derived_fill(void *ctx, size_t i, void *dst) {
   const tt_trace *tr = ctx;
   const tt_derived_rule *rule = &tr->dv->rules[i];
-  const float *made = rule->keys ? bytes_of(tr, i) : NULL;
-  if (made)
+  const float *made = bytes_for_file(tr, rule->keys ? i : rule->src - 1);
+  if (made && rule->keys)
     memcpy(dst, made, tt_tensor_nbytes(&tr->tensors[i]));
   else
-    make(tr, i, rule, dst);
+    make(tr, i, rule, made, dst);
 }
 
 void tt_derived_drop_scratch(const tt_trace *tr) {

@@ -31,7 +31,7 @@ typedef struct {
   tt_derived_rule *rules;  // per tensor position (rules_cap of them; beyond: none)
   size_t rules_cap;
   size_t held;        // tensor bytes in memory: stored, materialized or mapped
-  float *scratch;     // a product rule's bytes for the rules on it (derived.c)
+  float *scratch;     // while a trace is saved: a product rule's bytes for the rules on it
   size_t scratch_of;  // whose: position + 1; 0: nobody's
   size_t scratch_bytes;
 } tt_derived_state;

@@ -241,14 +241,15 @@ static const int64_t q_shape[3] = {PH, PT, PD}, k_shape[3] = {PG, PT, PD}, raw_s
 static int products_made;  // how often the rule's function ran
 
 // tt_scores_fn: raw[h][i][j] = Σ_d q[h][i][d]·k[h/(H/G)][j][d], written from the definition.
-static void plain_scores(float *raw, const float *q, const float *k, int heads, int G, int len, int D) {
+// Without every, NaN above the diagonal: a rule that read those entries would show it.
+static void plain_scores(float *raw, const float *q, const float *k, int heads, int G, int len, int D, bool every) {
   products_made++;
   for (int h = 0; h < heads; h++)
     for (int i = 0; i < len; i++)
       for (int j = 0; j < len; j++) {
         float sum = 0.0f;
         for (int d = 0; d < D; d++) sum += q[(h * len + i) * D + d] * k[((h / (heads / G)) * len + j) * D + d];
-        raw[(h * len + i) * len + j] = sum;
+        raw[(h * len + i) * len + j] = every || j <= i ? sum : NAN;
       }
 }
 
@@ -283,7 +284,7 @@ static void test_product_rule(void **state) {
   assert_int_equal(tt_trace_held_bytes(tr), tt_trace_bytes(tr) - 3 * n_raw * sizeof(float));
   float want[PH * PT * PT];
   const float *q = tt_trace_find(tr, Q)->data, *k = tt_trace_find(tr, K)->data;
-  plain_scores(want, q, k, PH, PG, PT, PD);
+  plain_scores(want, q, k, PH, PG, PT, PD, true);
 
   char path[] = "/tmp/tt-product-XXXXXX";
   int fd = mkstemp(path);
@@ -304,11 +305,17 @@ static void test_product_rule(void **state) {
     assert_memory_equal(&scaled[i], &s, sizeof s);
     assert_memory_equal(&masked[i], &m, sizeof m);
   }
-  // in memory: the masked scores read first (their raw scores made in the scratch), then raw
+  // in memory: the scaled scores, then the masked ones, each making the raw scores into its
+  // own memory first (for the masked ones only what the mask keeps: the rest NaN here), then
+  // the raw scores themselves
+  assert_memory_equal(tt_trace_find(tr, SCALED)->data, scaled, sizeof want);
+  assert_int_equal(products_made, 2);
   assert_memory_equal(tt_trace_find(tr, MASKED)->data, masked, sizeof want);
-  assert_int_equal(tt_trace_held_bytes(tr), tt_trace_bytes(tr) - 2 * n_raw * sizeof(float));
+  assert_int_equal(products_made, 3);
+  assert_int_equal(tt_trace_held_bytes(tr), tt_trace_bytes(tr) - n_raw * sizeof(float));
   assert_memory_equal(tt_trace_find(tr, RAW)->data, want, sizeof want);
-  assert_int_equal(tt_trace_held_bytes(tr), tt_trace_bytes(tr) - n_raw * sizeof(float));  // scaled not read
+  assert_int_equal(products_made, 4);
+  assert_int_equal(tt_trace_held_bytes(tr), tt_trace_bytes(tr));
   tt_st_close(back), tt_trace_destroy(tr);
 }
 
