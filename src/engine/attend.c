@@ -63,11 +63,11 @@ static bool in_blocks(const tt_engine *e) {
 
 // q (H,T,D), k, v (G,T,D) → the scores, the pattern and z (H,T,D) with the backend's causal
 // ops. The raw scores are offered as a product rule on the recorded q and k, the scaled and
-// masked scores and the pattern as rules on the raw ones (a trace keeps them so); when nobody stores the scaled and masked scores and no recorder
-// times each op, all in one op, each block while it is in cache, raw and pattern written
-// only where they are kept. Else op by op in the order of step_pattern. The same products
-// and row softmax either way (the one op scales and masks each row as the rule does), so
-// recording changes no bit.
+// masked scores and the pattern as rules on the raw ones (a trace keeps them so); when
+// nobody stores the scaled and masked scores and no recorder times each op, all in one op,
+// each block while it is in cache, raw and pattern written only where they are kept. Else
+// op by op in the order of step_pattern. The same products and row softmax either way (the
+// one op scales and masks each row as the rule does), so recording changes no bit.
 static tt_status step_causal_blocks(tt_engine *e, int l, tt_buf q, tt_buf k, tt_buf v, tt_buf *z, tt_error *err) {
   tt_backend *be = e->be;
   int T = e->run.T, H = e->H, G = e->G, D = e->D;

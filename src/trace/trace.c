@@ -36,7 +36,7 @@ void tt_trace_destroy(tt_trace *tr) {
   free(tr->token_ids);
   free(tr->token_strings);
   free(tr->name_compares);
-  if (tr->dv) free(tr->dv->rules), free(tr->dv->scratch);
+  if (tr->dv) free(tr->dv->rules), tt_derived_drop_scratch(tr);
   free(tr->dv);
   if (tr->pool) tt_trace_pool_give_back(tr);
   free(tr->blocks);

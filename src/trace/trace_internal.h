@@ -82,7 +82,8 @@ tt_status tt_trace_index_add(tt_trace *tr, size_t i);
 const tt_tensor *tt_trace_lookup(const tt_trace *tr, const char *name);
 // derived.c: true when the tensor about to be recorded at position i can be kept as
 // `rule` (its sources stored here as F32 of the right shapes; an element rule's source may
-// be a product rule): the rule is set for position i. tt_derived_drop takes it back (the entry could not be made).
+// be a product rule): the rule is set for position i. tt_derived_drop takes it back (the
+// entry could not be made).
 bool tt_derived_accept(tt_trace *tr, size_t i, const tt_hook_rule *rule, int ndim, const int64_t *shape);
 void tt_derived_drop(tt_trace *tr, size_t i);
 // Gives tensor i its data (a derived one is computed into the arena once).
