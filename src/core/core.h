@@ -194,6 +194,10 @@ typedef void (*tt_row_fn)(float *out, const float *in, size_t cols);  // out may
 // With every false the function may leave entries above the diagonal unwritten (a masked
 // rule on the scores reads none of them).
 typedef void (*tt_scores_fn)(float *raw, const float *q, const float *k, int H, int G, int T, int D, bool every);
+// A sum rule instead (addend set): out = src + addend element by element, one float add
+// each, both F32 hooks of its shape recorded before it (factor, causal_mask and row_fn
+// unused): the residual stream, the embeddings plus the positions. An element or a sum
+// rule's src may itself be a rule of the same shape (one residual on the one before).
 typedef struct {
   const char *src;  // the source hook's full name (a product rule: the queries)
   float factor;
@@ -201,6 +205,7 @@ typedef struct {
   tt_row_fn row_fn;        // NULL: none
   const char *keys;        // NULL: an element rule as above; else the keys' full hook name
   tt_scores_fn scores_fn;  // with keys
+  const char *addend;      // NULL: not a sum rule; else the addend's full hook name
 } tt_hook_rule;
 
 typedef struct {

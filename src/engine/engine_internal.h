@@ -65,6 +65,11 @@ typedef struct {
   int64_t d[TT_MAX_DIMS];
 } tt_dims;
 #define TT_DIMS(...) ((tt_dims){(int)(sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t)), {__VA_ARGS__}})
+// A hook of the current run named by its layer (< 0: none) and suffix; suffix NULL: none.
+typedef struct {
+  int layer;
+  const char *suffix;
+} tt_hook_ref;
 
 // A recorded output of the current op, computed in its slot on a device backend, to be
 // downloaded into the recorder's memory once the op has run.
@@ -150,10 +155,12 @@ tt_status tt_decode_scores(tt_engine *e, int l, tt_buf raw, tt_buf q, tt_error *
 tt_status tt_decode_mix(tt_engine *e, int l, tt_buf z, tt_buf pattern, tt_error *err);
 void tt_kv_release(tt_engine *e);
 // forward.c, shared with forward_llama.c: one normalization (its hooks; the Llama block
-// records no mean), a residual sum (hook `suffix`), the final norm and the head.
+// records no mean), a residual sum (hook `suffix` of layer l = a + b, the hooks a_suffix
+// and b_suffix of the layer: offered as that sum rule), the final norm and the head.
 tt_status tt_forward_norm(tt_engine *e, int l, const norm_hooks *hk, tt_buf x, tt_buf gamma, tt_buf beta, tt_buf *out,
                           tt_error *err);
-tt_status tt_forward_residual(tt_engine *e, int l, const char *suffix, tt_buf a, tt_buf b, tt_buf *out, tt_error *err);
+tt_status tt_forward_residual(tt_engine *e, int l, const char *suffix, tt_buf a, const char *a_suffix, tt_buf b,
+                              const char *b_suffix, tt_buf *out, tt_error *err);
 // forward_llama.c: one Llama block; x (T,C) in, the stream entering block l+1 out.
 tt_status tt_forward_llama_block(tt_engine *e, int l, tt_buf *x, tt_error *err);
 // attend.c: from q (H,T,D), k and v (G,T,D) of layer l: with rotary positions
@@ -255,6 +262,11 @@ tt_buf tt_engine_out_rule(tt_engine *e, int layer, const char *suffix, tt_dims s
 // the function), then as any other hook. *kept as tt_engine_out_rule's.
 tt_buf tt_engine_out_scores(tt_engine *e, int layer, const char *suffix, tt_dims shape, const char *q_suffix,
                             const char *k_suffix, bool *kept);
+// The buffer for hook `suffix` of layer l, which the op computes exactly as a + b element
+// by element, one float add each (or, b.suffix NULL, as a copy of a): offered to the
+// recorder as that sum rule (factor-1 rule) first, then as any other hook. The op always
+// writes it (the engine reads the stream on).
+tt_buf tt_engine_out_sum(tt_engine *e, int layer, const char *suffix, tt_dims shape, tt_hook_ref a, tt_hook_ref b);
 // With a timing recorder: the op about to run is named after hook `suffix` of layer l
 // (what tt_engine_out does for the op's outputs; for ops whose outputs were asked for
 // before).
@@ -268,6 +280,10 @@ tt_status tt_engine_flush_buf(tt_engine *e, tt_buf out, tt_error *err);
 tt_status tt_engine_flush(tt_engine *e, tt_error *err);
 // Offers an existing buffer (shape) as a hook: copied into the recorder's memory if wanted.
 tt_status tt_engine_offer(tt_engine *e, int layer, const char *suffix, tt_dims shape, tt_buf buf, tt_error *err);
+// The same for a buffer that holds hook `copy_of`'s values: offered as the rule 1 · copy_of
+// first (nothing copied when kept).
+tt_status tt_engine_offer_copy(tt_engine *e, int layer, const char *suffix, tt_dims shape, tt_buf buf,
+                               tt_hook_ref copy_of, tt_error *err);
 // Offers the run's token ids (T) as the int32 hook `name`.
 void tt_engine_offer_ids(tt_engine *e, const char *name);
 // With a recorder that times ops (op_done): the run starts now.

@@ -93,14 +93,16 @@ static tt_status step_embed(tt_engine *e, tt_buf *x, tt_error *err) {
   size_t n = (size_t)T * C;
   tt_buf emb = OUT(-1, "hook_embed", T, C);  // (T,C) = W_E[ids]
   RUN(be->embed(be, emb, e->w.wte, e->run.ids, T, C, err));
+  tt_hook_ref emb_hook = {-1, "hook_embed"};
   if (!tt_config_adds_positions(e->cfg)) {  // none, or positions inside attention (RoPE, ALiBi)
-    *x = OUT(0, "hook_resid_pre", T, C);    // (T,C) = the embeddings alone
+    *x = tt_engine_out_sum(e, 0, "hook_resid_pre", TT_DIMS(T, C), emb_hook, (tt_hook_ref){0});  // (T,C) = W_E[ids]
     RUN(tt_engine_copy(e, *x, emb, n, err));
     return TT_OK;
   }
   tt_buf pos = tt_buf_view(e->w.positions, (size_t)e->run.pos0 * C, n);  // (T,C) those rows: no computation
   TRY(OFFER(-1, "hook_pos_embed", pos, T, C));
-  *x = OUT(0, "hook_resid_pre", T, C);  // (T,C) = embeddings + positions
+  // (T,C) = embeddings + positions
+  *x = tt_engine_out_sum(e, 0, "hook_resid_pre", TT_DIMS(T, C), emb_hook, (tt_hook_ref){-1, "hook_pos_embed"});
   RUN(be->add(be, *x, emb, pos, n, err));
   return TT_OK;
 }
@@ -110,21 +112,23 @@ static tt_status step_embed(tt_engine *e, tt_buf *x, tt_error *err) {
 static tt_status step_block(tt_engine *e, int l, tt_buf *x, tt_error *err) {
   const tt_layer_bufs *w = &e->w.layers[l];
   tt_buf h, attn, mid, mlp, post;  // (T,C) each
-  // Block 0's resid_pre is the embedding step's output; later ones are the stream so far.
-  if (l > 0) TRY(OFFER(l, "hook_resid_pre", *x, e->run.T, e->C));
+  // Block 0's resid_pre is the embedding step's output; later ones are the stream so far,
+  // what the block before left: its resid_post (pre-LN), its ln2 output (post-LN).
+  tt_hook_ref before = {l - 1, e->cfg->post_ln ? "ln2.hook_out" : "hook_resid_post"};
+  if (l > 0) TRY(tt_engine_offer_copy(e, l, "hook_resid_pre", TT_DIMS(e->run.T, e->C), *x, before, err));
   if (!e->cfg->post_ln) {  // pre-LN (GPT-2): x + attn(ln1(x)), then + mlp(ln2(·))
     TRY(tt_forward_norm(e, l, &LN1, *x, w->ln1_w, w->ln1_b, &h, err));
     TRY(step_attention(e, l, h, &attn, err));
-    TRY(tt_forward_residual(e, l, "hook_resid_mid", *x, attn, &mid, err));
+    TRY(tt_forward_residual(e, l, "hook_resid_mid", *x, "hook_resid_pre", attn, "hook_attn_out", &mid, err));
     TRY(tt_forward_norm(e, l, &LN2, mid, w->ln2_w, w->ln2_b, &h, err));
     TRY(step_mlp(e, l, h, &mlp, err));
-    TRY(tt_forward_residual(e, l, "hook_resid_post", mid, mlp, x, err));
+    TRY(tt_forward_residual(e, l, "hook_resid_post", mid, "hook_resid_mid", mlp, "hook_mlp_out", x, err));
   } else {  // post-LN (the original Transformer): ln1(x + attn(x)), then ln2(· + mlp(·))
     TRY(step_attention(e, l, *x, &attn, err));
-    TRY(tt_forward_residual(e, l, "hook_resid_mid", *x, attn, &mid, err));
+    TRY(tt_forward_residual(e, l, "hook_resid_mid", *x, "hook_resid_pre", attn, "hook_attn_out", &mid, err));
     TRY(tt_forward_norm(e, l, &LN1, mid, w->ln1_w, w->ln1_b, &h, err));
     TRY(step_mlp(e, l, h, &mlp, err));
-    TRY(tt_forward_residual(e, l, "hook_resid_post", h, mlp, &post, err));
+    TRY(tt_forward_residual(e, l, "hook_resid_post", h, "ln1.hook_out", mlp, "hook_mlp_out", &post, err));
     TRY(tt_forward_norm(e, l, &LN2, post, w->ln2_w, w->ln2_b, x, err));
   }
   return tt_workspace_keep_stream(e, x, err);
@@ -171,10 +175,13 @@ static tt_status step_attention(tt_engine *e, int l, tt_buf x, tt_buf *out, tt_e
 
 // ---- residual --------------------------------------------------------------------------------
 // The hook `suffix` (T,C) = a + b, or b alone when residual connections are off.
-tt_status tt_forward_residual(tt_engine *e, int l, const char *suffix, tt_buf a, tt_buf b, tt_buf *out, tt_error *err) {
+tt_status tt_forward_residual(tt_engine *e, int l, const char *suffix, tt_buf a, const char *a_suffix, tt_buf b,
+                              const char *b_suffix, tt_buf *out, tt_error *err) {
   size_t n = (size_t)e->run.T * e->C;
-  *out = OUT(l, suffix, e->run.T, e->C);  // (T,C)
-  RUN(e->cfg->residual ? e->be->add(e->be, *out, a, b, n, err) : tt_engine_copy(e, *out, b, n, err));
+  bool sum = e->cfg->residual;  // else the branch alone
+  tt_hook_ref first = {l, sum ? a_suffix : b_suffix}, second = {l, sum ? b_suffix : NULL};
+  *out = tt_engine_out_sum(e, l, suffix, TT_DIMS(e->run.T, e->C), first, second);  // (T,C)
+  RUN(sum ? e->be->add(e->be, *out, a, b, n, err) : tt_engine_copy(e, *out, b, n, err));
   return TT_OK;
 }
 

@@ -86,18 +86,15 @@ static tt_row_fn row_fn_of(const tt_engine *e, tt_rule_rows rows) {
   return NULL;
 }
 
-// Hook `suffix` of layer l offered to the recorder as `rule` (its source names made from
-// the suffixes src_suffix and keys_suffix, the latter NULL for an element rule): kept so,
-// the engine's own buffer for the op (*kept: whether a tape reads it); else offered as any
-// other hook.
-static tt_buf out_by_rule(tt_engine *e, int layer, const char *suffix, tt_dims shape, tt_hook_rule rule,
-                          const char *src_suffix, const char *keys_suffix, bool *kept) {
+// Hook `suffix` of layer l offered to the recorder as `rule` (its sources' names set): kept
+// so, the engine's own buffer for the op (*kept: whether a tape reads it); else offered as
+// any other hook.
+static tt_buf out_by_rule(tt_engine *e, int layer, const char *suffix, tt_dims shape, const tt_hook_rule *rule,
+                          bool *kept) {
   const tt_recorder *rec = e->run.rec;
-  char name[160], src[160], keys[160];
-  rule.src = hook_name(e, layer, src_suffix, src, sizeof src);
-  rule.keys = keys_suffix ? hook_name(e, layer, keys_suffix, keys, sizeof keys) : NULL;
+  char name[160];
   if (!rec || !rec->derive ||
-      !rec->derive(rec->ctx, hook_name(e, layer, suffix, name, sizeof name), &rule, shape.ndim, shape.d))
+      !rec->derive(rec->ctx, hook_name(e, layer, suffix, name, sizeof name), rule, shape.ndim, shape.d))
     return tt_engine_out_kept(e, layer, suffix, shape, kept);
   tt_engine_name_op(e, layer, suffix);
   bool taped;
@@ -106,19 +103,38 @@ static tt_buf out_by_rule(tt_engine *e, int layer, const char *suffix, tt_dims s
   return own;
 }
 
+// Hook ref's full name into buf, or NULL when it names none.
+static const char *ref_name(const tt_engine *e, tt_hook_ref ref, char *buf, size_t len) {
+  return ref.suffix ? hook_name(e, ref.layer, ref.suffix, buf, len) : NULL;
+}
+
 tt_buf tt_engine_out_rule(tt_engine *e, int layer, const char *suffix, tt_dims shape, const char *src_suffix,
                           float factor, bool causal_mask, tt_rule_rows rows, bool *kept) {
   tt_row_fn row_fn = row_fn_of(e, rows);
   if (rows != TT_ROWS_AS_IS && !row_fn) return tt_engine_out_kept(e, layer, suffix, shape, kept);
-  tt_hook_rule rule = {.factor = factor, .causal_mask = causal_mask, .row_fn = row_fn};
-  return out_by_rule(e, layer, suffix, shape, rule, src_suffix, NULL, kept);
+  char src[160];
+  tt_hook_rule rule = {.src = hook_name(e, layer, src_suffix, src, sizeof src),
+                       .factor = factor,
+                       .causal_mask = causal_mask,
+                       .row_fn = row_fn};
+  return out_by_rule(e, layer, suffix, shape, &rule, kept);
 }
 
 tt_buf tt_engine_out_scores(tt_engine *e, int layer, const char *suffix, tt_dims shape, const char *q_suffix,
                             const char *k_suffix, bool *kept) {
   if (!e->be->causal_scores_fn) return tt_engine_out_kept(e, layer, suffix, shape, kept);
-  tt_hook_rule rule = {.scores_fn = e->be->causal_scores_fn};
-  return out_by_rule(e, layer, suffix, shape, rule, q_suffix, k_suffix, kept);
+  char q[160], k[160];
+  tt_hook_rule rule = {.src = hook_name(e, layer, q_suffix, q, sizeof q),
+                       .keys = hook_name(e, layer, k_suffix, k, sizeof k),
+                       .scores_fn = e->be->causal_scores_fn};
+  return out_by_rule(e, layer, suffix, shape, &rule, kept);
+}
+
+tt_buf tt_engine_out_sum(tt_engine *e, int layer, const char *suffix, tt_dims shape, tt_hook_ref a, tt_hook_ref b) {
+  char src[160], addend[160];
+  tt_hook_rule rule = {
+      .src = ref_name(e, a, src, sizeof src), .factor = 1.0f, .addend = ref_name(e, b, addend, sizeof addend)};
+  return out_by_rule(e, layer, suffix, shape, &rule, NULL);
 }
 
 tt_status tt_engine_flush(tt_engine *e, tt_error *err) {
@@ -143,6 +159,17 @@ tt_status tt_engine_flush_buf(tt_engine *e, tt_buf out, tt_error *err) {
 tt_status tt_engine_offer(tt_engine *e, int layer, const char *suffix, tt_dims shape, tt_buf buf, tt_error *err) {
   float *mem = reserve(e, layer, suffix, TT_F32, shape);
   return mem ? e->be->download(e->be, buf, mem, numel(shape), err) : TT_OK;
+}
+
+tt_status tt_engine_offer_copy(tt_engine *e, int layer, const char *suffix, tt_dims shape, tt_buf buf,
+                               tt_hook_ref copy_of, tt_error *err) {
+  const tt_recorder *rec = e->run.rec;
+  char name[160], src[160];
+  tt_hook_rule rule = {.src = ref_name(e, copy_of, src, sizeof src), .factor = 1.0f};
+  if (rec && rec->derive &&
+      rec->derive(rec->ctx, hook_name(e, layer, suffix, name, sizeof name), &rule, shape.ndim, shape.d))
+    return TT_OK;
+  return tt_engine_offer(e, layer, suffix, shape, buf, err);
 }
 
 void tt_engine_offer_ids(tt_engine *e, const char *name) {

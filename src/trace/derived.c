@@ -1,19 +1,22 @@
-// derived: tensors a trace keeps as exact rules on tensors it stores. The engine offers a
+// derived: tensors a trace keeps as exact rules on tensors it records. The engine offers a
 // hook it computes as one (tt_recorder.derive, a tt_hook_rule): in layer L,
 // attn.hook_attn_scores_raw is the attention's own product of the recorded q and k (a
 // product rule), attn.hook_attn_scores_scaled is the raw scores times the layer's factor,
 // attn.hook_attn_scores is that with −inf above the diagonal and attn.hook_pattern its row
 // softmax, and (GPT-2's block) mlp.hook_post is the activation of mlp.hook_pre; hook_probs
-// is the row softmax of hook_logits — together 74 % of a long trace's bytes. The trace
-// keeps a rule when its sources are stored here as F32 of the right shapes (an element
-// rule's source may itself be a product rule, no other rule); the tensor then has no
-// memory until read. On access (tt_trace_get / tt_trace_find) it is computed into the
-// arena once; a saved file gets every tensor's bytes (tt_trace_save fills them in on the
-// way out). Read, a rule on raw scores nobody holds makes them into its own memory first
-// (a masked rule only the blocks it reads); saved, each layer's raw scores are made once
-// into a scratch that serves the rules on them (tt_derived_drop_scratch gives it back).
+// is the row softmax of hook_logits; the residual stream is sums (hook_resid_mid =
+// hook_resid_pre + hook_attn_out, and so on; a sum rule) and each block's hook_resid_pre
+// the stream the block before it left (factor 1). The trace keeps a rule when its sources
+// are here as F32 of the right shapes: stored, or (an element or a sum rule's src) a rule
+// itself; the tensor then has no memory until read. On access (tt_trace_get /
+// tt_trace_find) it is computed into the arena once: a rule whose src nobody holds makes
+// that into its own memory first (down the chain to a held tensor; a masked rule on raw
+// scores only the blocks it reads) and applies itself in place. A saved file gets every
+// tensor's bytes (tt_trace_save fills them in on the way out): a product or a sum is made
+// once into a slot of the scratch that serves the rules on it that follow in the file
+// (tt_derived_drop_scratch gives it back), so each residual is one add from the last.
 // Shape legend: R rows of a tensor's last dimension N (R = H·T, N = T for the scores); a
-// product rule's q (H,T,D), k (G,T,D), raw (H,T,T).
+// product rule's q (H,T,D), k (G,T,D), raw (H,T,T); n a tensor's entries.
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -75,16 +78,26 @@ static bool accept_product(tt_trace *tr, size_t i, const tt_hook_rule *rule, int
   return set_rule(tr->dv, i, (tt_derived_rule){.src = q_at + 1, .keys = k_at + 1, .scores_fn = rule->scores_fn});
 }
 
+// The position of the source `name` of a rule on a tensor of this shape: F32 of that shape,
+// stored or itself a rule (made first when read); SIZE_MAX otherwise.
+static size_t source_at(const tt_trace *tr, const char *name, int ndim, const int64_t *shape) {
+  const tt_tensor *t = tt_trace_lookup(tr, name);
+  if (!t || t->dtype != TT_F32 || t->ndim != ndim || ndim < 1 || memcmp(t->shape, shape, (size_t)ndim * sizeof *shape))
+    return SIZE_MAX;
+  size_t at = (size_t)(t - tr->tensors);
+  return t->data || rule_at(tr->dv, at).src ? at : SIZE_MAX;
+}
+
 bool tt_derived_accept(tt_trace *tr, size_t i, const tt_hook_rule *rule, int ndim, const int64_t *shape) {
   if (rule->keys) return accept_product(tr, i, rule, ndim, shape);
-  const tt_tensor *src = tt_trace_lookup(tr, rule->src);
-  if (!src || src->dtype != TT_F32 || src->ndim != ndim || ndim < 1 ||
-      memcmp(src->shape, shape, (size_t)ndim * sizeof *shape) != 0)
-    return false;
+  size_t at = source_at(tr, rule->src, ndim, shape);
+  if (at == SIZE_MAX) return false;
+  if (rule->addend) {  // the addend stored: a chain of sums runs down its src alone
+    size_t b_at = source_at(tr, rule->addend, ndim, shape);
+    if (b_at == SIZE_MAX || rule_at(tr->dv, b_at).src) return false;
+    return set_rule(tr->dv, i, (tt_derived_rule){.src = at + 1, .addend = b_at + 1});
+  }
   if (rule->causal_mask && (ndim < 2 || shape[ndim - 1] != shape[ndim - 2])) return false;
-  size_t at = (size_t)(src - tr->tensors);
-  tt_derived_rule on = rule_at(tr->dv, at);
-  if (on.src ? !on.keys : !src->data) return false;  // on an element rule: its source would need making first
   return set_rule(
       tr->dv, i,
       (tt_derived_rule){.src = at + 1, .factor = rule->factor, .masked = rule->causal_mask, .row_fn = rule->row_fn});
@@ -107,69 +120,95 @@ static void make_product(float *raw, const tt_trace *tr, const tt_derived_rule *
   rule->scores_fn(raw, q->data, k->data, (int)q->shape[0], (int)k->shape[0], (int)q->shape[1], (int)q->shape[2], every);
 }
 
-// For a saved file: tensor s's bytes, its data or (a product rule's tensor nobody holds)
-// made whole into the scratch, which keeps them for the rules on s that follow it in the
-// file; NULL when the scratch cannot be had.
-static const float *bytes_for_file(const tt_trace *tr, size_t s) {
-  const tt_tensor *t = &tr->tensors[s];
-  if (t->data) return t->data;
-  tt_derived_state *dv = tr->dv;
-  if (dv->scratch_of == s + 1) return dv->scratch;
-  size_t bytes = tt_tensor_nbytes(t);
-  if (bytes > dv->scratch_bytes) {
-    tt_derived_drop_scratch(tr);
-    if (!(dv->scratch = malloc(bytes))) return NULL;
-    dv->scratch_bytes = bytes;
-  }
-  make_product(dv->scratch, tr, &dv->rules[s], true);
-  dv->scratch_of = s + 1;
-  return dv->scratch;
-}
-
-// Tensor i, kept as `rule`, into out; an element rule's source rows from src, or (src NULL:
-// its source is a product rule's tensor nobody holds) that product made into out first,
-// only the part a masked rule reads, and the rule applied in place.
-static void make(const tt_trace *tr, size_t i, const tt_derived_rule *rule, const float *src, float *out) {
-  if (rule->keys) {
-    make_product(out, tr, rule, true);
+// Tensor i, kept as the element or sum rule `rule`, into out from its source's entries src
+// (out may be src).
+static void apply(const tt_trace *tr, size_t i, const tt_derived_rule *rule, const float *src, float *out) {
+  const tt_tensor *t = &tr->tensors[i];
+  if (rule->addend) {
+    const float *b = tr->tensors[rule->addend - 1].data;
+    size_t n = tt_tensor_numel(t);
+    for (size_t j = 0; j < n; j++) out[j] = src[j] + b[j];
     return;
   }
   size_t R, N;
-  rows_of(&tr->tensors[i], &R, &N);
-  if (!src) make_product(out, tr, &tr->dv->rules[rule->src - 1], !rule->masked), src = out;
+  rows_of(t, &R, &N);
   derive(out, src, R, N, rule);
+}
+
+// Tensor i, kept as a rule, into out: from its source's bytes where held, else from that
+// source made into out first (down the chain), the rule then applied in place. Without
+// all, entries above the diagonal may be left unwritten (a masked rule reads none).
+static void make_into(const tt_trace *tr, size_t i, float *out, bool all) {
+  const tt_derived_rule *rule = &tr->dv->rules[i];
+  if (rule->keys) {
+    make_product(out, tr, rule, all);
+    return;
+  }
+  const float *src = tr->tensors[rule->src - 1].data;
+  if (!src) make_into(tr, rule->src - 1, out, all && !rule->masked), src = out;
+  apply(tr, i, rule, src, out);
+}
+
+// For a saved file: tensor s's bytes, its data or (kept as a rule) made whole into its slot
+// of the scratch, which keeps them for the rules on s that follow it in the file; NULL when
+// the scratch cannot be had.
+static const float *bytes_for_file(const tt_trace *tr, size_t s) {
+  const tt_tensor *t = &tr->tensors[s];
+  if (t->data) return t->data;
+  const tt_derived_rule *rule = &tr->dv->rules[s];
+  tt_derived_slot *slot = &tr->dv->slots[rule->keys ? TT_SLOT_PRODUCT : TT_SLOT_OTHER];
+  if (slot->of == s + 1) return slot->data;
+  const float *src = rule->keys ? NULL : bytes_for_file(tr, rule->src - 1);  // may be in this slot
+  if (!rule->keys && !src) return NULL;
+  size_t bytes = tt_tensor_nbytes(t);
+  if (bytes > slot->bytes) {
+    bool src_here = src == slot->data;
+    float *grown = realloc(slot->data, bytes);  // keeps a source made into it
+    if (!grown) return NULL;
+    slot->data = grown, slot->bytes = bytes;
+    if (src_here) src = grown;
+  }
+  if (rule->keys)
+    make_product(slot->data, tr, rule, true);
+  else
+    apply(tr, s, rule, src, slot->data);
+  slot->of = s + 1;
+  return slot->data;
 }
 
 // Computes a derived tensor into the arena (once); false when out of memory.
 bool tt_derived_materialize(const tt_trace *tr, size_t i) {
   tt_tensor *t = &tr->tensors[i];
-  tt_derived_rule rule = rule_at(tr->dv, i);
-  if (t->data || !rule.src) return true;
+  if (t->data || !rule_at(tr->dv, i).src) return true;
   float *out = tt_arena_alloc(tr->arena, tt_tensor_nbytes(t) ? tt_tensor_nbytes(t) : 1, 64);
   if (!out) return false;
-  make(tr, i, &rule, rule.keys ? NULL : tr->tensors[rule.src - 1].data, out);
+  make_into(tr, i, out, true);
   t->data = out;
   tr->dv->held += tt_tensor_nbytes(t);
   return true;
 }
 
-// tt_st_fill_fn for tt_trace_save: a derived tensor's bytes without keeping them (a
-// product rule's through the scratch, for the rules on it that follow).
+// tt_st_fill_fn for tt_trace_save: a derived tensor's bytes without keeping them. A product
+// or a sum goes through its slot (a later rule may read it), any other rule straight into
+// dst from its source's; without scratch, made into dst down its chain.
 void tt_derived_fill(void *ctx, size_t i, void *dst) {
   const tt_trace *tr = ctx;
   const tt_derived_rule *rule = &tr->dv->rules[i];
-  const float *made = bytes_for_file(tr, rule->keys ? i : rule->src - 1);
-  if (made && rule->keys)
+  bool slotted = rule->keys || rule->addend;
+  const float *made = bytes_for_file(tr, slotted ? i : rule->src - 1);
+  if (!made)
+    make_into(tr, i, dst, true);
+  else if (slotted)
     memcpy(dst, made, tt_tensor_nbytes(&tr->tensors[i]));
   else
-    make(tr, i, rule, made, dst);
+    apply(tr, i, rule, made, dst);
 }
 
 void tt_derived_drop_scratch(const tt_trace *tr) {
-  tt_derived_state *dv = tr->dv;
-  free(dv->scratch);
-  dv->scratch = NULL;
-  dv->scratch_of = 0, dv->scratch_bytes = 0;
+  for (int k = 0; k < TT_DERIVED_SLOTS; k++) {
+    free(tr->dv->slots[k].data);
+    tr->dv->slots[k] = (tt_derived_slot){0};
+  }
 }
 
 size_t tt_trace_held_bytes(const tt_trace *tr) {

@@ -15,25 +15,35 @@ typedef struct {
 } index_slot;
 
 // A tensor kept as a rule (derived.c, a tt_hook_rule accepted): src · factor, −inf above
-// the diagonal when masked, then each row through row_fn when set; or, with keys, the
-// product rule scores_fn(src, keys). src, keys: the sources' positions + 1; src 0: no rule
-// (stored).
+// the diagonal when masked, then each row through row_fn when set; with keys, the product
+// rule scores_fn(src, keys); with addend, the sum rule src + addend. src, keys, addend: the
+// sources' positions + 1; src 0: no rule (stored).
 typedef struct {
   size_t src;
   float factor;
   bool masked;
   tt_row_fn row_fn;
-  size_t keys;  // 0: an element rule
+  size_t keys;  // 0: not a product rule
   tt_scores_fn scores_fn;
+  size_t addend;  // 0: not a sum rule
 } tt_derived_rule;
+
+// While a trace is saved: one rule's tensor made whole, for the rules on it that follow.
+typedef struct {
+  float *data;
+  size_t of;  // whose: position + 1; 0: nobody's
+  size_t bytes;
+} tt_derived_slot;
+
+// The scratch's slots: a product rule's tensor (a layer's raw scores) in one, any other
+// rule's (the residual stream) in the other, so that neither pushes the other out.
+enum { TT_SLOT_PRODUCT, TT_SLOT_OTHER, TT_DERIVED_SLOTS };
 
 typedef struct {
   tt_derived_rule *rules;  // per tensor position (rules_cap of them; beyond: none)
   size_t rules_cap;
-  size_t held;        // tensor bytes in memory: stored, materialized or mapped
-  float *scratch;     // while a trace is saved: a product rule's bytes for the rules on it
-  size_t scratch_of;  // whose: position + 1; 0: nobody's
-  size_t scratch_bytes;
+  size_t held;  // tensor bytes in memory: stored, materialized or mapped
+  tt_derived_slot slots[TT_DERIVED_SLOTS];
 } tt_derived_state;
 
 typedef struct {
@@ -81,8 +91,8 @@ tt_status tt_trace_index_add(tt_trace *tr, size_t i);
 // The tensor named `name` as it is (a derived one may have no data yet); NULL when absent.
 const tt_tensor *tt_trace_lookup(const tt_trace *tr, const char *name);
 // derived.c: true when the tensor about to be recorded at position i can be kept as
-// `rule` (its sources stored here as F32 of the right shapes; an element rule's source may
-// be a product rule): the rule is set for position i. tt_derived_drop takes it back (the
+// `rule` (its sources here as F32 of the right shapes, stored; an element or a sum rule's
+// src may be a rule itself): the rule is set for position i. tt_derived_drop takes it back (the
 // entry could not be made).
 bool tt_derived_accept(tt_trace *tr, size_t i, const tt_hook_rule *rule, int ndim, const int64_t *shape);
 void tt_derived_drop(tt_trace *tr, size_t i);
@@ -90,7 +100,7 @@ void tt_derived_drop(tt_trace *tr, size_t i);
 bool tt_derived_materialize(const tt_trace *tr, size_t i);
 // tt_st_fill_fn (ctx: the trace): a derived tensor's bytes, for tt_trace_save.
 void tt_derived_fill(void *ctx, size_t i, void *dst);
-// Gives back the scratch that keeps a product rule's bytes for the rules on it.
+// Gives back the scratch that keeps rules' tensors for the rules on them while saving.
 void tt_derived_drop_scratch(const tt_trace *tr);
 // Reads metadata "pretokens" (if present) into tr->pretokens; TT_ERR_FORMAT when malformed.
 tt_status tt_trace_load_pretokens(tt_trace *tr, tt_error *err);

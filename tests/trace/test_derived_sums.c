@@ -1,0 +1,163 @@
+// The residual stream kept as exact rules (src/trace/derived.c), on hand-made tensors: sum
+// rules (out = a + b, one float add per entry), copies (1 · a) and rules on rules down a
+// chain. Nothing is held until read; read in any order and saved, each tensor is the
+// definition's value bit for bit; a rule the trace cannot keep is refused (then stored).
+// The engine's own residuals against stored ones: test_derived.c.
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "safetensors/safetensors.h"
+#include "trace/trace.h"
+
+enum { T = 3, C = 5, N = T * C };
+static const int64_t shape[2] = {T, C};
+
+static const char *EMB = "hook_embed", *POS = "hook_pos_embed", *PRE0 = "blocks.0.hook_resid_pre",
+                  *ATTN0 = "blocks.0.hook_attn_out", *MID0 = "blocks.0.hook_resid_mid", *MLP0 = "blocks.0.hook_mlp_out",
+                  *POST0 = "blocks.0.hook_resid_post", *PRE1 = "blocks.1.hook_resid_pre",
+                  *ATTN1 = "blocks.1.hook_attn_out", *MID1 = "blocks.1.hook_resid_mid";
+
+// Records `name` (T,C) with entry i = scale · (i − 7) + 0.1 (values whose sums round).
+static const float *record(const tt_recorder *rec, const char *name, float scale) {
+  float *x = rec->reserve(rec->ctx, name, TT_F32, 2, shape);
+  assert_non_null(x);
+  for (int i = 0; i < N; i++) x[i] = scale * (float)(i - 7) + 0.1f;
+  return x;
+}
+
+static bool sum(const tt_recorder *rec, const char *name, const char *a, const char *b, const int64_t *dims) {
+  tt_hook_rule rule = {.src = a, .factor = 1.0f, .addend = b};
+  return rec->derive(rec->ctx, name, &rule, 2, dims);
+}
+
+static bool copy(const tt_recorder *rec, const char *name, const char *a) {
+  tt_hook_rule rule = {.src = a, .factor = 1.0f};
+  return rec->derive(rec->ctx, name, &rule, 2, shape);
+}
+
+// Two blocks' stream as the engine records it: the embeddings and positions, the
+// branches' outputs stored; resid_pre 0, resid_mid 0, resid_post 0, resid_pre 1 (a copy of
+// resid_post 0) and resid_mid 1 kept as rules. want[k] gets the five rules' values, each
+// one float add from the one before, in recording order.
+static tt_trace *record_stream(float want[5][N]) {
+  tt_trace *tr = tt_trace_create();
+  tt_recorder rec = tt_trace_recorder(tr);
+  const float *emb = record(&rec, EMB, 0.37f), *pos = record(&rec, POS, -0.0113f);
+  assert_true(sum(&rec, PRE0, EMB, POS, shape));
+  const float *attn0 = record(&rec, ATTN0, 1.0e-3f);
+  assert_true(sum(&rec, MID0, PRE0, ATTN0, shape));
+  const float *mlp0 = record(&rec, MLP0, 3.3f);
+  assert_true(sum(&rec, POST0, MID0, MLP0, shape));
+  assert_true(copy(&rec, PRE1, POST0));
+  const float *attn1 = record(&rec, ATTN1, -7.1e-4f);
+  assert_true(sum(&rec, MID1, PRE1, ATTN1, shape));
+  for (int i = 0; i < N; i++) {
+    want[0][i] = emb[i] + pos[i];
+    want[1][i] = want[0][i] + attn0[i];
+    want[2][i] = want[1][i] + mlp0[i];
+    want[3][i] = want[2][i];
+    want[4][i] = want[3][i] + attn1[i];
+  }
+  return tr;
+}
+
+static const char *const *rule_names(void) {
+  static const char *names[5];
+  names[0] = PRE0, names[1] = MID0, names[2] = POST0, names[3] = PRE1, names[4] = MID1;
+  return names;
+}
+
+// Read last first: resid_mid 1 makes the whole chain into its own memory (holding none of
+// it), then each of the others from its own chain; every value the definition's.
+static void test_chain_read(void **state) {
+  (void)state;
+  float want[5][N];
+  tt_trace *tr = record_stream(want);
+  size_t rules_bytes = 5 * N * sizeof(float);
+  assert_int_equal(tt_trace_count(tr), 10);
+  assert_int_equal(tt_trace_held_bytes(tr), tt_trace_bytes(tr) - rules_bytes);
+  assert_memory_equal(tt_trace_find(tr, MID1)->data, want[4], sizeof want[4]);
+  assert_int_equal(tt_trace_held_bytes(tr), tt_trace_bytes(tr) - rules_bytes + N * sizeof(float));
+  for (int k = 0; k < 4; k++) assert_memory_equal(tt_trace_find(tr, rule_names()[k])->data, want[k], sizeof want[k]);
+  assert_int_equal(tt_trace_held_bytes(tr), tt_trace_bytes(tr));
+  tt_trace_destroy(tr);
+}
+
+// Saved: every tensor in the file, the rules' with the definition's bits, nothing made
+// into the trace; a tensor read before the save is the chain's start for the ones after.
+static void test_chain_saved(void **state) {
+  (void)state;
+  for (int read_first = 0; read_first < 2; read_first++) {
+    float want[5][N];
+    tt_trace *tr = record_stream(want);
+    if (read_first) assert_non_null(tt_trace_find(tr, MID0));
+    size_t held = tt_trace_held_bytes(tr);
+    tt_error err = {0};
+    char path[] = "/tmp/tt-sums-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    if (tt_trace_save(tr, path, &err)) fail_msg("%s", err.msg);
+    assert_int_equal(tt_trace_held_bytes(tr), held);
+    tt_st_file *back = NULL;  // the file's tensors as they are
+    if (tt_st_open(path, &back, &err)) fail_msg("%s", err.msg);
+    unlink(path);
+    for (int k = 0; k < 5; k++) assert_memory_equal(tt_st_find(back, rule_names()[k])->data, want[k], sizeof want[k]);
+    assert_memory_equal(tt_st_find(back, ATTN1)->data, tt_trace_find(tr, ATTN1)->data, N * sizeof(float));
+    tt_st_close(back), tt_trace_destroy(tr);
+  }
+}
+
+// An element rule on an element rule (scores scaled, then masked and scaled again):
+// made down the chain, the definition's bits.
+static void test_rule_on_rule(void **state) {
+  (void)state;
+  tt_trace *tr = tt_trace_create();
+  tt_recorder rec = tt_trace_recorder(tr);
+  const int64_t sq[2] = {3, 3};
+  float *raw = rec.reserve(rec.ctx, "raw", TT_F32, 2, sq);
+  for (int i = 0; i < 9; i++) raw[i] = (float)i * 0.3f - 1.1f;
+  tt_hook_rule scaled = {.src = "raw", .factor = 0.125f},
+               masked = {.src = "scaled", .factor = 3.0f, .causal_mask = true};
+  assert_true(rec.derive(rec.ctx, "scaled", &scaled, 2, sq));
+  assert_true(rec.derive(rec.ctx, "masked", &masked, 2, sq));
+  const float *got = tt_trace_find(tr, "masked")->data;
+  for (int i = 0; i < 9; i++) {
+    float want = i % 3 > i / 3 ? -INFINITY : 3.0f * (0.125f * raw[i]);
+    assert_memory_equal(&got[i], &want, sizeof want);
+  }
+  tt_trace_destroy(tr);
+}
+
+// Refused, so the engine stores the bytes: an addend that is a rule itself (a chain runs
+// down the src alone), an addend or a src not recorded, another shape, an I32 addend.
+static void test_sums_refused(void **state) {
+  (void)state;
+  float want[5][N];
+  tt_trace *tr = record_stream(want);
+  tt_recorder rec = tt_trace_recorder(tr);
+  assert_false(sum(&rec, "x", ATTN1, MID1, shape));
+  assert_false(sum(&rec, "x", MID1, "blocks.1.hook_mlp_out", shape));
+  assert_false(sum(&rec, "x", "blocks.2.hook_resid_pre", ATTN1, shape));
+  const int64_t other[2] = {C, T};
+  assert_false(sum(&rec, "x", MID1, ATTN1, other));
+  assert_non_null(rec.reserve(rec.ctx, "ids", TT_I32, 2, shape));
+  assert_false(sum(&rec, "x", MID1, "ids", shape));
+  assert_true(sum(&rec, "x", MID1, ATTN1, shape));
+  assert_int_equal(tt_trace_count(tr), 12);
+  tt_trace_destroy(tr);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_chain_read), cmocka_unit_test(test_chain_saved),
+                                     cmocka_unit_test(test_rule_on_rule), cmocka_unit_test(test_sums_refused)};
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
