@@ -198,6 +198,9 @@ typedef void (*tt_scores_fn)(float *raw, const float *q, const float *k, int H, 
 // each, both F32 hooks of its shape recorded before it (factor, causal_mask and row_fn
 // unused): the residual stream, the embeddings plus the positions. An element or a sum
 // rule's src may itself be a rule of the same shape (one residual on the one before).
+// A heads rule instead (heads set): out (H,T,D) = columns column … column + H·D − 1 of the
+// recorded src (T,W), head h the D from column + h·D, copied: GPT-2's q, k and v, the
+// thirds of the fused qkv. A product rule's q and k may be heads rules.
 typedef struct {
   const char *src;  // the source hook's full name (a product rule: the queries)
   float factor;
@@ -206,6 +209,8 @@ typedef struct {
   const char *keys;        // NULL: an element rule as above; else the keys' full hook name
   tt_scores_fn scores_fn;  // with keys
   const char *addend;      // NULL: not a sum rule; else the addend's full hook name
+  bool heads;              // a heads rule
+  int64_t column;          // with heads: where head 0's columns start in src
 } tt_hook_rule;
 
 typedef struct {

@@ -267,6 +267,12 @@ tt_buf tt_engine_out_scores(tt_engine *e, int layer, const char *suffix, tt_dims
 // recorder as that sum rule (factor-1 rule) first, then as any other hook. The op always
 // writes it (the engine reads the stream on).
 tt_buf tt_engine_out_sum(tt_engine *e, int layer, const char *suffix, tt_dims shape, tt_hook_ref a, tt_hook_ref b);
+// The buffer for hook `suffix` (H,T,D) of layer l, which the op fills exactly as hook
+// src_suffix (T,W) of the layer's columns from `column`, head h the D from column + h·D
+// (split_heads): offered as that heads rule first, then as any other hook. The op always
+// writes it.
+tt_buf tt_engine_out_heads(tt_engine *e, int layer, const char *suffix, tt_dims shape, const char *src_suffix,
+                           int64_t column);
 // With a timing recorder: the op about to run is named after hook `suffix` of layer l
 // (what tt_engine_out does for the op's outputs; for ops whose outputs were asked for
 // before).

@@ -161,7 +161,9 @@ static tt_status step_attention(tt_engine *e, int l, tt_buf x, tt_buf *out, tt_e
   tt_buf qkv = OUT(l, "attn.hook_qkv", T, 3 * C);  // (T,3C) = x·W_QKV + b
   RUN(be->matmul(be, qkv, x, w->attn_w, w->attn_b, T, C, 3 * C, false, err));
   // q, k, v (H,T,D) each: the thirds of qkv, head-major
-  tt_buf q = OUT(l, "attn.hook_q", H, T, D), k = OUT(l, "attn.hook_k", H, T, D), v = OUT(l, "attn.hook_v", H, T, D);
+  tt_buf q = tt_engine_out_heads(e, l, "attn.hook_q", TT_DIMS(H, T, D), "attn.hook_qkv", 0);
+  tt_buf k = tt_engine_out_heads(e, l, "attn.hook_k", TT_DIMS(H, T, D), "attn.hook_qkv", C);
+  tt_buf v = tt_engine_out_heads(e, l, "attn.hook_v", TT_DIMS(H, T, D), "attn.hook_qkv", 2 * C);
   RUN(be->split_heads(be, q, k, v, qkv, T, H, D, err));
   tt_buf z;  // (H,T,D) = pattern·v per head, after the scores (and RoPE or ALiBi); a decode
              // step (T = 1) attends to the cached keys and values

@@ -137,6 +137,13 @@ tt_buf tt_engine_out_sum(tt_engine *e, int layer, const char *suffix, tt_dims sh
   return out_by_rule(e, layer, suffix, shape, &rule, NULL);
 }
 
+tt_buf tt_engine_out_heads(tt_engine *e, int layer, const char *suffix, tt_dims shape, const char *src_suffix,
+                           int64_t column) {
+  char src[160];
+  tt_hook_rule rule = {.src = hook_name(e, layer, src_suffix, src, sizeof src), .heads = true, .column = column};
+  return out_by_rule(e, layer, suffix, shape, &rule, NULL);
+}
+
 tt_status tt_engine_flush(tt_engine *e, tt_error *err) {
   tt_status st = TT_OK;
   for (int i = 0; i < e->run.n_pending && st == TT_OK; i++)

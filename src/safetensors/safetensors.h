@@ -41,8 +41,10 @@ typedef struct {
 tt_status tt_st_write(const char *path, const tt_tensor *tensors, size_t n, const tt_st_meta *meta, size_t n_meta,
                       tt_error *err);
 // The same, where a tensor whose data is NULL has its bytes made on the way out:
-// fill(ctx, i, dst) writes tensors[i]'s tt_tensor_nbytes into dst (one buffer, reused).
-typedef void (*tt_st_fill_fn)(void *ctx, size_t i, void *dst);
+// fill(ctx, i, dst) writes tensors[i]'s tt_tensor_nbytes into dst (one buffer, reused), or
+// returns false when it cannot (out of memory): the write then fails with TT_ERR_NOMEM and
+// leaves no file.
+typedef bool (*tt_st_fill_fn)(void *ctx, size_t i, void *dst);
 tt_status tt_st_write_filled(const char *path, const tt_tensor *tensors, size_t n, const tt_st_meta *meta,
                              size_t n_meta, tt_st_fill_fn fill, void *ctx, tt_error *err);
 

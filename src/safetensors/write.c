@@ -47,44 +47,49 @@ tt_status tt_st_write(const char *path, const tt_tensor *tensors, size_t n, cons
 }
 
 // Writes tensors[i]'s bytes, and hashes them: from its data, or (data NULL) made by fill
-// into buf.
+// into buf (false, *unmade set, when fill could not).
 static bool write_data(FILE *fp, XXH3_state_t *hash, const tt_tensor *t, size_t i, tt_st_fill_fn fill, void *ctx,
-                       void *buf) {
+                       void *buf, bool *unmade) {
   size_t bytes = tt_tensor_nbytes(t);
   if (bytes == 0) return true;
   const void *from = t->data;
-  if (!from) fill(ctx, i, buf), from = buf;
+  if (!from) {
+    *unmade = !fill(ctx, i, buf);
+    if (*unmade) return false;
+    from = buf;
+  }
   XXH3_64bits_update(hash, from, bytes);
   return fwrite(from, 1, bytes, fp) == bytes;
 }
 
 // Every tensor's bytes in order, hashed: written by the writer thread while this one hashes
 // and makes the next (two buffers for the tensors fill makes, each filled again once the
-// writer has written it), or here in turn when no thread can be had.
+// writer has written it), or here in turn when no thread can be had. *unmade: a tensor fill
+// could not make stopped it.
 static bool write_all(FILE *fp, XXH3_state_t *hash, const tt_tensor *tensors, size_t n, tt_st_fill_fn fill, void *ctx,
-                      void *buf[2]) {
+                      void *buf[2], bool *unmade) {
   tt_st_writer *w = tt_st_writer_start(fp);
   bool ok = true;
   if (!w) {
-    for (size_t i = 0; ok && i < n; i++) ok = write_data(fp, hash, &tensors[i], i, fill, ctx, buf[0]);
+    for (size_t i = 0; ok && i < n; i++) ok = write_data(fp, hash, &tensors[i], i, fill, ctx, buf[0], unmade);
     return ok;
   }
   uint64_t last_use[2] = {UINT64_MAX, UINT64_MAX};  // the chunk that last wrote each buffer
   int next = 0;
-  for (size_t i = 0; i < n; i++) {
+  for (size_t i = 0; i < n && !*unmade; i++) {
     size_t bytes = tt_tensor_nbytes(&tensors[i]);
     if (bytes == 0) continue;
     const void *from = tensors[i].data;
     if (!from) {
       if (last_use[next] != UINT64_MAX) tt_st_writer_wait(w, last_use[next]);
-      fill(ctx, i, buf[next]);
+      if ((*unmade = !fill(ctx, i, buf[next]))) break;
       from = buf[next];
     }
     XXH3_64bits_update(hash, from, bytes);
     uint64_t seq = tt_st_writer_put(w, from, bytes);
     if (!tensors[i].data) last_use[next] = seq, next ^= 1;
   }
-  return tt_st_writer_finish(w);
+  return tt_st_writer_finish(w) && !*unmade;
 }
 
 // The data's hash into its place in the header (`at` bytes into the file).
@@ -132,12 +137,14 @@ tt_status tt_st_write_filled(const char *path, const tt_tensor *tensors, size_t 
   for (size_t i = len; ok && i < padded; i++) ok = fputc(' ', af.fp) != EOF;
   free(json);
   XXH3_64bits_reset(hash);
-  ok = ok && write_all(af.fp, hash, tensors, n, fill, ctx, buf);
+  bool unmade = false;  // fill could not make a tensor's bytes
+  ok = ok && write_all(af.fp, hash, tensors, n, fill, ctx, buf, &unmade);
   ok = ok && put_hash(af.fp, 8 + (long)hash_at, hash);
   free(buf[0]), free(buf[1]);
   XXH3_freeState(hash);
   if (!ok) {
     tt_atomic_abort(&af);
+    if (unmade) return tt_fail(err, TT_ERR_NOMEM, "cannot write %s: out of memory making a tensor's bytes", path);
     return tt_fail(err, TT_ERR_IO, "cannot write %s: write failed (disk full?)", path);
   }
   return tt_atomic_commit(&af, err);

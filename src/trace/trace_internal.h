@@ -16,8 +16,9 @@ typedef struct {
 
 // A tensor kept as a rule (derived.c, a tt_hook_rule accepted): src · factor, −inf above
 // the diagonal when masked, then each row through row_fn when set; with keys, the product
-// rule scores_fn(src, keys); with addend, the sum rule src + addend. src, keys, addend: the
-// sources' positions + 1; src 0: no rule (stored).
+// rule scores_fn(src, keys); with addend, the sum rule src + addend; with heads, src's
+// columns from column as (H,T,D). src, keys, addend: the sources' positions + 1; src 0: no
+// rule (stored).
 typedef struct {
   size_t src;
   float factor;
@@ -26,18 +27,22 @@ typedef struct {
   size_t keys;  // 0: not a product rule
   tt_scores_fn scores_fn;
   size_t addend;  // 0: not a sum rule
+  bool heads;
+  size_t column;
 } tt_derived_rule;
 
-// While a trace is saved: one rule's tensor made whole, for the rules on it that follow.
+// One rule's tensor made whole into scratch memory, kept for the rules that read it next.
 typedef struct {
   float *data;
   size_t of;  // whose: position + 1; 0: nobody's
   size_t bytes;
 } tt_derived_slot;
 
-// The scratch's slots: a product rule's tensor (a layer's raw scores) in one, any other
-// rule's (the residual stream) in the other, so that neither pushes the other out.
-enum { TT_SLOT_PRODUCT, TT_SLOT_OTHER, TT_DERIVED_SLOTS };
+// The scratch's slots. While a trace is saved: a product rule's tensor (a layer's raw
+// scores) in one, any other rule's (the residual stream) in the next, so that neither
+// pushes the other out. Whenever a product is made: its q and k where they are rules
+// (reused layer after layer rather than new memory each time).
+enum { TT_SLOT_PRODUCT, TT_SLOT_OTHER, TT_SLOT_QUERIES, TT_SLOT_KEYS, TT_DERIVED_SLOTS };
 
 typedef struct {
   tt_derived_rule *rules;  // per tensor position (rules_cap of them; beyond: none)
@@ -98,8 +103,9 @@ bool tt_derived_accept(tt_trace *tr, size_t i, const tt_hook_rule *rule, int ndi
 void tt_derived_drop(tt_trace *tr, size_t i);
 // Gives tensor i its data (a derived one is computed into the arena once).
 bool tt_derived_materialize(const tt_trace *tr, size_t i);
-// tt_st_fill_fn (ctx: the trace): a derived tensor's bytes, for tt_trace_save.
-void tt_derived_fill(void *ctx, size_t i, void *dst);
+// tt_st_fill_fn (ctx: the trace): a derived tensor's bytes, for tt_trace_save; false when
+// out of memory.
+bool tt_derived_fill(void *ctx, size_t i, void *dst);
 // Gives back the scratch that keeps rules' tensors for the rules on them while saving.
 void tt_derived_drop_scratch(const tt_trace *tr);
 // Reads metadata "pretokens" (if present) into tr->pretokens; TT_ERR_FORMAT when malformed.

@@ -397,10 +397,16 @@ static void test_data_hash(void **state) {
 // filled again before its bytes were written would show here as another tensor's bytes.
 enum { FILLED_FLOATS = 70001 };  // 280 KB each, odd: chunks of every size end mid-page
 
-static void fill_pattern(void *ctx, size_t i, void *dst) {
+static bool fill_pattern(void *ctx, size_t i, void *dst) {
   (void)ctx;
   float *f = dst;
   for (size_t k = 0; k < FILLED_FLOATS; k++) f[k] = (float)(i * 1000003 + k);
+  return true;
+}
+
+// fill_pattern that cannot make tensor 5 (as out of memory).
+static bool fill_but_five(void *ctx, size_t i, void *dst) {
+  return i != 5 && fill_pattern(ctx, i, dst);
 }
 
 static void filled_set(tt_tensor *ts, char names[][8], float *stored, size_t n) {
@@ -436,34 +442,46 @@ static void test_filled_through_writer(void **state) {
   free(stored), free(want);
 }
 
-// A write that fails midway (here the file-size limit: EFBIG, as a full disk's ENOSPC)
-// is one clear error, and leaves neither the file nor its temporary behind.
-static void test_write_fails_midway(void **state) {
-  (void)state;
+// Writes six tensors (filled_set) to STEM.safetensors through fill, with the file size
+// limited to `limit` bytes when not 0 (SIGXFSZ ignored): the write fails with `want`, one
+// message that contains `says`, and leaves neither the file nor its temporary behind.
+static void assert_write_fails(const char *stem, tt_st_fill_fn fill, rlim_t limit, tt_status want, const char *says) {
   enum { N = 6 };
-  char names[N][8];
+  char names[N][8], path[512], file[64];
   tt_tensor ts[N];
   float *stored = malloc((size_t)N * FILLED_FLOATS * sizeof *stored);
   filled_set(ts, names, stored, N);
-  char path[512];
-  path_in(path, "full.safetensors");
+  snprintf(file, sizeof file, "%s.safetensors", stem);
+  path_in(path, file);
   struct rlimit old;
   assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
-  struct rlimit small = {600 * 1024, old.rlim_max};
+  struct rlimit small = {limit, old.rlim_max};
   void (*was)(int) = signal(SIGXFSZ, SIG_IGN);
-  assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
+  if (limit) assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
   tt_error err = {0};
-  tt_status st = tt_st_write_filled(path, ts, N, NULL, 0, fill_pattern, NULL, &err);
+  tt_status st = tt_st_write_filled(path, ts, N, NULL, 0, fill, NULL, &err);
   assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
   signal(SIGXFSZ, was);
-  assert_int_equal(st, TT_ERR_IO);
-  assert_non_null(strstr(err.msg, "write failed"));
+  assert_int_equal(st, want);
+  assert_non_null(strstr(err.msg, says));
   assert_int_equal(access(path, F_OK), -1);
   DIR *d = opendir(dir);
   for (struct dirent *e; (e = readdir(d));)
-    if (strstr(e->d_name, "full")) fail_msg("left behind: %s", e->d_name);
+    if (strstr(e->d_name, stem)) fail_msg("left behind: %s", e->d_name);
   closedir(d);
   free(stored);
+}
+
+// A write that fails midway (here the file-size limit: EFBIG, as a full disk's ENOSPC).
+static void test_write_fails_midway(void **state) {
+  (void)state;
+  assert_write_fails("full", fill_pattern, 600 * 1024, TT_ERR_IO, "write failed");
+}
+
+// A tensor whose bytes cannot be made (out of memory).
+static void test_fill_fails(void **state) {
+  (void)state;
+  assert_write_fails("unmade", fill_but_five, 0, TT_ERR_NOMEM, "out of memory");
 }
 
 int main(void) {
@@ -482,7 +500,8 @@ int main(void) {
                                      cmocka_unit_test(test_error_escapes),
                                      cmocka_unit_test(test_data_hash),
                                      cmocka_unit_test(test_filled_through_writer),
-                                     cmocka_unit_test(test_write_fails_midway)};
+                                     cmocka_unit_test(test_write_fails_midway),
+                                     cmocka_unit_test(test_fill_fails)};
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   char cmd[600];
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

@@ -1,7 +1,7 @@
 // The tensors a trace keeps as exact rules (src/trace/derived.c): the scaled and masked
 // attention scores and the pattern on the raw scores, the activation's output on its input
-// (GPT-2's mlp.hook_post), the probabilities on the logits, the residual stream as sums
-// (hand-made chains of them: test_derived_sums.c).
+// (GPT-2's mlp.hook_post), the probabilities on the logits, the residual stream as sums, q,
+// k and v as the heads of the fused qkv (hand-made chains of them: test_derived_chains.c).
 // With the real engine they hold no memory until read, read back bit for bit equal to a
 // trace that stored them (--record of them alone), and are written whole into the file; a
 // rule the trace cannot keep is refused (then stored).
@@ -52,8 +52,8 @@ static int close_session(void **state) {
   return 0;
 }
 
-// Every layer's raw, scaled and masked scores, pattern, mlp.hook_post and residuals, and
-// the probabilities: derived in a full trace (attention in one op per layer, the loss alone
+// Every layer's raw, scaled and masked scores, pattern, mlp.hook_post, residuals and q, k,
+// v, and the probabilities: derived in a full trace (attention in one op per layer, the loss alone
 // from the logits), stored in traces that record them without their sources (so the
 // engine goes op by op for the scores, and computes the probabilities with the loss; the
 // raw scores alone in a one-op attention that keeps them); the same bits, and the same z,
@@ -70,23 +70,28 @@ static void test_engine_scores(void **state) {
   // from resid_post (of which each later resid_pre is a copy)
   const char *pre_only[] = {"*hook_resid_pre"}, *mid_post[] = {"*hook_resid_mid", "*hook_resid_post"};
   tt_trace *pre_kept = run(s, pre_only, 1), *mid_post_kept = run(s, mid_post, 2);
+  const char *qkv_parts[] = {"*hook_q", "*hook_k", "*hook_v"};  // stored: the fused qkv is not recorded
+  tt_trace *heads_kept = run(s, qkv_parts, 3);
   tt_config cfg;
   assert_true(tt_trace_config(full, &cfg));
-  const tt_tensor *q0 = tt_trace_find(full, "blocks.0.attn.hook_q");  // (H,T,D), stored: finding it makes nothing
+  // stored, so finding them makes nothing
+  const tt_tensor *qkv0 = tt_trace_find(full, "blocks.0.attn.hook_qkv");  // (T,3C)
   const tt_tensor *logits = tt_trace_find(full, "hook_logits"), *pre0 = tt_trace_find(full, "blocks.0.mlp.hook_pre");
-  assert_non_null(q0), assert_non_null(logits), assert_non_null(pre0);
-  size_t per = (size_t)(q0->shape[0] * q0->shape[1] * q0->shape[1]) * sizeof(float);  // (H,T,T) floats
-  size_t post = tt_tensor_nbytes(pre0);                                               // (T,F) floats
-  size_t stream = tt_tensor_nbytes(tt_trace_find(full, "hook_embed"));                // (T,C) floats
-  // nothing derived is held yet: four score tensors, the activation's output and the three
-  // residuals per layer and the probabilities (the logits' shape) fewer than the file's
+  assert_non_null(qkv0), assert_non_null(logits), assert_non_null(pre0);
+  size_t per = (size_t)(cfg.n_head * qkv0->shape[0] * qkv0->shape[0]) * sizeof(float);  // (H,T,T) floats
+  size_t post = tt_tensor_nbytes(pre0);                                                 // (T,F) floats
+  size_t stream = tt_tensor_nbytes(tt_trace_find(full, "hook_embed"));                  // (T,C) floats
+  // nothing derived is held yet: four score tensors, the activation's output, the three
+  // residuals and q, k, v (each as many floats as the stream) per layer and the
+  // probabilities (the logits' shape) fewer than the file's bytes
   assert_int_equal(
       tt_trace_held_bytes(full),
-      tt_trace_bytes(full) - (size_t)cfg.n_layer * (4 * per + post + 3 * stream) - tt_tensor_nbytes(logits));
+      tt_trace_bytes(full) - (size_t)cfg.n_layer * (4 * per + post + 6 * stream) - tt_tensor_nbytes(logits));
   assert_int_equal(tt_trace_held_bytes(kept), tt_trace_bytes(kept));
   assert_int_equal(tt_trace_held_bytes(raw_kept), tt_trace_bytes(raw_kept));
   assert_int_equal(tt_trace_held_bytes(pre_kept), tt_trace_bytes(pre_kept));
   assert_int_equal(tt_trace_held_bytes(mid_post_kept), tt_trace_bytes(mid_post_kept));
+  assert_int_equal(tt_trace_held_bytes(heads_kept), tt_trace_bytes(heads_kept));
   for (int l = 0; l < cfg.n_layer; l++) {
     const char *hooks[] = {"attn.hook_attn_scores_scaled",
                            "attn.hook_attn_scores",
@@ -108,12 +113,16 @@ static void test_engine_scores(void **state) {
     assert_same_bits(tt_trace_find(full, name), tt_trace_find(mid_post_kept, name));
     snprintf(name, sizeof name, "blocks.%d.hook_resid_post", l);
     assert_same_bits(tt_trace_find(full, name), tt_trace_find(mid_post_kept, name));
+    for (int i = 0; i < 3; i++) {
+      snprintf(name, sizeof name, "blocks.%d.attn.hook_%c", l, "qkv"[i]);
+      assert_same_bits(tt_trace_find(full, name), tt_trace_find(heads_kept, name));
+    }
   }
   assert_same_bits(tt_trace_find(full, "hook_probs"), tt_trace_find(kept, "hook_probs"));
   assert_same_bits(tt_trace_find(full, "hook_loss"), tt_trace_find(kept, "hook_loss"));
   assert_int_equal(tt_trace_held_bytes(full), tt_trace_bytes(full));  // read once, now held
   tt_trace_destroy(full), tt_trace_destroy(kept), tt_trace_destroy(raw_kept);
-  tt_trace_destroy(pre_kept), tt_trace_destroy(mid_post_kept);
+  tt_trace_destroy(pre_kept), tt_trace_destroy(mid_post_kept), tt_trace_destroy(heads_kept);
 }
 
 // A saved full trace holds every tensor, the derived ones with the bits of a stored run.
@@ -216,7 +225,7 @@ static void test_rule_with_rows(void **state) {
 
 // Refused, so the engine stores the bytes: a source not recorded, another shape, a mask on a
 // matrix that is not square, a hook not recorded. (A source that is a rule itself is kept:
-// test_derived_sums.c.)
+// test_derived_chains.c.)
 static void test_rules_refused(void **state) {
   (void)state;
   tt_trace *tr = tt_trace_create();

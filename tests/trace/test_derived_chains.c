@@ -1,8 +1,8 @@
-// The residual stream kept as exact rules (src/trace/derived.c), on hand-made tensors: sum
-// rules (out = a + b, one float add per entry), copies (1 · a) and rules on rules down a
-// chain. Nothing is held until read; read in any order and saved, each tensor is the
-// definition's value bit for bit; a rule the trace cannot keep is refused (then stored).
-// The engine's own residuals against stored ones: test_derived.c.
+// Rules on rules (src/trace/derived.c), on hand-made tensors: the residual stream as sum
+// rules (out = a + b, one float add per entry) and copies (1 · a) down a chain, and q, k, v
+// as heads rules on the fused qkv under a product rule. Nothing is held until read; read in
+// any order and saved, each tensor is the definition's value bit for bit; a rule the trace
+// cannot keep is refused (then stored). The engine's own against stored ones: test_derived.c.
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -156,8 +156,106 @@ static void test_sums_refused(void **state) {
   tt_trace_destroy(tr);
 }
 
+// Hand-made heads: qkv (HT,3·HH·HD) with entry (t,c) = t − c/8; q, k, v (HH,HT,HD) its thirds.
+enum { HH = 2, HT = 3, HD = 2, HC = HH * HD, HN = HH * HT * HD, RAW_N = HH * HT * HT };
+static const int64_t qkv_shape[2] = {HT, 3 * HC}, head_shape[3] = {HH, HT, HD}, raw_shape[3] = {HH, HT, HT};
+static int products;  // how often dot_scores ran
+
+// tt_scores_fn for HH query heads on as many key heads: raw[h][i][j] = q[h][i]·k[h][j].
+static void dot_scores(float *raw, const float *q, const float *k, int heads, int G, int len, int D, bool every) {
+  assert_int_equal(heads, G);
+  (void)every;
+  products++;
+  for (int h = 0; h < heads; h++)
+    for (int i = 0; i < len; i++)
+      for (int j = 0; j < len; j++) {
+        float s = 0.0f;
+        for (int d = 0; d < D; d++) s += q[(h * len + i) * D + d] * k[(h * len + j) * D + d];
+        raw[(h * len + i) * len + j] = s;
+      }
+}
+
+static bool heads(const tt_recorder *rec, const char *name, const char *src, int64_t column, const int64_t *dims) {
+  tt_hook_rule rule = {.src = src, .heads = true, .column = column};
+  return rec->derive(rec->ctx, name, &rule, 3, dims);
+}
+
+// qkv stored, q, k, v heads rules on it, the raw scores a product rule on q and k; want
+// gets q, k and v as the definition gives them.
+static tt_trace *record_heads(float want[3][HN]) {
+  tt_trace *tr = tt_trace_create();
+  tt_recorder rec = tt_trace_recorder(tr);
+  float *qkv = rec.reserve(rec.ctx, "qkv", TT_F32, 2, qkv_shape);
+  for (int t = 0; t < HT; t++)
+    for (int c = 0; c < 3 * HC; c++) qkv[t * 3 * HC + c] = (float)t - (float)c / 8.0f;
+  const char *names[3] = {"q", "k", "v"};
+  for (int part = 0; part < 3; part++) {
+    assert_true(heads(&rec, names[part], "qkv", part * HC, head_shape));
+    for (int h = 0; h < HH; h++)
+      for (int t = 0; t < HT; t++)
+        for (int d = 0; d < HD; d++) want[part][(h * HT + t) * HD + d] = qkv[t * 3 * HC + part * HC + h * HD + d];
+  }
+  tt_hook_rule product = {.src = "q", .keys = "k", .scores_fn = dot_scores};
+  assert_true(rec.derive(rec.ctx, "raw", &product, 3, raw_shape));
+  return tr;
+}
+
+// Read: the raw scores make q and k for the while (they stay unheld), then q, k, v read are
+// the qkv's columns; saved: every tensor right in the file, nothing made into the trace.
+static void test_heads(void **state) {
+  (void)state;
+  float want[3][HN], raw[RAW_N];
+  tt_trace *tr = record_heads(want);
+  size_t rules_bytes = (3 * HN + RAW_N) * sizeof(float);
+  assert_int_equal(tt_trace_held_bytes(tr), tt_trace_bytes(tr) - rules_bytes);
+  products = 0;
+  dot_scores(raw, want[0], want[1], HH, HH, HT, HD, true);
+  assert_memory_equal(tt_trace_find(tr, "raw")->data, raw, sizeof raw);
+  assert_int_equal(products, 2);
+  assert_int_equal(tt_trace_held_bytes(tr), tt_trace_bytes(tr) - 3 * HN * sizeof(float));
+
+  char path[] = "/tmp/tt-heads-XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  close(fd);
+  tt_error err = {0};
+  if (tt_trace_save(tr, path, &err)) fail_msg("%s", err.msg);
+  tt_st_file *back = NULL;
+  if (tt_st_open(path, &back, &err)) fail_msg("%s", err.msg);
+  unlink(path);
+  const char *names[3] = {"q", "k", "v"};
+  for (int part = 0; part < 3; part++) {
+    assert_memory_equal(tt_st_find(back, names[part])->data, want[part], sizeof want[part]);
+    assert_memory_equal(tt_trace_find(tr, names[part])->data, want[part], sizeof want[part]);
+  }
+  assert_memory_equal(tt_st_find(back, "raw")->data, raw, sizeof raw);
+  assert_int_equal(tt_trace_held_bytes(tr), tt_trace_bytes(tr));
+  tt_st_close(back), tt_trace_destroy(tr);
+}
+
+// Heads refused (then stored): columns past the source's, another length, a source that is
+// a rule or not of two dimensions, a tensor not of three.
+static void test_heads_refused(void **state) {
+  (void)state;
+  float want[3][HN];
+  tt_trace *tr = record_heads(want);
+  tt_recorder rec = tt_trace_recorder(tr);
+  assert_false(heads(&rec, "x", "qkv", 2 * HC + 1, head_shape));
+  assert_false(heads(&rec, "x", "qkv", -1, head_shape));
+  const int64_t longer[3] = {HH, HT + 1, HD};
+  assert_false(heads(&rec, "x", "qkv", 0, longer));
+  assert_false(heads(&rec, "x", "q", 0, head_shape));
+  assert_false(heads(&rec, "x", "raw", 0, head_shape));
+  tt_hook_rule flat = {.src = "qkv", .heads = true};
+  assert_false(rec.derive(rec.ctx, "x", &flat, 2, qkv_shape));
+  assert_true(heads(&rec, "x", "qkv", 2 * HC, head_shape));
+  assert_int_equal(tt_trace_count(tr), 6);
+  tt_trace_destroy(tr);
+}
+
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_chain_read), cmocka_unit_test(test_chain_saved),
-                                     cmocka_unit_test(test_rule_on_rule), cmocka_unit_test(test_sums_refused)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_chain_read),   cmocka_unit_test(test_chain_saved),
+                                     cmocka_unit_test(test_rule_on_rule), cmocka_unit_test(test_sums_refused),
+                                     cmocka_unit_test(test_heads),        cmocka_unit_test(test_heads_refused)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
