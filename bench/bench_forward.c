@@ -23,7 +23,8 @@
 //   bench_forward MODEL_DIR derive T          each layer's pattern (kept as a rule) read for
 //                                             the first time, as the window's first view of
 //                                             a layer: ms per layer, in a first trace and in
-//                                             a re-trace from a pool
+//                                             a re-trace from a pool; and before them the
+//                                             last block's resid_post (the residual chain)
 // Traces carry the model's config, as the session's do (so the trace can keep the scaled
 // and masked scores as rules on the raw ones: trace_bytes is what a file holds,
 // held_bytes what memory holds).
@@ -399,13 +400,20 @@ static void bench_save(tt_engine *eng, const tt_model *m, int T, const char *pat
 
 // Each layer's attn.hook_pattern of a full trace at T found for the first time (the trace
 // computes it from its rule then, once): what the window's first view of a layer waits
-// for. ms[l] per layer; *again the mean of a second find (the tensor is there).
+// for. ms[l] per layer; *again the mean of a second find (the tensor is there). First of
+// all the last block's hook_resid_post (a rule at the end of the residual stream's chain:
+// every sum made down to the embeddings): *stream ms.
 static void first_reads(tt_engine *eng, const tt_model *m, const int32_t *ids, int T, tt_trace_pool *pool, double *ms,
-                        double *again) {
+                        double *again, double *stream) {
   tt_error err = {0};
   tt_trace *tr = new_trace(&m->cfg, pool);
   tt_recorder rec = tt_trace_recorder(tr);
   if (tt_engine_run(eng, ids, T, &rec, &err) != TT_OK) die("run", &err);
+  char last[64];
+  snprintf(last, sizeof last, "blocks.%d.hook_resid_post", m->cfg.n_layer - 1);
+  double start = now();
+  if (!tt_trace_find(tr, last)) die("resid_post", &(tt_error){.msg = "not in the trace"});
+  *stream = (now() - start) * 1e3;
   *again = 0;
   for (int l = 0; l < m->cfg.n_layer; l++) {
     char name[64];
@@ -427,14 +435,16 @@ static void bench_derive(tt_engine *eng, const tt_model *m, int T) {
   if (m->cfg.n_layer > MAX_L) return;
   int32_t *ids = make_ids(T, m->cfg.vocab_size);
   tt_trace_pool *pool = tt_trace_pool_create();
-  double ms[MAX_L], again;
+  double ms[MAX_L], again, stream;
   int L = m->cfg.n_layer;
   for (int round = 0; round < 3; round++) {  // new memory; the pool's first trace; a re-trace
-    first_reads(eng, m, ids, T, round ? pool : NULL, ms, &again);
+    first_reads(eng, m, ids, T, round ? pool : NULL, ms, &again, &stream);
     if (round == 1) continue;
     qsort(ms, (size_t)L, sizeof *ms, cmp_double);
-    printf("derive T %d trace %s layers %d first_read_median_ms %.3f first_read_max_ms %.3f second_read_mean_ms %.4f\n",
-           T, round ? "re-trace" : "first", L, ms[L / 2], ms[L - 1], again);
+    printf(
+        "derive T %d trace %s layers %d first_read_median_ms %.3f first_read_max_ms %.3f second_read_mean_ms %.4f "
+        "last_resid_post_ms %.3f\n",
+        T, round ? "re-trace" : "first", L, ms[L / 2], ms[L - 1], again, stream);
   }
   tt_trace_pool_release(pool);
   free(ids);
