@@ -86,16 +86,35 @@ static tt_row_fn row_fn_of(const tt_engine *e, tt_rule_rows rows) {
   return NULL;
 }
 
-// Hook `suffix` of layer l offered to the recorder as `rule` (its sources' names set): kept
-// so, the engine's own buffer for the op (*kept: whether a tape reads it); else offered as
-// any other hook.
-static tt_buf out_by_rule(tt_engine *e, int layer, const char *suffix, tt_dims shape, const tt_hook_rule *rule,
-                          bool *kept) {
+// A rule's sources, as hooks of the current run (a suffix NULL: none).
+typedef struct {
+  tt_hook_ref src, keys, addend;
+} rule_sources;
+
+// Hook ref's full name into buf, or NULL when it names none.
+static const char *ref_name(const tt_engine *e, tt_hook_ref ref, char *buf, size_t len) {
+  return ref.suffix ? hook_name(e, ref.layer, ref.suffix, buf, len) : NULL;
+}
+
+// Whether the recorder keeps hook `suffix` of layer l as `rule` on `from` (the sources'
+// names are made only for a recorder that keeps rules).
+static bool kept_as_rule(tt_engine *e, int layer, const char *suffix, tt_dims shape, tt_hook_rule rule,
+                         rule_sources from) {
   const tt_recorder *rec = e->run.rec;
-  char name[160];
-  if (!rec || !rec->derive ||
-      !rec->derive(rec->ctx, hook_name(e, layer, suffix, name, sizeof name), rule, shape.ndim, shape.d))
-    return tt_engine_out_kept(e, layer, suffix, shape, kept);
+  if (!rec || !rec->derive) return false;
+  char name[160], src[160], keys[160], addend[160];
+  rule.src = ref_name(e, from.src, src, sizeof src);
+  rule.keys = ref_name(e, from.keys, keys, sizeof keys);
+  rule.addend = ref_name(e, from.addend, addend, sizeof addend);
+  return rec->derive(rec->ctx, hook_name(e, layer, suffix, name, sizeof name), &rule, shape.ndim, shape.d);
+}
+
+// Hook `suffix` of layer l offered to the recorder as `rule` on `from`: kept so, the
+// engine's own buffer for the op (*kept: whether a tape reads it); else offered as any other
+// hook.
+static tt_buf out_by_rule(tt_engine *e, int layer, const char *suffix, tt_dims shape, tt_hook_rule rule,
+                          rule_sources from, bool *kept) {
+  if (!kept_as_rule(e, layer, suffix, shape, rule, from)) return tt_engine_out_kept(e, layer, suffix, shape, kept);
   tt_engine_name_op(e, layer, suffix);
   bool taped;
   tt_buf own = own_buffer(e, layer, suffix, numel(shape), &taped);
@@ -103,45 +122,31 @@ static tt_buf out_by_rule(tt_engine *e, int layer, const char *suffix, tt_dims s
   return own;
 }
 
-// Hook ref's full name into buf, or NULL when it names none.
-static const char *ref_name(const tt_engine *e, tt_hook_ref ref, char *buf, size_t len) {
-  return ref.suffix ? hook_name(e, ref.layer, ref.suffix, buf, len) : NULL;
-}
-
 tt_buf tt_engine_out_rule(tt_engine *e, int layer, const char *suffix, tt_dims shape, const char *src_suffix,
                           float factor, bool causal_mask, tt_rule_rows rows, bool *kept) {
   tt_row_fn row_fn = row_fn_of(e, rows);
   if (rows != TT_ROWS_AS_IS && !row_fn) return tt_engine_out_kept(e, layer, suffix, shape, kept);
-  char src[160];
-  tt_hook_rule rule = {.src = hook_name(e, layer, src_suffix, src, sizeof src),
-                       .factor = factor,
-                       .causal_mask = causal_mask,
-                       .row_fn = row_fn};
-  return out_by_rule(e, layer, suffix, shape, &rule, kept);
+  tt_hook_rule rule = {.factor = factor, .causal_mask = causal_mask, .row_fn = row_fn};
+  return out_by_rule(e, layer, suffix, shape, rule, (rule_sources){.src = {layer, src_suffix}}, kept);
 }
 
 tt_buf tt_engine_out_scores(tt_engine *e, int layer, const char *suffix, tt_dims shape, const char *q_suffix,
                             const char *k_suffix, bool *kept) {
   if (!e->be->causal_scores_fn) return tt_engine_out_kept(e, layer, suffix, shape, kept);
-  char q[160], k[160];
-  tt_hook_rule rule = {.src = hook_name(e, layer, q_suffix, q, sizeof q),
-                       .keys = hook_name(e, layer, k_suffix, k, sizeof k),
-                       .scores_fn = e->be->causal_scores_fn};
-  return out_by_rule(e, layer, suffix, shape, &rule, kept);
+  tt_hook_rule rule = {.scores_fn = e->be->causal_scores_fn};
+  rule_sources from = {.src = {layer, q_suffix}, .keys = {layer, k_suffix}};
+  return out_by_rule(e, layer, suffix, shape, rule, from, kept);
 }
 
 tt_buf tt_engine_out_sum(tt_engine *e, int layer, const char *suffix, tt_dims shape, tt_hook_ref a, tt_hook_ref b) {
-  char src[160], addend[160];
-  tt_hook_rule rule = {
-      .src = ref_name(e, a, src, sizeof src), .factor = 1.0f, .addend = ref_name(e, b, addend, sizeof addend)};
-  return out_by_rule(e, layer, suffix, shape, &rule, NULL);
+  tt_hook_rule rule = {.factor = 1.0f};
+  return out_by_rule(e, layer, suffix, shape, rule, (rule_sources){.src = a, .addend = b}, NULL);
 }
 
 tt_buf tt_engine_out_heads(tt_engine *e, int layer, const char *suffix, tt_dims shape, const char *src_suffix,
                            int64_t column) {
-  char src[160];
-  tt_hook_rule rule = {.src = hook_name(e, layer, src_suffix, src, sizeof src), .heads = true, .column = column};
-  return out_by_rule(e, layer, suffix, shape, &rule, NULL);
+  tt_hook_rule rule = {.heads = true, .column = column};
+  return out_by_rule(e, layer, suffix, shape, rule, (rule_sources){.src = {layer, src_suffix}}, NULL);
 }
 
 tt_status tt_engine_flush(tt_engine *e, tt_error *err) {
@@ -170,12 +175,8 @@ tt_status tt_engine_offer(tt_engine *e, int layer, const char *suffix, tt_dims s
 
 tt_status tt_engine_offer_copy(tt_engine *e, int layer, const char *suffix, tt_dims shape, tt_buf buf,
                                tt_hook_ref copy_of, tt_error *err) {
-  const tt_recorder *rec = e->run.rec;
-  char name[160], src[160];
-  tt_hook_rule rule = {.src = ref_name(e, copy_of, src, sizeof src), .factor = 1.0f};
-  if (rec && rec->derive &&
-      rec->derive(rec->ctx, hook_name(e, layer, suffix, name, sizeof name), &rule, shape.ndim, shape.d))
-    return TT_OK;
+  tt_hook_rule rule = {.factor = 1.0f};
+  if (kept_as_rule(e, layer, suffix, shape, rule, (rule_sources){.src = copy_of})) return TT_OK;
   return tt_engine_offer(e, layer, suffix, shape, buf, err);
 }
 

@@ -76,7 +76,7 @@ static bool write_all(FILE *fp, XXH3_state_t *hash, const tt_tensor *tensors, si
   }
   uint64_t last_use[2] = {UINT64_MAX, UINT64_MAX};  // the chunk that last wrote each buffer
   int next = 0;
-  for (size_t i = 0; i < n && !*unmade; i++) {
+  for (size_t i = 0; i < n; i++) {
     size_t bytes = tt_tensor_nbytes(&tensors[i]);
     if (bytes == 0) continue;
     const void *from = tensors[i].data;

@@ -97,8 +97,8 @@ tt_status tt_trace_index_add(tt_trace *tr, size_t i);
 const tt_tensor *tt_trace_lookup(const tt_trace *tr, const char *name);
 // derived.c: true when the tensor about to be recorded at position i can be kept as
 // `rule` (its sources here as F32 of the right shapes, stored; an element or a sum rule's
-// src may be a rule itself): the rule is set for position i. tt_derived_drop takes it back (the
-// entry could not be made).
+// src, and a product's q and k, may be rules themselves): the rule is set for position i.
+// tt_derived_drop takes it back (the entry could not be made).
 bool tt_derived_accept(tt_trace *tr, size_t i, const tt_hook_rule *rule, int ndim, const int64_t *shape);
 void tt_derived_drop(tt_trace *tr, size_t i);
 // Gives tensor i its data (a derived one is computed into the arena once).
@@ -106,7 +106,8 @@ bool tt_derived_materialize(const tt_trace *tr, size_t i);
 // tt_st_fill_fn (ctx: the trace): a derived tensor's bytes, for tt_trace_save; false when
 // out of memory.
 bool tt_derived_fill(void *ctx, size_t i, void *dst);
-// Gives back the scratch that keeps rules' tensors for the rules on them while saving.
+// Gives back the scratch's slots (rules' tensors kept for the rules on them: a save's, and a
+// product's q and k).
 void tt_derived_drop_scratch(const tt_trace *tr);
 // Reads metadata "pretokens" (if present) into tr->pretokens; TT_ERR_FORMAT when malformed.
 tt_status tt_trace_load_pretokens(tt_trace *tr, tt_error *err);
