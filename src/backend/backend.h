@@ -34,6 +34,12 @@ static inline bool tt_buf_is_set(tt_buf b) {
   return b.handle || b.read_only;
 }
 
+// The floats a host backend's buffer b views (NULL when b is unset).
+static inline const float *tt_buf_host_floats(tt_buf b) {
+  const float *base = b.handle ? (const float *)b.handle : (const float *)b.read_only;
+  return base ? base + b.offset : NULL;
+}
+
 #define TT_ATTN_BLOCK_ROWS 64  // query rows per block of the causal attention ops
 
 typedef struct tt_backend tt_backend;
@@ -86,6 +92,10 @@ struct tt_backend {
   // scale = sqrt(mean(x²) + eps), normalized = x / scale, beta is ignored.
   tt_status (*norm)(tt_backend *be, tt_buf out, tt_buf normalized, tt_buf mean, tt_buf scale, tt_buf x, tt_buf gamma,
                     tt_buf beta, int T, int C, float eps, bool rms, tt_error *err);
+  // The host function that norm computes each row with (NULL on a device backend): a trace
+  // may keep the normalized rows and the norm's out as rules that call it on the norm's
+  // input (tt_hook_rule.norm_fn).
+  tt_norm_row_fn norm_row;
   tt_status (*activation)(tt_backend *be, tt_buf out, tt_buf x, size_t n, tt_act_kind act, tt_error *err);
   // The host function that activation computes act with (NULL on a device backend): each
   // element alone, the same bits for any run of elements handed to it, so a trace may keep

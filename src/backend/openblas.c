@@ -407,31 +407,40 @@ static tt_status host_softmax(tt_backend *be, tt_buf out, tt_buf x, int rows, in
 
 typedef struct {
   float *out, *nrm, *mean, *scale;
-  const float *x, *g, *b;
+  const float *x;
   int C;
-  float eps;
-  bool rms;
+  tt_norm_params p;
 } norm_args;
 
-// Rows [rb, re) of the norm; statistics in double, two passes (tt_host_mean_var).
+// One row of the norm: nrm (cols) = (x − mean) / scale, the statistics in double (two
+// passes, tt_host_mean_var); then, with out and p->gamma, out = nrm·γ + β. *mean_out and
+// *scale_out (when not NULL) get the statistics. nrm may be x; out may be x or nrm. Not
+// inlined, so that the engine's rows and a trace's rule (tt_openblas_norm_row) run the
+// same instructions.
+static __attribute__((noinline)) void norm_row_stats(float *nrm, float *out, const float *x, size_t cols,
+                                                     const tt_norm_params *p, float *mean_out, float *scale_out) {
+  double m, var;
+  tt_host_mean_var(x, cols, !p->rms, &m, &var);
+  double scale = sqrt(var + (double)p->eps), inv = 1.0 / scale;
+  for (size_t i = 0; i < cols; i++) nrm[i] = (float)(((double)x[i] - m) * inv);
+  const float *g = p->gamma, *b = p->beta;
+  if (out && g && b)
+    for (size_t i = 0; i < cols; i++) out[i] = nrm[i] * g[i] + b[i];
+  else if (out && g)
+    for (size_t i = 0; i < cols; i++) out[i] = nrm[i] * g[i];
+  if (mean_out) *mean_out = (float)m, *scale_out = (float)scale;
+}
+
+void tt_openblas_norm_row(float *out, const float *x, size_t cols, const tt_norm_params *p) {
+  norm_row_stats(out, out, x, cols, p, NULL, NULL);
+}
+
+// Rows [rb, re) of the norm (norm_row_stats).
 static void norm_body(void *args, size_t rb, size_t re) {
   const norm_args *a = args;
-  int C = a->C;
-  for (size_t t = rb; t < re; t++) {
-    const float *v = a->x + t * C;
-    float *nrm = a->nrm + t * C, *o = a->out + t * C;
-    double m, var;
-    tt_host_mean_var(v, (size_t)C, !a->rms, &m, &var);
-    a->mean[t] = (float)m;
-    double scale = sqrt(var + (double)a->eps);
-    a->scale[t] = (float)scale;
-    double inv = 1.0 / scale;
-    for (int i = 0; i < C; i++) {
-      float n = (float)(((double)v[i] - m) * inv);  // read v[i] before any aliased write
-      nrm[i] = n;
-      o[i] = a->b ? n * a->g[i] + a->b[i] : n * a->g[i];
-    }
-  }
+  size_t C = (size_t)a->C;
+  for (size_t t = rb; t < re; t++)
+    norm_row_stats(a->nrm + t * C, a->out + t * C, a->x + t * C, C, &a->p, &a->mean[t], &a->scale[t]);
 }
 
 // LayerNorm / RMSNorm over rows of x (T,C).
@@ -446,7 +455,7 @@ static tt_status host_norm(tt_backend *be, tt_buf out, tt_buf normalized, tt_buf
   NEED(gamma, C);
   const float *b = (!rms && tt_buf_is_set(beta)) ? in(beta) : NULL;
   if (b) NEED(beta, C);
-  norm_args args = {out_of(out), out_of(normalized), out_of(mean), out_of(scale), in(x), in(gamma), b, C, eps, rms};
+  norm_args args = {out_of(out), out_of(normalized), out_of(mean), out_of(scale), in(x), C, {eps, rms, in(gamma), b}};
   tt_openblas_parallel_for(be, (size_t)T, tt_openblas_min_rows((size_t)C), 1, norm_body, &args);
   return TT_OK;
 }
@@ -689,6 +698,7 @@ tt_status tt_backend_openblas_create(tt_backend **out, tt_error *err) {
   be->causal_mask = host_causal_mask;
   be->softmax = host_softmax;
   be->softmax_row = tt_openblas_softmax_row;
+  be->norm_row = tt_openblas_norm_row;
   be->norm = host_norm;
   be->activation = host_activation;
   be->activation_row = host_activation_row;

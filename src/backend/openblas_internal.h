@@ -27,7 +27,7 @@ typedef struct {
 // The floats an op reads through view b (writable or read-only host memory).
 static inline const float *in(tt_buf b) {
   TT_ASSERT(tt_buf_is_set(b));
-  return (b.handle ? (const float *)b.handle : (const float *)b.read_only) + b.offset;
+  return tt_buf_host_floats(b);
 }
 // The floats an op writes through view b.
 static inline float *out_of(tt_buf b) {
@@ -59,6 +59,7 @@ void tt_openblas_single_thread(tt_backend *be);
 // o (cols) = the softmax of v (cols), max-subtracted; trailing -inf entries (a causal row's
 // masked part) are skipped and give exactly 0, as does a row of -inf only. o may be v.
 void tt_openblas_softmax_row(float *o, const float *v, size_t cols);
+void tt_openblas_norm_row(float *out, const float *x, size_t cols, const tt_norm_params *p);
 typedef void (*tt_range_body)(void *args, size_t begin, size_t end);
 #define MIN_PART_FLOATS 16384  // below this a loop stays in the caller: waking a thread costs more
 #define ALIGN_FLOATS 16        // element-wise parts start on whole vectors

@@ -201,6 +201,17 @@ typedef void (*tt_scores_fn)(float *raw, const float *q, const float *k, int H, 
 // A heads rule instead (heads set): out (H,T,D) = columns column … column + H·D − 1 of the
 // recorded src (T,W), head h the D from column + h·D, copied: GPT-2's q, k and v, the
 // thirds of the fused qkv. A product rule's q and k may be heads rules.
+// A norm rule instead (norm_fn set): each row of out (…,C) = norm_fn(out row, src row, C,
+// &norm), the very function the engine's norm computes a row with, its statistics made
+// again from src: with norm.gamma NULL the normalized row, else normalized·γ + β (β may be
+// NULL). γ and β (C each) are read during the offer only. src is an F32 hook of out's
+// shape recorded before it (or a rule itself, as for an element rule).
+typedef struct {
+  float eps;
+  bool rms;                   // RMSNorm: no mean taken
+  const float *gamma, *beta;  // (C) each; NULL: none
+} tt_norm_params;
+typedef void (*tt_norm_row_fn)(float *out, const float *x, size_t cols, const tt_norm_params *p);  // out may be x
 typedef struct {
   const char *src;  // the source hook's full name (a product rule: the queries)
   float factor;
@@ -211,6 +222,8 @@ typedef struct {
   const char *addend;      // NULL: not a sum rule; else the addend's full hook name
   bool heads;              // a heads rule
   int64_t column;          // with heads: where head 0's columns start in src
+  tt_norm_row_fn norm_fn;  // NULL: not a norm rule
+  tt_norm_params norm;     // with norm_fn
 } tt_hook_rule;
 
 typedef struct {

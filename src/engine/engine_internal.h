@@ -154,11 +154,14 @@ tt_status tt_kv_store(tt_engine *e, int l, tt_buf k, tt_buf v, tt_error *err);
 tt_status tt_decode_scores(tt_engine *e, int l, tt_buf raw, tt_buf q, tt_error *err);
 tt_status tt_decode_mix(tt_engine *e, int l, tt_buf z, tt_buf pattern, tt_error *err);
 void tt_kv_release(tt_engine *e);
-// forward.c, shared with forward_llama.c: one normalization (its hooks; the Llama block
-// records no mean), a residual sum (hook `suffix` of layer l = a + b, the hooks a_suffix
-// and b_suffix of the layer: offered as that sum rule), the final norm and the head.
-tt_status tt_forward_norm(tt_engine *e, int l, const norm_hooks *hk, tt_buf x, tt_buf gamma, tt_buf beta, tt_buf *out,
-                          tt_error *err);
+// forward.c, shared with forward_llama.c: the hook that holds the stream entering block l
+// (l = n_layer: the head); one normalization of x, hook x_hook (its hooks; the Llama block
+// records no mean; normalized and out offered as norm rules on x_hook), a residual sum
+// (hook `suffix` of layer l = a + b, the hooks a_suffix and b_suffix of the layer: offered
+// as that sum rule), the final norm and the head.
+tt_hook_ref tt_forward_stream_into(const tt_engine *e, int l);
+tt_status tt_forward_norm(tt_engine *e, int l, const norm_hooks *hk, tt_hook_ref x_hook, tt_buf x, tt_buf gamma,
+                          tt_buf beta, tt_buf *out, tt_error *err);
 tt_status tt_forward_residual(tt_engine *e, int l, const char *suffix, tt_buf a, const char *a_suffix, tt_buf b,
                               const char *b_suffix, tt_buf *out, tt_error *err);
 // forward_llama.c: one Llama block; x (T,C) in, the stream entering block l+1 out.
@@ -273,6 +276,12 @@ tt_buf tt_engine_out_sum(tt_engine *e, int layer, const char *suffix, tt_dims sh
 // writes it.
 tt_buf tt_engine_out_heads(tt_engine *e, int layer, const char *suffix, tt_dims shape, const char *src_suffix,
                            int64_t column);
+// The buffer for hook `suffix` (T,C) of layer l, which the norm computes exactly as the
+// backend's norm_row of hook x (T,C) with eps and rms: the normalized rows with gamma
+// unset, else normalized·γ + β (β unset or rms: none): offered as that norm rule first (on
+// a backend that has the function), then as any other hook. The op always writes it.
+tt_buf tt_engine_out_norm(tt_engine *e, int layer, const char *suffix, tt_dims shape, tt_hook_ref x, float eps,
+                          bool rms, tt_buf gamma, tt_buf beta);
 // With a timing recorder: the op about to run is named after hook `suffix` of layer l
 // (what tt_engine_out does for the op's outputs; for ops whose outputs were asked for
 // before).

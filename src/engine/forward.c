@@ -112,42 +112,50 @@ static tt_status step_embed(tt_engine *e, tt_buf *x, tt_error *err) {
 static tt_status step_block(tt_engine *e, int l, tt_buf *x, tt_error *err) {
   const tt_layer_bufs *w = &e->w.layers[l];
   tt_buf h, attn, mid, mlp, post;  // (T,C) each
-  // Block 0's resid_pre is the embedding step's output; later ones are the stream so far,
-  // what the block before left: its resid_post (pre-LN), its ln2 output (post-LN).
-  tt_hook_ref before = {l - 1, e->cfg->post_ln ? "ln2.hook_out" : "hook_resid_post"};
-  if (l > 0) TRY(tt_engine_offer_copy(e, l, "hook_resid_pre", TT_DIMS(e->run.T, e->C), *x, before, err));
+  tt_hook_ref pre = {l, "hook_resid_pre"}, mid_hook = {l, "hook_resid_mid"};
+  tt_dims stream = TT_DIMS(e->run.T, e->C);
+  if (l > 0) TRY(tt_engine_offer_copy(e, l, pre.suffix, stream, *x, tt_forward_stream_into(e, l), err));
   if (!e->cfg->post_ln) {  // pre-LN (GPT-2): x + attn(ln1(x)), then + mlp(ln2(·))
-    TRY(tt_forward_norm(e, l, &LN1, *x, w->ln1_w, w->ln1_b, &h, err));
+    TRY(tt_forward_norm(e, l, &LN1, pre, *x, w->ln1_w, w->ln1_b, &h, err));
     TRY(step_attention(e, l, h, &attn, err));
     TRY(tt_forward_residual(e, l, "hook_resid_mid", *x, "hook_resid_pre", attn, "hook_attn_out", &mid, err));
-    TRY(tt_forward_norm(e, l, &LN2, mid, w->ln2_w, w->ln2_b, &h, err));
+    TRY(tt_forward_norm(e, l, &LN2, mid_hook, mid, w->ln2_w, w->ln2_b, &h, err));
     TRY(step_mlp(e, l, h, &mlp, err));
     TRY(tt_forward_residual(e, l, "hook_resid_post", mid, "hook_resid_mid", mlp, "hook_mlp_out", x, err));
   } else {  // post-LN (the original Transformer): ln1(x + attn(x)), then ln2(· + mlp(·))
     TRY(step_attention(e, l, *x, &attn, err));
     TRY(tt_forward_residual(e, l, "hook_resid_mid", *x, "hook_resid_pre", attn, "hook_attn_out", &mid, err));
-    TRY(tt_forward_norm(e, l, &LN1, mid, w->ln1_w, w->ln1_b, &h, err));
+    TRY(tt_forward_norm(e, l, &LN1, mid_hook, mid, w->ln1_w, w->ln1_b, &h, err));
     TRY(step_mlp(e, l, h, &mlp, err));
     TRY(tt_forward_residual(e, l, "hook_resid_post", h, "ln1.hook_out", mlp, "hook_mlp_out", &post, err));
-    TRY(tt_forward_norm(e, l, &LN2, post, w->ln2_w, w->ln2_b, x, err));
+    TRY(tt_forward_norm(e, l, &LN2, (tt_hook_ref){l, "hook_resid_post"}, post, w->ln2_w, w->ln2_b, x, err));
   }
   return tt_workspace_keep_stream(e, x, err);
+}
+
+// Block 0's resid_pre is the embedding step's output; later ones, and the head's input,
+// are what the block before left: its resid_post (pre-LN), its ln2 output (post-LN).
+tt_hook_ref tt_forward_stream_into(const tt_engine *e, int l) {
+  if (l == 0) return (tt_hook_ref){0, "hook_resid_pre"};
+  return (tt_hook_ref){l - 1, e->cfg->post_ln ? "ln2.hook_out" : "hook_resid_post"};
 }
 
 // ---- normalization ---------------------------------------------------------------------------
 // x (T,C) → mean (T), scale (T) = √(σ² + ε), normalized (T,C), out (T,C) = normalized·γ + β.
 // RMSNorm: scale = √(mean(x²) + ε), normalized = x / scale; the Llama block records no mean.
-tt_status tt_forward_norm(tt_engine *e, int l, const norm_hooks *hk, tt_buf x, tt_buf gamma, tt_buf beta, tt_buf *out,
-                          tt_error *err) {
+// normalized and out are norm rules on x_hook.
+tt_status tt_forward_norm(tt_engine *e, int l, const norm_hooks *hk, tt_hook_ref x_hook, tt_buf x, tt_buf gamma,
+                          tt_buf beta, tt_buf *out, tt_error *err) {
   tt_backend *be = e->be;
   int T = e->run.T, C = e->C;
   bool rms = e->cfg->norm == TT_NORM_RMSNORM;
   bool no_mean = e->cfg->arch == TT_ARCH_LLAMA;
+  float eps = (float)e->cfg->ln_eps;
   tt_buf mean = no_mean ? tt_workspace_slot(e, hk->mean, T) : OUT(l, hk->mean, T);  // (T)
   tt_buf scale = OUT(l, hk->scale, T);                                              // (T)
-  tt_buf nrm = OUT(l, hk->normalized, T, C);                                        // (T,C)
-  *out = OUT(l, hk->out, T, C);                                                     // (T,C)
-  RUN(be->norm(be, *out, nrm, mean, scale, x, gamma, beta, T, C, (float)e->cfg->ln_eps, rms, err));
+  tt_buf nrm = tt_engine_out_norm(e, l, hk->normalized, TT_DIMS(T, C), x_hook, eps, rms, (tt_buf){0}, (tt_buf){0});
+  *out = tt_engine_out_norm(e, l, hk->out, TT_DIMS(T, C), x_hook, eps, rms, gamma, beta);  // (T,C) each
+  RUN(be->norm(be, *out, nrm, mean, scale, x, gamma, beta, T, C, eps, rms, err));
   return TT_OK;
 }
 
@@ -208,7 +216,8 @@ static tt_status step_head(tt_engine *e, tt_buf x, tt_error *err) {
   tt_backend *be = e->be;
   int T = e->run.T, C = e->C, V = e->V;
   tt_buf h;  // (T,C)
-  TRY(tt_forward_norm(e, -1, &LN_FINAL, x, e->w.lnf_w, e->w.lnf_b, &h, err));
+  tt_hook_ref x_hook = tt_forward_stream_into(e, e->cfg->n_layer);
+  TRY(tt_forward_norm(e, -1, &LN_FINAL, x_hook, x, e->w.lnf_w, e->w.lnf_b, &h, err));
   tt_buf logits = OUT(-1, "hook_logits", T, V);  // (T,V) = h·W_Uᵀ
   RUN(be->matmul(be, logits, h, e->w.lm_head, (tt_buf){0}, T, C, V, true, err));
   e->logits = logits;  // for tt_engine_last_logits

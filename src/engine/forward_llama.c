@@ -13,13 +13,14 @@ static tt_status step_swiglu(tt_engine *e, int l, tt_buf x, tt_buf *out, tt_erro
 // x (T,C): blocks.L.hook_resid_pre in; x + attn(ln1(x)), then + mlp(ln2(·)) out.
 tt_status tt_forward_llama_block(tt_engine *e, int l, tt_buf *x, tt_error *err) {
   const tt_layer_bufs *w = &e->w.layers[l];
-  tt_buf h, attn, mid, mlp;                         // (T,C) each
-  tt_hook_ref before = {l - 1, "hook_resid_post"};  // the stream the block before left
-  if (l > 0) TRY(tt_engine_offer_copy(e, l, "hook_resid_pre", TT_DIMS(e->run.T, e->C), *x, before, err));
-  TRY(tt_forward_norm(e, l, &LN1, *x, w->ln1_w, (tt_buf){0}, &h, err));
+  tt_buf h, attn, mid, mlp;  // (T,C) each
+  tt_hook_ref pre = {l, "hook_resid_pre"}, mid_hook = {l, "hook_resid_mid"};
+  tt_dims stream = TT_DIMS(e->run.T, e->C);
+  if (l > 0) TRY(tt_engine_offer_copy(e, l, pre.suffix, stream, *x, tt_forward_stream_into(e, l), err));
+  TRY(tt_forward_norm(e, l, &LN1, pre, *x, w->ln1_w, (tt_buf){0}, &h, err));
   TRY(step_attention(e, l, h, &attn, err));
   TRY(tt_forward_residual(e, l, "hook_resid_mid", *x, "hook_resid_pre", attn, "hook_attn_out", &mid, err));
-  TRY(tt_forward_norm(e, l, &LN2, mid, w->ln2_w, (tt_buf){0}, &h, err));
+  TRY(tt_forward_norm(e, l, &LN2, mid_hook, mid, w->ln2_w, (tt_buf){0}, &h, err));
   TRY(step_swiglu(e, l, h, &mlp, err));
   TRY(tt_forward_residual(e, l, "hook_resid_post", mid, "hook_resid_mid", mlp, "hook_mlp_out", x, err));
   return tt_workspace_keep_stream(e, x, err);

@@ -7,7 +7,9 @@
 // is the row softmax of hook_logits; the residual stream is sums (hook_resid_mid =
 // hook_resid_pre + hook_attn_out, and so on; a sum rule) and each block's hook_resid_pre
 // the stream the block before it left (factor 1); GPT-2's attn.hook_q, hook_k and hook_v
-// are the thirds of attn.hook_qkv, head by head (a heads rule). The trace keeps a rule
+// are the thirds of attn.hook_qkv, head by head (a heads rule); each norm's
+// hook_normalized and hook_out are its row function on its input (a norm rule, the
+// statistics made again in double as the engine made them). The trace keeps a rule
 // when its sources are here as F32 of the right shapes: stored, or (an element or a sum
 // rule's src, a product's q and k) a rule itself; the tensor then has no memory until
 // read. On access (tt_trace_get / tt_trace_find) it is computed into the arena once: a
@@ -110,11 +112,29 @@ static size_t source_at(const tt_trace *tr, const char *name, int ndim, const in
   return t->data || rule_at(tr->dv, at).src ? at : SIZE_MAX;
 }
 
+// n floats copied into the trace's arena (NULL stays NULL); false when out of memory.
+static bool copy_floats(tt_trace *tr, const float **p, size_t n) {
+  if (!*p) return true;
+  float *copy = tt_arena_alloc(tr->arena, n ? n * sizeof *copy : 1, 64);
+  if (!copy) return false;
+  memcpy(copy, *p, n * sizeof *copy);
+  *p = copy;
+  return true;
+}
+
+// A norm rule on the source at position `at`, rows of C: γ and β copied (read now only).
+static bool accept_norm(tt_trace *tr, size_t i, size_t at, const tt_hook_rule *rule, int64_t C) {
+  tt_norm_params norm = rule->norm;
+  if (!copy_floats(tr, &norm.gamma, (size_t)C) || !copy_floats(tr, &norm.beta, (size_t)C)) return false;
+  return set_rule(tr->dv, i, (tt_derived_rule){.src = at + 1, .norm_fn = rule->norm_fn, .norm = norm});
+}
+
 bool tt_derived_accept(tt_trace *tr, size_t i, const tt_hook_rule *rule, int ndim, const int64_t *shape) {
   if (rule->keys) return accept_product(tr, i, rule, ndim, shape);
   if (rule->heads) return accept_heads(tr, i, rule, ndim, shape);
   size_t at = source_at(tr, rule->src, ndim, shape);
   if (at == SIZE_MAX) return false;
+  if (rule->norm_fn) return accept_norm(tr, i, at, rule, shape[ndim - 1]);
   if (rule->addend) {  // the addend stored: a chain of sums runs down its src alone
     size_t b_at = source_at(tr, rule->addend, ndim, shape);
     if (b_at == SIZE_MAX || rule_at(tr->dv, b_at).src) return false;
@@ -178,8 +198,8 @@ static void split_heads(float *out, const float *src, size_t H, size_t T, size_t
     for (size_t t = 0; t < T; t++) memcpy(out + (h * T + t) * D, src + t * W + column + h * D, D * sizeof *out);
 }
 
-// Tensor i, kept as the element, sum or heads rule `rule`, into out from its source's
-// entries src (out may be src, but for a heads rule).
+// Tensor i, kept as the element, sum, heads or norm rule `rule`, into out from its
+// source's entries src (out may be src, but for a heads rule).
 static void apply(const tt_trace *tr, size_t i, const tt_derived_rule *rule, const float *src, float *out) {
   const tt_tensor *t = &tr->tensors[i];
   if (rule->heads) {
@@ -195,7 +215,10 @@ static void apply(const tt_trace *tr, size_t i, const tt_derived_rule *rule, con
   }
   size_t R, N;
   rows_of(t, &R, &N);
-  derive(out, src, R, N, rule);
+  if (rule->norm_fn)
+    for (size_t r = 0; r < R; r++) rule->norm_fn(out + r * N, src + r * N, N, &rule->norm);
+  else
+    derive(out, src, R, N, rule);
 }
 
 // Tensor i, kept as a rule, into out: from its source's bytes where held, else from that

@@ -17,8 +17,9 @@ typedef struct {
 // A tensor kept as a rule (derived.c, a tt_hook_rule accepted): src · factor, −inf above
 // the diagonal when masked, then each row through row_fn when set; with keys, the product
 // rule scores_fn(src, keys); with addend, the sum rule src + addend; with heads, src's
-// columns from column as (H,T,D). src, keys, addend: the sources' positions + 1; src 0: no
-// rule (stored).
+// columns from column as (H,T,D); with norm_fn, each row of src through it (norm's γ and β
+// copies in the arena). src, keys, addend: the sources' positions + 1; src 0: no rule
+// (stored).
 typedef struct {
   size_t src;
   float factor;
@@ -29,6 +30,8 @@ typedef struct {
   size_t addend;  // 0: not a sum rule
   bool heads;
   size_t column;
+  tt_norm_row_fn norm_fn;  // NULL: not a norm rule
+  tt_norm_params norm;
 } tt_derived_rule;
 
 // One rule's tensor made whole into scratch memory, kept for the rules that read it next.

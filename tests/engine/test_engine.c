@@ -1,7 +1,8 @@
 // The engine on small hand-made random models: every recorded step is checked against
 // naive double-precision math applied to the step's own recorded inputs; the hooks come
 // in the catalogue's order; partial recording, no recording and a device-style backend
-// (no wrapping: upload + download) give the same numbers; bad input is refused.
+// (no wrapping: upload + download) give the same numbers, and so does a trace that keeps
+// what it can as exact rules (src/trace/derived.c), read back; bad input is refused.
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +14,7 @@
 
 #include "engine/engine.h"
 #include "trace/hooks.h"
+#include "trace/trace.h"
 
 // ---- random model ------------------------------------------------------------------------------
 static uint64_t rng = 0x2545f4914f6cdd1dull;
@@ -468,6 +470,29 @@ static void compare_stores(const rec_store *full, const rec_store *part) {
   }
 }
 
+// A trace of the same run (it keeps the norms, the residual stream, the heads, the scores,
+// the pattern, the activation and the probabilities as rules): every tensor, read, has the
+// bits of the full run, where nothing is a rule.
+static void compare_trace(const rec_store *full, tt_engine *eng, const int32_t *ids, int T) {
+  tt_trace *tr = tt_trace_create();
+  tt_recorder rec = tt_trace_recorder(tr);
+  tt_error err = {0};
+  assert_int_equal(tt_engine_run(eng, ids, T, &rec, &err), TT_OK);
+  assert_true(tt_trace_held_bytes(tr) < tt_trace_bytes(tr));  // rules held nothing yet
+  assert_int_equal(tt_trace_count(tr), full->n);
+  for (size_t i = tt_trace_count(tr); i-- > 0;) {  // last first: each rule made down its chain
+    const tt_tensor *t = tt_trace_get(tr, i);
+    const rec_tensor *want = &full->t[i];
+    assert_string_equal(t->name, want->name);
+    assert_int_equal(tt_tensor_numel(t), want->n);
+    const float *a = t->data, *b = want->data;
+    for (size_t k = 0; k < want->n; k++)
+      if (memcmp(&a[k], &b[k], sizeof *a) != 0)
+        fail_msg("%s[%zu]: %.9g in the trace, %.9g in the full run", t->name, k, a[k], b[k]);
+  }
+  tt_trace_destroy(tr);
+}
+
 static void check_paths(tt_config c) {
   test_model *tm = make_model(&c, false);
   tt_backend *be = openblas();
@@ -492,6 +517,7 @@ static void check_paths(tt_config c) {
     assert_int_equal(tt_engine_run(eng, ids, T, &rec, &err), TT_OK);  // the same engine again
     assert_int_equal(one->n, 1);
     compare_stores(full, one);
+    if (i == 0) compare_trace(full, eng, ids, T);
     tt_engine_destroy(eng);
     store_free(one);
   }
@@ -519,6 +545,10 @@ static void test_recording_paths(void **state) {
   c = small_config();
   c.positions = TT_POS_SINUSOIDAL;
   c.residual = false;
+  check_paths(c);
+  c = small_config();
+  c.norm = TT_NORM_RMSNORM;
+  c.n_layer = 3;
   check_paths(c);
 }
 

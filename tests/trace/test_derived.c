@@ -1,7 +1,8 @@
 // The tensors a trace keeps as exact rules (src/trace/derived.c): the scaled and masked
 // attention scores and the pattern on the raw scores, the activation's output on its input
 // (GPT-2's mlp.hook_post), the probabilities on the logits, the residual stream as sums, q,
-// k and v as the heads of the fused qkv (hand-made chains of them: test_derived_chains.c).
+// k and v as the heads of the fused qkv, the norms' rows on their input (hand-made chains
+// of them: test_derived_chains.c; every rule of other configurations: tests/engine).
 // With the real engine they hold no memory until read, read back bit for bit equal to a
 // trace that stored them (--record of them alone), and are written whole into the file; a
 // rule the trace cannot keep is refused (then stored).
@@ -52,26 +53,55 @@ static int close_session(void **state) {
   return 0;
 }
 
-// Every layer's raw, scaled and masked scores, pattern, mlp.hook_post, residuals and q, k,
-// v, and the probabilities: derived in a full trace (attention in one op per layer, the loss alone
-// from the logits), stored in traces that record them without their sources (so the
-// engine goes op by op for the scores, and computes the probabilities with the loss; the
-// raw scores alone in a one-op attention that keeps them); the same bits, and the same z,
-// FFN output and loss, the full trace holding the rules' tensors only once read.
-static void test_engine_scores(void **state) {
+// Hooks that a trace of the full run keeps as rules, each group stored in a trace that
+// records it without its sources (`record`), so the engine goes another way: the scores op
+// by op, the probabilities with the loss, the raw scores alone in a one-op attention that
+// keeps them. A hook name with %d is every layer's. Groups of hooks that are not rules
+// (z, the FFN output, the loss) show those other ways give the same bits too.
+typedef struct {
+  const char *record[8];  // the storing trace's --record, NULL-terminated
+  const char *hooks[8];   // compared, NULL-terminated
+} stored_group;
+
+static const stored_group groups[] = {
+    {{"*attn_scores_scaled", "*hook_attn_scores", "*hook_pattern", "*hook_z", "*mlp.hook_post", "*hook_mlp_out",
+      "hook_probs", "hook_loss"},
+     {"blocks.%d.attn.hook_attn_scores_scaled", "blocks.%d.attn.hook_attn_scores", "blocks.%d.attn.hook_pattern",
+      "blocks.%d.attn.hook_z", "blocks.%d.mlp.hook_post", "blocks.%d.hook_mlp_out", "hook_probs", "hook_loss"}},
+    {{"*attn_scores_raw"}, {"blocks.%d.attn.hook_attn_scores_raw"}},  // q and k not recorded
+    // the residual stream: without the embeddings and branches, and resid_pre apart from
+    // resid_post (of which each later resid_pre is a copy)
+    {{"*hook_resid_pre"}, {"blocks.%d.hook_resid_pre"}},
+    {{"*hook_resid_mid", "*hook_resid_post"}, {"blocks.%d.hook_resid_mid", "blocks.%d.hook_resid_post"}},
+    {{"*hook_q", "*hook_k", "*hook_v"}, {"blocks.%d.attn.hook_q", "blocks.%d.attn.hook_k", "blocks.%d.attn.hook_v"}},
+    // the norms, without the stream they normalize
+    {{"*hook_normalized", "*.hook_out"},
+     {"blocks.%d.ln1.hook_normalized", "blocks.%d.ln1.hook_out", "blocks.%d.ln2.hook_normalized",
+      "blocks.%d.ln2.hook_out", "ln_final.hook_normalized", "ln_final.hook_out"}},
+};
+
+// Group g's hooks: the bits of `full` (read, so made from its rules) in a trace that stores them.
+static void assert_group_stored_alike(tt_session *s, tt_trace *full, int n_layer, const stored_group *g) {
+  int n_record = 0;
+  while (n_record < 8 && g->record[n_record]) n_record++;
+  tt_trace *stored = run(s, g->record, n_record);
+  assert_int_equal(tt_trace_held_bytes(stored), tt_trace_bytes(stored));  // no rule there
+  for (int i = 0; i < 8 && g->hooks[i]; i++)
+    for (int l = 0; l < (strstr(g->hooks[i], "%d") ? n_layer : 1); l++) {
+      char name[64];
+      snprintf(name, sizeof name, g->hooks[i], l);
+      assert_same_bits(tt_trace_find(full, name), tt_trace_find(stored, name));
+    }
+  tt_trace_destroy(stored);
+}
+
+// Nothing derived is held in a full trace until read: per layer four score tensors, the
+// activation's output, and ten tensors of the stream's shape (the three residuals, q, k,
+// v, each norm's normalized rows and output), the final norm's two and the probabilities
+// (the logits' shape). Read, each has the bits of a trace that stores it.
+static void test_engine_rules(void **state) {
   tt_session *s = *state;
   tt_trace *full = run(s, NULL, 0);
-  const char *only[] = {"*attn_scores_scaled", "*hook_attn_scores", "*hook_pattern", "*hook_z",
-                        "*mlp.hook_post",      "*hook_mlp_out",     "hook_probs",    "hook_loss"};
-  tt_trace *kept = run(s, only, 8);
-  const char *raw_only[] = {"*attn_scores_raw"};  // stored: their q and k are not recorded
-  tt_trace *raw_kept = run(s, raw_only, 1);
-  // the residual stream stored: without the embeddings and branches, and resid_pre apart
-  // from resid_post (of which each later resid_pre is a copy)
-  const char *pre_only[] = {"*hook_resid_pre"}, *mid_post[] = {"*hook_resid_mid", "*hook_resid_post"};
-  tt_trace *pre_kept = run(s, pre_only, 1), *mid_post_kept = run(s, mid_post, 2);
-  const char *qkv_parts[] = {"*hook_q", "*hook_k", "*hook_v"};  // stored: the fused qkv is not recorded
-  tt_trace *heads_kept = run(s, qkv_parts, 3);
   tt_config cfg;
   assert_true(tt_trace_config(full, &cfg));
   // stored, so finding them makes nothing
@@ -81,48 +111,13 @@ static void test_engine_scores(void **state) {
   size_t per = (size_t)(cfg.n_head * qkv0->shape[0] * qkv0->shape[0]) * sizeof(float);  // (H,T,T) floats
   size_t post = tt_tensor_nbytes(pre0);                                                 // (T,F) floats
   size_t stream = tt_tensor_nbytes(tt_trace_find(full, "hook_embed"));                  // (T,C) floats
-  // nothing derived is held yet: four score tensors, the activation's output, the three
-  // residuals and q, k, v (each as many floats as the stream) per layer and the
-  // probabilities (the logits' shape) fewer than the file's bytes
-  assert_int_equal(
-      tt_trace_held_bytes(full),
-      tt_trace_bytes(full) - (size_t)cfg.n_layer * (4 * per + post + 6 * stream) - tt_tensor_nbytes(logits));
-  assert_int_equal(tt_trace_held_bytes(kept), tt_trace_bytes(kept));
-  assert_int_equal(tt_trace_held_bytes(raw_kept), tt_trace_bytes(raw_kept));
-  assert_int_equal(tt_trace_held_bytes(pre_kept), tt_trace_bytes(pre_kept));
-  assert_int_equal(tt_trace_held_bytes(mid_post_kept), tt_trace_bytes(mid_post_kept));
-  assert_int_equal(tt_trace_held_bytes(heads_kept), tt_trace_bytes(heads_kept));
-  for (int l = 0; l < cfg.n_layer; l++) {
-    const char *hooks[] = {"attn.hook_attn_scores_scaled",
-                           "attn.hook_attn_scores",
-                           "attn.hook_pattern",
-                           "attn.hook_z",
-                           "mlp.hook_post",
-                           "hook_mlp_out"};
-    for (int i = 0; i < 6; i++) {
-      char name[64];
-      snprintf(name, sizeof name, "blocks.%d.%s", l, hooks[i]);
-      assert_same_bits(tt_trace_find(full, name), tt_trace_find(kept, name));
-    }
-    char name[64];
-    snprintf(name, sizeof name, "blocks.%d.attn.hook_attn_scores_raw", l);
-    assert_same_bits(tt_trace_find(full, name), tt_trace_find(raw_kept, name));
-    snprintf(name, sizeof name, "blocks.%d.hook_resid_pre", l);
-    assert_same_bits(tt_trace_find(full, name), tt_trace_find(pre_kept, name));
-    snprintf(name, sizeof name, "blocks.%d.hook_resid_mid", l);
-    assert_same_bits(tt_trace_find(full, name), tt_trace_find(mid_post_kept, name));
-    snprintf(name, sizeof name, "blocks.%d.hook_resid_post", l);
-    assert_same_bits(tt_trace_find(full, name), tt_trace_find(mid_post_kept, name));
-    for (int i = 0; i < 3; i++) {
-      snprintf(name, sizeof name, "blocks.%d.attn.hook_%c", l, "qkv"[i]);
-      assert_same_bits(tt_trace_find(full, name), tt_trace_find(heads_kept, name));
-    }
-  }
-  assert_same_bits(tt_trace_find(full, "hook_probs"), tt_trace_find(kept, "hook_probs"));
-  assert_same_bits(tt_trace_find(full, "hook_loss"), tt_trace_find(kept, "hook_loss"));
+  assert_int_equal(tt_trace_held_bytes(full), tt_trace_bytes(full) -
+                                                  (size_t)cfg.n_layer * (4 * per + post + 10 * stream) - 2 * stream -
+                                                  tt_tensor_nbytes(logits));
+  for (size_t g = 0; g < sizeof groups / sizeof *groups; g++)
+    assert_group_stored_alike(s, full, cfg.n_layer, &groups[g]);
   assert_int_equal(tt_trace_held_bytes(full), tt_trace_bytes(full));  // read once, now held
-  tt_trace_destroy(full), tt_trace_destroy(kept), tt_trace_destroy(raw_kept);
-  tt_trace_destroy(pre_kept), tt_trace_destroy(mid_post_kept), tt_trace_destroy(heads_kept);
+  tt_trace_destroy(full);
 }
 
 // A saved full trace holds every tensor, the derived ones with the bits of a stored run.
@@ -369,7 +364,7 @@ static void test_product_refused(void **state) {
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_engine_scores),  cmocka_unit_test(test_saved_file),
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_engine_rules),   cmocka_unit_test(test_saved_file),
                                      cmocka_unit_test(test_rules_kept),     cmocka_unit_test(test_rule_with_rows),
                                      cmocka_unit_test(test_rules_refused),  cmocka_unit_test(test_product_rule),
                                      cmocka_unit_test(test_product_refused)};

@@ -1,6 +1,7 @@
 // Rules on rules (src/trace/derived.c), on hand-made tensors: the residual stream as sum
-// rules (out = a + b, one float add per entry) and copies (1 · a) down a chain, and q, k, v
-// as heads rules on the fused qkv under a product rule. Nothing is held until read; read in
+// rules (out = a + b, one float add per entry) and copies (1 · a) down a chain, q, k, v as
+// heads rules on the fused qkv under a product rule, and a norm's rows as norm rules on the
+// stream (with a sum on one, as post-LN's stream has). Nothing is held until read; read in
 // any order and saved, each tensor is the definition's value bit for bit; a rule the trace
 // cannot keep is refused (then stored). The engine's own against stored ones: test_derived.c.
 #include <math.h>
@@ -69,6 +70,20 @@ static tt_trace *record_stream(float want[5][N]) {
   return tr;
 }
 
+// tr saved and opened again: the file's tensors as they are (its path already unlinked).
+static tt_st_file *saved(const tt_trace *tr) {
+  char path[] = "/tmp/tt-chains-XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  close(fd);
+  tt_error err = {0};
+  if (tt_trace_save(tr, path, &err)) fail_msg("%s", err.msg);
+  tt_st_file *back = NULL;
+  if (tt_st_open(path, &back, &err)) fail_msg("%s", err.msg);
+  unlink(path);
+  return back;
+}
+
 static const char *const *rule_names(void) {
   static const char *names[5];
   names[0] = PRE0, names[1] = MID0, names[2] = POST0, names[3] = PRE1, names[4] = MID1;
@@ -100,16 +115,8 @@ static void test_chain_saved(void **state) {
     tt_trace *tr = record_stream(want);
     if (read_first) assert_non_null(tt_trace_find(tr, MID0));
     size_t held = tt_trace_held_bytes(tr);
-    tt_error err = {0};
-    char path[] = "/tmp/tt-sums-XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    close(fd);
-    if (tt_trace_save(tr, path, &err)) fail_msg("%s", err.msg);
+    tt_st_file *back = saved(tr);
     assert_int_equal(tt_trace_held_bytes(tr), held);
-    tt_st_file *back = NULL;  // the file's tensors as they are
-    if (tt_st_open(path, &back, &err)) fail_msg("%s", err.msg);
-    unlink(path);
     for (int k = 0; k < 5; k++) assert_memory_equal(tt_st_find(back, rule_names()[k])->data, want[k], sizeof want[k]);
     assert_memory_equal(tt_st_find(back, ATTN1)->data, tt_trace_find(tr, ATTN1)->data, N * sizeof(float));
     tt_st_close(back), tt_trace_destroy(tr);
@@ -214,15 +221,7 @@ static void test_heads(void **state) {
   assert_int_equal(products, 2);
   assert_int_equal(tt_trace_held_bytes(tr), tt_trace_bytes(tr) - 3 * HN * sizeof(float));
 
-  char path[] = "/tmp/tt-heads-XXXXXX";
-  int fd = mkstemp(path);
-  assert_true(fd >= 0);
-  close(fd);
-  tt_error err = {0};
-  if (tt_trace_save(tr, path, &err)) fail_msg("%s", err.msg);
-  tt_st_file *back = NULL;
-  if (tt_st_open(path, &back, &err)) fail_msg("%s", err.msg);
-  unlink(path);
+  tt_st_file *back = saved(tr);
   const char *names[3] = {"q", "k", "v"};
   for (int part = 0; part < 3; part++) {
     assert_memory_equal(tt_st_find(back, names[part])->data, want[part], sizeof want[part]);
@@ -253,9 +252,74 @@ static void test_heads_refused(void **state) {
   tt_trace_destroy(tr);
 }
 
+// tt_norm_row_fn for the tests: each entry from its own and the parameters, so the test
+// sees what the rule handed over (the row, its length, ε, RMS or not, γ and β).
+static void mark_norm(float *out, const float *x, size_t cols, const tt_norm_params *p) {
+  for (size_t j = 0; j < cols; j++) {
+    float v = x[j] * p->eps + (p->rms ? 0.5f : 0.0f) + 100.0f * (float)cols;
+    out[j] = p->gamma ? v * p->gamma[j] + (p->beta ? p->beta[j] : 0.0f) : v;
+  }
+}
+
+static bool norm(const tt_recorder *rec, const char *name, const char *src, const float *gamma, const float *beta,
+                 bool rms) {
+  tt_hook_rule rule = {.src = src, .norm_fn = mark_norm, .norm = {0.25f, rms, gamma, beta}};
+  return rec->derive(rec->ctx, name, &rule, 2, shape);
+}
+
+// The stream's last rule normalized (γ none), normalized·γ + β, RMS-normalized·γ, and a sum
+// on the normalized·γ + β (post-LN's resid_post on ln1's output): γ and β copied at the
+// offer; read last first, in the file, the definition's bits.
+static void test_norms(void **state) {
+  (void)state;
+  float want[5][N], gamma[C], beta[C];
+  tt_trace *tr = record_stream(want);
+  tt_recorder rec = tt_trace_recorder(tr);
+  for (int j = 0; j < C; j++) gamma[j] = 1.5f - 0.25f * (float)j, beta[j] = 0.125f * (float)j;
+  float g_then[C], b_then[C];
+  memcpy(g_then, gamma, sizeof gamma), memcpy(b_then, beta, sizeof beta);
+  assert_true(norm(&rec, "nrm", MID1, NULL, NULL, false));
+  assert_true(norm(&rec, "out", MID1, gamma, beta, false));
+  assert_true(norm(&rec, "rms_out", MID1, gamma, NULL, true));
+  const float *mlp1 = record(&rec, "mlp1", 0.77f);
+  assert_true(sum(&rec, "post", "out", "mlp1", shape));
+  memset(gamma, 0, sizeof gamma), memset(beta, 0, sizeof beta);  // read at the offer only
+  float nrm[N], out[N], rms_out[N], post[N];
+  for (int i = 0; i < N; i++) {
+    int j = i % C;
+    float v = want[4][i] * 0.25f + 100.0f * C, r = want[4][i] * 0.25f + 0.5f + 100.0f * C;
+    nrm[i] = v, out[i] = v * g_then[j] + b_then[j], rms_out[i] = r * g_then[j], post[i] = out[i] + mlp1[i];
+  }
+  assert_int_equal(tt_trace_held_bytes(tr), tt_trace_bytes(tr) - 9 * N * sizeof(float));
+  const char *names[4] = {"post", "rms_out", "out", "nrm"};
+  const float *wants[4] = {post, rms_out, out, nrm};
+  tt_st_file *back = saved(tr);
+  for (int k = 0; k < 4; k++) {
+    assert_memory_equal(tt_st_find(back, names[k])->data, wants[k], N * sizeof(float));
+    assert_memory_equal(tt_trace_find(tr, names[k])->data, wants[k], N * sizeof(float));
+  }
+  tt_st_close(back), tt_trace_destroy(tr);
+}
+
+// Norms refused (then stored): a source not recorded, or of another shape.
+static void test_norms_refused(void **state) {
+  (void)state;
+  float want[5][N];
+  tt_trace *tr = record_stream(want);
+  tt_recorder rec = tt_trace_recorder(tr);
+  assert_false(norm(&rec, "x", "blocks.2.hook_resid_pre", NULL, NULL, false));
+  const int64_t other[2] = {C, T};
+  assert_non_null(rec.reserve(rec.ctx, "other", TT_F32, 2, other));
+  assert_false(norm(&rec, "x", "other", NULL, NULL, false));
+  assert_true(norm(&rec, "x", MID1, NULL, NULL, false));
+  assert_int_equal(tt_trace_count(tr), 12);
+  tt_trace_destroy(tr);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_chain_read),   cmocka_unit_test(test_chain_saved),
                                      cmocka_unit_test(test_rule_on_rule), cmocka_unit_test(test_sums_refused),
-                                     cmocka_unit_test(test_heads),        cmocka_unit_test(test_heads_refused)};
+                                     cmocka_unit_test(test_heads),        cmocka_unit_test(test_heads_refused),
+                                     cmocka_unit_test(test_norms),        cmocka_unit_test(test_norms_refused)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
