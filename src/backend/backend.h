@@ -89,7 +89,8 @@ struct tt_backend {
   tt_row_fn softmax_row;
   // x (T,C) → mean (T), scale (T) = sqrt(var + eps), normalized (T,C) = (x - mean) / scale,
   // out (T,C) = normalized · gamma + beta.  For RMSNorm (rms = true): mean is written as 0,
-  // scale = sqrt(mean(x²) + eps), normalized = x / scale, beta is ignored.
+  // scale = sqrt(mean(x²) + eps), normalized = x / scale, beta is ignored. On a backend
+  // with norm_row, normalized may be unset (nobody reads it): out alone is written.
   tt_status (*norm)(tt_backend *be, tt_buf out, tt_buf normalized, tt_buf mean, tt_buf scale, tt_buf x, tt_buf gamma,
                     tt_buf beta, int T, int C, float eps, bool rms, tt_error *err);
   // The host function that norm computes each row with (NULL on a device backend): a trace

@@ -448,14 +448,15 @@ static tt_status host_norm(tt_backend *be, tt_buf out, tt_buf normalized, tt_buf
                            tt_buf gamma, tt_buf beta, int T, int C, float eps, bool rms, tt_error *err) {
   (void)err;
   NEED(out, (size_t)T * C);
-  NEED(normalized, (size_t)T * C);
+  if (tt_buf_is_set(normalized)) NEED(normalized, (size_t)T * C);
   NEED(mean, T);
   NEED(scale, T);
   NEED(x, (size_t)T * C);
   NEED(gamma, C);
   const float *b = (!rms && tt_buf_is_set(beta)) ? in(beta) : NULL;
   if (b) NEED(beta, C);
-  norm_args args = {out_of(out), out_of(normalized), out_of(mean), out_of(scale), in(x), C, {eps, rms, in(gamma), b}};
+  float *nrm = tt_buf_is_set(normalized) ? out_of(normalized) : out_of(out);  // unset: each row made in out
+  norm_args args = {out_of(out), nrm, out_of(mean), out_of(scale), in(x), C, {eps, rms, in(gamma), b}};
   tt_openblas_parallel_for(be, (size_t)T, tt_openblas_min_rows((size_t)C), 1, norm_body, &args);
   return TT_OK;
 }

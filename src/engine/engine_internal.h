@@ -279,9 +279,9 @@ tt_buf tt_engine_out_heads(tt_engine *e, int layer, const char *suffix, tt_dims 
 // The buffer for hook `suffix` (T,C) of layer l, which the norm computes exactly as the
 // backend's norm_row of hook x (T,C) with eps and rms: the normalized rows with gamma
 // unset, else normalized·γ + β (β unset or rms: none): offered as that norm rule first (on
-// a backend that has the function), then as any other hook. The op always writes it.
+// a backend that has the function), then as any other hook. *kept as tt_engine_out_rule's.
 tt_buf tt_engine_out_norm(tt_engine *e, int layer, const char *suffix, tt_dims shape, tt_hook_ref x, float eps,
-                          bool rms, tt_buf gamma, tt_buf beta);
+                          bool rms, tt_buf gamma, tt_buf beta, bool *kept);
 // With a timing recorder: the op about to run is named after hook `suffix` of layer l
 // (what tt_engine_out does for the op's outputs; for ops whose outputs were asked for
 // before).

@@ -153,8 +153,11 @@ tt_status tt_forward_norm(tt_engine *e, int l, const norm_hooks *hk, tt_hook_ref
   float eps = (float)e->cfg->ln_eps;
   tt_buf mean = no_mean ? tt_workspace_slot(e, hk->mean, T) : OUT(l, hk->mean, T);  // (T)
   tt_buf scale = OUT(l, hk->scale, T);                                              // (T)
-  tt_buf nrm = tt_engine_out_norm(e, l, hk->normalized, TT_DIMS(T, C), x_hook, eps, rms, (tt_buf){0}, (tt_buf){0});
-  *out = tt_engine_out_norm(e, l, hk->out, TT_DIMS(T, C), x_hook, eps, rms, gamma, beta);  // (T,C) each
+  bool nrm_kept;  // else unset where the backend allows: the norm writes out alone
+  tt_buf nrm =
+      tt_engine_out_norm(e, l, hk->normalized, TT_DIMS(T, C), x_hook, eps, rms, (tt_buf){0}, (tt_buf){0}, &nrm_kept);
+  if (!nrm_kept && be->norm_row) nrm = (tt_buf){0};
+  *out = tt_engine_out_norm(e, l, hk->out, TT_DIMS(T, C), x_hook, eps, rms, gamma, beta, NULL);  // (T,C) each
   RUN(be->norm(be, *out, nrm, mean, scale, x, gamma, beta, T, C, eps, rms, err));
   return TT_OK;
 }

@@ -150,11 +150,11 @@ tt_buf tt_engine_out_heads(tt_engine *e, int layer, const char *suffix, tt_dims 
 }
 
 tt_buf tt_engine_out_norm(tt_engine *e, int layer, const char *suffix, tt_dims shape, tt_hook_ref x, float eps,
-                          bool rms, tt_buf gamma, tt_buf beta) {
-  if (!e->be->norm_row) return tt_engine_out(e, layer, suffix, shape);
+                          bool rms, tt_buf gamma, tt_buf beta, bool *kept) {
+  if (!e->be->norm_row) return tt_engine_out_kept(e, layer, suffix, shape, kept);
   tt_norm_params norm = {eps, rms, tt_buf_host_floats(gamma), rms ? NULL : tt_buf_host_floats(beta)};
   tt_hook_rule rule = {.factor = 1.0f, .norm_fn = e->be->norm_row, .norm = norm};
-  return out_by_rule(e, layer, suffix, shape, rule, (rule_sources){.src = x}, NULL);
+  return out_by_rule(e, layer, suffix, shape, rule, (rule_sources){.src = x}, kept);
 }
 
 tt_status tt_engine_flush(tt_engine *e, tt_error *err) {
