@@ -10,8 +10,8 @@
 // are the thirds of attn.hook_qkv, head by head (a heads rule); each norm's
 // hook_normalized and hook_out are its row function on its input (a norm rule, the
 // statistics made again in double as the engine made them). The trace keeps a rule
-// when its sources are here as F32 of the right shapes: stored, or (an element or a sum
-// rule's src, a product's q and k) a rule itself; the tensor then has no memory until
+// when its sources are here as F32 of the right shapes: stored, or (an element, sum or
+// norm rule's src, a product's q and k) a rule itself; the tensor then has no memory until
 // read. On access (tt_trace_get / tt_trace_find) it is computed into the arena once: a
 // rule whose src nobody holds makes that into its own memory first (down the chain to a
 // held tensor; a masked rule on raw scores only the blocks it reads) and applies itself in

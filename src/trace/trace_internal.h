@@ -99,8 +99,9 @@ tt_status tt_trace_index_add(tt_trace *tr, size_t i);
 // The tensor named `name` as it is (a derived one may have no data yet); NULL when absent.
 const tt_tensor *tt_trace_lookup(const tt_trace *tr, const char *name);
 // derived.c: true when the tensor about to be recorded at position i can be kept as
-// `rule` (its sources here as F32 of the right shapes, stored; an element or a sum rule's
-// src, and a product's q and k, may be rules themselves): the rule is set for position i.
+// `rule` (its sources here as F32 of the right shapes, stored; an element, sum or norm
+// rule's src, and a product's q and k, may be rules themselves): the rule is set for
+// position i.
 // tt_derived_drop takes it back (the entry could not be made).
 bool tt_derived_accept(tt_trace *tr, size_t i, const tt_hook_rule *rule, int ndim, const int64_t *shape);
 void tt_derived_drop(tt_trace *tr, size_t i);
