@@ -37,7 +37,8 @@ once:
                that trace (whole command, painting included)
   new memory   bench_probes fresh, as many MiB as the largest T's trace holds, rounds 0 s
                and 3 s apart: what a first trace's new pages cost on this host (a VM whose
-               kernel hands freed memory to its host pays again for it once taken back)
+               kernel hands freed memory to its host pays again for it once taken back),
+               and the kernel's free page reporting where it has one (the blocks it hands back)
 """
 import argparse
 import os
@@ -268,6 +269,20 @@ def report(r, Ts, threads, core, load_before):
         print(f"new memory as large as the T = {max(Ts)} trace holds ({held / 1e9:.2f} GB), first write: "
               f"{' / '.join(f'{ms:.0f}' for ms in at_once)} ms when freed and taken again at once, "
               f"{' / '.join(f'{ms:.0f}' for ms in later)} ms 3 s later (what a first trace's pages cost here)")
+        reporting = free_page_reporting()
+        if reporting:
+            print(reporting)
+
+
+def free_page_reporting():
+    """A line naming this kernel's free page reporting (free memory handed back to the host
+    of a VM, which faults it in again when the guest takes it), or None where it has none."""
+    try:
+        order = int(open("/sys/module/page_reporting/parameters/page_reporting_order").read())
+    except (OSError, ValueError):
+        return None
+    block = os.sysconf("SC_PAGE_SIZE") << order
+    return f"this kernel hands its host every free block of {block >> 20} MiB and more (free page reporting, order {order})"
 
 
 def main():
