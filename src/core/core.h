@@ -116,6 +116,10 @@ double tt_now_seconds(void);
 typedef enum { TT_HUGE_UNTRIED, TT_HUGE_FAST, TT_HUGE_SLOW } tt_huge_pages;
 void *tt_pages_alloc(size_t bytes, tt_huge_pages *huge);
 void tt_pages_free(void *p, size_t bytes);
+// Faults in the pages of [p, p + bytes) writable, on this thread, without changing what
+// they hold (MADV_POPULATE_WRITE): false where the kernel does not (the writers then fault
+// them). For memory that an op's threads are about to write: see pages.c.
+bool tt_pages_populate(void *p, size_t bytes);
 
 // ---- arena: bump allocator in chunks; memory never moves, freed all at once --------
 typedef struct tt_arena tt_arena;

@@ -56,6 +56,25 @@ void *tt_pages_alloc(size_t bytes, tt_huge_pages *huge) {
   return p;
 }
 
+// Two threads that write the first bytes of one new 2 MiB region at once both take the
+// fault: each has a huge page allocated and zeroed, and the loser's is freed again (on a
+// VM, handed back to its host). A trace's tensors are written so, each thread its part of
+// an op's output, so the trace faults its new memory in first on the thread that asks for
+// it. Zen 5 guest, two cores, first traces against record none, three alternated rounds:
+// T = 64 1.32-1.41 -> 1.02-1.26, T = 256 1.01-1.33 -> 1.06-1.12 (faults per trace 31 -> 18
+// and 111-129 -> 71, the one-core counts); T = 1024 level (faults 530 -> 284).
+bool tt_pages_populate(void *p, size_t bytes) {
+#ifdef MADV_POPULATE_WRITE
+  long page = sysconf(_SC_PAGESIZE);
+  uintptr_t n = page > 0 ? (uintptr_t)page : 4096, start = (uintptr_t)p & ~(n - 1);
+  uintptr_t end = ((uintptr_t)p + bytes + n - 1) & ~(n - 1);
+  return !bytes || madvise((void *)start, end - start, MADV_POPULATE_WRITE) == 0;
+#else
+  (void)p, (void)bytes;
+  return false;
+#endif
+}
+
 void tt_pages_free(void *p, size_t bytes) {
   if (!p) return;
   if (bytes < HUGE_BYTES)

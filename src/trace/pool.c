@@ -68,6 +68,7 @@ static void *take_block(tt_trace *tr, size_t bytes) {
     return NULL;
   } else {
     b.size = bytes;
+    tt_pages_populate(b.data, bytes);  // before the op's threads write it (pages.c)
   }
   tr->blocks[tr->n_blocks++] = b;
   return b.data;

@@ -2,7 +2,9 @@
 // writable to its last byte; from 2 MiB on it starts on a 2 MiB boundary; where the kernel
 // offers transparent huge pages for the asking and the first one was fast, 8 MiB written
 // lie on huge pages (4 of 2 MiB rather than 2048 of 4 KiB); a holder that found them slow
-// gets small pages.
+// gets small pages. tt_pages_populate faults a range in without changing a byte of it, and
+// an arena's chunks of 2 MiB and more are faulted in as far as they hand out, every earlier
+// allocation's bytes kept.
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -14,6 +16,7 @@
 #include <cmocka.h>
 
 #include "core/core.h"
+#include "resident.h"
 
 #define MIB ((size_t)1 << 20)
 
@@ -112,9 +115,56 @@ static void test_slow_huge_pages_give_small_ones(void **state) {
   if (kib >= 0) assert_int_equal(kib, 0);
 }
 
+// Half of a fresh 9 MiB buffer written, then a range from mid-page to mid-page populated:
+// every byte kept (what was written and the zeros of a fresh mapping), every page of the
+// range resident, the pages past it not.
+static void test_populate_keeps_every_byte(void **state) {
+  (void)state;
+  size_t n = 9 * MIB, page = (size_t)sysconf(_SC_PAGESIZE), half = n / 2 + 5;
+  tt_huge_pages huge = TT_HUGE_SLOW;  // small pages: residency page by page
+  unsigned char *p = tt_pages_alloc(n, &huge);
+  assert_non_null(p);
+  for (size_t j = 0; j < half; j++) p[j] = (unsigned char)(j * 13 + 1);
+  size_t from = 1000, to = n - 3 * page - 100;
+  tt_pages_populate(p + from, to - from);
+  tt_pages_populate(p, 0);  // nothing
+  if (kernel_populates()) {
+    assert_int_equal(pages_missing(p, to), 0);
+    assert_int_equal(pages_missing(p + n - page, page), 1);
+  }
+  for (size_t j = 0; j < n; j++)
+    if (p[j] != (j < half ? (unsigned char)(j * 13 + 1) : 0)) fail_msg("byte %zu changed", j);
+  tt_pages_free(p, n);
+}
+
+// Allocations of many sizes from an arena whose chunks grow past 2 MiB: each one resident
+// as soon as it is handed out (where the kernel populates), and each one's bytes intact
+// after all the others were made and written.
+static void test_arena_allocations_populated(void **state) {
+  (void)state;
+  tt_arena *a = tt_arena_create(3 * MIB);
+  assert_non_null(a);
+  enum { COUNT = 40 };
+  unsigned char *got[COUNT];
+  size_t sizes[COUNT];
+  bool populates = kernel_populates();
+  for (int i = 0; i < COUNT; i++) {
+    sizes[i] = (size_t)(i % 7) * 300000 + (size_t)i * 4099 + 1;
+    got[i] = tt_arena_alloc(a, sizes[i], 64);
+    assert_non_null(got[i]);
+    if (populates && pages_missing(got[i], sizes[i]) != 0) fail_msg("allocation %d: not all resident", i);
+    memset(got[i], i + 1, sizes[i]);
+  }
+  for (int i = 0; i < COUNT; i++)
+    for (size_t j = 0; j < sizes[i]; j++)
+      if (got[i][j] != (unsigned char)(i + 1)) fail_msg("allocation %d: byte %zu changed", i, j);
+  tt_arena_destroy(a);
+}
+
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_every_size_aligned_and_writable),
-                                     cmocka_unit_test(test_large_buffer_on_huge_pages),
-                                     cmocka_unit_test(test_slow_huge_pages_give_small_ones)};
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_every_size_aligned_and_writable), cmocka_unit_test(test_large_buffer_on_huge_pages),
+      cmocka_unit_test(test_slow_huge_pages_give_small_ones), cmocka_unit_test(test_populate_keeps_every_byte),
+      cmocka_unit_test(test_arena_allocations_populated)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
