@@ -18,11 +18,15 @@
 // takes longer to fault in than the small pages it replaces is not worth asking for.
 #define SLOW_HUGE_NS 2600000ull
 
-// bytes rounded up to whole pages of the system's size (4 KiB on x86-64, up to 64 KiB on
-// arm64), so that the tail trimmed after them starts on a page.
-static size_t mapped_bytes(size_t bytes) {
+// The system's page size (4 KiB on x86-64, up to 64 KiB on arm64).
+static size_t page_bytes(void) {
   long page = sysconf(_SC_PAGESIZE);
-  size_t n = page > 0 ? (size_t)page : 4096;
+  return page > 0 ? (size_t)page : 4096;
+}
+
+// bytes rounded up to whole pages, so that the tail trimmed after them starts on a page.
+static size_t mapped_bytes(size_t bytes) {
+  size_t n = page_bytes();
   return (bytes + n - 1) / n * n;
 }
 
@@ -65,8 +69,7 @@ void *tt_pages_alloc(size_t bytes, tt_huge_pages *huge) {
 // and 111-129 -> 71, the one-core counts); T = 1024 level (faults 530 -> 284).
 bool tt_pages_populate(void *p, size_t bytes) {
 #ifdef MADV_POPULATE_WRITE
-  long page = sysconf(_SC_PAGESIZE);
-  uintptr_t n = page > 0 ? (uintptr_t)page : 4096, start = (uintptr_t)p & ~(n - 1);
+  uintptr_t n = page_bytes(), start = (uintptr_t)p & ~(n - 1);
   uintptr_t end = ((uintptr_t)p + bytes + n - 1) & ~(n - 1);
   return !bytes || madvise((void *)start, end - start, MADV_POPULATE_WRITE) == 0;
 #else
